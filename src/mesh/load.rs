@@ -1,0 +1,424 @@
+//! Wavefront OBJ loading through `tobj`, with every failure mapped to a
+//! [`MeshError`] instead of a panic.
+//!
+//! Method: the file is read whole and must be UTF-8 text without NUL bytes
+//! (this is what rejects binary files — `tobj` itself would stop at the first
+//! invalid UTF-8 line with a bare "read error"). The text goes to
+//! `tobj::load_obj_buf` with `triangulate: true` (polygons become fans),
+//! `single_index: false` (positions keep their own index, so normals and UVs
+//! do not split vertices) and points and lines ignored. Materials are not
+//! loaded.
+//!
+//! Each OBJ object or group (`o`/`g`) becomes one [`Mesh`] named
+//! `"file_stem/object"`, or just `"file_stem"` for faces outside any object (`tobj` splits a group again at each `usemtl`; those
+//! parts are joined back). Objects without triangles are skipped. Each mesh
+//! then has to pass [`Mesh::validate`].
+//!
+//! Error mapping:
+//!
+//! | input                                    | error              |
+//! |------------------------------------------|--------------------|
+//! | missing / unreadable file                | `Io`               |
+//! | binary, or text without any OBJ statement, or a `tobj` parse error | `Parse` |
+//! | no triangles (e.g. empty or only vertices) | `Empty`          |
+//! | face index beyond the vertices (`tobj`: `FaceVertexOutOfBounds`) | `IndexOutOfRange` |
+//! | `nan` / `inf` coordinates (`tobj` accepts them) | `NonFinite` |
+//!
+//! For an out-of-range index found while parsing, `triangle` is the number
+//! of the offending `f` statement in the file (from 0), `index` the index as
+//! written (1-based; 0 for a negative, relative one) and `count` the number
+//! of `v` statements, since `tobj` reports none of them.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use glam::Vec3;
+
+use super::{Mesh, MeshError};
+
+/// Loads every object of the OBJ file at `path` as its own validated mesh.
+pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|err| MeshError::Io {
+        path: shown.clone(),
+        reason: err.to_string(),
+    })?;
+    let text = std::str::from_utf8(&bytes).map_err(|err| MeshError::Parse {
+        path: shown.clone(),
+        reason: format!(
+            "not UTF-8 text at byte {} (a binary file?)",
+            err.valid_up_to()
+        ),
+    })?;
+    let stem = path
+        .file_stem()
+        .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
+    parse_obj(&shown, &stem, text)
+}
+
+/// Loads the OBJ file at `path` with all objects merged into one mesh named
+/// after the file stem.
+pub fn load_obj_merged(path: &Path) -> Result<Mesh, MeshError> {
+    let meshes = load_obj(path)?;
+    let stem = path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    Ok(Mesh::merge(&meshes, stem))
+}
+
+/// Parses OBJ `text` as if read from a file with stem `name` (meshes are
+/// named `"name/object"`); errors name `name` as the path.
+pub fn parse_obj_str(name: &str, text: &str) -> Result<Vec<Mesh>, MeshError> {
+    parse_obj(name, name, text)
+}
+
+/// OBJ statements `tobj` understands; a text with none of them is not an OBJ.
+const OBJ_KEYWORDS: [&str; 11] = [
+    "v", "vt", "vn", "vp", "f", "l", "p", "o", "g", "usemtl", "mtllib",
+];
+
+fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError> {
+    let parse_error = |reason: String| MeshError::Parse {
+        path: path.to_string(),
+        reason,
+    };
+    if text.contains('\0') {
+        return Err(parse_error("contains NUL bytes (a binary file?)".into()));
+    }
+    let mut statements = text
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| !word.starts_with('#'))
+        .peekable();
+    if statements.peek().is_some() && !statements.any(|w| OBJ_KEYWORDS.contains(&w)) {
+        return Err(parse_error("no OBJ statements (v, f, o, ...) found".into()));
+    }
+
+    // Fields behind tobj's optional features (merging, reordering) exist only
+    // when some crate enables them, hence the otherwise needless update.
+    #[allow(clippy::needless_update)]
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ignore_points: true,
+        ignore_lines: true,
+        ..Default::default()
+    };
+    let no_materials = |_: &Path| Err(tobj::LoadError::GenericFailure);
+    let (models, _) = tobj::load_obj_buf(&mut Cursor::new(text), &options, no_materials).map_err(
+        |err| match err {
+            tobj::LoadError::FaceVertexOutOfBounds => {
+                find_out_of_range_face(stem, text).unwrap_or_else(|| parse_error(err.to_string()))
+            }
+            other => parse_error(other.to_string()),
+        },
+    )?;
+
+    let mut meshes: Vec<Mesh> = Vec::new();
+    let mut previous_name: Option<String> = None;
+    for model in models {
+        // tobj names faces before any `o`/`g` "unnamed_object".
+        let name = if model.name.is_empty() || model.name == "unnamed_object" {
+            stem.to_string()
+        } else {
+            format!("{stem}/{}", model.name)
+        };
+        let positions: Vec<Vec3> = model
+            .mesh
+            .positions
+            .chunks_exact(3)
+            .map(|c| Vec3::new(c[0], c[1], c[2]))
+            .collect();
+        let triangles: Vec<[u32; 3]> = model
+            .mesh
+            .indices
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+        let part = Mesh::new(name.clone(), positions, triangles);
+        // tobj starts a new model at every `usemtl`; join the parts of one group.
+        match meshes.last_mut() {
+            Some(last) if previous_name.as_deref() == Some(name.as_str()) => {
+                *last = Mesh::merge(&[std::mem::take(last), part], name.clone());
+            }
+            _ => meshes.push(part),
+        }
+        previous_name = Some(name);
+    }
+    meshes.retain(|m| !m.triangles.is_empty());
+    if meshes.is_empty() {
+        return Err(MeshError::Empty {
+            name: stem.to_string(),
+        });
+    }
+    for mesh in &meshes {
+        mesh.validate()?;
+    }
+    Ok(meshes)
+}
+
+/// Finds the first face whose position index does not name a vertex, with
+/// `tobj`'s rules: positive indices count from 1 over the whole file,
+/// negative ones back from the vertices read so far.
+fn find_out_of_range_face(stem: &str, text: &str) -> Option<MeshError> {
+    let count = text
+        .lines()
+        .filter(|l| l.split_whitespace().next() == Some("v"))
+        .count();
+    let mut seen = 0usize;
+    let mut face = 0usize;
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("v") => seen += 1,
+            Some("f") => {
+                for word in words {
+                    let raw: i64 = word.split('/').next()?.parse().ok()?;
+                    let resolved = if raw < 0 { seen as i64 + raw } else { raw - 1 };
+                    if resolved < 0 || resolved >= count as i64 {
+                        return Some(MeshError::IndexOutOfRange {
+                            name: stem.to_string(),
+                            triangle: face,
+                            index: u32::try_from(raw).unwrap_or(0),
+                            count,
+                        });
+                    }
+                }
+                face += 1;
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::MeshReport;
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn asset(name: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join(name)
+    }
+
+    /// Writes `bytes` to a fresh file in the temp dir and returns its path.
+    fn temp_file(stem: &str, bytes: &[u8]) -> PathBuf {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "collidoscope-mesh-{}-{unique}-{stem}.obj",
+            std::process::id()
+        ));
+        std::fs::write(&path, bytes).expect("write temp file");
+        path
+    }
+
+    fn load_bytes(stem: &str, bytes: &[u8]) -> Result<Vec<Mesh>, MeshError> {
+        let path = temp_file(stem, bytes);
+        let result = load_obj(&path);
+        std::fs::remove_file(&path).ok();
+        result
+    }
+
+    const TRIANGLE: &str = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+
+    #[test]
+    fn spot_is_closed_and_trusted() {
+        let meshes = load_obj(&asset("spot.obj")).expect("spot loads");
+        let spot = Mesh::merge(&meshes, "spot");
+        assert_eq!(spot.triangles.len(), 5856);
+        let report = MeshReport::analyze(&spot);
+        assert!(report.closed, "{report}");
+        assert!(report.consistently_oriented, "{report}");
+        assert_eq!(report.connected_components, 1, "{report}");
+        assert!(report.pseudo_normal_sign_trusted, "{report}");
+    }
+
+    #[test]
+    fn teapot_and_bunny_are_open() {
+        for name in ["teapot.obj", "stanford-bunny.obj"] {
+            let mesh = load_obj_merged(&asset(name)).expect("loads");
+            let report = MeshReport::analyze(&mesh);
+            println!("{report}");
+            assert!(report.boundary_edges > 0, "{name}");
+            assert!(!report.pseudo_normal_sign_trusted, "{name}");
+            assert!(
+                report.warnings().iter().any(|w| w.starts_with("open mesh")),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn quads_and_polygons_are_triangulated() {
+        let text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0.5 1.5 0\nf 1 2 3 4\nf 4 3 5\n";
+        let meshes = parse_obj_str("quad", text).expect("parses");
+        assert_eq!(meshes.len(), 1);
+        assert_eq!(meshes[0].name, "quad");
+        assert_eq!(meshes[0].triangles.len(), 3);
+        let pentagon = "v 0 0 0\nv 1 0 0\nv 1.5 1 0\nv 0.5 2 0\nv -0.5 1 0\nf 1/1/1 2/2/1 3/3/1 4/4/1 5/5/1\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 0 0\nvn 0 0 1\n";
+        let meshes = parse_obj_str("pentagon", pentagon).expect("parses");
+        assert_eq!(meshes[0].triangles.len(), 3);
+        assert_eq!(meshes[0].positions.len(), 5);
+        assert!((0..3).all(|t| meshes[0].face_normal(t) == Vec3::Z));
+    }
+
+    #[test]
+    fn objects_kept_apart_and_merged() {
+        let text = format!(
+            "o first\n{TRIANGLE}f 1 2 3\no second\nv 0 0 1\nv 1 0 1\nv 0 1 1\nv 1 1 1\nf 4 5 6\nusemtl red\nf 5 7 6\n"
+        );
+        let path = temp_file("two", text.as_bytes());
+        let meshes = load_obj(&path).expect("loads");
+        let merged = load_obj_merged(&path).expect("loads merged");
+        std::fs::remove_file(&path).ok();
+        let stem = path
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        assert_eq!(meshes.len(), 2);
+        assert_eq!(meshes[0].name, format!("{stem}/first"));
+        assert_eq!(meshes[1].name, format!("{stem}/second"));
+        assert_eq!(meshes[0].triangles.len(), 1);
+        assert_eq!(meshes[1].triangles.len(), 2);
+        assert_eq!(meshes[1].positions.len(), 4);
+        assert_eq!(merged.name, stem);
+        assert_eq!(merged.triangles.len(), 3);
+        assert_eq!(merged.positions.len(), 7);
+        assert!(merged.positions[3..].iter().all(|p| p.z == 1.0));
+        merged.validate().expect("valid");
+    }
+
+    #[test]
+    fn missing_file_is_io() {
+        let path = std::env::temp_dir().join("collidoscope-mesh-does-not-exist.obj");
+        assert!(matches!(load_obj(&path), Err(MeshError::Io { .. })));
+        let dir = std::env::temp_dir();
+        assert!(matches!(load_obj(&dir), Err(MeshError::Io { .. })));
+    }
+
+    #[test]
+    fn binary_and_non_obj_files_are_parse_errors() {
+        let png = include_bytes!("../../assets/README.md").len(); // any size works
+        let mut garbage: Vec<u8> = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        let mut x = 0x1234_5678u32 ^ png as u32;
+        garbage.extend((0..4096).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as u8
+        }));
+        assert!(matches!(
+            load_bytes("png", &garbage),
+            Err(MeshError::Parse { .. })
+        ));
+        // Valid UTF-8 but with NUL bytes.
+        assert!(matches!(
+            load_bytes("nul", b"v 0 0 0\0\0"),
+            Err(MeshError::Parse { .. })
+        ));
+        // Text, but not an OBJ.
+        let json = br#"{"positions": [0, 0, 0], "faces": [[1, 2, 3]]}"#;
+        assert!(matches!(
+            load_bytes("json", json),
+            Err(MeshError::Parse { .. })
+        ));
+        // OBJ with a broken statement.
+        let broken = format!("{TRIANGLE}v 1 two 3\nf 1 2 3\n");
+        assert!(matches!(
+            parse_obj_str("broken", &broken),
+            Err(MeshError::Parse { .. })
+        ));
+        let bad_face = format!("{TRIANGLE}f 1 2 x\n");
+        assert!(matches!(
+            parse_obj_str("bad-face", &bad_face),
+            Err(MeshError::Parse { .. })
+        ));
+    }
+
+    #[test]
+    fn no_triangles_is_empty() {
+        assert!(matches!(
+            load_bytes("empty", b""),
+            Err(MeshError::Empty { .. })
+        ));
+        assert!(matches!(
+            parse_obj_str("comments", "# nothing\n\n"),
+            Err(MeshError::Empty { .. })
+        ));
+        assert!(matches!(
+            parse_obj_str("points", TRIANGLE),
+            Err(MeshError::Empty { .. })
+        ));
+        let lines = format!("{TRIANGLE}l 1 2\np 3\n");
+        assert!(matches!(
+            parse_obj_str("lines", &lines),
+            Err(MeshError::Empty { .. })
+        ));
+    }
+
+    #[test]
+    fn out_of_range_index() {
+        let text = format!("{TRIANGLE}f 1 2 3\nf 1 2 999\n");
+        match parse_obj_str("far", &text) {
+            Err(MeshError::IndexOutOfRange {
+                name,
+                triangle,
+                index,
+                count,
+            }) => {
+                assert_eq!((name.as_str(), triangle, index, count), ("far", 1, 999, 3));
+            }
+            other => panic!("expected IndexOutOfRange, got {other:?}"),
+        }
+        for text in [
+            format!("{TRIANGLE}f 0 1 2\n"),
+            format!("{TRIANGLE}f -4 1 2\n"),
+        ] {
+            assert!(
+                matches!(
+                    parse_obj_str("zero", &text),
+                    Err(MeshError::IndexOutOfRange { triangle: 0, .. })
+                ),
+                "{text}"
+            );
+        }
+        // Relative indices in range are fine.
+        let relative = format!("{TRIANGLE}f -3 -2 -1\n");
+        assert_eq!(
+            parse_obj_str("rel", &relative).expect("parses")[0]
+                .triangles
+                .len(),
+            1
+        );
+    }
+
+    #[test]
+    fn non_finite_coordinates() {
+        for bad in ["nan", "inf", "-inf", "1e39"] {
+            let text = format!("v 0 0 0\nv 1 {bad} 0\nv 0 1 0\nf 1 2 3\n");
+            assert!(
+                matches!(
+                    parse_obj_str("nan", &text),
+                    Err(MeshError::NonFinite { vertex: 1, .. })
+                ),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn all_degenerate_object_is_rejected() {
+        let text = "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n";
+        assert!(matches!(
+            parse_obj_str("flat", text),
+            Err(MeshError::AllDegenerate { .. })
+        ));
+    }
+}

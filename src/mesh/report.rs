@@ -1,0 +1,287 @@
+//! A mesh health report: what `collidoscope info MESH.obj` prints.
+//!
+//! [`MeshReport::analyze`] welds the raw mesh with
+//! [`DEFAULT_WELD_TOLERANCE`] (so seams split by the exporter do not count as
+//! holes), builds its [`Topology`] and counts what decides whether the
+//! pseudo-normal sign test (Sundholm 2010, §4.3.2) can be trusted:
+//!
+//! * boundary edges (one face) — the mesh is open;
+//! * non-manifold edges (more than two faces);
+//! * orientation: the two faces of every manifold edge must traverse it in
+//!   opposite directions (`a→b` in one, `b→a` in the other);
+//! * degenerate faces (zero area, including those the weld collapsed) and
+//!   duplicate faces (same vertex set after welding, in any order).
+//!
+//! `pseudo_normal_sign_trusted = closed && consistently_oriented &&
+//! non_manifold_edges == 0`.
+
+use std::fmt;
+
+use super::fast_hash::FastMap;
+use super::{DEFAULT_WELD_TOLERANCE, Mesh, Topology};
+use glam::Vec3;
+
+/// Counts and verdicts for one mesh; serialises to JSON for `info --json`.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MeshReport {
+    pub name: String,
+    /// Triangles in the raw (unwelded) mesh.
+    pub triangles: usize,
+    pub vertices_before_weld: usize,
+    pub vertices_after_weld: usize,
+    pub bounds_min: [f32; 3],
+    pub bounds_max: [f32; 3],
+    pub boundary_edges: usize,
+    pub non_manifold_edges: usize,
+    /// Zero-area faces, including those collapsed by the weld.
+    pub degenerate_faces: usize,
+    /// Faces beyond the first with the same vertex set (after welding).
+    pub duplicate_faces: usize,
+    /// Components of faces connected through shared vertices.
+    pub connected_components: usize,
+    /// No boundary edges (and at least one triangle).
+    pub closed: bool,
+    pub consistently_oriented: bool,
+    pub pseudo_normal_sign_trusted: bool,
+}
+
+/// Whether triangle `tri` runs along edge `[lo, hi]` from `lo` to `hi`.
+fn runs_forward(tri: [u32; 3], [lo, hi]: [u32; 2]) -> bool {
+    (0..3).any(|k| tri[k] == lo && tri[(k + 1) % 3] == hi)
+}
+
+impl MeshReport {
+    pub fn analyze(raw: &Mesh) -> MeshReport {
+        let welded = raw.weld(DEFAULT_WELD_TOLERANCE);
+        let mesh = &welded.mesh;
+        let topo = Topology::build(mesh);
+
+        let mut boundary_edges = 0;
+        let mut non_manifold_edges = 0;
+        let mut consistently_oriented = true;
+        for e in 0..topo.num_edges() {
+            match topo.edge_faces(e) {
+                [_] => boundary_edges += 1,
+                &[f, g] => {
+                    let edge = topo.edge_vertices(e);
+                    let forward = |f: u32| runs_forward(mesh.triangles[f as usize], edge);
+                    if forward(f) == forward(g) {
+                        consistently_oriented = false;
+                    }
+                }
+                _ => non_manifold_edges += 1,
+            }
+        }
+
+        let degenerate_faces = welded.collapsed_triangles
+            + (0..mesh.triangles.len())
+                .filter(|&t| mesh.face_normal(t) == Vec3::ZERO)
+                .count();
+        let mut seen: FastMap<[u32; 3], ()> = FastMap::default();
+        let duplicate_faces = mesh
+            .triangles
+            .iter()
+            .filter(|tri| {
+                let mut key = **tri;
+                key.sort_unstable();
+                seen.insert(key, ()).is_some()
+            })
+            .count();
+
+        let bounds = raw.bounds();
+        let closed = boundary_edges == 0 && !mesh.triangles.is_empty();
+        MeshReport {
+            name: raw.name.clone(),
+            triangles: raw.triangles.len(),
+            vertices_before_weld: welded.vertices_before,
+            vertices_after_weld: welded.vertices_after,
+            bounds_min: bounds.min.to_array(),
+            bounds_max: bounds.max.to_array(),
+            boundary_edges,
+            non_manifold_edges,
+            degenerate_faces,
+            duplicate_faces,
+            connected_components: topo.components(),
+            closed,
+            consistently_oriented,
+            pseudo_normal_sign_trusted: closed && consistently_oriented && non_manifold_edges == 0,
+        }
+    }
+
+    /// One sentence per problem found, most serious first; empty if none.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = Vec::new();
+        if self.triangles == 0 {
+            warnings.push("the mesh has no triangles".to_string());
+        }
+        if self.boundary_edges > 0 {
+            warnings.push(format!(
+                "open mesh: {} boundary edges — the pseudo-normal sign is not reliable; use --sign winding",
+                self.boundary_edges
+            ));
+        }
+        if self.non_manifold_edges > 0 {
+            warnings.push(format!(
+                "{} non-manifold edges (shared by more than two faces) — the pseudo-normal sign is not reliable; use --sign winding",
+                self.non_manifold_edges
+            ));
+        }
+        if !self.consistently_oriented {
+            warnings.push(
+                "inconsistent orientation: some neighbouring faces wind in the same direction across their shared edge — inside and outside are ambiguous; use --sign winding"
+                    .to_string(),
+            );
+        }
+        if self.degenerate_faces > 0 {
+            warnings.push(format!(
+                "{} degenerate faces (zero area) — they are skipped when computing normals",
+                self.degenerate_faces
+            ));
+        }
+        if self.duplicate_faces > 0 {
+            warnings.push(format!(
+                "{} duplicate faces (same three vertices as another face)",
+                self.duplicate_faces
+            ));
+        }
+        if self.connected_components > 1 {
+            warnings.push(format!(
+                "{} separate connected components",
+                self.connected_components
+            ));
+        }
+        warnings
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+impl fmt::Display for MeshReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x0, y0, z0] = self.bounds_min;
+        let [x1, y1, z1] = self.bounds_max;
+        let rows = [
+            ("triangles", self.triangles.to_string()),
+            (
+                "vertices",
+                format!(
+                    "{} ({} after welding)",
+                    self.vertices_before_weld, self.vertices_after_weld
+                ),
+            ),
+            ("bounds min", format!("({x0:.4}, {y0:.4}, {z0:.4})")),
+            ("bounds max", format!("({x1:.4}, {y1:.4}, {z1:.4})")),
+            ("boundary edges", self.boundary_edges.to_string()),
+            ("non-manifold edges", self.non_manifold_edges.to_string()),
+            ("degenerate faces", self.degenerate_faces.to_string()),
+            ("duplicate faces", self.duplicate_faces.to_string()),
+            ("components", self.connected_components.to_string()),
+            ("closed", yes_no(self.closed).to_string()),
+            (
+                "consistently oriented",
+                yes_no(self.consistently_oriented).to_string(),
+            ),
+            (
+                "pseudo-normal sign",
+                if self.pseudo_normal_sign_trusted {
+                    "trusted"
+                } else {
+                    "NOT trusted"
+                }
+                .to_string(),
+            ),
+        ];
+        writeln!(f, "mesh {}", self.name)?;
+        let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+        for (key, value) in rows {
+            writeln!(f, "  {key:<width$}  {value}")?;
+        }
+        for warning in self.warnings() {
+            writeln!(f, "  warning: {warning}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::box_mesh;
+
+    #[test]
+    fn cube_is_healthy() {
+        let report = MeshReport::analyze(&box_mesh(1));
+        assert!(report.closed && report.consistently_oriented && report.pseudo_normal_sign_trusted);
+        assert_eq!(report.triangles, 12);
+        assert_eq!(report.vertices_after_weld, 8);
+        assert_eq!(report.bounds_min, [-0.5; 3]);
+        assert_eq!(report.bounds_max, [0.5; 3]);
+        assert!(report.warnings().is_empty(), "{:?}", report.warnings());
+        let text = report.to_string();
+        assert!(text.contains("pseudo-normal sign     trusted"), "{text}");
+        let json = serde_json::to_string(&report).expect("serialises");
+        assert!(
+            json.contains("\"pseudo_normal_sign_trusted\":true"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn flipped_triangle_breaks_orientation() {
+        let mut cube = box_mesh(2);
+        cube.triangles[5].swap(1, 2);
+        let report = MeshReport::analyze(&cube);
+        assert!(report.closed);
+        assert!(!report.consistently_oriented);
+        assert!(!report.pseudo_normal_sign_trusted);
+        assert!(
+            report
+                .warnings()
+                .iter()
+                .any(|w| w.contains("inconsistent orientation"))
+        );
+    }
+
+    #[test]
+    fn open_unwelded_and_duplicated_faces_are_reported() {
+        let cube = box_mesh(1);
+        // Every triangle with its own three vertices: only welding closes it.
+        let positions = (0..12).flat_map(|t| cube.corners(t)).collect();
+        let triangles = (0..12u32).map(|t| [3 * t, 3 * t + 1, 3 * t + 2]).collect();
+        let soup = Mesh::new("soup", positions, triangles);
+        let report = MeshReport::analyze(&soup);
+        assert_eq!(report.vertices_before_weld, 36);
+        assert_eq!(report.vertices_after_weld, 8);
+        assert!(report.pseudo_normal_sign_trusted);
+
+        let mut open = cube.clone();
+        open.triangles.pop();
+        let report = MeshReport::analyze(&open);
+        assert_eq!(report.boundary_edges, 3);
+        assert!(!report.closed && !report.pseudo_normal_sign_trusted);
+        assert!(report.warnings()[0].starts_with("open mesh: 3 boundary edges"));
+
+        let mut doubled = cube.clone();
+        doubled.triangles.push(cube.triangles[0]);
+        doubled.triangles.push([
+            cube.triangles[1][0],
+            cube.triangles[1][0],
+            cube.triangles[1][2],
+        ]);
+        let report = MeshReport::analyze(&doubled);
+        assert_eq!(report.duplicate_faces, 1);
+        assert_eq!(report.degenerate_faces, 1);
+        assert_eq!(report.non_manifold_edges, 3);
+        assert!(!report.pseudo_normal_sign_trusted);
+    }
+
+    #[test]
+    fn empty_mesh_reports_without_panicking() {
+        let report = MeshReport::analyze(&Mesh::default());
+        assert!(!report.closed);
+        assert!(!report.warnings().is_empty());
+        assert!(!report.to_string().is_empty());
+    }
+}

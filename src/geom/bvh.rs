@@ -349,10 +349,12 @@ fn split(input: &Input, order: &mut [u32]) -> usize {
 
     // Best (cost, axis, first bin of the right side).
     let mut best: Option<(f32, usize, usize)> = None;
-    for (axis, axis_bins) in bins.iter().enumerate() {
-        if !(extent[axis] > 0.0) {
-            continue;
-        }
+    // Axes without extent have empty bins and no split.
+    for (axis, axis_bins) in bins
+        .iter()
+        .enumerate()
+        .filter(|(axis, _)| extent[*axis] > 0.0)
+    {
         // Right-to-left sweep: suffix areas and counts.
         let mut right_cost = [0.0f32; BINS];
         let (mut acc, mut count) = (Aabb::EMPTY, 0);

@@ -174,6 +174,10 @@ fn result(p: Vec3, point: Vec3, w0: f32, w1: f32, w2: f32) -> ClosestPoint {
 ///
 /// Ericson §5.1.5 in his region order; see the module docs for the
 /// degenerate-triangle fallback and the feature snapping.
+#[expect(
+    clippy::neg_cmp_op_on_partial_ord,
+    reason = "`!(x > 0.0)` also sends NaN (overflow, inf input) to the fallback"
+)]
 pub fn closest_point_triangle(p: Vec3, tri: [Vec3; 3]) -> ClosestPoint {
     let [a, b, c] = tri;
     let ab = b - a;

@@ -97,9 +97,10 @@ impl Bvh {
     /// (same length; the centroid need not be the box centre).
     pub fn build(bounds: &[Aabb], centroids: &[Vec3], max_leaf_size: usize) -> Bvh {
         assert_eq!(bounds.len(), centroids.len(), "one centroid per box");
+        // Up to 2n - 1 nodes, and child indices must stay below LEAF_BIT.
         assert!(
-            bounds.len() < LEAF_BIT as usize,
-            "triangle count must fit in 31 bits"
+            bounds.len() <= (LEAF_BIT / 2) as usize,
+            "at most 2^30 triangles"
         );
         let mut order: Vec<u32> = (0..bounds.len() as u32).collect();
         if order.is_empty() {

@@ -25,6 +25,11 @@ impl Aabb {
         points.into_iter().fold(Self::EMPTY, |b, p| b.including(*p))
     }
 
+    /// Bounding box of a triangle's three corners.
+    pub fn of_triangle(tri: [Vec3; 3]) -> Self {
+        Self::from_points(&tri)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.min.cmpgt(self.max).any()
     }

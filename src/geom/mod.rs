@@ -1,5 +1,11 @@
 //! Exact geometric predicates and small kernels shared by the stages.
 
 mod aabb;
+mod bvh;
+mod closest_point;
+mod winding;
 
 pub use aabb::Aabb;
+pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
+pub use closest_point::*;
+pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};

@@ -1,0 +1,70 @@
+//! The 3D view: camera, colour maps, offscreen render target, the render
+//! pipelines and 2D field slices.
+//!
+//! # Render path
+//!
+//! Everything is drawn offscreen: [`ViewRenderer`] records one render pass
+//! (clear, flat-shaded mesh, wireframe, instanced cell sprites, debug
+//! lines) into a [`RenderTarget`] — an `Rgba8UnormSrgb` colour texture plus
+//! `Depth32Float` depth. The viewer registers the colour texture with egui
+//! (`egui_wgpu::Renderer::register_native_texture`) and shows it as an image
+//! in the viewport, recording frames with [`ViewRenderer::render_encoder`];
+//! the CLI (`collidoscope render`) calls [`ViewRenderer::render`] and reads
+//! the target back with [`RenderTarget::read_rgba`] into a PNG. Both paths
+//! draw the same pixels, so screenshots and tests see what the viewer shows.
+//!
+//! Field cells are instanced point sprites: one `[x, y, z, value]` instance
+//! per cell, a screen-space quad built in the vertex shader, coloured by the
+//! colour map and filtered (inside/outside, band, clip plane) there too, so
+//! a view change costs no CPU work per cell — millions of cells stay
+//! interactive. Slices ([`slice_image`]) are computed on the CPU into
+//! images for 2D display.
+//!
+//! Shaders: `shaders/view.wgsl`.
+
+mod camera;
+mod colormap;
+mod renderer;
+mod slice;
+mod target;
+
+pub use camera::{Camera, MAX_PITCH};
+pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};
+pub use renderer::{
+    CellFilter, ClipPlane, LineVertex, MESH_GREY, MeshMode, MeshVertex, ViewRenderer, ViewSettings,
+};
+pub use slice::{Axis, slice_dims, slice_image, slice_value};
+pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
+
+use crate::stages::sdf_grid::SdfField;
+
+/// The instances [`ViewRenderer::set_cells`] takes: every cell's centre and
+/// value, in the field's cell order.
+pub fn cells_from_field(field: &SdfField) -> Vec<[f32; 4]> {
+    use rayon::prelude::*;
+    let count = field.grid.num_cells().min(field.values.len());
+    (0..count)
+        .into_par_iter()
+        .map(|i| {
+            let p = field.grid.center_of(i);
+            [p.x, p.y, p.z, field.values[i]]
+        })
+        .collect()
+}
+
+/// A colour-map range that shows a field well: the largest |value| of its
+/// non-far cells, or a quarter of the grid's diagonal if there are none.
+pub fn default_value_range(field: &SdfField) -> f32 {
+    let far = crate::stages::sdf_grid::FAR;
+    let max = field
+        .values
+        .iter()
+        .zip(field.closest.iter().chain(std::iter::repeat(&0)))
+        .filter(|(v, c)| **c != far && v.is_finite())
+        .fold(0.0f32, |m, (v, _)| m.max(v.abs()));
+    if max > 0.0 {
+        max
+    } else {
+        0.25 * field.grid.bounds().diagonal().max(1e-6)
+    }
+}

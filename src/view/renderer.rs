@@ -1,0 +1,741 @@
+//! The viewer's pipelines: flat-shaded mesh, wireframe, instanced cell
+//! sprites and debug lines, all drawn in one render pass into a
+//! [`RenderTarget`].
+//!
+//! # Buffers
+//!
+//! ```text
+//! uniforms  ViewUniforms (208 B), one per recorded frame
+//! mesh      [MeshVertex a0 b0 c0 | a1 b1 c1 | ...]   un-indexed: 3 per triangle,
+//!           40 B each (pos, face normal, linear colour) → flat shading
+//! wire      [LineVertex p q | ...]                   each undirected edge once
+//! cells     [x y z value | ...]                      f32x4 per instance, 6 verts each
+//! lines     [LineVertex p q | ...]                   caller's line list
+//! ```
+//!
+//! Cells are filtered and coloured in the vertex shader from the uniforms, so
+//! changing the filter, colour map or range costs nothing per cell on the
+//! CPU; only a new field re-uploads the cell buffer.
+
+use std::collections::HashSet;
+
+use eframe::egui_wgpu::wgpu;
+use glam::Vec3;
+use wgpu::util::DeviceExt;
+
+use super::camera::Camera;
+use super::colormap::ColorMap;
+use super::target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
+use crate::gpu::{GpuContext, GpuError};
+use crate::mesh::Mesh;
+
+/// How the mesh is drawn.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+pub enum MeshMode {
+    #[default]
+    Shaded,
+    Wireframe,
+    ShadedWireframe,
+    Hidden,
+}
+
+impl MeshMode {
+    pub const ALL: [MeshMode; 4] = [
+        MeshMode::Shaded,
+        MeshMode::Wireframe,
+        MeshMode::ShadedWireframe,
+        MeshMode::Hidden,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MeshMode::Shaded => "shaded",
+            MeshMode::Wireframe => "wireframe",
+            MeshMode::ShadedWireframe => "shaded + wireframe",
+            MeshMode::Hidden => "hidden",
+        }
+    }
+
+    fn shaded(self) -> bool {
+        matches!(self, MeshMode::Shaded | MeshMode::ShadedWireframe)
+    }
+
+    fn wireframe(self) -> bool {
+        matches!(self, MeshMode::Wireframe | MeshMode::ShadedWireframe)
+    }
+}
+
+/// A plane that cuts cells away: cells with `dot(normal, p) > offset` are
+/// hidden, those with `dot(normal, p) <= offset` kept.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClipPlane {
+    pub normal: Vec3,
+    pub offset: f32,
+}
+
+impl Default for ClipPlane {
+    fn default() -> Self {
+        ClipPlane {
+            normal: Vec3::Z,
+            offset: 0.0,
+        }
+    }
+}
+
+/// Which cells are drawn. The conditions combine (all must hold).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CellFilter {
+    /// Only cells with value < 0.
+    pub inside_only: bool,
+    /// Only cells with value ≥ 0.
+    pub outside_only: bool,
+    /// Only cells with |value| < band (world units).
+    pub band: Option<f32>,
+    pub clip: Option<ClipPlane>,
+}
+
+/// Everything about one frame's look that is not the scene itself.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ViewSettings {
+    pub mesh_mode: MeshMode,
+    pub show_cells: bool,
+    /// Diameter of a cell sprite in pixels.
+    pub point_size: f32,
+    pub color_map: ColorMap,
+    /// |value| (world units) at which the colour map saturates.
+    pub value_range: f32,
+    pub filter: CellFilter,
+    /// Clear colour, linear RGBA.
+    pub background: [f32; 4],
+}
+
+impl Default for ViewSettings {
+    fn default() -> Self {
+        ViewSettings {
+            mesh_mode: MeshMode::Shaded,
+            show_cells: true,
+            point_size: 3.0,
+            color_map: ColorMap::Sundholm,
+            value_range: 1.0,
+            filter: CellFilter::default(),
+            background: [0.02, 0.022, 0.028, 1.0],
+        }
+    }
+}
+
+/// A vertex of a line list (debug lines and the wireframe); colour is
+/// linear RGBA. Vertex layout of `vs_lines`/`vs_wire` in shaders/view.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct LineVertex {
+    pub pos: [f32; 3],
+    pub color: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<LineVertex>() == 28);
+
+impl LineVertex {
+    pub fn new(pos: Vec3, color: [f32; 4]) -> Self {
+        LineVertex {
+            pos: pos.to_array(),
+            color,
+        }
+    }
+}
+
+/// A vertex of the flat-shaded mesh: position, its triangle's normal, linear
+/// RGBA colour. Vertex layout of `vs_mesh` in shaders/view.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MeshVertex {
+    pub pos: [f32; 3],
+    pub normal: [f32; 3],
+    pub color: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<MeshVertex>() == 40);
+
+/// Per-frame uniforms. Keep in sync with `ViewUniforms` in shaders/view.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct ViewUniforms {
+    clip_from_world: [[f32; 4]; 4],
+    view_from_world: [[f32; 4]; 4],
+    /// xyz: eye; w: 0.
+    eye: [f32; 4],
+    /// width px, height px, point size px, wireframe depth offset.
+    viewport: [f32; 4],
+    /// normal xyz, offset.
+    clip_plane: [f32; 4],
+    /// value range, band, 0, 0.
+    cell_params: [f32; 4],
+    /// colour map id, filter bits, 0, 0.
+    cell_flags: [u32; 4],
+}
+const _: () = assert!(std::mem::size_of::<ViewUniforms>() == 208);
+
+/// Filter bits; keep in sync with FILTER_* in shaders/view.wgsl.
+const FILTER_INSIDE: u32 = 1;
+const FILTER_OUTSIDE: u32 = 2;
+const FILTER_BAND: u32 = 4;
+const FILTER_CLIP: u32 = 8;
+
+/// Wireframe pulled this fraction of the eye distance towards the eye.
+const WIRE_DEPTH_OFFSET: f32 = 0.002;
+/// Neutral light grey of an uncoloured mesh (linear).
+pub const MESH_GREY: [f32; 4] = [0.55, 0.55, 0.55, 1.0];
+/// Wireframe colour over the shaded mesh, and alone (linear).
+const WIRE_OVER_SHADED: [f32; 4] = [0.008, 0.008, 0.008, 1.0];
+const WIRE_ALONE: [f32; 4] = [0.6, 0.6, 0.6, 1.0];
+
+/// A vertex buffer and how many elements it holds.
+struct Drawable {
+    buffer: wgpu::Buffer,
+    count: u32,
+    /// Elements the buffer has room for (for in-place updates).
+    capacity: u32,
+}
+
+/// Timestamp queries of [`ViewRenderer::render`], when the device has them.
+struct Timer {
+    queries: wgpu::QuerySet,
+    resolve: wgpu::Buffer,
+    readback: wgpu::Buffer,
+}
+
+/// Pipelines and the scene's vertex buffers. Create once per device.
+pub struct ViewRenderer {
+    bind_group_layout: wgpu::BindGroupLayout,
+    mesh_pipeline: wgpu::RenderPipeline,
+    wire_pipeline: wgpu::RenderPipeline,
+    points_pipeline: wgpu::RenderPipeline,
+    lines_pipeline: wgpu::RenderPipeline,
+    mesh: Option<Drawable>,
+    wire_shaded: Option<Drawable>,
+    wire_alone: Option<Drawable>,
+    cells: Option<Drawable>,
+    lines: Option<Drawable>,
+    timer: Option<Timer>,
+}
+
+impl ViewRenderer {
+    pub fn new(device: &wgpu::Device) -> Self {
+        let source = crate::gpu::shader_source("view.wgsl");
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("ViewRenderer::shader"),
+            source: wgpu::ShaderSource::Wgsl(source.code.into()),
+        });
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("ViewRenderer::bind_group_layout"),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: wgpu::BufferSize::new(
+                        std::mem::size_of::<ViewUniforms>() as u64
+                    ),
+                },
+                count: None,
+            }],
+        });
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("ViewRenderer::pipeline_layout"),
+            bind_group_layouts: &[Some(&bind_group_layout)],
+            immediate_size: 0,
+        });
+
+        let mesh_attributes =
+            wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4];
+        let mesh_layout = wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<MeshVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &mesh_attributes,
+        };
+        let line_attributes = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
+        let line_layout = wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<LineVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &line_attributes,
+        };
+        let cell_attributes = wgpu::vertex_attr_array![0 => Float32x4];
+        let cell_layout = wgpu::VertexBufferLayout {
+            array_stride: std::mem::size_of::<[f32; 4]>() as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &cell_attributes,
+        };
+
+        let pipeline = |label: &str,
+                        vs: &str,
+                        fs: &str,
+                        buffer: wgpu::VertexBufferLayout<'_>,
+                        topology: wgpu::PrimitiveTopology| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(buffer)],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology,
+                    // Open meshes and sprites are seen from both sides.
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(true),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: wgpu::StencilState::default(),
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: None,
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let mesh_pipeline = pipeline(
+            "ViewRenderer::mesh_pipeline",
+            "vs_mesh",
+            "fs_mesh",
+            mesh_layout,
+            wgpu::PrimitiveTopology::TriangleList,
+        );
+        let wire_pipeline = pipeline(
+            "ViewRenderer::wire_pipeline",
+            "vs_wire",
+            "fs_lines",
+            line_layout.clone(),
+            wgpu::PrimitiveTopology::LineList,
+        );
+        let points_pipeline = pipeline(
+            "ViewRenderer::points_pipeline",
+            "vs_points",
+            "fs_points",
+            cell_layout,
+            wgpu::PrimitiveTopology::TriangleList,
+        );
+        let lines_pipeline = pipeline(
+            "ViewRenderer::lines_pipeline",
+            "vs_lines",
+            "fs_lines",
+            line_layout,
+            wgpu::PrimitiveTopology::LineList,
+        );
+
+        let timer = device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+            .then(|| Timer {
+                queries: device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("ViewRenderer::timer_queries"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: 2,
+                }),
+                resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("ViewRenderer::timer_resolve"),
+                    size: 16,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                readback: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("ViewRenderer::timer_readback"),
+                    size: 16,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+            });
+
+        ViewRenderer {
+            bind_group_layout,
+            mesh_pipeline,
+            wire_pipeline,
+            points_pipeline,
+            lines_pipeline,
+            mesh: None,
+            wire_shaded: None,
+            wire_alone: None,
+            cells: None,
+            lines: None,
+            timer,
+        }
+    }
+
+    /// Uploads `mesh` in neutral grey: un-indexed flat-shaded triangles and
+    /// its wireframe edges.
+    pub fn set_mesh(&mut self, device: &wgpu::Device, mesh: &Mesh) {
+        self.set_mesh_colored(device, mesh, None);
+    }
+
+    /// Like [`Self::set_mesh`] with a linear RGBA colour per mesh vertex
+    /// (`vertex_colors[i]` for `mesh.positions[i]`; missing entries are grey).
+    pub fn set_mesh_colored(
+        &mut self,
+        device: &wgpu::Device,
+        mesh: &Mesh,
+        vertex_colors: Option<&[[f32; 4]]>,
+    ) {
+        let color_of = |v: u32| {
+            vertex_colors
+                .and_then(|c| c.get(v as usize).copied())
+                .unwrap_or(MESH_GREY)
+        };
+        let position_of = |v: u32| {
+            mesh.positions
+                .get(v as usize)
+                .copied()
+                .unwrap_or(Vec3::ZERO)
+        };
+        let mut vertices = Vec::with_capacity(3 * mesh.triangles.len());
+        let mut edges = HashSet::with_capacity(3 * mesh.triangles.len() / 2);
+        for (t, tri) in mesh.triangles.iter().enumerate() {
+            let normal = mesh.face_normal(t).to_array();
+            for &v in tri {
+                vertices.push(MeshVertex {
+                    pos: position_of(v).to_array(),
+                    normal,
+                    color: color_of(v),
+                });
+            }
+            for (a, b) in [(tri[0], tri[1]), (tri[1], tri[2]), (tri[2], tri[0])] {
+                edges.insert((a.min(b), a.max(b)));
+            }
+        }
+        let mut edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        edges.sort_unstable();
+        let wire = |color: [f32; 4]| -> Vec<LineVertex> {
+            edges
+                .iter()
+                .flat_map(|&(a, b)| {
+                    [
+                        LineVertex::new(position_of(a), color),
+                        LineVertex::new(position_of(b), color),
+                    ]
+                })
+                .collect()
+        };
+        self.mesh = drawable(
+            device,
+            "ViewRenderer::mesh",
+            &vertices,
+            wgpu::BufferUsages::VERTEX,
+        );
+        self.wire_shaded = drawable(
+            device,
+            "ViewRenderer::wire_shaded",
+            &wire(WIRE_OVER_SHADED),
+            wgpu::BufferUsages::VERTEX,
+        );
+        self.wire_alone = drawable(
+            device,
+            "ViewRenderer::wire_alone",
+            &wire(WIRE_ALONE),
+            wgpu::BufferUsages::VERTEX,
+        );
+    }
+
+    /// Removes the mesh.
+    pub fn clear_mesh(&mut self) {
+        self.mesh = None;
+        self.wire_shaded = None;
+        self.wire_alone = None;
+    }
+
+    /// Uploads cells as `[x, y, z, value]` (an empty slice removes them).
+    /// See [`super::cells_from_field`].
+    pub fn set_cells(&mut self, device: &wgpu::Device, cells: &[[f32; 4]]) {
+        self.cells = drawable(
+            device,
+            "ViewRenderer::cells",
+            cells,
+            wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+        );
+    }
+
+    /// Replaces the cells, writing into the existing buffer when it has
+    /// room (a recomputed field of the same or smaller grid), otherwise
+    /// allocating like [`Self::set_cells`].
+    pub fn set_cell_values(
+        &mut self,
+        device: &wgpu::Device,
+        queue: &wgpu::Queue,
+        cells: &[[f32; 4]],
+    ) {
+        match &mut self.cells {
+            Some(d) if !cells.is_empty() && cells.len() <= d.capacity as usize => {
+                queue.write_buffer(&d.buffer, 0, bytemuck::cast_slice(cells));
+                d.count = cells.len() as u32;
+            }
+            _ => self.set_cells(device, cells),
+        }
+    }
+
+    /// Uploads debug lines (pairs of vertices; an empty slice removes them).
+    pub fn set_lines(&mut self, device: &wgpu::Device, lines: &[LineVertex]) {
+        let even = &lines[..lines.len() & !1];
+        self.lines = drawable(
+            device,
+            "ViewRenderer::lines",
+            even,
+            wgpu::BufferUsages::VERTEX,
+        );
+    }
+
+    pub fn cell_count(&self) -> u32 {
+        self.cells.as_ref().map_or(0, |d| d.count)
+    }
+
+    pub fn mesh_triangle_count(&self) -> u32 {
+        self.mesh.as_ref().map_or(0, |d| d.count / 3)
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.lines.as_ref().map_or(0, |d| d.count / 2)
+    }
+
+    /// Records one frame into `encoder` (no submit): clear to the
+    /// background, then mesh, cells and lines.
+    pub fn render_encoder(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &RenderTarget,
+        camera: &Camera,
+        settings: &ViewSettings,
+    ) {
+        self.record(device, encoder, target, camera, settings, None);
+    }
+
+    /// Records, submits and waits for one frame. Returns the pass's GPU time
+    /// in milliseconds when the device has timestamp queries.
+    pub fn render(
+        &self,
+        gpu: &GpuContext,
+        target: &RenderTarget,
+        camera: &Camera,
+        settings: &ViewSettings,
+    ) -> Option<f64> {
+        self.try_render(gpu, target, camera, settings)
+            .ok()
+            .flatten()
+    }
+
+    /// [`Self::render`] with errors (a failed wait or timer read-back).
+    pub fn try_render(
+        &self,
+        gpu: &GpuContext,
+        target: &RenderTarget,
+        camera: &Camera,
+        settings: &ViewSettings,
+    ) -> Result<Option<f64>, GpuError> {
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("ViewRenderer::encoder"),
+            });
+        let timer = self.timer.as_ref().filter(|_| gpu.has_timestamps);
+        self.record(&gpu.device, &mut encoder, target, camera, settings, timer);
+        if let Some(t) = timer {
+            encoder.resolve_query_set(&t.queries, 0..2, &t.resolve, 0);
+            encoder.copy_buffer_to_buffer(&t.resolve, 0, &t.readback, 0, 16);
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let wait = |what: &str| {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map(|_| ())
+                .map_err(|e| GpuError::Validation {
+                    what: what.into(),
+                    reason: e.to_string(),
+                })
+        };
+        let Some(t) = timer else {
+            wait("view render")?;
+            return Ok(None);
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        t.readback
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                // The receiver only goes away if try_render already returned.
+                let _ = tx.send(r);
+            });
+        wait("view render")?;
+        let failed = |reason: String| GpuError::Readback {
+            what: "view render timestamps".into(),
+            reason,
+        };
+        rx.recv()
+            .map_err(|e| failed(e.to_string()))?
+            .map_err(|e| failed(e.to_string()))?;
+        let ticks: [u64; 2] = {
+            let mapped = t
+                .readback
+                .slice(..)
+                .get_mapped_range()
+                .map_err(|e| failed(e.to_string()))?;
+            let v: &[u64] = bytemuck::cast_slice(&mapped);
+            [v[0], v[1]]
+        };
+        t.readback.unmap();
+        let period_ns = gpu.queue.get_timestamp_period() as f64;
+        Ok(Some(
+            ticks[1].saturating_sub(ticks[0]) as f64 * period_ns * 1e-6,
+        ))
+    }
+
+    fn record(
+        &self,
+        device: &wgpu::Device,
+        encoder: &mut wgpu::CommandEncoder,
+        target: &RenderTarget,
+        camera: &Camera,
+        settings: &ViewSettings,
+        timer: Option<&Timer>,
+    ) {
+        let uniforms = uniforms(target, camera, settings);
+        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("ViewRenderer::uniforms"),
+            contents: bytemuck::bytes_of(&uniforms),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("ViewRenderer::bind_group"),
+            layout: &self.bind_group_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_buffer.as_entire_binding(),
+            }],
+        });
+        let [r, g, b, a] = settings.background.map(f64::from);
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("ViewRenderer::pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target.color_view(),
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color { r, g, b, a }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: target.depth_view(),
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: timer.map(|t| wgpu::RenderPassTimestampWrites {
+                query_set: &t.queries,
+                beginning_of_pass_write_index: Some(0),
+                end_of_pass_write_index: Some(1),
+            }),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_bind_group(0, &bind_group, &[]);
+        let mode = settings.mesh_mode;
+        if mode.shaded()
+            && let Some(d) = &self.mesh
+        {
+            pass.set_pipeline(&self.mesh_pipeline);
+            pass.set_vertex_buffer(0, d.buffer.slice(..));
+            pass.draw(0..d.count, 0..1);
+        }
+        let wire = if mode == MeshMode::Wireframe {
+            &self.wire_alone
+        } else {
+            &self.wire_shaded
+        };
+        if mode.wireframe()
+            && let Some(d) = wire
+        {
+            pass.set_pipeline(&self.wire_pipeline);
+            pass.set_vertex_buffer(0, d.buffer.slice(..));
+            pass.draw(0..d.count, 0..1);
+        }
+        if settings.show_cells
+            && let Some(d) = &self.cells
+        {
+            pass.set_pipeline(&self.points_pipeline);
+            pass.set_vertex_buffer(0, d.buffer.slice(..));
+            pass.draw(0..6, 0..d.count);
+        }
+        if let Some(d) = &self.lines {
+            pass.set_pipeline(&self.lines_pipeline);
+            pass.set_vertex_buffer(0, d.buffer.slice(..));
+            pass.draw(0..d.count, 0..1);
+        }
+    }
+}
+
+fn drawable<T: bytemuck::Pod>(
+    device: &wgpu::Device,
+    label: &str,
+    data: &[T],
+    usage: wgpu::BufferUsages,
+) -> Option<Drawable> {
+    if data.is_empty() {
+        return None;
+    }
+    let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents: bytemuck::cast_slice(data),
+        usage,
+    });
+    let count = data.len() as u32;
+    Some(Drawable {
+        buffer,
+        count,
+        capacity: count,
+    })
+}
+
+fn uniforms(target: &RenderTarget, camera: &Camera, settings: &ViewSettings) -> ViewUniforms {
+    let (width, height) = target.size();
+    let f = &settings.filter;
+    let mut bits = 0;
+    if f.inside_only {
+        bits |= FILTER_INSIDE;
+    }
+    if f.outside_only {
+        bits |= FILTER_OUTSIDE;
+    }
+    if f.band.is_some() {
+        bits |= FILTER_BAND;
+    }
+    if f.clip.is_some() {
+        bits |= FILTER_CLIP;
+    }
+    let clip = f.clip.unwrap_or_default();
+    ViewUniforms {
+        clip_from_world: camera.clip_from_world(target.aspect()).to_cols_array_2d(),
+        view_from_world: camera.view_from_world().to_cols_array_2d(),
+        eye: camera.eye().extend(0.0).to_array(),
+        viewport: [
+            width as f32,
+            height as f32,
+            settings.point_size.max(0.0),
+            WIRE_DEPTH_OFFSET,
+        ],
+        clip_plane: clip.normal.extend(clip.offset).to_array(),
+        cell_params: [settings.value_range, f.band.unwrap_or(0.0), 0.0, 0.0],
+        cell_flags: [settings.color_map.shader_id(), bits, 0, 0],
+    }
+}

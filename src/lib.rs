@@ -1,9 +1,20 @@
 //! collidoscope: GPU collision-detection pipelines with CPU references.
 //!
-//! See `README.md` for what the tool does and `DESIGN.md` (in `shared/`) for
-//! the architecture: meshes → stages (each with a CPU reference and a GPU
-//! implementation returning the same product) → viewer and CLI.
+//! Meshes ([`mesh`]) go through stages ([`stages`]), each with a CPU reference
+//! and a GPU implementation ([`gpu`]) that return the same product; the
+//! viewer ([`app`]) and the CLI ([`cli`]) only draw ([`view`]) and export
+//! products.
 
+pub mod app;
+pub mod assets;
+pub mod cli;
 pub mod geom;
+pub mod gpu;
+pub mod io;
 pub mod mesh;
+pub mod plot;
+pub mod progress;
+pub mod scene;
+pub mod stages;
+pub mod timing;
 pub mod view;

@@ -1,1 +1,68 @@
-fn main() {}
+//! `collidoscope`: the viewer, or a headless subcommand.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use collidoscope::app::{self, Script, ViewerOptions};
+use collidoscope::cli::{self, Cli};
+
+fn main() -> ExitCode {
+    // A bug must still end in one readable line, not a backtrace (set
+    // RUST_BACKTRACE=1 to get one).
+    if std::env::var_os("RUST_BACKTRACE").is_none() {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            let at = info
+                .location()
+                .map(|l| format!(" at {}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            eprintln!("collidoscope: internal error: {msg}{at}");
+        }));
+    }
+    let args = Cli::parse();
+    let Some(command) = args.command else {
+        return viewer(args.files, args.script);
+    };
+    match cli::run(command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("error: {}", chain.join(": "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn viewer(open: Vec<std::path::PathBuf>, script: Option<String>) -> ExitCode {
+    let script = match script.as_deref().map(app::script::parse).transpose() {
+        Ok(s) => s.map(Script::new),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = ViewerOptions {
+        open,
+        script: script.clone(),
+    };
+    if let Err(e) = app::run_viewer(options) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    match script.map(|s| s.result()) {
+        None | Some(Some(Ok(()))) => ExitCode::SUCCESS,
+        Some(Some(Err(e))) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+        Some(None) => {
+            eprintln!("error: the window closed before the script finished");
+            ExitCode::FAILURE
+        }
+    }
+}

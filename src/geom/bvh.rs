@@ -503,23 +503,4 @@ mod tests {
             assert_eq!(bvh.nearest(p, 0.999 * brute, d2), None, "query {q}");
         }
     }
-
-    /// Run with `cargo test --release --lib geom::bvh -- --ignored --nocapture`.
-    #[test]
-    #[ignore = "timing, not correctness"]
-    fn build_time_1m_triangles() {
-        let tris = soup(1 << 20, 3);
-        let bounds: Vec<Aabb> = tris.iter().map(|t| Aabb::of_triangle(*t)).collect();
-        let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
-        let start = std::time::Instant::now();
-        let bvh = Bvh::build(&bounds, &centroids, 4);
-        let elapsed = start.elapsed();
-        println!(
-            "built {} nodes, depth {}, in {elapsed:?} on {} threads",
-            bvh.nodes.len(),
-            bvh.depth(),
-            rayon::current_num_threads()
-        );
-        bvh.assert_bounds_tight(&bounds);
-    }
 }

@@ -1,0 +1,49 @@
+//! The desktop viewer (eframe + egui with the wgpu renderer).
+//!
+//! The 3D view is rendered offscreen by [`crate::view::ViewRenderer`] into a
+//! texture that egui shows, so the viewer, the `render` CLI and the PNG
+//! export share one render path. Stages run on background threads
+//! ([`crate::scene::Job`]); the UI polls for their products every frame and
+//! never blocks on the GPU. Panels live in [`panels`], one file each.
+
+mod legend;
+mod overlays;
+mod panels;
+pub mod script;
+mod settings;
+mod viewer;
+mod viewport;
+
+pub use script::{Script, ScriptStep};
+pub use viewer::Viewer;
+
+use std::path::PathBuf;
+
+/// How the viewer starts.
+#[derive(Default)]
+pub struct ViewerOptions {
+    /// Meshes to open instead of the default scene (the last one is shown).
+    pub open: Vec<PathBuf>,
+    /// A scripted sequence (tests, screenshots for the README).
+    pub script: Option<Script>,
+}
+
+/// Opens the viewer window and runs until it is closed.
+pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
+    let native = eframe::NativeOptions {
+        viewport: eframe::egui::ViewportBuilder::default()
+            .with_title("collidoscope")
+            .with_inner_size([1600.0, 1000.0])
+            .with_drag_and_drop(true),
+        renderer: eframe::Renderer::Wgpu,
+        // A scripted run must not be shaped by (or change) a user's saved state.
+        persist_window: options.script.is_none(),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "collidoscope",
+        native,
+        Box::new(move |cc| Ok(Box::new(Viewer::new(cc, options)))),
+    )
+    .map_err(|e| anyhow::anyhow!("the viewer could not start: {e}"))
+}

@@ -1,0 +1,108 @@
+//! Export: window screenshot (the app's own, via egui), the 3D view at full
+//! resolution, the field as .npy + JSON, the timing history as CSV + PNG.
+//! Every file is written to a temporary name and renamed, so a failed export
+//! leaves nothing broken behind.
+
+use std::path::{Path, PathBuf};
+
+use eframe::egui;
+
+use crate::app::viewer::Viewer;
+use crate::stages::sdf_grid::export::{FieldSource, write_field};
+
+pub fn export_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+    ui.menu_button("Export", |ui| {
+        if ui.button("Window screenshot (PNG)…").clicked() {
+            ui.close();
+            if let Some(path) = save_dialog("collidoscope.png", "PNG image", "png") {
+                let sink = viewer.async_sink();
+                let shown = path.display().to_string();
+                request_window_screenshot(ui.ctx(), path, move |r| {
+                    sink(r.map(|()| format!("wrote {shown}")))
+                });
+            }
+        }
+        if ui.button("3D view (PNG)…").clicked() {
+            ui.close();
+            if let Some(path) = save_dialog("view.png", "PNG image", "png") {
+                let result =
+                    viewer
+                        .viewport
+                        .export_png(&viewer.render_gpu, &viewer.settings.view, &path);
+                report(viewer, result, &path);
+            }
+        }
+        if ui.button("Field (.npy + .json)…").clicked() {
+            ui.close();
+            if let Some(path) = save_dialog("field.npy", "NumPy array", "npy") {
+                let result = export_field(viewer, &path);
+                report(viewer, result, &path);
+            }
+        }
+        if ui.button("Timings (CSV + PNG plot)…").clicked() {
+            ui.close();
+            if let Some(path) = save_dialog("timings.csv", "CSV", "csv") {
+                let result = viewer.history.export(&path);
+                report(viewer, result, &path);
+            }
+        }
+    });
+}
+
+fn save_dialog(name: &str, what: &str, ext: &str) -> Option<PathBuf> {
+    rfd::FileDialog::new()
+        .set_file_name(name)
+        .add_filter(what, &[ext])
+        .save_file()
+}
+
+fn report(viewer: &mut Viewer, result: Result<(), String>, path: &Path) {
+    match result {
+        Ok(()) => viewer.notify(format!("wrote {}", path.display()), false),
+        Err(e) => viewer.notify(format!("export failed: {e}"), true),
+    }
+}
+
+/// Asks egui for a screenshot of the whole window and writes it as PNG at
+/// `path`; `done` gets the outcome.
+pub fn request_window_screenshot(
+    ctx: &egui::Context,
+    path: PathBuf,
+    done: impl FnOnce(Result<(), String>) + Send + 'static,
+) {
+    let repaint = ctx.clone();
+    ctx.request_screenshot(move |image| {
+        let [w, h] = image.size;
+        let bytes: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+        let result = match image::RgbaImage::from_raw(w as u32, h as u32, bytes) {
+            Some(img) => write_png(&img, &path),
+            None => Err("the screenshot has the wrong size".into()),
+        };
+        done(result);
+        repaint.request_repaint();
+    });
+}
+
+/// Encodes and writes a PNG atomically.
+pub fn write_png(img: &image::RgbaImage, path: &Path) -> Result<(), String> {
+    let mut png = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| e.to_string())?;
+    crate::io::write_atomically(path, &png)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Writes the shown field as .npy + JSON sidecar (the CLI's format).
+pub fn export_field(viewer: &Viewer, path: &Path) -> Result<(), String> {
+    let (Some(field), Some(scene)) = (&viewer.field, &viewer.scene) else {
+        return Err("no field to export".into());
+    };
+    let adapter = field.backend.is_gpu().then(|| viewer.render_gpu.describe());
+    let source = FieldSource {
+        mesh_file: &scene.source.label(),
+        cache: "off",
+        adapter,
+    };
+    write_field(path, field, &scene.prepared, &source)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}

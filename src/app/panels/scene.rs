@@ -1,0 +1,119 @@
+//! Scene panel: what is loaded, the mesh report, how the mesh is drawn; the
+//! File menu (open, samples, recent files).
+
+use eframe::egui;
+
+use crate::app::viewer::Viewer;
+use crate::scene::MeshSource;
+use crate::view::MeshMode;
+
+pub fn file_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+    ui.menu_button("File", |ui| {
+        if ui.button("Open OBJ…").clicked() {
+            ui.close();
+            if let Some(path) = rfd::FileDialog::new()
+                .add_filter("Wavefront OBJ", &["obj", "OBJ"])
+                .pick_file()
+            {
+                viewer.open(MeshSource::File(path), ui.ctx());
+            }
+        }
+        ui.menu_button("Samples", |ui| {
+            for (name, _) in crate::assets::SAMPLES {
+                if ui.button(*name).clicked() {
+                    ui.close();
+                    viewer.open(MeshSource::Sample(name.to_string()), ui.ctx());
+                }
+            }
+        });
+        ui.menu_button("Recent", |ui| {
+            if viewer.settings.recent.is_empty() {
+                ui.label("(none yet)");
+            }
+            for path in viewer.settings.recent.clone() {
+                if ui.button(path.display().to_string()).clicked() {
+                    ui.close();
+                    viewer.open(MeshSource::File(path), ui.ctx());
+                }
+            }
+        });
+    });
+}
+
+pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+    ui.heading("Scene");
+    ui.label("Drop .obj files anywhere on the window, or File → Open.");
+    let Some(scene) = &viewer.scene else {
+        ui.label("loading…");
+        return;
+    };
+    let r = &scene.prepared.report;
+    ui.strong(scene.source.label());
+    egui::Grid::new("report")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.label(v);
+                ui.end_row();
+            };
+            row("triangles", r.triangles.to_string());
+            row(
+                "vertices (welded)",
+                format!("{} ({})", r.vertices_before_weld, r.vertices_after_weld),
+            );
+            let size = glam::Vec3::from(r.bounds_max) - glam::Vec3::from(r.bounds_min);
+            row(
+                "size",
+                format!("{:.3} × {:.3} × {:.3}", size.x, size.y, size.z),
+            );
+            row("boundary edges", r.boundary_edges.to_string());
+            row("non-manifold edges", r.non_manifold_edges.to_string());
+            row("degenerate faces", r.degenerate_faces.to_string());
+            row("duplicate faces", r.duplicate_faces.to_string());
+            row("components", r.connected_components.to_string());
+            row("closed", yes_no(r.closed));
+            row("consistently oriented", yes_no(r.consistently_oriented));
+            row(
+                "pseudo-normal sign",
+                if r.pseudo_normal_sign_trusted {
+                    "trusted".into()
+                } else {
+                    "not trusted".into()
+                },
+            );
+        });
+    for w in r.warnings() {
+        ui.colored_label(egui::Color32::from_rgb(200, 150, 40), format!("⚠ {w}"));
+    }
+    ui.separator();
+    ui.label("Mesh");
+    let view = &mut viewer.settings.view;
+    ui.horizontal_wrapped(|ui| {
+        for (mode, name) in [
+            (MeshMode::Shaded, "shaded"),
+            (MeshMode::ShadedWireframe, "shaded + wire"),
+            (MeshMode::Wireframe, "wireframe"),
+            (MeshMode::Hidden, "hidden"),
+        ] {
+            ui.selectable_value(&mut view.mesh_mode, mode, name);
+        }
+    });
+    let o = &mut viewer.settings.overlays;
+    let before = *o;
+    ui.horizontal_wrapped(|ui| {
+        ui.checkbox(&mut o.face_normals, "face normals");
+        ui.checkbox(&mut o.edge_normals, "edge pseudo-normals");
+        ui.checkbox(&mut o.vertex_normals, "vertex pseudo-normals");
+        ui.checkbox(&mut o.boundary_edges, "boundary / non-manifold edges");
+    });
+    ui.add(egui::Slider::new(&mut o.normal_length, 0.2..=10.0).text("normal length (cells)"));
+    if *o != before {
+        viewer.refresh_overlays();
+    }
+}
+
+fn yes_no(b: bool) -> String {
+    if b { "yes".into() } else { "no".into() }
+}

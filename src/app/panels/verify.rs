@@ -1,0 +1,164 @@
+//! Verify: the whole field against another backend (CPU vs GPU) or the
+//! other sign mode — max and mean |Δ|, sign disagreements, and a heat map in
+//! the viewport (cells coloured by |Δ|; for sign modes, only the cells whose
+//! signs disagree).
+
+use eframe::egui;
+
+use crate::app::viewer::Viewer;
+use crate::progress::Progress;
+use crate::stages::sdf_grid::{self, Backend, PreparedMesh, SdfField, SdfGpu, SignMode};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompareKind {
+    /// The same field by the other family of backends (GPU ↔ CPU fast).
+    CpuVsGpu,
+    /// The same backend with the other sign mode.
+    SignModes,
+}
+
+impl CompareKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareKind::CpuVsGpu => "cpu-vs-gpu",
+            CompareKind::SignModes => "sign-modes",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        [CompareKind::CpuVsGpu, CompareKind::SignModes]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+}
+
+/// A comparison of the shown field with another one.
+pub struct Comparison {
+    pub kind: CompareKind,
+    pub other: String,
+    pub max_abs: f32,
+    pub mean_abs: f32,
+    pub sign_disagreements: usize,
+    /// |Δ| per cell.
+    pub abs_diff: Vec<f32>,
+    pub sign_differs: Vec<bool>,
+}
+
+impl Comparison {
+    /// Cells for the heat map: `[x, y, z, value]`, value = |Δ| (CPU vs GPU)
+    /// or the shown value where signs differ (sign modes).
+    pub fn heat_cells(&self, field: &SdfField) -> Vec<[f32; 4]> {
+        (0..field.values.len())
+            .filter_map(|c| {
+                let p = field.grid.center_of(c);
+                match self.kind {
+                    CompareKind::CpuVsGpu => Some([p.x, p.y, p.z, self.abs_diff[c]]),
+                    CompareKind::SignModes => {
+                        self.sign_differs[c].then_some([p.x, p.y, p.z, field.values[c]])
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// Computes the other field and compares (runs on a worker thread).
+pub fn compare(
+    mesh: &PreparedMesh,
+    field: &SdfField,
+    kind: CompareKind,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<Comparison, String> {
+    let mut params = field.params;
+    let backend = match kind {
+        CompareKind::CpuVsGpu if field.backend.is_gpu() => Backend::CpuFast,
+        CompareKind::CpuVsGpu => {
+            if gpu.is_none() {
+                return Err("no GPU compute on this adapter".into());
+            }
+            Backend::Gpu
+        }
+        CompareKind::SignModes => {
+            params.sign_mode = match params.sign_mode {
+                SignMode::PseudoNormal => SignMode::Winding,
+                SignMode::Winding => SignMode::PseudoNormal,
+            };
+            field.backend
+        }
+    };
+    let other =
+        sdf_grid::compute(mesh, &params, backend, gpu, progress).map_err(|e| e.to_string())?;
+    let abs_diff: Vec<f32> = field
+        .values
+        .iter()
+        .zip(&other.values)
+        .map(|(a, b)| (a - b).abs())
+        .collect();
+    let sign_differs: Vec<bool> = field
+        .values
+        .iter()
+        .zip(&other.values)
+        .map(|(a, b)| (*a < 0.0) != (*b < 0.0))
+        .collect();
+    let max_abs = abs_diff.iter().copied().fold(0.0, f32::max);
+    let mean_abs =
+        abs_diff.iter().map(|&d| d as f64).sum::<f64>() as f32 / abs_diff.len().max(1) as f32;
+    Ok(Comparison {
+        kind,
+        other: format!("{} with {} sign", backend.name(), params.sign_mode.name()),
+        max_abs,
+        mean_abs,
+        sign_disagreements: sign_differs.iter().filter(|&&d| d).count(),
+        abs_diff,
+        sign_differs,
+    })
+}
+
+pub fn verify_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+    ui.heading("Verify");
+    ui.horizontal(|ui| {
+        if ui
+            .button("CPU vs GPU")
+            .on_hover_text("recompute with the other backend family and compare")
+            .clicked()
+        {
+            viewer.start_comparison(CompareKind::CpuVsGpu, ui.ctx());
+        }
+        if ui
+            .button("Sign modes")
+            .on_hover_text("recompute with the other sign mode and show where signs disagree")
+            .clicked()
+        {
+            viewer.start_comparison(CompareKind::SignModes, ui.ctx());
+        }
+    });
+    let Some(c) = &viewer.comparison else {
+        ui.label("No comparison yet.");
+        return;
+    };
+    let field_backend = viewer.field.as_ref().map_or("", |f| f.backend.name());
+    egui::Grid::new("verify")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            let mut row = |k: &str, v: String| {
+                ui.label(k);
+                ui.monospace(v);
+                ui.end_row();
+            };
+            row("compared", format!("{field_backend} vs {}", c.other));
+            row("max |Δ|", format!("{:.3e}", c.max_abs));
+            row("mean |Δ|", format!("{:.3e}", c.mean_abs));
+            row("sign disagreements", c.sign_disagreements.to_string());
+        });
+    let label = match c.kind {
+        CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
+        CompareKind::SignModes => "show only cells whose signs disagree",
+    };
+    let before = viewer.show_comparison;
+    ui.checkbox(&mut viewer.show_comparison, label);
+    if before != viewer.show_comparison {
+        viewer.refresh_cells();
+    }
+}

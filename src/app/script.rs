@@ -1,0 +1,190 @@
+//! Scripted viewer sessions: a list of steps the viewer performs one after
+//! another, for the GUI smoke test and for making the README's screenshots
+//! with the app itself. `collidoscope --script "open:spot; compute;
+//! filter:inside; screenshot:shot.png; quit"`.
+//!
+//! A step that fails (an unexpected error, an unmet expectation) ends the
+//! session with a non-zero exit code.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// One scripted action.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ScriptStep {
+    /// Open a sample by name or an OBJ file by path (as a drop would).
+    Open(String),
+    /// Drop a file on the window (the same path as a real drag and drop).
+    Drop(PathBuf),
+    /// Wait until the field (and any comparison) is computed.
+    Compute,
+    /// `all`, `inside`, `outside` or `band`.
+    Filter(String),
+    Resolution(u32),
+    /// A backend name: gpu, gpu-brute, cpu, cpu-ref.
+    Backend(String),
+    /// `pseudo-normal` or `winding`.
+    Sign(String),
+    /// `sundholm` or `diverging`.
+    ColorMap(String),
+    /// `shaded`, `wireframe`, `shaded+wireframe`, `hidden`.
+    MeshMode(String),
+    /// Show or hide the cell cloud.
+    Cells(bool),
+    /// Run a comparison: `cpu-vs-gpu` or `sign-modes`; show its heat map.
+    Verify(String),
+    /// Hide the comparison heat map.
+    HideVerify,
+    /// Pick the cell nearest the grid centre (or the given cell index).
+    Pick(Option<usize>),
+    /// Show the slice panel on an axis (x, y, z).
+    Slice(String),
+    Profiler(bool),
+    /// Orbit the camera by (yaw, pitch) degrees.
+    Orbit(f32, f32),
+    /// Save the whole window (the app's own screenshot) as PNG.
+    Screenshot(PathBuf),
+    /// Save the 3D view at full resolution as PNG.
+    ExportView(PathBuf),
+    /// Export the field as .npy + .json.
+    ExportField(PathBuf),
+    /// Export the timing history as CSV (and a PNG plot beside it).
+    ExportTimings(PathBuf),
+    /// The last action must have shown an error (bad file) while keeping
+    /// the scene.
+    ExpectError,
+    /// The mesh shown must be this one (sample name or file name).
+    ExpectMesh(String),
+    /// Let some frames pass.
+    Wait(u32),
+    Quit,
+}
+
+/// Parses `step; step; …`.
+pub fn parse(text: &str) -> Result<Vec<ScriptStep>, String> {
+    text.split([';', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(parse_step)
+        .collect()
+}
+
+fn parse_step(s: &str) -> Result<ScriptStep, String> {
+    let (verb, arg) = s
+        .split_once(':')
+        .map_or((s, ""), |(v, a)| (v.trim(), a.trim()));
+    let need = |what: &str| {
+        if arg.is_empty() {
+            Err(format!("script step `{verb}` needs {what}"))
+        } else {
+            Ok(arg.to_string())
+        }
+    };
+    let on_off = || match arg {
+        "" | "on" | "true" => Ok(true),
+        "off" | "false" => Ok(false),
+        _ => Err(format!("script step `{verb}` takes on or off, not {arg:?}")),
+    };
+    Ok(match verb {
+        "open" => ScriptStep::Open(need("a sample name or a path")?),
+        "drop" => ScriptStep::Drop(need("a path")?.into()),
+        "compute" => ScriptStep::Compute,
+        "filter" => ScriptStep::Filter(need("all, inside, outside or band")?),
+        "res" => ScriptStep::Resolution(
+            arg.parse()
+                .map_err(|_| format!("res needs a number, not {arg:?}"))?,
+        ),
+        "backend" => ScriptStep::Backend(need("a backend")?),
+        "sign" => ScriptStep::Sign(need("pseudo-normal or winding")?),
+        "colormap" => ScriptStep::ColorMap(need("sundholm or diverging")?),
+        "mesh" => ScriptStep::MeshMode(need("a mesh mode")?),
+        "cells" => ScriptStep::Cells(on_off()?),
+        "verify" => ScriptStep::Verify(need("cpu-vs-gpu or sign-modes")?),
+        "hide-verify" => ScriptStep::HideVerify,
+        "pick" => ScriptStep::Pick(if arg.is_empty() {
+            None
+        } else {
+            Some(
+                arg.parse()
+                    .map_err(|_| format!("pick needs a cell index, not {arg:?}"))?,
+            )
+        }),
+        "slice" => ScriptStep::Slice(need("an axis")?),
+        "profiler" => ScriptStep::Profiler(on_off()?),
+        "orbit" => {
+            let (a, b) = arg
+                .split_once(',')
+                .ok_or("orbit needs yaw,pitch in degrees")?;
+            ScriptStep::Orbit(
+                a.trim().parse().map_err(|_| "bad yaw")?,
+                b.trim().parse().map_err(|_| "bad pitch")?,
+            )
+        }
+        "screenshot" => ScriptStep::Screenshot(need("a path")?.into()),
+        "export-view" => ScriptStep::ExportView(need("a path")?.into()),
+        "export-field" => ScriptStep::ExportField(need("a path")?.into()),
+        "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
+        "expect-error" => ScriptStep::ExpectError,
+        "expect-mesh" => ScriptStep::ExpectMesh(need("a mesh name")?),
+        "wait" => ScriptStep::Wait(if arg.is_empty() {
+            10
+        } else {
+            arg.parse()
+                .map_err(|_| format!("wait needs a frame count, not {arg:?}"))?
+        }),
+        "quit" => ScriptStep::Quit,
+        _ => return Err(format!("unknown script step `{verb}`")),
+    })
+}
+
+/// A script and how it is going; the outcome is shared with `main` so the
+/// process exit code reports it.
+#[derive(Clone)]
+pub struct Script {
+    pub steps: Vec<ScriptStep>,
+    pub outcome: Arc<Mutex<Option<Result<(), String>>>>,
+}
+
+impl Script {
+    pub fn new(steps: Vec<ScriptStep>) -> Self {
+        Script {
+            steps,
+            outcome: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    pub fn finish(&self, result: Result<(), String>) {
+        if let Ok(mut o) = self.outcome.lock()
+            && o.is_none()
+        {
+            *o = Some(result);
+        }
+    }
+
+    /// The result once the session ended (`None` if the window was closed
+    /// before the script finished).
+    pub fn result(&self) -> Option<Result<(), String>> {
+        self.outcome.lock().ok().and_then(|o| o.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_steps_and_rejects_unknown_ones() {
+        let steps = parse(
+            "open:spot; compute;\nfilter: inside; orbit:30,-10; screenshot:/tmp/a.png; wait; quit",
+        )
+        .unwrap();
+        assert_eq!(steps[0], ScriptStep::Open("spot".into()));
+        assert_eq!(steps[2], ScriptStep::Filter("inside".into()));
+        assert_eq!(steps[3], ScriptStep::Orbit(30.0, -10.0));
+        assert_eq!(steps[5], ScriptStep::Wait(10));
+        assert_eq!(steps.last(), Some(&ScriptStep::Quit));
+        assert!(parse("explode").unwrap_err().contains("unknown"));
+        assert!(parse("res:many").is_err());
+        assert!(parse("open:").is_err());
+    }
+}

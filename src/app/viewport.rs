@@ -1,0 +1,302 @@
+//! The 3D viewport: an offscreen render target shown as an egui image, an
+//! orbit camera (drag: orbit, right/middle drag: pan, wheel: zoom,
+//! double-click: frame all) and cell picking by click.
+
+use std::time::Instant;
+
+use eframe::egui;
+use eframe::egui_wgpu::{self, wgpu};
+use glam::{Vec2, Vec3};
+
+use super::overlays;
+use super::panels::ProfilerHistory;
+use super::settings::Overlays;
+use crate::geom::Aabb;
+use crate::gpu::GpuContext;
+use crate::scene::LoadedMesh;
+use crate::stages::sdf_grid::SdfField;
+use crate::view::{Camera, LineVertex, RenderTarget, ViewRenderer, ViewSettings};
+
+/// Pick radius around the click, in pixels.
+const PICK_RADIUS: f32 = 8.0;
+
+pub struct Viewport {
+    renderer: ViewRenderer,
+    render_state: egui_wgpu::RenderState,
+    target: Option<RenderTarget>,
+    texture: Option<egui::TextureId>,
+    pub camera: Camera,
+    bounds: Aabb,
+    mesh_lines: Vec<LineVertex>,
+    pick_lines: Vec<LineVertex>,
+    /// The uploaded cells, kept for picking.
+    cells: Vec<[f32; 4]>,
+    slice: Option<(String, egui::TextureHandle)>,
+    /// Set when something changed and the view must be rendered again.
+    dirty: bool,
+    /// The range to colour with when the cells show a heat map.
+    pub range_override: Option<f32>,
+}
+
+impl Viewport {
+    pub fn new(gpu: &GpuContext, render_state: &egui_wgpu::RenderState) -> Self {
+        Viewport {
+            renderer: ViewRenderer::new(&gpu.device),
+            render_state: render_state.clone(),
+            target: None,
+            texture: None,
+            camera: Camera::framing(Aabb {
+                min: Vec3::splat(-1.0),
+                max: Vec3::splat(1.0),
+            }),
+            bounds: Aabb {
+                min: Vec3::splat(-1.0),
+                max: Vec3::splat(1.0),
+            },
+            mesh_lines: Vec::new(),
+            pick_lines: Vec::new(),
+            cells: Vec::new(),
+            slice: None,
+            dirty: true,
+            range_override: None,
+        }
+    }
+
+    pub fn request_redraw(&mut self) {
+        self.dirty = true;
+    }
+
+    pub fn frame_all(&mut self) {
+        self.camera = Camera::framing(self.bounds);
+        self.dirty = true;
+    }
+
+    /// A new mesh: upload it and its overlay lines; frame it if it is new.
+    pub fn set_scene(&mut self, scene: &LoadedMesh, overlays: &Overlays) {
+        let device = &self.render_state.device;
+        let mesh = &scene.prepared.mesh;
+        self.renderer.set_mesh(device, mesh);
+        let bounds = mesh.bounds();
+        if bounds != self.bounds {
+            self.bounds = bounds;
+            self.camera = Camera::framing(bounds);
+        }
+        self.mesh_lines = overlays::mesh_lines(mesh, overlays);
+        self.upload_lines();
+    }
+
+    pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
+        self.renderer.set_cells(&self.render_state.device, cells);
+        self.cells = cells.to_vec();
+        self.dirty = true;
+    }
+
+    pub fn set_pick_lines(&mut self, lines: &[LineVertex]) {
+        self.pick_lines = lines.to_vec();
+        self.upload_lines();
+    }
+
+    fn upload_lines(&mut self) {
+        let all: Vec<LineVertex> = self
+            .mesh_lines
+            .iter()
+            .chain(&self.pick_lines)
+            .copied()
+            .collect();
+        self.renderer.set_lines(&self.render_state.device, &all);
+        self.dirty = true;
+    }
+
+    fn effective(&self, view: &ViewSettings) -> ViewSettings {
+        let mut v = *view;
+        if let Some(r) = self.range_override {
+            v.value_range = r;
+        }
+        v
+    }
+
+    /// Shows the view; returns `Some(pick)` when the user clicked (a cell,
+    /// or `None` for a click on nothing).
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        gpu: &GpuContext,
+        view: &ViewSettings,
+        field: Option<&SdfField>,
+        history: &mut ProfilerHistory,
+    ) -> Option<Option<usize>> {
+        let rect = ui.available_rect_before_wrap();
+        let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
+        let ppp = ui.ctx().pixels_per_point();
+        let (w, h) = (
+            (rect.width() * ppp).round().max(1.0) as u32,
+            (rect.height() * ppp).round().max(1.0) as u32,
+        );
+        self.ensure_target(w, h);
+
+        if response.dragged_by(egui::PointerButton::Primary) {
+            let d = response.drag_delta();
+            self.camera.orbit(-d.x * 0.01, d.y * 0.01);
+            self.dirty = true;
+        }
+        if response.dragged_by(egui::PointerButton::Secondary)
+            || response.dragged_by(egui::PointerButton::Middle)
+        {
+            let d = response.drag_delta() * ppp;
+            self.camera.pan(d.x, d.y, h as f32);
+            self.dirty = true;
+        }
+        if response.hovered() {
+            let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+            if scroll != 0.0 {
+                self.camera.zoom((-scroll * 0.002).exp());
+                self.dirty = true;
+            }
+        }
+        if response.double_clicked() {
+            self.frame_all();
+        }
+        let mut picked = None;
+        if response.clicked()
+            && let Some(pos) = response.interact_pointer_pos()
+        {
+            let ndc = Vec2::new(
+                (pos.x - rect.left()) / rect.width() * 2.0 - 1.0,
+                1.0 - (pos.y - rect.top()) / rect.height() * 2.0,
+            );
+            let radius = Vec2::new(
+                PICK_RADIUS / rect.width() * 2.0,
+                PICK_RADIUS / rect.height() * 2.0,
+            );
+            picked = Some(
+                field.and_then(|_| self.pick(ndc, radius, rect.width() / rect.height(), view)),
+            );
+        }
+
+        if self.dirty
+            && let Some(target) = &self.target
+        {
+            let start = Instant::now();
+            let gpu_ms = self
+                .renderer
+                .render(gpu, target, &self.camera, &self.effective(view));
+            history.record_frame(start.elapsed().as_secs_f64() * 1e3, gpu_ms);
+            self.dirty = false;
+        }
+        if let Some(tex) = self.texture {
+            ui.painter().image(
+                tex,
+                rect,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                egui::Color32::WHITE,
+            );
+        }
+        ui.painter().text(
+            rect.left_bottom() + egui::vec2(8.0, -8.0),
+            egui::Align2::LEFT_BOTTOM,
+            "drag: orbit · right-drag: pan · wheel: zoom · double-click: frame all · click: inspect a cell",
+            egui::FontId::proportional(12.0),
+            egui::Color32::from_gray(200),
+        );
+        picked
+    }
+
+    fn ensure_target(&mut self, w: u32, h: u32) {
+        if self.target.as_ref().is_some_and(|t| t.size() == (w, h)) {
+            return;
+        }
+        let device = &self.render_state.device;
+        let target = RenderTarget::new(device, w, h);
+        let mut renderer = self.render_state.renderer.write();
+        match self.texture {
+            Some(id) => renderer.update_egui_texture_from_wgpu_texture(
+                device,
+                target.color_view(),
+                wgpu::FilterMode::Linear,
+                id,
+            ),
+            None => {
+                self.texture = Some(renderer.register_native_texture(
+                    device,
+                    target.color_view(),
+                    wgpu::FilterMode::Linear,
+                ))
+            }
+        }
+        self.target = Some(target);
+        self.dirty = true;
+    }
+
+    /// The visible cell nearest the viewer among those within `radius`
+    /// (NDC) of `ndc`, applying the same filters as the point shader.
+    fn pick(&self, ndc: Vec2, radius: Vec2, aspect: f32, view: &ViewSettings) -> Option<usize> {
+        let clip_from_world = self.camera.clip_from_world(aspect);
+        let f = &view.filter;
+        let mut best: Option<(usize, f32)> = None;
+        for (i, c) in self.cells.iter().enumerate() {
+            let (p, v) = (Vec3::new(c[0], c[1], c[2]), c[3]);
+            if (f.inside_only && v >= 0.0)
+                || (f.outside_only && v < 0.0)
+                || f.band.is_some_and(|b| v.abs() >= b)
+            {
+                continue;
+            }
+            if let Some(clip) = &f.clip
+                && clip.normal.dot(p) > clip.offset
+            {
+                continue;
+            }
+            let h = clip_from_world * p.extend(1.0);
+            if h.w <= 0.0 {
+                continue;
+            }
+            let s = Vec2::new(h.x, h.y) / h.w;
+            let d = ((s - ndc) / radius).length_squared();
+            let depth = h.z / h.w;
+            if d <= 1.0 && best.is_none_or(|(_, bd)| depth < bd) {
+                best = Some((i, depth));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// Renders the 3D view offscreen at its current size and writes a PNG.
+    pub fn export_png(
+        &self,
+        gpu: &GpuContext,
+        view: &ViewSettings,
+        path: &std::path::Path,
+    ) -> Result<(), String> {
+        let target = self
+            .target
+            .as_ref()
+            .ok_or("the view has not been shown yet")?;
+        self.renderer
+            .render(gpu, target, &self.camera, &self.effective(view));
+        let img = target.read_rgba(gpu).map_err(|e| e.to_string())?;
+        super::panels::write_png(&img, path)
+    }
+
+    /// The slice image as a texture, re-made only when `key` changes.
+    pub fn slice_texture(
+        &mut self,
+        ctx: &egui::Context,
+        key: impl std::fmt::Debug,
+        make: impl FnOnce() -> image::RgbaImage,
+    ) -> egui::TextureHandle {
+        let key = format!("{key:?}");
+        if let Some((k, tex)) = &self.slice
+            && *k == key
+        {
+            return tex.clone();
+        }
+        let img = make();
+        let color = egui::ColorImage::from_rgba_unmultiplied(
+            [img.width() as usize, img.height() as usize],
+            img.as_raw(),
+        );
+        let tex = ctx.load_texture("slice", color, egui::TextureOptions::NEAREST);
+        self.slice = Some((key, tex.clone()));
+        tex
+    }
+}

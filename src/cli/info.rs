@@ -1,0 +1,36 @@
+//! `collidoscope info MESH.obj`: the mesh report.
+
+use std::path::PathBuf;
+
+use crate::mesh::MeshReport;
+
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    /// Wavefront OBJ file.
+    pub mesh: PathBuf,
+    /// Print the report as JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: InfoArgs) -> anyhow::Result<()> {
+    let meshes = crate::mesh::load_obj(&args.mesh)?;
+    let merged = crate::mesh::Mesh::merge(&meshes, args.mesh.display().to_string());
+    merged.validate()?;
+    let report = MeshReport::analyze(&merged);
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    if meshes.len() > 1 {
+        println!("{} objects, reported merged:", meshes.len());
+        for m in &meshes {
+            println!("  {}: {} triangles", m.name, m.triangles.len());
+        }
+    }
+    println!("{report}");
+    for w in report.warnings() {
+        println!("warning: {w}");
+    }
+    Ok(())
+}

@@ -1,0 +1,102 @@
+//! Command-line interface: headless access to every stage.
+//!
+//! `collidoscope` alone opens the viewer; subcommands run the same stages
+//! without a window. Errors print one line and exit non-zero.
+
+mod bench;
+mod info;
+mod render;
+mod sdf;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::stages::sdf_grid::{Backend, SignMode};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "collidoscope",
+    version,
+    about = "GPU collision-detection pipelines: viewer and headless tools",
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// OBJ files to open in the viewer (without a subcommand).
+    pub files: Vec<PathBuf>,
+    /// A scripted viewer session, e.g. "open:spot; compute; filter:inside;
+    /// screenshot:shot.png; quit" (see `app::script` for the steps).
+    #[arg(long)]
+    pub script: Option<String>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Mesh report: counts, welding, boundary and non-manifold edges, orientation.
+    Info(info::InfoArgs),
+    /// Signed distance field of a mesh on a uniform grid, written as .npy + .json.
+    Sdf(sdf::SdfArgs),
+    /// Benchmarks: print a table, write JSON, CSV and a PNG plot.
+    Bench(bench::BenchArgs),
+    /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
+    Render(render::RenderArgs),
+}
+
+/// `--backend` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum BackendArg {
+    /// GPU, BVH-accelerated (exact).
+    Gpu,
+    /// GPU brute force: every cell against every triangle.
+    GpuBrute,
+    /// CPU, BVH-accelerated, all cores.
+    Cpu,
+    /// CPU reference: every cell against every triangle, one thread.
+    CpuRef,
+}
+
+impl From<BackendArg> for Backend {
+    fn from(b: BackendArg) -> Self {
+        match b {
+            BackendArg::Gpu => Backend::Gpu,
+            BackendArg::GpuBrute => Backend::GpuBrute,
+            BackendArg::Cpu => Backend::CpuFast,
+            BackendArg::CpuRef => Backend::CpuReference,
+        }
+    }
+}
+
+/// `--sign` values.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SignArg {
+    /// Angle-weighted pseudo-normal of the closest feature (closed meshes).
+    PseudoNormal,
+    /// Generalised winding number (open or broken meshes).
+    Winding,
+}
+
+impl From<SignArg> for SignMode {
+    fn from(s: SignArg) -> Self {
+        match s {
+            SignArg::PseudoNormal => SignMode::PseudoNormal,
+            SignArg::Winding => SignMode::Winding,
+        }
+    }
+}
+
+/// Runs a subcommand.
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Info(args) => info::run(args),
+        Command::Sdf(args) => sdf::run(args),
+        Command::Bench(args) => bench::run(args),
+        Command::Render(args) => render::run(args),
+    }
+}
+
+/// Loads an OBJ file as one mesh (objects merged), with the path in errors.
+pub fn load_mesh(path: &std::path::Path) -> anyhow::Result<crate::mesh::Mesh> {
+    Ok(crate::mesh::load_obj_merged(path)?)
+}

@@ -1,0 +1,143 @@
+//! `collidoscope sdf MESH.obj --res N --out field.npy`.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use super::{BackendArg, SignArg};
+use crate::gpu::GpuContext;
+use crate::progress::Progress;
+use crate::stages::sdf_grid::export::{FieldSource, write_field};
+use crate::stages::sdf_grid::{
+    self, Backend, CacheOutcome, FieldCache, PreparedMesh, SdfGpu, SdfParams, SignMode,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct SdfArgs {
+    /// Wavefront OBJ file (all objects merged).
+    pub mesh: PathBuf,
+    /// Cells along the longest axis (8–512).
+    #[arg(long, default_value_t = 64)]
+    pub res: u32,
+    #[arg(long, value_enum, default_value = "gpu")]
+    pub backend: BackendArg,
+    /// Grid thickness: padding on every side, as a fraction of the longest side.
+    #[arg(long, default_value_t = 0.1)]
+    pub pad: f32,
+    /// Field thickness: exact distances only within this many cells of the surface.
+    #[arg(long)]
+    pub band: Option<f32>,
+    /// Sign mode; default: pseudo-normal when the mesh is closed and consistently
+    /// oriented, winding otherwise.
+    #[arg(long, value_enum)]
+    pub sign: Option<SignArg>,
+    /// Output .npy file; the JSON sidecar goes beside it.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Neither read nor write the field cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Cache directory (default: ~/.cache/collidoscope).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+}
+
+pub fn run(args: SdfArgs) -> anyhow::Result<()> {
+    let raw = super::load_mesh(&args.mesh)?;
+    let mesh = PreparedMesh::new(&raw)?;
+    let (sign_mode, why) = match args.sign {
+        Some(s) => (SignMode::from(s), "as requested".to_string()),
+        None if mesh.report.pseudo_normal_sign_trusted => (
+            SignMode::PseudoNormal,
+            "the mesh is closed and consistently oriented".to_string(),
+        ),
+        None => (
+            SignMode::Winding,
+            "the mesh is open or broken, so the pseudo-normal sign cannot be trusted".to_string(),
+        ),
+    };
+    let params = SdfParams {
+        resolution: args.res,
+        padding: args.pad,
+        band: args.band,
+        sign_mode,
+    };
+    params.validate()?;
+    let backend = Backend::from(args.backend);
+    if sign_mode == SignMode::PseudoNormal && !mesh.report.pseudo_normal_sign_trusted {
+        eprintln!(
+            "warning: pseudo-normal sign on a mesh that is not closed and consistently oriented; signs near holes are arbitrary (try --sign winding)"
+        );
+    }
+
+    let cache = (!args.no_cache).then(|| {
+        FieldCache::new(
+            args.cache_dir
+                .clone()
+                .unwrap_or_else(FieldCache::default_dir),
+        )
+    });
+    let mut cache_state = "off".to_string();
+    let mut field = None;
+    if let Some(cache) = &cache {
+        match cache.load(mesh.source_hash, &params, backend) {
+            CacheOutcome::Hit(f) => {
+                cache_state = "hit".into();
+                field = Some(*f);
+            }
+            CacheOutcome::Miss => cache_state = "miss".into(),
+            CacheOutcome::Rejected(reason) => {
+                eprintln!("warning: cache entry rejected and rebuilt: {reason}");
+                cache_state = format!("rejected: {reason}");
+            }
+        }
+    }
+    let mut adapter = None;
+    let field = match field {
+        Some(f) => f,
+        None => {
+            let gpu = if backend.is_gpu() {
+                let ctx = GpuContext::headless()?;
+                adapter = Some(ctx.describe());
+                Some(SdfGpu::new(&ctx))
+            } else {
+                None
+            };
+            let f = sdf_grid::compute(&mesh, &params, backend, gpu.as_ref(), &Progress::default())?;
+            if let Some(cache) = &cache
+                && let Err(e) = cache.store(mesh.source_hash, &f)
+            {
+                eprintln!("warning: could not write the field cache: {e}");
+            }
+            f
+        }
+    };
+    let source = FieldSource {
+        mesh_file: &args.mesh.display().to_string(),
+        cache: &cache_state,
+        adapter,
+    };
+    write_field(&args.out, &field, &mesh, &source)
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let d = field.grid.dims;
+    println!(
+        "{}×{}×{} field of {} ({} triangles) by {} in {:.1} ms{}; sign: {} ({why}); {} inside, {} far → {}",
+        d.x,
+        d.y,
+        d.z,
+        args.mesh.display(),
+        mesh.triangle_count(),
+        field.backend.name(),
+        field.timings.total_wall_ms(),
+        if cache_state == "hit" {
+            " (from cache)"
+        } else {
+            ""
+        },
+        sign_mode.name(),
+        field.inside_cells(),
+        field.far_cells(),
+        args.out.display(),
+    );
+    Ok(())
+}

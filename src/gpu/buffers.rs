@@ -1,0 +1,121 @@
+//! Buffer creation and read-back helpers.
+//!
+//! Sizes are checked against the adapter's limits before allocation
+//! ([`BufferCheck`]), so a grid that cannot fit gives an error naming the
+//! limit rather than a wgpu validation panic.
+
+use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
+
+use super::{GpuContext, GpuError};
+
+/// A storage buffer that is about to be created: its label and size.
+pub struct BufferCheck<'a> {
+    pub label: &'a str,
+    pub bytes: u64,
+}
+
+/// A storage buffer initialised from `data` (read-only or read-write in the
+/// shader; also a copy source for read-back).
+pub fn storage_buffer_init<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    label: &str,
+    data: &[T],
+) -> Result<wgpu::Buffer, GpuError> {
+    let bytes = std::mem::size_of_val(data) as u64;
+    gpu.check_storage_size(label, bytes)?;
+    // wgpu rejects zero-sized bindings; a stage with nothing to bind still
+    // gets a valid (4-byte) buffer.
+    let contents: &[u8] = if bytes == 0 {
+        &[0; 4]
+    } else {
+        bytemuck::cast_slice(data)
+    };
+    Ok(gpu
+        .device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+        }))
+}
+
+/// A zeroed read-write storage buffer of `bytes` bytes.
+pub fn storage_buffer_zeroed(
+    gpu: &GpuContext,
+    check: BufferCheck<'_>,
+) -> Result<wgpu::Buffer, GpuError> {
+    gpu.check_storage_size(check.label, check.bytes)?;
+    Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(check.label),
+        size: check.bytes.max(4),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    }))
+}
+
+/// Copies `buffer` to a staging buffer, waits for the GPU and returns its
+/// contents as `T`s. Blocking: call it from a worker thread in the viewer.
+pub fn read_buffer<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    buffer: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>, GpuError> {
+    let bytes = (count * std::mem::size_of::<T>()) as u64;
+    if bytes == 0 {
+        return Ok(Vec::new());
+    }
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("read_buffer::staging"),
+        size: bytes,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("read_buffer::encoder"),
+        });
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    gpu.queue.submit([encoder.finish()]);
+    let what = buffer_label(buffer);
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        // The receiver only goes away if this function already returned.
+        let _ = tx.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| GpuError::Readback {
+            what: what.clone(),
+            reason: e.to_string(),
+        })?;
+    rx.recv()
+        .map_err(|e| GpuError::Readback {
+            what: what.clone(),
+            reason: e.to_string(),
+        })?
+        .map_err(|e| GpuError::Readback {
+            what: what.clone(),
+            reason: e.to_string(),
+        })?;
+    let view = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| GpuError::Readback {
+            what: what.clone(),
+            reason: e.to_string(),
+        })?;
+    let out = bytemuck::cast_slice::<u8, T>(&view).to_vec();
+    drop(view);
+    staging.unmap();
+    Ok(out)
+}
+
+fn buffer_label(buffer: &wgpu::Buffer) -> String {
+    format!("buffer of {} bytes", buffer.size())
+}

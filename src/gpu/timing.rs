@@ -1,0 +1,111 @@
+//! GPU timing: timestamp-query scopes through wgpu-profiler, with wall-clock
+//! time beside them.
+//!
+//! A [`GpuRun`] records one or more command-encoder phases, each inside a
+//! profiler scope, submits them, waits, and returns per-phase GPU time when
+//! the device has timestamp queries (`None` otherwise). The same scopes feed
+//! puffin (wgpu-profiler's `puffin` feature) so the viewer's profiler overlay
+//! shows them.
+
+use std::time::Instant;
+
+use eframe::egui_wgpu::wgpu;
+use wgpu_profiler::{GpuProfiler, GpuProfilerSettings};
+
+use super::{GpuContext, GpuError};
+
+/// One phase's GPU time.
+#[derive(Clone, Debug)]
+pub struct GpuPhase {
+    pub name: String,
+    /// Milliseconds between the phase's timestamps; `None` when the adapter
+    /// has no timestamp queries.
+    pub gpu_ms: Option<f64>,
+}
+
+/// Records phases into one encoder, submits, and measures.
+pub struct GpuRun<'a> {
+    gpu: &'a GpuContext,
+    profiler: GpuProfiler,
+    encoder: wgpu::CommandEncoder,
+    started: Instant,
+}
+
+impl<'a> GpuRun<'a> {
+    pub fn new(gpu: &'a GpuContext, label: &str) -> Result<Self, GpuError> {
+        let profiler = GpuProfiler::new(
+            &gpu.device,
+            GpuProfilerSettings {
+                enable_timer_queries: gpu.has_timestamps,
+                // Debug groups crash lavapipe (vkCmdBeginDebugUtilsLabelEXT).
+                enable_debug_groups: false,
+                max_num_pending_frames: 2,
+            },
+        )
+        .map_err(|e| GpuError::Device(format!("GPU profiler: {e}")))?;
+        let encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
+        Ok(GpuRun {
+            gpu,
+            profiler,
+            encoder,
+            started: Instant::now(),
+        })
+    }
+
+    /// Records a compute pass named `name` (one timestamp scope).
+    pub fn compute_pass(&mut self, name: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
+        let mut scope = self.profiler.scope(name, &mut self.encoder);
+        let mut pass = scope.scoped_compute_pass(name);
+        record(&mut pass);
+    }
+
+    /// Records arbitrary encoder work (copies) under scope `name`.
+    pub fn encoder_work(&mut self, name: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
+        let mut scope = self.profiler.scope(name, &mut self.encoder);
+        record(&mut scope);
+    }
+
+    /// Submits, waits for the GPU, and returns (phases, wall-clock ms from
+    /// creation to completion).
+    pub fn finish(mut self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
+        self.profiler.resolve_queries(&mut self.encoder);
+        self.gpu.queue.submit([self.encoder.finish()]);
+        self.gpu
+            .device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Validation {
+                what: "GPU run".into(),
+                reason: e.to_string(),
+            })?;
+        let wall_ms = self.started.elapsed().as_secs_f64() * 1e3;
+        self.profiler
+            .end_frame()
+            .map_err(|e| GpuError::Validation {
+                what: "GPU profiler".into(),
+                reason: e.to_string(),
+            })?;
+        let period = self.gpu.queue.get_timestamp_period();
+        let results = self
+            .profiler
+            .process_finished_frame(period)
+            .unwrap_or_default();
+        let mut phases = Vec::new();
+        flatten(&results, &mut phases);
+        Ok((phases, wall_ms))
+    }
+}
+
+fn flatten(results: &[wgpu_profiler::GpuTimerQueryResult], out: &mut Vec<GpuPhase>) {
+    for r in results {
+        // A scope and its pass share a name; keep the outermost.
+        if !out.iter().any(|p| p.name == r.label) {
+            out.push(GpuPhase {
+                name: r.label.clone(),
+                gpu_ms: r.time.as_ref().map(|t| (t.end - t.start) * 1e3),
+            });
+        }
+        flatten(&r.nested_queries, out);
+    }
+}

@@ -1,0 +1,111 @@
+//! NumPy `.npy` files (format version 1.0) of little-endian float32 in C
+//! order: `numpy.load("field.npy")` reads what we write.
+//!
+//! ```text
+//! "\x93NUMPY" 1 0 | header length u16 LE | "{'descr': '<f4', 'fortran_order': False, 'shape': (nz, ny, nx), }" spaces "\n" | data
+//! ```
+//! The header is padded so the data starts at a multiple of 64 bytes.
+
+use std::path::Path;
+
+const MAGIC: &[u8; 6] = b"\x93NUMPY";
+
+/// A float32 array read back from a `.npy` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NpyArray {
+    pub shape: Vec<usize>,
+    pub data: Vec<f32>,
+}
+
+/// Encodes `data` with `shape` (C order) as `.npy` bytes.
+pub fn encode_npy_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape_text = if dims.len() == 1 {
+        format!("({},)", dims[0])
+    } else {
+        format!("({})", dims.join(", "))
+    };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
+    header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
+    header.push('\n');
+    let mut out = Vec::with_capacity(10 + header.len() + data.len() * 4);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[1, 0]);
+    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    for v in data {
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    out
+}
+
+/// Writes a `.npy` file atomically.
+pub fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> std::io::Result<()> {
+    super::write_atomically(path, &encode_npy_f32(shape, data))
+}
+
+/// Reads a little-endian float32, C-order `.npy` file.
+pub fn read_npy_f32(path: &Path) -> Result<NpyArray, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    decode_npy_f32(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
+    if bytes.len() < 10 || &bytes[..6] != MAGIC || bytes[6] != 1 {
+        return Err("not a version-1 .npy file".into());
+    }
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = bytes.get(10..10 + header_len).ok_or("truncated header")?;
+    let header = std::str::from_utf8(header).map_err(|_| "header is not text")?;
+    if !header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False") {
+        return Err(format!(
+            "only little-endian float32 in C order is supported, found {header}"
+        ));
+    }
+    let shape_text = header
+        .split("'shape': (")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .ok_or("header has no shape")?;
+    let shape = shape_text
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad shape entry {s:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let data = &bytes[10 + header_len..];
+    let count: usize = shape.iter().product();
+    if data.len() != count * 4 {
+        return Err(format!(
+            "expected {count} floats, found {} bytes",
+            data.len()
+        ));
+    }
+    let data = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok(NpyArray { shape, data })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_keeps_shape_and_values_and_aligns_data() {
+        let data: Vec<f32> = (0..24).map(|i| i as f32 * 0.5 - 3.0).collect();
+        let bytes = encode_npy_f32(&[2, 3, 4], &data);
+        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+        assert_eq!((10 + header_len) % 64, 0);
+        let back = decode_npy_f32(&bytes).unwrap();
+        assert_eq!(back.shape, vec![2, 3, 4]);
+        assert_eq!(back.data, data);
+        assert!(decode_npy_f32(&bytes[..bytes.len() - 1]).is_err());
+        assert!(decode_npy_f32(b"garbage bytes here").is_err());
+    }
+}

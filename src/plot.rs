@@ -1,0 +1,172 @@
+//! PNG line charts for benchmark results and timing histories (plotters on
+//! an RGB buffer, encoded by `image`; text in egui's embedded Ubuntu font, so
+//! no system fonts are needed).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::coord::ranged1d::ValueFormatter;
+use plotters::prelude::*;
+
+/// One named line of (x, y) points.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One chart of a figure.
+pub struct Panel<'a> {
+    pub title: &'a str,
+    pub x_label: &'a str,
+    pub y_label: &'a str,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub series: &'a [Series],
+}
+
+const FONT: &str = "collidoscope-sans";
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+];
+
+fn register_font() -> Result<(), String> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            plotters::style::register_font(
+                FONT,
+                FontStyle::Normal,
+                epaint_default_fonts::UBUNTU_LIGHT,
+            )
+            .map_err(|_| "the embedded font could not be loaded".to_string())
+        })
+        .clone()
+}
+
+/// Draws `panels` side by side into a `width`×`height` PNG at `path`
+/// (written atomically).
+pub fn write_png(path: &Path, width: u32, height: u32, panels: &[Panel<'_>]) -> Result<(), String> {
+    register_font()?;
+    let mut rgb = vec![255u8; (width * height * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let areas = root.split_evenly((1, panels.len().max(1)));
+        for (area, panel) in areas.iter().zip(panels) {
+            draw_panel(area, panel).map_err(|e| e.to_string())?;
+        }
+        root.present().map_err(|e| e.to_string())?;
+    }
+    let img =
+        image::RgbImage::from_raw(width, height, rgb).ok_or("plot buffer has the wrong size")?;
+    let mut png = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .map_err(|e| e.to_string())?;
+    crate::io::write_atomically(path, &png)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+fn range(values: impl Iterator<Item = f64>, log: bool) -> std::ops::Range<f64> {
+    let (mut lo, mut hi) = values
+        .filter(|v| v.is_finite() && (!log || *v > 0.0))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+    if !lo.is_finite() {
+        (lo, hi) = (1.0, 10.0);
+    }
+    if log {
+        (lo / 1.5)..(hi * 1.5)
+    } else {
+        let pad = ((hi - lo) * 0.05).max(1e-9);
+        (lo - pad).min(0.0)..(hi + pad)
+    }
+}
+
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    panel: &Panel<'_>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let xs = range(
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0)),
+        panel.log_x,
+    );
+    let ys = range(
+        panel
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1)),
+        panel.log_y,
+    );
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(panel.title, (FONT, 22))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64);
+    // plotters types log and linear axes differently; one macro-free helper
+    // per combination keeps the drawing code shared.
+    match (panel.log_x, panel.log_y) {
+        (true, true) => plot_series(
+            builder.build_cartesian_2d(xs.log_scale(), ys.log_scale())?,
+            panel,
+        ),
+        (true, false) => plot_series(builder.build_cartesian_2d(xs.log_scale(), ys)?, panel),
+        (false, true) => plot_series(builder.build_cartesian_2d(xs, ys.log_scale())?, panel),
+        (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel),
+    }
+}
+
+fn plot_series<'a, DB, X, Y>(
+    mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    panel: &Panel<'_>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    DB: DrawingBackend + 'a,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(panel.x_label)
+        .y_desc(panel.y_label)
+        .label_style((FONT, 15))
+        .axis_desc_style((FONT, 17))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (i, s) in panel.series.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .copied()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
+            .label(s.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
+            });
+        chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .label_font((FONT, 15))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()?;
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! What is loaded and how the pipeline runs on it, independent of the UI:
+//! the mesh source, the prepared mesh, and background jobs that run stages
+//! off the UI thread with progress and cancellation.
+
+mod jobs;
+
+pub use jobs::Job;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::mesh::{Mesh, MeshError};
+use crate::stages::sdf_grid::PreparedMesh;
+
+/// Where a mesh came from.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum MeshSource {
+    /// A sample embedded in the binary ([`crate::assets::SAMPLES`]).
+    Sample(String),
+    File(PathBuf),
+}
+
+impl MeshSource {
+    pub fn label(&self) -> String {
+        match self {
+            MeshSource::Sample(name) => format!("{name} (sample)"),
+            MeshSource::File(p) => p.display().to_string(),
+        }
+    }
+
+    pub fn load(&self) -> Result<Mesh, MeshError> {
+        match self {
+            MeshSource::Sample(name) => crate::assets::load_sample(name),
+            MeshSource::File(path) => crate::mesh::load_obj_merged(path),
+        }
+    }
+}
+
+/// A mesh that loaded, validated and prepared for the stages.
+pub struct LoadedMesh {
+    pub source: MeshSource,
+    pub raw: Mesh,
+    pub prepared: Arc<PreparedMesh>,
+}
+
+impl LoadedMesh {
+    /// Loads and prepares; an error leaves whatever scene the caller had.
+    pub fn load(source: MeshSource) -> Result<Self, MeshError> {
+        let raw = source.load()?;
+        let prepared = Arc::new(PreparedMesh::new(&raw)?);
+        Ok(LoadedMesh {
+            source,
+            raw,
+            prepared,
+        })
+    }
+}

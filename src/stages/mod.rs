@@ -1,0 +1,4 @@
+//! Pipeline stages. Each stage has a CPU reference and a GPU implementation
+//! that take the same inputs and return the same product type.
+
+pub mod sdf_grid;

@@ -1,0 +1,90 @@
+//! Writing a field as `.npy` + JSON sidecar (the CLI's `sdf --out` and the
+//! viewer's export share this).
+//!
+//! The array is float32, C order, shape `(nz, ny, nx)`: `field[k][j][i]` is
+//! the signed distance at `origin + (i, j, k) * cell_size`, negative inside.
+//! In Python: `f = np.load("field.npy"); meta = json.load(open("field.json"))`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::{PreparedMesh, SdfField};
+
+/// What the sidecar says about where the field came from.
+pub struct FieldSource<'a> {
+    /// The mesh file as given.
+    pub mesh_file: &'a str,
+    /// "hit", "miss", "off" or "rejected: …".
+    pub cache: &'a str,
+    /// The GPU adapter, if a GPU backend ran.
+    pub adapter: Option<String>,
+}
+
+/// The JSON sidecar of a field.
+pub fn sidecar(
+    field: &SdfField,
+    mesh: &PreparedMesh,
+    source: &FieldSource<'_>,
+) -> serde_json::Value {
+    let d = field.grid.dims;
+    let mut gpu_ms = serde_json::Map::new();
+    let mut wall_ms = serde_json::Map::new();
+    for p in &field.timings.phases {
+        wall_ms.insert(p.name.clone(), json!(p.wall_ms));
+        if let Some(g) = p.gpu_ms {
+            gpu_ms.insert(p.name.clone(), json!(g));
+        }
+    }
+    json!({
+        "format": "collidoscope sdf grid 1",
+        "shape": [d.z, d.y, d.x],
+        "axis_order": "zyx",
+        "dtype": "float32",
+        "origin": field.grid.origin.to_array(),
+        "cell_size": field.grid.cell_size,
+        "sign": "negative inside",
+        "sign_mode": field.params.sign_mode.name(),
+        "backend": field.backend.name(),
+        "resolution": field.params.resolution,
+        "padding": field.params.padding,
+        "band_cells": field.params.band,
+        "band_world": field.band_world(),
+        "far_value_meaning": "cells farther than the band hold ±band_world",
+        "far_cells": field.far_cells(),
+        "inside_cells": field.inside_cells(),
+        "mesh": source.mesh_file,
+        "mesh_hash": format!("{:016x}", mesh.source_hash),
+        "triangles": mesh.triangle_count(),
+        "degenerate_triangles_skipped": mesh.degenerate_skipped,
+        "mesh_warnings": mesh.report.warnings(),
+        "distance_evaluations": field.distance_evaluations,
+        "timings_ms": wall_ms,
+        "gpu_timings_ms": gpu_ms,
+        "adapter": source.adapter,
+        "cache": source.cache,
+    })
+}
+
+/// The sidecar path of `npy`: same name, `.json`.
+pub fn sidecar_path(npy: &Path) -> PathBuf {
+    npy.with_extension("json")
+}
+
+/// Writes `field` to `npy` and its sidecar beside it, each atomically.
+pub fn write_field(
+    npy: &Path,
+    field: &SdfField,
+    mesh: &PreparedMesh,
+    source: &FieldSource<'_>,
+) -> std::io::Result<()> {
+    let d = field.grid.dims;
+    crate::io::write_npy_f32(
+        npy,
+        &[d.z as usize, d.y as usize, d.x as usize],
+        &field.values,
+    )?;
+    let text = serde_json::to_string_pretty(&sidecar(field, mesh, source))
+        .map_err(std::io::Error::other)?;
+    crate::io::write_atomically(&sidecar_path(npy), text.as_bytes())
+}

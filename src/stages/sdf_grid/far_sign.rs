@@ -1,0 +1,98 @@
+//! The finishing step shared by every backend: signs of far cells, and the
+//! winding-number sign mode.
+//!
+//! *Far cells* (outside the narrow band) carry no closest triangle. With the
+//! band at least one cell wide, two 6-neighbouring far cells cannot lie on
+//! opposite sides of the surface: a surface crossing the segment between
+//! their centres (length h) would be within h/2 of one of them. So every
+//! 6-connected component of far cells has one sign, which one exactly
+//! evaluated representative decides (a full BVH query, pseudo-normal sign).
+//!
+//! In *winding* mode every cell's sign is the generalised winding number's
+//! (inside where w > ½, Barill et al. 2018's fast evaluation), magnitudes
+//! untouched.
+
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::cpu::signed_cell;
+use super::{FAR, PreparedMesh, SdfField, SignMode};
+use crate::geom::closest_point_triangle;
+
+/// Inside where the winding number exceeds this.
+pub const WINDING_INSIDE: f32 = 0.5;
+
+pub(super) fn finish_signs(mesh: &PreparedMesh, field: &mut SdfField) {
+    let start = Instant::now();
+    let mut touched = false;
+    if field.params.sign_mode == SignMode::Winding {
+        let points: Vec<_> = (0..field.grid.num_cells())
+            .map(|c| field.grid.center_of(c))
+            .collect();
+        let w = mesh.winding().winding_numbers(&points);
+        field.values.par_iter_mut().zip(w).for_each(|(v, w)| {
+            let magnitude = v.abs();
+            *v = if w > WINDING_INSIDE {
+                -magnitude
+            } else {
+                magnitude
+            };
+        });
+        touched = true;
+    } else if field.closest.contains(&FAR) {
+        sign_far_components(mesh, field);
+        touched = true;
+    }
+    if touched {
+        field
+            .timings
+            .push("sign", start.elapsed().as_secs_f64() * 1e3, None);
+    }
+}
+
+fn sign_far_components(mesh: &PreparedMesh, field: &mut SdfField) {
+    let grid = field.grid;
+    let n = grid.num_cells();
+    let dims = grid.dims;
+    let mut visited = vec![false; n];
+    let mut stack = Vec::new();
+    let mut component = Vec::new();
+    for start in 0..n {
+        if visited[start] || field.closest[start] != FAR {
+            continue;
+        }
+        // Flood the component, then sign it from its first cell.
+        visited[start] = true;
+        stack.push(start);
+        component.clear();
+        while let Some(c) = stack.pop() {
+            component.push(c);
+            let ijk = grid.coords(c);
+            let neighbours = [
+                (ijk.x > 0).then(|| c - 1),
+                (ijk.x + 1 < dims.x).then(|| c + 1),
+                (ijk.y > 0).then(|| c - dims.x as usize),
+                (ijk.y + 1 < dims.y).then(|| c + dims.x as usize),
+                (ijk.z > 0).then(|| c - (dims.x * dims.y) as usize),
+                (ijk.z + 1 < dims.z).then(|| c + (dims.x * dims.y) as usize),
+            ];
+            for nb in neighbours.into_iter().flatten() {
+                if !visited[nb] && field.closest[nb] == FAR {
+                    visited[nb] = true;
+                    stack.push(nb);
+                }
+            }
+        }
+        let p = grid.center_of(start);
+        let sign = mesh
+            .bvh
+            .nearest(p, f32::INFINITY, |t| {
+                closest_point_triangle(p, mesh.mesh.corners(t as usize)).distance_squared
+            })
+            .map_or(1.0, |(t, d2)| signed_cell(mesh, p, t, d2).0.signum());
+        for &c in &component {
+            field.values[c] = sign * field.values[c].abs();
+        }
+    }
+}

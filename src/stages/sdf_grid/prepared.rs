@@ -1,0 +1,81 @@
+//! A mesh made ready for distance queries: welded, checked, degenerate
+//! triangles set aside, per-triangle feature normals and a BVH.
+
+use std::sync::OnceLock;
+
+use glam::Vec3;
+
+use crate::geom::{Aabb, Bvh, FastWinding};
+use crate::mesh::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
+
+/// Largest leaf of the query BVH (triangles).
+const BVH_LEAF_SIZE: usize = 4;
+
+/// The input every SDF backend takes.
+pub struct PreparedMesh {
+    /// Welded mesh holding only the triangles with non-zero area; field
+    /// products index triangles of this mesh.
+    pub mesh: Mesh,
+    /// Content hash of the mesh as loaded (before welding), for the cache.
+    pub source_hash: u64,
+    /// The report of the mesh as loaded.
+    pub report: MeshReport,
+    /// Zero-area triangles left out of the field.
+    pub degenerate_skipped: usize,
+    /// `[face, edge01, edge12, edge20, v0, v1, v2]` pseudo-normals per triangle.
+    pub feature_normals: Vec<[Vec3; 7]>,
+    pub bvh: Bvh,
+    winding: OnceLock<FastWinding>,
+}
+
+impl PreparedMesh {
+    pub fn new(source: &Mesh) -> Result<Self, MeshError> {
+        puffin::profile_function!();
+        source.validate()?;
+        let report = MeshReport::analyze(source);
+        let welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
+        let topology = Topology::build(&welded);
+        let normals = PseudoNormals::compute(&welded, &topology);
+        let keep: Vec<usize> = (0..welded.triangles.len())
+            .filter(|&t| welded.triangle_area(t) > 0.0)
+            .collect();
+        if keep.is_empty() {
+            return Err(MeshError::AllDegenerate {
+                name: source.name.clone(),
+            });
+        }
+        let feature_normals = keep
+            .iter()
+            .map(|&t| normals.triangle_feature_normals(&topology, &welded, t))
+            .collect();
+        let mesh = Mesh::new(
+            welded.name.clone(),
+            welded.positions.clone(),
+            keep.iter().map(|&t| welded.triangles[t]).collect(),
+        );
+        let bounds: Vec<Aabb> = (0..mesh.triangles.len())
+            .map(|t| Aabb::from_points(&mesh.corners(t)))
+            .collect();
+        let centroids: Vec<Vec3> = bounds.iter().map(Aabb::center).collect();
+        let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
+        Ok(PreparedMesh {
+            degenerate_skipped: welded.triangles.len() - keep.len(),
+            mesh,
+            source_hash: source.content_hash(),
+            report,
+            feature_normals,
+            bvh,
+            winding: OnceLock::new(),
+        })
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.mesh.triangles.len()
+    }
+
+    /// The fast winding-number evaluator, built on first use.
+    pub fn winding(&self) -> &FastWinding {
+        self.winding
+            .get_or_init(|| FastWinding::new(&self.mesh.positions, &self.mesh.triangles))
+    }
+}

@@ -1,0 +1,60 @@
+//! Per-phase timings shared by every stage product, the profiler overlay and
+//! the benchmark tables.
+
+use serde::Serialize;
+
+/// One phase of a stage run: wall-clock time on the CPU side and, for GPU
+/// phases on an adapter with timestamp queries, the GPU's own time.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PhaseTiming {
+    pub name: String,
+    pub wall_ms: f64,
+    pub gpu_ms: Option<f64>,
+}
+
+/// The phases of one run, in order.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Timings {
+    pub phases: Vec<PhaseTiming>,
+}
+
+impl Timings {
+    pub fn push(&mut self, name: impl Into<String>, wall_ms: f64, gpu_ms: Option<f64>) {
+        self.phases.push(PhaseTiming {
+            name: name.into(),
+            wall_ms,
+            gpu_ms,
+        });
+    }
+
+    /// Runs `f`, recording its wall-clock time under `name`.
+    pub fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
+        puffin::profile_scope!("phase", name);
+        let start = std::time::Instant::now();
+        let out = f();
+        self.push(name, start.elapsed().as_secs_f64() * 1e3, None);
+        out
+    }
+
+    pub fn total_wall_ms(&self) -> f64 {
+        self.phases.iter().map(|p| p.wall_ms).sum()
+    }
+
+    /// Sum of the GPU times, if any phase has one.
+    pub fn total_gpu_ms(&self) -> Option<f64> {
+        let gpu: Vec<f64> = self.phases.iter().filter_map(|p| p.gpu_ms).collect();
+        (!gpu.is_empty()).then(|| gpu.iter().sum())
+    }
+
+    /// `{"phase": ms, ...}` with GPU time where known, wall time otherwise.
+    pub fn to_json_ms(&self) -> serde_json::Value {
+        let mut map = serde_json::Map::new();
+        for p in &self.phases {
+            map.insert(
+                p.name.clone(),
+                serde_json::json!(p.gpu_ms.unwrap_or(p.wall_ms)),
+            );
+        }
+        serde_json::Value::Object(map)
+    }
+}

@@ -1,0 +1,334 @@
+//! The command-line tool: `sdf` round trip, the cache, and one readable
+//! error line for every kind of bad input.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use collidoscope::io::read_npy_f32;
+use collidoscope::progress::Progress;
+use collidoscope::stages::sdf_grid::{self, Backend, PreparedMesh, SdfParams, SignMode};
+
+fn exe() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
+    c.env_remove("RUST_BACKTRACE");
+    c
+}
+
+fn asset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(name)
+}
+
+fn run_ok(args: &[&str]) -> String {
+    let out = exe().args(args).output().expect("runs");
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs a command that must fail with one readable line and no panic.
+fn run_err(args: &[&str]) -> String {
+    let out = exe().args(args).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success(),
+        "{args:?} should fail; stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        !stderr.contains("panicked")
+            && !stderr.contains("internal error")
+            && !stderr.contains("RUST_BACKTRACE"),
+        "{args:?} panicked: {stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(
+        lines.len(),
+        1,
+        "{args:?} should print one error line, got: {stderr}"
+    );
+    assert!(lines[0].starts_with("error: "), "{args:?}: {stderr}");
+    stderr
+}
+
+#[test]
+fn sdf_writes_npy_and_sidecar_that_match_the_library() {
+    let dir = common::scratch("cli-sdf");
+    let out = dir.join("field.npy");
+    let spot = asset("spot.obj");
+    let stdout = run_ok(&[
+        "sdf",
+        spot.to_str().unwrap(),
+        "--res",
+        "16",
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("pseudo-normal"),
+        "the CLI says which sign mode it used: {stdout}"
+    );
+    let npy = read_npy_f32(&out).expect("npy reads");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("field.json")).unwrap()).unwrap();
+    let shape: Vec<usize> = meta["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(npy.shape, shape);
+    assert_eq!(meta["axis_order"], "zyx");
+    assert_eq!(meta["sign"], "negative inside");
+    assert_eq!(meta["sign_mode"], "pseudo-normal");
+    assert_eq!(meta["backend"], "cpu");
+    assert!(meta["mesh_hash"].as_str().unwrap().len() == 16);
+    assert!(meta["timings_ms"]["distance"].as_f64().unwrap() >= 0.0);
+
+    let mesh = PreparedMesh::new(&collidoscope::mesh::load_obj_merged(&spot).unwrap()).unwrap();
+    let params = SdfParams {
+        resolution: 16,
+        padding: 0.1,
+        band: None,
+        sign_mode: SignMode::PseudoNormal,
+    };
+    let lib =
+        sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
+    assert_eq!(npy.data, lib.values, "the file holds the library's field");
+    let origin: Vec<f32> = meta["origin"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap() as f32)
+        .collect();
+    assert_eq!(origin, lib.grid.origin.to_array().to_vec());
+    // Index convention: npy[k][j][i] is cell (i, j, k).
+    let (nx, ny) = (shape[2], shape[1]);
+    let (i, j, k) = (3usize, 5usize, 7usize);
+    assert_eq!(
+        npy.data[i + nx * (j + ny * k)],
+        lib.values[lib.grid.index(glam::UVec3::new(3, 5, 7))]
+    );
+}
+
+#[test]
+fn open_mesh_defaults_to_winding_sign_and_says_so() {
+    let dir = common::scratch("cli-open");
+    let out = dir.join("teapot.npy");
+    let stdout = run_ok(&[
+        "sdf",
+        asset("teapot.obj").to_str().unwrap(),
+        "--res",
+        "12",
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        stdout.contains("winding") && stdout.contains("open"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn gpu_backend_round_trip() {
+    let _ = common::gpu();
+    let dir = common::scratch("cli-gpu");
+    let out = dir.join("f.npy");
+    run_ok(&[
+        "sdf",
+        asset("suzanne.obj").to_str().unwrap(),
+        "--res",
+        "16",
+        "--backend",
+        "gpu",
+        "--sign",
+        "winding",
+        "--no-cache",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("f.json")).unwrap()).unwrap();
+    assert_eq!(meta["backend"], "gpu");
+    assert!(meta["adapter"].as_str().is_some_and(|a| !a.is_empty()));
+}
+
+#[test]
+fn cache_hits_on_second_run_and_rebuilds_a_corrupt_file() {
+    let dir = common::scratch("cli-cache");
+    let cache = dir.join("cache");
+    let out = dir.join("f.npy");
+    let args = |out: &Path| {
+        vec![
+            "sdf".to_string(),
+            asset("woody.obj").display().to_string(),
+            "--res".into(),
+            "12".into(),
+            "--backend".into(),
+            "cpu".into(),
+            "--cache-dir".into(),
+            cache.display().to_string(),
+            "--out".into(),
+            out.display().to_string(),
+        ]
+    };
+    let cache_state = |out: &Path| -> String {
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.with_extension("json")).unwrap()).unwrap();
+        meta["cache"].as_str().unwrap().to_string()
+    };
+    let a: Vec<String> = args(&out);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    run_ok(&a);
+    assert_eq!(cache_state(&out), "miss");
+    let first = read_npy_f32(&out).unwrap();
+    run_ok(&a);
+    assert_eq!(cache_state(&out), "hit");
+    assert_eq!(
+        read_npy_f32(&out).unwrap(),
+        first,
+        "a cache hit gives the same field"
+    );
+
+    // Corrupt the cached file: flip a byte in the middle.
+    let entry = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().extension().is_some_and(|x| x == "sdfcache"))
+        .expect("a cache file")
+        .path();
+    let mut bytes = std::fs::read(&entry).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x5a;
+    std::fs::write(&entry, &bytes).unwrap();
+    run_ok(&a);
+    assert!(
+        cache_state(&out).starts_with("rejected"),
+        "{}",
+        cache_state(&out)
+    );
+    assert_eq!(read_npy_f32(&out).unwrap(), first);
+    // Truncated.
+    std::fs::write(&entry, &bytes[..100]).unwrap();
+    run_ok(&a);
+    assert!(cache_state(&out).starts_with("rejected"));
+    run_ok(&a);
+    assert_eq!(cache_state(&out), "hit", "the rebuilt entry is used again");
+}
+
+#[test]
+fn info_reports_open_and_closed_meshes() {
+    let spot = run_ok(&["info", asset("spot.obj").to_str().unwrap()]);
+    let teapot = run_ok(&["info", asset("teapot.obj").to_str().unwrap()]);
+    assert!(!spot.contains("warning"), "spot is closed: {spot}");
+    assert!(teapot.contains("warning"), "teapot is open: {teapot}");
+    let json = run_ok(&["info", "--json", asset("teapot.obj").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["closed"], false);
+    assert!(v["boundary_edges"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn every_bad_input_gets_one_readable_error_line() {
+    let dir = common::scratch("cli-bad");
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let out = dir.join("out.npy").display().to_string();
+    let cases: Vec<(String, &str)> = vec![
+        (dir.join("missing.obj").display().to_string(), "cannot read"),
+        (
+            write(
+                "garbage.obj",
+                &[0xff, 0x00, 0x13, 0x37, 0x80, 0x81, 0xfe, 0x0a, 0x00, 0x00],
+            ),
+            "",
+        ),
+        (
+            write("range.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"),
+            "",
+        ),
+        (
+            write("nan.obj", b"v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"),
+            "",
+        ),
+        (write("empty.obj", b"# nothing here\n"), "no triangles"),
+        (
+            write("flat.obj", b"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n"),
+            "zero area",
+        ),
+    ];
+    for (path, expect) in &cases {
+        for sub in [
+            vec!["info", path.as_str()],
+            vec![
+                "sdf",
+                path.as_str(),
+                "--backend",
+                "cpu",
+                "--no-cache",
+                "--out",
+                out.as_str(),
+            ],
+        ] {
+            let err = run_err(&sub);
+            assert!(
+                err.contains(expect),
+                "{sub:?}: expected {expect:?} in {err}"
+            );
+        }
+    }
+    let spot = asset("spot.obj").display().to_string();
+    let err = run_err(&["sdf", &spot, "--res", "4096", "--no-cache", "--out", &out]);
+    assert!(err.contains("resolution"), "{err}");
+    assert!(!Path::new(&out).exists(), "a failed run writes no output");
+}
+
+#[test]
+fn a_grid_beyond_the_gpu_limits_names_the_limit() {
+    let gpu = common::gpu();
+    let limit = gpu.device.limits().max_storage_buffer_binding_size;
+    let err = gpu
+        .check_storage_size("a test buffer", limit + 1)
+        .expect_err("one byte over the limit");
+    assert!(
+        err.to_string().contains("max_storage_buffer_binding_size"),
+        "{err}"
+    );
+    // 512³ cells × 4 bytes = 512 MiB; lavapipe binds at most 128 MiB.
+    if limit >= 512 * 512 * 512 * 4 {
+        eprintln!("this adapter binds {limit} bytes; a 512³ grid fits, nothing to check here");
+        return;
+    }
+    let dir = common::scratch("cli-limit");
+    let out = dir.join("big.npy").display().to_string();
+    let err = run_err(&[
+        "sdf",
+        asset("suzanne.obj").to_str().unwrap(),
+        "--res",
+        "512",
+        "--backend",
+        "gpu-brute",
+        "--no-cache",
+        "--out",
+        &out,
+    ]);
+    assert!(
+        err.contains("max_storage_buffer_binding_size") || err.contains("max_buffer_size"),
+        "{err}"
+    );
+}

@@ -1,0 +1,28 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)] // each test binary uses a different subset
+
+use collidoscope::gpu::GpuContext;
+use collidoscope::mesh::Mesh;
+
+/// The GPU context for tests. There is no silent skip: without an adapter
+/// the test fails and says what to install.
+pub fn gpu() -> GpuContext {
+    match GpuContext::headless() {
+        Ok(g) => g,
+        Err(e) => panic!(
+            "GPU tests need a Vulkan adapter; on a machine without a GPU run `apt install mesa-vulkan-drivers libvulkan1` (lavapipe). Error: {e}"
+        ),
+    }
+}
+
+pub fn sample(name: &str) -> Mesh {
+    collidoscope::assets::load_sample(name).unwrap_or_else(|e| panic!("sample {name}: {e}"))
+}
+
+/// A unique scratch directory under the system temp dir.
+pub fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("collidoscope-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}

@@ -1,0 +1,287 @@
+//! The SDF grid stage: GPU backends and the CPU fast backend against the
+//! CPU reference, analytic shapes, narrow band, sign modes.
+
+mod common;
+
+use collidoscope::geom::closest_point_triangle;
+use collidoscope::mesh::{
+    Mesh, PrimitiveKind, box_mesh, primitive_with_triangles, torus, uv_sphere,
+};
+use collidoscope::progress::Progress;
+use collidoscope::stages::sdf_grid::{
+    self, Backend, FAR, PreparedMesh, SdfField, SdfGpu, SdfParams, SignMode,
+};
+use glam::Vec3;
+
+fn field(
+    mesh: &PreparedMesh,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+) -> SdfField {
+    sdf_grid::compute(mesh, params, backend, gpu, &Progress::default())
+        .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
+}
+
+/// Compares `got` with the reference: |Δ| within float32 tolerance of the
+/// grid diagonal, identical signs (when `closed`, away from the surface's
+/// rounding zone), and a closest triangle that really is closest (ties
+/// allowed). Panics naming the first failing cell.
+fn assert_matches_reference(
+    label: &str,
+    mesh: &PreparedMesh,
+    reference: &SdfField,
+    got: &SdfField,
+    closed: bool,
+) {
+    assert_eq!(reference.grid, got.grid, "{label}: grids differ");
+    let tol = 2e-5 * reference.grid.bounds().diagonal();
+    let mut max = 0.0f32;
+    for cell in 0..reference.values.len() {
+        let (r, g) = (reference.values[cell], got.values[cell]);
+        let diff = (r.abs() - g.abs()).abs();
+        max = max.max(diff);
+        assert!(
+            diff <= tol,
+            "{label}: cell {cell} at {:?}: reference {r}, got {g} (|Δ| {diff} > {tol})",
+            reference.grid.center_of(cell)
+        );
+        if closed && r.abs() > tol {
+            assert_eq!(
+                r < 0.0,
+                g < 0.0,
+                "{label}: sign differs at cell {cell} at {:?}: reference {r}, got {g}",
+                reference.grid.center_of(cell)
+            );
+        }
+        if let Some((t, _)) = got.closest_feature(cell) {
+            let p = reference.grid.center_of(cell);
+            let d = closest_point_triangle(p, mesh.mesh.corners(t as usize))
+                .distance_squared
+                .sqrt();
+            assert!(
+                (d - r.abs()).abs() <= tol,
+                "{label}: cell {cell}: reported closest triangle {t} is at {d}, the closest is at {}",
+                r.abs()
+            );
+        } else {
+            assert_eq!(
+                reference.closest[cell], FAR,
+                "{label}: cell {cell} is far in the result but not in the reference"
+            );
+        }
+    }
+    eprintln!("{label}: max |Δ| {max:e} (tolerance {tol:e})");
+}
+
+fn compare_all_backends(
+    name: &str,
+    mesh: &Mesh,
+    resolution: u32,
+    closed: bool,
+    sign_mode: SignMode,
+) {
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let prepared = PreparedMesh::new(mesh).expect("mesh prepares");
+    let params = SdfParams {
+        resolution,
+        padding: 0.1,
+        band: None,
+        sign_mode,
+    };
+    let reference = field(&prepared, &params, Backend::CpuReference, None);
+    for backend in [Backend::CpuFast, Backend::GpuBrute, Backend::Gpu] {
+        let got = field(&prepared, &params, backend, Some(&gpu));
+        assert_matches_reference(
+            &format!("{name} {}", backend.name()),
+            &prepared,
+            &reference,
+            &got,
+            closed,
+        );
+    }
+}
+
+#[test]
+fn backends_agree_on_closed_spot() {
+    compare_all_backends(
+        "spot",
+        &common::sample("spot"),
+        20,
+        true,
+        SignMode::PseudoNormal,
+    );
+}
+
+#[test]
+fn backends_agree_on_generated_primitives() {
+    for kind in [
+        PrimitiveKind::Box,
+        PrimitiveKind::Cone,
+        PrimitiveKind::Cylinder,
+        PrimitiveKind::Torus,
+        PrimitiveKind::Sphere,
+    ] {
+        let mesh = primitive_with_triangles(kind, 400);
+        compare_all_backends(&mesh.name.clone(), &mesh, 16, true, SignMode::PseudoNormal);
+    }
+}
+
+#[test]
+fn backends_agree_on_open_teapot_in_both_sign_modes() {
+    let teapot = common::sample("teapot");
+    compare_all_backends(
+        "teapot pseudo-normal",
+        &teapot,
+        16,
+        false,
+        SignMode::PseudoNormal,
+    );
+    compare_all_backends("teapot winding", &teapot, 16, true, SignMode::Winding);
+}
+
+#[test]
+fn fine_sphere_matches_the_exact_sphere_distance() {
+    // uv sphere of radius 0.5 (the generator's); tessellation error bounded
+    // by the sagitta of the coarsest angular step.
+    let (stacks, slices) = (48u32, 96u32);
+    let mesh = uv_sphere(stacks, slices);
+    let radius = mesh
+        .positions
+        .iter()
+        .map(|p| p.length())
+        .fold(0.0, f32::max);
+    let step = std::f32::consts::PI / stacks as f32;
+    let sagitta = radius * (1.0 - (step).cos()) * 2.0;
+    let prepared = PreparedMesh::new(&mesh).unwrap();
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let params = SdfParams {
+        resolution: 24,
+        ..SdfParams::default()
+    };
+    let f = field(&prepared, &params, Backend::Gpu, Some(&gpu));
+    for (cell, v) in f.values.iter().enumerate() {
+        let exact = f.grid.center_of(cell).length() - radius;
+        assert!(
+            (v - exact).abs() <= sagitta + 1e-5,
+            "cell {cell}: {v} vs exact {exact} (allowed {sagitta})"
+        );
+    }
+}
+
+#[test]
+fn box_matches_the_exact_box_distance() {
+    let mesh = box_mesh(3);
+    let half = Vec3::splat(0.5);
+    let prepared = PreparedMesh::new(&mesh).unwrap();
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let params = SdfParams {
+        resolution: 20,
+        padding: 0.3,
+        ..SdfParams::default()
+    };
+    for backend in [Backend::Gpu, Backend::GpuBrute, Backend::CpuFast] {
+        let f = field(&prepared, &params, backend, Some(&gpu));
+        for (cell, v) in f.values.iter().enumerate() {
+            let p = f.grid.center_of(cell);
+            let q = p.abs() - half;
+            let exact = q.max(Vec3::ZERO).length() + q.max_element().min(0.0);
+            assert!(
+                (v - exact).abs() <= 1e-5,
+                "{}: cell {cell} at {p:?}: {v} vs exact {exact}",
+                backend.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn narrow_band_keeps_exact_values_inside_the_band_and_signs_outside() {
+    let mesh = torus(24, 12, 0.35, 0.12);
+    let prepared = PreparedMesh::new(&mesh).unwrap();
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let full_params = SdfParams {
+        resolution: 24,
+        ..SdfParams::default()
+    };
+    let full = field(&prepared, &full_params, Backend::CpuReference, None);
+    let band_params = SdfParams {
+        band: Some(2.0),
+        ..full_params
+    };
+    for backend in Backend::ALL {
+        let banded = field(&prepared, &band_params, backend, Some(&gpu));
+        let band = 2.0 * banded.grid.cell_size;
+        let mut far = 0;
+        for cell in 0..full.values.len() {
+            let (exact, b) = (full.values[cell], banded.values[cell]);
+            if exact.abs() < band * 0.999 {
+                assert!(
+                    (exact - b).abs() < 1e-5,
+                    "{}: cell {cell} in band: {b} vs {exact}",
+                    backend.name()
+                );
+            } else if exact.abs() > band * 1.001 {
+                far += 1;
+                assert_eq!(
+                    banded.closest[cell],
+                    FAR,
+                    "{}: cell {cell} beyond the band is not far",
+                    backend.name()
+                );
+                assert_eq!(
+                    b,
+                    exact.signum() * band,
+                    "{}: far cell {cell} has value {b}, expected ±{band} with the sign of {exact}",
+                    backend.name()
+                );
+            }
+        }
+        assert!(
+            far > full.values.len() / 4,
+            "{}: the band should leave many far cells, found {far}",
+            backend.name()
+        );
+    }
+}
+
+#[test]
+fn winding_and_pseudo_normal_signs_agree_on_a_closed_mesh() {
+    let prepared = PreparedMesh::new(&common::sample("spot")).unwrap();
+    let base = SdfParams {
+        resolution: 20,
+        ..SdfParams::default()
+    };
+    let pn = field(&prepared, &base, Backend::CpuFast, None);
+    let wn = field(
+        &prepared,
+        &SdfParams {
+            sign_mode: SignMode::Winding,
+            ..base
+        },
+        Backend::CpuFast,
+        None,
+    );
+    let tol = 1e-3 * pn.grid.cell_size;
+    for cell in 0..pn.values.len() {
+        assert_eq!(
+            pn.values[cell].abs(),
+            wn.values[cell].abs(),
+            "cell {cell}: winding mode changed a magnitude"
+        );
+        if pn.values[cell].abs() > tol {
+            assert_eq!(
+                pn.values[cell] < 0.0,
+                wn.values[cell] < 0.0,
+                "cell {cell}: signs differ ({} vs {})",
+                pn.values[cell],
+                wn.values[cell]
+            );
+        }
+    }
+    assert!(pn.inside_cells() > 100, "spot has inside cells");
+}

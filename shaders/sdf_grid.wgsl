@@ -6,7 +6,8 @@
 //   brick_seed  one invocation per 4x4x4 brick: exact distance of the brick
 //               centre by BVH traversal
 //   bvh_cells   one workgroup per brick, one invocation per cell: BVH
-//               traversal whose initial bound is d(centre) + |cell - centre|
+//               traversal bounded by the distance to the centre's closest
+//               triangle
 //
 // Keep in sync with src/stages/sdf_grid/gpu.rs (Params, bindings) and
 // src/geom/bvh.rs (BvhNode), src/geom/closest_point.rs (closest point, feature
@@ -20,9 +21,9 @@ struct Params {
     bricks: vec3u,      // bricks per axis (ceil(dims / 4))
     band: f32,          // narrow band half-width in world units; < 0: no band
     num_cells: u32,
-    ub_scale: f32,      // relative slack on the brick upper bound
-    ub_abs: f32,        // absolute slack (world units)
-    _pad: u32,
+    slack: f32,         // relative slack on the band reach of a brick (rounding)
+    _pad0: u32,
+    _pad1: u32,
 }
 
 // Keep in sync with src/geom/bvh.rs.
@@ -55,7 +56,9 @@ const FEATURE_V2: u32 = 6u;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<BvhNode>;
-@group(0) @binding(6) var<storage, read_write> brick_dist: array<f32>;
+// Closest triangle of each brick's centre, or NONE when nothing is within
+// the band's reach.
+@group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
 // [0]: point–triangle distance evaluations, summed over all invocations.
 @group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
 
@@ -403,15 +406,11 @@ fn brick_seed(
         var bound2 = 3.0e38;
         if (params.band >= 0.0) {
             let reach = params.band + 1.5 * sqrt(3.0) * params.cell_size;
-            bound2 = reach * reach * params.ub_scale;
+            bound2 = reach * reach * params.slack;
         }
         let near = bvh_nearest(c, bound2);
         evals = near.evals;
-        if (near.tri == NONE) {
-            brick_dist[b] = -1.0;
-        } else {
-            brick_dist[b] = sqrt(near.d2);
-        }
+        brick_seed_tri[b] = near.tri;
     }
     flush_evals(lid, evals);
 }
@@ -432,15 +431,23 @@ fn bvh_cells(
         if (all(ijk < params.dims)) {
             let cell = ijk.x + params.dims.x * (ijk.y + params.dims.y * ijk.z);
             let p = cell_center(ijk);
-            let seed = brick_dist[b];
-            if (seed < 0.0) {
+            let seed = brick_seed_tri[b];
+            if (seed == NONE) {
                 write_cell(cell, p, 0.0, NONE);
             } else {
-                // d(p) <= d(centre) + |p - centre|; the slack covers rounding.
-                let ub = (seed + length(p - brick_center(brick))) * params.ub_scale + params.ub_abs;
-                let near = bvh_nearest(p, min(ub * ub, band2()));
-                evals = near.evals;
-                write_cell(cell, p, near.d2, near.tri);
+                // The centre's closest triangle is near this cell too: its
+                // distance bounds the search, which then only visits what
+                // could be closer.
+                let seed_d2 = distance2_to_triangle(p, seed);
+                let near = bvh_nearest(p, min(seed_d2, band2()));
+                evals = near.evals + 1u;
+                if (near.tri != NONE) {
+                    write_cell(cell, p, near.d2, near.tri);
+                } else if (seed_d2 < band2()) {
+                    write_cell(cell, p, seed_d2, seed);
+                } else {
+                    write_cell(cell, p, 0.0, NONE);
+                }
             }
         }
     }

@@ -38,6 +38,7 @@ pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
         renderer: eframe::Renderer::Wgpu,
         // A scripted run must not be shaped by (or change) a user's saved state.
         persist_window: options.script.is_none(),
+        wgpu_options: wgpu_configuration(),
         ..Default::default()
     };
     eframe::run_native(
@@ -46,4 +47,25 @@ pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
         Box::new(move |cc| Ok(Box::new(Viewer::new(cc, options)))),
     )
     .map_err(|e| anyhow::anyhow!("the viewer could not start: {e}"))
+}
+
+/// eframe's device, asked for what the stages need beyond egui's defaults:
+/// the adapter's own limits (large storage buffers for big grids) and
+/// timestamp queries for the profiler where the adapter has them.
+fn wgpu_configuration() -> eframe::egui_wgpu::WgpuConfiguration {
+    use eframe::egui_wgpu::{WgpuConfiguration, WgpuSetup, WgpuSetupCreateNew, wgpu};
+    let setup = WgpuSetupCreateNew {
+        device_descriptor: std::sync::Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
+            label: Some("collidoscope viewer device"),
+            required_features: adapter.features()
+                & wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        }),
+        ..WgpuSetupCreateNew::without_display_handle()
+    };
+    WgpuConfiguration {
+        wgpu_setup: WgpuSetup::CreateNew(setup),
+        ..Default::default()
+    }
 }

@@ -17,19 +17,6 @@ const BOUNDARY: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
 const NON_MANIFOLD: [f32; 4] = [1.0, 0.0, 1.0, 1.0];
 const PICK: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
 
-/// `[x, y, z, signed distance]` per cell.
-pub fn field_cells(field: &SdfField) -> Vec<[f32; 4]> {
-    field
-        .values
-        .iter()
-        .enumerate()
-        .map(|(c, &v)| {
-            let p = field.grid.center_of(c);
-            [p.x, p.y, p.z, v]
-        })
-        .collect()
-}
-
 fn segment(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
     out.push(LineVertex {
         pos: a.to_array(),

@@ -50,6 +50,8 @@ pub struct Viewer {
     compare_job: Option<Job<Comparison>>,
     /// Parameters changed: recompute the field when possible.
     field_wanted: bool,
+    /// The colour range was fitted to this scene's first field.
+    range_fitted: bool,
     script: Option<ScriptRunner>,
     /// Outcomes reported from other threads (screenshots), shown next frame.
     async_messages: Arc<std::sync::Mutex<Vec<Result<String, String>>>>,
@@ -119,6 +121,7 @@ impl Viewer {
             field_job: None,
             compare_job: None,
             field_wanted: false,
+            range_fitted: false,
             async_messages: Default::default(),
             script: options.script.map(|script| ScriptRunner {
                 script,
@@ -256,6 +259,7 @@ impl Viewer {
                     self.comparison = None;
                     self.pick = None;
                     self.field_wanted = true;
+                    self.range_fitted = false;
                 }
                 Err(e) => self.notify(
                     format!("could not open: {e} — the previous scene is kept"),
@@ -268,6 +272,10 @@ impl Viewer {
             match result {
                 Ok(field) => {
                     self.history.record_field(&field);
+                    if !self.range_fitted {
+                        self.settings.view.value_range = crate::view::default_value_range(&field);
+                        self.range_fitted = true;
+                    }
                     self.field = Some(Arc::new(field));
                     self.comparison = None;
                     self.show_comparison = false;
@@ -325,7 +333,7 @@ impl Viewer {
                     .then_some(c.max_abs.max(f32::MIN_POSITIVE));
                 (c.heat_cells(field), range)
             }
-            (Some(field), _) => (overlays::field_cells(field), None),
+            (Some(field), _) => (crate::view::cells_from_field(field), None),
             _ => (Vec::new(), None),
         };
         self.viewport.range_override = range;
@@ -431,6 +439,7 @@ impl Viewer {
         }
         runner.next += 1;
         let errors_before = runner.error_count_at_step;
+        let expects_error = step == ScriptStep::ExpectError;
         let result = self.script_step(step, ctx, errors_before);
         let errors = self.error_count();
         if let Some(runner) = &mut self.script {
@@ -440,7 +449,7 @@ impl Viewer {
                 runner.script.steps.get(runner.next) == Some(&ScriptStep::ExpectError);
             let failure = match result {
                 Err(e) => Some(e),
-                Ok(()) if errors > errors_before && !next_expects => Some(
+                Ok(()) if errors > errors_before && !next_expects && !expects_error => Some(
                     self.messages
                         .iter()
                         .rev()
@@ -570,9 +579,7 @@ impl Viewer {
             ScriptStep::ExportField(path) => panels::export_field(self, &path)?,
             ScriptStep::ExportTimings(path) => self.history.export(&path)?,
             ScriptStep::ExpectError => {
-                if self.error_count() <= errors_before.saturating_sub(0)
-                    && !self.messages.iter().any(|m| m.is_error)
-                {
+                if self.error_count() <= errors_before {
                     return Err("an error was expected but none was shown".into());
                 }
             }

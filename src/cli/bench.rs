@@ -45,6 +45,9 @@ pub struct BenchArgs {
     /// before it switches to a strided sample and extrapolates.
     #[arg(long, default_value_t = 300_000_000)]
     pub cpu_ref_budget: u64,
+    /// Largest mesh the GPU brute force runs on (it is quadratic).
+    #[arg(long, default_value_t = 200_000)]
+    pub brute_max_triangles: usize,
     /// Output directory for sdf.json, sdf.csv and sdf.png.
     #[arg(long)]
     pub out: PathBuf,
@@ -128,6 +131,14 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
             };
             let mut cpu_field: Option<SdfField> = None;
             for &backend in &backends {
+                if backend == Backend::GpuBrute && mesh.triangle_count() > args.brute_max_triangles
+                {
+                    eprintln!(
+                        "  {res}³ gpu-brute skipped: {} triangles > --brute-max-triangles",
+                        mesh.triangle_count()
+                    );
+                    continue;
+                }
                 let row = match backend {
                     Backend::CpuReference => {
                         bench_reference(&name, &mesh, &params, args.cpu_ref_budget)
@@ -186,6 +197,9 @@ fn models(suite: Suite) -> anyhow::Result<Vec<(String, Mesh)>> {
     }
     if suite != Suite::Sundholm {
         let bunny = crate::assets::load_sample("stanford-bunny")?;
+        if suite == Suite::Scaling {
+            out.push(("stanford-bunny".to_string(), bunny.clone()));
+        }
         let once = bunny.subdivided();
         let twice = once.subdivided();
         out.push((format!("bunny-sub1 ({})", once.triangles.len()), once));
@@ -203,10 +217,12 @@ fn bench_backend(
     repeats: usize,
     cpu: Option<&SdfField>,
 ) -> anyhow::Result<(Row, SdfField)> {
-    let runs = if backend.is_gpu() {
-        repeats.max(1) + 1
-    } else {
-        1
+    // Long GPU runs (brute force on large meshes) are timed once after the
+    // warm-up: their run-to-run spread is far below their length.
+    let runs = match backend {
+        b if b.is_gpu() && field_work(mesh, params) > LONG_RUN_WORK => 2,
+        b if b.is_gpu() => repeats.max(1) + 1,
+        _ => 1,
     };
     let mut gpu_ms = Vec::new();
     let mut wall_ms = Vec::new();
@@ -262,6 +278,15 @@ fn bench_backend(
     };
     Ok((row, field))
 }
+
+/// Point–triangle pairs of a whole grid (the brute-force work).
+fn field_work(mesh: &PreparedMesh, params: &SdfParams) -> u64 {
+    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    grid.num_cells() as u64 * mesh.triangle_count() as u64
+}
+
+/// Brute-force work above which a GPU run is timed once.
+const LONG_RUN_WORK: u64 = 20_000_000_000;
 
 /// Times the single-threaded reference, on a strided sample of cells when
 /// the whole grid would exceed `budget` point–triangle tests.

@@ -216,7 +216,10 @@ impl Bvh {
         }
         // (node, box distance²): the distance is kept so that entries made
         // stale by a later, better hit are skipped without touching the box.
-        let mut stack = vec![(0u32, self.nodes[0].aabb().distance_squared_to_point(p))];
+        // The stack lives on the call stack (no allocation per query) and
+        // holds at most one entry per level.
+        let mut stack = QueryStack::default();
+        stack.push((0u32, self.nodes[0].aabb().distance_squared_to_point(p)));
         while let Some((i, box_d2)) = stack.pop() {
             if box_d2 > best_d2 {
                 continue;
@@ -252,6 +255,46 @@ impl Bvh {
             }
         }
         best
+    }
+}
+
+/// The traversal stack of [`Bvh::nearest`]: a fixed array for the usual
+/// depths, spilling to the heap only for pathological trees.
+struct QueryStack {
+    inline: [(u32, f32); 64],
+    len: usize,
+    spill: Vec<(u32, f32)>,
+}
+
+impl Default for QueryStack {
+    fn default() -> Self {
+        QueryStack {
+            inline: [(0, 0.0); 64],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+}
+
+impl QueryStack {
+    fn push(&mut self, entry: (u32, f32)) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = entry;
+            self.len += 1;
+        } else {
+            self.spill.push(entry);
+        }
+    }
+
+    fn pop(&mut self) -> Option<(u32, f32)> {
+        if let Some(e) = self.spill.pop() {
+            return Some(e);
+        }
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.inline[self.len])
     }
 }
 

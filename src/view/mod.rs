@@ -52,18 +52,28 @@ pub fn cells_from_field(field: &SdfField) -> Vec<[f32; 4]> {
         .collect()
 }
 
-/// A colour-map range that shows a field well: the largest |value| of its
-/// non-far cells, or a quarter of the grid's diagonal if there are none.
+/// A colour-map range that shows a field well (see the comment inside), or
+/// a quarter of the grid's diagonal for a field with no near cells.
 pub fn default_value_range(field: &SdfField) -> f32 {
     let far = crate::stages::sdf_grid::FAR;
-    let max = field
+    let (inside, outside) = field
         .values
         .iter()
-        .zip(field.closest.iter().chain(std::iter::repeat(&0)))
+        .zip(&field.closest)
         .filter(|(v, c)| **c != far && v.is_finite())
-        .fold(0.0f32, |m, (v, _)| m.max(v.abs()));
-    if max > 0.0 {
-        max
+        .fold((0.0f32, 0.0f32), |(i, o), (&v, _)| {
+            if v < 0.0 {
+                (i.max(-v), o)
+            } else {
+                (i, o.max(v))
+            }
+        });
+    // The deepest inside cell sets the scale, so the inside shows its
+    // gradient; the outside saturates beyond it (but never below a fifth of
+    // its own extent).
+    let range = inside.max(0.2 * outside);
+    if range > 0.0 {
+        range
     } else {
         0.25 * field.grid.bounds().diagonal().max(1e-6)
     }

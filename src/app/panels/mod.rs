@@ -54,12 +54,12 @@ pub fn banner_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             let m = &viewer.messages[i];
             ui.horizontal(|ui| {
                 let (icon, color) = if m.is_error {
-                    ("⚠ error:", egui::Color32::from_rgb(220, 60, 60))
+                    ("error:", egui::Color32::from_rgb(230, 80, 80))
                 } else {
-                    ("ℹ", egui::Color32::from_rgb(200, 170, 40))
+                    ("note:", egui::Color32::from_rgb(210, 180, 60))
                 };
                 ui.colored_label(color, format!("{icon} {}", m.text));
-                if ui.small_button("✖").on_hover_text("dismiss").clicked() {
+                if ui.small_button("dismiss").clicked() {
                     dismiss = Some(i);
                 }
             });

@@ -42,7 +42,7 @@ pub fn file_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
 
 pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     ui.heading("Scene");
-    ui.label("Drop .obj files anywhere on the window, or File → Open.");
+    ui.label("Drop .obj files anywhere on the window, or File > Open.");
     let Some(scene) = &viewer.scene else {
         ui.label("loading…");
         return;
@@ -85,7 +85,10 @@ pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             );
         });
     for w in r.warnings() {
-        ui.colored_label(egui::Color32::from_rgb(200, 150, 40), format!("⚠ {w}"));
+        ui.colored_label(
+            egui::Color32::from_rgb(200, 150, 40),
+            format!("warning: {w}"),
+        );
     }
     ui.separator();
     ui.label("Mesh");

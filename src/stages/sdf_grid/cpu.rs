@@ -13,12 +13,9 @@ use crate::geom::closest_point_triangle;
 use crate::progress::Progress;
 use crate::timing::Timings;
 
-/// Relative and absolute slack on the brick upper bound, so rounding can
-/// never prune the true closest triangle; keep in sync with gpu.rs.
-pub(super) const UB_SCALE: f32 = 1.0 + 1e-4;
-pub(super) fn ub_abs(grid: &GridSpec) -> f32 {
-    1e-4 * grid.cell_size
-}
+/// Relative slack on a brick's band reach, so rounding can never mark a
+/// brick far that holds a cell within the band; shared with the shader.
+pub(super) const REACH_SLACK: f32 = 1.0 + 1e-4;
 
 /// Signed value and packed closest `(triangle << 3) | feature` of a cell
 /// whose closest triangle is `tri` at squared distance `d2` — the sign is the
@@ -44,6 +41,27 @@ fn band2(params: &SdfParams, grid: &GridSpec) -> f32 {
     params
         .band
         .map_or(f32::INFINITY, |b| (b * grid.cell_size).powi(2))
+}
+
+/// The nearest triangle to `p` strictly closer than `sqrt(bound2)`, by BVH
+/// traversal; a triangle whose own box is not closer than the best so far
+/// is skipped without the exact test. `evals` counts exact tests.
+pub(super) fn nearest_triangle(
+    mesh: &PreparedMesh,
+    p: Vec3,
+    bound2: f32,
+    evals: &mut u64,
+) -> Option<(u32, f32)> {
+    let mut best = bound2;
+    mesh.bvh.nearest(p, bound2, |t| {
+        if mesh.triangle_bounds[t as usize].distance_squared_to_point(p) >= best {
+            return f32::INFINITY;
+        }
+        *evals += 1;
+        let d2 = closest_point_triangle(p, mesh.corners[t as usize]).distance_squared;
+        best = best.min(d2);
+        d2
+    })
 }
 
 /// One cell of the reference: every triangle in order, the first of equally
@@ -99,8 +117,10 @@ pub fn compute_cpu_reference(
     }
 }
 
-/// BVH queries over 4³ bricks in parallel: the brick centre's exact
-/// distance bounds every cell's search (see the module docs).
+/// BVH queries over 4³ bricks in parallel. Each brick first finds its
+/// centre's closest triangle; each cell then starts from the better of that
+/// triangle and the previous cell's, whose distance bounds the traversal
+/// (see the module docs). The GPU backend uses the centre's triangle only.
 pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Progress) -> SdfField {
     let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
     let bricks = grid.bricks();
@@ -110,7 +130,7 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
     let band2 = band2(params, &grid);
     let far = far_value(params, &grid);
     let dist2 =
-        |p: Vec3, t: u32| closest_point_triangle(p, mesh.mesh.corners(t as usize)).distance_squared;
+        |p: Vec3, t: u32| closest_point_triangle(p, mesh.corners[t as usize]).distance_squared;
     let brick_radius = 1.5 * 3f32.sqrt() * grid.cell_size;
     // Each brick yields its cells as (index, value, closest) and its count of
     // distance evaluations.
@@ -128,16 +148,16 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
             );
             let center = grid.brick_center(bc);
             let mut evals = 0u64;
+            // In a band, nothing within the band's reach of the centre means
+            // every cell of the brick is far.
             let seed_bound = if params.band.is_some() {
-                ((band2.sqrt() + brick_radius) * UB_SCALE).powi(2)
+                (band2.sqrt() + brick_radius).powi(2) * REACH_SLACK
             } else {
                 f32::INFINITY
             };
-            let seed = mesh.bvh.nearest(center, seed_bound, |t| {
-                evals += 1;
-                dist2(center, t)
-            });
+            let seed = nearest_triangle(mesh, center, seed_bound, &mut evals);
             let mut cells = Vec::with_capacity(64);
+            let mut previous: Option<u32> = None;
             for dz in 0..BRICK {
                 for dy in 0..BRICK {
                     for dx in 0..BRICK {
@@ -147,23 +167,30 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
                         }
                         let cell = grid.index(ijk);
                         let p = grid.center(ijk);
-                        let Some((_, seed_d2)) = seed else {
+                        let Some((seed_t, _)) = seed else {
                             cells.push((cell, far, FAR));
                             continue;
                         };
-                        let ub =
-                            (seed_d2.sqrt() + (p - center).length()) * UB_SCALE + ub_abs(&grid);
-                        let found = mesh.bvh.nearest(p, (ub * ub).min(band2), |t| {
+                        let (mut best_t, mut best_d2) = (seed_t, dist2(p, seed_t));
+                        evals += 1;
+                        if let Some(t) = previous.filter(|&t| t != seed_t) {
                             evals += 1;
-                            dist2(p, t)
-                        });
-                        cells.push(match found {
-                            Some((t, d2)) => {
-                                let (v, c) = signed_cell(mesh, p, t, d2);
-                                (cell, v, c)
+                            let d2 = dist2(p, t);
+                            if d2 < best_d2 {
+                                (best_t, best_d2) = (t, d2);
                             }
-                            None => (cell, far, FAR),
-                        });
+                        }
+                        let found = nearest_triangle(mesh, p, best_d2.min(band2), &mut evals);
+                        if let Some((t, d2)) = found {
+                            (best_t, best_d2) = (t, d2);
+                        }
+                        if best_d2 < band2 {
+                            let (v, c) = signed_cell(mesh, p, best_t, best_d2);
+                            previous = Some(best_t);
+                            cells.push((cell, v, c));
+                        } else {
+                            cells.push((cell, far, FAR));
+                        }
                     }
                 }
             }

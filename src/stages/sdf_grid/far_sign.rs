@@ -16,9 +16,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
-use super::cpu::signed_cell;
+use super::cpu::{nearest_triangle, signed_cell};
 use super::{FAR, PreparedMesh, SdfField, SignMode};
-use crate::geom::closest_point_triangle;
 
 /// Inside where the winding number exceeds this.
 pub const WINDING_INSIDE: f32 = 0.5;
@@ -85,11 +84,7 @@ fn sign_far_components(mesh: &PreparedMesh, field: &mut SdfField) {
             }
         }
         let p = grid.center_of(start);
-        let sign = mesh
-            .bvh
-            .nearest(p, f32::INFINITY, |t| {
-                closest_point_triangle(p, mesh.mesh.corners(t as usize)).distance_squared
-            })
+        let sign = nearest_triangle(mesh, p, f32::INFINITY, &mut 0)
             .map_or(1.0, |(t, d2)| signed_cell(mesh, p, t, d2).0.signum());
         for &c in &component {
             field.values[c] = sign * field.values[c].abs();

@@ -6,7 +6,7 @@ use std::time::Instant;
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 
-use super::cpu::{UB_SCALE, ub_abs};
+use super::cpu::REACH_SLACK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
 use crate::geom::BvhNode;
 use crate::gpu::{
@@ -27,9 +27,9 @@ struct Params {
     bricks: [u32; 3],
     band: f32,
     num_cells: u32,
-    ub_scale: f32,
-    ub_abs: f32,
-    _pad: u32,
+    slack: f32,
+    _pad0: u32,
+    _pad1: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);
@@ -172,9 +172,9 @@ impl SdfGpu {
             bricks: bricks.to_array(),
             band: params.band.map_or(-1.0, |b| b * grid.cell_size),
             num_cells: n as u32,
-            ub_scale: UB_SCALE,
-            ub_abs: ub_abs(&grid),
-            _pad: 0,
+            slack: REACH_SLACK,
+            _pad0: 0,
+            _pad1: 0,
         };
         let cells_bytes = (n * 4) as u64;
         let uniform_buf = {
@@ -206,7 +206,7 @@ impl SdfGpu {
         let brick_buf = storage_buffer_zeroed(
             gpu,
             BufferCheck {
-                label: "SdfGpu::brick_dist",
+                label: "SdfGpu::brick_seed_tri",
                 bytes: (num_bricks.max(1) * 4) as u64,
             },
         )?;

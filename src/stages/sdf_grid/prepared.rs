@@ -24,6 +24,11 @@ pub struct PreparedMesh {
     pub degenerate_skipped: usize,
     /// `[face, edge01, edge12, edge20, v0, v1, v2]` pseudo-normals per triangle.
     pub feature_normals: Vec<[Vec3; 7]>,
+    /// Corners of each triangle, stored together for cache-friendly queries.
+    pub corners: Vec<[Vec3; 3]>,
+    /// Bounding box of each triangle: a cheap lower bound that skips most
+    /// exact distance evaluations in the CPU queries.
+    pub triangle_bounds: Vec<Aabb>,
     pub bvh: Bvh,
     winding: OnceLock<FastWinding>,
 }
@@ -53,9 +58,8 @@ impl PreparedMesh {
             welded.positions.clone(),
             keep.iter().map(|&t| welded.triangles[t]).collect(),
         );
-        let bounds: Vec<Aabb> = (0..mesh.triangles.len())
-            .map(|t| Aabb::from_points(&mesh.corners(t)))
-            .collect();
+        let corners: Vec<[Vec3; 3]> = (0..mesh.triangles.len()).map(|t| mesh.corners(t)).collect();
+        let bounds: Vec<Aabb> = corners.iter().map(|c| Aabb::of_triangle(*c)).collect();
         let centroids: Vec<Vec3> = bounds.iter().map(Aabb::center).collect();
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
@@ -64,6 +68,8 @@ impl PreparedMesh {
             source_hash: source.content_hash(),
             report,
             feature_normals,
+            corners,
+            triangle_bounds: bounds,
             bvh,
             winding: OnceLock::new(),
         })

@@ -3,8 +3,8 @@
 // Entry points:
 //   brute       one invocation per cell; triangles streamed through workgroup
 //               memory in tiles of 64 (Sundholm §6.2.5)
-//   brick_seed  one invocation per 4x4x4 brick: exact distance of the brick
-//               centre by BVH traversal
+//   brick_seed  one invocation per 4x4x4 brick: a triangle near the brick
+//               centre (greedy BVH descent; exact search within a band)
 //   bvh_cells   one workgroup per brick, one invocation per cell: BVH
 //               traversal bounded by the distance to the centre's closest
 //               triangle
@@ -56,8 +56,8 @@ const FEATURE_V2: u32 = 6u;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<BvhNode>;
-// Closest triangle of each brick's centre, or NONE when nothing is within
-// the band's reach.
+// A triangle near each brick's centre, or NONE when nothing is within the
+// band's reach.
 @group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
 // [0]: point–triangle distance evaluations, summed over all invocations.
 @group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
@@ -325,7 +325,17 @@ fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
         if ((n.b & LEAF_BIT) != 0u) {
             let count = n.b & ~LEAF_BIT;
             for (var t = n.a; t < n.a + count; t++) {
-                let d2 = distance2_to_triangle(p, t);
+                let a = tri_pos[3u * t].xyz;
+                let b = tri_pos[3u * t + 1u].xyz;
+                let c = tri_pos[3u * t + 2u].xyz;
+                // The triangle's own box is a cheap lower bound: most
+                // triangles of a visited leaf are rejected without the
+                // exact test (mirrors nearest_triangle in cpu.rs).
+                if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
+                    continue;
+                }
+                let q = closest_on_triangle(p, a, b, c).q;
+                let d2 = dot(p - q, p - q);
                 evals += 1u;
                 if (d2 < best) {
                     best = d2;
@@ -390,6 +400,34 @@ fn brick_coords(b: u32) -> vec3u {
     return vec3u(i, j, k);
 }
 
+// A triangle near `p`, found by descending into the nearer child only (no
+// backtracking): not necessarily the closest, but its distance is an upper
+// bound good enough to prune the cells' exact searches.
+fn greedy_nearest(p: vec3f) -> Nearest {
+    var node = 0u;
+    loop {
+        let n = nodes[node];
+        if ((n.b & LEAF_BIT) != 0u) {
+            var best = 3.0e38;
+            var best_tri = NONE;
+            let count = n.b & ~LEAF_BIT;
+            for (var t = n.a; t < n.a + count; t++) {
+                let d2 = distance2_to_triangle(p, t);
+                if (d2 < best) {
+                    best = d2;
+                    best_tri = t;
+                }
+            }
+            return Nearest(best, best_tri, count);
+        }
+        let l = nodes[n.a];
+        let r = nodes[n.b];
+        node = select(n.b, n.a, box_distance2(p, l.min, l.max) <= box_distance2(p, r.min, r.max));
+    }
+    // Not reached: every descent ends in a leaf.
+    return Nearest(3.0e38, NONE, 0u);
+}
+
 @compute @workgroup_size(64)
 fn brick_seed(
     @builtin(workgroup_id) wid: vec3u,
@@ -401,16 +439,18 @@ fn brick_seed(
     var evals = 0u;
     if (b < num_bricks) {
         let c = brick_center(brick_coords(b));
-        // In a band, a brick whose centre has nothing within band + radius
-        // holds only far cells.
-        var bound2 = 3.0e38;
         if (params.band >= 0.0) {
+            // In a band, a brick whose centre has nothing within band +
+            // radius holds only far cells; the exact search decides that.
             let reach = params.band + 1.5 * sqrt(3.0) * params.cell_size;
-            bound2 = reach * reach * params.slack;
+            let near = bvh_nearest(c, reach * reach * params.slack);
+            evals = near.evals;
+            brick_seed_tri[b] = near.tri;
+        } else {
+            let near = greedy_nearest(c);
+            evals = near.evals;
+            brick_seed_tri[b] = near.tri;
         }
-        let near = bvh_nearest(c, bound2);
-        evals = near.evals;
-        brick_seed_tri[b] = near.tri;
     }
     flush_evals(lid, evals);
 }

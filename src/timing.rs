@@ -45,16 +45,4 @@ impl Timings {
         let gpu: Vec<f64> = self.phases.iter().filter_map(|p| p.gpu_ms).collect();
         (!gpu.is_empty()).then(|| gpu.iter().sum())
     }
-
-    /// `{"phase": ms, ...}` with GPU time where known, wall time otherwise.
-    pub fn to_json_ms(&self) -> serde_json::Value {
-        let mut map = serde_json::Map::new();
-        for p in &self.phases {
-            map.insert(
-                p.name.clone(),
-                serde_json::json!(p.gpu_ms.unwrap_or(p.wall_ms)),
-            );
-        }
-        serde_json::Value::Object(map)
-    }
 }

@@ -285,3 +285,29 @@ fn winding_and_pseudo_normal_signs_agree_on_a_closed_mesh() {
     }
     assert!(pn.inside_cells() > 100, "spot has inside cells");
 }
+
+#[test]
+fn gpu_backends_report_gpu_time_when_the_adapter_has_timestamps() {
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let prepared = PreparedMesh::new(&common::sample("suzanne")).unwrap();
+    let params = SdfParams {
+        resolution: 12,
+        ..SdfParams::default()
+    };
+    for backend in [Backend::GpuBrute, Backend::Gpu] {
+        let f = field(&prepared, &params, backend, Some(&gpu));
+        match f.timings.total_gpu_ms() {
+            Some(ms) => assert!(
+                ms > 0.0 && ms.is_finite(),
+                "{}: GPU time {ms}",
+                backend.name()
+            ),
+            None => assert!(
+                !gpu_ctx.has_timestamps,
+                "{}: the adapter has timestamps but no GPU time was reported",
+                backend.name()
+            ),
+        }
+    }
+}

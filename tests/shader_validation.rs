@@ -1,6 +1,8 @@
 //! Every WGSL file of the project parses and validates with naga, so a
 //! broken shader fails `cargo test` even if no test dispatches it.
 
+mod common;
+
 use collidoscope::gpu::SHADERS;
 
 #[test]
@@ -26,5 +28,25 @@ fn every_shader_validates_with_naga() {
         )
         .validate(&module)
         .unwrap_or_else(|e| panic!("{}: {}", shader.name, e.emit_to_string(shader.code)));
+    }
+}
+
+/// wgpu validates more than naga's default validator (e.g. a function that
+/// can fall off its end), so every shader is also compiled on the device.
+#[test]
+fn every_shader_compiles_on_the_device() {
+    let gpu = common::gpu();
+    for shader in SHADERS {
+        let scope = gpu
+            .device
+            .push_error_scope(eframe::egui_wgpu::wgpu::ErrorFilter::Validation);
+        let _module = gpu.shader(shader);
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            panic!(
+                "{} does not compile on {}: {e}",
+                shader.name,
+                gpu.describe()
+            );
+        }
     }
 }

@@ -72,6 +72,14 @@ impl<'a> GpuRun<'a> {
     pub fn finish(mut self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
         self.profiler.resolve_queries(&mut self.encoder);
         self.gpu.queue.submit([self.encoder.finish()]);
+        // Ending the frame maps its query buffers; the wait below then
+        // completes both the work and the mapping.
+        self.profiler
+            .end_frame()
+            .map_err(|e| GpuError::Validation {
+                what: "GPU profiler".into(),
+                reason: e.to_string(),
+            })?;
         self.gpu
             .device
             .poll(wgpu::PollType::wait_indefinitely())
@@ -80,12 +88,6 @@ impl<'a> GpuRun<'a> {
                 reason: e.to_string(),
             })?;
         let wall_ms = self.started.elapsed().as_secs_f64() * 1e3;
-        self.profiler
-            .end_frame()
-            .map_err(|e| GpuError::Validation {
-                what: "GPU profiler".into(),
-                reason: e.to_string(),
-            })?;
         let period = self.gpu.queue.get_timestamp_period();
         let results = self
             .profiler

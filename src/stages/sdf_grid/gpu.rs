@@ -1,16 +1,18 @@
 //! GPU backends: brute force (tiles of triangles in workgroup memory) and
 //! BVH-accelerated over bricks. Shader: `shaders/sdf_grid.wgsl`.
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
+use wgpu::util::DeviceExt;
 
 use super::cpu::REACH_SLACK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
 use crate::geom::BvhNode;
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuRun, read_buffer, shader_source, storage_buffer_init,
+    BufferCheck, GpuContext, GpuError, GpuRun, shader_source, storage_buffer_init,
     storage_buffer_zeroed,
 };
 use crate::timing::Timings;
@@ -42,6 +44,7 @@ const WORKGROUP: u32 = 64;
 /// The SDF stage's long-lived GPU objects: created once per context.
 pub struct SdfGpu {
     gpu: GpuContext,
+    resident: Mutex<Option<Arc<MeshBuffers>>>,
     layout: wgpu::BindGroupLayout,
     brute: wgpu::ComputePipeline,
     brick_seed: wgpu::ComputePipeline,
@@ -101,6 +104,7 @@ impl SdfGpu {
         };
         SdfGpu {
             gpu: gpu.clone(),
+            resident: Mutex::new(None),
             brute: pipeline("brute", "SdfGpu::brute"),
             brick_seed: pipeline("brick_seed", "SdfGpu::brick_seed"),
             bvh_cells: pipeline("bvh_cells", "SdfGpu::bvh_cells"),
@@ -110,6 +114,55 @@ impl SdfGpu {
 
     pub fn context(&self) -> &GpuContext {
         &self.gpu
+    }
+
+    /// The mesh's buffers on the GPU, uploaded once and kept while the same
+    /// mesh (by content) is used: a parameter change re-runs only the
+    /// kernels.
+    fn mesh_buffers(
+        &self,
+        mesh: &PreparedMesh,
+        accelerated: bool,
+    ) -> Result<Arc<MeshBuffers>, SdfError> {
+        let key = (mesh.source_hash, mesh.triangle_count(), accelerated);
+        let mut cache = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = cache.as_ref().filter(|b| b.key == key) {
+            return Ok(b.clone());
+        }
+        // The BVH backend works on triangles in BVH order (leaves are
+        // contiguous); results are mapped back to mesh order.
+        let order: Vec<u32> = if accelerated {
+            mesh.bvh.order.clone()
+        } else {
+            (0..mesh.triangle_count() as u32).collect()
+        };
+        let tri_pos: Vec<[f32; 4]> = order
+            .iter()
+            .flat_map(|&t| mesh.corners[t as usize].map(|v| v.extend(0.0).to_array()))
+            .collect();
+        let normals: Vec<f32> = order
+            .iter()
+            .flat_map(|&t| {
+                mesh.feature_normals[t as usize]
+                    .iter()
+                    .flat_map(|v: &Vec3| v.to_array())
+            })
+            .collect();
+        let placeholder_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
+        let nodes: &[BvhNode] = if accelerated {
+            &mesh.bvh.nodes
+        } else {
+            &placeholder_node
+        };
+        let buffers = Arc::new(MeshBuffers {
+            key,
+            tri_pos: storage_buffer_init(&self.gpu, "SdfGpu::tri_pos", &tri_pos)?,
+            normals: storage_buffer_init(&self.gpu, "SdfGpu::normals", &normals)?,
+            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", nodes)?,
+            order,
+        });
+        *cache = Some(buffers.clone());
+        Ok(buffers)
     }
 
     /// Runs the brute-force (`accelerated == false`) or BVH backend.
@@ -132,43 +185,22 @@ impl SdfGpu {
                 max: GPU_STACK,
             });
         }
-        // The BVH backend works on triangles in BVH order (leaves are
-        // contiguous); results are mapped back to mesh order below.
-        let order: Vec<u32> = if accelerated {
-            mesh.bvh.order.clone()
-        } else {
-            (0..mesh.triangle_count() as u32).collect()
-        };
-        let tri_pos: Vec<[f32; 4]> = order
-            .iter()
-            .flat_map(|&t| {
-                mesh.mesh
-                    .corners(t as usize)
-                    .map(|v| v.extend(0.0).to_array())
-            })
-            .collect();
-        let normals: Vec<f32> = order
-            .iter()
-            .flat_map(|&t| {
-                mesh.feature_normals[t as usize]
-                    .iter()
-                    .flat_map(|v: &Vec3| v.to_array())
-            })
-            .collect();
+        let cells_bytes = (n * 4) as u64;
+        // Check every per-run buffer before allocating any.
+        for (what, bytes) in [
+            ("SdfGpu::values", cells_bytes),
+            ("SdfGpu::closest", cells_bytes),
+        ] {
+            gpu.check_storage_size(what, bytes)?;
+        }
+        let mesh_buffers = self.mesh_buffers(mesh, accelerated)?;
         let bricks = grid.bricks();
         let num_bricks = (bricks.x * bricks.y * bricks.z) as usize;
-        let placeholder_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
-        let nodes: &[BvhNode] = if accelerated {
-            &mesh.bvh.nodes
-        } else {
-            &placeholder_node
-        };
-
         let uniform = Params {
             origin: grid.origin.to_array(),
             cell_size: grid.cell_size,
             dims: grid.dims.to_array(),
-            num_tris: order.len() as u32,
+            num_tris: mesh_buffers.order.len() as u32,
             bricks: bricks.to_array(),
             band: params.band.map_or(-1.0, |b| b * grid.cell_size),
             num_cells: n as u32,
@@ -176,18 +208,13 @@ impl SdfGpu {
             _pad0: 0,
             _pad1: 0,
         };
-        let cells_bytes = (n * 4) as u64;
-        let uniform_buf = {
-            use wgpu::util::DeviceExt;
-            gpu.device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("SdfGpu::params"),
-                    contents: bytemuck::bytes_of(&uniform),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                })
-        };
-        let tri_buf = storage_buffer_init(gpu, "SdfGpu::tri_pos", &tri_pos)?;
-        let normal_buf = storage_buffer_init(gpu, "SdfGpu::normals", &normals)?;
+        let uniform_buf = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("SdfGpu::params"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
         let values_buf = storage_buffer_zeroed(
             gpu,
             BufferCheck {
@@ -202,7 +229,6 @@ impl SdfGpu {
                 bytes: cells_bytes,
             },
         )?;
-        let node_buf = storage_buffer_init(gpu, "SdfGpu::nodes", nodes)?;
         let brick_buf = storage_buffer_zeroed(
             gpu,
             BufferCheck {
@@ -211,13 +237,20 @@ impl SdfGpu {
             },
         )?;
         let counter_buf = storage_buffer_init(gpu, "SdfGpu::counters", &[0u32; 4])?;
+        // One staging buffer for everything read back: [values | closest | counters].
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("SdfGpu::staging"),
+            size: 2 * cells_bytes + 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
         let buffers = [
             &uniform_buf,
-            &tri_buf,
-            &normal_buf,
+            &mesh_buffers.tri_pos,
+            &mesh_buffers.normals,
             &values_buf,
             &closest_buf,
-            &node_buf,
+            &mesh_buffers.nodes,
             &brick_buf,
             &counter_buf,
         ];
@@ -258,17 +291,34 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
+        run.encoder_work("copy out", |encoder| {
+            encoder.copy_buffer_to_buffer(&values_buf, 0, &staging, 0, cells_bytes);
+            encoder.copy_buffer_to_buffer(&closest_buf, 0, &staging, cells_bytes, cells_bytes);
+            encoder.copy_buffer_to_buffer(&counter_buf, 0, &staging, 2 * cells_bytes, 16);
+        });
         let (phases, wall_ms) = run.finish()?;
-        let gpu_ms: Option<f64> = phases.iter().map(|p| p.gpu_ms).sum();
-        timings.push("distance", wall_ms, gpu_ms);
+        // Each GPU phase with its own GPU time; the submit-to-done wall time
+        // of the whole run is booked on the first.
+        for (i, p) in phases.iter().enumerate() {
+            timings.push(p.name.clone(), if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);
+        }
+        if phases.is_empty() {
+            timings.push("kernels", wall_ms, None);
+        }
 
         let readback_start = Instant::now();
-        let values: Vec<f32> = read_buffer(gpu, &values_buf, n)?;
-        let mut closest: Vec<u32> = read_buffer(gpu, &closest_buf, n)?;
-        let counters: Vec<u32> = read_buffer(gpu, &counter_buf, 1)?;
+        let bytes: Vec<u32> = map_staging(gpu, &staging)?;
+        let cells = n;
+        let values: Vec<f32> = bytemuck::cast_slice(&bytes[..cells]).to_vec();
+        let mut closest: Vec<u32> = bytes[cells..2 * cells].to_vec();
+        let evaluations = if accelerated {
+            bytes[2 * cells] as u64
+        } else {
+            (n * mesh_buffers.order.len()) as u64
+        };
         if accelerated {
             for c in closest.iter_mut().filter(|c| **c != FAR) {
-                *c = (order[(*c >> 3) as usize] << 3) | (*c & 7);
+                *c = (mesh_buffers.order[(*c >> 3) as usize] << 3) | (*c & 7);
             }
         }
         timings.push(
@@ -276,11 +326,6 @@ impl SdfGpu {
             readback_start.elapsed().as_secs_f64() * 1e3,
             None,
         );
-        let evaluations = if accelerated {
-            counters[0] as u64
-        } else {
-            (n * order.len()) as u64
-        };
         Ok(SdfField {
             grid,
             params: *params,
@@ -295,6 +340,43 @@ impl SdfGpu {
             timings,
         })
     }
+}
+
+/// The mesh on the GPU: corners and feature normals in the backend's
+/// triangle order, the BVH nodes, and that order.
+struct MeshBuffers {
+    key: (u64, usize, bool),
+    tri_pos: wgpu::Buffer,
+    normals: wgpu::Buffer,
+    nodes: wgpu::Buffer,
+    order: Vec<u32>,
+}
+
+/// Maps a staging buffer the GPU has finished writing and copies it out.
+fn map_staging(gpu: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u32>, SdfError> {
+    let fail = |reason: String| GpuError::Readback {
+        what: "the field".into(),
+        reason,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        // The receiver only goes away if this function already returned.
+        let _ = tx.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| fail(e.to_string()))?;
+    rx.recv()
+        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(e.to_string()))?;
+    let view = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| fail(e.to_string()))?;
+    let out = bytemuck::pod_collect_to_vec(&view);
+    drop(view);
+    staging.unmap();
+    Ok(out)
 }
 
 /// Splits `groups` workgroups over x and y (each ≤ 65535); shaders rebuild

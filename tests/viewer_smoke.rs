@@ -1,0 +1,122 @@
+//! The viewer under Xvfb on lavapipe: a scripted session opens a sample,
+//! computes its field, filters inside cells, exports the view and a window
+//! screenshot, drops a broken file (error shown, scene kept) and quits by
+//! itself. The images are then checked: non-blank, mesh and coloured cells
+//! both visible.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+fn xvfb_run(script: &str) -> std::process::Output {
+    let runtime = common::scratch("xdg");
+    Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1600x1000x24",
+            env!("CARGO_BIN_EXE_collidoscope"),
+            "--script",
+            script,
+        ])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("xvfb-run could not start ({e}); install it with `apt install xvfb xauth`")
+        })
+}
+
+fn load(path: &Path) -> image::RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// Counts pixels by kind: (mesh-grey, saturated colour).
+fn census(img: &image::RgbaImage) -> (usize, usize) {
+    let (mut grey, mut coloured) = (0, 0);
+    for p in img.pixels() {
+        let [r, g, b, _] = p.0.map(i32::from);
+        let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+        if max - min < 12 && max > 60 {
+            grey += 1;
+        } else if max - min > 80 {
+            coloured += 1;
+        }
+    }
+    (grey, coloured)
+}
+
+#[test]
+fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-smoke");
+    let bad = dir.join("broken.obj");
+    std::fs::write(&bad, b"v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap();
+    let view = dir.join("view.png");
+    let window = dir.join("window.png");
+    let field = dir.join("field.npy");
+    let script = format!(
+        "open:spot; compute; filter:inside; mesh:wireframe; export-view:{}; export-field:{}; drop:{}; expect-error; expect-mesh:spot; screenshot:{}; quit",
+        view.display(),
+        field.display(),
+        bad.display(),
+        window.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted viewer failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let view_img = load(&view);
+    let (grey, coloured) = census(&view_img);
+    let total = (view_img.width() * view_img.height()) as usize;
+    assert!(
+        grey > total / 500,
+        "the wireframe mesh should be visible in the view: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > total / 200,
+        "inside cells should be visible: {coloured} coloured pixels of {total}"
+    );
+    let window_img = load(&window);
+    assert!(
+        window_img.width() >= 800 && window_img.height() >= 600,
+        "window screenshot {}×{}",
+        window_img.width(),
+        window_img.height()
+    );
+    let (wg, wc) = census(&window_img);
+    assert!(
+        wg > 1000 && wc > 1000,
+        "window screenshot looks blank: {wg} grey, {wc} coloured"
+    );
+    let npy = collidoscope::io::read_npy_f32(&field).expect("the exported field reads back");
+    assert!(
+        npy.data.iter().any(|&v| v < 0.0),
+        "the exported field has inside cells"
+    );
+}
+
+#[test]
+fn opening_a_missing_file_keeps_the_scene_and_a_wrong_expectation_fails() {
+    let _ = common::gpu();
+    let ok = xvfb_run(
+        "open:suzanne; compute; open:/nonexistent/mesh.obj; expect-error; expect-mesh:suzanne; quit",
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The script checks itself: expecting the wrong mesh must fail the run.
+    let bad = xvfb_run("open:suzanne; compute; expect-mesh:teapot; quit");
+    assert!(
+        !bad.status.success(),
+        "a failed expectation must give a non-zero exit"
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mesh teapot"));
+}

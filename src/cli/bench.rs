@@ -45,6 +45,9 @@ pub struct BenchArgs {
     /// before it switches to a strided sample and extrapolates.
     #[arg(long, default_value_t = 300_000_000)]
     pub cpu_ref_budget: u64,
+    /// Only the models whose names contain one of these (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub models: Vec<String>,
     /// Largest mesh the GPU brute force runs on (it is quadratic).
     #[arg(long, default_value_t = 200_000)]
     pub brute_max_triangles: usize,
@@ -114,7 +117,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     };
     let adapter = gpu.as_ref().map(|g| g.context().describe());
     let mut rows = Vec::new();
-    for (name, mesh) in models(args.suite)? {
+    let selected = models(args.suite)?
+        .into_iter()
+        .filter(|(name, _)| args.models.is_empty() || args.models.iter().any(|m| name.contains(m.as_str())));
+    for (name, mesh) in selected {
         let prep_start = Instant::now();
         let mesh = PreparedMesh::new(&mesh).with_context(|| format!("model {name}"))?;
         eprintln!(

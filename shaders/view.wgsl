@@ -188,10 +188,10 @@ fn keep_cell(p: vec3<f32>, value: f32) -> bool {
 
 @vertex
 fn vs_points(v: PointIn) -> PointOut {
-    // Two triangles (-1,-1) (1,-1) (-1,1) | (-1,1) (1,-1) (1,1), from bit masks
-    // of vertex_index (no array: see ramp_stop).
-    let k = v.vertex % 6u;
-    let corner = vec2(f32((0x32u >> k) & 1u), f32((0x2cu >> k) & 1u)) * 2.0 - 1.0;
+    // A triangle strip (-1,-1) (1,-1) (-1,1) (1,1) from the bits of
+    // vertex_index (no array: see ramp_stop).
+    let k = v.vertex & 3u;
+    let corner = vec2(f32(k & 1u), f32(k >> 1u)) * 2.0 - 1.0;
     var out: PointOut;
     out.corner = corner;
     if !keep_cell(v.cell.xyz, v.cell.w) {

@@ -117,9 +117,9 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     };
     let adapter = gpu.as_ref().map(|g| g.context().describe());
     let mut rows = Vec::new();
-    let selected = models(args.suite)?
-        .into_iter()
-        .filter(|(name, _)| args.models.is_empty() || args.models.iter().any(|m| name.contains(m.as_str())));
+    let selected = models(args.suite)?.into_iter().filter(|(name, _)| {
+        args.models.is_empty() || args.models.iter().any(|m| name.contains(m.as_str()))
+    });
     for (name, mesh) in selected {
         let prep_start = Instant::now();
         let mesh = PreparedMesh::new(&mesh).with_context(|| format!("model {name}"))?;

@@ -327,7 +327,9 @@ impl ViewRenderer {
             "vs_points",
             "fs_points",
             cell_layout,
-            wgpu::PrimitiveTopology::TriangleList,
+            // One 4-vertex strip per instance: a third fewer vertex-shader
+            // runs than two separate triangles, which bounds this pass.
+            wgpu::PrimitiveTopology::TriangleStrip,
         );
         let lines_pipeline = pipeline(
             "ViewRenderer::lines_pipeline",
@@ -675,7 +677,7 @@ impl ViewRenderer {
         {
             pass.set_pipeline(&self.points_pipeline);
             pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..6, 0..d.count);
+            pass.draw(0..4, 0..d.count);
         }
         if let Some(d) = &self.lines {
             pass.set_pipeline(&self.lines_pipeline);

@@ -31,6 +31,11 @@ pub enum ScriptStep {
     MeshMode(String),
     /// Show or hide the cell cloud.
     Cells(bool),
+    /// Point size of the cells in pixels.
+    PointSize(f32),
+    /// The cells' clip plane: `off`, or an axis (`x`, `y`, `z`, `-x`, …)
+    /// through the grid's centre.
+    Clip(String),
     /// Run a comparison: `cpu-vs-gpu` or `sign-modes`; show its heat map.
     Verify(String),
     /// Hide the comparison heat map.
@@ -99,6 +104,8 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
         "colormap" => ScriptStep::ColorMap(need("sundholm or diverging")?),
         "mesh" => ScriptStep::MeshMode(need("a mesh mode")?),
         "cells" => ScriptStep::Cells(on_off()?),
+        "points" => ScriptStep::PointSize(arg.parse().map_err(|_| format!("points needs a size in pixels, not {arg:?}"))?),
+        "clip" => ScriptStep::Clip(need("off or an axis")?),
         "verify" => ScriptStep::Verify(need("cpu-vs-gpu or sign-modes")?),
         "hide-verify" => ScriptStep::HideVerify,
         "pick" => ScriptStep::Pick(if arg.is_empty() {

@@ -274,6 +274,10 @@ impl Viewer {
                     self.history.record_field(&field);
                     if !self.range_fitted {
                         self.settings.view.value_range = crate::view::default_value_range(&field);
+                        self.settings.view.filter.clip = Some(
+                            self.viewport
+                                .facing_clip_plane(field.grid.bounds().center()),
+                        );
                         self.range_fitted = true;
                     }
                     self.field = Some(Arc::new(field));
@@ -530,6 +534,34 @@ impl Viewer {
                 }
             }
             ScriptStep::Cells(on) => self.settings.view.show_cells = on,
+            ScriptStep::PointSize(px) => self.settings.view.point_size = px,
+            ScriptStep::Clip(axis) => {
+                self.settings.view.filter.clip = match axis.as_str() {
+                    "off" => None,
+                    name => {
+                        let (sign, name) =
+                            name.strip_prefix('-').map_or((1.0, name), |n| (-1.0, n));
+                        let normal = match panels::axis_from_name(name)
+                            .ok_or(format!("unknown clip {axis}"))?
+                        {
+                            crate::view::Axis::X => glam::Vec3::X,
+                            crate::view::Axis::Y => glam::Vec3::Y,
+                            crate::view::Axis::Z => glam::Vec3::Z,
+                        } * sign;
+                        let center = self
+                            .field
+                            .as_ref()
+                            .ok_or("no field to clip")?
+                            .grid
+                            .bounds()
+                            .center();
+                        Some(crate::view::ClipPlane {
+                            normal,
+                            offset: normal.dot(center),
+                        })
+                    }
+                }
+            }
             ScriptStep::Verify(kind) => {
                 let kind = panels::CompareKind::from_name(&kind)
                     .ok_or(format!("unknown comparison {kind}"))?;
@@ -630,10 +662,11 @@ impl eframe::App for Viewer {
         self.run_script(&ctx);
         panels::menu_bar_ui(self, ui);
         panels::banner_ui(self, ui);
-        panels::side_panel_ui(self, ui);
+        // The bottom panel first, so it spans the window's full width.
         if self.settings.show_profiler || self.settings.show_slice {
             panels::bottom_panel_ui(self, ui);
         }
+        panels::side_panel_ui(self, ui);
         egui::CentralPanel::default().show(ui, |ui| {
             let picked = self.viewport.ui(
                 ui,

@@ -36,6 +36,8 @@ pub struct Viewport {
     dirty: bool,
     /// The range to colour with when the cells show a heat map.
     pub range_override: Option<f32>,
+    /// What the target shows now.
+    last_rendered: Option<(ViewSettings, Camera)>,
 }
 
 impl Viewport {
@@ -59,6 +61,7 @@ impl Viewport {
             slice: None,
             dirty: true,
             range_override: None,
+            last_rendered: None,
         }
     }
 
@@ -83,6 +86,21 @@ impl Viewport {
         }
         self.mesh_lines = overlays::mesh_lines(mesh, overlays);
         self.upload_lines();
+    }
+
+    /// A clip plane through `center` facing the camera along the nearest
+    /// axis: the cells behind it stay, so the cut shows the field inside.
+    pub fn facing_clip_plane(&self, center: Vec3) -> crate::view::ClipPlane {
+        let back = self.camera.backward();
+        let axis = [Vec3::X, Vec3::Y, Vec3::Z]
+            .into_iter()
+            .map(|a| a * back.dot(a).signum())
+            .max_by(|a, b| a.dot(back).total_cmp(&b.dot(back)))
+            .unwrap_or(Vec3::Z);
+        crate::view::ClipPlane {
+            normal: axis,
+            offset: axis.dot(center),
+        }
     }
 
     pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
@@ -173,15 +191,20 @@ impl Viewport {
             );
         }
 
+        // Anything that changes the picture — view settings from a panel or
+        // a script, the camera — makes the view render again.
+        let effective = self.effective(view);
+        if self.last_rendered != Some((effective, self.camera)) {
+            self.dirty = true;
+        }
         if self.dirty
             && let Some(target) = &self.target
         {
             let start = Instant::now();
-            let gpu_ms = self
-                .renderer
-                .render(gpu, target, &self.camera, &self.effective(view));
+            let gpu_ms = self.renderer.render(gpu, target, &self.camera, &effective);
             history.record_frame(start.elapsed().as_secs_f64() * 1e3, gpu_ms);
             self.dirty = false;
+            self.last_rendered = Some((effective, self.camera));
         }
         if let Some(tex) = self.texture {
             ui.painter().image(

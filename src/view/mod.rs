@@ -69,9 +69,9 @@ pub fn default_value_range(field: &SdfField) -> f32 {
             }
         });
     // The deepest inside cell sets the scale, so the inside shows its
-    // gradient; the outside saturates beyond it (but never below a fifth of
+    // gradient; the outside saturates beyond it (but never below 35% of
     // its own extent).
-    let range = inside.max(0.2 * outside);
+    let range = inside.max(0.35 * outside);
     if range > 0.0 {
         range
     } else {

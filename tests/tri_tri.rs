@@ -143,7 +143,11 @@ fn random_model(rng: &mut Rng, n: usize, name: &str) -> TriModel {
             if grid {
                 v(rng.grid(), rng.grid(), rng.grid())
             } else {
-                let c = v(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+                let c = v(
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                    rng.range(-1.0, 1.0),
+                );
                 c
             }
         };
@@ -165,8 +169,16 @@ fn random_pairs_gpu_match_exact_cpu() {
     let a = random_model(&mut rng, 110, "random-a");
     let b = random_model(&mut rng, 110, "random-b");
     // 12,100 pairs; identity poses, so GPU and CPU see the same f32 inputs.
-    let cpu = query(&a, Pose::IDENTITY, &b, Pose::IDENTITY, &ALL, Backend::CpuReference, None)
-        .expect("cpu");
+    let cpu = query(
+        &a,
+        Pose::IDENTITY,
+        &b,
+        Pose::IDENTITY,
+        &ALL,
+        Backend::CpuReference,
+        None,
+    )
+    .expect("cpu");
     let exact: BTreeSet<[u32; 2]> = cpu.pairs().into_iter().collect();
     let ambiguous: BTreeSet<[u32; 2]> = (0..a.triangle_count())
         .flat_map(|i| (0..b.triangle_count()).map(move |j| [i as u32, j as u32]))
@@ -177,8 +189,16 @@ fn random_pairs_gpu_match_exact_cpu() {
     assert!(exact.len() > 500, "only {} colliding pairs", exact.len());
     let mut results = Vec::new();
     for backend in [Backend::GpuBrute, Backend::Gpu] {
-        let r = query(&a, Pose::IDENTITY, &b, Pose::IDENTITY, &ALL, backend, Some(&gpu))
-            .expect("gpu");
+        let r = query(
+            &a,
+            Pose::IDENTITY,
+            &b,
+            Pose::IDENTITY,
+            &ALL,
+            backend,
+            Some(&gpu),
+        )
+        .expect("gpu");
         let got: BTreeSet<[u32; 2]> = r.pairs().into_iter().collect();
         let wrong: Vec<_> = got.symmetric_difference(&exact).collect();
         let unexplained: Vec<_> = wrong.iter().filter(|p| !ambiguous.contains(**p)).collect();
@@ -207,7 +227,13 @@ fn tutorial_five_edges_equal_six_except_coplanar() {
     let (mut differ5, mut differ6, mut missed_coplanar, mut coplanar_overlaps) = (0, 0, 0, 0);
     let mut general = 0;
     for _ in 0..20_000 {
-        let mut p = || v(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0));
+        let mut p = || {
+            v(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            )
+        };
         let (a, b) = ([p(), p(), p()], [p(), p(), p()]);
         let exact = intersect_triangle_triangle(a, b);
         if f32_decision_margin(a, b, 0.0) > 1.0 {
@@ -250,17 +276,39 @@ fn model_pairs_brute_and_pruned_agree() {
     let cube = TriModel::new(&box_mesh(3)).expect("box");
     let mut rng = Rng(777);
     let mut cases = vec![
-        ("linked tori", torus_model.clone(), pa, torus_model.clone(), pb),
-        ("pushed tori", torus_model.clone(), pa, torus_model.clone(), chain_links(-0.6).2),
+        (
+            "linked tori",
+            torus_model.clone(),
+            pa,
+            torus_model.clone(),
+            pb,
+        ),
+        (
+            "pushed tori",
+            torus_model.clone(),
+            pa,
+            torus_model.clone(),
+            chain_links(-0.6).2,
+        ),
     ];
     for k in 0..4 {
         let axis = v(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), 1.0).normalize();
         let pose = Pose::new(
-            v(rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-0.5, 0.5)),
+            v(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                rng.range(-0.5, 0.5),
+            ),
             Quat::from_axis_angle(axis, rng.range(0.0, 6.0)),
         );
         let name: &'static str = ["random 0", "random 1", "random 2", "random 3"][k];
-        cases.push((name, torus_model.clone(), Pose::IDENTITY, cube.clone(), pose));
+        cases.push((
+            name,
+            torus_model.clone(),
+            Pose::IDENTITY,
+            cube.clone(),
+            pose,
+        ));
     }
     let mut colliding = 0;
     for (name, a, pa, b, pb) in cases {
@@ -275,7 +323,12 @@ fn model_pairs_brute_and_pruned_agree() {
         }
         for backend in Backend::ALL {
             let r = query(&a, pa, &b, pb, &YES_NO, backend, Some(&gpu)).expect("yes/no");
-            assert_eq!(r.collides, cpu.collides, "{name}: yes/no {}", backend.name());
+            assert_eq!(
+                r.collides,
+                cpu.collides,
+                "{name}: yes/no {}",
+                backend.name()
+            );
         }
         colliding += usize::from(cpu.collides);
         // Segments are near both triangles, in world space.
@@ -287,7 +340,10 @@ fn model_pairs_brute_and_pruned_agree() {
                     let d = collidoscope::geom::closest_point_triangle(p, t)
                         .distance_squared
                         .sqrt();
-                    assert!(d < 1e-3, "{name}: segment point {p} is {d} from its triangle");
+                    assert!(
+                        d < 1e-3,
+                        "{name}: segment point {p} is {d} from its triangle"
+                    );
                 }
             }
         }
@@ -340,14 +396,38 @@ fn tutorial_predicate_misses_coplanar_faces_of_stacked_boxes() {
         all_pairs: false,
         predicate: Predicate::Tutorial,
     };
-    let exact = query(&cube, Pose::IDENTITY, &cube, pb, &YES_NO, Backend::Gpu, Some(&gpu))
-        .expect("gpu");
+    let exact = query(
+        &cube,
+        Pose::IDENTITY,
+        &cube,
+        pb,
+        &YES_NO,
+        Backend::Gpu,
+        Some(&gpu),
+    )
+    .expect("gpu");
     assert!(exact.collides);
-    let cpu = query(&cube, Pose::IDENTITY, &cube, pb, &YES_NO, Backend::CpuReference, None)
-        .expect("cpu");
+    let cpu = query(
+        &cube,
+        Pose::IDENTITY,
+        &cube,
+        pb,
+        &YES_NO,
+        Backend::CpuReference,
+        None,
+    )
+    .expect("cpu");
     assert!(cpu.collides);
-    let _ = query(&cube, Pose::IDENTITY, &cube, pb, &tutorial, Backend::Gpu, Some(&gpu))
-        .expect("tutorial runs");
+    let _ = query(
+        &cube,
+        Pose::IDENTITY,
+        &cube,
+        pb,
+        &tutorial,
+        Backend::Gpu,
+        Some(&gpu),
+    )
+    .expect("tutorial runs");
 }
 
 #[test]
@@ -357,7 +437,120 @@ fn bad_poses_are_errors() {
     let e = query(&t, bad, &t, Pose::IDENTITY, &YES_NO, Backend::Cpu, None)
         .expect_err("zero quaternion");
     assert!(e.to_string().contains("quaternion"), "{e}");
-    let e = query(&t, Pose::IDENTITY, &t, Pose::IDENTITY, &YES_NO, Backend::Gpu, None)
-        .expect_err("no gpu");
+    let e = query(
+        &t,
+        Pose::IDENTITY,
+        &t,
+        Pose::IDENTITY,
+        &YES_NO,
+        Backend::Gpu,
+        None,
+    )
+    .expect_err("no gpu");
     assert!(e.to_string().contains("GPU"), "{e}");
+}
+
+mod cli {
+    use std::process::Command;
+
+    fn exe() -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
+        c.env_remove("RUST_BACKTRACE");
+        c
+    }
+
+    fn write_obj(path: &std::path::Path, offset: f32) {
+        let text = format!(
+            "v {o} 0 0\nv {p} 0 0\nv {o} 1 0\nf 1 2 3\n",
+            o = offset,
+            p = offset + 1.0
+        );
+        std::fs::write(path, text).expect("write obj");
+    }
+
+    #[test]
+    fn round_trip_and_bad_input() {
+        let dir = super::common::scratch("tritri-cli");
+        let (a, b) = (dir.join("a.obj"), dir.join("b.obj"));
+        write_obj(&a, 0.0);
+        write_obj(&b, 5.0);
+        let out = dir.join("pairs.json");
+        let run = |extra: &[&str]| {
+            let mut args = vec![
+                "tritri".to_string(),
+                a.display().to_string(),
+                b.display().to_string(),
+                "--out".into(),
+                out.display().to_string(),
+            ];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            exe().args(&args).output().expect("runs")
+        };
+        // As the files place them: apart.
+        for backend in ["cpu", "gpu-brute", "gpu", "cpu-ref"] {
+            let o = run(&["--backend", backend, "--all-pairs"]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+            assert_eq!(json["collides"], false, "{backend}");
+            assert_eq!(json["backend"], backend);
+            assert!(json["timings_ms"]["total_wall"].is_number());
+        }
+        // B moved back onto A, rotated 90° about y: crossing.
+        let o = run(&[
+            "--pose-b",
+            "0.2,0,5.5,0,0.7071068,0,0.7071068",
+            "--all-pairs",
+            "--backend",
+            "gpu",
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+        assert_eq!(json["collides"], true);
+        assert_eq!(json["pairs"], serde_json::json!([[0, 0]]));
+        // A batch.
+        let poses = dir.join("poses.json");
+        std::fs::write(
+            &poses,
+            r#"[{"a": [0,0,0], "b": [0,0,0]}, {"a": [0,0,0], "b": [0.2,0,5.5,0,0.7071068,0,0.7071068]}]"#,
+        )
+        .expect("write poses");
+        let o = run(&["--poses", &poses.display().to_string(), "--backend", "gpu"]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("json")).expect("json");
+        assert_eq!(json["results"], serde_json::json!([false, true]));
+        // Bad input: one readable error line each, no panic.
+        std::fs::write(dir.join("bad.json"), "{not json").expect("write");
+        for extra in [
+            vec!["--pose-a", "1,2"],
+            vec!["--pose-b", "0,0,0,0,0,0,0"],
+            vec!["--pose-a", "1,x,3"],
+            vec!["--poses", "/nonexistent/poses.json"],
+        ] {
+            let o = run(&extra);
+            let stderr = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{extra:?} should fail");
+            assert!(!stderr.contains("panicked"), "{extra:?}: {stderr}");
+            let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+            assert_eq!(lines.len(), 1, "{extra:?}: {stderr}");
+            assert!(lines[0].starts_with("error: "), "{extra:?}: {stderr}");
+        }
+        let bad = dir.join("bad.json").display().to_string();
+        let o = run(&["--poses", &bad]);
+        assert!(!o.status.success());
+        let o = exe()
+            .args([
+                "tritri",
+                "/nonexistent.obj",
+                &b.display().to_string(),
+                "--out",
+                "x.json",
+            ])
+            .output()
+            .expect("runs");
+        assert!(!o.status.success());
+        assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
+    }
 }

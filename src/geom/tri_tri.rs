@@ -505,10 +505,7 @@ pub fn f32_decision_margin(t1: Triangle, t2: Triangle, coord_error: f64) -> f64 
     let mut check = |a: Vec3, b: Vec3, c: Vec3, d: Vec3| {
         let (det, permanent) = orient3d_f64(a, b, c, d);
         let (a, b, c, d) = (a.as_dvec3(), b.as_dvec3(), c.as_dvec3(), d.as_dvec3());
-        let l = (a - d)
-            .length()
-            .max((b - d).length())
-            .max((c - d).length());
+        let l = (a - d).length().max((b - d).length()).max((c - d).length());
         let bound = 16.0 * eps32 * permanent + 12.0 * coord_error * l * l;
         margin = margin.min(det.abs() / bound.max(f64::MIN_POSITIVE));
     };

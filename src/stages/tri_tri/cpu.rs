@@ -170,8 +170,7 @@ pub fn query_cpu(
             timings,
         };
     }
-    let coord_error =
-        4.0 * f64::from(f32::EPSILON) * super::coordinate_scale(a, pose_a, b, pose_b);
+    let coord_error = 4.0 * f64::from(f32::EPSILON) * super::coordinate_scale(a, pose_a, b, pose_b);
     let per_a: Vec<(Vec<Contact>, usize)> = (0..scene.wa.len())
         .into_par_iter()
         .map(|i| {
@@ -366,6 +365,9 @@ mod tests {
             Vec3::new(-0.5, 0.5, 0.0),
         ];
         let s = intersection_segment_f64(a, b);
-        assert!((s[0].x - 0.0).abs() < 1e-6 && (s[1].x - 0.5).abs() < 1e-6, "{s:?}");
+        assert!(
+            (s[0].x - 0.0).abs() < 1e-6 && (s[1].x - 0.5).abs() < 1e-6,
+            "{s:?}"
+        );
     }
 }

@@ -385,10 +385,7 @@ impl TriTriGpu {
                     };
                     pairs.push([ia, ib]);
                     let f = |w: usize| f32::from_bits(words[seg_base + 8 * k + w]);
-                    segments.push([
-                        Vec3::new(f(0), f(1), f(2)),
-                        Vec3::new(f(4), f(5), f(6)),
-                    ]);
+                    segments.push([Vec3::new(f(0), f(1), f(2)), Vec3::new(f(4), f(5), f(6))]);
                 }
             }
             timings.push(

@@ -239,9 +239,7 @@ pub struct TriModel {
 impl TriModel {
     pub fn new(mesh: &Mesh) -> Result<Self, TriTriError> {
         mesh.validate()?;
-        let triangles: Vec<Triangle> = (0..mesh.triangles.len())
-            .map(|t| mesh.corners(t))
-            .collect();
+        let triangles: Vec<Triangle> = (0..mesh.triangles.len()).map(|t| mesh.corners(t)).collect();
         let degenerate: Vec<bool> = triangles.iter().map(|&t| is_degenerate(t)).collect();
         let bounds: Vec<Aabb> = triangles.iter().map(|&t| Aabb::of_triangle(t)).collect();
         let centroids: Vec<Vec3> = triangles

@@ -143,12 +143,11 @@ fn random_model(rng: &mut Rng, n: usize, name: &str) -> TriModel {
             if grid {
                 v(rng.grid(), rng.grid(), rng.grid())
             } else {
-                let c = v(
+                v(
                     rng.range(-1.0, 1.0),
                     rng.range(-1.0, 1.0),
                     rng.range(-1.0, 1.0),
-                );
-                c
+                )
             }
         };
         let t = [p(), p(), p()];

@@ -51,7 +51,17 @@ pub struct BenchArgs {
     /// Largest mesh the GPU brute force runs on (it is quadratic).
     #[arg(long, default_value_t = 200_000)]
     pub brute_max_triangles: usize,
-    /// Output directory for sdf.json, sdf.csv and sdf.png.
+    /// tritri: triangles per model (each size is a torus pair).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "128,1152,6050,20000,100352"
+    )]
+    pub sizes: Vec<usize>,
+    /// tritri: pose pairs per batched query (0: no batch rows).
+    #[arg(long, default_value_t = 4096)]
+    pub batch: usize,
+    /// Output directory for <target>.json, .csv and .png.
     #[arg(long)]
     pub out: PathBuf,
 }
@@ -60,6 +70,8 @@ pub struct BenchArgs {
 pub enum BenchTarget {
     /// Uniform signed distance fields.
     Sdf,
+    /// Exact triangle–triangle collision of two models.
+    Tritri,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -95,7 +107,9 @@ impl Row {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    let BenchTarget::Sdf = args.target;
+    if let BenchTarget::Tritri = args.target {
+        return super::bench_tritri::run(&args);
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let backends: Vec<Backend> = if args.backends.is_empty() {

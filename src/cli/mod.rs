@@ -4,9 +4,11 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
+mod bench_tritri;
 mod info;
 mod render;
 mod sdf;
+mod tritri;
 
 use std::path::PathBuf;
 
@@ -42,6 +44,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
     Render(render::RenderArgs),
+    /// Exact triangle–triangle collision of two posed models, written as JSON.
+    Tritri(tritri::TriTriArgs),
 }
 
 /// `--backend` values.
@@ -93,6 +97,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Sdf(args) => sdf::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Render(args) => render::run(args),
+        Command::Tritri(args) => tritri::run(args),
     }
 }
 

@@ -3,9 +3,11 @@
 mod aabb;
 mod bvh;
 mod closest_point;
+mod tri_tri;
 mod winding;
 
 pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
 pub use closest_point::*;
+pub use tri_tri::*;
 pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};

@@ -157,6 +157,10 @@ pub const SHADERS: &[ShaderSource] = &[
         code: include_str!("../../shaders/sdf_grid.wgsl"),
     },
     ShaderSource {
+        name: "tri_tri.wgsl",
+        code: include_str!("../../shaders/tri_tri.wgsl"),
+    },
+    ShaderSource {
         name: "view.wgsl",
         code: include_str!("../../shaders/view.wgsl"),
     },

@@ -2,3 +2,4 @@
 //! that take the same inputs and return the same product type.
 
 pub mod sdf_grid;
+pub mod tri_tri;

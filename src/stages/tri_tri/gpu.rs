@@ -1,0 +1,441 @@
+//! GPU backends: brute force (2D tiles of pairs, z = query) and per-triangle
+//! BVH traversal. Shader: `shaders/tri_tri.wgsl`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use eframe::egui_wgpu::wgpu;
+use glam::Vec3;
+use wgpu::util::DeviceExt;
+
+use super::{Pose, Predicate, TriModel, TriTriError, TriTriParams, b_from_a};
+use crate::geom::BvhNode;
+use crate::gpu::{BufferCheck, GpuContext, GpuRun, shader_source, storage_buffer_init};
+use crate::timing::Timings;
+
+/// Uniform parameters. Keep in sync with `struct Params` in
+/// shaders/tri_tri.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    num_a: u32,
+    num_b: u32,
+    num_queries: u32,
+    mode: u32,
+    capacity: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+const _: () = assert!(std::mem::size_of::<Params>() == 32);
+
+/// Rows of `B_from_A`. Keep in sync with `struct QueryPose` in
+/// shaders/tri_tri.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct QueryPose {
+    rows: [[f32; 4]; 3],
+}
+const _: () = assert!(std::mem::size_of::<QueryPose>() == 48);
+
+const MODE_ALL_PAIRS: u32 = 1;
+const MODE_TUTORIAL: u32 = 2;
+/// Deepest BVH the shader's traversal stack holds.
+const GPU_STACK: usize = 64;
+const WORKGROUP: u32 = 64;
+/// B triangles per brute-force workgroup (`B_PER_GROUP` in the shader).
+const B_PER_GROUP: u32 = 256;
+/// Most queries in one brute-force dispatch (the z dimension).
+const MAX_BRUTE_QUERIES: usize = 65_535;
+/// Resident models kept at once.
+const RESIDENT: usize = 4;
+
+/// The stage's long-lived GPU objects: created once per context.
+pub struct TriTriGpu {
+    gpu: GpuContext,
+    resident: Mutex<Vec<Arc<ModelBuffers>>>,
+    layout: wgpu::BindGroupLayout,
+    brute: wgpu::ComputePipeline,
+    pruned: wgpu::ComputePipeline,
+}
+
+/// A model on the GPU: corners in BVH order, its BVH, and that order.
+struct ModelBuffers {
+    key: (u64, usize),
+    triangles: wgpu::Buffer,
+    nodes: wgpu::Buffer,
+    order: Vec<u32>,
+}
+
+/// What a run gives back, B's frame, BVH slots mapped to mesh indices.
+pub(crate) struct GpuOutcome {
+    pub hits: Vec<bool>,
+    pub pairs: Vec<[u32; 2]>,
+    pub segments: Vec<[Vec3; 2]>,
+    pub timings: Timings,
+}
+
+impl TriTriGpu {
+    pub fn new(gpu: &GpuContext) -> Self {
+        let device = &gpu.device;
+        let module = gpu.shader(shader_source("tri_tri.wgsl"));
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("TriTriGpu::layout"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage(1, true),
+                storage(2, true),
+                storage(3, true),
+                storage(4, true),
+                storage(5, false),
+                storage(6, false),
+                storage(7, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("TriTriGpu::pipeline_layout"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |entry: &str, label: &str| {
+            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(label),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        TriTriGpu {
+            gpu: gpu.clone(),
+            resident: Mutex::new(Vec::new()),
+            brute: pipeline("brute", "TriTriGpu::brute"),
+            pruned: pipeline("pruned", "TriTriGpu::pruned"),
+            layout,
+        }
+    }
+
+    pub fn context(&self) -> &GpuContext {
+        &self.gpu
+    }
+
+    /// The model's buffers, uploaded on first use and kept while it is one
+    /// of the last few models used.
+    fn model_buffers(&self, model: &TriModel) -> Result<Arc<ModelBuffers>, TriTriError> {
+        let key = (model.content_hash, model.triangle_count());
+        let mut cache = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pos) = cache.iter().position(|b| b.key == key) {
+            let b = cache.remove(pos);
+            cache.push(b.clone());
+            return Ok(b);
+        }
+        if model.bvh.depth() >= GPU_STACK {
+            return Err(TriTriError::BvhTooDeep {
+                name: model.mesh.name.clone(),
+                depth: model.bvh.depth(),
+                max: GPU_STACK,
+            });
+        }
+        let corners: Vec<[f32; 4]> = model
+            .bvh
+            .order
+            .iter()
+            .flat_map(|&t| {
+                let flag = if model.degenerate[t as usize] {
+                    1.0
+                } else {
+                    0.0
+                };
+                let [p, q, r] = model.triangles[t as usize];
+                [p.extend(flag), q.extend(0.0), r.extend(0.0)].map(|v| v.to_array())
+            })
+            .collect();
+        let buffers = Arc::new(ModelBuffers {
+            key,
+            triangles: storage_buffer_init(&self.gpu, "TriTriGpu::triangles", &corners)?,
+            nodes: storage_buffer_init(&self.gpu, "TriTriGpu::nodes", &model.bvh.nodes)?,
+            order: model.bvh.order.clone(),
+        });
+        if cache.len() >= RESIDENT {
+            cache.remove(0);
+        }
+        cache.push(buffers.clone());
+        Ok(buffers)
+    }
+
+    /// Runs one dispatch for all `poses` (yes/no per pose pair), or one
+    /// all-pairs query (`params.all_pairs`, a single pose pair).
+    pub(crate) fn run(
+        &self,
+        a: &TriModel,
+        b: &TriModel,
+        poses: &[(Pose, Pose)],
+        params: &TriTriParams,
+        pruned: bool,
+    ) -> Result<GpuOutcome, TriTriError> {
+        puffin::profile_function!();
+        let mut timings = Timings::default();
+        if poses.is_empty() {
+            return Ok(GpuOutcome {
+                hits: Vec::new(),
+                pairs: Vec::new(),
+                segments: Vec::new(),
+                timings,
+            });
+        }
+        if params.all_pairs && poses.len() != 1 {
+            return Err(TriTriError::TooLarge(
+                "all-pairs output is for one pose pair at a time".into(),
+            ));
+        }
+        if !pruned && poses.len() > MAX_BRUTE_QUERIES {
+            return Err(TriTriError::TooLarge(format!(
+                "{} pose pairs exceed the brute-force dispatch's {MAX_BRUTE_QUERIES}; use the gpu backend or split the batch",
+                poses.len()
+            )));
+        }
+        let (na, nb) = (a.triangle_count(), b.triangle_count());
+        let invocations = na as u64 * poses.len() as u64;
+        if invocations > u64::from(u32::MAX) / 2 {
+            return Err(TriTriError::TooLarge(format!(
+                "{} pose pairs × {na} triangles is too many invocations for one dispatch; split the batch",
+                poses.len()
+            )));
+        }
+        let upload_start = Instant::now();
+        let ma = self.model_buffers(a)?;
+        let mb = self.model_buffers(b)?;
+        let query_poses: Vec<QueryPose> = poses
+            .iter()
+            .map(|&(pa, pb)| {
+                let m = b_from_a(pa, pb);
+                let (x, t) = (m.matrix3, m.translation);
+                QueryPose {
+                    rows: [0, 1, 2].map(|r| {
+                        let row = x.row(r);
+                        [row.x as f32, row.y as f32, row.z as f32, t[r] as f32]
+                    }),
+                }
+            })
+            .collect();
+        let mut capacity = if params.all_pairs {
+            (4 * (na + nb)).max(4096) as u32
+        } else {
+            1
+        };
+        let mode = if params.all_pairs { MODE_ALL_PAIRS } else { 0 }
+            | match params.predicate {
+                Predicate::Exact => 0,
+                Predicate::Tutorial => MODE_TUTORIAL,
+            };
+        let gpu = &self.gpu;
+        let poses_buf = storage_buffer_init(gpu, "TriTriGpu::poses", &query_poses)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        loop {
+            let hits_len = poses.len() + 1;
+            let hits_bytes = (hits_len * 4) as u64;
+            let pairs_bytes = u64::from(capacity) * 8;
+            let segments_bytes = u64::from(capacity) * 32;
+            for (what, bytes) in [
+                ("TriTriGpu::pairs", pairs_bytes),
+                ("TriTriGpu::segments", segments_bytes),
+            ] {
+                gpu.check_storage_size(what, bytes)?;
+            }
+            let uniform = Params {
+                num_a: na as u32,
+                num_b: nb as u32,
+                num_queries: poses.len() as u32,
+                mode,
+                capacity,
+                _pad0: 0,
+                _pad1: 0,
+                _pad2: 0,
+            };
+            let uniform_buf = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("TriTriGpu::params"),
+                    contents: bytemuck::bytes_of(&uniform),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            let hits_buf = storage_buffer_init(gpu, "TriTriGpu::hits", &vec![0u32; hits_len])?;
+            let zeroed = |label: &str, bytes: u64| {
+                crate::gpu::storage_buffer_zeroed(gpu, BufferCheck { label, bytes })
+            };
+            let pairs_buf = zeroed("TriTriGpu::pairs", pairs_bytes)?;
+            let segments_buf = zeroed("TriTriGpu::segments", segments_bytes)?;
+            let out_bytes = if params.all_pairs {
+                pairs_bytes + segments_bytes
+            } else {
+                0
+            };
+            let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("TriTriGpu::staging"),
+                size: hits_bytes + out_bytes,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let buffers = [
+                &uniform_buf,
+                &ma.triangles,
+                &mb.triangles,
+                &mb.nodes,
+                &poses_buf,
+                &hits_buf,
+                &pairs_buf,
+                &segments_buf,
+            ];
+            let entries: Vec<wgpu::BindGroupEntry> = buffers
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("TriTriGpu::bind_group"),
+                layout: &self.layout,
+                entries: &entries,
+            });
+            let mut run = GpuRun::new(gpu, "TriTriGpu::encoder")?;
+            let phase = if pruned { "bvh pairs" } else { "brute pairs" };
+            run.compute_pass(phase, |pass| {
+                pass.set_bind_group(0, &bind_group, &[]);
+                if pruned {
+                    pass.set_pipeline(&self.pruned);
+                    let (x, y) = dispatch_dims((invocations as u32).div_ceil(WORKGROUP));
+                    pass.dispatch_workgroups(x, y, 1);
+                } else {
+                    pass.set_pipeline(&self.brute);
+                    pass.dispatch_workgroups(
+                        (na as u32).div_ceil(WORKGROUP),
+                        (nb as u32).div_ceil(B_PER_GROUP),
+                        poses.len() as u32,
+                    );
+                }
+            });
+            run.encoder_work("copy out", |encoder| {
+                encoder.copy_buffer_to_buffer(&hits_buf, 0, &staging, 0, hits_bytes);
+                if params.all_pairs {
+                    encoder.copy_buffer_to_buffer(&pairs_buf, 0, &staging, hits_bytes, pairs_bytes);
+                    encoder.copy_buffer_to_buffer(
+                        &segments_buf,
+                        0,
+                        &staging,
+                        hits_bytes + pairs_bytes,
+                        segments_bytes,
+                    );
+                }
+            });
+            let (phases, wall_ms) = run.finish()?;
+            for (i, p) in phases.iter().enumerate() {
+                timings.push(p.name.clone(), if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);
+            }
+            if phases.is_empty() {
+                timings.push("kernels", wall_ms, None);
+            }
+            let readback_start = Instant::now();
+            let words = map_staging(gpu, &staging)?;
+            let hits: Vec<bool> = words[..poses.len()].iter().map(|&h| h != 0).collect();
+            let count = words[poses.len()];
+            if params.all_pairs && count > capacity {
+                // Room for every pair, then once more.
+                capacity = count;
+                continue;
+            }
+            let mut pairs = Vec::new();
+            let mut segments = Vec::new();
+            if params.all_pairs {
+                let base = hits_len;
+                let seg_base = base + 2 * capacity as usize;
+                for k in 0..count as usize {
+                    let (sa, sb) = (words[base + 2 * k], words[base + 2 * k + 1]);
+                    let (ia, ib) = (
+                        ma.order.get(sa as usize).copied(),
+                        mb.order.get(sb as usize).copied(),
+                    );
+                    let (Some(ia), Some(ib)) = (ia, ib) else {
+                        return Err(crate::gpu::GpuError::Readback {
+                            what: "colliding pairs".into(),
+                            reason: format!("triangle slot ({sa}, {sb}) out of range"),
+                        }
+                        .into());
+                    };
+                    pairs.push([ia, ib]);
+                    let f = |w: usize| f32::from_bits(words[seg_base + 8 * k + w]);
+                    segments.push([Vec3::new(f(0), f(1), f(2)), Vec3::new(f(4), f(5), f(6))]);
+                }
+            }
+            timings.push(
+                "readback",
+                readback_start.elapsed().as_secs_f64() * 1e3,
+                None,
+            );
+            return Ok(GpuOutcome {
+                hits,
+                pairs,
+                segments,
+                timings,
+            });
+        }
+    }
+}
+
+/// Maps a staging buffer the GPU has finished writing and copies it out.
+fn map_staging(gpu: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u32>, TriTriError> {
+    let fail = |reason: String| crate::gpu::GpuError::Readback {
+        what: "collision results".into(),
+        reason,
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        // The receiver only goes away if this function already returned.
+        let _ = tx.send(r);
+    });
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .map_err(|e| fail(e.to_string()))?;
+    rx.recv()
+        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(e.to_string()))?;
+    let view = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| fail(e.to_string()))?;
+    let out = bytemuck::pod_collect_to_vec(&view);
+    drop(view);
+    staging.unmap();
+    Ok(out)
+}
+
+/// Splits `groups` workgroups over x and y (each ≤ 65535); the shader
+/// rebuilds the flat index as `wid.y * num_workgroups.x + wid.x` and skips
+/// the excess.
+fn dispatch_dims(groups: u32) -> (u32, u32) {
+    let x = groups.clamp(1, 65_535);
+    (x, groups.div_ceil(x).max(1))
+}
+
+const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);

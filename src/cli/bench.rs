@@ -57,6 +57,8 @@ pub struct BenchArgs {
 pub enum BenchTarget {
     /// Uniform signed distance fields.
     Sdf,
+    /// Contacts of 1–1000 body pairs: CPU, GPU batched, GPU per pair.
+    Collide,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -92,7 +94,9 @@ impl Row {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    let BenchTarget::Sdf = args.target;
+    if let BenchTarget::Collide = args.target {
+        return super::bench_collide::run(&args);
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let backends: Vec<Backend> = if args.backends.is_empty() {

@@ -4,6 +4,8 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
+mod bench_collide;
+mod collide;
 mod info;
 mod render;
 mod sdf;
@@ -40,6 +42,8 @@ pub enum Command {
     Sdf(sdf::SdfArgs),
     /// Benchmarks: print a table, write JSON, CSV and a PNG plot.
     Bench(bench::BenchArgs),
+    /// Contact points between meshes (and planes, lines, spheres, boxes), as JSON + CSV.
+    Collide(collide::CollideArgs),
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
     Render(render::RenderArgs),
 }
@@ -93,6 +97,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Sdf(args) => sdf::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Render(args) => render::run(args),
+        Command::Collide(args) => collide::run(args),
     }
 }
 

@@ -34,7 +34,8 @@ struct Row {
     gpu_ms: Option<f64>,
     million_points_per_s: f64,
     contacts: usize,
-    matches_cpu: Option<bool>,
+    /// Contacts without a partner in the CPU's set.
+    mismatches_vs_cpu: Option<usize>,
 }
 
 const PAIR_COUNTS: [usize; 4] = [1, 10, 100, 1000];
@@ -83,13 +84,33 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-fn same(a: &ContactSet, b: &ContactSet) -> bool {
-    a.contacts.len() == b.contacts.len()
-        && a.contacts.iter().zip(&b.contacts).all(|(x, y)| {
-            (x.body, x.other, x.sample) == (y.body, y.other, y.sample)
-                && x.position.distance(y.position) < 1e-3
-                && (x.depth - y.depth).abs() < 1e-3
-        })
+/// Contacts of either set without a partner in the other (same bodies,
+/// feature and point; position and depth within 1e-3). Points within
+/// rounding of a cell boundary can land in different cells on the two
+/// backends, so a handful in a million is expected.
+fn mismatches(a: &ContactSet, b: &ContactSet) -> usize {
+    use std::collections::HashMap;
+    type Key = (u32, u32, u32, u32);
+    let key = |c: &crate::stages::colliders::Contact| -> Key {
+        (c.body, c.other, c.feature as u32, c.sample)
+    };
+    let mut index: HashMap<Key, Vec<(Vec3, f32)>> = HashMap::new();
+    for c in &a.contacts {
+        index.entry(key(c)).or_default().push((c.position, c.depth));
+    }
+    let mut unmatched = 0;
+    for c in &b.contacts {
+        let found = index.get_mut(&key(c)).and_then(|v| {
+            let i = v
+                .iter()
+                .position(|&(p, d)| p.distance(c.position) < 1e-3 && (d - c.depth).abs() < 1e-3)?;
+            Some(v.swap_remove(i))
+        });
+        if found.is_none() {
+            unmatched += 1;
+        }
+    }
+    unmatched + index.values().map(Vec::len).sum::<usize>()
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
@@ -121,7 +142,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
         }
         let tests = cpu.tests;
-        let row = |mode, wall_ms: f64, gpu_ms, contacts, matches_cpu| Row {
+        let row = |mode, wall_ms: f64, gpu_ms, contacts, mismatches_vs_cpu| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -129,9 +150,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             gpu_ms,
             million_points_per_s: tests as f64 / (gpu_ms.unwrap_or(wall_ms) * 1e3),
             contacts,
-            matches_cpu,
+            mismatches_vs_cpu,
         };
-        rows.push(row("cpu", median(cpu_times), None, cpu.contacts.len(), None));
+        rows.push(row(
+            "cpu",
+            median(cpu_times),
+            None,
+            cpu.contacts.len(),
+            None,
+        ));
 
         // Batched: one dispatch for all pairs (after a warm-up).
         gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
@@ -152,21 +179,27 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             median(walls),
             gpu_ms,
             batched.contacts.len(),
-            Some(same(&cpu, &batched)),
+            Some(mismatches(&cpu, &batched)),
         ));
 
         // One dispatch and read-back per pair.
         let mut walls = Vec::new();
         let mut kernels = Vec::new();
-        let mut count = 0;
+        let mut per_pair = ContactSet::default();
         for _ in 0..repeats.min(3) {
             let start = Instant::now();
             let mut kernel = 0.0;
             let mut has_kernel = true;
-            count = 0;
+            per_pair.contacts.clear();
             for pair in &list {
-                let set = gpu.detect(&resident, &shapes, &bodies, std::slice::from_ref(pair), &params)?;
-                count += set.contacts.len();
+                let set = gpu.detect(
+                    &resident,
+                    &shapes,
+                    &bodies,
+                    std::slice::from_ref(pair),
+                    &params,
+                )?;
+                per_pair.contacts.extend(set.contacts);
                 match set.timings.total_gpu_ms() {
                     Some(g) => kernel += g,
                     None => has_kernel = false,
@@ -182,8 +215,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             "gpu per pair",
             median(walls),
             gpu_ms,
-            count,
-            Some(count == cpu.contacts.len()),
+            per_pair.contacts.len(),
+            Some(mismatches(&cpu, &per_pair)),
         ));
         for r in &rows[rows.len() - 3..] {
             eprintln!(
@@ -208,7 +241,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     let mut csv = String::from(
-        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,matches_cpu\n",
+        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,mismatches_vs_cpu\n",
     );
     for r in rows {
         csv.push_str(&format!(
@@ -220,7 +253,9 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
             r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
             r.million_points_per_s,
             r.contacts,
-            r.matches_cpu.map(|v| v.to_string()).unwrap_or_default(),
+            r.mismatches_vs_cpu
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
         ));
     }
     crate::io::write_atomically(&dir.join("collide.csv"), csv.as_bytes())?;
@@ -267,7 +302,7 @@ fn print_table(rows: &[Row], adapter: &str) {
     println!("Contact benchmark — {adapter}");
     println!(
         "{:>6} {:>10} {:<13} {:>11} {:>11} {:>10} {:>9} {:>6}",
-        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "=cpu"
+        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "≠cpu"
     );
     for r in rows {
         println!(
@@ -279,7 +314,7 @@ fn print_table(rows: &[Row], adapter: &str) {
             r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
             r.million_points_per_s,
             r.contacts,
-            r.matches_cpu.map_or("-".into(), |v| v.to_string()),
+            r.mismatches_vs_cpu.map_or("-".into(), |v| v.to_string()),
         );
     }
 }

@@ -261,9 +261,7 @@ pub fn run(args: CollideArgs) -> anyhow::Result<()> {
     });
     crate::io::write_atomically(&args.out, serde_json::to_string_pretty(&json)?.as_bytes())
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    let mut csv = String::from(
-        "body,other,feature,sample,x,y,z,nx,ny,nz,depth,depth_cell\n",
-    );
+    let mut csv = String::from("body,other,feature,sample,x,y,z,nx,ny,nz,depth,depth_cell\n");
     for c in &set.contacts {
         csv.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{},{}\n",

@@ -191,22 +191,6 @@ impl ColliderGpu {
             .into());
         }
         let plan = plan(shapes, bodies, pairs, params)?;
-        let capacity = plan.total_threads.max(1);
-        let contact_bytes = (capacity * std::mem::size_of::<GpuContact>()) as u64;
-        gpu.check_storage_size("ColliderGpu::contacts", contact_bytes)?;
-        let uniform = Params {
-            num_tasks: plan.tasks.len() as u32,
-            total_threads: plan.total_threads as u32,
-            capacity: capacity as u32,
-            flags: u32::from(params.interpolated_depth) | (u32::from(params.reject_flipped) << 1),
-        };
-        let uniform_buf = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ColliderGpu::params"),
-                contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
         let tasks_buf = storage_buffer_init(gpu, "ColliderGpu::tasks", &plan.tasks)?;
         let mut extra: Vec<GpuSample> = plan.extra.iter().map(GpuSample::from).collect();
         // A binding must hold at least one element of its array type.
@@ -214,67 +198,38 @@ impl ColliderGpu {
             extra.push(bytemuck::Zeroable::zeroed());
         }
         let extra_buf = storage_buffer_init(gpu, "ColliderGpu::extra", &extra)?;
-        let contacts_buf = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "ColliderGpu::contacts",
-                bytes: contact_bytes,
-            },
-        )?;
-        let counter_buf = storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?;
-        let buffers = [
-            &uniform_buf,
-            &tasks_buf,
-            &resident.samples,
-            &extra_buf,
-            &resident.fields,
-            &resident.values,
-            &contacts_buf,
-            &counter_buf,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("ColliderGpu::bind_group"),
-            layout: &self.layout,
-            entries: &entries,
-        });
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
-        let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
-        if plan.total_threads > 0 {
-            run.compute_pass("contacts", |pass| {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
-                pass.dispatch_workgroups(x, y, 1);
-            });
-        }
-        let (phases, wall_ms) = run.finish()?;
-        let gpu_ms = phases
-            .iter()
-            .find(|p| p.name == "contacts")
-            .and_then(|p| p.gpu_ms);
-        timings.push("contacts", wall_ms, gpu_ms);
-
-        let readback = Instant::now();
-        let count = read_buffer::<u32>(gpu, &counter_buf, 1)?
-            .first()
-            .copied()
-            .unwrap_or(0) as usize;
-        if count > capacity {
-            return Err(GpuError::Readback {
-                what: "contacts".into(),
-                reason: format!("{count} contacts written into room for {capacity}"),
+        // Room for a quarter of the points first; the counter keeps counting
+        // past the end, so an overflow is re-run once with the exact size.
+        let max_contacts = (gpu.device.limits().max_storage_buffer_binding_size
+            / std::mem::size_of::<GpuContact>() as u64) as usize;
+        let mut capacity = (plan.total_threads / 4)
+            .max(1 << 14)
+            .min(plan.total_threads)
+            .clamp(1, max_contacts.max(1));
+        let (contacts_buf, count) = loop {
+            let (buf, count) = self.dispatch(
+                &plan,
+                params,
+                resident,
+                &tasks_buf,
+                &extra_buf,
+                capacity,
+                &mut timings,
+            )?;
+            if count <= capacity {
+                break (buf, count);
             }
-            .into());
-        }
+            if count > max_contacts {
+                gpu.check_storage_size(
+                    "ColliderGpu::contacts",
+                    (count * std::mem::size_of::<GpuContact>()) as u64,
+                )?;
+            }
+            capacity = count;
+        };
+        let readback = Instant::now();
         let mut raw: Vec<GpuContact> = read_buffer(gpu, &contacts_buf, count)?;
         raw.sort_by_key(|c| (c.task, c.sample));
         let mut contacts = Vec::with_capacity(raw.len());
@@ -301,5 +256,85 @@ impl ColliderGpu {
             tests: plan.total_threads,
             timings,
         })
+    }
+
+    /// One dispatch with room for `capacity` contacts; returns the buffer
+    /// and the number of contacts found (which may exceed the room).
+    #[allow(clippy::too_many_arguments)]
+    fn dispatch(
+        &self,
+        plan: &super::Plan,
+        params: &ColliderParams,
+        resident: &ResidentShapes,
+        tasks_buf: &wgpu::Buffer,
+        extra_buf: &wgpu::Buffer,
+        capacity: usize,
+        timings: &mut Timings,
+    ) -> Result<(wgpu::Buffer, usize), ColliderError> {
+        let gpu = &self.gpu;
+        let uniform = Params {
+            num_tasks: plan.tasks.len() as u32,
+            total_threads: plan.total_threads as u32,
+            capacity: capacity as u32,
+            flags: u32::from(params.interpolated_depth) | (u32::from(params.reject_flipped) << 1),
+        };
+        let uniform_buf = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("ColliderGpu::params"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let contacts_buf = storage_buffer_zeroed(
+            gpu,
+            BufferCheck {
+                label: "ColliderGpu::contacts",
+                bytes: (capacity * std::mem::size_of::<GpuContact>()) as u64,
+            },
+        )?;
+        let counter_buf = storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?;
+        let buffers = [
+            &uniform_buf,
+            tasks_buf,
+            &resident.samples,
+            extra_buf,
+            &resident.fields,
+            &resident.values,
+            &contacts_buf,
+            &counter_buf,
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("ColliderGpu::bind_group"),
+            layout: &self.layout,
+            entries: &entries,
+        });
+        let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
+        if plan.total_threads > 0 {
+            run.compute_pass("contacts", |pass| {
+                pass.set_pipeline(&self.pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
+                pass.dispatch_workgroups(x, y, 1);
+            });
+        }
+        let (phases, wall_ms) = run.finish()?;
+        let gpu_ms = phases
+            .iter()
+            .find(|p| p.name == "contacts")
+            .and_then(|p| p.gpu_ms);
+        timings.push("contacts", wall_ms, gpu_ms);
+        let count = read_buffer::<u32>(gpu, &counter_buf, 1)?
+            .first()
+            .copied()
+            .unwrap_or(0) as usize;
+        Ok((contacts_buf, count))
     }
 }

@@ -313,7 +313,7 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
                 rng.range(-1.0, 1.0),
             )
             .normalize_or(Vec3::Y);
-            let rot = Quat::from_axis_angle(axis, rng.range(0.0, 6.28));
+            let rot = Quat::from_axis_angle(axis, rng.range(0.0, std::f32::consts::TAU));
             let t = Vec3::new(
                 rng.range(-0.4, 0.4),
                 rng.range(-0.4, 0.4),

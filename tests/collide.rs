@@ -636,3 +636,33 @@ fn cli_collide_bad_input_gives_one_error_line() {
         assert!(lines[0].starts_with("error:"), "{args:?}: {stderr}");
     }
 }
+
+/// The rigid-body demonstrator steps the same on either contact backend.
+#[test]
+fn rigid_world_gpu_contacts_equal_cpu_contacts_while_stepping() {
+    use collidoscope::stages::rigid::{RigidParams, Scene, World};
+    let gpu = ColliderGpu::new(&common::gpu());
+    for scene in Scene::ALL {
+        let mut world = World::new(scene).expect("scene");
+        let cpu_params = RigidParams::default();
+        let gpu_params = RigidParams {
+            backend: ColliderBackend::Gpu,
+            ..cpu_params
+        };
+        for _ in 0..30 {
+            world.step(&cpu_params, None).expect("step");
+        }
+        let cpu = world
+            .detect(&cpu_params, None)
+            .expect("cpu")
+            .contacts
+            .clone();
+        let g = world
+            .detect(&gpu_params, Some(&gpu))
+            .expect("gpu")
+            .contacts
+            .clone();
+        assert_same_contacts(&cpu, &g, scene.name());
+        world.step(&gpu_params, Some(&gpu)).expect("gpu step");
+    }
+}

@@ -104,7 +104,10 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
         "colormap" => ScriptStep::ColorMap(need("sundholm or diverging")?),
         "mesh" => ScriptStep::MeshMode(need("a mesh mode")?),
         "cells" => ScriptStep::Cells(on_off()?),
-        "points" => ScriptStep::PointSize(arg.parse().map_err(|_| format!("points needs a size in pixels, not {arg:?}"))?),
+        "points" => ScriptStep::PointSize(
+            arg.parse()
+                .map_err(|_| format!("points needs a size in pixels, not {arg:?}"))?,
+        ),
         "clip" => ScriptStep::Clip(need("off or an axis")?),
         "verify" => ScriptStep::Verify(need("cpu-vs-gpu or sign-modes")?),
         "hide-verify" => ScriptStep::HideVerify,

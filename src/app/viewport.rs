@@ -103,6 +103,14 @@ impl Viewport {
         }
     }
 
+    /// Shows `mesh` without overlays or re-framing (the collide panel's
+    /// moving bodies).
+    pub fn set_demo_mesh(&mut self, mesh: &crate::mesh::Mesh) {
+        self.renderer.set_mesh(&self.render_state.device, mesh);
+        self.mesh_lines.clear();
+        self.upload_lines();
+    }
+
     pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
         self.renderer.set_cells(&self.render_state.device, cells);
         self.cells = cells.to_vec();

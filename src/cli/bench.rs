@@ -72,6 +72,8 @@ pub enum BenchTarget {
     Sdf,
     /// Exact triangle–triangle collision of two models.
     Tritri,
+    /// Contacts of 1–1000 body pairs: CPU, GPU batched, GPU per pair.
+    Collide,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -107,8 +109,10 @@ impl Row {
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    if let BenchTarget::Tritri = args.target {
-        return super::bench_tritri::run(&args);
+    match args.target {
+        BenchTarget::Tritri => return super::bench_tritri::run(&args),
+        BenchTarget::Collide => return super::bench_collide::run(&args),
+        BenchTarget::Sdf => {}
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;

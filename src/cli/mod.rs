@@ -4,7 +4,9 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
+mod bench_collide;
 mod bench_tritri;
+mod collide;
 mod info;
 mod render;
 mod sdf;
@@ -42,6 +44,8 @@ pub enum Command {
     Sdf(sdf::SdfArgs),
     /// Benchmarks: print a table, write JSON, CSV and a PNG plot.
     Bench(bench::BenchArgs),
+    /// Contact points between meshes (and planes, lines, spheres, boxes), as JSON + CSV.
+    Collide(collide::CollideArgs),
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
     Render(render::RenderArgs),
     /// Exact triangle–triangle collision of two posed models, written as JSON.
@@ -98,6 +102,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Render(args) => render::run(args),
         Command::Tritri(args) => tritri::run(args),
+        Command::Collide(args) => collide::run(args),
     }
 }
 

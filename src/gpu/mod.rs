@@ -161,6 +161,14 @@ pub const SHADERS: &[ShaderSource] = &[
         code: include_str!("../../shaders/tri_tri.wgsl"),
     },
     ShaderSource {
+        name: "sampling.wgsl",
+        code: include_str!("../../shaders/sampling.wgsl"),
+    },
+    ShaderSource {
+        name: "colliders.wgsl",
+        code: include_str!("../../shaders/colliders.wgsl"),
+    },
+    ShaderSource {
         name: "view.wgsl",
         code: include_str!("../../shaders/view.wgsl"),
     },

@@ -1,5 +1,10 @@
 //! Pipeline stages. Each stage has a CPU reference and a GPU implementation
 //! that take the same inputs and return the same product type.
 
+pub mod colliders;
+pub mod rigid;
+pub mod sampling;
 pub mod sdf_grid;
 pub mod tri_tri;
+
+pub(crate) use sampling::dispatch_dims as sampling_dispatch_dims;

@@ -1,6 +1,7 @@
 //! The viewer's panels, one file each: scene (files, samples, mesh report),
 //! pipeline (stage parameters), inspector, verify, slice, profiler, export.
 
+mod collide;
 mod export;
 mod inspector;
 mod pipeline;
@@ -9,6 +10,7 @@ mod scene;
 mod slice;
 mod verify;
 
+pub use collide::CollideState;
 pub use export::{export_field, request_window_screenshot, write_png};
 pub use profiler::ProfilerHistory;
 pub use verify::{CompareKind, Comparison, compare};
@@ -79,6 +81,8 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 scene::scene_ui(viewer, ui);
                 ui.separator();
                 pipeline::pipeline_ui(viewer, ui);
+                ui.separator();
+                collide::collide_ui(viewer, ui);
             });
         });
     egui::Panel::right("right")

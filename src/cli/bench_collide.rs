@@ -1,0 +1,320 @@
+//! `collidoscope bench collide`: contacts of 1, 10, 100 and 1000 body pairs
+//! of a few thousand samples each — CPU reference, GPU with all pairs in one
+//! dispatch ("batched"), and GPU with one dispatch (and read-back) per pair,
+//! as Sundholm's per-pair colliders would use it (§6.3.1, §8.2).
+//!
+//! Each pair is two bodies of the same two shapes at overlapping seeded
+//! random poses, far from every other pair. Per row: median wall-clock time
+//! end to end, the kernel's GPU time where the adapter has timestamps, the
+//! points tested per second, and whether the contacts equal the CPU's.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::Context;
+use glam::{Mat4, Quat, Vec3};
+use serde::Serialize;
+
+use super::bench::BenchArgs;
+use crate::gpu::GpuContext;
+use crate::mesh::{torus, uv_sphere};
+use crate::plot::{Panel, Series};
+use crate::stages::colliders::{
+    Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactSet, detect_cpu,
+};
+use crate::stages::sampling::SamplingParams;
+use crate::stages::sdf_grid::SdfParams;
+
+#[derive(Serialize, Clone, Debug)]
+struct Row {
+    pairs: usize,
+    points_tested: usize,
+    mode: &'static str,
+    wall_ms: f64,
+    gpu_ms: Option<f64>,
+    million_points_per_s: f64,
+    contacts: usize,
+    /// Contacts without a partner in the CPU's set.
+    mismatches_vs_cpu: Option<usize>,
+}
+
+const PAIR_COUNTS: [usize; 4] = [1, 10, 100, 1000];
+
+fn shapes() -> anyhow::Result<Vec<ColliderShape>> {
+    let sdf = SdfParams {
+        resolution: 48,
+        ..SdfParams::default()
+    };
+    let sampling = SamplingParams::default();
+    Ok(vec![
+        ColliderShape::from_mesh(&torus(64, 24, 0.4, 0.15), &sdf, &sampling)?,
+        ColliderShape::from_mesh(&uv_sphere(24, 48), &sdf, &sampling)?,
+    ])
+}
+
+/// `pairs` overlapping pairs on a lattice 3 units apart.
+fn scene(pairs: usize) -> (Vec<Body>, Vec<(usize, usize)>) {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed >> 40) as f32 / (1u64 << 24) as f32
+    };
+    let mut bodies = Vec::with_capacity(2 * pairs);
+    let mut list = Vec::with_capacity(pairs);
+    for p in 0..pairs {
+        let cell = Vec3::new((p % 10) as f32, ((p / 10) % 10) as f32, (p / 100) as f32) * 3.0;
+        for shape in 0..2 {
+            let axis = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5).normalize_or(Vec3::Y);
+            let rot = Quat::from_axis_angle(axis, next() * std::f32::consts::TAU);
+            let offset = Vec3::new(next() - 0.5, next() - 0.5, next() - 0.5) * 0.4;
+            bodies.push(Body {
+                shape: BodyShape::Mesh(shape),
+                world_from_object: Mat4::from_rotation_translation(rot, cell + offset),
+            });
+        }
+        list.push((2 * p, 2 * p + 1));
+    }
+    (bodies, list)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Contacts of either set without a partner in the other (same bodies,
+/// feature and point; position and depth within 1e-3). Points within
+/// rounding of a cell boundary can land in different cells on the two
+/// backends, so a handful in a million is expected.
+fn mismatches(a: &ContactSet, b: &ContactSet) -> usize {
+    use std::collections::HashMap;
+    type Key = (u32, u32, u32, u32);
+    let key = |c: &crate::stages::colliders::Contact| -> Key {
+        (c.body, c.other, c.feature as u32, c.sample)
+    };
+    let mut index: HashMap<Key, Vec<(Vec3, f32)>> = HashMap::new();
+    for c in &a.contacts {
+        index.entry(key(c)).or_default().push((c.position, c.depth));
+    }
+    let mut unmatched = 0;
+    for c in &b.contacts {
+        let found = index.get_mut(&key(c)).and_then(|v| {
+            let i = v
+                .iter()
+                .position(|&(p, d)| p.distance(c.position) < 1e-3 && (d - c.depth).abs() < 1e-3)?;
+            Some(v.swap_remove(i))
+        });
+        if found.is_none() {
+            unmatched += 1;
+        }
+    }
+    unmatched + index.values().map(Vec::len).sum::<usize>()
+}
+
+pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let ctx = GpuContext::headless()?;
+    let adapter = ctx.describe();
+    eprintln!("adapter: {adapter}");
+    let gpu = ColliderGpu::new(&ctx);
+    let shapes = shapes()?;
+    eprintln!(
+        "shapes: {} ({} samples), {} ({} samples)",
+        shapes[0].name,
+        shapes[0].samples.samples.len(),
+        shapes[1].name,
+        shapes[1].samples.samples.len()
+    );
+    let resident = gpu.upload(&shapes)?;
+    let params = ColliderParams::default();
+    let repeats = args.repeats.max(1);
+    let mut rows = Vec::new();
+    for &pairs in &PAIR_COUNTS {
+        let (bodies, list) = scene(pairs);
+        let mut cpu_times = Vec::new();
+        let mut cpu = ContactSet::default();
+        for _ in 0..repeats.min(3) {
+            let start = Instant::now();
+            cpu = detect_cpu(&shapes, &bodies, &list, &params)?;
+            cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        let tests = cpu.tests;
+        let row = |mode, wall_ms: f64, gpu_ms, contacts, mismatches_vs_cpu| Row {
+            pairs,
+            points_tested: tests,
+            mode,
+            wall_ms,
+            gpu_ms,
+            million_points_per_s: tests as f64 / (gpu_ms.unwrap_or(wall_ms) * 1e3),
+            contacts,
+            mismatches_vs_cpu,
+        };
+        rows.push(row(
+            "cpu",
+            median(cpu_times),
+            None,
+            cpu.contacts.len(),
+            None,
+        ));
+
+        // Batched: one dispatch for all pairs (after a warm-up).
+        gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
+        let mut walls = Vec::new();
+        let mut kernels = Vec::new();
+        let mut batched = ContactSet::default();
+        for _ in 0..repeats {
+            let start = Instant::now();
+            batched = gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
+            walls.push(start.elapsed().as_secs_f64() * 1e3);
+            if let Some(g) = batched.timings.total_gpu_ms() {
+                kernels.push(g);
+            }
+        }
+        let gpu_ms = (!kernels.is_empty()).then(|| median(kernels));
+        rows.push(row(
+            "gpu batched",
+            median(walls),
+            gpu_ms,
+            batched.contacts.len(),
+            Some(mismatches(&cpu, &batched)),
+        ));
+
+        // One dispatch and read-back per pair.
+        let mut walls = Vec::new();
+        let mut kernels = Vec::new();
+        let mut per_pair = ContactSet::default();
+        for _ in 0..repeats.min(3) {
+            let start = Instant::now();
+            let mut kernel = 0.0;
+            let mut has_kernel = true;
+            per_pair.contacts.clear();
+            for pair in &list {
+                let set = gpu.detect(
+                    &resident,
+                    &shapes,
+                    &bodies,
+                    std::slice::from_ref(pair),
+                    &params,
+                )?;
+                per_pair.contacts.extend(set.contacts);
+                match set.timings.total_gpu_ms() {
+                    Some(g) => kernel += g,
+                    None => has_kernel = false,
+                }
+            }
+            walls.push(start.elapsed().as_secs_f64() * 1e3);
+            if has_kernel {
+                kernels.push(kernel);
+            }
+        }
+        let gpu_ms = (!kernels.is_empty()).then(|| median(kernels));
+        rows.push(row(
+            "gpu per pair",
+            median(walls),
+            gpu_ms,
+            per_pair.contacts.len(),
+            Some(mismatches(&cpu, &per_pair)),
+        ));
+        for r in &rows[rows.len() - 3..] {
+            eprintln!(
+                "  {:>5} pairs {:<13} {:>10.3} ms",
+                r.pairs, r.mode, r.wall_ms
+            );
+        }
+    }
+    write_outputs(&args.out, &rows, &adapter)?;
+    print_table(&rows, &adapter);
+    Ok(())
+}
+
+fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
+    let json = serde_json::json!({
+        "benchmark": "collide",
+        "adapter": adapter,
+        "rows": rows,
+    });
+    crate::io::write_atomically(
+        &dir.join("collide.json"),
+        serde_json::to_string_pretty(&json)?.as_bytes(),
+    )?;
+    let mut csv = String::from(
+        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,mismatches_vs_cpu\n",
+    );
+    for r in rows {
+        csv.push_str(&format!(
+            "{},{},{},{:.4},{},{:.3},{},{}\n",
+            r.pairs,
+            r.points_tested,
+            r.mode,
+            r.wall_ms,
+            r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
+            r.million_points_per_s,
+            r.contacts,
+            r.mismatches_vs_cpu
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        ));
+    }
+    crate::io::write_atomically(&dir.join("collide.csv"), csv.as_bytes())?;
+    let mut series = Vec::new();
+    for mode in ["cpu", "gpu batched", "gpu per pair"] {
+        series.push(Series {
+            name: format!("{mode} (wall)"),
+            points: rows
+                .iter()
+                .filter(|r| r.mode == mode)
+                .map(|r| (r.points_tested as f64, r.wall_ms))
+                .collect(),
+        });
+        let kernel: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.mode == mode)
+            .filter_map(|r| Some((r.points_tested as f64, r.gpu_ms?)))
+            .collect();
+        if !kernel.is_empty() {
+            series.push(Series {
+                name: format!("{mode} (kernel)"),
+                points: kernel,
+            });
+        }
+    }
+    let title = format!("Contacts: time vs points tested — {adapter}");
+    crate::plot::write_png(
+        &dir.join("collide.png"),
+        1000,
+        650,
+        &[Panel {
+            title: &title,
+            x_label: "points tested (samples × pairs × 2)",
+            y_label: "ms",
+            log_x: true,
+            log_y: true,
+            series: &series,
+        }],
+    )
+    .map_err(|e| anyhow::anyhow!("plot: {e}"))
+}
+
+fn print_table(rows: &[Row], adapter: &str) {
+    println!("Contact benchmark — {adapter}");
+    println!(
+        "{:>6} {:>10} {:<13} {:>11} {:>11} {:>10} {:>9} {:>6}",
+        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "≠cpu"
+    );
+    for r in rows {
+        println!(
+            "{:>6} {:>10} {:<13} {:>11.3} {:>11} {:>10.1} {:>9} {:>6}",
+            r.pairs,
+            r.points_tested,
+            r.mode,
+            r.wall_ms,
+            r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
+            r.million_points_per_s,
+            r.contacts,
+            r.mismatches_vs_cpu.map_or("-".into(), |v| v.to_string()),
+        );
+    }
+}

@@ -144,6 +144,8 @@ where
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .light_line_style(RGBColor(235, 235, 235))
+        .x_label_formatter(&|v| tick_label(*v))
+        .y_label_formatter(&|v| tick_label(*v))
         .draw()?;
     for (i, s) in panel.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -169,4 +171,45 @@ where
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+/// Axis numbers as people write them: `1e6` rather than `1000000.0`, no
+/// trailing zeros.
+fn tick_label(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 {
+        "0".into()
+    } else if !(1e-2..1e4).contains(&a) {
+        format!("{v:.0e}")
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.2}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(tick_label(1_000_000.0), "1e6");
+        assert_eq!(tick_label(100.0), "100");
+        assert_eq!(tick_label(0.5), "0.5");
+        assert_eq!(tick_label(0.001), "1e-3");
+        assert_eq!(tick_label(0.0), "0");
+    }
+
+    #[test]
+    fn writes_a_png_of_the_requested_size() {
+        let path = std::env::temp_dir().join(format!("collidoscope-plot-{}.png", std::process::id()));
+        let series = [Series { name: "a".into(), points: vec![(1.0, 2.0), (10.0, 20.0)] }];
+        let panel = Panel { title: "t", x_label: "x", y_label: "y", log_x: true, log_y: true, series: &series };
+        write_png(&path, 320, 200, &[panel]).unwrap();
+        let img = image::open(&path).unwrap();
+        assert_eq!((img.width(), img.height()), (320, 200));
+        let _ = std::fs::remove_file(&path);
+    }
 }

@@ -204,9 +204,20 @@ mod tests {
 
     #[test]
     fn writes_a_png_of_the_requested_size() {
-        let path = std::env::temp_dir().join(format!("collidoscope-plot-{}.png", std::process::id()));
-        let series = [Series { name: "a".into(), points: vec![(1.0, 2.0), (10.0, 20.0)] }];
-        let panel = Panel { title: "t", x_label: "x", y_label: "y", log_x: true, log_y: true, series: &series };
+        let path =
+            std::env::temp_dir().join(format!("collidoscope-plot-{}.png", std::process::id()));
+        let series = [Series {
+            name: "a".into(),
+            points: vec![(1.0, 2.0), (10.0, 20.0)],
+        }];
+        let panel = Panel {
+            title: "t",
+            x_label: "x",
+            y_label: "y",
+            log_x: true,
+            log_y: true,
+            series: &series,
+        };
         write_png(&path, 320, 200, &[panel]).unwrap();
         let img = image::open(&path).unwrap();
         assert_eq!((img.width(), img.height()), (320, 200));

@@ -142,9 +142,10 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         let prep_start = Instant::now();
         let mesh = PreparedMesh::new(&mesh).with_context(|| format!("model {name}"))?;
         eprintln!(
-            "{name}: {} triangles, prepared in {:.0} ms",
+            "{name}: {} triangles, prepared in {:.0} ms (BVH depth {})",
             mesh.triangle_count(),
-            prep_start.elapsed().as_secs_f64() * 1e3
+            prep_start.elapsed().as_secs_f64() * 1e3,
+            mesh.bvh.depth()
         );
         for &res in &args.res {
             let params = SdfParams {

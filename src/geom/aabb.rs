@@ -81,6 +81,11 @@ impl Aabb {
         d.length_squared()
     }
 
+    /// Whether the boxes share a point (touching counts).
+    pub fn overlaps(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+
     /// Surface area (used by the SAH BVH builder).
     pub fn surface_area(&self) -> f32 {
         if self.is_empty() {
@@ -106,5 +111,14 @@ mod tests {
         assert!(Aabb::EMPTY.is_empty());
         assert!(!b.is_empty());
         assert!((b.surface_area() - 6.0).abs() < 1e-6);
+        let touching = Aabb {
+            min: Vec3::new(1.0, 0.0, 0.0),
+            max: Vec3::new(2.0, 1.0, 1.0),
+        };
+        assert!(b.overlaps(&touching));
+        assert!(!b.overlaps(&Aabb {
+            min: Vec3::splat(1.5),
+            max: Vec3::splat(2.0)
+        }));
     }
 }

@@ -258,6 +258,34 @@ impl Bvh {
     }
 }
 
+impl Bvh {
+    /// Calls `f` with every primitive (original index) whose box in
+    /// `bounds` overlaps `region` (touching counts).
+    pub fn for_each_overlapping(&self, region: &Aabb, bounds: &[Aabb], mut f: impl FnMut(u32)) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = QueryStack::default();
+        stack.push((0, 0.0));
+        while let Some((i, _)) = stack.pop() {
+            let node = &self.nodes[i as usize];
+            if !node.aabb().overlaps(region) {
+                continue;
+            }
+            if Self::is_leaf(node) {
+                for &t in &self.order[Self::leaf_range(node)] {
+                    if bounds[t as usize].overlaps(region) {
+                        f(t);
+                    }
+                }
+            } else {
+                stack.push((node.a, 0.0));
+                stack.push((node.b, 0.0));
+            }
+        }
+    }
+}
+
 /// The traversal stack of [`Bvh::nearest`]: a fixed array for the usual
 /// depths, spilling to the heap only for pathological trees.
 struct QueryStack {
@@ -522,6 +550,23 @@ mod tests {
         let (mut bvh, bounds) = build(&tris, 4);
         bvh.nodes[0].max[0] += 1.0;
         bvh.assert_bounds_tight(&bounds);
+    }
+
+    #[test]
+    fn overlapping_boxes_match_brute_force() {
+        let tris = soup(500, 7);
+        let bounds: Vec<Aabb> = tris.iter().map(|t| Aabb::of_triangle(*t)).collect();
+        let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
+        let bvh = Bvh::build(&bounds, &centroids, 4);
+        for (q, region) in bounds.iter().enumerate().take(100) {
+            let mut got = Vec::new();
+            bvh.for_each_overlapping(region, &bounds, |t| got.push(t));
+            got.sort_unstable();
+            let want: Vec<u32> = (0..tris.len() as u32)
+                .filter(|&t| bounds[t as usize].overlaps(region))
+                .collect();
+            assert_eq!(got, want, "query {q}");
+        }
     }
 
     #[test]

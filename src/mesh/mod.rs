@@ -21,6 +21,7 @@ mod load;
 mod normals;
 mod primitives;
 mod report;
+mod self_intersect;
 mod topology;
 mod weld;
 
@@ -30,6 +31,7 @@ pub use primitives::{
     PrimitiveKind, box_mesh, cone, cylinder, primitive_with_triangles, torus, uv_sphere,
 };
 pub use report::MeshReport;
+pub use self_intersect::self_intersecting_pairs;
 pub use topology::Topology;
 pub use weld::{DEFAULT_WELD_TOLERANCE, Welded};
 

@@ -42,6 +42,11 @@ pub struct MeshReport {
     /// No boundary edges (and at least one triangle).
     pub closed: bool,
     pub consistently_oriented: bool,
+    /// Pairs of vertex-disjoint triangles that cross each other.
+    pub self_intersecting_pairs: usize,
+    /// Closed, consistently oriented, manifold and free of
+    /// self-intersections: the conditions under which the pseudo-normal
+    /// sign is exact (Bærentzen & Aanæs).
     pub pseudo_normal_sign_trusted: bool,
 }
 
@@ -90,6 +95,7 @@ impl MeshReport {
 
         let bounds = raw.bounds();
         let closed = boundary_edges == 0 && !mesh.triangles.is_empty();
+        let self_intersecting_pairs = super::self_intersecting_pairs(mesh);
         MeshReport {
             name: raw.name.clone(),
             triangles: raw.triangles.len(),
@@ -104,7 +110,11 @@ impl MeshReport {
             connected_components: topo.components(),
             closed,
             consistently_oriented,
-            pseudo_normal_sign_trusted: closed && consistently_oriented && non_manifold_edges == 0,
+            self_intersecting_pairs,
+            pseudo_normal_sign_trusted: closed
+                && consistently_oriented
+                && non_manifold_edges == 0
+                && self_intersecting_pairs == 0,
         }
     }
 
@@ -131,6 +141,12 @@ impl MeshReport {
                 "inconsistent orientation: some neighbouring faces wind in the same direction across their shared edge — inside and outside are ambiguous; use --sign winding"
                     .to_string(),
             );
+        }
+        if self.self_intersecting_pairs > 0 {
+            warnings.push(format!(
+                "self-intersecting: {} pairs of triangles cross each other — inside and outside are ambiguous and the pseudo-normal sign is not reliable; use --sign winding",
+                self.self_intersecting_pairs
+            ));
         }
         if self.degenerate_faces > 0 {
             warnings.push(format!(
@@ -184,6 +200,10 @@ impl fmt::Display for MeshReport {
                 yes_no(self.consistently_oriented).to_string(),
             ),
             (
+                "self-intersecting pairs",
+                self.self_intersecting_pairs.to_string(),
+            ),
+            (
                 "pseudo-normal sign",
                 if self.pseudo_normal_sign_trusted {
                     "trusted"
@@ -220,7 +240,11 @@ mod tests {
         assert_eq!(report.bounds_max, [0.5; 3]);
         assert!(report.warnings().is_empty(), "{:?}", report.warnings());
         let text = report.to_string();
-        assert!(text.contains("pseudo-normal sign     trusted"), "{text}");
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("pseudo-normal sign") && l.trim_end().ends_with(" trusted")),
+            "{text}"
+        );
         let json = serde_json::to_string(&report).expect("serialises");
         assert!(
             json.contains("\"pseudo_normal_sign_trusted\":true"),

@@ -242,7 +242,8 @@ mod tests {
         let text = report.to_string();
         assert!(
             text.lines()
-                .any(|l| l.starts_with("pseudo-normal sign") && l.trim_end().ends_with(" trusted")),
+                .any(|l| l.trim_start().starts_with("pseudo-normal sign")
+                    && l.trim_end().ends_with(" trusted")),
             "{text}"
         );
         let json = serde_json::to_string(&report).expect("serialises");

@@ -553,3 +553,150 @@ mod cli {
         assert!(String::from_utf8_lossy(&o.stderr).starts_with("error: "));
     }
 }
+
+/// A pose as parry's isometry (`Pose3`: rotation then translation, like ours).
+/// parry has its own glam version, so the values go across as plain floats.
+fn parry_pose(p: Pose) -> parry3d::math::Pose {
+    let q = p.rotation.normalize();
+    parry3d::math::Pose::from_parts(
+        parry3d::math::Vec3::new(p.translation.x, p.translation.y, p.translation.z),
+        parry3d::math::Rot3::from_xyzw(q.x, q.y, q.z, q.w),
+    )
+}
+
+fn parry_trimesh(mesh: &Mesh) -> parry3d::shape::TriMesh {
+    let vertices = mesh
+        .positions
+        .iter()
+        .map(|p| parry3d::math::Vec3::new(p.x, p.y, p.z))
+        .collect();
+    parry3d::shape::TriMesh::new(vertices, mesh.triangles.clone()).expect("parry accepts the torus")
+}
+
+/// How far the two posed meshes are from touching, by parry: the distance
+/// when apart, the penetration depth of the deepest triangle pair when not.
+fn parry_touch_margin(
+    pa: &parry3d::math::Pose,
+    a: &parry3d::shape::TriMesh,
+    pb: &parry3d::math::Pose,
+    b: &parry3d::shape::TriMesh,
+) -> f32 {
+    let d = parry3d::query::distance(pa, a, pb, b)
+        .expect("parry: mesh–mesh distance")
+        .distance;
+    if d > 0.0 {
+        return d;
+    }
+    parry3d::query::contact(pa, a, pb, b, 0.0)
+        .expect("parry: mesh–mesh contact")
+        .map_or(0.0, |c| c.dist.abs())
+}
+
+/// Agreement with an independent library: for 300 random poses of two
+/// 400-triangle tori (both posed, half of them near the linked worst case),
+/// our yes/no answer on the CPU (BVH and reference) and GPU (BVH and brute
+/// force) equals `parry3d::query::intersection_test` on `TriMesh` shapes
+/// (surfaces, like ours). Poses where parry disagrees must be within
+/// rounding of touching (parry's own distance or depth below
+/// `TOUCH_TOLERANCE`); they are excluded and counted.
+#[test]
+fn yes_no_answers_agree_with_parry3d() {
+    const POSES: usize = 300;
+    const TOUCH_TOLERANCE: f32 = 1e-4;
+    let gpu = TriTriGpu::new(&common::gpu());
+    let mesh = torus(20, 10, 1.0, 0.25);
+    let model = TriModel::new(&mesh).expect("torus model");
+    let parry_mesh = parry_trimesh(&mesh);
+    let mut rng = Rng(0x7a11_5eed_0bad_cafe);
+    let random_rotation = |rng: &mut Rng| loop {
+        let q = Quat::from_xyzw(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+        );
+        if (0.2..=1.0).contains(&q.length()) {
+            break q.normalize();
+        }
+    };
+    let poses: Vec<(Pose, Pose)> = (0..POSES)
+        .map(|i| {
+            let pa = Pose::new(
+                v(
+                    rng.range(-2.0, 2.0),
+                    rng.range(-2.0, 2.0),
+                    rng.range(-2.0, 2.0),
+                ),
+                random_rotation(&mut rng),
+            );
+            // B relative to A: linked chain links nudged around, or anywhere.
+            let rel = if i % 2 == 0 {
+                Pose::new(
+                    v(
+                        rng.range(0.55, 1.45),
+                        rng.range(-0.3, 0.3),
+                        rng.range(-0.3, 0.3),
+                    ),
+                    Quat::from_rotation_x(std::f32::consts::FRAC_PI_2 + rng.range(-0.4, 0.4))
+                        * Quat::from_rotation_y(rng.range(-0.4, 0.4)),
+                )
+            } else {
+                Pose::new(
+                    v(
+                        rng.range(-2.0, 2.0),
+                        rng.range(-1.0, 1.0),
+                        rng.range(-2.0, 2.0),
+                    ),
+                    random_rotation(&mut rng),
+                )
+            };
+            let pb = Pose::new(
+                pa.translation + pa.rotation * rel.translation,
+                pa.rotation * rel.rotation,
+            );
+            (pa, pb)
+        })
+        .collect();
+    let ours: Vec<(Backend, Vec<bool>)> = Backend::ALL
+        .into_iter()
+        .map(|b| {
+            let r = query_batch(&model, &model, &poses, Predicate::Exact, b, Some(&gpu))
+                .unwrap_or_else(|e| panic!("{}: {e}", b.name()));
+            (b, r.collides)
+        })
+        .collect();
+    let (mut excluded, mut hits) = (0, 0);
+    for (i, &(pa, pb)) in poses.iter().enumerate() {
+        let (qa, qb) = (parry_pose(pa), parry_pose(pb));
+        let theirs = parry3d::query::intersection_test(&qa, &parry_mesh, &qb, &parry_mesh)
+            .expect("parry: mesh–mesh intersection test")
+            .intersecting;
+        hits += usize::from(theirs);
+        let disagree: Vec<&str> = ours
+            .iter()
+            .filter(|(_, c)| c[i] != theirs)
+            .map(|(b, _)| b.name())
+            .collect();
+        if disagree.is_empty() {
+            continue;
+        }
+        let margin = parry_touch_margin(&qa, &parry_mesh, &qb, &parry_mesh);
+        assert!(
+            margin < TOUCH_TOLERANCE,
+            "pose {i} ({pa:?}, {pb:?}): parry says {theirs}, {disagree:?} say {} — {margin:e} from touching",
+            !theirs
+        );
+        excluded += 1;
+    }
+    eprintln!(
+        "parry agreement: {POSES} poses, {hits} colliding by parry, {excluded} excluded within {TOUCH_TOLERANCE:e} of touching"
+    );
+    assert!(
+        hits > POSES / 5 && hits < POSES * 4 / 5,
+        "the poses should mix collisions and misses: {hits} of {POSES} collide"
+    );
+    assert!(
+        excluded <= POSES / 50,
+        "{excluded} poses excluded as touching"
+    );
+}

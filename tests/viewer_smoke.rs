@@ -120,3 +120,39 @@ fn opening_a_missing_file_keeps_the_scene_and_a_wrong_expectation_fails() {
     );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mesh teapot"));
 }
+
+#[test]
+fn scripted_tri_tri_session_highlights_colliding_triangles() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-tritri");
+    let view = dir.join("tritri.png");
+    let script = format!(
+        "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; wait:3; tritri-backend:cpu; wait:3; export-view:{}; tritri:rocker; wait:3; quit",
+        view.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted triangle–triangle session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Colliding triangles are red on A: count strongly red pixels.
+    let img = load(&view);
+    let red = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 120 && r > 2 * g && r > 2 * b
+        })
+        .count();
+    assert!(
+        red > 50,
+        "colliding triangles should show in red: {red} red pixels"
+    );
+    let bad = xvfb_run("tritri:cubes; quit");
+    assert!(
+        !bad.status.success(),
+        "an unknown scene must fail the script"
+    );
+}

@@ -60,6 +60,12 @@ pub enum ScriptStep {
     ExpectError,
     /// The mesh shown must be this one (sample name or file name).
     ExpectMesh(String),
+    /// Show the triangle–triangle panel with a ready scene: `tori` or `rocker`.
+    TriTri(String),
+    /// Model B's translation in the triangle–triangle panel.
+    TriTriOffset(glam::Vec3),
+    /// The triangle–triangle backend: cpu-ref, cpu, gpu-brute, gpu.
+    TriTriBackend(String),
     /// Let some frames pass.
     Wait(u32),
     Quit,
@@ -142,6 +148,21 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
             arg.parse()
                 .map_err(|_| format!("wait needs a frame count, not {arg:?}"))?
         }),
+        "tritri" => ScriptStep::TriTri(need("a scene: tori or rocker")?),
+        "tritri-offset" => {
+            let v: Vec<f32> = arg
+                .split(',')
+                .map(|c| c.trim().parse::<f32>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("tritri-offset needs x,y,z, not {arg:?}"))?;
+            match v[..] {
+                [x, y, z] if v.iter().all(|c| c.is_finite()) => {
+                    ScriptStep::TriTriOffset(glam::Vec3::new(x, y, z))
+                }
+                _ => return Err(format!("tritri-offset needs x,y,z, not {arg:?}")),
+            }
+        }
+        "tritri-backend" => ScriptStep::TriTriBackend(need("a backend")?),
         "quit" => ScriptStep::Quit,
         _ => return Err(format!("unknown script step `{verb}`")),
     })
@@ -196,5 +217,14 @@ mod tests {
         assert!(parse("explode").unwrap_err().contains("unknown"));
         assert!(parse("res:many").is_err());
         assert!(parse("open:").is_err());
+        let tt = parse("tritri:tori; tritri-offset:0.5, 0, -1; tritri-backend:gpu").unwrap();
+        assert_eq!(tt[0], ScriptStep::TriTri("tori".into()));
+        assert_eq!(
+            tt[1],
+            ScriptStep::TriTriOffset(glam::Vec3::new(0.5, 0.0, -1.0))
+        );
+        assert_eq!(tt[2], ScriptStep::TriTriBackend("gpu".into()));
+        assert!(parse("tritri-offset:1,2").is_err());
+        assert!(parse("tritri-offset:1,x,2").is_err());
     }
 }

@@ -46,6 +46,7 @@ pub struct Viewer {
     pub messages: Vec<Message>,
     pub history: ProfilerHistory,
     pub collide: panels::CollideState,
+    pub tri_tri: panels::TriTriState,
     load_job: Option<Job<LoadedMesh>>,
     field_job: Option<Job<SdfField>>,
     compare_job: Option<Job<Comparison>>,
@@ -119,6 +120,7 @@ impl Viewer {
             messages,
             history: ProfilerHistory::default(),
             collide: Default::default(),
+            tri_tri: Default::default(),
             load_job: None,
             field_job: None,
             compare_job: None,
@@ -428,7 +430,8 @@ impl Viewer {
         let waiting_on_jobs = self.load_job.is_some()
             || self.field_job.is_some()
             || self.compare_job.is_some()
-            || self.field_wanted;
+            || self.field_wanted
+            || self.tri_tri.busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -627,6 +630,14 @@ impl Viewer {
                     return Err(format!("expected mesh {name}, showing {shown}"));
                 }
             }
+            ScriptStep::TriTri(scene) => {
+                self.tri_tri
+                    .activate_scene(panels::TriScene::from_name(&scene).ok_or(format!(
+                        "unknown triangle–triangle scene {scene} (tori, rocker)"
+                    ))?)
+            }
+            ScriptStep::TriTriOffset(offset) => self.tri_tri.set_offset(offset),
+            ScriptStep::TriTriBackend(name) => self.tri_tri.set_backend(&name)?,
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));

@@ -111,6 +111,25 @@ impl Viewport {
         self.upload_lines();
     }
 
+    /// Like [`Self::set_demo_mesh`] with a colour per mesh vertex; with
+    /// `frame` the camera is fitted to the mesh (the bounds are kept for
+    /// "frame all").
+    pub fn set_demo_mesh_colored(
+        &mut self,
+        mesh: &crate::mesh::Mesh,
+        vertex_colors: Option<&[[f32; 4]]>,
+        frame: bool,
+    ) {
+        self.renderer
+            .set_mesh_colored(&self.render_state.device, mesh, vertex_colors);
+        self.mesh_lines.clear();
+        self.upload_lines();
+        if frame {
+            self.bounds = mesh.bounds();
+            self.frame_all();
+        }
+    }
+
     pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
         self.renderer.set_cells(&self.render_state.device, cells);
         self.cells = cells.to_vec();

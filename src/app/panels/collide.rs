@@ -44,6 +44,18 @@ struct ContactComparison {
     max_depth: f32,
 }
 
+impl CollideState {
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// Stops showing (another panel takes the viewport over).
+    pub fn deactivate(&mut self) {
+        self.active = false;
+        self.playing = false;
+    }
+}
+
 pub fn collide_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     ui.heading("Collisions (rigid bodies)");
     let gpu_ok = viewer.sdf_gpu.is_some();

@@ -1,5 +1,6 @@
 //! The viewer's panels, one file each: scene (files, samples, mesh report),
-//! pipeline (stage parameters), inspector, verify, slice, profiler, export.
+//! pipeline (stage parameters), collide, triangle–triangle, inspector,
+//! verify, slice, profiler, export.
 
 mod collide;
 mod export;
@@ -8,11 +9,13 @@ mod pipeline;
 mod profiler;
 mod scene;
 mod slice;
+mod tri_tri;
 mod verify;
 
 pub use collide::CollideState;
 pub use export::{export_field, request_window_screenshot, write_png};
 pub use profiler::ProfilerHistory;
+pub use tri_tri::{TriScene, TriTriState};
 pub use verify::{CompareKind, Comparison, compare};
 
 use eframe::egui;
@@ -83,6 +86,8 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 pipeline::pipeline_ui(viewer, ui);
                 ui.separator();
                 collide::collide_ui(viewer, ui);
+                ui.separator();
+                tri_tri::tri_tri_ui(viewer, ui);
             });
         });
     egui::Panel::right("right")

@@ -54,6 +54,15 @@ impl ProfilerHistory {
         });
     }
 
+    /// Another stage's run (e.g. a triangle–triangle query), beside the fields.
+    pub fn record_run(&mut self, label: String, phases: Vec<PhaseTiming>) {
+        self.runs.push(FieldRun {
+            at_s: self.start.elapsed().as_secs_f64(),
+            label,
+            phases,
+        });
+    }
+
     pub fn record_frame(&mut self, cpu_ms: f64, gpu_ms: Option<f64>) {
         self.frames
             .push_back((self.start.elapsed().as_secs_f64(), cpu_ms, gpu_ms));

@@ -53,6 +53,11 @@ struct PanelComparison {
     gpu: std::collections::HashMap<ContactKey, Contact>,
     gpu_count: usize,
     result: colliders::ContactComparison,
+    /// Wall-clock ms of each backend's detection, and the GPU kernel's ms
+    /// where the adapter has timestamps.
+    cpu_ms: f64,
+    gpu_ms: f64,
+    kernel_ms: Option<f64>,
 }
 
 impl CollideState {
@@ -264,11 +269,11 @@ fn compare(
             backend,
             Some(gpu),
         )
-        .map(|s| s.contacts)
         .map_err(|e| e.to_string())
     };
-    let cpu = run(ColliderBackend::Cpu)?;
-    let gpu = run(ColliderBackend::Gpu)?;
+    let cpu_set = run(ColliderBackend::Cpu)?;
+    let gpu_set = run(ColliderBackend::Gpu)?;
+    let (cpu, gpu) = (cpu_set.contacts, gpu_set.contacts);
     let result = colliders::compare_contacts(
         &world.shapes,
         &bodies,
@@ -285,6 +290,9 @@ fn compare(
         gpu: gpu.iter().map(|c| (contact_key(c), *c)).collect(),
         cpu,
         result,
+        cpu_ms: cpu_set.timings.total_wall_ms(),
+        gpu_ms: gpu_set.timings.total_wall_ms(),
+        kernel_ms: gpu_set.timings.total_gpu_ms(),
     })
 }
 
@@ -319,10 +327,14 @@ fn contact_table_ui(ui: &mut egui::Ui, contacts: &[Contact], cmp: Option<&PanelC
     let rows: &[Contact] = match cmp {
         Some(c) => {
             ui.label(format!(
-                "CPU vs GPU at step {}: CPU {} contacts, GPU {} · {}",
+                "CPU vs GPU at step {}: CPU {} contacts in {:.2} ms, GPU {} in {:.2} ms{} · {}",
                 c.step,
                 c.cpu.len(),
+                c.cpu_ms,
                 c.gpu_count,
+                c.gpu_ms,
+                c.kernel_ms
+                    .map_or(String::new(), |k| format!(" (kernel {k:.3} ms)")),
                 c.result.summary()
             ));
             &c.cpu

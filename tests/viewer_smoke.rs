@@ -156,3 +156,39 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
         "an unknown scene must fail the script"
     );
 }
+
+/// The collide panel in a scripted session: a box stack stepped on the CPU
+/// and then the GPU, its CPU and GPU contacts compared (the step fails on
+/// a difference rounding does not explain), the view exported; an unknown
+/// scene fails the run.
+#[test]
+fn scripted_collide_session_steps_compares_and_exits_cleanly() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-collide");
+    let view = dir.join("collide-view.png");
+    let script = format!(
+        "collide:box-stack; collide-samples:on; collide-step:20; collide-gpu:on; collide-step:10; collide-compare; wait:3; export-view:{}; collide:line; collide-compare; quit",
+        view.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted collide session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = load(&view);
+    let (grey, coloured) = census(&img);
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        grey > total / 100,
+        "the boxes should be visible: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > 50,
+        "sampling points and contacts should be visible: {coloured} coloured pixels"
+    );
+    let bad = xvfb_run("collide:nowhere; quit");
+    assert!(!bad.status.success(), "an unknown scene must fail the run");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
+}

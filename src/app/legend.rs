@@ -7,7 +7,9 @@ use super::viewer::Viewer;
 
 pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     let view = &viewer.settings.view;
-    if !view.show_cells || viewer.field.is_none() {
+    // The collide view draws samples and contacts, not the field; its
+    // legend is in its panel.
+    if !view.show_cells || viewer.field.is_none() || viewer.collide.is_active() {
         return;
     }
     let (title, lo, hi, signed) = match &viewer.comparison {

@@ -66,6 +66,18 @@ pub enum ScriptStep {
     TriTriOffset(glam::Vec3),
     /// The triangle–triangle backend: cpu-ref, cpu, gpu-brute, gpu.
     TriTriBackend(String),
+    /// Show the collide panel in the viewport with a scene (`drop-on-mesh`,
+    /// `drop-on-plane`, `box-stack`, `line`), built afresh.
+    Collide(String),
+    /// Advance the collide scene by this many physics steps.
+    CollideStep(u32),
+    /// Show or hide the sampling points in the collide view.
+    CollideSamples(bool),
+    /// Find the collide scene's contacts on the GPU (on) or CPU (off).
+    CollideGpu(bool),
+    /// Compare CPU and GPU contacts of the collide scene now and show the
+    /// table; fails when a difference is not explained by rounding.
+    CollideCompare,
     /// Let some frames pass.
     Wait(u32),
     Quit,
@@ -140,6 +152,16 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
         "export-view" => ScriptStep::ExportView(need("a path")?.into()),
         "export-field" => ScriptStep::ExportField(need("a path")?.into()),
         "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
+        "collide" => ScriptStep::Collide(need(
+            "a scene (drop-on-mesh, drop-on-plane, box-stack, line)",
+        )?),
+        "collide-step" => ScriptStep::CollideStep(
+            arg.parse()
+                .map_err(|_| format!("collide-step needs a step count, not {arg:?}"))?,
+        ),
+        "collide-samples" => ScriptStep::CollideSamples(on_off()?),
+        "collide-gpu" => ScriptStep::CollideGpu(on_off()?),
+        "collide-compare" => ScriptStep::CollideCompare,
         "expect-error" => ScriptStep::ExpectError,
         "expect-mesh" => ScriptStep::ExpectMesh(need("a mesh name")?),
         "wait" => ScriptStep::Wait(if arg.is_empty() {
@@ -226,5 +248,21 @@ mod tests {
         assert_eq!(tt[2], ScriptStep::TriTriBackend("gpu".into()));
         assert!(parse("tritri-offset:1,2").is_err());
         assert!(parse("tritri-offset:1,x,2").is_err());
+        let collide = parse(
+            "collide:box-stack; collide-step:60; collide-samples:off; collide-gpu; collide-compare",
+        )
+        .unwrap();
+        assert_eq!(
+            collide,
+            vec![
+                ScriptStep::Collide("box-stack".into()),
+                ScriptStep::CollideStep(60),
+                ScriptStep::CollideSamples(false),
+                ScriptStep::CollideGpu(true),
+                ScriptStep::CollideCompare,
+            ]
+        );
+        assert!(parse("collide").is_err());
+        assert!(parse("collide-step:lots").is_err());
     }
 }

@@ -615,6 +615,29 @@ impl Viewer {
             }
             ScriptStep::ExportField(path) => panels::export_field(self, &path)?,
             ScriptStep::ExportTimings(path) => self.history.export(&path)?,
+            ScriptStep::Collide(name) => {
+                let scene = crate::stages::rigid::Scene::from_short_name(&name).ok_or(format!(
+                    "unknown collide scene {name} (drop-on-mesh, drop-on-plane, box-stack, line)"
+                ))?;
+                self.collide.open_scene(scene)?;
+            }
+            ScriptStep::CollideStep(n) => {
+                let gpu_ok = self.sdf_gpu.is_some();
+                self.collide.advance(n as usize, &self.render_gpu, gpu_ok)?;
+            }
+            ScriptStep::CollideSamples(on) => self.collide.show_samples = on,
+            ScriptStep::CollideGpu(on) => {
+                if on && self.sdf_gpu.is_none() {
+                    return Err("GPU contacts need GPU compute, which this adapter lacks".into());
+                }
+                self.collide.use_gpu = on;
+            }
+            ScriptStep::CollideCompare => {
+                if self.sdf_gpu.is_none() {
+                    return Err("comparing contacts needs GPU compute".into());
+                }
+                self.collide.compare_now(&self.render_gpu)?;
+            }
             ScriptStep::ExpectError => {
                 if self.error_count() <= errors_before {
                     return Err("an error was expected but none was shown".into());

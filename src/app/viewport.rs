@@ -36,6 +36,9 @@ pub struct Viewport {
     dirty: bool,
     /// The range to colour with when the cells show a heat map.
     pub range_override: Option<f32>,
+    /// The smallest point size in pixels (the collide view's sparse
+    /// samples and contacts need bigger points than a dense cell cloud).
+    pub point_size_min: Option<f32>,
     /// What the target shows now.
     last_rendered: Option<(ViewSettings, Camera)>,
 }
@@ -61,12 +64,20 @@ impl Viewport {
             slice: None,
             dirty: true,
             range_override: None,
+            point_size_min: None,
             last_rendered: None,
         }
     }
 
     pub fn request_redraw(&mut self) {
         self.dirty = true;
+    }
+
+    /// Frames `bounds` (a scene the viewport does not own, e.g. the
+    /// collide panel's bodies).
+    pub fn frame_bounds(&mut self, bounds: crate::geom::Aabb) {
+        self.bounds = bounds;
+        self.frame_all();
     }
 
     pub fn frame_all(&mut self) {
@@ -156,6 +167,9 @@ impl Viewport {
         let mut v = *view;
         if let Some(r) = self.range_override {
             v.value_range = r;
+        }
+        if let Some(px) = self.point_size_min {
+            v.point_size = v.point_size.max(px);
         }
         v
     }

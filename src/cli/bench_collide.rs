@@ -6,7 +6,9 @@
 //! Each pair is two bodies of the same two shapes at overlapping seeded
 //! random poses, far from every other pair. Per row: median wall-clock time
 //! end to end, the kernel's GPU time where the adapter has timestamps, the
-//! points tested per second, and whether the contacts equal the CPU's.
+//! points tested per second, and how the contacts compare with the CPU's:
+//! differences that float rounding explains (a point on a cell face…) and
+//! those it does not (`≠cpu`, which should be 0).
 
 use std::path::Path;
 use std::time::Instant;
@@ -20,7 +22,8 @@ use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
 use crate::plot::{Panel, Series};
 use crate::stages::colliders::{
-    Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactSet, detect_cpu,
+    Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactComparison, ContactSet,
+    ContactTolerance, compare_contacts, detect_cpu,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -34,8 +37,12 @@ struct Row {
     gpu_ms: Option<f64>,
     million_points_per_s: f64,
     contacts: usize,
-    /// Contacts without a partner in the CPU's set.
+    /// Points whose contacts differ from the CPU's (present in one set
+    /// only, or beyond the tolerances) and that rounding does not explain.
     mismatches_vs_cpu: Option<usize>,
+    /// Points whose contacts differ from the CPU's within float rounding
+    /// of a decision (see `stages::colliders::compare`).
+    within_rounding_vs_cpu: Option<usize>,
 }
 
 const PAIR_COUNTS: [usize; 4] = [1, 10, 100, 1000];
@@ -84,33 +91,36 @@ fn median(mut v: Vec<f64>) -> f64 {
     v.get(v.len() / 2).copied().unwrap_or(0.0)
 }
 
-/// Contacts of either set without a partner in the other (same bodies,
-/// feature and point; position and depth within 1e-3). Points within
-/// rounding of a cell boundary can land in different cells on the two
-/// backends, so a handful in a million is expected.
-fn mismatches(a: &ContactSet, b: &ContactSet) -> usize {
-    use std::collections::HashMap;
-    type Key = (u32, u32, u32, u32);
-    let key = |c: &crate::stages::colliders::Contact| -> Key {
-        (c.body, c.other, c.feature as u32, c.sample)
-    };
-    let mut index: HashMap<Key, Vec<(Vec3, f32)>> = HashMap::new();
-    for c in &a.contacts {
-        index.entry(key(c)).or_default().push((c.position, c.depth));
+/// The GPU's contacts against the CPU's, as sets ([`compare_contacts`]):
+/// differences within rounding of a decision (a cell face, the flip
+/// threshold…) are counted apart from the unexplained ones, and each
+/// unexplained one is printed.
+fn compare(
+    shapes: &[ColliderShape],
+    bodies: &[Body],
+    list: &[(usize, usize)],
+    params: &ColliderParams,
+    cpu: &ContactSet,
+    gpu: &ContactSet,
+    what: &str,
+) -> anyhow::Result<ContactComparison> {
+    let cmp = compare_contacts(
+        shapes,
+        bodies,
+        list,
+        params,
+        &cpu.contacts,
+        &gpu.contacts,
+        &ContactTolerance::default(),
+    )?;
+    eprintln!("  {what}: {}", cmp.summary());
+    for m in cmp.unexplained().take(10) {
+        eprintln!(
+            "    unexplained: cpu {:?} gpu {:?} {:?}",
+            m.cpu, m.gpu, m.margins
+        );
     }
-    let mut unmatched = 0;
-    for c in &b.contacts {
-        let found = index.get_mut(&key(c)).and_then(|v| {
-            let i = v
-                .iter()
-                .position(|&(p, d)| p.distance(c.position) < 1e-3 && (d - c.depth).abs() < 1e-3)?;
-            Some(v.swap_remove(i))
-        });
-        if found.is_none() {
-            unmatched += 1;
-        }
-    }
-    unmatched + index.values().map(Vec::len).sum::<usize>()
+    Ok(cmp)
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
@@ -142,7 +152,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
         }
         let tests = cpu.tests;
-        let row = |mode, wall_ms: f64, gpu_ms, contacts, mismatches_vs_cpu| Row {
+        let row = |mode, wall_ms: f64, gpu_ms, contacts, cmp: Option<&ContactComparison>| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -150,7 +160,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             gpu_ms,
             million_points_per_s: tests as f64 / (gpu_ms.unwrap_or(wall_ms) * 1e3),
             contacts,
-            mismatches_vs_cpu,
+            mismatches_vs_cpu: cmp.map(ContactComparison::unexplained_count),
+            within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
         };
         rows.push(row(
             "cpu",
@@ -179,7 +190,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             median(walls),
             gpu_ms,
             batched.contacts.len(),
-            Some(mismatches(&cpu, &batched)),
+            Some(&compare(
+                &shapes,
+                &bodies,
+                &list,
+                &params,
+                &cpu,
+                &batched,
+                "gpu batched",
+            )?),
         ));
 
         // One dispatch and read-back per pair.
@@ -216,7 +235,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             median(walls),
             gpu_ms,
             per_pair.contacts.len(),
-            Some(mismatches(&cpu, &per_pair)),
+            Some(&compare(
+                &shapes,
+                &bodies,
+                &list,
+                &params,
+                &cpu,
+                &per_pair,
+                "gpu per pair",
+            )?),
         ));
         for r in &rows[rows.len() - 3..] {
             eprintln!(
@@ -241,11 +268,11 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     let mut csv = String::from(
-        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,mismatches_vs_cpu\n",
+        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,mismatches_vs_cpu,within_rounding_vs_cpu\n",
     );
     for r in rows {
         csv.push_str(&format!(
-            "{},{},{},{:.4},{},{:.3},{},{}\n",
+            "{},{},{},{:.4},{},{:.3},{},{},{}\n",
             r.pairs,
             r.points_tested,
             r.mode,
@@ -254,6 +281,9 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
             r.million_points_per_s,
             r.contacts,
             r.mismatches_vs_cpu
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+            r.within_rounding_vs_cpu
                 .map(|v| v.to_string())
                 .unwrap_or_default(),
         ));
@@ -301,12 +331,12 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
 fn print_table(rows: &[Row], adapter: &str) {
     println!("Contact benchmark — {adapter}");
     println!(
-        "{:>6} {:>10} {:<13} {:>11} {:>11} {:>10} {:>9} {:>6}",
-        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "≠cpu"
+        "{:>6} {:>10} {:<13} {:>11} {:>11} {:>10} {:>9} {:>6} {:>9}",
+        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "≠cpu", "rounding"
     );
     for r in rows {
         println!(
-            "{:>6} {:>10} {:<13} {:>11.3} {:>11} {:>10.1} {:>9} {:>6}",
+            "{:>6} {:>10} {:<13} {:>11.3} {:>11} {:>10.1} {:>9} {:>6} {:>9}",
             r.pairs,
             r.points_tested,
             r.mode,
@@ -315,6 +345,8 @@ fn print_table(rows: &[Row], adapter: &str) {
             r.million_points_per_s,
             r.contacts,
             r.mismatches_vs_cpu.map_or("-".into(), |v| v.to_string()),
+            r.within_rounding_vs_cpu
+                .map_or("-".into(), |v| v.to_string()),
         );
     }
 }

@@ -26,22 +26,38 @@ pub struct CollideState {
     params: RigidParams,
     active: bool,
     playing: bool,
-    use_gpu: bool,
-    show_samples: bool,
+    pub(crate) use_gpu: bool,
+    pub(crate) show_samples: bool,
     line_offset: [f32; 2],
     line_angle: f32,
     gpu: Option<ColliderGpu>,
-    comparison: Option<ContactComparison>,
+    comparison: Option<PanelComparison>,
     step_ms: f64,
     error: Option<String>,
+    /// Frame the bodies on the next draw (a scene was just built).
+    frame_pending: bool,
 }
 
-/// CPU and GPU contacts of the same state, side by side.
-struct ContactComparison {
+type ContactKey = (u32, u32, u32, u32);
+
+fn contact_key(c: &Contact) -> ContactKey {
+    (c.body, c.other, c.feature as u32, c.sample)
+}
+
+/// CPU and GPU contacts of one state, compared as sets
+/// ([`colliders::compare_contacts`]).
+struct PanelComparison {
+    /// The step compared; the table falls back to the live contacts after.
+    step: usize,
     cpu: Vec<Contact>,
-    gpu: Vec<Contact>,
-    max_position: f32,
-    max_depth: f32,
+    gpu: std::collections::HashMap<ContactKey, Contact>,
+    gpu_count: usize,
+    result: colliders::ContactComparison,
+    /// Wall-clock ms of each backend's detection, and the GPU kernel's ms
+    /// where the adapter has timestamps.
+    cpu_ms: f64,
+    gpu_ms: f64,
+    kernel_ms: Option<f64>,
 }
 
 impl CollideState {
@@ -49,6 +65,65 @@ impl CollideState {
         self.active
     }
 
+    /// Shows the panel's view with `scene`, built afresh and paused.
+    pub fn open_scene(&mut self, scene: Scene) -> Result<(), String> {
+        let world = World::new(scene).map_err(|e| e.to_string())?;
+        self.scene = scene;
+        self.world = Some(world);
+        self.active = true;
+        self.playing = false;
+        self.comparison = None;
+        self.error = None;
+        self.frame_pending = true;
+        Ok(())
+    }
+
+    fn sync_backend(&mut self, render_gpu: &crate::gpu::GpuContext, gpu_ok: bool) {
+        self.params.backend = if self.use_gpu && gpu_ok {
+            ColliderBackend::Gpu
+        } else {
+            ColliderBackend::Cpu
+        };
+        if self.params.backend == ColliderBackend::Gpu && self.gpu.is_none() {
+            self.gpu = Some(ColliderGpu::new(render_gpu));
+        }
+    }
+
+    /// Advances the scene by `n` physics steps now.
+    pub fn advance(
+        &mut self,
+        n: usize,
+        render_gpu: &crate::gpu::GpuContext,
+        gpu_ok: bool,
+    ) -> Result<(), String> {
+        self.sync_backend(render_gpu, gpu_ok);
+        let world = self.world.as_mut().ok_or("no collide scene is open")?;
+        let start = Instant::now();
+        for _ in 0..n {
+            world
+                .step(&self.params, self.gpu.as_ref())
+                .map_err(|e| e.to_string())?;
+        }
+        self.step_ms = start.elapsed().as_secs_f64() * 1e3 / n.max(1) as f64;
+        Ok(())
+    }
+
+    /// Compares CPU and GPU contacts of the current state; an error when a
+    /// difference is not explained by float rounding.
+    pub fn compare_now(&mut self, render_gpu: &crate::gpu::GpuContext) -> Result<(), String> {
+        let world = self.world.as_mut().ok_or("no collide scene is open")?;
+        let c = compare(world, &self.params, render_gpu, &mut self.gpu)?;
+        let unexplained = c.result.unexplained_count();
+        let summary = c.result.summary();
+        self.comparison = Some(c);
+        if unexplained > 0 {
+            return Err(format!("CPU and GPU contacts differ: {summary}"));
+        }
+        Ok(())
+    }
+}
+
+impl CollideState {
     /// Stops showing (another panel takes the viewport over).
     pub fn deactivate(&mut self) {
         self.active = false;
@@ -59,12 +134,14 @@ impl CollideState {
 pub fn collide_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     ui.heading("Collisions (rigid bodies)");
     let gpu_ok = viewer.sdf_gpu.is_some();
+    let color_map = viewer.settings.view.color_map;
     let st = &mut viewer.collide;
     let was_active = st.active;
     ui.checkbox(&mut st.active, "show in viewport");
     if !st.active {
         if was_active {
             viewer.viewport.range_override = None;
+            viewer.viewport.point_size_min = None;
             viewer.refresh_cells();
             viewer.refresh_overlays();
         }
@@ -83,6 +160,7 @@ pub fn collide_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             Ok(w) => {
                 st.world = Some(w);
                 st.error = None;
+                st.frame_pending = true;
             }
             Err(e) => st.error = Some(e.to_string()),
         }
@@ -124,14 +202,7 @@ pub fn collide_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             st.playing = false;
         }
     });
-    st.params.backend = if st.use_gpu && gpu_ok {
-        ColliderBackend::Gpu
-    } else {
-        ColliderBackend::Cpu
-    };
-    if st.params.backend == ColliderBackend::Gpu && st.gpu.is_none() {
-        st.gpu = Some(ColliderGpu::new(&viewer.render_gpu));
-    }
+    st.sync_backend(&viewer.render_gpu, gpu_ok);
     if let Some(world) = &mut st.world {
         world.set_line(
             Vec3::new(0.0, st.line_offset[0], st.line_offset[1]),
@@ -149,22 +220,39 @@ pub fn collide_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             st.playing = false;
         }
         ui.label(format!(
-            "step {} ({} kept for rewind) · {} contacts · {:.1} ms",
+            "step {} ({} kept for rewind) · {} contacts · {:.2} ms per {} ({})",
             world.steps,
             world.history_len(),
             world.contacts.contacts.len(),
-            st.step_ms
+            st.step_ms,
+            if st.playing || step_once {
+                "step"
+            } else {
+                "detection"
+            },
+            st.params.backend.name()
         ));
         if gpu_ok && ui.button("compare CPU vs GPU contacts").clicked() {
-            st.comparison = compare(world, &st.params, &viewer.render_gpu, &mut st.gpu);
+            match compare(world, &st.params, &viewer.render_gpu, &mut st.gpu) {
+                Ok(c) => st.comparison = Some(c),
+                Err(e) => st.error = Some(e),
+            }
         }
-        draw(world, st.show_samples, &mut viewer.viewport);
+        draw(
+            world,
+            st.show_samples,
+            &mut viewer.viewport,
+            st.frame_pending,
+        );
+        st.frame_pending = false;
     }
     if let Some(e) = &st.error {
         ui.colored_label(egui::Color32::from_rgb(230, 80, 80), e);
     }
-    if let Some(c) = &st.comparison {
-        contact_table_ui(ui, c);
+    legend_ui(ui, st.show_samples, color_map);
+    if let Some(world) = &st.world {
+        let current = st.comparison.as_ref().filter(|c| c.step == world.steps);
+        contact_table_ui(ui, &world.contacts.contacts, current);
     }
     if st.playing {
         ui.ctx().request_repaint();
@@ -176,7 +264,7 @@ fn compare(
     params: &RigidParams,
     render_gpu: &crate::gpu::GpuContext,
     gpu: &mut Option<ColliderGpu>,
-) -> Option<ContactComparison> {
+) -> Result<PanelComparison, String> {
     let gpu = gpu.get_or_insert_with(|| ColliderGpu::new(render_gpu));
     let bodies = world.collider_bodies();
     let pairs = world.pairs();
@@ -189,61 +277,114 @@ fn compare(
             backend,
             Some(gpu),
         )
-        .ok()
-        .map(|s| s.contacts)
+        .map_err(|e| e.to_string())
     };
-    let cpu = run(ColliderBackend::Cpu)?;
-    let gpu = run(ColliderBackend::Gpu)?;
-    let (mut max_position, mut max_depth) = (0f32, 0f32);
-    for (a, b) in cpu.iter().zip(&gpu) {
-        max_position = max_position.max(a.position.distance(b.position));
-        max_depth = max_depth.max((a.depth - b.depth).abs());
-    }
-    Some(ContactComparison {
+    let cpu_set = run(ColliderBackend::Cpu)?;
+    let gpu_set = run(ColliderBackend::Gpu)?;
+    let (cpu, gpu) = (cpu_set.contacts, gpu_set.contacts);
+    let result = colliders::compare_contacts(
+        &world.shapes,
+        &bodies,
+        &pairs,
+        &params.colliders,
+        &cpu,
+        &gpu,
+        &colliders::ContactTolerance::default(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(PanelComparison {
+        step: world.steps,
+        gpu_count: gpu.len(),
+        gpu: gpu.iter().map(|c| (contact_key(c), *c)).collect(),
         cpu,
-        gpu,
-        max_position,
-        max_depth,
+        result,
+        cpu_ms: cpu_set.timings.total_wall_ms(),
+        gpu_ms: gpu_set.timings.total_wall_ms(),
+        kernel_ms: gpu_set.timings.total_gpu_ms(),
     })
 }
 
-fn contact_table_ui(ui: &mut egui::Ui, c: &ContactComparison) {
-    ui.label(format!(
-        "CPU {} contacts, GPU {} · max |Δposition| {:.2e} · max |Δdepth| {:.2e}",
-        c.cpu.len(),
-        c.gpu.len(),
-        c.max_position,
-        c.max_depth
-    ));
+/// The viewport's colours: sampling points by feature kind, contacts by
+/// depth, normals from yellow (shallow) to red (deep).
+fn legend_ui(ui: &mut egui::Ui, show_samples: bool, map: crate::view::ColorMap) {
+    let swatch = |ui: &mut egui::Ui, [r, g, b, _]: [u8; 4], text: &str| {
+        let (rect, _) = ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+        ui.painter()
+            .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
+        ui.label(text);
+    };
+    ui.horizontal_wrapped(|ui| {
+        if show_samples {
+            ui.label("samples:");
+            for kind in [FeatureKind::Vertex, FeatureKind::Edge, FeatureKind::Face] {
+                swatch(ui, map.color(kind_value(kind), 1.0), kind.name());
+            }
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.label("contacts by depth:");
+        swatch(ui, map.color(contact_value(0.0), 1.0), "shallow");
+        swatch(ui, map.color(contact_value(1.0), 1.0), "deepest");
+        ui.label("normals:");
+        swatch(ui, normal_color(0.0).map(|c| (c * 255.0) as u8), "shallow");
+        swatch(ui, normal_color(1.0).map(|c| (c * 255.0) as u8), "deep");
+    });
+}
+
+fn contact_table_ui(ui: &mut egui::Ui, contacts: &[Contact], cmp: Option<&PanelComparison>) {
+    let rows: &[Contact] = match cmp {
+        Some(c) => {
+            ui.label(format!(
+                "CPU vs GPU at step {}: CPU {} contacts in {:.2} ms, GPU {} in {:.2} ms{} · {}",
+                c.step,
+                c.cpu.len(),
+                c.cpu_ms,
+                c.gpu_count,
+                c.gpu_ms,
+                c.kernel_ms
+                    .map_or(String::new(), |k| format!(" (kernel {k:.3} ms)")),
+                c.result.summary()
+            ));
+            &c.cpu
+        }
+        None => {
+            ui.label(format!(
+                "{} contacts (first {} listed)",
+                contacts.len(),
+                contacts.len().min(200)
+            ));
+            contacts
+        }
+    };
     egui::ScrollArea::vertical()
-        .max_height(220.0)
+        .max_height(260.0)
         .id_salt("collide_contacts")
         .show(ui, |ui| {
             egui::Grid::new("collide_contact_table")
                 .striped(true)
                 .show(ui, |ui| {
-                    for h in [
-                        "body",
-                        "other",
-                        "feature",
-                        "depth cpu",
-                        "depth gpu",
-                        "cell depth",
-                        "normal",
-                    ] {
-                        ui.strong(h);
+                    ui.strong("body");
+                    ui.strong("other");
+                    ui.strong("feature");
+                    ui.strong("depth");
+                    if cmp.is_some() {
+                        ui.strong("depth gpu");
                     }
+                    ui.strong("cell depth");
+                    ui.strong("normal");
                     ui.end_row();
-                    for (i, a) in c.cpu.iter().enumerate().take(200) {
+                    for a in rows.iter().take(200) {
                         ui.label(a.body.to_string());
                         ui.label(a.other.to_string());
                         ui.label(a.feature.name());
                         ui.label(format!("{:.4}", a.depth));
-                        ui.label(
-                            c.gpu
-                                .get(i)
-                                .map_or("-".into(), |g| format!("{:.4}", g.depth)),
-                        );
+                        if let Some(c) = cmp {
+                            ui.label(
+                                c.gpu
+                                    .get(&contact_key(a))
+                                    .map_or("missing".into(), |g| format!("{:.4}", g.depth)),
+                            );
+                        }
                         ui.label(format!("{:.4}", a.depth_cell));
                         ui.label(format!(
                             "{:+.2} {:+.2} {:+.2}",
@@ -253,6 +394,18 @@ fn contact_table_ui(ui: &mut egui::Ui, c: &ContactComparison) {
                     }
                 });
         });
+}
+
+/// Value a contact of relative depth `t` (0 shallow … 1 deepest) is drawn
+/// with: spread over the inside half of the colour map, so depth shows
+/// whatever its scale.
+fn contact_value(t: f32) -> f32 {
+    -(0.25 + 0.75 * t.clamp(0.0, 1.0))
+}
+
+/// Colour of a contact normal of relative depth `t` (linear RGBA).
+fn normal_color(t: f32) -> [f32; 4] {
+    [1.0, 1.0 - 0.8 * t.clamp(0.0, 1.0), 0.2, 1.0]
 }
 
 /// Value a sampling point is drawn with: its kind, spread over the colour map.
@@ -265,7 +418,12 @@ fn kind_value(kind: FeatureKind) -> f32 {
     }
 }
 
-fn draw(world: &World, show_samples: bool, viewport: &mut crate::app::viewport::Viewport) {
+fn draw(
+    world: &World,
+    show_samples: bool,
+    viewport: &mut crate::app::viewport::Viewport,
+    frame: bool,
+) {
     let mut meshes = Vec::new();
     let mut cells: Vec<[f32; 4]> = Vec::new();
     let mut lines = Vec::new();
@@ -311,14 +469,20 @@ fn draw(world: &World, show_samples: bool, viewport: &mut crate::app::viewport::
         .map(|c| c.depth)
         .fold(1e-3f32, f32::max);
     for c in &world.contacts.contacts {
-        // Contacts are negative values (the inside colours), deeper = darker.
-        cells.push([c.position.x, c.position.y, c.position.z, -c.depth.max(1e-4)]);
-        let color = [1.0, 0.3 + 0.7 * (1.0 - c.depth / max_depth), 0.2, 1.0];
+        let t = c.depth / max_depth;
+        cells.push([c.position.x, c.position.y, c.position.z, contact_value(t)]);
+        let color = normal_color(t);
         lines.push(LineVertex::new(c.position, color));
         lines.push(LineVertex::new(c.position + c.normal * 0.15, color));
     }
-    viewport.range_override = Some(1.0f32.max(max_depth));
-    viewport.set_demo_mesh(&Mesh::merge(&meshes, "collide scene"));
+    // Sample and contact values are laid out on a fixed ±1 scale.
+    viewport.range_override = Some(1.0);
+    viewport.point_size_min = Some(6.0);
+    let merged = Mesh::merge(&meshes, "collide scene");
+    if frame {
+        viewport.frame_bounds(merged.bounds());
+    }
+    viewport.set_demo_mesh(&merged);
     viewport.set_cells(&cells);
     viewport.set_pick_lines(&lines);
 }

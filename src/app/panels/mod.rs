@@ -81,11 +81,19 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         .default_size(320.0)
         .show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
+                // While the collide view owns the viewport its panel comes
+                // first, so its contact table is in sight.
+                if viewer.collide.is_active() {
+                    collide::collide_ui(viewer, ui);
+                    ui.separator();
+                }
                 scene::scene_ui(viewer, ui);
                 ui.separator();
                 pipeline::pipeline_ui(viewer, ui);
-                ui.separator();
-                collide::collide_ui(viewer, ui);
+                if !viewer.collide.is_active() {
+                    ui.separator();
+                    collide::collide_ui(viewer, ui);
+                }
                 ui.separator();
                 tri_tri::tri_tri_ui(viewer, ui);
             });

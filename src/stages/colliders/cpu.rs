@@ -362,3 +362,97 @@ pub(crate) fn segment_against_field(task: &Task, field: &FieldView<'_>) -> Optio
         sample: 0,
     })
 }
+
+/// How far one point of a task is from each decision that float rounding
+/// could flip between the backends, measured in the CPU's arithmetic.
+/// Lengths are in the frame where the decision is made (the field's object
+/// frame, the world for primitives); `None` where the decision is not made.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DecisionMargins {
+    /// Distance of the point to the nearest face between two cells: which
+    /// cell (and value) the point reads.
+    pub cell_face: Option<f32>,
+    /// Distance of the point to its cell's centre plane on the nearest
+    /// axis: which neighbour the finite difference uses.
+    pub cell_centre: Option<f32>,
+    /// |value| of the inside test when it is computed (interpolated depth,
+    /// plane, sphere, box), not a stored cell value.
+    pub inside: Option<f32>,
+    /// |n · n_sample| of the flipped-normal rejection.
+    pub flip: Option<f32>,
+    /// Gap between the two nearest box faces (which face gives the normal).
+    pub face_choice: Option<f32>,
+    /// The largest coordinate magnitude met on the way (world or object
+    /// frame, translations included): rounding errors scale with it.
+    pub scale: f32,
+}
+
+fn max_abs(v: Vec3) -> f32 {
+    v.abs().max_element()
+}
+
+/// The [`DecisionMargins`] of `sample` in `task` (not segment tasks).
+pub(crate) fn decision_margins(
+    task: &Task,
+    sample: &Sample,
+    field: &FieldView<'_>,
+    params: &ColliderParams,
+) -> DecisionMargins {
+    let world_from_a = task.world_from_a();
+    let p_w = transform(&world_from_a, sample.position);
+    let mut m = DecisionMargins {
+        scale: max_abs(p_w)
+            .max(max_abs(sample.position))
+            .max(max_abs(world_from_a.w_axis.xyz()))
+            .max(1.0),
+        ..DecisionMargins::default()
+    };
+    let prim = task.prim();
+    match task.kind {
+        TASK_SAMPLES_FIELD => {
+            let b_from_world = task.b_from_world();
+            let p_b = transform(&b_from_world, p_w);
+            m.scale = m
+                .scale
+                .max(max_abs(p_b))
+                .max(max_abs(b_from_world.w_axis.xyz()));
+            let h = field.grid.cell_size;
+            let u = (p_b - field.grid.origin) / h + Vec3::splat(0.5);
+            let to_face = (u - u.round()).abs().min_element() * h;
+            m.cell_face = Some(to_face);
+            let Some(c) = field.cell_of(p_b) else {
+                return m;
+            };
+            let offset = p_b - field.grid.center(c.as_uvec3());
+            m.cell_centre = Some(offset.abs().min_element());
+            if params.interpolated_depth {
+                m.inside = Some(field.trilinear(p_b).abs());
+            }
+            let g = field.gradient(c, p_b);
+            if params.reject_flipped && g.dot(g) > 1e-30 {
+                let n = rotate(&task.world_from_b(), g.normalize()).normalize();
+                let sn = rotate(&world_from_a, sample.normal);
+                m.flip = Some(n.dot(sn).abs());
+            }
+        }
+        TASK_SAMPLES_PLANE => {
+            m.inside = Some((prim.xyz().dot(p_w) - prim.w).abs());
+            m.scale = m.scale.max(prim.w.abs());
+        }
+        TASK_SAMPLES_SPHERE => {
+            m.inside = Some(((p_w - prim.xyz()).length() - prim.w).abs());
+            m.scale = m.scale.max(max_abs(prim.xyz()));
+        }
+        TASK_SAMPLES_BOX => {
+            let b_from_world = task.b_from_world();
+            let p_l = transform(&b_from_world, p_w);
+            m.scale = m.scale.max(max_abs(b_from_world.w_axis.xyz()));
+            let mut gap = (prim.xyz() - p_l.abs()).to_array();
+            gap.sort_by(f32::total_cmp);
+            m.inside = Some(gap[0].abs());
+            m.face_choice = Some(gap[1] - gap[0]);
+        }
+        _ => {}
+    }
+    m
+}

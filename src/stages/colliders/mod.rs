@@ -70,10 +70,14 @@
 //! counter  [contacts written]
 //! ```
 
+mod compare;
 mod cpu;
 mod gpu;
 
-pub use cpu::detect_cpu;
+pub use compare::{
+    ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
+};
+pub use cpu::{DecisionMargins, detect_cpu};
 pub use gpu::{ColliderGpu, ResidentShapes};
 
 use glam::{Mat4, Vec3, Vec4};

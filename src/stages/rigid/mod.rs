@@ -147,6 +147,20 @@ impl Scene {
         Scene::LineThroughMesh,
     ];
 
+    /// The name scripts and the command line use.
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Scene::MeshOnMesh => "drop-on-mesh",
+            Scene::MeshOnPlane => "drop-on-plane",
+            Scene::BoxStack => "box-stack",
+            Scene::LineThroughMesh => "line",
+        }
+    }
+
+    pub fn from_short_name(name: &str) -> Option<Scene> {
+        Scene::ALL.into_iter().find(|s| s.short_name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Scene::MeshOnMesh => "mesh on mesh",

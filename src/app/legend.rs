@@ -9,7 +9,11 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     let view = &viewer.settings.view;
     // The collide view draws samples and contacts, not the field; its
     // legend is in its panel.
-    if !view.show_cells || viewer.field.is_none() || viewer.collide.is_active() {
+    if !view.show_cells
+        || viewer.field.is_none()
+        || viewer.collide.is_active()
+        || viewer.tri_tri.is_active()
+    {
         return;
     }
     let (title, lo, hi, signed) = match &viewer.comparison {

@@ -147,6 +147,11 @@ pub struct TriTriState {
 }
 
 impl TriTriState {
+    /// Whether the panel owns the viewport.
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
     fn source_a(&self) -> ModelSource {
         self.source_a.clone().unwrap_or(ModelSource::Torus)
     }

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Remakes the README's screenshots with the app's own export, under Xvfb.
+# Usage: scripts/screenshots.sh [path/to/collidoscope]   (default: a debug build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-target/debug/collidoscope}
+[ -x "$bin" ] || cargo build
+export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
+s=$PWD/screenshots
+run() { xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --script "$1"; }
+
+run "open:stanford-bunny; backend:cpu; res:128; compute; orbit:-35,0; pick; wait:3; screenshot:$s/bunny-cells.png;
+     filter:inside; clip:z; mesh:hidden; orbit:10,15; points:4; wait:3; screenshot:$s/bunny-inside.png;
+     filter:all; clip:off; mesh:hidden; verify:sign-modes; orbit:-10,-70; points:5; wait:3; screenshot:$s/bunny-sign-modes.png; quit"
+run "open:spot; backend:gpu; res:80; compute; verify:cpu-vs-gpu; clip:off; mesh:wireframe; points:4; slice:x; wait:3; screenshot:$s/spot-cpu-vs-gpu.png; quit"
+run "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; profiler:off; orbit:25,20; wait:5; screenshot:$s/tritri-tori.png; quit"
+run "collide:box-stack; collide-samples:on; collide-step:60; collide-compare; wait:5; screenshot:$s/collide-stack.png; quit"
+run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collide-line.png; quit"

@@ -82,7 +82,21 @@ pub fn read_buffer<T: bytemuck::Pod>(
         });
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
     gpu.queue.submit([encoder.finish()]);
-    let what = buffer_label(buffer);
+    map_staging(gpu, &staging, &buffer_label(buffer))
+}
+
+/// Maps a staging buffer (`MAP_READ`) whose copies have been submitted,
+/// waits for the GPU, and returns its contents as `T`s. `what` names it in
+/// errors.
+pub fn map_staging<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    staging: &wgpu::Buffer,
+    what: &str,
+) -> Result<Vec<T>, GpuError> {
+    let fail = |reason: String| GpuError::Readback {
+        what: what.to_string(),
+        reason,
+    };
     let (tx, rx) = std::sync::mpsc::channel();
     staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
         // The receiver only goes away if this function already returned.
@@ -90,27 +104,15 @@ pub fn read_buffer<T: bytemuck::Pod>(
     });
     gpu.device
         .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| GpuError::Readback {
-            what: what.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| fail(e.to_string()))?;
     rx.recv()
-        .map_err(|e| GpuError::Readback {
-            what: what.clone(),
-            reason: e.to_string(),
-        })?
-        .map_err(|e| GpuError::Readback {
-            what: what.clone(),
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| fail(e.to_string()))?
+        .map_err(|e| fail(e.to_string()))?;
     let view = staging
         .slice(..)
         .get_mapped_range()
-        .map_err(|e| GpuError::Readback {
-            what: what.clone(),
-            reason: e.to_string(),
-        })?;
-    let out = bytemuck::cast_slice::<u8, T>(&view).to_vec();
+        .map_err(|e| fail(e.to_string()))?;
+    let out = bytemuck::pod_collect_to_vec(&view);
     drop(view);
     staging.unmap();
     Ok(out)

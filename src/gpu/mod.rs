@@ -10,9 +10,13 @@
 //! are meaningless.
 
 mod buffers;
+mod kernels;
 mod timing;
 
-pub use buffers::{BufferCheck, read_buffer, storage_buffer_init, storage_buffer_zeroed};
+pub use buffers::{
+    BufferCheck, map_staging, read_buffer, storage_buffer_init, storage_buffer_zeroed,
+};
+pub use kernels::{Access, Kernels, dispatch_dims};
 pub use timing::{GpuPhase, GpuRun};
 
 use eframe::egui_wgpu::wgpu;

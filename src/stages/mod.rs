@@ -6,5 +6,3 @@ pub mod rigid;
 pub mod sampling;
 pub mod sdf_grid;
 pub mod tri_tri;
-
-pub(crate) use sampling::dispatch_dims as sampling_dispatch_dims;

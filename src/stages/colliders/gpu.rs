@@ -9,11 +9,10 @@ use wgpu::util::DeviceExt;
 
 use super::{Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, plan};
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuError, GpuRun, read_buffer, shader_source, storage_buffer_init,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer,
+    shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sampling::{FeatureKind, GpuSample};
-use crate::stages::sampling_dispatch_dims as dispatch_dims;
 use crate::timing::Timings;
 
 /// Keep in sync with `struct Params` in shaders/colliders.wgsl.
@@ -60,7 +59,7 @@ const WORKGROUP: u32 = 64;
 /// The colliders' long-lived GPU objects.
 pub struct ColliderGpu {
     gpu: GpuContext,
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
 }
 
@@ -81,50 +80,21 @@ impl ResidentShapes {
 
 impl ColliderGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("colliders.wgsl"));
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let ro = wgpu::BufferBindingType::Storage { read_only: true };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("ColliderGpu::layout"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, ro),
-                entry(2, ro),
-                entry(3, ro),
-                entry(4, ro),
-                entry(5, ro),
-                entry(6, rw),
-                entry(7, rw),
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/colliders.wgsl: tasks, samples, extra,
+        // fields, values, contacts, counter.
+        let kernels = Kernels::new(
+            gpu,
+            "ColliderGpu",
+            shader_source("colliders.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("ColliderGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("ColliderGpu::pipeline"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("contacts_main"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
+        );
         ColliderGpu {
             gpu: gpu.clone(),
-            layout,
-            pipeline,
+            pipeline: kernels.pipeline(gpu, "contacts_main"),
+            kernels,
         }
     }
 
@@ -293,29 +263,19 @@ impl ColliderGpu {
             },
         )?;
         let counter_buf = storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?;
-        let buffers = [
-            &uniform_buf,
-            tasks_buf,
-            &resident.samples,
-            extra_buf,
-            &resident.fields,
-            &resident.values,
-            &contacts_buf,
-            &counter_buf,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("ColliderGpu::bind_group"),
-            layout: &self.layout,
-            entries: &entries,
-        });
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                tasks_buf,
+                &resident.samples,
+                extra_buf,
+                &resident.fields,
+                &resident.values,
+                &contacts_buf,
+                &counter_buf,
+            ],
+        );
         let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
         if plan.total_threads > 0 {
             run.compute_pass("contacts", |pass| {

@@ -8,8 +8,8 @@ use wgpu::util::DeviceExt;
 use super::cpu::edge_sample_count;
 use super::{GpuSample, SampleSet, SamplingError, SamplingMesh, SamplingParams, region_samples};
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuRun, read_buffer, shader_source, storage_buffer_init,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::timing::Timings;
 
@@ -44,7 +44,7 @@ const ROUNDS_PER_CHECK: usize = 8;
 /// The sampling stage's long-lived GPU objects.
 pub struct SamplingGpu {
     gpu: GpuContext,
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     vertices: wgpu::ComputePipeline,
     edges: wgpu::ComputePipeline,
     labels_init: wgpu::ComputePipeline,
@@ -53,53 +53,21 @@ pub struct SamplingGpu {
 
 impl SamplingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("sampling.wgsl"));
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let ro = wgpu::BufferBindingType::Storage { read_only: true };
-        let rw = wgpu::BufferBindingType::Storage { read_only: false };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("SamplingGpu::layout"),
-            entries: &[
-                entry(0, wgpu::BufferBindingType::Uniform),
-                entry(1, ro),
-                entry(2, ro),
-                entry(3, rw),
-                entry(4, rw),
-                entry(5, rw),
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("SamplingGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str, label: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/sampling.wgsl.
+        let kernels = Kernels::new(
+            gpu,
+            "SamplingGpu",
+            shader_source("sampling.wgsl"),
+            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite],
+        );
         SamplingGpu {
             gpu: gpu.clone(),
-            vertices: pipeline("vertices", "SamplingGpu::vertices"),
-            edges: pipeline("edges", "SamplingGpu::edges"),
-            labels_init: pipeline("labels_init", "SamplingGpu::labels_init"),
-            labels_propagate: pipeline("labels_propagate", "SamplingGpu::labels_propagate"),
-            layout,
+            vertices: kernels.pipeline(gpu, "vertices"),
+            edges: kernels.pipeline(gpu, "edges"),
+            labels_init: kernels.pipeline(gpu, "labels_init"),
+            labels_propagate: kernels.pipeline(gpu, "labels_propagate"),
+            kernels,
         }
     }
 
@@ -219,27 +187,17 @@ impl SamplingGpu {
                 bytes: (nf * 4) as u64,
             },
         )?;
-        let buffers = [
-            &uniform_buf,
-            &geometry_buf,
-            &topology_buf,
-            &samples_buf,
-            &counter_buf,
-            &labels_buf,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("SamplingGpu::bind_group"),
-            layout: &self.layout,
-            entries: &entries,
-        });
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                &geometry_buf,
+                &topology_buf,
+                &samples_buf,
+                &counter_buf,
+                &labels_buf,
+            ],
+        );
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let dispatch = |pass: &mut wgpu::ComputePass<'_>, p: &wgpu::ComputePipeline, n: usize| {
@@ -331,10 +289,4 @@ impl SamplingGpu {
         set.sort_canonical();
         Ok(set)
     }
-}
-
-/// Splits `groups` workgroups over x and y (each ≤ 65535).
-pub(crate) fn dispatch_dims(groups: u32) -> (u32, u32) {
-    let x = groups.clamp(1, 65_535);
-    (x, groups.div_ceil(x).max(1))
 }

@@ -53,7 +53,6 @@ mod gpu;
 
 pub use cpu::{compute_cpu, coplanar_region_labels};
 pub use gpu::SamplingGpu;
-pub(crate) use gpu::dispatch_dims;
 
 use glam::Vec3;
 

@@ -12,8 +12,8 @@ use super::cpu::REACH_SLACK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
 use crate::geom::BvhNode;
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuError, GpuRun, shader_source, storage_buffer_init,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::timing::Timings;
 
@@ -45,7 +45,7 @@ const WORKGROUP: u32 = 64;
 pub struct SdfGpu {
     gpu: GpuContext,
     resident: Mutex<Option<Arc<MeshBuffers>>>,
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     brute: wgpu::ComputePipeline,
     brick_seed: wgpu::ComputePipeline,
     bvh_cells: wgpu::ComputePipeline,
@@ -53,62 +53,24 @@ pub struct SdfGpu {
 
 impl SdfGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("sdf_grid.wgsl"));
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("SdfGpu::layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
-                storage(4, false),
-                storage(5, true),
-                storage(6, false),
-                storage(7, false),
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/sdf_grid.wgsl: tri_pos, normals, values,
+        // closest, nodes, brick_seed_tri, counters.
+        let kernels = Kernels::new(
+            gpu,
+            "SdfGpu",
+            shader_source("sdf_grid.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("SdfGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str, label: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        );
         SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
-            brute: pipeline("brute", "SdfGpu::brute"),
-            brick_seed: pipeline("brick_seed", "SdfGpu::brick_seed"),
-            bvh_cells: pipeline("bvh_cells", "SdfGpu::bvh_cells"),
-            layout,
+            brute: kernels.pipeline(gpu, "brute"),
+            brick_seed: kernels.pipeline(gpu, "brick_seed"),
+            bvh_cells: kernels.pipeline(gpu, "bvh_cells"),
+            kernels,
         }
     }
 
@@ -244,29 +206,19 @@ impl SdfGpu {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let buffers = [
-            &uniform_buf,
-            &mesh_buffers.tri_pos,
-            &mesh_buffers.normals,
-            &values_buf,
-            &closest_buf,
-            &mesh_buffers.nodes,
-            &brick_buf,
-            &counter_buf,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("SdfGpu::bind_group"),
-            layout: &self.layout,
-            entries: &entries,
-        });
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                &mesh_buffers.tri_pos,
+                &mesh_buffers.normals,
+                &values_buf,
+                &closest_buf,
+                &mesh_buffers.nodes,
+                &brick_buf,
+                &counter_buf,
+            ],
+        );
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
@@ -307,7 +259,7 @@ impl SdfGpu {
         }
 
         let readback_start = Instant::now();
-        let bytes: Vec<u32> = map_staging(gpu, &staging)?;
+        let bytes: Vec<u32> = map_staging(gpu, &staging, "the field")?;
         let cells = n;
         let values: Vec<f32> = bytemuck::cast_slice(&bytes[..cells]).to_vec();
         let mut closest: Vec<u32> = bytes[cells..2 * cells].to_vec();
@@ -350,38 +302,4 @@ struct MeshBuffers {
     normals: wgpu::Buffer,
     nodes: wgpu::Buffer,
     order: Vec<u32>,
-}
-
-/// Maps a staging buffer the GPU has finished writing and copies it out.
-fn map_staging(gpu: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u32>, SdfError> {
-    let fail = |reason: String| GpuError::Readback {
-        what: "the field".into(),
-        reason,
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        // The receiver only goes away if this function already returned.
-        let _ = tx.send(r);
-    });
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| fail(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| fail(e.to_string()))?
-        .map_err(|e| fail(e.to_string()))?;
-    let view = staging
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| fail(e.to_string()))?;
-    let out = bytemuck::pod_collect_to_vec(&view);
-    drop(view);
-    staging.unmap();
-    Ok(out)
-}
-
-/// Splits `groups` workgroups over x and y (each ≤ 65535); shaders rebuild
-/// the flat index as `wid.y * num_workgroups.x + wid.x` and skip the excess.
-fn dispatch_dims(groups: u32) -> (u32, u32) {
-    let x = groups.clamp(1, 65_535);
-    (x, groups.div_ceil(x).max(1))
 }

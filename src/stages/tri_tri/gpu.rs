@@ -10,7 +10,10 @@ use wgpu::util::DeviceExt;
 
 use super::{Pose, Predicate, TriModel, TriTriError, TriTriParams, b_from_a};
 use crate::geom::BvhNode;
-use crate::gpu::{BufferCheck, GpuContext, GpuRun, shader_source, storage_buffer_init};
+use crate::gpu::{
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
+    storage_buffer_init,
+};
 use crate::timing::Timings;
 
 /// Uniform parameters. Keep in sync with `struct Params` in
@@ -54,7 +57,7 @@ const RESIDENT: usize = 4;
 pub struct TriTriGpu {
     gpu: GpuContext,
     resident: Mutex<Vec<Arc<ModelBuffers>>>,
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     brute: wgpu::ComputePipeline,
     pruned: wgpu::ComputePipeline,
 }
@@ -77,61 +80,23 @@ pub(crate) struct GpuOutcome {
 
 impl TriTriGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("tri_tri.wgsl"));
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("TriTriGpu::layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, true),
-                storage(3, true),
-                storage(4, true),
-                storage(5, false),
-                storage(6, false),
-                storage(7, false),
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/tri_tri.wgsl: triangles of A and B, B's
+        // BVH, poses, hits, pairs, segments.
+        let kernels = Kernels::new(
+            gpu,
+            "TriTriGpu",
+            shader_source("tri_tri.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("TriTriGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str, label: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        );
         TriTriGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(Vec::new()),
-            brute: pipeline("brute", "TriTriGpu::brute"),
-            pruned: pipeline("pruned", "TriTriGpu::pruned"),
-            layout,
+            brute: kernels.pipeline(gpu, "brute"),
+            pruned: kernels.pipeline(gpu, "pruned"),
+            kernels,
         }
     }
 
@@ -296,29 +261,19 @@ impl TriTriGpu {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let buffers = [
-                &uniform_buf,
-                &ma.triangles,
-                &mb.triangles,
-                &mb.nodes,
-                &poses_buf,
-                &hits_buf,
-                &pairs_buf,
-                &segments_buf,
-            ];
-            let entries: Vec<wgpu::BindGroupEntry> = buffers
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("TriTriGpu::bind_group"),
-                layout: &self.layout,
-                entries: &entries,
-            });
+            let bind_group = self.kernels.bind_group(
+                gpu,
+                &[
+                    &uniform_buf,
+                    &ma.triangles,
+                    &mb.triangles,
+                    &mb.nodes,
+                    &poses_buf,
+                    &hits_buf,
+                    &pairs_buf,
+                    &segments_buf,
+                ],
+            );
             let mut run = GpuRun::new(gpu, "TriTriGpu::encoder")?;
             let phase = if pruned { "bvh pairs" } else { "brute pairs" };
             run.compute_pass(phase, |pass| {
@@ -357,7 +312,7 @@ impl TriTriGpu {
                 timings.push("kernels", wall_ms, None);
             }
             let readback_start = Instant::now();
-            let words = map_staging(gpu, &staging)?;
+            let words: Vec<u32> = map_staging(gpu, &staging, "collision results")?;
             let hits: Vec<bool> = words[..poses.len()].iter().map(|&h| h != 0).collect();
             let count = words[poses.len()];
             if params.all_pairs && count > capacity {
@@ -401,41 +356,6 @@ impl TriTriGpu {
             });
         }
     }
-}
-
-/// Maps a staging buffer the GPU has finished writing and copies it out.
-fn map_staging(gpu: &GpuContext, staging: &wgpu::Buffer) -> Result<Vec<u32>, TriTriError> {
-    let fail = |reason: String| crate::gpu::GpuError::Readback {
-        what: "collision results".into(),
-        reason,
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        // The receiver only goes away if this function already returned.
-        let _ = tx.send(r);
-    });
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| fail(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| fail(e.to_string()))?
-        .map_err(|e| fail(e.to_string()))?;
-    let view = staging
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| fail(e.to_string()))?;
-    let out = bytemuck::pod_collect_to_vec(&view);
-    drop(view);
-    staging.unmap();
-    Ok(out)
-}
-
-/// Splits `groups` workgroups over x and y (each ≤ 65535); the shader
-/// rebuilds the flat index as `wid.y * num_workgroups.x + wid.x` and skips
-/// the excess.
-fn dispatch_dims(groups: u32) -> (u32, u32) {
-    let x = groups.clamp(1, 65_535);
-    (x, groups.div_ceil(x).max(1))
 }
 
 const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);

@@ -27,15 +27,6 @@ impl Timings {
         });
     }
 
-    /// Runs `f`, recording its wall-clock time under `name`.
-    pub fn time<T>(&mut self, name: &str, f: impl FnOnce() -> T) -> T {
-        puffin::profile_scope!("phase", name);
-        let start = std::time::Instant::now();
-        let out = f();
-        self.push(name, start.elapsed().as_secs_f64() * 1e3, None);
-        out
-    }
-
     pub fn total_wall_ms(&self) -> f64 {
         self.phases.iter().map(|p| p.wall_ms).sum()
     }

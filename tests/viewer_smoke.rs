@@ -10,6 +10,10 @@ use std::path::Path;
 use std::process::Command;
 
 fn xvfb_run(script: &str) -> std::process::Output {
+    xvfb_run_with(script, &[])
+}
+
+fn xvfb_run_with(script: &str, env: &[(&str, &str)]) -> std::process::Output {
     let runtime = common::scratch("xdg");
     Command::new("xvfb-run")
         .args([
@@ -21,6 +25,7 @@ fn xvfb_run(script: &str) -> std::process::Output {
             script,
         ])
         .env("XDG_RUNTIME_DIR", &runtime)
+        .envs(env.iter().copied())
         .output()
         .unwrap_or_else(|e| {
             panic!("xvfb-run could not start ({e}); install it with `apt install xvfb xauth`")
@@ -191,4 +196,27 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
     let bad = xvfb_run("collide:nowhere; quit");
     assert!(!bad.status.success(), "an unknown scene must fail the run");
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
+}
+
+/// Without GPU compute the viewer still opens, says so, and computes the
+/// field with a CPU backend.
+#[test]
+fn without_gpu_compute_the_viewer_runs_the_cpu_backends() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-no-compute");
+    let field = dir.join("cpu-field.npy");
+    let script = format!(
+        "open:suzanne; res:16; compute; export-field:{}; quit",
+        field.display()
+    );
+    let out = xvfb_run_with(&script, &[("COLLIDOSCOPE_NO_GPU_COMPUTE", "1")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(field.with_extension("json")).expect("sidecar"))
+            .expect("json");
+    assert_eq!(meta["backend"], "cpu", "the field came from a CPU backend");
 }

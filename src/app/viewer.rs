@@ -70,6 +70,8 @@ struct ScriptRunner {
 
 impl Viewer {
     pub fn new(cc: &eframe::CreationContext<'_>, options: ViewerOptions) -> Self {
+        // CPU scopes for the profiler overlay (and puffin_viewer).
+        puffin::set_scopes_on(true);
         let (mut settings, notice) = if options.script.is_some() {
             (Settings::default(), None)
         } else {

@@ -19,9 +19,15 @@ pub fn sample(name: &str) -> Mesh {
     collidoscope::assets::load_sample(name).unwrap_or_else(|e| panic!("sample {name}: {e}"))
 }
 
-/// A unique scratch directory under the system temp dir.
+/// A scratch directory under the system temp dir, unique to this call
+/// (tests of one binary run in parallel in one process).
 pub fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("collidoscope-test-{name}-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "collidoscope-test-{name}-{}-{n}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir

@@ -30,6 +30,8 @@ pub struct FieldRun {
 /// Timing history for the overlay and its exports.
 pub struct ProfilerHistory {
     start: Instant,
+    /// puffin's frames (this process's CPU scopes), read by the overlay.
+    puffin: puffin::GlobalFrameView,
     pub runs: Vec<FieldRun>,
     /// (seconds since start, CPU ms to record and submit, GPU ms).
     pub frames: VecDeque<(f64, f64, Option<f64>)>,
@@ -39,6 +41,7 @@ impl Default for ProfilerHistory {
     fn default() -> Self {
         ProfilerHistory {
             start: Instant::now(),
+            puffin: puffin::GlobalFrameView::default(),
             runs: Vec::new(),
             frames: VecDeque::new(),
         }
@@ -61,6 +64,45 @@ impl ProfilerHistory {
             label,
             phases,
         });
+    }
+
+    /// The top-level puffin scopes of the latest complete frame, per
+    /// thread: (thread, scope name, ms), longest first.
+    pub fn puffin_scopes(&self) -> Vec<(String, String, f64)> {
+        let view = self.puffin.lock();
+        let Some(frame) = view.latest_frame() else {
+            return Vec::new();
+        };
+        let Ok(unpacked) = frame.unpacked();
+        let mut out = Vec::new();
+        for (thread, stream) in &unpacked.thread_streams {
+            let Ok(scopes) = puffin::Reader::from_start(&stream.stream).read_top_scopes() else {
+                continue;
+            };
+            for scope in scopes {
+                let name = view.scope_collection().fetch_by_id(&scope.id).map_or_else(
+                    || "?".to_string(),
+                    |d| {
+                        d.scope_name
+                            .as_deref()
+                            .unwrap_or(&d.function_name)
+                            .to_string()
+                    },
+                );
+                let name = if scope.record.data.is_empty() {
+                    name
+                } else {
+                    format!("{name} ({})", scope.record.data)
+                };
+                out.push((
+                    thread.name.clone(),
+                    name,
+                    scope.record.duration_ns as f64 * 1e-6,
+                ));
+            }
+        }
+        out.sort_by(|a, b| b.2.total_cmp(&a.2));
+        out
     }
 
     pub fn record_frame(&mut self, cpu_ms: f64, gpu_ms: Option<f64>) {
@@ -233,6 +275,18 @@ pub fn profiler_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             });
     } else {
         ui.label("no stage has run yet");
+    }
+    let scopes = h.puffin_scopes();
+    if !scopes.is_empty() {
+        let line: Vec<String> = scopes
+            .iter()
+            .take(4)
+            .map(|(t, n, ms)| format!("{n} [{t}] {ms:.2} ms"))
+            .collect();
+        ui.label(format!(
+            "CPU scopes, last frame (puffin): {}",
+            line.join(" · ")
+        ));
     }
     let (wall, gpu) = h.run_series();
     let frames_gpu: Vec<[f64; 2]> = h

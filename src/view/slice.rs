@@ -12,7 +12,7 @@
 //! constant width whatever the slope. Levels fall every `range / 5`, drawn
 //! darker; the zero level set is black and thicker. Far cells of a narrow
 //! band are drawn with the colour of ±range and get no iso-lines (their
-//! values are a placeholder, not a distance).
+//! values are ±band, not their distance).
 
 use glam::{UVec3, Vec2};
 
@@ -286,7 +286,7 @@ mod tests {
         let mut field = sphere_field(8, 0.5);
         let corner = field.grid.index(UVec3::new(0, 0, 4));
         field.closest[corner] = FAR;
-        field.values[corner] = 0.1; // the band's placeholder, not the distance
+        field.values[corner] = 0.1; // ±band, not the distance
         let img = slice_image(&field, Axis::Z, 4, ColorMap::Sundholm, 0.4, 4);
         // Cell (0, 0) is the bottom-left block.
         assert_eq!(img.get_pixel(1, 30).0, ColorMap::Sundholm.color(0.4, 0.4));

@@ -110,11 +110,12 @@ impl SdfGpu {
                     .flat_map(|v: &Vec3| v.to_array())
             })
             .collect();
-        let placeholder_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
+        // The brute-force kernels bind a one-node BVH they never read.
+        let unread_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
         let nodes: &[BvhNode] = if accelerated {
             &mesh.bvh.nodes
         } else {
-            &placeholder_node
+            &unread_node
         };
         let buffers = Arc::new(MeshBuffers {
             key,

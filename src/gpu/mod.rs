@@ -10,9 +10,11 @@
 //! are meaningless.
 
 mod buffers;
+mod radix_sort;
 mod timing;
 
 pub use buffers::{BufferCheck, read_buffer, storage_buffer_init, storage_buffer_zeroed};
+pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use timing::{GpuPhase, GpuRun};
 
 use eframe::egui_wgpu::wgpu;
@@ -154,7 +156,11 @@ pub struct ShaderSource {
 pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "sdf_grid.wgsl",
-        code: include_str!("../../shaders/sdf_grid.wgsl"),
+        code: concat!(
+            include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/sdf_grid.wgsl")
+        ),
     },
     ShaderSource {
         name: "tri_tri.wgsl",
@@ -167,6 +173,18 @@ pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "colliders.wgsl",
         code: include_str!("../../shaders/colliders.wgsl"),
+    },
+    ShaderSource {
+        name: "sdf_adaptive.wgsl",
+        code: concat!(
+            include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/sdf_adaptive.wgsl")
+        ),
+    },
+    ShaderSource {
+        name: "radix_sort.wgsl",
+        code: include_str!("../../shaders/radix_sort.wgsl"),
     },
     ShaderSource {
         name: "view.wgsl",

@@ -398,15 +398,11 @@ fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
         expected.insert((node.depth as i32, key), reference.values[i]);
     }
     let tol = 2e-5 * reference.octree.cube.size;
-    for i in 0..n {
-        let c = [
-            centers.data[3 * i],
-            centers.data[3 * i + 1],
-            centers.data[3 * i + 2],
-        ];
+    for (i, (c, &d)) in centers.data.chunks_exact(3).zip(&depth).enumerate() {
+        let c = [c[0], c[1], c[2]];
         let key = c.map(|c| (c * 1e4).round() as i64 as u32);
         let e = expected
-            .get(&(depth[i], key))
+            .get(&(d, key))
             .unwrap_or_else(|| panic!("node {i} at {c:?} is not in the reference"));
         assert!(
             (e - values.data[i]).abs() <= tol,

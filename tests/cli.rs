@@ -435,3 +435,32 @@ fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
     ]);
     assert!(err.contains("depth"), "{err}");
 }
+
+#[test]
+fn bench_adaptive_writes_rows_for_gpu_cpu_and_the_bound_ablation() {
+    let _ = common::gpu();
+    let dir = common::scratch("cli-bench-adaptive");
+    let stdout = run_ok(&[
+        "bench",
+        "adaptive",
+        "--models",
+        "bunny",
+        "--depth",
+        "4",
+        "--repeats",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("stanford-bunny"), "{stdout}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("adaptive.json")).unwrap()).unwrap();
+    let rows = meta["rows"].as_array().unwrap();
+    let kinds: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r["backend"].to_string(), r["bound"].to_string()))
+        .collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    let nodes: Vec<u64> = rows.iter().map(|r| r["nodes"].as_u64().unwrap()).collect();
+    assert!(nodes.iter().all(|&n| n == nodes[0] && n > 512), "{nodes:?}");
+}

@@ -10,8 +10,11 @@
 //               triangle
 //
 // Keep in sync with src/stages/sdf_grid/gpu.rs (Params, bindings) and
-// src/geom/bvh.rs (BvhNode), src/geom/closest_point.rs (closest point, feature
-// order), src/mesh/normals.rs (7 feature normals per triangle).
+// src/mesh/normals.rs (7 feature normals per triangle).
+//
+// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl (closest point on a
+// triangle, feature ids) and shared/bvh_nearest.wgsl (BVH nodes and the
+// nearest-triangle traversal over the `nodes` and `tri_pos` bindings below).
 
 struct Params {
     origin: vec3f,      // centre of cell (0,0,0)
@@ -26,25 +29,7 @@ struct Params {
     _pad1: u32,
 }
 
-// Keep in sync with src/geom/bvh.rs.
-struct BvhNode {
-    min: vec3f,
-    a: u32,             // inner: left child; leaf: first triangle
-    max: vec3f,
-    b: u32,             // inner: right child; leaf: LEAF_BIT | count
-}
-
-const LEAF_BIT: u32 = 0x80000000u;
-const NONE: u32 = 0xffffffffu;
 const TILE: u32 = 64u;
-const STACK: u32 = 64u;
-const FEATURE_FACE: u32 = 0u;
-const FEATURE_EDGE01: u32 = 1u;
-const FEATURE_EDGE12: u32 = 2u;
-const FEATURE_EDGE20: u32 = 3u;
-const FEATURE_V0: u32 = 4u;
-const FEATURE_V1: u32 = 5u;
-const FEATURE_V2: u32 = 6u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // 3 corners per triangle (w unused).
@@ -61,158 +46,6 @@ const FEATURE_V2: u32 = 6u;
 @group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
 // [0]: point–triangle distance evaluations, summed over all invocations.
 @group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
-
-struct Closest {
-    q: vec3f,
-    feature: u32,
-}
-
-// Keep in sync with SNAP_WEIGHT, SLIVER and FEATURE_BY_MASK in
-// src/geom/closest_point.rs.
-const SNAP_WEIGHT: f32 = 1e-6;
-const SLIVER: f32 = 1e-4;
-
-// The feature spanned by the corners whose barycentric weight exceeds
-// SNAP_WEIGHT, by mask w0 | w1 << 1 | w2 << 2 (a rounding misclassification
-// between a face and its edge must name the edge, whose pseudo-normal the
-// sign needs).
-fn snapped_feature(w0: f32, w1: f32, w2: f32) -> u32 {
-    let mask = select(0u, 1u, w0 > SNAP_WEIGHT) | select(0u, 2u, w1 > SNAP_WEIGHT) | select(0u, 4u, w2 > SNAP_WEIGHT);
-    switch mask {
-        case 1u: { return FEATURE_V0; }
-        case 2u: { return FEATURE_V1; }
-        case 3u: { return FEATURE_EDGE01; }
-        case 4u: { return FEATURE_V2; }
-        case 5u: { return FEATURE_EDGE20; }
-        case 6u: { return FEATURE_EDGE12; }
-        default: { return FEATURE_FACE; }
-    }
-}
-
-fn result(q: vec3f, w0: f32, w1: f32, w2: f32) -> Closest {
-    return Closest(q, snapped_feature(w0, w1, w2));
-}
-
-// Ericson, Real-Time Collision Detection §5.1.5, mirroring
-// closest_point_triangle in src/geom/closest_point.rs line for line
-// (including its sliver fallback).
-fn closest_on_triangle(p: vec3f, a: vec3f, b: vec3f, c: vec3f) -> Closest {
-    let ab = b - a;
-    let ac = c - a;
-    let n = cross(ab, ac);
-    let n2 = dot(n, n);
-    let longest2 = max(max(dot(ab, ab), dot(ac, ac)), dot(c - b, c - b));
-    if (!(n2 > SLIVER * longest2 * longest2)) {
-        return closest_on_sliver(p, a, b, c);
-    }
-    let ap = p - a;
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        return result(a, 1.0, 0.0, 0.0);
-    }
-    let bp = p - b;
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
-    if (d3 >= 0.0 && d4 <= d3) {
-        return result(b, 0.0, 1.0, 0.0);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        let denom = d1 - d3;
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let v = d1 / denom;
-        return result(a + v * ab, 1.0 - v, v, 0.0);
-    }
-    let cp = p - c;
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
-    if (d6 >= 0.0 && d5 <= d6) {
-        return result(c, 0.0, 0.0, 1.0);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        let denom = d2 - d6;
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let w = d2 / denom;
-        return result(a + w * ac, 1.0 - w, 0.0, w);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        let denom = (d4 - d3) + (d5 - d6);
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let w = (d4 - d3) / denom;
-        return result(b + w * (c - b), 0.0, 1.0 - w, w);
-    }
-    let denom = va + vb + vc;
-    if (!(denom > 0.0)) {
-        return closest_on_sliver(p, a, b, c);
-    }
-    let inv = 1.0 / denom;
-    let v = vb * inv;
-    let w = vc * inv;
-    return result(a + ab * v + ac * w, 1.0 - v - w, v, w);
-}
-
-// One edge of the sliver fallback: corner i to corner j as weights.
-fn sliver_edge(p: vec3f, start: vec3f, end: vec3f, i: u32, j: u32) -> Closest {
-    let e = end - start;
-    let ee = dot(e, e);
-    var t = 0.0;
-    if (ee > 0.0) {
-        t = clamp(dot(p - start, e) / ee, 0.0, 1.0);
-    }
-    var w = array<f32, 3>(0.0, 0.0, 0.0);
-    w[i] = 1.0 - t;
-    w[j] = t;
-    return result(start + t * e, w[0], w[1], w[2]);
-}
-
-fn dist2(p: vec3f, c: Closest) -> f32 {
-    let d = p - c.q;
-    return dot(d, d);
-}
-
-// Slivers and degenerate triangles: the closest of the three edges and, when
-// it falls inside, the projection onto the plane (closest_point_triangle_sliver).
-fn closest_on_sliver(p: vec3f, a: vec3f, b: vec3f, c: vec3f) -> Closest {
-    var best = sliver_edge(p, a, b, 0u, 1u);
-    let e12 = sliver_edge(p, b, c, 1u, 2u);
-    if (dist2(p, e12) < dist2(p, best)) {
-        best = e12;
-    }
-    let e20 = sliver_edge(p, c, a, 2u, 0u);
-    if (dist2(p, e20) < dist2(p, best)) {
-        best = e20;
-    }
-    let n = cross(b - a, c - a);
-    let nn = dot(n, n);
-    if (nn > 0.0) {
-        let q = p - n * (dot(n, p - a) / nn);
-        let w0 = dot(cross(b - q, c - q), n) / nn;
-        let w1 = dot(cross(c - q, a - q), n) / nn;
-        let w2 = dot(cross(a - q, b - q), n) / nn;
-        if (w0 >= 0.0 && w1 >= 0.0 && w2 >= 0.0) {
-            let face = result(q, w0, w1, w2);
-            if (dist2(p, face) < dist2(p, best)) {
-                best = face;
-            }
-        }
-    }
-    return best;
-}
-
-fn distance2_to_triangle(p: vec3f, t: u32) -> f32 {
-    let c = closest_on_triangle(p, tri_pos[3u * t].xyz, tri_pos[3u * t + 1u].xyz, tri_pos[3u * t + 2u].xyz);
-    let d = p - c.q;
-    return dot(d, d);
-}
 
 fn cell_coords(cell: u32) -> vec3u {
     let i = cell % params.dims.x;
@@ -292,93 +125,6 @@ fn brute(
     if (valid) {
         write_cell(cell, p, best, best_tri);
     }
-}
-
-fn box_distance2(p: vec3f, lo: vec3f, hi: vec3f) -> f32 {
-    let d = max(max(lo - p, p - hi), vec3f(0.0));
-    return dot(d, d);
-}
-
-struct Nearest {
-    d2: f32,
-    tri: u32,
-    evals: u32,
-}
-
-// Nearest triangle closer than sqrt(bound2), nearest child first, with an
-// explicit stack; subtrees whose box is not closer than the best so far are
-// skipped. The CPU mirror is Bvh::nearest in src/geom/bvh.rs.
-fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
-    var best = bound2;
-    var best_tri = NONE;
-    var evals = 0u;
-    var stack_node: array<u32, STACK>;
-    var stack_d2: array<f32, STACK>;
-    var sp = 0u;
-    var node = 0u;
-    if (box_distance2(p, nodes[0].min, nodes[0].max) >= best) {
-        return Nearest(best, best_tri, evals);
-    }
-    loop {
-        let n = nodes[node];
-        var next = NONE;
-        if ((n.b & LEAF_BIT) != 0u) {
-            let count = n.b & ~LEAF_BIT;
-            for (var t = n.a; t < n.a + count; t++) {
-                let a = tri_pos[3u * t].xyz;
-                let b = tri_pos[3u * t + 1u].xyz;
-                let c = tri_pos[3u * t + 2u].xyz;
-                // The triangle's own box is a cheap lower bound: most
-                // triangles of a visited leaf are rejected without the
-                // exact test (mirrors nearest_triangle in cpu.rs).
-                if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
-                    continue;
-                }
-                let q = closest_on_triangle(p, a, b, c).q;
-                let d2 = dot(p - q, p - q);
-                evals += 1u;
-                if (d2 < best) {
-                    best = d2;
-                    best_tri = t;
-                }
-            }
-        } else {
-            let l = nodes[n.a];
-            let r = nodes[n.b];
-            let dl = box_distance2(p, l.min, l.max);
-            let dr = box_distance2(p, r.min, r.max);
-            let near = select(n.b, n.a, dl <= dr);
-            let far = select(n.a, n.b, dl <= dr);
-            let d_near = min(dl, dr);
-            let d_far = max(dl, dr);
-            if (d_near < best) {
-                next = near;
-                if (d_far < best && sp < STACK) {
-                    stack_node[sp] = far;
-                    stack_d2[sp] = d_far;
-                    sp += 1u;
-                }
-            }
-        }
-        if (next == NONE) {
-            // Pop the next subtree that can still hold something closer.
-            loop {
-                if (sp == 0u) {
-                    break;
-                }
-                sp -= 1u;
-                if (stack_d2[sp] < best) {
-                    next = stack_node[sp];
-                    break;
-                }
-            }
-            if (next == NONE) {
-                break;
-            }
-        }
-        node = next;
-    }
-    return Nearest(best, best_tri, evals);
 }
 
 fn flush_evals(lid: u32, evals: u32) {

@@ -332,3 +332,135 @@ fn a_grid_beyond_the_gpu_limits_names_the_limit() {
         "{err}"
     );
 }
+
+#[test]
+fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
+    use collidoscope::io::{decode_npy_f32, decode_npy_i32, read_npz_entries};
+    use collidoscope::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
+    let _ = common::gpu();
+    let dir = common::scratch("cli-adaptive");
+    let out = dir.join("field.npz");
+    let spot = asset("spot.obj");
+    let stdout = run_ok(&[
+        "sdf",
+        spot.to_str().unwrap(),
+        "--adaptive",
+        "--depth",
+        "6",
+        "--pad",
+        "0.1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("nodes"), "{stdout}");
+    let entries = read_npz_entries(&std::fs::read(&out).unwrap()).unwrap();
+    let get = |name: &str| {
+        &entries
+            .iter()
+            .find(|(n, _)| n == &format!("{name}.npy"))
+            .unwrap_or_else(|| panic!("{name}.npy missing"))
+            .1
+    };
+    let mesh = PreparedMesh::new(&common::sample("spot")).unwrap();
+    let params = AdaptiveParams {
+        max_depth: 6,
+        padding: 0.1,
+        ..AdaptiveParams::default()
+    };
+    let reference = compute_cpu(&mesh, &params).unwrap();
+    let canonical = reference.octree.canonical();
+    let n = canonical.len();
+    let centers = decode_npy_f32(get("centers")).unwrap();
+    assert_eq!(centers.shape, vec![n, 3]);
+    let values = decode_npy_f32(get("values")).unwrap();
+    let half = decode_npy_f32(get("half_sizes")).unwrap();
+    let (shape, depth) = decode_npy_i32(get("depth")).unwrap();
+    assert_eq!(shape, vec![n]);
+    let (_, parent) = decode_npy_i32(get("parent")).unwrap();
+    let (_, first_child) = decode_npy_i32(get("first_child")).unwrap();
+    assert_eq!(values.data.len(), n);
+    assert_eq!(half.data.len(), n);
+    // Links are consistent: children of a node name it as parent.
+    for i in 0..n {
+        if first_child[i] >= 0 {
+            for k in 0..8 {
+                assert_eq!(parent[first_child[i] as usize + k], i as i32, "node {i}");
+                assert_eq!(depth[first_child[i] as usize + k], depth[i] + 1, "node {i}");
+            }
+        }
+    }
+    assert_eq!(parent.iter().filter(|&&p| p < 0).count(), 512, "8^3 roots");
+    // The same values as the library's CPU reference, node by node (matched
+    // by centre and depth, since the GPU appends children in any order).
+    let mut expected: std::collections::HashMap<(i32, [u32; 3]), f32> = Default::default();
+    for (i, node) in reference.octree.nodes.iter().enumerate() {
+        let key = node.center.map(|c| (c * 1e4).round() as i64 as u32);
+        expected.insert((node.depth as i32, key), reference.values[i]);
+    }
+    let tol = 2e-5 * reference.octree.cube.size;
+    for (i, (c, &d)) in centers.data.chunks_exact(3).zip(&depth).enumerate() {
+        let c = [c[0], c[1], c[2]];
+        let key = c.map(|c| (c * 1e4).round() as i64 as u32);
+        let e = expected
+            .get(&(d, key))
+            .unwrap_or_else(|| panic!("node {i} at {c:?} is not in the reference"));
+        assert!(
+            (e - values.data[i]).abs() <= tol,
+            "node {i}: {e} vs {}",
+            values.data[i]
+        );
+    }
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("field.json")).unwrap()).unwrap();
+    assert_eq!(meta["nodes"], n);
+    assert_eq!(meta["max_depth"], 6);
+    assert_eq!(meta["backend"], "gpu");
+
+    let err = run_err(&[
+        "sdf",
+        spot.to_str().unwrap(),
+        "--adaptive",
+        "--out",
+        dir.join("f.npy").to_str().unwrap(),
+    ]);
+    assert!(err.contains(".npz"), "{err}");
+    let err = run_err(&[
+        "sdf",
+        spot.to_str().unwrap(),
+        "--adaptive",
+        "--depth",
+        "11",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(err.contains("depth"), "{err}");
+}
+
+#[test]
+fn bench_adaptive_writes_rows_for_gpu_cpu_and_the_bound_ablation() {
+    let _ = common::gpu();
+    let dir = common::scratch("cli-bench-adaptive");
+    let stdout = run_ok(&[
+        "bench",
+        "adaptive",
+        "--models",
+        "bunny",
+        "--depth",
+        "4",
+        "--repeats",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(stdout.contains("stanford-bunny"), "{stdout}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("adaptive.json")).unwrap()).unwrap();
+    let rows = meta["rows"].as_array().unwrap();
+    let kinds: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (r["backend"].to_string(), r["bound"].to_string()))
+        .collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    let nodes: Vec<u64> = rows.iter().map(|r| r["nodes"].as_u64().unwrap()).collect();
+    assert!(nodes.iter().all(|&n| n == nodes[0] && n > 512), "{nodes:?}");
+}

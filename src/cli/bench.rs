@@ -61,6 +61,9 @@ pub struct BenchArgs {
     /// tritri: pose pairs per batched query (0: no batch rows).
     #[arg(long, default_value_t = 4096)]
     pub batch: usize,
+    /// adaptive: maximum octree depth.
+    #[arg(long, default_value_t = 10)]
+    pub depth: u32,
     /// Output directory for <target>.json, .csv and .png.
     #[arg(long)]
     pub out: PathBuf,
@@ -74,6 +77,8 @@ pub enum BenchTarget {
     Tritri,
     /// Contacts of 1–1000 body pairs: CPU, GPU batched, GPU per pair.
     Collide,
+    /// Exact adaptive (octree) fields: GPU and CPU reference, bound ablation.
+    Adaptive,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -112,6 +117,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.target {
         BenchTarget::Tritri => return super::bench_tritri::run(&args),
         BenchTarget::Collide => return super::bench_collide::run(&args),
+        BenchTarget::Adaptive => return super::bench_adaptive::run(&args),
         BenchTarget::Sdf => {}
     }
     std::fs::create_dir_all(&args.out)
@@ -200,7 +206,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
 }
 
 /// The models of a suite, in table order.
-fn models(suite: Suite) -> anyhow::Result<Vec<(String, Mesh)>> {
+pub(super) fn models(suite: Suite) -> anyhow::Result<Vec<(String, Mesh)>> {
     let mut out = Vec::new();
     if suite != Suite::Scaling {
         for (kind, n) in [

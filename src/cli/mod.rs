@@ -4,6 +4,7 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
+mod bench_adaptive;
 mod bench_collide;
 mod bench_tritri;
 mod collide;

@@ -35,7 +35,7 @@ use glam::Vec3;
 
 use super::Aabb;
 
-/// One BVH node. Keep in sync with shaders/sdf_grid.wgsl (struct BvhNode).
+/// One BVH node. Keep in sync with shaders/shared/bvh_nearest.wgsl (struct BvhNode).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BvhNode {

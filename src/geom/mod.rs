@@ -3,11 +3,13 @@
 mod aabb;
 mod bvh;
 mod closest_point;
+mod morton;
 mod tri_tri;
 mod winding;
 
 pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
 pub use closest_point::*;
+pub use morton::*;
 pub use tri_tri::*;
 pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};

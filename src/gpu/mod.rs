@@ -11,12 +11,14 @@
 
 mod buffers;
 mod kernels;
+mod radix_sort;
 mod timing;
 
 pub use buffers::{
     BufferCheck, map_staging, read_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
 pub use kernels::{Access, Kernels, dispatch_dims};
+pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use timing::{GpuPhase, GpuRun};
 
 use eframe::egui_wgpu::wgpu;
@@ -158,7 +160,11 @@ pub struct ShaderSource {
 pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "sdf_grid.wgsl",
-        code: include_str!("../../shaders/sdf_grid.wgsl"),
+        code: concat!(
+            include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/sdf_grid.wgsl")
+        ),
     },
     ShaderSource {
         name: "tri_tri.wgsl",
@@ -171,6 +177,18 @@ pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "colliders.wgsl",
         code: include_str!("../../shaders/colliders.wgsl"),
+    },
+    ShaderSource {
+        name: "sdf_adaptive.wgsl",
+        code: concat!(
+            include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/sdf_adaptive.wgsl")
+        ),
+    },
+    ShaderSource {
+        name: "radix_sort.wgsl",
+        code: include_str!("../../shaders/radix_sort.wgsl"),
     },
     ShaderSource {
         name: "view.wgsl",

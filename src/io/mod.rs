@@ -1,8 +1,13 @@
 //! Files the tool writes and reads: NumPy arrays and crash-safe writes.
 
 mod npy;
+mod npz;
 
-pub use npy::{NpyArray, read_npy_f32, write_npy_f32};
+pub use npy::{
+    NpyArray, decode_npy_f32, decode_npy_i32, encode_npy_f32, encode_npy_i32, read_npy_f32,
+    write_npy_f32,
+};
+pub use npz::{crc32, read_npz_entries, stored_zip};
 
 use std::io::Write;
 use std::path::Path;

@@ -19,24 +19,36 @@ pub struct NpyArray {
 
 /// Encodes `data` with `shape` (C order) as `.npy` bytes.
 pub fn encode_npy_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
+    encode_npy("<f4", shape, &bytes_le(data, |v| v.to_le_bytes()))
+}
+
+/// Encodes little-endian int32 `data` with `shape` (C order) as `.npy` bytes.
+pub fn encode_npy_i32(shape: &[usize], data: &[i32]) -> Vec<u8> {
+    encode_npy("<i4", shape, &bytes_le(data, |v| v.to_le_bytes()))
+}
+
+fn bytes_le<T: Copy>(data: &[T], le: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+    data.iter().flat_map(|&v| le(v)).collect()
+}
+
+fn encode_npy(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
         format!("({},)", dims[0])
     } else {
         format!("({})", dims.join(", "))
     };
-    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': {shape_text}, }}");
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     let unpadded = MAGIC.len() + 2 + 2 + header.len() + 1;
     header.push_str(&" ".repeat(unpadded.next_multiple_of(64) - unpadded));
     header.push('\n');
-    let mut out = Vec::with_capacity(10 + header.len() + data.len() * 4);
+    let mut out = Vec::with_capacity(10 + header.len() + data.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    for v in data {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
+    out.extend_from_slice(data);
     out
 }
 
@@ -51,16 +63,42 @@ pub fn read_npy_f32(path: &Path) -> Result<NpyArray, String> {
     decode_npy_f32(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
+/// Decodes little-endian float32, C-order `.npy` bytes.
+pub fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
+    let (shape, data) = decode_npy(bytes, "<f4", "float32")?;
+    let data = data
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok(NpyArray { shape, data })
+}
+
+/// Decodes little-endian int32, C-order `.npy` bytes: (shape, data).
+pub fn decode_npy_i32(bytes: &[u8]) -> Result<(Vec<usize>, Vec<i32>), String> {
+    let (shape, data) = decode_npy(bytes, "<i4", "int32")?;
+    let data = data
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    Ok((shape, data))
+}
+
+fn decode_npy<'a>(
+    bytes: &'a [u8],
+    descr: &str,
+    what: &str,
+) -> Result<(Vec<usize>, &'a [u8]), String> {
     if bytes.len() < 10 || &bytes[..6] != MAGIC || bytes[6] != 1 {
         return Err("not a version-1 .npy file".into());
     }
     let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     let header = bytes.get(10..10 + header_len).ok_or("truncated header")?;
     let header = std::str::from_utf8(header).map_err(|_| "header is not text")?;
-    if !header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False") {
+    if !header.contains(&format!("'descr': '{descr}'"))
+        || !header.contains("'fortran_order': False")
+    {
         return Err(format!(
-            "only little-endian float32 in C order is supported, found {header}"
+            "only little-endian {what} in C order is supported, found {header}"
         ));
     }
     let shape_text = header
@@ -81,15 +119,11 @@ fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
     let count: usize = shape.iter().product();
     if data.len() != count * 4 {
         return Err(format!(
-            "expected {count} floats, found {} bytes",
+            "expected {count} values, found {} bytes",
             data.len()
         ));
     }
-    let data = data
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    Ok(NpyArray { shape, data })
+    Ok((shape, data))
 }
 
 #[cfg(test)]
@@ -107,5 +141,8 @@ mod tests {
         assert_eq!(back.data, data);
         assert!(decode_npy_f32(&bytes[..bytes.len() - 1]).is_err());
         assert!(decode_npy_f32(b"garbage bytes here").is_err());
+        let ints = encode_npy_i32(&[3], &[-1, 0, 7]);
+        assert_eq!(decode_npy_i32(&ints).unwrap(), (vec![3], vec![-1, 0, 7]));
+        assert!(decode_npy_f32(&ints).is_err(), "dtype is checked");
     }
 }

@@ -4,5 +4,6 @@
 pub mod colliders;
 pub mod rigid;
 pub mod sampling;
+pub mod sdf_adaptive;
 pub mod sdf_grid;
 pub mod tri_tri;

@@ -21,7 +21,7 @@ pub(super) const REACH_SLACK: f32 = 1.0 + 1e-4;
 /// whose closest triangle is `tri` at squared distance `d2` — the sign is the
 /// side of the closest feature's pseudo-normal. Mirrors `write_cell` in
 /// shaders/sdf_grid.wgsl.
-pub(super) fn signed_cell(mesh: &PreparedMesh, p: Vec3, tri: u32, d2: f32) -> (f32, u32) {
+pub(crate) fn signed_cell(mesh: &PreparedMesh, p: Vec3, tri: u32, d2: f32) -> (f32, u32) {
     let c = closest_point_triangle(p, mesh.mesh.corners(tri as usize));
     let feature = c.feature as u32;
     let n = mesh.feature_normals[tri as usize][feature as usize];
@@ -46,7 +46,7 @@ fn band2(params: &SdfParams, grid: &GridSpec) -> f32 {
 /// The nearest triangle to `p` strictly closer than `sqrt(bound2)`, by BVH
 /// traversal; a triangle whose own box is not closer than the best so far
 /// is skipped without the exact test. `evals` counts exact tests.
-pub(super) fn nearest_triangle(
+pub(crate) fn nearest_triangle(
     mesh: &PreparedMesh,
     p: Vec3,
     bound2: f32,

@@ -67,6 +67,7 @@ mod prepared;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
+pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::SdfGpu;
 pub use grid::GridSpec;
 pub use prepared::PreparedMesh;

@@ -1,0 +1,111 @@
+// Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs); shared
+// by sdf_grid.wgsl and sdf_adaptive.wgsl (src/gpu/mod.rs prepends it after
+// shared/closest_point.wgsl). The including shader declares the bindings
+//   tri_pos: array<vec4f>    3 corners per triangle, BVH order
+//   nodes:   array<BvhNode>  the BVH
+
+// Keep in sync with src/geom/bvh.rs.
+struct BvhNode {
+    min: vec3f,
+    a: u32,             // inner: left child; leaf: first triangle
+    max: vec3f,
+    b: u32,             // inner: right child; leaf: LEAF_BIT | count
+}
+
+const LEAF_BIT: u32 = 0x80000000u;
+const NONE: u32 = 0xffffffffu;
+const STACK: u32 = 64u;
+
+fn distance2_to_triangle(p: vec3f, t: u32) -> f32 {
+    let c = closest_on_triangle(p, tri_pos[3u * t].xyz, tri_pos[3u * t + 1u].xyz, tri_pos[3u * t + 2u].xyz);
+    let d = p - c.q;
+    return dot(d, d);
+}
+
+fn box_distance2(p: vec3f, lo: vec3f, hi: vec3f) -> f32 {
+    let d = max(max(lo - p, p - hi), vec3f(0.0));
+    return dot(d, d);
+}
+
+struct Nearest {
+    d2: f32,
+    tri: u32,
+    evals: u32,
+}
+
+// Nearest triangle closer than sqrt(bound2), nearest child first, with an
+// explicit stack; subtrees whose box is not closer than the best so far are
+// skipped. The CPU mirror is Bvh::nearest in src/geom/bvh.rs.
+fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
+    var best = bound2;
+    var best_tri = NONE;
+    var evals = 0u;
+    var stack_node: array<u32, STACK>;
+    var stack_d2: array<f32, STACK>;
+    var sp = 0u;
+    var node = 0u;
+    if (box_distance2(p, nodes[0].min, nodes[0].max) >= best) {
+        return Nearest(best, best_tri, evals);
+    }
+    loop {
+        let n = nodes[node];
+        var next = NONE;
+        if ((n.b & LEAF_BIT) != 0u) {
+            let count = n.b & ~LEAF_BIT;
+            for (var t = n.a; t < n.a + count; t++) {
+                let a = tri_pos[3u * t].xyz;
+                let b = tri_pos[3u * t + 1u].xyz;
+                let c = tri_pos[3u * t + 2u].xyz;
+                // The triangle's own box is a cheap lower bound: most
+                // triangles of a visited leaf are rejected without the
+                // exact test (mirrors nearest_triangle in cpu.rs).
+                if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
+                    continue;
+                }
+                let q = closest_on_triangle(p, a, b, c).q;
+                let d2 = dot(p - q, p - q);
+                evals += 1u;
+                if (d2 < best) {
+                    best = d2;
+                    best_tri = t;
+                }
+            }
+        } else {
+            let l = nodes[n.a];
+            let r = nodes[n.b];
+            let dl = box_distance2(p, l.min, l.max);
+            let dr = box_distance2(p, r.min, r.max);
+            let near = select(n.b, n.a, dl <= dr);
+            let far = select(n.a, n.b, dl <= dr);
+            let d_near = min(dl, dr);
+            let d_far = max(dl, dr);
+            if (d_near < best) {
+                next = near;
+                if (d_far < best && sp < STACK) {
+                    stack_node[sp] = far;
+                    stack_d2[sp] = d_far;
+                    sp += 1u;
+                }
+            }
+        }
+        if (next == NONE) {
+            // Pop the next subtree that can still hold something closer.
+            loop {
+                if (sp == 0u) {
+                    break;
+                }
+                sp -= 1u;
+                if (stack_d2[sp] < best) {
+                    next = stack_node[sp];
+                    break;
+                }
+            }
+            if (next == NONE) {
+                break;
+            }
+        }
+        node = next;
+    }
+    return Nearest(best, best_tri, evals);
+}
+

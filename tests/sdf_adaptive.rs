@@ -1,0 +1,177 @@
+//! The adaptive SDF stage: octree invariants (CPU and GPU builds), GPU
+//! octree = CPU octree, and every node value equal to brute force.
+
+mod common;
+
+use collidoscope::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
+use collidoscope::stages::sdf_adaptive::{
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, compute_cpu,
+};
+use collidoscope::stages::sdf_grid::{PreparedMesh, reference_cell};
+use glam::Vec3;
+
+fn meshes() -> Vec<Mesh> {
+    vec![
+        common::sample("spot"),
+        common::sample("teapot"),
+        primitive_with_triangles(PrimitiveKind::Torus, 400),
+    ]
+}
+
+fn params(start: u32, max: u32, alpha: u32) -> AdaptiveParams {
+    AdaptiveParams {
+        start_depth: start,
+        max_depth: max,
+        alpha,
+        ..AdaptiveParams::default()
+    }
+}
+
+/// Same node set, links, ranges and codes; centres within float tolerance.
+fn assert_same_octree(label: &str, cpu: &Octree, gpu: &Octree) {
+    assert_eq!(cpu.sorted_codes, gpu.sorted_codes, "{label}: sorted codes");
+    assert_eq!(
+        cpu.sorted_triangles, gpu.sorted_triangles,
+        "{label}: sorted triangles"
+    );
+    let (c, g) = (cpu.canonical(), gpu.canonical());
+    assert_eq!(c.len(), g.len(), "{label}: node counts");
+    let tol = 1e-5 * cpu.cube.size;
+    for (i, (a, b)) in c.iter().zip(&g).enumerate() {
+        assert_eq!(
+            (
+                a.code,
+                a.depth,
+                a.parent,
+                a.first_child,
+                a.tri_first,
+                a.tri_count
+            ),
+            (
+                b.code,
+                b.depth,
+                b.parent,
+                b.first_child,
+                b.tri_first,
+                b.tri_count
+            ),
+            "{label}: canonical node {i}"
+        );
+        let d = (Vec3::from_array(a.center) - Vec3::from_array(b.center)).abs();
+        assert!(
+            d.max_element() <= tol && (a.half_size - b.half_size).abs() <= tol,
+            "{label}: canonical node {i}: centre {:?} vs {:?}",
+            a.center,
+            b.center
+        );
+    }
+}
+
+/// Every node value against brute force over all triangles: |Δ| within
+/// float32 tolerance, and the same sign away from the surface.
+fn assert_exact(label: &str, mesh: &PreparedMesh, field: &AdaptiveField) {
+    let tol = 2e-5 * field.octree.cube.size;
+    for (i, node) in field.octree.nodes.iter().enumerate() {
+        let p = Vec3::from_array(node.center);
+        let (r, _) = reference_cell(mesh, p, f32::INFINITY).expect("a closest triangle");
+        let g = field.values[i];
+        assert!(
+            (r.abs() - g.abs()).abs() <= tol,
+            "{label}: node {i} at {p:?} (depth {}): brute force {r}, got {g}",
+            node.depth
+        );
+        if r.abs() > tol {
+            assert_eq!(
+                r < 0.0,
+                g < 0.0,
+                "{label}: node {i} at {p:?}: sign differs: brute force {r}, got {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn cpu_octree_is_well_formed_and_adaptive() {
+    for mesh in meshes() {
+        let prepared = PreparedMesh::new(&mesh).expect("prepare");
+        for p in [params(3, 7, 1), params(0, 5, 8), params(2, 2, 1)] {
+            let field = compute_cpu(&prepared, &p).expect("cpu");
+            field.octree.assert_well_formed();
+            let per_depth = field.octree.nodes_per_depth();
+            assert_eq!(per_depth[p.start_depth as usize], 8usize.pow(p.start_depth));
+            if p.max_depth > p.start_depth {
+                // Adaptive: it subdivides, yet the tree holds far fewer
+                // nodes than the uniform grid of its maximum depth.
+                let total = field.octree.nodes.len();
+                assert!(
+                    per_depth[p.start_depth as usize + 1] > 0
+                        && total < 8usize.pow(p.max_depth) / 4,
+                    "{}: {per_depth:?}",
+                    mesh.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn gpu_octree_equals_cpu_octree_and_values_are_exact() {
+    let gpu = common::gpu();
+    let stage = AdaptiveGpu::new(&gpu);
+    for mesh in meshes() {
+        let prepared = PreparedMesh::new(&mesh).expect("prepare");
+        for p in [
+            params(3, 7, 1),
+            params(1, 6, 4),
+            AdaptiveParams {
+                parent_bound: false,
+                ..params(2, 6, 1)
+            },
+        ] {
+            let label = format!(
+                "{} l={} m={} α={}",
+                mesh.name, p.start_depth, p.max_depth, p.alpha
+            );
+            let cpu = compute_cpu(&prepared, &p).expect("cpu");
+            let got = stage.compute(&prepared, &p).expect("gpu");
+            got.octree.assert_well_formed();
+            assert_same_octree(&label, &cpu.octree, &got.octree);
+            assert_exact(&format!("{label} gpu"), &prepared, &got);
+            assert_exact(&format!("{label} cpu"), &prepared, &cpu);
+        }
+    }
+}
+
+#[test]
+fn parent_bound_saves_distance_evaluations() {
+    let prepared = PreparedMesh::new(&common::sample("spot")).expect("prepare");
+    let tight = compute_cpu(&prepared, &params(3, 8, 1)).expect("cpu");
+    let loose = compute_cpu(
+        &prepared,
+        &AdaptiveParams {
+            parent_bound: false,
+            ..params(3, 8, 1)
+        },
+    )
+    .expect("cpu");
+    for (i, (a, b)) in tight.values.iter().zip(&loose.values).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-6 * tight.octree.cube.size,
+            "node {i}: {a} vs {b}"
+        );
+    }
+    assert!(
+        tight.distance_evaluations < loose.distance_evaluations,
+        "{} vs {}",
+        tight.distance_evaluations,
+        loose.distance_evaluations
+    );
+}
+
+#[test]
+fn bad_depths_are_refused() {
+    let prepared = PreparedMesh::new(&common::sample("spot")).expect("prepare");
+    for p in [params(4, 3, 1), params(3, 11, 1), params(7, 10, 1)] {
+        assert!(compute_cpu(&prepared, &p).is_err(), "{p:?}");
+    }
+}

@@ -74,6 +74,9 @@ pub enum BenchTarget {
     Tritri,
     /// Contacts of 1–1000 body pairs: CPU, GPU batched, GPU per pair.
     Collide,
+    /// Image-space interference: time vs objects and polygons, read
+    /// pixels vs occlusion queries, early non-interference.
+    Interfere,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -112,6 +115,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     match args.target {
         BenchTarget::Tritri => return super::bench_tritri::run(&args),
         BenchTarget::Collide => return super::bench_collide::run(&args),
+        BenchTarget::Interfere => return super::bench_interfere::run(&args),
         BenchTarget::Sdf => {}
     }
     std::fs::create_dir_all(&args.out)

@@ -170,21 +170,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     // Figure 4.15: time against objects (boxes of 300 triangles).
     for &n in &[4usize, 16, 64, 256] {
         let scene = boxes(n, 5, false, 7 + n as u64);
-        for (mode, options) in [("occlusion queries + pairs", QUERIES_PAIRS)] {
-            let row = time_run(
-                &gpu,
-                &stage,
-                &scene,
-                "objects",
-                "boxes",
-                (1024, 1024),
-                mode,
-                options,
-                repeats,
-            )?;
-            eprintln!("{row:?}");
-            rows.push(row);
-        }
+        let row = time_run(
+            &gpu,
+            &stage,
+            &scene,
+            "objects",
+            "boxes",
+            (1024, 1024),
+            "occlusion queries + pairs",
+            QUERIES_PAIRS,
+            repeats,
+        )?;
+        eprintln!("{row:?}");
+        rows.push(row);
     }
     // Figure 4.16: time against polygons (16 boxes).
     for &k in &[2u32, 8, 32, 64] {

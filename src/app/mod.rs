@@ -58,7 +58,8 @@ fn wgpu_configuration() -> eframe::egui_wgpu::WgpuConfiguration {
         device_descriptor: std::sync::Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
             label: Some("collidoscope viewer device"),
             required_features: adapter.features()
-                & wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES,
+                & (wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
+                    | wgpu::Features::DEPTH32FLOAT_STENCIL8),
             required_limits: adapter.limits(),
             ..Default::default()
         }),

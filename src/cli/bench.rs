@@ -79,6 +79,9 @@ pub enum BenchTarget {
     Collide,
     /// Exact adaptive (octree) fields: GPU and CPU reference, bound ablation.
     Adaptive,
+    /// Image-space interference: time vs objects and polygons, read
+    /// pixels vs occlusion queries, early non-interference.
+    Interfere,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -118,6 +121,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
         BenchTarget::Tritri => return super::bench_tritri::run(&args),
         BenchTarget::Collide => return super::bench_collide::run(&args),
         BenchTarget::Adaptive => return super::bench_adaptive::run(&args),
+        BenchTarget::Interfere => return super::bench_interfere::run(&args),
         BenchTarget::Sdf => {}
     }
     std::fs::create_dir_all(&args.out)

@@ -6,9 +6,11 @@
 mod bench;
 mod bench_adaptive;
 mod bench_collide;
+mod bench_interfere;
 mod bench_tritri;
 mod collide;
 mod info;
+mod interfere;
 mod render;
 mod sdf;
 mod tritri;
@@ -51,6 +53,9 @@ pub enum Command {
     Render(render::RenderArgs),
     /// Exact triangle–triangle collision of two posed models, written as JSON.
     Tritri(tritri::TriTriArgs),
+    /// Image-space interference detection of many models by stencil ray
+    /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
+    Interfere(interfere::InterfereArgs),
 }
 
 /// `--backend` values.
@@ -104,6 +109,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Render(args) => render::run(args),
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
+        Command::Interfere(args) => interfere::run(args),
     }
 }
 

@@ -80,7 +80,7 @@ pub fn parse_pose(text: &str) -> anyhow::Result<Pose> {
     pose_from_values(&values).with_context(|| format!("pose '{text}'"))
 }
 
-fn pose_from_values(v: &[f32]) -> anyhow::Result<Pose> {
+pub(crate) fn pose_from_values(v: &[f32]) -> anyhow::Result<Pose> {
     let pose = match v.len() {
         3 => Pose::new(Vec3::new(v[0], v[1], v[2]), Quat::IDENTITY),
         7 => Pose::new(

@@ -72,7 +72,10 @@ impl GpuContext {
             apply_limit_buckets: false,
         }))
         .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-        let wanted = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES;
+        // Depth32FloatStencil8: the interference stage compares face depths
+        // with edge depths read back exactly (no 24-bit quantisation).
+        let wanted = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
+            | wgpu::Features::DEPTH32FLOAT_STENCIL8;
         let features = adapter.features() & wanted;
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -189,6 +192,10 @@ pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "radix_sort.wgsl",
         code: include_str!("../../shaders/radix_sort.wgsl"),
+    },
+    ShaderSource {
+        name: "interference.wgsl",
+        code: include_str!("../../shaders/interference.wgsl"),
     },
     ShaderSource {
         name: "view.wgsl",

@@ -2,6 +2,7 @@
 //! that take the same inputs and return the same product type.
 
 pub mod colliders;
+pub mod interference;
 pub mod rigid;
 pub mod sampling;
 pub mod sdf_adaptive;

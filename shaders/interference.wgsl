@@ -1,0 +1,53 @@
+// Image-space interference detection by stencil ray counting (Knott 2003,
+// ch. 4; src/stages/interference/). Rendering, not compute: these entry
+// points feed the rasteriser, and the counting itself is done by the depth
+// and stencil tests configured in src/stages/interference/gpu.rs.
+//
+// Keep `Uniforms` and the vertex layouts in sync with
+// src/stages/interference/gpu.rs.
+
+struct Uniforms {
+    // Orthographic, fitted to the objects: NDC x, y and depth in [0, 1]
+    // (0 nearest the viewer).
+    clip_from_world: mat4x4<f32>,
+    // x: edge offset along the vertex normal (world units); yzw: 0.
+    params: vec4<f32>,
+}
+
+@group(0) @binding(0) var<uniform> u: Uniforms;
+
+struct EdgeOut {
+    // @invariant: pass 4 redraws the edges with depth test "equal", which
+    // needs bit-identical depths to pass 1 (§4.5.2).
+    @invariant @builtin(position) clip: vec4<f32>,
+    // x: object index + 1, y: global edge index + 1 (0 = no edge).
+    @location(0) @interpolate(flat) ids: vec2<u32>,
+}
+
+// Pass 1 (and 4): edges offset outward along their vertex normals (§4.3.3),
+// so an edge never counts as inside its own solid.
+@vertex
+fn vs_edge(
+    @location(0) pos: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) ids: vec2<u32>,
+) -> EdgeOut {
+    var out: EdgeOut;
+    let p = pos + u.params.x * normal;
+    out.clip = u.clip_from_world * vec4(p, 1.0);
+    out.ids = ids + vec2(1u, 1u);
+    return out;
+}
+
+// Pass 1 writes which object and which edge is nearest at each pixel
+// (the identification of Alg. 2 and the per-edge colours of §4.5.5).
+@fragment
+fn fs_edge(in: EdgeOut) -> @location(0) vec2<u32> {
+    return in.ids;
+}
+
+// Passes 2–3: the faces, counted by the stencil operations only.
+@vertex
+fn vs_face(@location(0) pos: vec3<f32>) -> @builtin(position) vec4<f32> {
+    return u.clip_from_world * vec4(pos, 1.0);
+}

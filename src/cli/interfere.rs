@@ -1,0 +1,263 @@
+//! `collidoscope interfere A.obj B.obj … [--poses poses.json] [--res WxH]
+//! [--axes x,y,z] --out result.json`: image-space interference detection
+//! (Knott 2003, ch. 4) of the models in command-line order.
+//!
+//! `--poses` is a JSON array with one entry per model: `null` (stay where
+//! the file puts it) or 3 (`tx,ty,tz`) or 7 (`…,qx,qy,qz,qw`) numbers.
+//! Beside `result.json` go, per view axis, `result_stencil_<axis>.png`
+//! (false-colour counts) and `result_counts_<axis>.npy` (float32 counts,
+//! rows from the top).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+use crate::gpu::GpuContext;
+use crate::stages::interference::{
+    CountImage, InterferenceGpu, InterferenceObject, InterferenceParams, InterferenceScene,
+    RunOptions, StencilPasses, ViewAxis, detect_gpu,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct InterfereArgs {
+    /// Models (Wavefront OBJ, objects of a file merged), numbered from 0.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// JSON array of poses, one per model (null, 3 or 7 numbers).
+    #[arg(long)]
+    pub poses: Option<PathBuf>,
+    /// Viewport resolution, WxH.
+    #[arg(long, default_value = "256x256")]
+    pub res: String,
+    /// View axes, comma-separated (x, y, z).
+    #[arg(long, default_value = "x,y,z")]
+    pub axes: String,
+    /// Edge offset along the vertex normals (world units); default 1/1000
+    /// of the scene's bounding-box diagonal.
+    #[arg(long)]
+    pub edge_offset: Option<f32>,
+    /// Draw passes 2–3 separately (cull back / cull front) instead of one
+    /// two-sided stencil pass.
+    #[arg(long)]
+    pub separate_passes: bool,
+    /// Result JSON; the images go beside it.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// Parses `WxH` (also `W×H`).
+pub fn parse_resolution(text: &str) -> anyhow::Result<(u32, u32)> {
+    let parse = || -> Option<(u32, u32)> {
+        let (w, h) = text.split_once(['x', 'X', '×'])?;
+        let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+        (w > 0 && h > 0).then_some((w, h))
+    };
+    parse().with_context(|| format!("resolution '{text}': expected WxH, e.g. 256x256"))
+}
+
+/// Parses `x,y,z` (any non-empty subset, no repeats).
+pub fn parse_axes(text: &str) -> anyhow::Result<Vec<ViewAxis>> {
+    let mut axes = Vec::new();
+    for part in text.split(',') {
+        let axis = ViewAxis::parse(part)
+            .with_context(|| format!("axes '{text}': '{part}' is not x, y or z"))?;
+        if axes.contains(&axis) {
+            bail!("axes '{text}': {} given twice", axis.name());
+        }
+        axes.push(axis);
+    }
+    Ok(axes)
+}
+
+fn read_poses(path: &Path, count: usize) -> anyhow::Result<Vec<glam::Mat4>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let poses: Vec<Option<Vec<f32>>> = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: expected a JSON array of poses (null, [tx,ty,tz] or [tx,ty,tz,qx,qy,qz,qw])",
+            path.display()
+        )
+    })?;
+    if poses.len() != count {
+        bail!(
+            "{}: {} poses for {count} models",
+            path.display(),
+            poses.len()
+        );
+    }
+    poses
+        .iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            None => Ok(glam::Mat4::IDENTITY),
+            Some(v) => super::tritri::pose_from_values(v)
+                .map(|pose| pose.to_mat4())
+                .with_context(|| format!("{}: pose {i}", path.display())),
+        })
+        .collect()
+}
+
+/// False colour of a count: black no edge, grey 0, reds/yellow 1, 2, ≥3,
+/// blue negative (an open mesh).
+pub fn count_color(count: i32, has_edge: bool) -> [u8; 4] {
+    match count {
+        c if c < 0 => [40, 90, 255, 255],
+        0 if has_edge => [110, 110, 110, 255],
+        0 => [0, 0, 0, 255],
+        1 => [230, 40, 30, 255],
+        2 => [255, 150, 20, 255],
+        _ => [255, 240, 60, 255],
+    }
+}
+
+/// The count image as an RGBA picture.
+pub fn count_image_rgba(image: &CountImage) -> image::RgbaImage {
+    let (w, h) = (image.view.width, image.view.height);
+    image::RgbaImage::from_fn(w, h, |x, y| {
+        let i = (y * w + x) as usize;
+        image::Rgba(count_color(image.counts[i], image.edge_depth[i] < 1.0))
+    })
+}
+
+fn sibling(out: &Path, suffix: &str) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "interfere".into());
+    out.with_file_name(format!("{stem}_{suffix}"))
+}
+
+/// At most this many localised points go into the JSON.
+const MAX_POINTS: usize = 10_000;
+
+pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
+    let (width, height) = parse_resolution(&args.res)?;
+    let axes = parse_axes(&args.axes)?;
+    if let Some(o) = args.edge_offset
+        && !(o.is_finite() && o >= 0.0)
+    {
+        bail!("--edge-offset {o}: must be a finite number ≥ 0");
+    }
+    let poses = match &args.poses {
+        Some(p) => read_poses(p, args.files.len())?,
+        None => vec![glam::Mat4::IDENTITY; args.files.len()],
+    };
+    let mut objects = Vec::with_capacity(args.files.len());
+    for (file, pose) in args.files.iter().zip(&poses) {
+        let mesh = super::load_mesh(file)?;
+        objects.push(InterferenceObject::new(&mesh, *pose));
+    }
+    let scene = InterferenceScene::new(objects)?;
+    let params = InterferenceParams {
+        width,
+        height,
+        edge_offset: args.edge_offset,
+        stencil_passes: if args.separate_passes {
+            StencilPasses::Separate
+        } else {
+            StencilPasses::TwoSided
+        },
+    };
+    let gpu = GpuContext::headless()?;
+    let stage = InterferenceGpu::new(&gpu)?;
+    let (runs, summary) = detect_gpu(&gpu, &stage, &scene, &params, &axes, RunOptions::default())?;
+
+    let mut views = Vec::new();
+    let mut points = Vec::new();
+    for run in &runs {
+        let Some(image) = &run.image else { continue };
+        let axis = run.view.axis.name();
+        let png = sibling(&args.out, &format!("stencil_{axis}.png"));
+        let npy = sibling(&args.out, &format!("counts_{axis}.npy"));
+        count_image_rgba(image)
+            .save(&png)
+            .with_context(|| format!("cannot write {}", png.display()))?;
+        let counts: Vec<f32> = image.counts.iter().map(|&c| c as f32).collect();
+        crate::io::write_npy_f32(&npy, &[height as usize, width as usize], &counts)
+            .with_context(|| format!("cannot write {}", npy.display()))?;
+        for (i, &c) in image.counts.iter().enumerate() {
+            if c <= 0 || image.edge_depth[i] >= 1.0 || points.len() >= MAX_POINTS {
+                continue;
+            }
+            let (x, y) = (
+                (i as u32 % width) as f64 + 0.5,
+                (i as u32 / width) as f64 + 0.5,
+            );
+            let p = run.view.to_world(x, y, image.edge_depth[i] as f64);
+            let owner = image.ids[i][1]
+                .checked_sub(1)
+                .and_then(|e| scene.edge_owner(e));
+            points.push(serde_json::json!({
+                "position": [p.x, p.y, p.z],
+                "count": c,
+                "object": owner.map(|o| o.0),
+                "edge": owner.map(|o| o.1),
+                "axis": axis,
+            }));
+        }
+        let (px, py) = run.view.pixel_size();
+        views.push(serde_json::json!({
+            "axis": axis,
+            "width": width,
+            "height": height,
+            "pixel_size": [px, py],
+            "stencil_png": png.display().to_string(),
+            "counts_npy": npy.display().to_string(),
+            "interfering_pixels": image.counts.iter().filter(|&&c| c > 0).count(),
+            "negative_pixels": image.negative_pixels(),
+            "object_query_pixels": run.queries.object_pixels,
+            "gpu_ms": run.phases.iter().filter_map(|p| p.gpu_ms).sum::<f64>(),
+            "wall_ms": run.wall_ms,
+        }));
+    }
+    let objects: Vec<_> = args
+        .files
+        .iter()
+        .zip(&scene.objects)
+        .enumerate()
+        .map(|(k, (file, o))| {
+            serde_json::json!({
+                "file": file.display().to_string(),
+                "interfering": summary.interfering[k],
+                "closed": o.closed,
+                "triangles": o.mesh.triangles.len(),
+            })
+        })
+        .collect();
+    let json = serde_json::json!({
+        "interfering_pairs": summary.pairs,
+        "objects": objects,
+        "self_only": summary.self_only,
+        "edge_offset": scene.edge_offset(&params),
+        "views": views,
+        "localised_points": points,
+        "adapter": gpu.describe(),
+    });
+    let text = serde_json::to_string_pretty(&json)?;
+    crate::io::write_atomically(&args.out, text.as_bytes())
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "{} objects, {} interfering pairs {:?} → {}",
+        scene.objects.len(),
+        summary.pairs.len(),
+        summary.pairs,
+        args.out.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_resolution_and_axes() {
+        assert_eq!(parse_resolution("640x480").unwrap(), (640, 480));
+        assert_eq!(parse_resolution("64×32").unwrap(), (64, 32));
+        assert!(parse_resolution("0x4").is_err());
+        assert!(parse_resolution("big").is_err());
+        assert_eq!(parse_axes("z,x").unwrap(), vec![ViewAxis::Z, ViewAxis::X]);
+        assert!(parse_axes("x,x").is_err());
+        assert!(parse_axes("w").is_err());
+    }
+}

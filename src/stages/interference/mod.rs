@@ -1,0 +1,461 @@
+//! Image-space interference detection by counting ray crossings in the
+//! stencil buffer (Knott 2003, chapter 4,
+//! `shared/papers/knott-2003-cinder-gpu-collision.txt`).
+//!
+//! # How it works
+//!
+//! Two solids interfere iff an edge of one lies inside the other (theorem
+//! 4.1, which covers "one wholly inside the other" too). Rays are cast
+//! through the pixel centres of an orthographic viewport at the *nearest
+//! edge point* on each ray, and the faces between the viewer and that point
+//! are counted with signs: +1 for a face whose normal faces the viewer
+//! (entering a solid), −1 for one facing away (leaving) — equation 4.2. The
+//! sum is the number of solids the edge point is inside (theorem 4.2).
+//!
+//! **Counting** (§4.4, Alg. 1), all on the rasteriser:
+//!
+//! 1. *Pass 1*: every object's edges (each undirected edge once, a line
+//!    list) with depth test "less" and depth write, so the depth buffer holds
+//!    the nearest edge point of each ray. Edges are pushed outward by
+//!    [`InterferenceParams::edge_offset`] along their angle-weighted vertex
+//!    pseudo-normals in the vertex shader (§4.3.3), so a line never lies
+//!    inside its own solid. The colour target gets the object and edge ids
+//!    of the winning fragment (Alg. 2, §4.5.5).
+//! 2. *Passes 2–3*: every object's faces, depth test "less" against those
+//!    edge depths, no depth write; front faces increment the stencil and
+//!    back faces decrement it (wrapping). [`StencilPasses::TwoSided`] does it
+//!    in one pass with two-sided stencil; [`StencilPasses::Separate`] draws
+//!    each object twice, culling back then front faces, as in Alg. 1.
+//!
+//! The stencil is cleared to [`STENCIL_ZERO`] (128), not 0, so a signed
+//! count `c` is stored as `128 + c`: "count > 0" is then a single stencil
+//! compare (`128 < stored`), which pass 4 needs. Counts beyond ±127 wrap.
+//!
+//! Reading the image (§4.4.1): count > 0 at a pixel with an edge (depth
+//! < 1) — that edge point is inside that many other solids; count < 0 —
+//! some mesh is not closed (the ids image says whose edge the ray hit); 0 —
+//! outside everything, or no edge on that ray (depth = 1).
+//!
+//! **View set-up** (§4.5.3). Orthographic along +x, +y or +z
+//! ([`ViewAxis`]), looking towards −axis, fitted to the bounding box of all
+//! objects (padded by twice the edge offset plus half a per-mille of the
+//! box diagonal, so offset edges are never clipped). The world size of a
+//! pixel ([`OrthoView::pixel_size`]) is the precision of the test in the
+//! view plane. Several axes can be combined (§4.5.4); each gives its own
+//! image.
+//!
+//! **Identification by occlusion queries** (§4.5.2, Alg. 5). Pass 4 redraws
+//! each object's edges with depth test "equal" and stencil test "count >
+//! 0", one occlusion query per object: a non-zero query means that
+//! object's edges penetrate something, with no pixel read. For the
+//! *penetrated* object (Alg. 4's role), each candidate object `j` gets its
+//! own stencil image (cleared, then only `j`'s faces counted) and the edges
+//! of each penetrating candidate `i` are redrawn against it with one query
+//! per `(i, j)`: non-zero means `i`'s edges are inside `j`. Candidates are
+//! the objects whose pass-4 query was non-zero and the objects whose
+//! bounding boxes overlap them. Pairs `(i, i)` are never tested, which is
+//! how spurious self-interference (§4.5.8) is filtered; an object whose
+//! edges pass pass 4 but lie in no other object is reported as
+//! "self only", not hidden.
+//!
+//! **CPU reference** ([`count_cpu`]). For the same view and the same edge
+//! depths (the depth image read back from pass 1), each pixel-centre ray is
+//! intersected with every face in f64: covered faces nearer than the edge
+//! point add the sign of their projected orientation. Rays within 1/128
+//! pixel of a face's projected edge, or faces within 1e-5 (of the [0, 1]
+//! depth range) of the edge point, are flagged *ambiguous* — there the
+//! rasteriser's sub-pixel snapping and tie rules decide, and the tests
+//! compare every other pixel exactly.
+//!
+//! # Buffer layout (GPU)
+//!
+//! ```text
+//! uniforms   clip_from_world (64 B) | edge offset, 0, 0, 0   80 B
+//! faces      [x y z | ...] world positions of all objects, u32 indices
+//!            offset per object; object k = indices[face_ranges[k]]
+//! edges      [EdgeVertex p q | ...] 32 B each: pos, vertex normal,
+//!            (object, edge); object k = vertices[edge_ranges[k]]
+//! targets    ids Rg32Uint (object + 1, edge + 1; 0 = none)
+//!            depth Depth32Float + stencil Stencil8 (128 + count)
+//! ```
+
+mod cpu;
+mod gpu;
+
+pub use cpu::{CpuCounts, count_cpu};
+pub use gpu::{
+    CountImage, InterferenceGpu, InterferenceRun, PairQueries, PairQuery, RunOptions, UploadedScene,
+};
+
+use glam::{DVec3, Mat4, Vec3};
+
+use crate::geom::Aabb;
+use crate::mesh::{Mesh, PseudoNormals, Topology};
+
+/// The stencil value that means a count of zero (see the module docs).
+pub const STENCIL_ZERO: u32 = 128;
+
+/// Errors of the interference stage. Each message is one readable line.
+#[derive(Debug, thiserror::Error)]
+pub enum InterferenceError {
+    #[error("no objects to test")]
+    NoObjects,
+    #[error("object {index} ('{name}'): {reason}")]
+    BadObject {
+        index: usize,
+        name: String,
+        reason: String,
+    },
+    #[error("viewport {width}×{height} is empty or beyond this device's limit of {max} pixels")]
+    BadViewport { width: u32, height: u32, max: u32 },
+    #[error(
+        "this GPU has no Depth32FloatStencil8 format ({adapter}); the stencil counting needs it"
+    )]
+    NoDepthStencilFormat { adapter: String },
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+}
+
+/// Which axis the orthographic view looks along (from +axis towards −axis).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ViewAxis {
+    X,
+    Y,
+    Z,
+}
+
+impl ViewAxis {
+    pub const ALL: [ViewAxis; 3] = [ViewAxis::X, ViewAxis::Y, ViewAxis::Z];
+
+    /// World components (u, v, w): screen right, screen up, towards the
+    /// viewer; `u × v = w`, so outward faces towards the viewer are
+    /// counter-clockwise on screen (front-facing).
+    pub fn components(self) -> [usize; 3] {
+        match self {
+            ViewAxis::X => [1, 2, 0],
+            ViewAxis::Y => [2, 0, 1],
+            ViewAxis::Z => [0, 1, 2],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ViewAxis::X => "x",
+            ViewAxis::Y => "y",
+            ViewAxis::Z => "z",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ViewAxis> {
+        match s.trim() {
+            "x" | "X" => Some(ViewAxis::X),
+            "y" | "Y" => Some(ViewAxis::Y),
+            "z" | "Z" => Some(ViewAxis::Z),
+            _ => None,
+        }
+    }
+}
+
+/// How passes 2–3 are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum StencilPasses {
+    /// One pass, cull none, front faces increment and back faces decrement.
+    #[default]
+    TwoSided,
+    /// The paper's passes 2 and 3 per object: cull back faces and
+    /// increment, then cull front faces and decrement.
+    Separate,
+}
+
+/// Parameters of one interference test.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct InterferenceParams {
+    pub width: u32,
+    pub height: u32,
+    /// World distance the edges are pushed out along their vertex normals;
+    /// `None`: 1/1000 of the diagonal of the objects' bounding box.
+    pub edge_offset: Option<f32>,
+    pub stencil_passes: StencilPasses,
+}
+
+impl Default for InterferenceParams {
+    fn default() -> Self {
+        InterferenceParams {
+            width: 256,
+            height: 256,
+            edge_offset: None,
+            stencil_passes: StencilPasses::TwoSided,
+        }
+    }
+}
+
+/// One object of the scene, in world coordinates, with what the edge pass
+/// needs: its edges (each undirected edge once) and vertex pseudo-normals.
+#[derive(Clone, Debug)]
+pub struct InterferenceObject {
+    pub mesh: Mesh,
+    pub edges: Vec<[u32; 2]>,
+    pub vertex_normals: Vec<Vec3>,
+    /// True when every edge has exactly two faces (a closed manifold).
+    pub closed: bool,
+}
+
+impl InterferenceObject {
+    /// `mesh` posed by `world_from_object`.
+    pub fn new(mesh: &Mesh, world_from_object: Mat4) -> InterferenceObject {
+        let mesh = mesh.transformed(world_from_object);
+        let topo = Topology::build(&mesh);
+        let normals = PseudoNormals::compute(&mesh, &topo);
+        let edges = (0..topo.num_edges())
+            .map(|e| topo.edge_vertices(e))
+            .collect();
+        let closed = (0..topo.num_edges()).all(|e| topo.edge_faces(e).len() == 2);
+        InterferenceObject {
+            mesh,
+            edges,
+            vertex_normals: normals.vertex,
+            closed,
+        }
+    }
+
+    pub fn bounds(&self) -> Aabb {
+        self.mesh.bounds()
+    }
+}
+
+/// The objects of one test, numbered in order.
+#[derive(Clone, Debug, Default)]
+pub struct InterferenceScene {
+    pub objects: Vec<InterferenceObject>,
+}
+
+impl InterferenceScene {
+    /// Checks every mesh (see [`Mesh::validate`]).
+    pub fn new(objects: Vec<InterferenceObject>) -> Result<Self, InterferenceError> {
+        if objects.is_empty() {
+            return Err(InterferenceError::NoObjects);
+        }
+        for (index, o) in objects.iter().enumerate() {
+            o.mesh
+                .validate()
+                .map_err(|e| InterferenceError::BadObject {
+                    index,
+                    name: o.mesh.name.clone(),
+                    reason: e.to_string(),
+                })?;
+        }
+        Ok(InterferenceScene { objects })
+    }
+
+    pub fn bounds(&self) -> Aabb {
+        self.objects
+            .iter()
+            .map(InterferenceObject::bounds)
+            .fold(Aabb::default(), Aabb::union)
+    }
+
+    /// The edge offset `params` asks for, in world units.
+    pub fn edge_offset(&self, params: &InterferenceParams) -> f32 {
+        params.edge_offset.unwrap_or_else(|| {
+            let b = self.bounds();
+            1e-3 * (b.max - b.min).length()
+        })
+    }
+
+    /// (object, edge of that object) of a global edge index (the edges of
+    /// the objects numbered in order, as in the ids image).
+    pub fn edge_owner(&self, global: u32) -> Option<(usize, u32)> {
+        let mut first = 0u32;
+        for (k, o) in self.objects.iter().enumerate() {
+            let count = o.edges.len() as u32;
+            if global < first + count {
+                return Some((k, global - first));
+            }
+            first += count;
+        }
+        None
+    }
+
+    pub fn triangle_count(&self) -> usize {
+        self.objects.iter().map(|o| o.mesh.triangles.len()).sum()
+    }
+}
+
+/// An orthographic view fitted to a box: the rays of one count image.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct OrthoView {
+    pub axis: ViewAxis,
+    pub width: u32,
+    pub height: u32,
+    /// World box the view maps to NDC x, y ∈ [−1, 1] and depth ∈ [0, 1].
+    pub min: DVec3,
+    pub max: DVec3,
+}
+
+impl OrthoView {
+    /// Fitted around `scene` with room for edges pushed out by `edge_offset`.
+    pub fn fit(
+        scene: &InterferenceScene,
+        axis: ViewAxis,
+        width: u32,
+        height: u32,
+        edge_offset: f32,
+    ) -> OrthoView {
+        let b = scene.bounds();
+        let (min, max) = (b.min.as_dvec3(), b.max.as_dvec3());
+        let pad = 2.0 * edge_offset.abs() as f64 + 5e-4 * (max - min).length().max(1e-12);
+        OrthoView {
+            axis,
+            width,
+            height,
+            min: min - DVec3::splat(pad),
+            max: max + DVec3::splat(pad),
+        }
+    }
+
+    /// World size of one pixel along screen x and y (§4.5.3).
+    pub fn pixel_size(&self) -> (f64, f64) {
+        let [u, v, _] = self.axis.components();
+        let ext = self.max - self.min;
+        (ext[u] / self.width as f64, ext[v] / self.height as f64)
+    }
+
+    /// Framebuffer position (pixels, y down) and depth (0 nearest) of `p`.
+    pub fn to_screen(&self, p: DVec3) -> DVec3 {
+        let [u, v, w] = self.axis.components();
+        let ext = self.max - self.min;
+        let x = (p[u] - self.min[u]) / ext[u] * self.width as f64;
+        let y = (self.max[v] - p[v]) / ext[v] * self.height as f64;
+        let depth = (self.max[w] - p[w]) / ext[w];
+        DVec3::new(x, y, depth)
+    }
+
+    /// The world point at framebuffer position (x, y) and `depth` (the
+    /// inverse of [`Self::to_screen`]; localisation, §4.5.5).
+    pub fn to_world(&self, x: f64, y: f64, depth: f64) -> DVec3 {
+        let [u, v, w] = self.axis.components();
+        let ext = self.max - self.min;
+        let mut p = DVec3::ZERO;
+        p[u] = self.min[u] + x / self.width as f64 * ext[u];
+        p[v] = self.max[v] - y / self.height as f64 * ext[v];
+        p[w] = self.max[w] - depth * ext[w];
+        p
+    }
+
+    /// NDC x, y ∈ [−1, 1] (y up), depth ∈ [0, 1], w = 1.
+    pub fn clip_from_world(&self) -> Mat4 {
+        let [u, v, w] = self.axis.components();
+        let ext = self.max - self.min;
+        let mut rows = [[0.0f64; 4]; 4];
+        rows[0][u] = 2.0 / ext[u];
+        rows[0][3] = -2.0 * self.min[u] / ext[u] - 1.0;
+        rows[1][v] = 2.0 / ext[v];
+        rows[1][3] = -2.0 * self.min[v] / ext[v] - 1.0;
+        rows[2][w] = -1.0 / ext[w];
+        rows[2][3] = self.max[w] / ext[w];
+        rows[3][3] = 1.0;
+        Mat4::from_cols_array_2d(&rows.map(|r| r.map(|x| x as f32))).transpose()
+    }
+}
+
+/// The answer of a test over one or more views (§4.5.4: a pair found in
+/// any view interferes).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct InterferenceSummary {
+    /// Unordered pairs `[i, j]`, `i < j`, sorted.
+    pub pairs: Vec<[usize; 2]>,
+    /// Per object: in some pair.
+    pub interfering: Vec<bool>,
+    /// Objects whose edges passed pass 4 (inside something) but lie in no
+    /// other object: spurious self-interference (§4.5.8), reported.
+    pub self_only: Vec<usize>,
+}
+
+impl InterferenceSummary {
+    /// Combines the occlusion-query answers of `runs` for `objects` objects.
+    pub fn from_runs(objects: usize, runs: &[InterferenceRun]) -> InterferenceSummary {
+        let mut pairs = std::collections::BTreeSet::new();
+        let mut penetrating = vec![false; objects];
+        let mut in_pair = vec![false; objects];
+        for run in runs {
+            for (k, &px) in run.queries.object_pixels.iter().enumerate() {
+                if px > 0 && k < objects {
+                    penetrating[k] = true;
+                }
+            }
+            for p in run.queries.pairs.iter().filter(|p| p.pixels > 0) {
+                let (i, j) = (p.penetrating, p.penetrated);
+                pairs.insert([i.min(j), i.max(j)]);
+                in_pair[i] = true;
+            }
+        }
+        let mut interfering = vec![false; objects];
+        for &[i, j] in &pairs {
+            interfering[i] = true;
+            interfering[j] = true;
+        }
+        let self_only = (0..objects)
+            .filter(|&k| penetrating[k] && !in_pair[k])
+            .collect();
+        InterferenceSummary {
+            pairs: pairs.into_iter().collect(),
+            interfering,
+            self_only,
+        }
+    }
+}
+
+/// Runs the GPU stage over every axis of `axes` and combines the answers.
+pub fn detect_gpu(
+    gpu: &crate::gpu::GpuContext,
+    stage: &InterferenceGpu,
+    scene: &InterferenceScene,
+    params: &InterferenceParams,
+    axes: &[ViewAxis],
+    options: RunOptions,
+) -> Result<(Vec<InterferenceRun>, InterferenceSummary), InterferenceError> {
+    let uploaded = stage.upload(gpu, scene);
+    let offset = scene.edge_offset(params);
+    let options = RunOptions {
+        passes: params.stencil_passes,
+        ..options
+    };
+    let runs = axes
+        .iter()
+        .map(|&axis| {
+            let view = OrthoView::fit(scene, axis, params.width, params.height, offset);
+            stage.run(gpu, &uploaded, &view, offset, options)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let summary = InterferenceSummary::from_runs(scene.objects.len(), &runs);
+    Ok((runs, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_matrix_matches_to_screen() {
+        let scene = InterferenceScene::new(vec![InterferenceObject::new(
+            &crate::mesh::box_mesh(1),
+            Mat4::from_translation(Vec3::new(0.3, -0.2, 0.7)),
+        )])
+        .unwrap();
+        for axis in ViewAxis::ALL {
+            let view = OrthoView::fit(&scene, axis, 40, 30, 0.01);
+            let m = view.clip_from_world();
+            for p in [Vec3::new(0.5, 0.1, 0.9), Vec3::new(-0.1, -0.6, 0.3)] {
+                let c = m * p.extend(1.0);
+                let s = view.to_screen(p.as_dvec3());
+                let x = (c.x as f64 + 1.0) * 0.5 * 40.0;
+                let y = (1.0 - c.y as f64) * 0.5 * 30.0;
+                assert!((x - s.x).abs() < 1e-4, "{axis:?} x {x} vs {}", s.x);
+                assert!((y - s.y).abs() < 1e-4, "{axis:?} y {y} vs {}", s.y);
+                assert!((c.z as f64 - s.z).abs() < 1e-6, "{axis:?} depth");
+                let back = view.to_world(s.x, s.y, s.z);
+                assert!((back - p.as_dvec3()).length() < 1e-9);
+            }
+        }
+    }
+}

@@ -756,28 +756,5 @@ fn staging(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {
 
 /// Maps a staging buffer whose copy has already been submitted and waits.
 fn map_bytes(gpu: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
-    let what = buffer.size();
-    let fail = |reason: String| GpuError::Readback {
-        what: format!("interference staging buffer of {what} bytes"),
-        reason,
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    buffer.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        // The receiver only goes away if map_bytes already returned.
-        let _ = tx.send(r);
-    });
-    gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map_err(|e| fail(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| fail(e.to_string()))?
-        .map_err(|e| fail(e.to_string()))?;
-    let view = buffer
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| fail(e.to_string()))?;
-    let out = view.to_vec();
-    drop(view);
-    buffer.unmap();
-    Ok(out)
+    crate::gpu::map_staging(gpu, buffer, "interference staging buffer")
 }

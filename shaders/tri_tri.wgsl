@@ -388,14 +388,13 @@ fn intersection_segment(a: Tri, b: Tri) -> array<vec3<f32>, 2> {
     return array<vec3<f32>, 2>(e.plo, e.phi);
 }
 
-fn emit(query: u32, ia: u32, ib: u32, a: Tri, b: Tri) {
+// Appends a colliding pair; its segment is computed afterwards by the
+// `segments` entry point, which keeps that code out of the pair loops.
+fn emit(query: u32, ia: u32, ib: u32) {
     atomicStore(&hits[query], 1u);
     let slot = atomicAdd(&hits[params.num_queries], 1u);
     if slot < params.capacity {
         pairs[slot] = vec2<u32>(ia, ib);
-        let s = intersection_segment(a, b);
-        segments[2u * slot] = vec4<f32>(s[0], 0.0);
-        segments[2u * slot + 1u] = vec4<f32>(s[1], 0.0);
     }
 }
 
@@ -443,7 +442,7 @@ fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
                 let b = make_tri(tile[3u * k].xyz, tile[3u * k + 1u].xyz, tile[3u * k + 2u].xyz, tile[3u * k].w);
                 if collide(a, b) {
                     if all_pairs {
-                        emit(query, ia, base + k, a, b);
+                        emit(query, ia, base + k);
                     } else {
                         atomicStore(&hits[query], 1u);
                         done = true;
@@ -496,7 +495,7 @@ fn pruned(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
                 let b = load_b(j);
                 if collide(a, b) {
                     if all_pairs {
-                        emit(query, ia, j, a, b);
+                        emit(query, ia, j);
                     } else {
                         atomicStore(&hits[query], 1u);
                         return;
@@ -512,4 +511,18 @@ fn pruned(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
             sp += 2u;
         }
     }
+}
+
+// All pairs, after `brute` or `pruned`: one invocation per emitted pair
+// (query 0) computes its intersection segment.
+@compute @workgroup_size(64)
+fn segments_of_pairs(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
+    let slot = (wid.y * nwg.x + wid.x) * WG + lid;
+    if slot >= min(atomicLoad(&hits[params.num_queries]), params.capacity) {
+        return;
+    }
+    let pair = pairs[slot];
+    let s = intersection_segment(load_a(0u, pair.x), load_b(pair.y));
+    segments[2u * slot] = vec4<f32>(s[0], 0.0);
+    segments[2u * slot + 1u] = vec4<f32>(s[1], 0.0);
 }

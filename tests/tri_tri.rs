@@ -331,7 +331,12 @@ fn model_pairs_brute_and_pruned_agree() {
         }
         colliding += usize::from(cpu.collides);
         // Segments are near both triangles, in world space.
-        for c in brute.contacts.iter().take(50) {
+        for c in brute
+            .contacts
+            .iter()
+            .take(50)
+            .chain(pruned.contacts.iter().take(50))
+        {
             let ta = a.world_triangles(pa)[c.pair[0] as usize];
             let tb = b.world_triangles(pb)[c.pair[1] as usize];
             for p in c.segment {

@@ -1,6 +1,7 @@
 //! GPU backends: brute force (2D tiles of pairs, z = query) and per-triangle
 //! BVH traversal. Shader: `shaders/tri_tri.wgsl`.
 
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -52,6 +53,8 @@ const B_PER_GROUP: u32 = 256;
 const MAX_BRUTE_QUERIES: usize = 65_535;
 /// Resident models kept at once.
 const RESIDENT: usize = 4;
+/// Smallest all-pairs output; it grows to twice the last query's count.
+const MIN_CAPACITY: u32 = 1024;
 
 /// The stage's long-lived GPU objects: created once per context.
 pub struct TriTriGpu {
@@ -60,6 +63,11 @@ pub struct TriTriGpu {
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
     pruned: wgpu::ComputePipeline,
+    segments: wgpu::ComputePipeline,
+    /// Colliding pairs found by the last all-pairs query: the next query's
+    /// output is sized from it, so the read-back stays small (an overflow
+    /// reruns the query with room for every pair).
+    last_pair_count: AtomicU32,
 }
 
 /// A model on the GPU: corners in BVH order, its BVH, and that order.
@@ -96,6 +104,8 @@ impl TriTriGpu {
             resident: Mutex::new(Vec::new()),
             brute: kernels.pipeline(gpu, "brute"),
             pruned: kernels.pipeline(gpu, "pruned"),
+            segments: kernels.pipeline(gpu, "segments_of_pairs"),
+            last_pair_count: AtomicU32::new(0),
             kernels,
         }
     }
@@ -204,7 +214,9 @@ impl TriTriGpu {
             })
             .collect();
         let mut capacity = if params.all_pairs {
-            (4 * (na + nb)).max(4096) as u32
+            (2 * self.last_pair_count.load(Ordering::Relaxed))
+                .next_power_of_two()
+                .max(MIN_CAPACITY)
         } else {
             1
         };
@@ -291,6 +303,14 @@ impl TriTriGpu {
                     );
                 }
             });
+            if params.all_pairs {
+                run.compute_pass("segments", |pass| {
+                    pass.set_bind_group(0, &bind_group, &[]);
+                    pass.set_pipeline(&self.segments);
+                    let (x, y) = dispatch_dims(capacity.div_ceil(WORKGROUP));
+                    pass.dispatch_workgroups(x, y, 1);
+                });
+            }
             run.encoder_work("copy out", |encoder| {
                 encoder.copy_buffer_to_buffer(&hits_buf, 0, &staging, 0, hits_bytes);
                 if params.all_pairs {
@@ -315,6 +335,9 @@ impl TriTriGpu {
             let words: Vec<u32> = map_staging(gpu, &staging, "collision results")?;
             let hits: Vec<bool> = words[..poses.len()].iter().map(|&h| h != 0).collect();
             let count = words[poses.len()];
+            if params.all_pairs {
+                self.last_pair_count.store(count, Ordering::Relaxed);
+            }
             if params.all_pairs && count > capacity {
                 // Room for every pair, then once more.
                 capacity = count;

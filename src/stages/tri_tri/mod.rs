@@ -45,8 +45,11 @@
 //! by [`crate::geom::f32_decision_margin`]).
 //!
 //! **All pairs.** Colliding pairs are appended through an atomic counter
-//! (compacted output) with their segment; if more pairs exist than the
-//! output holds, the query runs again with room for all of them.
+//! (compacted output); a second kernel then computes one intersection
+//! segment per appended pair, so the pair loops stay small. The output is
+//! sized from the previous query's count (at least 1,024 pairs) to keep the
+//! read-back short; if more pairs exist than it holds, the query runs again
+//! with room for all of them.
 //!
 //! **Batches.** [`query_batch`] answers many pose pairs in one dispatch
 //! (yes/no per pose pair), the way the tutorial says the GPU pays off.

@@ -60,7 +60,7 @@ const MAX_GROUPS_X: u32 = 65535u;
 @group(0) @binding(1) var<storage, read> tri_pos: array<vec4f>;
 // 7 feature normals per triangle (BVH order), 3 floats each.
 @group(0) @binding(2) var<storage, read> normals: array<f32>;
-@group(0) @binding(3) var<storage, read> nodes: array<PairNode>;
+@group(0) @binding(3) var<storage, read> nodes: array<BvhNode>;
 // BVH slot of each mesh triangle.
 @group(0) @binding(4) var<storage, read> slot_of: array<u32>;
 // Morton codes and mesh triangle indices, sorted by code after the sort.

@@ -40,7 +40,7 @@ const TILE: u32 = 64u;
 @group(0) @binding(3) var<storage, read_write> values: array<f32>;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
-@group(0) @binding(5) var<storage, read> nodes: array<PairNode>;
+@group(0) @binding(5) var<storage, read> nodes: array<BvhNode>;
 // A triangle near each brick's centre, or NONE when nothing is within the
 // band's reach.
 @group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
@@ -153,17 +153,22 @@ fn greedy_nearest(p: vec3f) -> Nearest {
     var node = 0u;
     loop {
         let n = nodes[node];
-        let left = box_distance2(p, n.left_min, n.left_max) <= box_distance2(p, n.right_min, n.right_max);
-        let index = select(n.right_index, n.left_index, left);
-        let count = select(n.right_count, n.left_count, left);
-        if (count != 0u) {
+        if ((n.b & LEAF_BIT) != 0u) {
             var best = 3.0e38;
             var best_tri = NONE;
-            var evals = 0u;
-            scan_leaf(p, index, count, &best, &best_tri, &evals);
-            return Nearest(best, best_tri, evals);
+            let count = n.b & ~LEAF_BIT;
+            for (var t = n.a; t < n.a + count; t++) {
+                let d2 = distance2_to_triangle(p, t);
+                if (d2 < best) {
+                    best = d2;
+                    best_tri = t;
+                }
+            }
+            return Nearest(best, best_tri, count);
         }
-        node = index;
+        let l = nodes[n.a];
+        let r = nodes[n.b];
+        node = select(n.b, n.a, box_distance2(p, l.min, l.max) <= box_distance2(p, r.min, r.max));
     }
     // Not reached: every descent ends in a leaf.
     return Nearest(3.0e38, NONE, 0u);

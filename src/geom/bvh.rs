@@ -76,28 +76,6 @@ impl BvhNode {
     }
 }
 
-/// An inner node as the GPU's nearest-triangle traversal reads it: the
-/// boxes of both children beside their references, so one load per level
-/// gives everything the next decision needs (the children of a
-/// [`BvhNode`] need a second, dependent load). A child with `count == 0` is
-/// the inner node at that index of [`Bvh::child_pair_nodes`]; otherwise a
-/// leaf of `count` triangles from slot `index` of [`Bvh::order`]. Keep in
-/// sync with shaders/shared/bvh_nearest.wgsl (struct PairNode).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct ChildPairNode {
-    pub left_min: [f32; 3],
-    pub left_index: u32,
-    pub left_max: [f32; 3],
-    pub left_count: u32,
-    pub right_min: [f32; 3],
-    pub right_index: u32,
-    pub right_max: [f32; 3],
-    pub right_count: u32,
-}
-
-const _: () = assert!(std::mem::size_of::<ChildPairNode>() == 64);
-
 /// A BVH over triangles; see the module docs for the layout.
 #[derive(Clone, Debug, Default)]
 pub struct Bvh {
@@ -145,53 +123,6 @@ impl Bvh {
     pub fn leaf_range(node: &BvhNode) -> Range<usize> {
         let start = node.a as usize;
         start..start + (node.b & !LEAF_BIT) as usize
-    }
-
-    /// The tree in the child-pair layout ([`ChildPairNode`]): one entry per
-    /// inner node, root first. A tree that is a single leaf becomes one
-    /// entry whose right child is an empty box no point is ever close to.
-    /// Empty for an empty tree.
-    pub fn child_pair_nodes(&self) -> Vec<ChildPairNode> {
-        let Some(root) = self.nodes.first() else {
-            return Vec::new();
-        };
-        // Inner nodes are numbered in tree order, so the root stays first.
-        let mut inner_index = vec![u32::MAX; self.nodes.len()];
-        let mut count = 0;
-        for (i, node) in self.nodes.iter().enumerate() {
-            if !Self::is_leaf(node) {
-                inner_index[i] = count;
-                count += 1;
-            }
-        }
-        let child = |i: u32| -> ([f32; 3], [f32; 3], u32, u32) {
-            let node = &self.nodes[i as usize];
-            if Self::is_leaf(node) {
-                (node.min, node.max, node.a, node.b & !LEAF_BIT)
-            } else {
-                (node.min, node.max, inner_index[i as usize], 0)
-            }
-        };
-        let pair =
-            |l: ([f32; 3], [f32; 3], u32, u32), r: ([f32; 3], [f32; 3], u32, u32)| ChildPairNode {
-                left_min: l.0,
-                left_index: l.2,
-                left_max: l.1,
-                left_count: l.3,
-                right_min: r.0,
-                right_index: r.2,
-                right_max: r.1,
-                right_count: r.3,
-            };
-        if Self::is_leaf(root) {
-            let empty = ([f32::MAX; 3], [f32::MIN; 3], 0, 1);
-            return vec![pair(child(0), empty)];
-        }
-        self.nodes
-            .iter()
-            .filter(|n| !Self::is_leaf(n))
-            .map(|n| pair(child(n.a), child(n.b)))
-            .collect()
     }
 
     /// Number of nodes on the longest root-to-leaf path (0 when empty).
@@ -582,52 +513,6 @@ mod tests {
         bvh.assert_bounds_tight(&bounds);
         assert!(bvh.nodes.len() < 2 * tris.len().max(1));
         (bvh, bounds)
-    }
-
-    /// Walks the child-pair layout from the root: every triangle slot is
-    /// reached exactly once, inside the boxes on its way down.
-    #[test]
-    fn child_pair_layout_covers_every_slot_once() {
-        for (n, leaf) in [(1, 4), (3, 4), (5, 1), (1000, 4), (3000, 8)] {
-            let tris = soup(n, 7 * n as u64);
-            let (bvh, bounds) = build(&tris, leaf);
-            let pairs = bvh.child_pair_nodes();
-            let mut seen = vec![0u32; n];
-            let mut stack = vec![0u32];
-            while let Some(i) = stack.pop() {
-                let node = pairs[i as usize];
-                for (min, max, index, count) in [
-                    (
-                        node.left_min,
-                        node.left_max,
-                        node.left_index,
-                        node.left_count,
-                    ),
-                    (
-                        node.right_min,
-                        node.right_max,
-                        node.right_index,
-                        node.right_count,
-                    ),
-                ] {
-                    let b = Aabb {
-                        min: Vec3::from_array(min),
-                        max: Vec3::from_array(max),
-                    };
-                    if count == 0 {
-                        stack.push(index);
-                    } else if b.min.cmple(b.max).all() {
-                        for &t in &bvh.order[index as usize..(index + count) as usize] {
-                            seen[t as usize] += 1;
-                            let tb = bounds[t as usize];
-                            assert!(b.min.cmple(tb.min).all() && tb.max.cmple(b.max).all());
-                        }
-                    }
-                }
-            }
-            let wrong = seen.iter().position(|&c| c != 1);
-            assert_eq!(wrong, None, "n = {n}: a slot not reached exactly once");
-        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ mod tri_tri;
 mod winding;
 
 pub use aabb::Aabb;
-pub use bvh::{BINS, Bvh, BvhNode, ChildPairNode, LEAF_BIT};
+pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
 pub use closest_point::*;
 pub use morton::*;
 pub use tri_tri::*;

@@ -157,11 +157,7 @@ impl AdaptiveGpu {
             key,
             tri_pos: storage_buffer_init(&self.gpu, "AdaptiveGpu::tri_pos", &tri_pos)?,
             normals: storage_buffer_init(&self.gpu, "AdaptiveGpu::normals", &normals)?,
-            nodes: storage_buffer_init(
-                &self.gpu,
-                "AdaptiveGpu::nodes",
-                &mesh.bvh.child_pair_nodes(),
-            )?,
+            nodes: storage_buffer_init(&self.gpu, "AdaptiveGpu::nodes", &mesh.bvh.nodes)?,
             slot_of: storage_buffer_init(&self.gpu, "AdaptiveGpu::slot_of", &slot_of)?,
         });
         *cache = Some(buffers.clone());

@@ -10,7 +10,7 @@ use wgpu::util::DeviceExt;
 
 use super::cpu::REACH_SLACK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
-use crate::geom::ChildPairNode;
+use crate::geom::BvhNode;
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
@@ -34,7 +34,7 @@ struct Params {
     _pad1: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
-const _: () = assert!(std::mem::size_of::<ChildPairNode>() == 64);
+const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);
 
 /// Deepest BVH the shader's traversal stack holds.
 const GPU_STACK: usize = 64;
@@ -111,19 +111,17 @@ impl SdfGpu {
             })
             .collect();
         // The brute-force kernels bind a one-node BVH they never read.
-        let mut nodes = if accelerated {
-            mesh.bvh.child_pair_nodes()
+        let unread_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
+        let nodes: &[BvhNode] = if accelerated {
+            &mesh.bvh.nodes
         } else {
-            Vec::new()
+            &unread_node
         };
-        if nodes.is_empty() {
-            nodes.push(bytemuck::Zeroable::zeroed());
-        }
         let buffers = Arc::new(MeshBuffers {
             key,
             tri_pos: storage_buffer_init(&self.gpu, "SdfGpu::tri_pos", &tri_pos)?,
             normals: storage_buffer_init(&self.gpu, "SdfGpu::normals", &normals)?,
-            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", &nodes)?,
+            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", nodes)?,
             order,
         });
         *cache = Some(buffers.clone());

@@ -15,6 +15,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::BackendArg;
+use super::bench_timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
 use crate::plot::{Panel, Series};
@@ -38,7 +39,7 @@ pub struct BenchArgs {
     /// Grid resolutions (cells along the longest axis).
     #[arg(long, value_delimiter = ',', default_value = "128")]
     pub res: Vec<u32>,
-    /// Timed repetitions of each GPU run (after one warm-up); the median is reported.
+    /// Timed repetitions of each GPU run (after a 0.5 s warm-up); the median is reported.
     #[arg(long, default_value_t = 5)]
     pub repeats: usize,
     /// Largest number of point–triangle tests the CPU reference runs per row
@@ -254,28 +255,17 @@ fn bench_backend(
 ) -> anyhow::Result<(Row, SdfField)> {
     // Long GPU runs (brute force on large meshes) are timed once after the
     // warm-up: their run-to-run spread is far below their length.
-    let runs = match backend {
-        b if b.is_gpu() && field_work(mesh, params) > LONG_RUN_WORK => 2,
-        b if b.is_gpu() => repeats.max(1) + 1,
+    let repeats = match backend {
+        b if b.is_gpu() && field_work(mesh, params) > LONG_RUN_WORK => 1,
+        b if b.is_gpu() => repeats,
         _ => 1,
     };
-    let mut gpu_ms = Vec::new();
-    let mut wall_ms = Vec::new();
-    let mut field = None;
-    for i in 0..runs {
-        let start = Instant::now();
+    let t = timed(repeats, backend.is_gpu(), || {
         let f = sdf_grid::compute(mesh, params, backend, gpu, &Progress::default())?;
-        let wall = start.elapsed().as_secs_f64() * 1e3;
-        // The first GPU run compiles pipelines and warms caches.
-        if i > 0 || runs == 1 {
-            wall_ms.push(wall);
-            if let Some(g) = f.timings.total_gpu_ms() {
-                gpu_ms.push(g);
-            }
-        }
-        field = Some(f);
-    }
-    let field = field.context("no run")?;
+        let g = f.timings.total_gpu_ms();
+        Ok((f, g))
+    })?;
+    let field = t.last;
     let (max_diff, mismatches) = match cpu {
         Some(c) if backend != Backend::CpuFast => {
             let max = field
@@ -295,8 +285,7 @@ fn bench_backend(
         _ => (None, None),
     };
     let cells = field.grid.num_cells();
-    let gpu_med = (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms));
-    let wall_med = median(&mut wall_ms);
+    let (gpu_med, wall_med) = (t.gpu_ms, t.wall_ms);
     let row = Row {
         model: name.to_string(),
         triangles: mesh.triangle_count(),
@@ -355,11 +344,6 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         max_abs_diff_vs_cpu: None,
         sign_mismatches_vs_cpu: None,
     }
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn write_outputs(dir: &Path, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<()> {

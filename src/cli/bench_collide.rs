@@ -11,13 +11,13 @@
 //! those it does not (`≠cpu`, which should be 0).
 
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Context;
 use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
 
 use super::bench::BenchArgs;
+use super::bench_timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
 use crate::plot::{Panel, Series};
@@ -86,11 +86,6 @@ fn scene(pairs: usize) -> (Vec<Body>, Vec<(usize, usize)>) {
     (bodies, list)
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v.get(v.len() / 2).copied().unwrap_or(0.0)
-}
-
 /// The GPU's contacts against the CPU's, as sets ([`compare_contacts`]):
 /// differences within rounding of a decision (a cell face, the flip
 /// threshold…) are counted apart from the unexplained ones, and each
@@ -144,13 +139,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let mut rows = Vec::new();
     for &pairs in &PAIR_COUNTS {
         let (bodies, list) = scene(pairs);
-        let mut cpu_times = Vec::new();
-        let mut cpu = ContactSet::default();
-        for _ in 0..repeats.min(3) {
-            let start = Instant::now();
-            cpu = detect_cpu(&shapes, &bodies, &list, &params)?;
-            cpu_times.push(start.elapsed().as_secs_f64() * 1e3);
-        }
+        let cpu_run = timed(repeats.min(3), false, || {
+            Ok((detect_cpu(&shapes, &bodies, &list, &params)?, None))
+        })?;
+        let cpu = cpu_run.last;
         let tests = cpu.tests;
         let row = |mode, wall_ms: f64, gpu_ms, contacts, cmp: Option<&ContactComparison>| Row {
             pairs,
@@ -163,32 +155,19 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             mismatches_vs_cpu: cmp.map(ContactComparison::unexplained_count),
             within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
         };
-        rows.push(row(
-            "cpu",
-            median(cpu_times),
-            None,
-            cpu.contacts.len(),
-            None,
-        ));
+        rows.push(row("cpu", cpu_run.wall_ms, None, cpu.contacts.len(), None));
 
-        // Batched: one dispatch for all pairs (after a warm-up).
-        gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
-        let mut walls = Vec::new();
-        let mut kernels = Vec::new();
-        let mut batched = ContactSet::default();
-        for _ in 0..repeats {
-            let start = Instant::now();
-            batched = gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
-            walls.push(start.elapsed().as_secs_f64() * 1e3);
-            if let Some(g) = batched.timings.total_gpu_ms() {
-                kernels.push(g);
-            }
-        }
-        let gpu_ms = (!kernels.is_empty()).then(|| median(kernels));
+        // Batched: one dispatch for all pairs.
+        let run = timed(repeats, true, || {
+            let set = gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
+            let g = set.timings.total_gpu_ms();
+            Ok((set, g))
+        })?;
+        let batched = run.last;
         rows.push(row(
             "gpu batched",
-            median(walls),
-            gpu_ms,
+            run.wall_ms,
+            run.gpu_ms,
             batched.contacts.len(),
             Some(&compare(
                 &shapes,
@@ -202,14 +181,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         ));
 
         // One dispatch and read-back per pair.
-        let mut walls = Vec::new();
-        let mut kernels = Vec::new();
-        let mut per_pair = ContactSet::default();
-        for _ in 0..repeats.min(3) {
-            let start = Instant::now();
-            let mut kernel = 0.0;
-            let mut has_kernel = true;
-            per_pair.contacts.clear();
+        let run = timed(repeats.min(3), true, || {
+            let mut kernel = Some(0.0);
+            let mut per_pair = ContactSet::default();
             for pair in &list {
                 let set = gpu.detect(
                     &resident,
@@ -219,21 +193,15 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                     &params,
                 )?;
                 per_pair.contacts.extend(set.contacts);
-                match set.timings.total_gpu_ms() {
-                    Some(g) => kernel += g,
-                    None => has_kernel = false,
-                }
+                kernel = kernel.zip(set.timings.total_gpu_ms()).map(|(k, g)| k + g);
             }
-            walls.push(start.elapsed().as_secs_f64() * 1e3);
-            if has_kernel {
-                kernels.push(kernel);
-            }
-        }
-        let gpu_ms = (!kernels.is_empty()).then(|| median(kernels));
+            Ok((per_pair, kernel))
+        })?;
+        let per_pair = run.last;
         rows.push(row(
             "gpu per pair",
-            median(walls),
-            gpu_ms,
+            run.wall_ms,
+            run.gpu_ms,
             per_pair.contacts.len(),
             Some(&compare(
                 &shapes,

@@ -9,7 +9,6 @@
 //! of `--repeats` runs after one warm-up.
 
 use std::path::Path;
-use std::time::Instant;
 
 use anyhow::Context;
 use glam::{Quat, Vec3};
@@ -17,6 +16,7 @@ use serde::Serialize;
 
 use super::BackendArg;
 use super::bench::BenchArgs;
+use super::bench_timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::torus;
 use crate::plot::{Panel, Series};
@@ -188,28 +188,11 @@ fn time_query(
     gpu: Option<&TriTriGpu>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
-    let runs = if backend.is_gpu() {
-        repeats.max(1) + 1
-    } else {
-        repeats.max(1)
-    };
-    let (mut wall, mut gpu_ms) = (Vec::new(), Vec::new());
-    let mut last = None;
-    for i in 0..runs {
-        let start = Instant::now();
+    let t = timed(repeats, backend.is_gpu(), || {
         let r = tri_tri::query(model, pa, model, pb, params, backend, gpu)?;
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        if i > 0 || runs == 1 || !backend.is_gpu() {
-            wall.push(ms);
-            if let Some(g) = r.timings.total_gpu_ms() {
-                gpu_ms.push(g);
-            }
-        }
-        last = Some(r);
-    }
-    let r = last.context("no run")?;
-    let wall_ms = median(&mut wall);
-    let gpu_med = (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms));
+        let g = r.timings.total_gpu_ms();
+        Ok((r, g))
+    })?;
     Ok(Row {
         scenario,
         triangles: model.triangle_count(),
@@ -219,12 +202,12 @@ fn time_query(
         } else {
             "yes/no"
         },
-        gpu_ms: gpu_med,
-        wall_ms,
+        gpu_ms: t.gpu_ms,
+        wall_ms: t.wall_ms,
         queries: 1,
-        queries_per_s: 1e3 / gpu_med.unwrap_or(wall_ms),
-        collides: r.collides,
-        pairs: params.all_pairs.then_some(r.contacts.len()),
+        queries_per_s: 1e3 / t.gpu_ms.unwrap_or(t.wall_ms),
+        collides: t.last.collides,
+        pairs: params.all_pairs.then_some(t.last.contacts.len()),
     })
 }
 
@@ -236,41 +219,24 @@ fn time_batch(
     gpu: Option<&TriTriGpu>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
-    let runs = repeats.max(1) + 1;
-    let (mut wall, mut gpu_ms) = (Vec::new(), Vec::new());
-    let mut collides = false;
-    for i in 0..runs {
-        let start = Instant::now();
+    let t = timed(repeats, backend.is_gpu(), || {
         let r = tri_tri::query_batch(model, model, poses, Predicate::Exact, backend, gpu)?;
-        let ms = start.elapsed().as_secs_f64() * 1e3;
-        if i > 0 {
-            wall.push(ms);
-            if let Some(g) = r.timings.total_gpu_ms() {
-                gpu_ms.push(g);
-            }
-        }
-        collides = r.collides.iter().any(|&c| c);
-    }
-    let wall_ms = median(&mut wall);
-    let gpu_med = (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms));
+        let g = r.timings.total_gpu_ms();
+        Ok((r, g))
+    })?;
     Ok(Row {
         scenario,
         triangles: model.triangle_count(),
         backend: backend.name(),
         mode: "batch",
-        gpu_ms: gpu_med,
-        wall_ms,
+        gpu_ms: t.gpu_ms,
+        wall_ms: t.wall_ms,
         queries: poses.len(),
         // Throughput as the caller sees it: wall clock, transfers included.
-        queries_per_s: poses.len() as f64 / (wall_ms / 1e3),
-        collides,
+        queries_per_s: poses.len() as f64 / (t.wall_ms / 1e3),
+        collides: t.last.collides.iter().any(|&c| c),
         pairs: None,
     })
-}
-
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn write_outputs(dir: &Path, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<()> {

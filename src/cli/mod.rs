@@ -7,6 +7,7 @@ mod bench;
 mod bench_adaptive;
 mod bench_collide;
 mod bench_interfere;
+mod bench_timing;
 mod bench_tritri;
 mod collide;
 mod info;

@@ -61,7 +61,7 @@ fn cell_center(ijk: vec3u) -> vec3f {
 // Writes the cell's signed distance and closest (triangle, feature); the sign
 // is the side of the closest feature's angle-weighted pseudo-normal
 // (Bærentzen & Aanæs; Sundholm §4.3.2).
-fn write_cell(cell: u32, p: vec3f, best_d2: f32, best_tri: u32) {
+fn write_cell(cell: u32, p: vec3f, best_d2: f32, best_tri: u32, feature: u32) {
     if (best_tri == NONE) {
         // Farther than the band from every triangle: the CPU finishing step
         // gives far cells their sign.
@@ -69,15 +69,20 @@ fn write_cell(cell: u32, p: vec3f, best_d2: f32, best_tri: u32) {
         closest[cell] = NONE;
         return;
     }
-    let c = closest_on_triangle(p, tri_pos[3u * best_tri].xyz, tri_pos[3u * best_tri + 1u].xyz, tri_pos[3u * best_tri + 2u].xyz);
-    let base = (best_tri * 7u + c.feature) * 3u;
+    // The closest point's side of the feature's normal: for a face the
+    // plane through a corner, for an edge or a vertex a plane through that
+    // feature's corner (corner 0 lies on the face and on edges 01 and 20,
+    // corner 1 on edge 12), all equal to the side of the closest point.
+    let base = (best_tri * 7u + feature) * 3u;
     let n = vec3f(normals[base], normals[base + 1u], normals[base + 2u]);
+    let corner = select(0u, 1u, feature == FEATURE_EDGE12 || feature == FEATURE_V1);
+    let on_feature = select(tri_pos[3u * best_tri + corner].xyz, tri_pos[3u * best_tri + 2u].xyz, feature == FEATURE_V2);
     var sign = 1.0;
-    if (dot(p - c.q, n) < 0.0) {
+    if (dot(p - on_feature, n) < 0.0) {
         sign = -1.0;
     }
     values[cell] = sign * sqrt(best_d2);
-    closest[cell] = (best_tri << 3u) | c.feature;
+    closest[cell] = (best_tri << 3u) | feature;
 }
 
 fn band2() -> f32 {
@@ -101,6 +106,7 @@ fn brute(
     let p = cell_center(cell_coords(min(cell, params.num_cells - 1u)));
     var best = band2();
     var best_tri = NONE;
+    var best_feature = FEATURE_FACE;
     for (var base = 0u; base < params.num_tris; base += TILE) {
         let t = base + lid;
         if (t < params.num_tris) {
@@ -118,12 +124,13 @@ fn brute(
             if (d2 < best) {
                 best = d2;
                 best_tri = base + k;
+                best_feature = c.feature;
             }
         }
         workgroupBarrier();
     }
     if (valid) {
-        write_cell(cell, p, best, best_tri);
+        write_cell(cell, p, best, best_tri, best_feature);
     }
 }
 
@@ -164,14 +171,14 @@ fn greedy_nearest(p: vec3f) -> Nearest {
                     best_tri = t;
                 }
             }
-            return Nearest(best, best_tri, count);
+            return Nearest(best, best_tri, count, FEATURE_FACE);
         }
         let l = nodes[n.a];
         let r = nodes[n.b];
         node = select(n.b, n.a, box_distance2(p, l.min, l.max) <= box_distance2(p, r.min, r.max));
     }
     // Not reached: every descent ends in a leaf.
-    return Nearest(3.0e38, NONE, 0u);
+    return Nearest(3.0e38, NONE, 0u, FEATURE_FACE);
 }
 
 @compute @workgroup_size(64)
@@ -219,21 +226,14 @@ fn bvh_cells(
             let p = cell_center(ijk);
             let seed = brick_seed_tri[b];
             if (seed == NONE) {
-                write_cell(cell, p, 0.0, NONE);
+                write_cell(cell, p, 0.0, NONE, FEATURE_FACE);
             } else {
-                // The centre's closest triangle is near this cell too: its
-                // distance bounds the search, which then only visits what
-                // could be closer.
-                let seed_d2 = distance2_to_triangle(p, seed);
-                let near = bvh_nearest(p, min(seed_d2, band2()));
-                evals = near.evals + 1u;
-                if (near.tri != NONE) {
-                    write_cell(cell, p, near.d2, near.tri);
-                } else if (seed_d2 < band2()) {
-                    write_cell(cell, p, seed_d2, seed);
-                } else {
-                    write_cell(cell, p, 0.0, NONE);
-                }
+                // The centre's closest triangle is near this cell too: tested
+                // first, its distance bounds the search, which then only
+                // visits what could be closer.
+                let near = bvh_nearest_seeded(p, band2(), seed);
+                evals = near.evals;
+                write_cell(cell, p, near.d2, near.tri, near.feature);
             }
         }
     }

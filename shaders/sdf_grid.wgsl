@@ -3,8 +3,8 @@
 // Entry points:
 //   brute       one invocation per cell; triangles streamed through workgroup
 //               memory in tiles of 64 (Sundholm §6.2.5)
-//   brick_seed  one invocation per 4x4x4 brick: a triangle near the brick
-//               centre (greedy BVH descent; exact search within a band)
+//   brick_seed  one invocation per 4x4x4 brick: the brick centre's closest
+//               triangle (within the band's reach of the centre, if any)
 //   bvh_cells   one workgroup per brick, one invocation per cell: BVH
 //               traversal bounded by the distance to the centre's closest
 //               triangle
@@ -153,34 +153,6 @@ fn brick_coords(b: u32) -> vec3u {
     return vec3u(i, j, k);
 }
 
-// A triangle near `p`, found by descending into the nearer child only (no
-// backtracking): not necessarily the closest, but its distance is an upper
-// bound good enough to prune the cells' exact searches.
-fn greedy_nearest(p: vec3f) -> Nearest {
-    var node = 0u;
-    loop {
-        let n = nodes[node];
-        if ((n.b & LEAF_BIT) != 0u) {
-            var best = 3.0e38;
-            var best_tri = NONE;
-            let count = n.b & ~LEAF_BIT;
-            for (var t = n.a; t < n.a + count; t++) {
-                let d2 = distance2_to_triangle(p, t);
-                if (d2 < best) {
-                    best = d2;
-                    best_tri = t;
-                }
-            }
-            return Nearest(best, best_tri, count, FEATURE_FACE);
-        }
-        let l = nodes[n.a];
-        let r = nodes[n.b];
-        node = select(n.b, n.a, box_distance2(p, l.min, l.max) <= box_distance2(p, r.min, r.max));
-    }
-    // Not reached: every descent ends in a leaf.
-    return Nearest(3.0e38, NONE, 0u, FEATURE_FACE);
-}
-
 @compute @workgroup_size(64)
 fn brick_seed(
     @builtin(workgroup_id) wid: vec3u,
@@ -200,7 +172,9 @@ fn brick_seed(
             evals = near.evals;
             brick_seed_tri[b] = near.tri;
         } else {
-            let near = greedy_nearest(c);
+            // The centre's exact closest triangle: every cell of the brick
+            // starts within two brick radii of its own distance.
+            let near = bvh_nearest(c, 3.0e38);
             evals = near.evals;
             brick_seed_tri[b] = near.tri;
         }

@@ -43,70 +43,72 @@ fn result(q: vec3f, w0: f32, w1: f32, w2: f32) -> Closest {
 }
 
 // Ericson, Real-Time Collision Detection §5.1.5, mirroring
-// closest_point_triangle in src/geom/closest_point.rs line for line
-// (including its sliver fallback).
+// closest_point_triangle in src/geom/closest_point.rs (same expressions, so
+// the same values, including its sliver fallback). Written with one exit:
+// the kernels inline it, and the seven returns of the textbook form made
+// the compiled traversal loops several times larger.
 fn closest_on_triangle(p: vec3f, a: vec3f, b: vec3f, c: vec3f) -> Closest {
     let ab = b - a;
     let ac = c - a;
     let n = cross(ab, ac);
     let n2 = dot(n, n);
     let longest2 = max(max(dot(ab, ab), dot(ac, ac)), dot(c - b, c - b));
-    if (!(n2 > SLIVER * longest2 * longest2)) {
+    var sliver = !(n2 > SLIVER * longest2 * longest2);
+    var q = a;
+    var w = vec3f(1.0, 0.0, 0.0);
+    if (!sliver) {
+        let ap = p - a;
+        let d1 = dot(ab, ap);
+        let d2 = dot(ac, ap);
+        let bp = p - b;
+        let d3 = dot(ab, bp);
+        let d4 = dot(ac, bp);
+        let cp = p - c;
+        let d5 = dot(ab, cp);
+        let d6 = dot(ac, cp);
+        let vc = d1 * d4 - d3 * d2;
+        let vb = d5 * d2 - d1 * d6;
+        let va = d3 * d6 - d5 * d4;
+        if (d1 <= 0.0 && d2 <= 0.0) {
+            // Vertex a: q and w as initialised.
+        } else if (d3 >= 0.0 && d4 <= d3) {
+            q = b;
+            w = vec3f(0.0, 1.0, 0.0);
+        } else if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+            let denom = d1 - d3;
+            sliver = !(denom > 0.0);
+            let v = d1 / denom;
+            q = a + v * ab;
+            w = vec3f(1.0 - v, v, 0.0);
+        } else if (d6 >= 0.0 && d5 <= d6) {
+            q = c;
+            w = vec3f(0.0, 0.0, 1.0);
+        } else if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+            let denom = d2 - d6;
+            sliver = !(denom > 0.0);
+            let t = d2 / denom;
+            q = a + t * ac;
+            w = vec3f(1.0 - t, 0.0, t);
+        } else if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
+            let denom = (d4 - d3) + (d5 - d6);
+            sliver = !(denom > 0.0);
+            let t = (d4 - d3) / denom;
+            q = b + t * (c - b);
+            w = vec3f(0.0, 1.0 - t, t);
+        } else {
+            let denom = va + vb + vc;
+            sliver = !(denom > 0.0);
+            let inv = 1.0 / denom;
+            let v = vb * inv;
+            let t = vc * inv;
+            q = a + ab * v + ac * t;
+            w = vec3f(1.0 - v - t, v, t);
+        }
+    }
+    if (sliver) {
         return closest_on_sliver(p, a, b, c);
     }
-    let ap = p - a;
-    let d1 = dot(ab, ap);
-    let d2 = dot(ac, ap);
-    if (d1 <= 0.0 && d2 <= 0.0) {
-        return result(a, 1.0, 0.0, 0.0);
-    }
-    let bp = p - b;
-    let d3 = dot(ab, bp);
-    let d4 = dot(ac, bp);
-    if (d3 >= 0.0 && d4 <= d3) {
-        return result(b, 0.0, 1.0, 0.0);
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
-        let denom = d1 - d3;
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let v = d1 / denom;
-        return result(a + v * ab, 1.0 - v, v, 0.0);
-    }
-    let cp = p - c;
-    let d5 = dot(ab, cp);
-    let d6 = dot(ac, cp);
-    if (d6 >= 0.0 && d5 <= d6) {
-        return result(c, 0.0, 0.0, 1.0);
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
-        let denom = d2 - d6;
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let w = d2 / denom;
-        return result(a + w * ac, 1.0 - w, 0.0, w);
-    }
-    let va = d3 * d6 - d5 * d4;
-    if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0) {
-        let denom = (d4 - d3) + (d5 - d6);
-        if (!(denom > 0.0)) {
-            return closest_on_sliver(p, a, b, c);
-        }
-        let w = (d4 - d3) / denom;
-        return result(b + w * (c - b), 0.0, 1.0 - w, w);
-    }
-    let denom = va + vb + vc;
-    if (!(denom > 0.0)) {
-        return closest_on_sliver(p, a, b, c);
-    }
-    let inv = 1.0 / denom;
-    let v = vb * inv;
-    let w = vc * inv;
-    return result(a + ab * v + ac * w, 1.0 - v - w, v, w);
+    return result(q, w.x, w.y, w.z);
 }
 
 // One edge of the sliver fallback: corner i to corner j as weights.

@@ -1,99 +1,156 @@
-//! `collidoscope bench adaptive`: the exact adaptive field (Liu & Kim 2014,
-//! tables 1–2) per model — nodes, whole-pipeline time split by phase, the
-//! tight vs arbitrary upper bound ablation, distance evaluations per node,
-//! memory of the octree — for the GPU backend and the CPU reference.
-//! The paper's RSS multi-BVH rows are not here yet (the queries traverse
-//! the AABB BVH).
+//! `collidoscope bench adaptive`: the exact adaptive field (Liu & Kim 2014)
+//! per model — table 2 (triangles, sample points, whole-pipeline time split
+//! into sort, octree, BVH build and queries), table 1 (candidate BVHs,
+//! bounding volumes and triangles tested per sample point, per depth) and
+//! the paper's ablations: tight vs arbitrary upper bound (§6.2, 26 vs
+//! 372 ms), single vs multi-BVH (fig. 12), axis approximation on and off
+//! (§6.2), and the mesh's AABB BVH for comparison; the CPU reference of the
+//! default configuration; memory of the octree and the BVHs. Writes
+//! adaptive.json, adaptive.csv and adaptive.png.
 
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use serde::Serialize;
 
-use super::bench::{BenchArgs, Suite, models};
+use super::bench::{BenchArgs, models};
 use crate::gpu::GpuContext;
-use crate::stages::sdf_adaptive::{AdaptiveField, AdaptiveGpu, AdaptiveParams, compute_cpu};
+use crate::plot::{Panel, Series};
+use crate::stages::sdf_adaptive::{
+    AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
+};
 use crate::stages::sdf_grid::PreparedMesh;
+
+/// The configurations of one model: the paper's method first, then one
+/// change each.
+fn configs(depth: u32) -> Vec<(&'static str, AdaptiveParams)> {
+    let best = AdaptiveParams {
+        max_depth: depth,
+        ..AdaptiveParams::default()
+    };
+    vec![
+        ("rss-multi", best),
+        (
+            "arbitrary-bound",
+            AdaptiveParams {
+                parent_bound: false,
+                ..best
+            },
+        ),
+        (
+            "rss-single",
+            AdaptiveParams {
+                bvh: AdaptiveBvh::RssSingle,
+                ..best
+            },
+        ),
+        (
+            "no-axis-approx",
+            AdaptiveParams {
+                axis_approximation: false,
+                ..best
+            },
+        ),
+        (
+            "aabb",
+            AdaptiveParams {
+                bvh: AdaptiveBvh::Aabb,
+                ..best
+            },
+        ),
+    ]
+}
+
+/// The table's phases; GPU phase names as AdaptiveGpu records them.
+const PHASES: [&str; 4] = ["sort", "octree", "bvh build", "queries"];
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
     model: String,
     triangles: usize,
     backend: &'static str,
-    bound: &'static str,
+    config: &'static str,
+    /// Sample points: octree nodes.
     nodes: usize,
-    /// Median over the timed repetitions, whole pipeline.
+    /// Median over the timed repetitions, whole pipeline, end to end.
     wall_ms: f64,
-    /// Summed GPU phase times (timestamp queries), when the adapter has them.
+    /// Summed GPU time of the four phases, when the adapter has timestamps.
     gpu_ms: Option<f64>,
-    /// Phase name → GPU ms (or wall ms without timestamps).
-    phases: Vec<(String, f64)>,
+    /// sort, octree, BVH build, queries: GPU ms (CPU: wall ms; the CPU
+    /// octree includes its sort).
+    phase_ms: [Option<f64>; 4],
     evals_per_node: f64,
-    /// Octree nodes, values and closest triangles, bytes.
-    octree_bytes: usize,
+    octree_bytes: u64,
+    bvh_bytes: u64,
+    per_depth: Vec<DepthStats>,
+}
+
+fn phase_ms(field: &AdaptiveField, name: &str, gpu: bool) -> Option<f64> {
+    let mut total = None;
+    for p in field
+        .timings
+        .phases
+        .iter()
+        .filter(|p| p.name.starts_with(name))
+    {
+        let ms = if gpu { p.gpu_ms } else { Some(p.wall_ms) };
+        total = Some(total.unwrap_or(0.0) + ms?);
+    }
+    total
 }
 
 fn row(
     model: &str,
-    mesh: &PreparedMesh,
     backend: &'static str,
+    config: &'static str,
     field: &AdaptiveField,
     walls: &mut [f64],
+    triangles: usize,
 ) -> Row {
     walls.sort_by(f64::total_cmp);
+    let gpu = backend == "gpu";
+    let phase_ms = PHASES.map(|p| phase_ms(field, p, gpu));
     let n = field.octree.nodes.len();
-    let gpu: Vec<f64> = field
-        .timings
-        .phases
-        .iter()
-        .filter_map(|p| p.gpu_ms)
-        .collect();
     Row {
         model: model.to_string(),
-        triangles: mesh.triangle_count(),
+        triangles,
         backend,
-        bound: if field.params.parent_bound {
-            "parent"
-        } else {
-            "arbitrary"
-        },
+        config,
         nodes: n,
         wall_ms: walls[walls.len() / 2],
-        gpu_ms: (!gpu.is_empty()).then(|| gpu.iter().sum()),
-        phases: field
-            .timings
-            .phases
-            .iter()
-            .map(|p| (p.name.clone(), p.gpu_ms.unwrap_or(p.wall_ms)))
-            .collect(),
+        gpu_ms: if gpu {
+            phase_ms.iter().copied().sum::<Option<f64>>()
+        } else {
+            None
+        },
+        phase_ms,
         evals_per_node: field.distance_evaluations as f64 / n.max(1) as f64,
-        octree_bytes: n * (std::mem::size_of::<crate::stages::sdf_adaptive::OctreeNode>() + 8),
+        octree_bytes: field.memory.octree_bytes,
+        bvh_bytes: field.memory.bvh_bytes,
+        per_depth: field.stats.clone(),
     }
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let gpu = GpuContext::headless()?;
+    eprintln!("adapter: {}", gpu.describe());
     let stage = AdaptiveGpu::new(&gpu);
     let mut rows = Vec::new();
-    let suite_models = if args.suite == Suite::Sundholm {
-        models(Suite::Sundholm)?
-            .into_iter()
-            .filter(|(n, _)| n == "stanford-bunny" || n == "ogre")
-            .collect()
-    } else {
-        models(args.suite)?
+    let wanted = |n: &str| {
+        ["stanford-bunny", "ogre", "bunny-sub"]
+            .iter()
+            .any(|m| n.starts_with(m))
     };
-    for (name, raw) in suite_models {
-        if !args.models.is_empty() && !args.models.iter().any(|m| name.contains(m.as_str())) {
+    for (name, raw) in models(args.suite)? {
+        if !wanted(&name)
+            || (!args.models.is_empty() && !args.models.iter().any(|m| name.contains(m.as_str())))
+        {
             continue;
         }
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
-        for parent_bound in [true, false] {
-            let params = AdaptiveParams {
-                max_depth: args.depth,
-                parent_bound,
-                ..AdaptiveParams::default()
-            };
+        let tris = mesh.triangle_count();
+        for (config, params) in configs(args.depth) {
             stage.compute(&mesh, &params)?; // warm-up
             let mut walls = Vec::new();
             let mut last = None;
@@ -103,63 +160,209 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 walls.push(t.elapsed().as_secs_f64() * 1e3);
                 last = Some(f);
             }
-            if let Some(f) = last {
-                rows.push(row(&name, &mesh, "gpu", &f, &mut walls));
-            }
-            if parent_bound {
-                let t = Instant::now();
-                let f = compute_cpu(&mesh, &params)?;
-                let mut walls = vec![t.elapsed().as_secs_f64() * 1e3];
-                rows.push(row(&name, &mesh, "cpu-ref", &f, &mut walls));
-            }
+            let f = last.context("no run")?;
+            let r = row(&name, "gpu", config, &f, &mut walls, tris);
+            eprintln!(
+                "{name} {config}: {} nodes, {:.2} ms wall, {} GPU ms",
+                r.nodes,
+                r.wall_ms,
+                r.gpu_ms.map_or("-".into(), |g| format!("{g:.2}"))
+            );
+            rows.push(r);
+        }
+        if tris <= args.cpu_ref_max_triangles {
+            let (config, params) = configs(args.depth)[0];
+            let t = Instant::now();
+            let f = compute_cpu(&mesh, &params)?;
+            let mut walls = vec![t.elapsed().as_secs_f64() * 1e3];
+            rows.push(row(&name, "cpu-ref", config, &f, &mut walls, tris));
+        } else {
+            eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }
     }
+    print_tables(&rows, &gpu.describe(), args.depth);
+    std::fs::create_dir_all(&args.out)?;
+    write_outputs(&args.out, &rows, &gpu.describe(), args.depth)
+}
+
+fn fmt_ms(v: Option<f64>) -> String {
+    v.map_or("-".to_string(), |v| format!("{v:.2}"))
+}
+
+fn print_tables(rows: &[Row], adapter: &str, depth: u32) {
+    println!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}");
     println!(
-        "adaptive SDF, depth {} (l = 3, α = 1) on {}",
-        args.depth,
-        gpu.describe()
-    );
-    println!(
-        "{:<26} {:>9} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>10}  phases",
+        "{:<24} {:>9} {:<8} {:<16} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
         "model",
         "triangles",
         "backend",
-        "bound",
-        "nodes",
+        "config",
+        "points",
         "wall ms",
         "gpu ms",
-        "evals/n",
-        "octree MB"
+        "sort",
+        "octree",
+        "bvh",
+        "queries",
+        "evals/pt",
+        "octree MB",
+        "bvh MB"
     );
-    for r in &rows {
-        let phases: Vec<String> = r
-            .phases
-            .iter()
-            .map(|(n, ms)| format!("{n} {ms:.2}"))
-            .collect();
+    for r in rows {
         println!(
-            "{:<26} {:>9} {:>8} {:>9} {:>9} {:>10.2} {:>10} {:>9.1} {:>10.1}  {}",
+            "{:<24} {:>9} {:<8} {:<16} {:>9} {:>9.2} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8.1} {:>9.1} {:>9.1}",
             r.model,
             r.triangles,
             r.backend,
-            r.bound,
+            r.config,
             r.nodes,
             r.wall_ms,
-            r.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}")),
+            fmt_ms(r.gpu_ms),
+            fmt_ms(r.phase_ms[0]),
+            fmt_ms(r.phase_ms[1]),
+            fmt_ms(r.phase_ms[2]),
+            fmt_ms(r.phase_ms[3]),
             r.evals_per_node,
             r.octree_bytes as f64 / 1e6,
-            phases.join(", ")
+            r.bvh_bytes as f64 / 1e6,
         );
     }
-    std::fs::create_dir_all(&args.out)?;
+    println!();
+    println!(
+        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point (GPU, rss-multi)"
+    );
+    for r in rows
+        .iter()
+        .filter(|r| r.backend == "gpu" && r.config == "rss-multi")
+    {
+        println!("{} ({} triangles)", r.model, r.triangles);
+        for d in &r.per_depth {
+            println!(
+                "  {:>5}³ depth {:>2}: {:>9} points  {:>8.2} BVHs  {:>8.2} BVs  {:>8.2} triangles",
+                1u64 << d.depth,
+                d.depth,
+                d.nodes,
+                d.bvhs_per_point,
+                d.bvs_per_point,
+                d.triangles_per_point
+            );
+        }
+    }
+}
+
+fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow::Result<()> {
     let json = serde_json::json!({
-        "adapter": gpu.describe(),
-        "depth": args.depth,
+        "benchmark": "adaptive",
+        "adapter": adapter,
+        "depth": depth,
         "rows": rows,
     });
     crate::io::write_atomically(
-        &args.out.join("adaptive.json"),
+        &dir.join("adaptive.json"),
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
-    Ok(())
+    let opt = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
+    let mut csv = String::from(
+        "model,triangles,backend,config,points,wall_ms,gpu_ms,sort_ms,octree_ms,bvh_build_ms,queries_ms,evals_per_point,octree_bytes,bvh_bytes\n",
+    );
+    for r in rows {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:.4},{},{},{},{},{},{:.3},{},{}\n",
+            r.model,
+            r.triangles,
+            r.backend,
+            r.config,
+            r.nodes,
+            r.wall_ms,
+            opt(r.gpu_ms),
+            opt(r.phase_ms[0]),
+            opt(r.phase_ms[1]),
+            opt(r.phase_ms[2]),
+            opt(r.phase_ms[3]),
+            r.evals_per_node,
+            r.octree_bytes,
+            r.bvh_bytes,
+        ));
+    }
+    crate::io::write_atomically(&dir.join("adaptive.csv"), csv.as_bytes())?;
+
+    let best_ms = |r: &Row| r.gpu_ms.unwrap_or(r.wall_ms);
+    let mut times: Vec<Series> = configs(depth)
+        .iter()
+        .map(|(config, _)| Series {
+            name: format!("gpu {config}"),
+            points: rows
+                .iter()
+                .filter(|r| r.backend == "gpu" && r.config == *config)
+                .map(|r| (r.triangles as f64, best_ms(r)))
+                .collect(),
+        })
+        .collect();
+    times.push(Series {
+        name: "cpu-ref rss-multi".into(),
+        points: rows
+            .iter()
+            .filter(|r| r.backend == "cpu-ref")
+            .map(|r| (r.triangles as f64, r.wall_ms))
+            .collect(),
+    });
+    let best: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.backend == "gpu" && r.config == "rss-multi")
+        .collect();
+    let phases: Vec<Series> = PHASES
+        .iter()
+        .enumerate()
+        .map(|(k, name)| Series {
+            name: name.to_string(),
+            points: best
+                .iter()
+                .filter_map(|r| Some((r.triangles as f64, r.phase_ms[k]?)))
+                .collect(),
+        })
+        .collect();
+    let table1: Vec<Series> = best
+        .iter()
+        .map(|r| Series {
+            name: r.model.clone(),
+            points: r
+                .per_depth
+                .iter()
+                .map(|d| ((1u64 << d.depth) as f64, d.bvhs_per_point))
+                .collect(),
+        })
+        .collect();
+    let title = format!("whole pipeline, depth {depth} — {adapter}");
+    crate::plot::write_png(
+        &dir.join("adaptive.png"),
+        2100,
+        650,
+        &[
+            Panel {
+                title: &title,
+                x_label: "triangles",
+                y_label: "ms",
+                log_x: true,
+                log_y: true,
+                series: &times,
+            },
+            Panel {
+                title: "phases (GPU, rss-multi)",
+                x_label: "triangles",
+                y_label: "GPU ms",
+                log_x: true,
+                log_y: true,
+                series: &phases,
+            },
+            Panel {
+                title: "table 1: candidate BVHs per sample point",
+                x_label: "resolution (cells per axis)",
+                y_label: "BVHs per point",
+                log_x: true,
+                log_y: true,
+                series: &table1,
+            },
+        ],
+    )
+    .map_err(|e| anyhow::anyhow!("plot: {e}"))
 }

@@ -258,7 +258,7 @@ fn init_order(
     @builtin(num_workgroups) nwg: vec3u,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let i = (wid.y * nwg.x + wid.x) * 64u + lid;
+    let i = flat_index(wid, nwg, lid);
     if (i < params.num_tris) {
         order[i] = slot_of[vals[i]];
     }
@@ -466,7 +466,7 @@ fn small_nodes(
     @builtin(num_workgroups) nwg: vec3u,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let k = (wid.y * nwg.x + wid.x) * 64u + lid;
+    let k = flat_index(wid, nwg, lid);
     if (k >= atomicLoad(&state[SMALL_COUNT])) {
         return;
     }

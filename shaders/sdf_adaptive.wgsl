@@ -87,10 +87,6 @@ const STATS: u32 = 48u;
 
 var<workgroup> wg_counts: array<atomic<u32>, 3>;
 
-fn flat_index(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * 64u + lid;
-}
-
 fn expand_bits_10(v: u32) -> u32 {
     var x = v & 0x3ffu;
     x = (x | (x << 16u)) & 0x030000ffu;

@@ -18,48 +18,18 @@ use super::bench::{BenchArgs, models};
 use crate::gpu::GpuContext;
 use crate::plot::{Panel, Series};
 use crate::stages::sdf_adaptive::{
-    AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
 };
 use crate::stages::sdf_grid::PreparedMesh;
 
-/// The configurations of one model: the paper's method first, then one
-/// change each.
+/// The configurations of one model: the paper's method, then its
+/// ablations ([`AdaptiveParams::ablations`]).
 fn configs(depth: u32) -> Vec<(&'static str, AdaptiveParams)> {
-    let best = AdaptiveParams {
+    AdaptiveParams {
         max_depth: depth,
         ..AdaptiveParams::default()
-    };
-    vec![
-        ("rss-multi", best),
-        (
-            "arbitrary-bound",
-            AdaptiveParams {
-                parent_bound: false,
-                ..best
-            },
-        ),
-        (
-            "rss-single",
-            AdaptiveParams {
-                bvh: AdaptiveBvh::RssSingle,
-                ..best
-            },
-        ),
-        (
-            "no-axis-approx",
-            AdaptiveParams {
-                axis_approximation: false,
-                ..best
-            },
-        ),
-        (
-            "aabb",
-            AdaptiveParams {
-                bvh: AdaptiveBvh::Aabb,
-                ..best
-            },
-        ),
-    ]
+    }
+    .ablations()
 }
 
 /// The table's phases; GPU phase names as AdaptiveGpu records them.
@@ -75,7 +45,7 @@ struct Row {
     nodes: usize,
     /// Median over the timed repetitions, whole pipeline, end to end.
     wall_ms: f64,
-    /// Summed GPU time of the four phases, when the adapter has timestamps.
+    /// Summed GPU time of the phases, when the adapter has timestamps.
     gpu_ms: Option<f64>,
     /// sort, octree, BVH build, queries: GPU ms (CPU: wall ms; the CPU
     /// octree includes its sort).
@@ -100,17 +70,31 @@ fn phase_ms(field: &AdaptiveField, name: &str, gpu: bool) -> Option<f64> {
     total
 }
 
+/// A row from the last run's field and each run's wall time and phases:
+/// the medians (the phases of the run with the median GPU total).
 fn row(
     model: &str,
     backend: &'static str,
     config: &'static str,
     field: &AdaptiveField,
-    walls: &mut [f64],
+    runs: &mut [(f64, [Option<f64>; 4])],
     triangles: usize,
 ) -> Row {
+    let mid = runs.len() / 2;
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.0).collect();
     walls.sort_by(f64::total_cmp);
     let gpu = backend == "gpu";
-    let phase_ms = PHASES.map(|p| phase_ms(field, p, gpu));
+    // A phase the configuration does not have (the AABB BVH is not built
+    // per run) adds nothing.
+    let total = |p: &[Option<f64>; 4]| {
+        (gpu && p.iter().any(Option::is_some)).then(|| p.iter().flatten().sum::<f64>())
+    };
+    runs.sort_by(|a, b| {
+        total(&a.1)
+            .unwrap_or(0.0)
+            .total_cmp(&total(&b.1).unwrap_or(0.0))
+    });
+    let phase_ms = runs[mid].1;
     let n = field.octree.nodes.len();
     Row {
         model: model.to_string(),
@@ -118,12 +102,8 @@ fn row(
         backend,
         config,
         nodes: n,
-        wall_ms: walls[walls.len() / 2],
-        gpu_ms: if gpu {
-            phase_ms.iter().copied().sum::<Option<f64>>()
-        } else {
-            None
-        },
+        wall_ms: walls[mid],
+        gpu_ms: total(&phase_ms),
         phase_ms,
         evals_per_node: field.distance_evaluations as f64 / n.max(1) as f64,
         octree_bytes: field.memory.octree_bytes,
@@ -152,16 +132,17 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let tris = mesh.triangle_count();
         for (config, params) in configs(args.depth) {
             stage.compute(&mesh, &params)?; // warm-up
-            let mut walls = Vec::new();
+            let mut runs = Vec::new();
             let mut last = None;
             for _ in 0..args.repeats.max(1) {
                 let t = Instant::now();
                 let f = stage.compute(&mesh, &params)?;
-                walls.push(t.elapsed().as_secs_f64() * 1e3);
+                let wall = t.elapsed().as_secs_f64() * 1e3;
+                runs.push((wall, PHASES.map(|p| phase_ms(&f, p, true))));
                 last = Some(f);
             }
             let f = last.context("no run")?;
-            let r = row(&name, "gpu", config, &f, &mut walls, tris);
+            let r = row(&name, "gpu", config, &f, &mut runs, tris);
             eprintln!(
                 "{name} {config}: {} nodes, {:.2} ms wall, {} GPU ms",
                 r.nodes,
@@ -174,8 +155,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             let (config, params) = configs(args.depth)[0];
             let t = Instant::now();
             let f = compute_cpu(&mesh, &params)?;
-            let mut walls = vec![t.elapsed().as_secs_f64() * 1e3];
-            rows.push(row(&name, "cpu-ref", config, &f, &mut walls, tris));
+            let wall = t.elapsed().as_secs_f64() * 1e3;
+            let mut runs = [(wall, PHASES.map(|p| phase_ms(&f, p, false)))];
+            rows.push(row(&name, "cpu-ref", config, &f, &mut runs, tris));
         } else {
             eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }
@@ -185,47 +167,59 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     write_outputs(&args.out, &rows, &gpu.describe(), args.depth)
 }
 
-fn fmt_ms(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |v| format!("{v:.2}"))
+/// The columns of the table and the CSV: header, table width.
+const COLUMNS: [(&str, usize); 14] = [
+    ("model", 24),
+    ("triangles", 9),
+    ("backend", 8),
+    ("config", 16),
+    ("points", 9),
+    ("wall_ms", 9),
+    ("gpu_ms", 8),
+    ("sort_ms", 8),
+    ("octree_ms", 9),
+    ("bvh_build_ms", 12),
+    ("queries_ms", 10),
+    ("evals_per_point", 15),
+    ("octree_bytes", 12),
+    ("bvh_bytes", 10),
+];
+
+impl Row {
+    /// The row's cells, in the order of [`COLUMNS`] (empty: not measured).
+    fn cells(&self) -> [String; 14] {
+        let ms = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
+        [
+            self.model.clone(),
+            self.triangles.to_string(),
+            self.backend.to_string(),
+            self.config.to_string(),
+            self.nodes.to_string(),
+            format!("{:.3}", self.wall_ms),
+            ms(self.gpu_ms),
+            ms(self.phase_ms[0]),
+            ms(self.phase_ms[1]),
+            ms(self.phase_ms[2]),
+            ms(self.phase_ms[3]),
+            format!("{:.2}", self.evals_per_node),
+            self.octree_bytes.to_string(),
+            self.bvh_bytes.to_string(),
+        ]
+    }
 }
 
 fn print_tables(rows: &[Row], adapter: &str, depth: u32) {
     println!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}");
-    println!(
-        "{:<24} {:>9} {:<8} {:<16} {:>9} {:>9} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9}",
-        "model",
-        "triangles",
-        "backend",
-        "config",
-        "points",
-        "wall ms",
-        "gpu ms",
-        "sort",
-        "octree",
-        "bvh",
-        "queries",
-        "evals/pt",
-        "octree MB",
-        "bvh MB"
-    );
+    let line = |cells: &mut dyn Iterator<Item = String>| {
+        let padded: Vec<String> = cells
+            .zip(COLUMNS)
+            .map(|(c, (_, w))| format!("{c:>w$}"))
+            .collect();
+        println!("{}", padded.join(" "));
+    };
+    line(&mut COLUMNS.iter().map(|(h, _)| h.to_string()));
     for r in rows {
-        println!(
-            "{:<24} {:>9} {:<8} {:<16} {:>9} {:>9.2} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8.1} {:>9.1} {:>9.1}",
-            r.model,
-            r.triangles,
-            r.backend,
-            r.config,
-            r.nodes,
-            r.wall_ms,
-            fmt_ms(r.gpu_ms),
-            fmt_ms(r.phase_ms[0]),
-            fmt_ms(r.phase_ms[1]),
-            fmt_ms(r.phase_ms[2]),
-            fmt_ms(r.phase_ms[3]),
-            r.evals_per_node,
-            r.octree_bytes as f64 / 1e6,
-            r.bvh_bytes as f64 / 1e6,
-        );
+        line(&mut r.cells().into_iter());
     }
     println!();
     println!(
@@ -261,28 +255,9 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow:
         &dir.join("adaptive.json"),
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
-    let opt = |v: Option<f64>| v.map(|v| format!("{v:.4}")).unwrap_or_default();
-    let mut csv = String::from(
-        "model,triangles,backend,config,points,wall_ms,gpu_ms,sort_ms,octree_ms,bvh_build_ms,queries_ms,evals_per_point,octree_bytes,bvh_bytes\n",
-    );
+    let mut csv = COLUMNS.map(|(h, _)| h).join(",") + "\n";
     for r in rows {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{},{},{},{},{:.3},{},{}\n",
-            r.model,
-            r.triangles,
-            r.backend,
-            r.config,
-            r.nodes,
-            r.wall_ms,
-            opt(r.gpu_ms),
-            opt(r.phase_ms[0]),
-            opt(r.phase_ms[1]),
-            opt(r.phase_ms[2]),
-            opt(r.phase_ms[3]),
-            r.evals_per_node,
-            r.octree_bytes,
-            r.bvh_bytes,
-        ));
+        csv.push_str(&(r.cells().join(",") + "\n"));
     }
     crate::io::write_atomically(&dir.join("adaptive.csv"), csv.as_bytes())?;
 

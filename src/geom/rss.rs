@@ -65,13 +65,13 @@ pub fn symmetric_eigenvectors(mut a: [[f32; 3]; 3]) -> [Vec3; 3] {
             let t = sign / (theta.abs() + (theta * theta + 1.0).sqrt());
             let c = 1.0 / (t * t + 1.0).sqrt();
             let s = t * c;
-            for k in 0..3 {
-                let (akp, akq) = (a[k][p], a[k][q]);
-                a[k][p] = c * akp - s * akq;
-                a[k][q] = s * akp + c * akq;
+            for row in a.iter_mut() {
+                let (akp, akq) = (row[p], row[q]);
+                row[p] = c * akp - s * akq;
+                row[q] = s * akp + c * akq;
             }
-            for k in 0..3 {
-                let (apk, aqk) = (a[p][k], a[q][k]);
+            let (row_p, row_q) = (a[p], a[q]);
+            for (k, (apk, aqk)) in row_p.into_iter().zip(row_q).enumerate() {
                 a[p][k] = c * apk - s * aqk;
                 a[q][k] = s * apk + c * aqk;
             }

@@ -44,7 +44,16 @@
 //!
 //! Paper choices written down: the sample point of a node is its centre
 //! (§3.1); `α` counts triangle centroids, so a triangle belongs to exactly
-//! one node per level; nodes at the maximum depth are never split.
+//! one node per level; nodes at the maximum depth are never split. BVH
+//! leaves hold at most [`BVH_LEAF`] triangles; the covariance is that of the
+//! triangle corners; the RSS rectangle spans the corners' full extent
+//! ([`crate::geom::rss_from_extents`]). Alg. 4 lists (point, BVH) pairs and
+//! spawns a thread per pair; here one invocation per point culls and
+//! traverses the BVHs in turn, so each culling test uses the bound the
+//! earlier BVHs tightened, and no lists or min-reduction are needed. Table
+//! 1's "BVs per sampling point" is read as the BVHs that survive culling
+//! ([`DepthStats::bvhs_per_point`]), the only reading under which it falls
+//! to 2–3 at high resolution.
 //!
 //! # Buffer layout (GPU)
 //!
@@ -167,6 +176,45 @@ impl Default for AdaptiveParams {
 }
 
 impl AdaptiveParams {
+    /// This configuration, then the paper's ablations of it with one change
+    /// each: an arbitrary upper bound (§6.2), a single BVH (fig. 12), no
+    /// axis approximation (§6.2), and the AABB BVH for comparison. Named as
+    /// in `bench adaptive`.
+    pub fn ablations(&self) -> Vec<(&'static str, AdaptiveParams)> {
+        let base = *self;
+        vec![
+            ("rss-multi", base),
+            (
+                "arbitrary-bound",
+                AdaptiveParams {
+                    parent_bound: false,
+                    ..base
+                },
+            ),
+            (
+                "rss-single",
+                AdaptiveParams {
+                    bvh: AdaptiveBvh::RssSingle,
+                    ..base
+                },
+            ),
+            (
+                "no-axis-approx",
+                AdaptiveParams {
+                    axis_approximation: false,
+                    ..base
+                },
+            ),
+            (
+                "aabb",
+                AdaptiveParams {
+                    bvh: AdaptiveBvh::Aabb,
+                    ..base
+                },
+            ),
+        ]
+    }
+
     /// The Morton level the triangles are grouped at: 0 (one group) for a
     /// single BVH.
     pub fn effective_group_level(&self) -> u32 {

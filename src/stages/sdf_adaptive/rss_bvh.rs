@@ -129,12 +129,14 @@ impl RssNode {
     }
 }
 
-/// Levels of large-node splitting recorded for `triangles` triangles: twice
-/// the depth a balanced split needs, as spatial medians are not balanced.
+/// Levels of large-node splitting recorded for `triangles` triangles: the
+/// depth a balanced split of the whole mesh needs, plus slack for unequal
+/// spatial medians. A node still large after them is built by the small
+/// phase: the same tree, built by one invocation.
 pub fn large_levels(triangles: usize, small_node: u32) -> u32 {
     let ratio = triangles as f64 / small_node.max(1) as f64;
     let balanced = ratio.max(1.0).log2().ceil() as u32;
-    (2 * balanced + 2).clamp(1, MAX_LARGE_LEVELS)
+    (balanced + 4).clamp(1, MAX_LARGE_LEVELS)
 }
 
 /// The groups of Alg. 3: runs of equal Morton prefix at `level` in sorted
@@ -465,12 +467,9 @@ impl RssBvh {
                 d - r.radius
             );
             rim = rim.min(r.radius - d);
-            for k in 0..2 {
+            for (k, ends) in reach.iter_mut().enumerate() {
                 let x = (*q - r.center).dot(r.axes[k]);
-                reach[k] = [
-                    reach[k][0].min(r.half[k] - x),
-                    reach[k][1].min(r.half[k] + x),
-                ];
+                *ends = [ends[0].min(r.half[k] - x), ends[1].min(r.half[k] + x)];
             }
         }
         assert!(

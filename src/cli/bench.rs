@@ -67,6 +67,9 @@ pub struct BenchArgs {
     /// adaptive: largest mesh the (single-threaded) CPU reference runs on.
     #[arg(long, default_value_t = 300_000)]
     pub cpu_ref_max_triangles: usize,
+    /// adaptive: the base configuration the ablations change one by one.
+    #[command(flatten)]
+    pub adaptive: super::sdf::AdaptiveOpts,
     /// Output directory for <target>.json, .csv and .png.
     #[arg(long)]
     pub out: PathBuf,

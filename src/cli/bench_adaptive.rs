@@ -22,14 +22,14 @@ use crate::stages::sdf_adaptive::{
 };
 use crate::stages::sdf_grid::PreparedMesh;
 
-/// The configurations of one model: the paper's method, then its
-/// ablations ([`AdaptiveParams::ablations`]).
-fn configs(depth: u32) -> Vec<(&'static str, AdaptiveParams)> {
-    AdaptiveParams {
-        max_depth: depth,
-        ..AdaptiveParams::default()
-    }
-    .ablations()
+/// The configurations of one model: the base configuration of the
+/// command line (default: the paper's method), then its ablations
+/// ([`AdaptiveParams::ablations`]).
+fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
+    let d = AdaptiveParams::default();
+    args.adaptive
+        .params(d.start_depth, args.depth, d.alpha, d.padding)
+        .ablations()
 }
 
 /// The table's phases; GPU phase names as AdaptiveGpu records them.
@@ -116,6 +116,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let gpu = GpuContext::headless()?;
     eprintln!("adapter: {}", gpu.describe());
     let stage = AdaptiveGpu::new(&gpu);
+    let configs = configs(args);
+    let base = configs[0].0;
     let mut rows = Vec::new();
     let wanted = |n: &str| {
         ["stanford-bunny", "ogre", "bunny-sub"]
@@ -130,7 +132,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
         let tris = mesh.triangle_count();
-        for (config, params) in configs(args.depth) {
+        for &(config, params) in &configs {
             stage.compute(&mesh, &params)?; // warm-up
             let mut runs = Vec::new();
             let mut last = None;
@@ -152,7 +154,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             rows.push(r);
         }
         if tris <= args.cpu_ref_max_triangles {
-            let (config, params) = configs(args.depth)[0];
+            let (config, params) = configs[0];
             let t = Instant::now();
             let f = compute_cpu(&mesh, &params)?;
             let wall = t.elapsed().as_secs_f64() * 1e3;
@@ -162,9 +164,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }
     }
-    print_tables(&rows, &gpu.describe(), args.depth);
+    print_tables(&rows, &gpu.describe(), args.depth, base);
     std::fs::create_dir_all(&args.out)?;
-    write_outputs(&args.out, &rows, &gpu.describe(), args.depth)
+    write_outputs(&args.out, &rows, &gpu.describe(), args.depth, &configs)
 }
 
 /// The columns of the table and the CSV: header, table width.
@@ -208,7 +210,7 @@ impl Row {
     }
 }
 
-fn print_tables(rows: &[Row], adapter: &str, depth: u32) {
+fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
     println!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}");
     let line = |cells: &mut dyn Iterator<Item = String>| {
         let padded: Vec<String> = cells
@@ -223,11 +225,11 @@ fn print_tables(rows: &[Row], adapter: &str, depth: u32) {
     }
     println!();
     println!(
-        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point (GPU, rss-multi)"
+        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point (GPU, {base})"
     );
     for r in rows
         .iter()
-        .filter(|r| r.backend == "gpu" && r.config == "rss-multi")
+        .filter(|r| r.backend == "gpu" && r.config == base)
     {
         println!("{} ({} triangles)", r.model, r.triangles);
         for d in &r.per_depth {
@@ -244,7 +246,14 @@ fn print_tables(rows: &[Row], adapter: &str, depth: u32) {
     }
 }
 
-fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow::Result<()> {
+fn write_outputs(
+    dir: &Path,
+    rows: &[Row],
+    adapter: &str,
+    depth: u32,
+    configs: &[(&'static str, AdaptiveParams)],
+) -> anyhow::Result<()> {
+    let base = configs[0].0;
     let json = serde_json::json!({
         "benchmark": "adaptive",
         "adapter": adapter,
@@ -262,7 +271,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow:
     crate::io::write_atomically(&dir.join("adaptive.csv"), csv.as_bytes())?;
 
     let best_ms = |r: &Row| r.gpu_ms.unwrap_or(r.wall_ms);
-    let mut times: Vec<Series> = configs(depth)
+    let mut times: Vec<Series> = configs
         .iter()
         .map(|(config, _)| Series {
             name: format!("gpu {config}"),
@@ -274,7 +283,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow:
         })
         .collect();
     times.push(Series {
-        name: "cpu-ref rss-multi".into(),
+        name: format!("cpu-ref {base}"),
         points: rows
             .iter()
             .filter(|r| r.backend == "cpu-ref")
@@ -283,7 +292,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow:
     });
     let best: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.backend == "gpu" && r.config == "rss-multi")
+        .filter(|r| r.backend == "gpu" && r.config == base)
         .collect();
     let phases: Vec<Series> = PHASES
         .iter()
@@ -322,7 +331,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str, depth: u32) -> anyhow:
                 series: &times,
             },
             Panel {
-                title: "phases (GPU, rss-multi)",
+                title: &format!("phases (GPU, {base})"),
                 x_label: "triangles",
                 y_label: "GPU ms",
                 log_x: true,

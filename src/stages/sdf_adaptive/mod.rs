@@ -176,14 +176,14 @@ impl Default for AdaptiveParams {
 }
 
 impl AdaptiveParams {
-    /// This configuration, then the paper's ablations of it with one change
-    /// each: an arbitrary upper bound (§6.2), a single BVH (fig. 12), no
-    /// axis approximation (§6.2), and the AABB BVH for comparison. Named as
-    /// in `bench adaptive`.
+    /// This configuration (named after its BVH), then the paper's ablations
+    /// of it with one change each: an arbitrary upper bound (§6.2), a single
+    /// BVH (fig. 12), no axis approximation (§6.2), and the AABB BVH for
+    /// comparison. Named as in `bench adaptive`.
     pub fn ablations(&self) -> Vec<(&'static str, AdaptiveParams)> {
         let base = *self;
         vec![
-            ("rss-multi", base),
+            (base.bvh.name(), base),
             (
                 "arbitrary-bound",
                 AdaptiveParams {

@@ -70,13 +70,13 @@ pub struct AdaptiveOpts {
     #[arg(long)]
     pub no_parent_bound: bool,
     /// Adaptive: the BVH the queries traverse.
-    #[arg(long, value_enum, default_value = "rss-multi")]
+    #[arg(long, value_enum, default_value_t = AdaptiveParams::default().bvh)]
     pub bvh: AdaptiveBvh,
     /// Adaptive: multi-BVH groups are the occupied cells of this octree depth.
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = AdaptiveParams::default().group_level)]
     pub group_level: u32,
     /// Adaptive: BVH nodes with fewer triangles are built by one invocation.
-    #[arg(long, default_value_t = 32)]
+    #[arg(long, default_value_t = AdaptiveParams::default().small_node)]
     pub small_node: u32,
     /// Adaptive: small BVH nodes compute their own axes instead of reusing
     /// their subtree root's.

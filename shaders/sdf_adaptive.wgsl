@@ -254,8 +254,17 @@ fn rss_nearest(p: vec3f, bound2: f32) -> Found {
             if (n.left == NONE) {
                 for (var k = n.first; k < n.first + n.count; k++) {
                     let t = rss_order[k];
+                    let a = tri_pos[3u * t].xyz;
+                    let b = tri_pos[3u * t + 1u].xyz;
+                    let c = tri_pos[3u * t + 2u].xyz;
+                    // The triangle's box is a cheap lower bound, as in
+                    // bvh_nearest: most leaf triangles stop here.
+                    if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
+                        continue;
+                    }
                     counts.z += 1u;
-                    let d2 = distance2_to_triangle(p, t);
+                    let q = closest_on_triangle(p, a, b, c).q;
+                    let d2 = dot(p - q, p - q);
                     if (d2 < best) {
                         best = d2;
                         best_tri = t;

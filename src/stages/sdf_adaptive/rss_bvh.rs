@@ -47,7 +47,7 @@ use glam::Vec3;
 
 use super::{AdaptiveParams, NONE};
 use crate::geom::{
-    Rss, closest_point_triangle, covariance_axes, distance_point_rectangle, extents_along,
+    Aabb, Rss, closest_point_triangle, covariance_axes, distance_point_rectangle, extents_along,
     morton_prefix, rss_from_extents,
 };
 
@@ -284,8 +284,9 @@ impl RssBvh {
     /// (Alg. 4, one invocation per point): each BVH whose root's x extent
     /// meets `[p.x − u, p.x + u]` (u the current bound) and whose RSS is
     /// closer than u is traversed at once, nearer child first, so later
-    /// culling tests use the bound improved by earlier BVHs. Mirrors
-    /// `rss_nearest` in shaders/sdf_adaptive.wgsl.
+    /// culling tests use the bound improved by earlier BVHs; a leaf's
+    /// triangle whose box is not closer than u is skipped before the exact
+    /// test. Mirrors `rss_nearest` in shaders/sdf_adaptive.wgsl.
     pub fn nearest(
         &self,
         tris: &[[Vec3; 3]],
@@ -317,6 +318,11 @@ impl RssBvh {
                 let n = &self.nodes[i as usize];
                 if n.is_leaf() {
                     for &t in &self.order[n.first as usize..(n.first + n.count) as usize] {
+                        // The triangle's box is a cheap lower bound.
+                        if Aabb::of_triangle(tris[t as usize]).distance_squared_to_point(p) >= best
+                        {
+                            continue;
+                        }
                         counts.triangles += 1;
                         let d2 = closest_point_triangle(p, tris[t as usize]).distance_squared;
                         if d2 < best {

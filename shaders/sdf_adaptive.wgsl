@@ -1,6 +1,8 @@
 // Exact adaptive signed distance field (Liu & Kim 2014): Morton codes of
 // triangle centroids, the top-down octree (Alg. 1) and one exact distance
-// query per node centre, bounded by the parent's closest triangle (§5.1).
+// query per node centre, bounded by the parent's closest triangle (§5.1),
+// over the RSS multi-BVH of rss_bvh.wgsl with culling (§5.3, Alg. 4) or
+// over the mesh's AABB BVH.
 //
 // Entry points, in the order src/stages/sdf_adaptive/gpu.rs records them:
 //   morton       one invocation per triangle (mesh order): 30-bit code of its
@@ -11,11 +13,13 @@
 //                8 children appended at an atomically claimed slot
 //   next_level   one invocation: the next level's node range and dispatch
 //   query        one invocation per node of the current query level
-//                (indirect): exact distance of its centre
+//                (indirect): exact distance of its centre; what it tested
+//                is summed per depth into state (table 1)
 //   next_query   one invocation: advances the query level
 //
-// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl and
-// shared/bvh_nearest.wgsl (which uses the `tri_pos` and `nodes` bindings).
+// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl,
+// shared/bvh_nearest.wgsl (which uses the `tri_pos` and `nodes` bindings),
+// shared/rss.wgsl and shared/sorted_codes.wgsl.
 // Keep in sync with src/stages/sdf_adaptive/gpu.rs (Params, bindings, state
 // layout), src/stages/sdf_adaptive/octree.rs (OctreeNode, cell_center) and
 // src/geom/morton.rs (quantisation).
@@ -30,7 +34,7 @@ struct Params {
     alpha: u32,
     capacity: u32,      // nodes the octree buffer holds
     parent_bound: u32,  // 1: bound a query by the parent's closest triangle
-    _pad: u32,
+    use_rss: u32,       // 1: the RSS multi-BVH, 0: the AABB BVH
 }
 
 struct OctreeNode {
@@ -48,12 +52,14 @@ struct OctreeNode {
 
 // state[]: atomics and level bookkeeping.
 const NODE_COUNT: u32 = 0u;   // nodes written so far (also the next free slot)
-const EVALS: u32 = 1u;        // point–triangle distance evaluations
 const CURSOR: u32 = 2u;       // depth being split
 const QUERY_CURSOR: u32 = 3u; // depth being queried
 const OVERFLOW: u32 = 4u;     // 1 if a split found the buffer full
 const RANGES: u32 = 8u;       // [RANGES + 2j, RANGES + 2j + 1]: nodes of depth j
-const MAX_GROUPS_X: u32 = 65535u;
+const GROUP_COUNT: u32 = 33u; // BVHs of the multi-BVH (rss_bvh.wgsl)
+// [STATS + 6j + 2k, +1]: low and high words of depth j's total of
+// k = 0 candidate BVHs, 1 RSS distance tests, 2 point–triangle tests.
+const STATS: u32 = 48u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 // 3 corners per triangle in BVH order (w unused).
@@ -73,12 +79,13 @@ const MAX_GROUPS_X: u32 = 65535u;
 @group(0) @binding(10) var<storage, read_write> state: array<atomic<u32>>;
 // Indirect dispatch arguments, 3 u32 per depth.
 @group(0) @binding(11) var<storage, read_write> dispatch: array<u32>;
+// The RSS multi-BVH (rss_bvh.wgsl): nodes, the slot of each leaf entry,
+// and each root's extent along x.
+@group(0) @binding(12) var<storage, read> rss: array<RssNode>;
+@group(0) @binding(13) var<storage, read> rss_order: array<u32>;
+@group(0) @binding(14) var<storage, read> group_x: array<vec2f>;
 
-var<workgroup> wg_evals: atomic<u32>;
-
-fn flat_index(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * 64u + lid;
-}
+var<workgroup> wg_counts: array<atomic<u32>, 3>;
 
 fn expand_bits_10(v: u32) -> u32 {
     var x = v & 0x3ffu;
@@ -122,25 +129,6 @@ fn morton(
     vals[i] = i;
 }
 
-fn prefix(code: u32, depth: u32) -> u32 {
-    return code >> (3u * (10u - depth));
-}
-
-// First sorted index whose prefix at `depth` is not below `code`.
-fn lower_bound(code: u32, depth: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.num_tris;
-    while (lo < hi) {
-        let mid = (lo + hi) / 2u;
-        if (prefix(keys[mid], depth) < code) {
-            lo = mid + 1u;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
-}
-
 // The node of cell `code` at `depth` (octree.rs: cell_center, prefix_range).
 fn node_at(code: u32, depth: u32, parent: u32) -> OctreeNode {
     let cell = vec3f(f32(compact_bits_10(code)), f32(compact_bits_10(code >> 1u)), f32(compact_bits_10(code >> 2u)));
@@ -151,11 +139,7 @@ fn node_at(code: u32, depth: u32, parent: u32) -> OctreeNode {
 }
 
 fn write_dispatch(depth: u32, count: u32) {
-    let groups = (count + 63u) / 64u;
-    let x = min(groups, MAX_GROUPS_X);
-    dispatch[3u * depth] = x;
-    dispatch[3u * depth + 1u] = select(1u, (groups + x - 1u) / max(x, 1u), x > 0u);
-    dispatch[3u * depth + 2u] = 1u;
+    write_args(depth, (count + 63u) / 64u);
 }
 
 @compute @workgroup_size(64)
@@ -229,6 +213,96 @@ fn write_node(i: u32, p: vec3f, d2: f32, slot: u32) {
     closest[i] = (slot << 3u) | c.feature;
 }
 
+struct Found {
+    d2: f32,
+    tri: u32,           // slot, or NONE when nothing beat the bound
+    counts: vec3u,      // candidate BVHs, RSS tests, triangle tests
+}
+
+// RssBvh::nearest in src/stages/sdf_adaptive/rss_bvh.rs (Alg. 4, §5.3):
+// each BVH whose root's x extent meets [p.x - u, p.x + u] (u the current
+// bound) and whose RSS is closer than u is traversed at once, nearer child
+// first, so later culling tests use the bound improved by earlier BVHs.
+fn rss_nearest(p: vec3f, bound2: f32) -> Found {
+    var best = bound2;
+    var best_tri = NONE;
+    var counts = vec3u(0u);
+    var stack_node: array<u32, STACK>;
+    var stack_d2: array<f32, STACK>;
+    let groups = atomicLoad(&state[GROUP_COUNT]);
+    for (var g = 0u; g < groups; g++) {
+        let x = group_x[g];
+        let u = sqrt(best);
+        if (p.x + u < x.x || p.x - u > x.y) {
+            continue;
+        }
+        counts.y += 1u;
+        let d_root = rss_distance2(p, rss[g]);
+        if (d_root >= best) {
+            continue;
+        }
+        counts.x += 1u;
+        stack_node[0] = g;
+        stack_d2[0] = d_root;
+        var sp = 1u;
+        while (sp > 0u) {
+            sp -= 1u;
+            if (stack_d2[sp] >= best) {
+                continue;
+            }
+            let n = rss[stack_node[sp]];
+            if (n.left == NONE) {
+                for (var k = n.first; k < n.first + n.count; k++) {
+                    let t = rss_order[k];
+                    let a = tri_pos[3u * t].xyz;
+                    let b = tri_pos[3u * t + 1u].xyz;
+                    let c = tri_pos[3u * t + 2u].xyz;
+                    // The triangle's box is a cheap lower bound, as in
+                    // bvh_nearest: most leaf triangles stop here.
+                    if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
+                        continue;
+                    }
+                    counts.z += 1u;
+                    let q = closest_on_triangle(p, a, b, c).q;
+                    let d2 = dot(p - q, p - q);
+                    if (d2 < best) {
+                        best = d2;
+                        best_tri = t;
+                    }
+                }
+                continue;
+            }
+            let dl = rss_distance2(p, rss[n.left]);
+            let dr = rss_distance2(p, rss[n.left + 1u]);
+            counts.y += 2u;
+            let near = select(n.left + 1u, n.left, dl <= dr);
+            let far = select(n.left, n.left + 1u, dl <= dr);
+            let d_far = max(dl, dr);
+            let d_near = min(dl, dr);
+            // The build bounds the depth below STACK (rss_bvh.rs RSS_STACK).
+            if (d_far < best) {
+                stack_node[sp] = far;
+                stack_d2[sp] = d_far;
+                sp += 1u;
+            }
+            if (d_near < best) {
+                stack_node[sp] = near;
+                stack_d2[sp] = d_near;
+                sp += 1u;
+            }
+        }
+    }
+    return Found(best, best_tri, counts);
+}
+
+// Adds a workgroup's total to a 64-bit counter of two words.
+fn add_wide(index: u32, x: u32) {
+    let old = atomicAdd(&state[index], x);
+    if (old + x < old) {
+        atomicAdd(&state[index + 1u], 1u);
+    }
+}
+
 @compute @workgroup_size(64)
 fn query(
     @builtin(workgroup_id) wid: vec3u,
@@ -239,31 +313,41 @@ fn query(
     let start = atomicLoad(&state[RANGES + 2u * depth]);
     let end = atomicLoad(&state[RANGES + 2u * depth + 1u]);
     let i = start + flat_index(wid, nwg, lid);
-    var evals = 0u;
+    var counts = vec3u(0u);
     if (i < end) {
         let n = octree[i];
-        // The initial upper bound (§5.1): the parent's closest triangle, or
-        // for a root (and with the bound switched off) a triangle of the
-        // node's own — the first at or after its place on the Morton curve.
+        // The initial upper bound (§5.1): the parent's closest triangle (a
+        // root: the first triangle at or after its place on the Morton
+        // curve), or with the bound switched off the mesh's first triangle.
         var seed: u32;
-        if (params.parent_bound == 1u && n.parent != NONE) {
+        if (params.parent_bound == 0u) {
+            seed = slot_of[0];
+        } else if (n.parent != NONE) {
             seed = closest[n.parent] >> 3u;
         } else {
             seed = slot_of[vals[min(n.tri_first, params.num_tris - 1u)]];
         }
         let seed_d2 = distance2_to_triangle(n.center, seed);
-        let near = bvh_nearest(n.center, seed_d2);
-        evals = near.evals + 1u;
-        if (near.tri != NONE) {
-            write_node(i, n.center, near.d2, near.tri);
+        var found: Found;
+        if (params.use_rss == 1u) {
+            found = rss_nearest(n.center, seed_d2);
+        } else {
+            let near = bvh_nearest(n.center, seed_d2);
+            found = Found(near.d2, near.tri, vec3u(1u, 0u, near.evals));
+        }
+        counts = found.counts + vec3u(0u, 0u, 1u);
+        if (found.tri != NONE) {
+            write_node(i, n.center, found.d2, found.tri);
         } else {
             write_node(i, n.center, seed_d2, seed);
         }
     }
-    atomicAdd(&wg_evals, evals);
+    for (var k = 0u; k < 3u; k++) {
+        atomicAdd(&wg_counts[k], counts[k]);
+    }
     workgroupBarrier();
-    if (lid == 0u) {
-        atomicAdd(&state[EVALS], atomicLoad(&wg_evals));
+    if (lid < 3u) {
+        add_wide(STATS + 6u * depth + 2u * lid, atomicLoad(&wg_counts[lid]));
     }
 }
 

@@ -415,6 +415,31 @@ fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
     assert_eq!(meta["nodes"], n);
     assert_eq!(meta["max_depth"], 6);
     assert_eq!(meta["backend"], "gpu");
+    assert_eq!(meta["bvh"], "rss-multi");
+    assert_eq!(meta["per_depth"].as_array().unwrap().len(), 4);
+
+    for (bvh, groups) in [("rss-single", 0), ("aabb", 0)] {
+        run_ok(&[
+            "sdf",
+            spot.to_str().unwrap(),
+            "--adaptive",
+            "--depth",
+            "4",
+            "--bvh",
+            bvh,
+            "--small-node",
+            "8",
+            "--no-axis-approximation",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let meta: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(dir.join("field.json")).unwrap()).unwrap();
+        assert_eq!(meta["bvh"], bvh);
+        assert_eq!(meta["group_level"], groups);
+        assert_eq!(meta["small_node"], 8);
+        assert_eq!(meta["axis_approximation"], false);
+    }
 
     let err = run_err(&[
         "sdf",
@@ -437,7 +462,7 @@ fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
 }
 
 #[test]
-fn bench_adaptive_writes_rows_for_gpu_cpu_and_the_bound_ablation() {
+fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
     let _ = common::gpu();
     let dir = common::scratch("cli-bench-adaptive");
     let stdout = run_ok(&[
@@ -452,15 +477,42 @@ fn bench_adaptive_writes_rows_for_gpu_cpu_and_the_bound_ablation() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    assert!(stdout.contains("stanford-bunny"), "{stdout}");
+    assert!(
+        stdout.contains("stanford-bunny") && stdout.contains("Table 1"),
+        "{stdout}"
+    );
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("adaptive.json")).unwrap()).unwrap();
     let rows = meta["rows"].as_array().unwrap();
-    let kinds: Vec<(String, String)> = rows
+    let kinds: Vec<(&str, &str)> = rows
         .iter()
-        .map(|r| (r["backend"].to_string(), r["bound"].to_string()))
+        .map(|r| {
+            (
+                r["backend"].as_str().unwrap(),
+                r["config"].as_str().unwrap(),
+            )
+        })
         .collect();
-    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    assert_eq!(
+        kinds,
+        [
+            ("gpu", "rss-multi"),
+            ("gpu", "arbitrary-bound"),
+            ("gpu", "rss-single"),
+            ("gpu", "no-axis-approx"),
+            ("gpu", "aabb"),
+            ("cpu-ref", "rss-multi"),
+        ]
+    );
     let nodes: Vec<u64> = rows.iter().map(|r| r["nodes"].as_u64().unwrap()).collect();
     assert!(nodes.iter().all(|&n| n == nodes[0] && n > 512), "{nodes:?}");
+    for r in rows {
+        let depths = r["per_depth"].as_array().unwrap();
+        assert_eq!(depths.len(), 2, "depths 3 and 4: {r}");
+        assert!(r["bvh_bytes"].as_u64().unwrap() > 0, "{r}");
+    }
+    let csv = std::fs::read_to_string(dir.join("adaptive.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + rows.len(), "{csv}");
+    let png = std::fs::read(dir.join("adaptive.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "adaptive.png is not a PNG");
 }

@@ -1,11 +1,14 @@
-//! The adaptive SDF stage: octree invariants (CPU and GPU builds), GPU
-//! octree = CPU octree, and every node value equal to brute force.
+//! The adaptive SDF stage: octree and RSS multi-BVH invariants (CPU builds
+//! and GPU builds read back), GPU octree = CPU octree, every node value
+//! equal to brute force for every BVH configuration, and the query
+//! statistics of table 1.
 
 mod common;
 
 use collidoscope::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
 use collidoscope::stages::sdf_adaptive::{
-    AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, compute_cpu,
+    AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, RssBvh, compute_cpu,
+    group_ranges,
 };
 use collidoscope::stages::sdf_grid::{PreparedMesh, reference_cell};
 use glam::Vec3;
@@ -173,5 +176,148 @@ fn bad_depths_are_refused() {
     let prepared = PreparedMesh::new(&common::sample("spot")).expect("prepare");
     for p in [params(4, 3, 1), params(3, 11, 1), params(7, 10, 1)] {
         assert!(compute_cpu(&prepared, &p).is_err(), "{p:?}");
+    }
+}
+
+/// The configurations the switches give: the paper's method and its
+/// ablations, plus tiny small nodes at a fine group level.
+fn configurations(max: u32) -> Vec<(&'static str, AdaptiveParams)> {
+    let best = params(2, max, 1);
+    let mut all = best.ablations();
+    all.push((
+        "small-4 level-4",
+        AdaptiveParams {
+            small_node: 4,
+            group_level: 4,
+            ..best
+        },
+    ));
+    all
+}
+
+#[test]
+fn rss_bvhs_built_on_cpu_and_gpu_are_tight() {
+    let gpu = common::gpu();
+    let stage = AdaptiveGpu::new(&gpu);
+    for mesh in meshes() {
+        let prepared = PreparedMesh::new(&mesh).expect("prepare");
+        for (name, p) in configurations(5).into_iter().filter(|(n, _)| *n != "aabb") {
+            let label = format!("{} {name}", mesh.name);
+            let octree = compute_cpu(
+                &prepared,
+                &AdaptiveParams {
+                    bvh: AdaptiveBvh::Aabb,
+                    ..p
+                },
+            )
+            .expect("cpu")
+            .octree;
+            let groups = group_ranges(&octree.sorted_codes, p.effective_group_level());
+            let cpu = RssBvh::build_cpu(
+                &prepared.corners,
+                octree.sorted_triangles.clone(),
+                &groups,
+                &p,
+            );
+            cpu.assert_bounds_tight(&prepared.corners);
+            let (field, bvh) = stage.compute_with_bvh(&prepared, &p).expect("gpu");
+            let bvh = bvh.expect("an RSS run reads its BVH back");
+            bvh.assert_bounds_tight(&prepared.corners);
+            assert_eq!(bvh.groups as usize, groups.len(), "{label}: group count");
+            for (g, range) in groups.iter().enumerate() {
+                let root = &bvh.nodes[g];
+                assert_eq!((root.first, root.count), *range, "{label}: group {g}");
+            }
+            assert!(
+                bvh.depth() <= cpu.depth() + 8,
+                "{label}: GPU tree depth {} vs CPU {}",
+                bvh.depth(),
+                cpu.depth()
+            );
+            assert!(
+                field.memory.bvh_bytes as usize >= bvh.nodes.len() * 64,
+                "{label}: memory {:?}",
+                field.memory
+            );
+        }
+    }
+}
+
+#[test]
+fn every_bvh_configuration_is_exact_on_cpu_and_gpu() {
+    let gpu = common::gpu();
+    let stage = AdaptiveGpu::new(&gpu);
+    let spot = PreparedMesh::new(&common::sample("spot")).expect("prepare");
+    let torus =
+        PreparedMesh::new(&primitive_with_triangles(PrimitiveKind::Torus, 400)).expect("prepare");
+    for (mesh, max) in [(&spot, 5), (&torus, 5)] {
+        for (name, p) in configurations(max) {
+            let label = format!("{} {name}", mesh.mesh.name);
+            let got = stage.compute(mesh, &p).expect("gpu");
+            assert_exact(&format!("{label} gpu"), mesh, &got);
+            let cpu = compute_cpu(mesh, &p).expect("cpu");
+            assert_exact(&format!("{label} cpu"), mesh, &cpu);
+            for f in [&got, &cpu] {
+                let counted: u64 = f.stats.iter().map(|d| d.nodes).sum();
+                assert_eq!(
+                    counted as usize,
+                    f.octree.nodes.len(),
+                    "{label}: stats nodes"
+                );
+                assert!(
+                    f.stats.iter().all(|d| d.triangles_per_point >= 1.0),
+                    "{label}: every point tests its seed triangle: {:?}",
+                    f.stats
+                );
+            }
+        }
+    }
+}
+
+/// Table 1's trend and §6.2's ablation: with the parent's bound, deep
+/// points test far fewer BVHs and triangles than with an arbitrary one,
+/// and fewer BVHs than the coarse points do.
+#[test]
+fn parent_bound_culls_bvhs_as_in_table_1() {
+    let gpu = common::gpu();
+    let stage = AdaptiveGpu::new(&gpu);
+    let prepared = PreparedMesh::new(&common::sample("spot")).expect("prepare");
+    let tight = params(2, 6, 1);
+    let loose = AdaptiveParams {
+        parent_bound: false,
+        ..tight
+    };
+    for (backend, t, l) in [
+        (
+            "gpu",
+            stage.compute(&prepared, &tight).expect("gpu"),
+            stage.compute(&prepared, &loose).expect("gpu"),
+        ),
+        (
+            "cpu",
+            compute_cpu(&prepared, &tight).expect("cpu"),
+            compute_cpu(&prepared, &loose).expect("cpu"),
+        ),
+    ] {
+        let (first, last) = (
+            t.stats.first().expect("stats"),
+            t.stats.last().expect("stats"),
+        );
+        assert!(
+            last.bvhs_per_point < first.bvhs_per_point,
+            "{backend}: BVHs per point do not fall with depth: {:?}",
+            t.stats
+        );
+        let deep = |f: &AdaptiveField| {
+            f.stats
+                .last()
+                .map(|d| (d.bvhs_per_point, d.triangles_per_point))
+        };
+        let (tb, tt) = deep(&t).expect("deep");
+        let (lb, lt) = deep(&l).expect("deep");
+        assert!(
+            tb < lb && tt < lt,
+            "{backend}: tight ({tb}, {tt}) vs arbitrary ({lb}, {lt})"
+        );
     }
 }

@@ -65,6 +65,12 @@ pub struct BenchArgs {
     /// adaptive: maximum octree depth.
     #[arg(long, default_value_t = 10)]
     pub depth: u32,
+    /// adaptive: largest mesh the (single-threaded) CPU reference runs on.
+    #[arg(long, default_value_t = 300_000)]
+    pub cpu_ref_max_triangles: usize,
+    /// adaptive: the base configuration the ablations change one by one.
+    #[command(flatten)]
+    pub adaptive: super::sdf::AdaptiveOpts,
     /// Output directory for <target>.json, .csv and .png.
     #[arg(long)]
     pub out: PathBuf,
@@ -78,7 +84,8 @@ pub enum BenchTarget {
     Tritri,
     /// Contacts of 1–1000 body pairs: CPU, GPU batched, GPU per pair.
     Collide,
-    /// Exact adaptive (octree) fields: GPU and CPU reference, bound ablation.
+    /// Exact adaptive (octree) fields: tables 1–2, the paper's ablations,
+    /// the AABB BVH, the CPU reference.
     Adaptive,
     /// Image-space interference: time vs objects and polygons, read
     /// pixels vs occlusion queries, early non-interference.

@@ -1,165 +1,352 @@
-//! `collidoscope bench adaptive`: the exact adaptive field (Liu & Kim 2014,
-//! tables 1–2) per model — nodes, whole-pipeline time split by phase, the
-//! tight vs arbitrary upper bound ablation, distance evaluations per node,
-//! memory of the octree — for the GPU backend and the CPU reference.
-//! The paper's RSS multi-BVH rows are not here yet (the queries traverse
-//! the AABB BVH).
+//! `collidoscope bench adaptive`: the exact adaptive field (Liu & Kim 2014)
+//! per model — table 2 (triangles, sample points, whole-pipeline time split
+//! into sort, octree, BVH build and queries), table 1 (candidate BVHs,
+//! bounding volumes and triangles tested per sample point, per depth) and
+//! the paper's ablations: tight vs arbitrary upper bound (§6.2, 26 vs
+//! 372 ms), single vs multi-BVH (fig. 12), axis approximation on and off
+//! (§6.2), and the mesh's AABB BVH for comparison; the CPU reference of the
+//! default configuration; memory of the octree and the BVHs. Writes
+//! adaptive.json, adaptive.csv and adaptive.png.
 
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use serde::Serialize;
 
-use super::bench::{BenchArgs, Suite, models};
+use super::bench::{BenchArgs, models};
 use crate::gpu::GpuContext;
-use crate::stages::sdf_adaptive::{AdaptiveField, AdaptiveGpu, AdaptiveParams, compute_cpu};
+use crate::plot::{Panel, Series};
+use crate::stages::sdf_adaptive::{
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
+};
 use crate::stages::sdf_grid::PreparedMesh;
+
+/// The configurations of one model: the base configuration of the
+/// command line (default: the paper's method), then its ablations
+/// ([`AdaptiveParams::ablations`]).
+fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
+    let d = AdaptiveParams::default();
+    args.adaptive
+        .params(d.start_depth, args.depth, d.alpha, d.padding)
+        .ablations()
+}
+
+/// The table's phases; GPU phase names as AdaptiveGpu records them.
+const PHASES: [&str; 4] = ["sort", "octree", "bvh build", "queries"];
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
     model: String,
     triangles: usize,
     backend: &'static str,
-    bound: &'static str,
+    config: &'static str,
+    /// Sample points: octree nodes.
     nodes: usize,
-    /// Median over the timed repetitions, whole pipeline.
+    /// Median over the timed repetitions, whole pipeline, end to end.
     wall_ms: f64,
-    /// Summed GPU phase times (timestamp queries), when the adapter has them.
+    /// Summed GPU time of the phases, when the adapter has timestamps.
     gpu_ms: Option<f64>,
-    /// Phase name → GPU ms (or wall ms without timestamps).
-    phases: Vec<(String, f64)>,
+    /// sort, octree, BVH build, queries: GPU ms (CPU: wall ms; the CPU
+    /// octree includes its sort).
+    phase_ms: [Option<f64>; 4],
     evals_per_node: f64,
-    /// Octree nodes, values and closest triangles, bytes.
-    octree_bytes: usize,
+    octree_bytes: u64,
+    bvh_bytes: u64,
+    per_depth: Vec<DepthStats>,
 }
 
-fn row(
-    model: &str,
-    mesh: &PreparedMesh,
-    backend: &'static str,
-    field: &AdaptiveField,
-    walls: &mut [f64],
-) -> Row {
-    walls.sort_by(f64::total_cmp);
-    let n = field.octree.nodes.len();
-    let gpu: Vec<f64> = field
+fn phase_ms(field: &AdaptiveField, name: &str, gpu: bool) -> Option<f64> {
+    let mut total = None;
+    for p in field
         .timings
         .phases
         .iter()
-        .filter_map(|p| p.gpu_ms)
-        .collect();
+        .filter(|p| p.name.starts_with(name))
+    {
+        let ms = if gpu { p.gpu_ms } else { Some(p.wall_ms) };
+        total = Some(total.unwrap_or(0.0) + ms?);
+    }
+    total
+}
+
+/// A row from the last run's field and each run's wall time and phases:
+/// the medians (the phases of the run with the median GPU total).
+fn row(
+    model: &str,
+    backend: &'static str,
+    config: &'static str,
+    field: &AdaptiveField,
+    runs: &mut [(f64, [Option<f64>; 4])],
+    triangles: usize,
+) -> Row {
+    let mid = runs.len() / 2;
+    let mut walls: Vec<f64> = runs.iter().map(|r| r.0).collect();
+    walls.sort_by(f64::total_cmp);
+    let gpu = backend == "gpu";
+    // A phase the configuration does not have (the AABB BVH is not built
+    // per run) adds nothing.
+    let total = |p: &[Option<f64>; 4]| {
+        (gpu && p.iter().any(Option::is_some)).then(|| p.iter().flatten().sum::<f64>())
+    };
+    runs.sort_by(|a, b| {
+        total(&a.1)
+            .unwrap_or(0.0)
+            .total_cmp(&total(&b.1).unwrap_or(0.0))
+    });
+    let phase_ms = runs[mid].1;
+    let n = field.octree.nodes.len();
     Row {
         model: model.to_string(),
-        triangles: mesh.triangle_count(),
+        triangles,
         backend,
-        bound: if field.params.parent_bound {
-            "parent"
-        } else {
-            "arbitrary"
-        },
+        config,
         nodes: n,
-        wall_ms: walls[walls.len() / 2],
-        gpu_ms: (!gpu.is_empty()).then(|| gpu.iter().sum()),
-        phases: field
-            .timings
-            .phases
-            .iter()
-            .map(|p| (p.name.clone(), p.gpu_ms.unwrap_or(p.wall_ms)))
-            .collect(),
+        wall_ms: walls[mid],
+        gpu_ms: total(&phase_ms),
+        phase_ms,
         evals_per_node: field.distance_evaluations as f64 / n.max(1) as f64,
-        octree_bytes: n * (std::mem::size_of::<crate::stages::sdf_adaptive::OctreeNode>() + 8),
+        octree_bytes: field.memory.octree_bytes,
+        bvh_bytes: field.memory.bvh_bytes,
+        per_depth: field.stats.clone(),
     }
 }
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let gpu = GpuContext::headless()?;
+    eprintln!("adapter: {}", gpu.describe());
     let stage = AdaptiveGpu::new(&gpu);
+    let configs = configs(args);
+    let base = configs[0].0;
     let mut rows = Vec::new();
-    let suite_models = if args.suite == Suite::Sundholm {
-        models(Suite::Sundholm)?
-            .into_iter()
-            .filter(|(n, _)| n == "stanford-bunny" || n == "ogre")
-            .collect()
-    } else {
-        models(args.suite)?
+    let wanted = |n: &str| {
+        ["stanford-bunny", "ogre", "bunny-sub"]
+            .iter()
+            .any(|m| n.starts_with(m))
     };
-    for (name, raw) in suite_models {
-        if !args.models.is_empty() && !args.models.iter().any(|m| name.contains(m.as_str())) {
+    for (name, raw) in models(args.suite)? {
+        if !wanted(&name)
+            || (!args.models.is_empty() && !args.models.iter().any(|m| name.contains(m.as_str())))
+        {
             continue;
         }
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
-        for parent_bound in [true, false] {
-            let params = AdaptiveParams {
-                max_depth: args.depth,
-                parent_bound,
-                ..AdaptiveParams::default()
-            };
+        let tris = mesh.triangle_count();
+        for &(config, params) in &configs {
             stage.compute(&mesh, &params)?; // warm-up
-            let mut walls = Vec::new();
+            let mut runs = Vec::new();
             let mut last = None;
             for _ in 0..args.repeats.max(1) {
                 let t = Instant::now();
                 let f = stage.compute(&mesh, &params)?;
-                walls.push(t.elapsed().as_secs_f64() * 1e3);
+                let wall = t.elapsed().as_secs_f64() * 1e3;
+                runs.push((wall, PHASES.map(|p| phase_ms(&f, p, true))));
                 last = Some(f);
             }
-            if let Some(f) = last {
-                rows.push(row(&name, &mesh, "gpu", &f, &mut walls));
-            }
-            if parent_bound {
-                let t = Instant::now();
-                let f = compute_cpu(&mesh, &params)?;
-                let mut walls = vec![t.elapsed().as_secs_f64() * 1e3];
-                rows.push(row(&name, &mesh, "cpu-ref", &f, &mut walls));
-            }
+            let f = last.context("no run")?;
+            let r = row(&name, "gpu", config, &f, &mut runs, tris);
+            eprintln!(
+                "{name} {config}: {} nodes, {:.2} ms wall, {} GPU ms",
+                r.nodes,
+                r.wall_ms,
+                r.gpu_ms.map_or("-".into(), |g| format!("{g:.2}"))
+            );
+            rows.push(r);
+        }
+        if tris <= args.cpu_ref_max_triangles {
+            let (config, params) = configs[0];
+            let t = Instant::now();
+            let f = compute_cpu(&mesh, &params)?;
+            let wall = t.elapsed().as_secs_f64() * 1e3;
+            let mut runs = [(wall, PHASES.map(|p| phase_ms(&f, p, false)))];
+            rows.push(row(&name, "cpu-ref", config, &f, &mut runs, tris));
+        } else {
+            eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }
     }
-    println!(
-        "adaptive SDF, depth {} (l = 3, α = 1) on {}",
-        args.depth,
-        gpu.describe()
-    );
-    println!(
-        "{:<26} {:>9} {:>8} {:>9} {:>9} {:>10} {:>10} {:>9} {:>10}  phases",
-        "model",
-        "triangles",
-        "backend",
-        "bound",
-        "nodes",
-        "wall ms",
-        "gpu ms",
-        "evals/n",
-        "octree MB"
-    );
-    for r in &rows {
-        let phases: Vec<String> = r
-            .phases
-            .iter()
-            .map(|(n, ms)| format!("{n} {ms:.2}"))
-            .collect();
-        println!(
-            "{:<26} {:>9} {:>8} {:>9} {:>9} {:>10.2} {:>10} {:>9.1} {:>10.1}  {}",
-            r.model,
-            r.triangles,
-            r.backend,
-            r.bound,
-            r.nodes,
-            r.wall_ms,
-            r.gpu_ms.map_or("-".to_string(), |g| format!("{g:.2}")),
-            r.evals_per_node,
-            r.octree_bytes as f64 / 1e6,
-            phases.join(", ")
-        );
-    }
+    print_tables(&rows, &gpu.describe(), args.depth, base);
     std::fs::create_dir_all(&args.out)?;
+    write_outputs(&args.out, &rows, &gpu.describe(), args.depth, &configs)
+}
+
+/// The columns of the table and the CSV: header, table width.
+const COLUMNS: [(&str, usize); 14] = [
+    ("model", 24),
+    ("triangles", 9),
+    ("backend", 8),
+    ("config", 16),
+    ("points", 9),
+    ("wall_ms", 9),
+    ("gpu_ms", 8),
+    ("sort_ms", 8),
+    ("octree_ms", 9),
+    ("bvh_build_ms", 12),
+    ("queries_ms", 10),
+    ("evals_per_point", 15),
+    ("octree_bytes", 12),
+    ("bvh_bytes", 10),
+];
+
+impl Row {
+    /// The row's cells, in the order of [`COLUMNS`] (empty: not measured).
+    fn cells(&self) -> [String; 14] {
+        let ms = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
+        [
+            self.model.clone(),
+            self.triangles.to_string(),
+            self.backend.to_string(),
+            self.config.to_string(),
+            self.nodes.to_string(),
+            format!("{:.3}", self.wall_ms),
+            ms(self.gpu_ms),
+            ms(self.phase_ms[0]),
+            ms(self.phase_ms[1]),
+            ms(self.phase_ms[2]),
+            ms(self.phase_ms[3]),
+            format!("{:.2}", self.evals_per_node),
+            self.octree_bytes.to_string(),
+            self.bvh_bytes.to_string(),
+        ]
+    }
+}
+
+fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
+    println!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}");
+    let line = |cells: &mut dyn Iterator<Item = String>| {
+        let padded: Vec<String> = cells
+            .zip(COLUMNS)
+            .map(|(c, (_, w))| format!("{c:>w$}"))
+            .collect();
+        println!("{}", padded.join(" "));
+    };
+    line(&mut COLUMNS.iter().map(|(h, _)| h.to_string()));
+    for r in rows {
+        line(&mut r.cells().into_iter());
+    }
+    println!();
+    println!(
+        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point (GPU, {base})"
+    );
+    for r in rows
+        .iter()
+        .filter(|r| r.backend == "gpu" && r.config == base)
+    {
+        println!("{} ({} triangles)", r.model, r.triangles);
+        for d in &r.per_depth {
+            println!(
+                "  {:>5}³ depth {:>2}: {:>9} points  {:>8.2} BVHs  {:>8.2} BVs  {:>8.2} triangles",
+                1u64 << d.depth,
+                d.depth,
+                d.nodes,
+                d.bvhs_per_point,
+                d.bvs_per_point,
+                d.triangles_per_point
+            );
+        }
+    }
+}
+
+fn write_outputs(
+    dir: &Path,
+    rows: &[Row],
+    adapter: &str,
+    depth: u32,
+    configs: &[(&'static str, AdaptiveParams)],
+) -> anyhow::Result<()> {
+    let base = configs[0].0;
     let json = serde_json::json!({
-        "adapter": gpu.describe(),
-        "depth": args.depth,
+        "benchmark": "adaptive",
+        "adapter": adapter,
+        "depth": depth,
         "rows": rows,
     });
     crate::io::write_atomically(
-        &args.out.join("adaptive.json"),
+        &dir.join("adaptive.json"),
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
-    Ok(())
+    let mut csv = COLUMNS.map(|(h, _)| h).join(",") + "\n";
+    for r in rows {
+        csv.push_str(&(r.cells().join(",") + "\n"));
+    }
+    crate::io::write_atomically(&dir.join("adaptive.csv"), csv.as_bytes())?;
+
+    let best_ms = |r: &Row| r.gpu_ms.unwrap_or(r.wall_ms);
+    let mut times: Vec<Series> = configs
+        .iter()
+        .map(|(config, _)| Series {
+            name: format!("gpu {config}"),
+            points: rows
+                .iter()
+                .filter(|r| r.backend == "gpu" && r.config == *config)
+                .map(|r| (r.triangles as f64, best_ms(r)))
+                .collect(),
+        })
+        .collect();
+    times.push(Series {
+        name: format!("cpu-ref {base}"),
+        points: rows
+            .iter()
+            .filter(|r| r.backend == "cpu-ref")
+            .map(|r| (r.triangles as f64, r.wall_ms))
+            .collect(),
+    });
+    let best: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.backend == "gpu" && r.config == base)
+        .collect();
+    let phases: Vec<Series> = PHASES
+        .iter()
+        .enumerate()
+        .map(|(k, name)| Series {
+            name: name.to_string(),
+            points: best
+                .iter()
+                .filter_map(|r| Some((r.triangles as f64, r.phase_ms[k]?)))
+                .collect(),
+        })
+        .collect();
+    let table1: Vec<Series> = best
+        .iter()
+        .map(|r| Series {
+            name: r.model.clone(),
+            points: r
+                .per_depth
+                .iter()
+                .map(|d| ((1u64 << d.depth) as f64, d.bvhs_per_point))
+                .collect(),
+        })
+        .collect();
+    let title = format!("whole pipeline, depth {depth} — {adapter}");
+    crate::plot::write_png(
+        &dir.join("adaptive.png"),
+        2100,
+        650,
+        &[
+            Panel {
+                title: &title,
+                x_label: "triangles",
+                y_label: "ms",
+                log_x: true,
+                log_y: true,
+                series: &times,
+            },
+            Panel {
+                title: &format!("phases (GPU, {base})"),
+                x_label: "triangles",
+                y_label: "GPU ms",
+                log_x: true,
+                log_y: true,
+                series: &phases,
+            },
+            Panel {
+                title: "table 1: candidate BVHs per sample point",
+                x_label: "resolution (cells per axis)",
+                y_label: "BVHs per point",
+                log_x: true,
+                log_y: true,
+                series: &table1,
+            },
+        ],
+    )
+    .map_err(|e| anyhow::anyhow!("plot: {e}"))
 }

@@ -9,7 +9,7 @@ use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
-use crate::stages::sdf_adaptive::{AdaptiveGpu, AdaptiveParams, compute_cpu};
+use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveGpu, AdaptiveParams, compute_cpu};
 use crate::stages::sdf_grid::export::{FieldSource, write_field};
 use crate::stages::sdf_grid::{
     self, Backend, CacheOutcome, FieldCache, PreparedMesh, SdfGpu, SdfParams, SignMode,
@@ -57,10 +57,54 @@ pub struct SdfArgs {
     /// Adaptive: a node holding more than this many triangles is subdivided.
     #[arg(long, default_value_t = 1)]
     pub alpha: u32,
-    /// Adaptive: start each query from a triangle of the node instead of the
-    /// parent's closest triangle (the paper's loose-bound ablation).
+    #[command(flatten)]
+    pub adaptive_opts: AdaptiveOpts,
+}
+
+/// The adaptive stage's switches, shared by `sdf --adaptive` and `bench
+/// adaptive`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct AdaptiveOpts {
+    /// Adaptive: start each query from the mesh's first triangle instead of
+    /// the parent's closest triangle (the paper's arbitrary-bound ablation).
     #[arg(long)]
     pub no_parent_bound: bool,
+    /// Adaptive: the BVH the queries traverse.
+    #[arg(long, value_enum, default_value_t = AdaptiveParams::default().bvh)]
+    pub bvh: AdaptiveBvh,
+    /// Adaptive: multi-BVH groups are the occupied cells of this octree depth.
+    #[arg(long, default_value_t = AdaptiveParams::default().group_level)]
+    pub group_level: u32,
+    /// Adaptive: BVH nodes with fewer triangles are built by one invocation.
+    #[arg(long, default_value_t = AdaptiveParams::default().small_node)]
+    pub small_node: u32,
+    /// Adaptive: small BVH nodes compute their own axes instead of reusing
+    /// their subtree root's.
+    #[arg(long)]
+    pub no_axis_approximation: bool,
+}
+
+impl AdaptiveOpts {
+    /// The parameters with these switches and the given depths.
+    pub fn params(
+        &self,
+        start_depth: u32,
+        max_depth: u32,
+        alpha: u32,
+        padding: f32,
+    ) -> AdaptiveParams {
+        AdaptiveParams {
+            start_depth,
+            max_depth,
+            alpha,
+            padding,
+            parent_bound: !self.no_parent_bound,
+            bvh: self.bvh,
+            group_level: self.group_level,
+            small_node: self.small_node,
+            axis_approximation: !self.no_axis_approximation,
+        }
+    }
 }
 
 pub fn run(args: SdfArgs) -> anyhow::Result<()> {
@@ -173,13 +217,9 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
             args.out.display()
         );
     }
-    let params = AdaptiveParams {
-        start_depth: args.start_depth,
-        max_depth: args.depth,
-        alpha: args.alpha,
-        padding: args.pad,
-        parent_bound: !args.no_parent_bound,
-    };
+    let params = args
+        .adaptive_opts
+        .params(args.start_depth, args.depth, args.alpha, args.pad);
     params.validate()?;
     if args.band.is_some() {
         anyhow::bail!("--band applies to grids; the adaptive field is exact everywhere");

@@ -4,6 +4,7 @@ mod aabb;
 mod bvh;
 mod closest_point;
 mod morton;
+mod rss;
 mod tri_tri;
 mod winding;
 
@@ -11,5 +12,6 @@ pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
 pub use closest_point::*;
 pub use morton::*;
+pub use rss::*;
 pub use tri_tri::*;
 pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};

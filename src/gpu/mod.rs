@@ -17,7 +17,7 @@ mod timing;
 pub use buffers::{
     BufferCheck, map_staging, read_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
-pub use kernels::{Access, Kernels, dispatch_dims};
+pub use kernels::{Access, Kernels, dispatch_dims, encode_pass};
 pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use timing::{GpuPhase, GpuRun};
 
@@ -186,7 +186,17 @@ pub const SHADERS: &[ShaderSource] = &[
         code: concat!(
             include_str!("../../shaders/shared/closest_point.wgsl"),
             include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/shared/rss.wgsl"),
+            include_str!("../../shaders/shared/sorted_codes.wgsl"),
             include_str!("../../shaders/sdf_adaptive.wgsl")
+        ),
+    },
+    ShaderSource {
+        name: "rss_bvh.wgsl",
+        code: concat!(
+            include_str!("../../shaders/shared/rss.wgsl"),
+            include_str!("../../shaders/shared/sorted_codes.wgsl"),
+            include_str!("../../shaders/rss_bvh.wgsl")
         ),
     },
     ShaderSource {

@@ -99,15 +99,18 @@ impl<'a> GpuRun<'a> {
     }
 }
 
+/// One phase per name, in first-seen order: the top-level scopes of the
+/// same name (a sort's passes, a build's levels) add up; nested scopes (a
+/// pass inside its scope of the same name) are inside their parent's time.
 fn flatten(results: &[wgpu_profiler::GpuTimerQueryResult], out: &mut Vec<GpuPhase>) {
     for r in results {
-        // A scope and its pass share a name; keep the outermost.
-        if !out.iter().any(|p| p.name == r.label) {
-            out.push(GpuPhase {
+        let ms = r.time.as_ref().map(|t| (t.end - t.start) * 1e3);
+        match out.iter_mut().find(|p| p.name == r.label) {
+            Some(p) => p.gpu_ms = p.gpu_ms.zip(ms).map(|(a, b)| a + b),
+            None => out.push(GpuPhase {
                 name: r.label.clone(),
-                gpu_ms: r.time.as_ref().map(|t| (t.end - t.start) * 1e3),
-            });
+                gpu_ms: ms,
+            }),
         }
-        flatten(&r.nested_queries, out);
     }
 }

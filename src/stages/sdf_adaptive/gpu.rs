@@ -1,6 +1,7 @@
-//! The GPU backend: Morton codes, radix sort, octree and queries recorded
-//! into one run, with the node count read back before the nodes. Shader:
-//! `shaders/sdf_adaptive.wgsl`.
+//! The GPU backend: Morton codes, radix sort, octree, the RSS multi-BVH
+//! build (or the mesh's resident AABB BVH) and the queries, recorded into
+//! one run with no read-back until the end. Shaders:
+//! `shaders/sdf_adaptive.wgsl` and `shaders/rss_bvh.wgsl`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -9,14 +10,15 @@ use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 use wgpu::util::DeviceExt;
 
+use super::rss_bvh_gpu::{DISPATCH_SLOTS, RssBuffers, RssBuildGpu, StageBuffers};
 use super::{
-    AdaptiveError, AdaptiveField, AdaptiveParams, NONE, Octree, OctreeNode, mesh_cube,
-    node_capacity,
+    AdaptiveBvh, AdaptiveError, AdaptiveField, AdaptiveMemory, AdaptiveParams, DepthStats, NONE,
+    Octree, OctreeNode, QueryCounts, RssBvh, RssNode, mesh_cube, node_capacity,
 };
-use crate::geom::{MORTON_BITS_PER_AXIS, MORTON_CELLS};
+use crate::geom::{BvhNode, MORTON_BITS_PER_AXIS, MORTON_CELLS};
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuRun, RadixSort, read_buffer, shader_source, storage_buffer_init,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, encode_pass,
+    read_buffer, shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sdf_grid::PreparedMesh;
 use crate::timing::Timings;
@@ -35,17 +37,18 @@ struct Params {
     alpha: u32,
     capacity: u32,
     parent_bound: u32,
-    _pad: u32,
+    use_rss: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 48);
 
-/// Indices into the shader's `state` buffer; keep in sync with
-/// shaders/sdf_adaptive.wgsl.
+/// Indices into the shaders' shared `state` buffer; keep in sync with
+/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl.
 const STATE_NODE_COUNT: usize = 0;
-const STATE_EVALS: usize = 1;
 const STATE_OVERFLOW: usize = 4;
-const STATE_RANGES: usize = 8;
-const STATE_LEN: usize = STATE_RANGES + 2 * (MORTON_BITS_PER_AXIS as usize + 1);
+const STATE_RSS_NODE_COUNT: usize = 32;
+const STATE_GROUP_COUNT: usize = 33;
+const STATE_STATS: usize = 48;
+const STATE_LEN: usize = STATE_STATS + 6 * (MORTON_BITS_PER_AXIS as usize + 1);
 
 /// Deepest BVH the shared traversal stack holds (shaders/shared/bvh_nearest.wgsl).
 const GPU_STACK: usize = 64;
@@ -55,8 +58,9 @@ const WORKGROUP: u32 = 64;
 pub struct AdaptiveGpu {
     gpu: GpuContext,
     sort: RadixSort,
+    rss_build: RssBuildGpu,
     resident: Mutex<Option<Arc<MeshBuffers>>>,
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     morton: wgpu::ComputePipeline,
     init_roots: wgpu::ComputePipeline,
     split: wgpu::ComputePipeline,
@@ -65,7 +69,7 @@ pub struct AdaptiveGpu {
     next_query: wgpu::ComputePipeline,
 }
 
-/// The mesh on the GPU, in BVH order, uploaded once per mesh.
+/// The mesh on the GPU, in AABB-BVH order ("slots"), uploaded once per mesh.
 struct MeshBuffers {
     key: (u64, usize),
     tri_pos: wgpu::Buffer,
@@ -76,53 +80,31 @@ struct MeshBuffers {
 
 impl AdaptiveGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("sdf_adaptive.wgsl"));
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let read = wgpu::BufferBindingType::Storage { read_only: true };
-        let write = wgpu::BufferBindingType::Storage { read_only: false };
-        let mut entries = vec![entry(0, wgpu::BufferBindingType::Uniform)];
-        entries.extend((1..=4).map(|b| entry(b, read)));
-        entries.extend((5..=11).map(|b| entry(b, write)));
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("AdaptiveGpu::layout"),
-            entries: &entries,
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("AdaptiveGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str, label: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/sdf_adaptive.wgsl: tri_pos, normals, nodes,
+        // slot_of, keys, vals, octree, values, closest, state, dispatch,
+        // rss, rss_order, group_x.
+        let kernels = Kernels::new(
+            gpu,
+            "AdaptiveGpu",
+            shader_source("sdf_adaptive.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite, ReadWrite, ReadOnly, ReadOnly, ReadOnly,
+            ],
+        );
         AdaptiveGpu {
             gpu: gpu.clone(),
             sort: RadixSort::new(gpu),
+            rss_build: RssBuildGpu::new(gpu),
             resident: Mutex::new(None),
-            morton: pipeline("morton", "AdaptiveGpu::morton"),
-            init_roots: pipeline("init_roots", "AdaptiveGpu::init_roots"),
-            split: pipeline("split", "AdaptiveGpu::split"),
-            next_level: pipeline("next_level", "AdaptiveGpu::next_level"),
-            query: pipeline("query", "AdaptiveGpu::query"),
-            next_query: pipeline("next_query", "AdaptiveGpu::next_query"),
-            layout,
+            morton: kernels.pipeline(gpu, "morton"),
+            init_roots: kernels.pipeline(gpu, "init_roots"),
+            split: kernels.pipeline(gpu, "split"),
+            next_level: kernels.pipeline(gpu, "next_level"),
+            query: kernels.pipeline(gpu, "query"),
+            next_query: kernels.pipeline(gpu, "next_query"),
+            kernels,
         }
     }
 
@@ -164,16 +146,38 @@ impl AdaptiveGpu {
         Ok(buffers)
     }
 
-    /// Builds the octree and queries every node centre on the GPU.
+    /// Builds the octree and the BVHs and queries every node centre on the
+    /// GPU.
     pub fn compute(
         &self,
         mesh: &PreparedMesh,
         params: &AdaptiveParams,
     ) -> Result<AdaptiveField, AdaptiveError> {
+        self.run(mesh, params, false).map(|(f, _)| f)
+    }
+
+    /// [`AdaptiveGpu::compute`], also reading back the RSS multi-BVH the GPU
+    /// built (`None` with the AABB BVH), with triangles as prepared-mesh
+    /// indices: for [`RssBvh::assert_bounds_tight`] and the viewer.
+    pub fn compute_with_bvh(
+        &self,
+        mesh: &PreparedMesh,
+        params: &AdaptiveParams,
+    ) -> Result<(AdaptiveField, Option<RssBvh>), AdaptiveError> {
+        self.run(mesh, params, true)
+    }
+
+    fn run(
+        &self,
+        mesh: &PreparedMesh,
+        params: &AdaptiveParams,
+        read_bvh: bool,
+    ) -> Result<(AdaptiveField, Option<RssBvh>), AdaptiveError> {
         puffin::profile_function!();
         params.validate()?;
         let gpu = &self.gpu;
-        if mesh.bvh.depth() >= GPU_STACK {
+        let use_rss = params.bvh != AdaptiveBvh::Aabb;
+        if !use_rss && mesh.bvh.depth() >= GPU_STACK {
             return Err(AdaptiveError::BvhTooDeep {
                 depth: mesh.bvh.depth(),
                 max: GPU_STACK,
@@ -204,7 +208,7 @@ impl AdaptiveGpu {
             alpha: params.alpha,
             capacity: capacity_u32,
             parent_bound: params.parent_bound as u32,
-            _pad: 0,
+            use_rss: use_rss as u32,
         };
         let uniform_buf = gpu
             .device
@@ -223,7 +227,7 @@ impl AdaptiveGpu {
         let state = storage_buffer_init(gpu, "AdaptiveGpu::state", &[0u32; STATE_LEN])?;
         let dispatch = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("AdaptiveGpu::dispatch"),
-            size: 12 * (MORTON_BITS_PER_AXIS as u64 + 1),
+            size: 12 * DISPATCH_SLOTS,
             usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
@@ -233,37 +237,35 @@ impl AdaptiveGpu {
             usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let buffers = [
-            &uniform_buf,
-            &mesh_buffers.tri_pos,
-            &mesh_buffers.normals,
-            &mesh_buffers.nodes,
-            &mesh_buffers.slot_of,
-            &keys,
-            &vals,
-            &octree_buf,
-            &values_buf,
-            &closest_buf,
-            &state,
-            &dispatch,
-        ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("AdaptiveGpu::bind_group"),
-            layout: &self.layout,
-            entries: &entries,
-        });
+        let rss: RssBuffers = RssBuildGpu::buffers(
+            gpu,
+            if use_rss { n_tris as u64 } else { 0 },
+            params.effective_group_level(),
+        )?;
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                &mesh_buffers.tri_pos,
+                &mesh_buffers.normals,
+                &mesh_buffers.nodes,
+                &mesh_buffers.slot_of,
+                &keys,
+                &vals,
+                &octree_buf,
+                &values_buf,
+                &closest_buf,
+                &state,
+                &dispatch,
+                &rss.nodes,
+                &rss.order,
+                &rss.group_x,
+            ],
+        );
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let mut run = GpuRun::new(gpu, "AdaptiveGpu::encoder")?;
-        run.compute_pass("morton", |pass| {
+        run.compute_pass("sort", |pass| {
             pass.set_pipeline(&self.morton);
             pass.set_bind_group(0, &bind_group, &[]);
             let (x, y) = dispatch_dims((n_tris as u32).div_ceil(WORKGROUP));
@@ -278,29 +280,19 @@ impl AdaptiveGpu {
             3 * MORTON_BITS_PER_AXIS,
         )?;
         let roots = 8u32.pow(params.start_depth);
-        // The shader writes each level's dispatch size into `dispatch`
-        // (storage); a buffer cannot be storage and indirect in one dispatch,
-        // so it is copied into `indirect` after every write.
+        // The shaders write dispatch sizes into `dispatch` (storage); a
+        // buffer cannot be storage and indirect in one dispatch, so it is
+        // copied into `indirect` after every write.
         let args_bytes = dispatch.size();
-        let compute = |e: &mut wgpu::CommandEncoder,
-                       label: &str,
-                       record: &dyn Fn(&mut wgpu::ComputePass<'_>)| {
-            let mut pass = e.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: None,
-            });
-            pass.set_bind_group(0, &bind_group, &[]);
-            record(&mut pass);
-        };
         run.encoder_work("octree", |e| {
-            compute(e, "AdaptiveGpu::init_roots", &|pass| {
+            encode_pass(e, "AdaptiveGpu::init_roots", &bind_group, |pass| {
                 pass.set_pipeline(&self.init_roots);
                 let (x, y) = dispatch_dims(roots.div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
             e.copy_buffer_to_buffer(&dispatch, 0, &indirect, 0, args_bytes);
             for depth in params.start_depth..params.max_depth {
-                compute(e, "AdaptiveGpu::split", &|pass| {
+                encode_pass(e, "AdaptiveGpu::split", &bind_group, |pass| {
                     pass.set_pipeline(&self.split);
                     pass.dispatch_workgroups_indirect(&indirect, 12 * depth as u64);
                     pass.set_pipeline(&self.next_level);
@@ -308,6 +300,19 @@ impl AdaptiveGpu {
                 });
                 e.copy_buffer_to_buffer(&dispatch, 0, &indirect, 0, args_bytes);
             }
+        });
+        let build_bind_group = use_rss.then(|| {
+            let stage = StageBuffers {
+                tri_pos: &mesh_buffers.tri_pos,
+                keys: &keys,
+                vals: &vals,
+                slot_of: &mesh_buffers.slot_of,
+                state: &state,
+                dispatch: &dispatch,
+                indirect: &indirect,
+            };
+            self.rss_build
+                .encode(gpu, &mut run, &rss, &stage, n_tris as u32, params)
         });
         run.compute_pass("queries", |pass| {
             pass.set_bind_group(0, &bind_group, &[]);
@@ -319,7 +324,7 @@ impl AdaptiveGpu {
             }
         });
         let (phases, wall_ms) = run.finish()?;
-        drop(sort_scratch);
+        drop((sort_scratch, build_bind_group));
         for (i, p) in phases.iter().enumerate() {
             timings.push(p.name.clone(), if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);
         }
@@ -340,6 +345,17 @@ impl AdaptiveGpu {
             .iter()
             .map(|&c| (order[(c >> 3) as usize] << 3) | (c & 7))
             .collect();
+        let rss_nodes = state_out[STATE_RSS_NODE_COUNT] as usize;
+        let bvh = if use_rss && read_bvh {
+            let slots: Vec<u32> = read_buffer(gpu, &rss.order, n_tris)?;
+            Some(RssBvh {
+                nodes: read_buffer(gpu, &rss.nodes, rss_nodes)?,
+                order: slots.iter().map(|&s| order[s as usize]).collect(),
+                groups: state_out[STATE_GROUP_COUNT],
+            })
+        } else {
+            None
+        };
         timings.push(
             "readback",
             readback_start.elapsed().as_secs_f64() * 1e3,
@@ -350,28 +366,39 @@ impl AdaptiveGpu {
                 .iter()
                 .all(|n| n.parent == NONE || (n.parent as usize) < count)
         );
-        Ok(AdaptiveField {
-            octree: Octree {
-                cube,
-                start_depth: params.start_depth,
-                max_depth: params.max_depth,
-                alpha: params.alpha,
-                nodes,
-                sorted_codes,
-                sorted_triangles,
-            },
+        let octree = Octree {
+            cube,
+            start_depth: params.start_depth,
+            max_depth: params.max_depth,
+            alpha: params.alpha,
+            nodes,
+            sorted_codes,
+            sorted_triangles,
+        };
+        let wide = |i: usize| state_out[i] as u64 | (state_out[i + 1] as u64) << 32;
+        let totals: Vec<QueryCounts> = (0..=MORTON_BITS_PER_AXIS as usize)
+            .map(|d| QueryCounts {
+                bvhs: wide(STATE_STATS + 6 * d),
+                bvs: wide(STATE_STATS + 6 * d + 2),
+                triangles: wide(STATE_STATS + 6 * d + 4),
+            })
+            .collect();
+        let per_depth: Vec<u64> = octree.nodes_per_depth().iter().map(|&c| c as u64).collect();
+        let memory = if use_rss {
+            AdaptiveMemory::of(count, rss_nodes, size_of::<RssNode>(), n_tris)
+        } else {
+            AdaptiveMemory::of(count, mesh.bvh.nodes.len(), size_of::<BvhNode>(), n_tris)
+        };
+        let field = AdaptiveField {
             params: *params,
             values,
             closest,
-            distance_evaluations: state_out[STATE_EVALS] as u64,
+            distance_evaluations: totals.iter().map(|c| c.triangles).sum(),
+            stats: DepthStats::from_totals(&per_depth, &totals),
+            memory,
+            octree,
             timings,
-        })
+        };
+        Ok((field, bvh))
     }
-}
-
-/// Splits `groups` workgroups over x and y (each ≤ 65535); the shader
-/// rebuilds the flat index as `wid.y * num_workgroups.x + wid.x`.
-fn dispatch_dims(groups: u32) -> (u32, u32) {
-    let x = groups.clamp(1, 65_535);
-    (x, groups.div_ceil(x).max(1))
 }

@@ -19,20 +19,41 @@
 //!    [`Octree::canonical`] sorts by (depth, code) to compare builds.
 //!    Each level's node range and indirect dispatch size are written by the
 //!    GPU itself: the build never waits on the CPU.
-//! 3. **Queries** (§5.1): every node centre gets its exact distance to the
-//!    mesh, level by level from the roots down. The upper bound starts at
-//!    the distance to the parent's closest triangle (a root takes a triangle
-//!    of its own range, the first one at or after its place on the Morton
-//!    curve); a BVH traversal then only visits what could be closer, so the
-//!    result is exact whatever the bound. The sign is the side of the
-//!    closest feature's angle-weighted pseudo-normal, as in
-//!    [`crate::stages::sdf_grid`]. This increment traverses the mesh's AABB
-//!    BVH ([`crate::geom::Bvh`], shared WGSL in `shaders/shared/`); the
-//!    paper's RSS multi-BVH with culling (§4, §5.3) is not built yet.
+//! 3. **BVHs** (§4, Algs. 2–3, [`RssBvh`]): the sorted triangles are cut
+//!    into groups of equal Morton prefix at `group_level` and an RSS BVH is
+//!    built over each, top down on the GPU — one workgroup per large node
+//!    (covariance axes, RSS, spatial-median split by parallel reductions
+//!    and a scan), one invocation per small node (its whole subtree, with
+//!    axis approximation when switched on). The number of large levels is
+//!    fixed before the run, so nothing is read back in between.
+//! 4. **Queries** (§5.1, §5.3, Alg. 4): every node centre gets its exact
+//!    distance to the mesh, level by level from the roots down. The upper
+//!    bound starts at the distance to the parent's closest triangle (a root
+//!    takes a triangle of its own range, the first one at or after its
+//!    place on the Morton curve; with `parent_bound` off every node takes
+//!    the mesh's first triangle, the paper's arbitrary bound). A BVH is
+//!    skipped when its root's extent along x misses `[x − u, x + u]`, then
+//!    when its RSS is not closer than `u`; the survivors are traversed with
+//!    a stack, nearer child first. The result is exact whatever the bound.
+//!    The sign is the side of the closest feature's angle-weighted
+//!    pseudo-normal, as in [`crate::stages::sdf_grid`]. Per depth, the
+//!    candidate BVHs, RSS tests and triangle tests are summed
+//!    ([`DepthStats`], the paper's table 1). [`AdaptiveBvh::Aabb`] instead
+//!    traverses the mesh's AABB BVH ([`crate::geom::Bvh`], built once per
+//!    mesh on the CPU; shared WGSL in `shaders/shared/`), for comparison.
 //!
 //! Paper choices written down: the sample point of a node is its centre
 //! (§3.1); `α` counts triangle centroids, so a triangle belongs to exactly
-//! one node per level; nodes at the maximum depth are never split.
+//! one node per level; nodes at the maximum depth are never split. BVH
+//! leaves hold at most [`BVH_LEAF`] triangles; the covariance is that of the
+//! triangle corners; the RSS rectangle spans the corners' full extent
+//! ([`crate::geom::rss_from_extents`]). Alg. 4 lists (point, BVH) pairs and
+//! spawns a thread per pair; here one invocation per point culls and
+//! traverses the BVHs in turn, so each culling test uses the bound the
+//! earlier BVHs tightened, and no lists or min-reduction are needed. Table
+//! 1's "BVs per sampling point" is read as the BVHs that survive culling
+//! ([`DepthStats::bvhs_per_point`]), the only reading under which it falls
+//! to 2–3 at high resolution.
 //!
 //! # Buffer layout (GPU)
 //!
@@ -40,20 +61,29 @@
 //! keys, vals  [code | triangle] per triangle, sorted by code in place
 //! octree      [roots (8^l, Morton order) | 8 children | 8 children | ...]
 //!             OctreeNode, 48 bytes; capacity from node_capacity()
-//! values      f32 per node          closest  (BVH slot << 3) | feature
-//! state       [count evals cursor qcursor overflow - - - | start,end per depth]
-//! dispatch    [x y z] per depth (indirect)
+//! values      f32 per node          closest  (slot << 3) | feature
+//! state       [0 count | 2 cursor | 3 qcursor | 4 overflow | 8.. start,end per depth |
+//!              32 rss nodes | 33 groups | 34,35 active | 36 small | 37 level |
+//!              48.. per depth: (lo, hi) candidate BVHs, RSS tests, triangle tests]
+//! dispatch    [x y z] per depth (indirect) | large level | small nodes
+//! rss, order  the multi-BVH and its slot order (layout in rss_bvh.rs)
 //! ```
 
 mod cpu;
 pub mod export;
 mod gpu;
 mod octree;
+mod rss_bvh;
+mod rss_bvh_gpu;
 
 pub use cpu::compute_cpu;
 pub use gpu::AdaptiveGpu;
 pub use octree::{
     Octree, OctreeNode, cell_center, node_capacity, octree_cube, prefix_range, triangle_centroid,
+};
+pub use rss_bvh::{
+    BVH_LEAF, MAX_LARGE_LEVELS, MAX_SMALL_DEPTH, QueryCounts, RSS_STACK, RssBvh, RssNode,
+    group_ranges, large_levels,
 };
 
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
@@ -66,8 +96,45 @@ pub const NONE: u32 = u32::MAX;
 /// Deepest start depth accepted: `8^6` roots.
 pub const MAX_START_DEPTH: u32 = 6;
 
-/// Parameters of the octree and its queries (paper: l = 3, m = 10, α = 1).
+/// Which BVH the queries traverse.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum AdaptiveBvh {
+    /// One RSS BVH per Morton group, built on the GPU, culled per query
+    /// (§4.3, §5.3): the paper's method.
+    #[default]
+    RssMulti,
+    /// One RSS BVH over the whole mesh, built on the GPU (`group_level` 0).
+    RssSingle,
+    /// The mesh's AABB BVH (binned SAH), built once per mesh on the CPU and
+    /// kept on the GPU: not rebuilt per run, so not for deforming meshes.
+    Aabb,
+}
+
+impl AdaptiveBvh {
+    pub fn name(self) -> &'static str {
+        match self {
+            AdaptiveBvh::RssMulti => "rss-multi",
+            AdaptiveBvh::RssSingle => "rss-single",
+            AdaptiveBvh::Aabb => "aabb",
+        }
+    }
+}
+
+/// Parameters of the octree, the BVHs and the queries (paper: l = 3,
+/// m = 10, α = 1, small nodes below 32 triangles).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct AdaptiveParams {
     /// Start depth `l`: the `8^l` cells of this depth are the roots.
     pub start_depth: u32,
@@ -77,9 +144,19 @@ pub struct AdaptiveParams {
     pub alpha: u32,
     /// Octree cube padding on every side, a fraction of the longest side.
     pub padding: f32,
-    /// Start each query from the parent's closest triangle (§5.1); off: from
-    /// a triangle of the node's own (the paper's "arbitrary" bound).
+    /// Start each query from the parent's closest triangle (§5.1); off:
+    /// from one fixed triangle, the mesh's first (the paper's "arbitrary
+    /// triangle" ablation, §6.2).
     pub parent_bound: bool,
+    /// The BVH the queries traverse.
+    pub bvh: AdaptiveBvh,
+    /// Multi-BVH: one BVH per occupied cell of this octree depth (Alg. 3).
+    pub group_level: u32,
+    /// BVH nodes with fewer triangles are "small": one GPU invocation builds
+    /// each one's whole subtree (§4.2; paper: 32).
+    pub small_node: u32,
+    /// Small nodes reuse the axes of their subtree's root (§4.3).
+    pub axis_approximation: bool,
 }
 
 impl Default for AdaptiveParams {
@@ -90,6 +167,60 @@ impl Default for AdaptiveParams {
             alpha: 1,
             padding: 0.05,
             parent_bound: true,
+            bvh: AdaptiveBvh::RssMulti,
+            group_level: 3,
+            small_node: 32,
+            axis_approximation: true,
+        }
+    }
+}
+
+impl AdaptiveParams {
+    /// This configuration (named after its BVH), then the paper's ablations
+    /// of it with one change each: an arbitrary upper bound (§6.2), a single
+    /// BVH (fig. 12), no axis approximation (§6.2), and the AABB BVH for
+    /// comparison. Named as in `bench adaptive`.
+    pub fn ablations(&self) -> Vec<(&'static str, AdaptiveParams)> {
+        let base = *self;
+        vec![
+            (base.bvh.name(), base),
+            (
+                "arbitrary-bound",
+                AdaptiveParams {
+                    parent_bound: false,
+                    ..base
+                },
+            ),
+            (
+                "rss-single",
+                AdaptiveParams {
+                    bvh: AdaptiveBvh::RssSingle,
+                    ..base
+                },
+            ),
+            (
+                "no-axis-approx",
+                AdaptiveParams {
+                    axis_approximation: false,
+                    ..base
+                },
+            ),
+            (
+                "aabb",
+                AdaptiveParams {
+                    bvh: AdaptiveBvh::Aabb,
+                    ..base
+                },
+            ),
+        ]
+    }
+
+    /// The Morton level the triangles are grouped at: 0 (one group) for a
+    /// single BVH.
+    pub fn effective_group_level(&self) -> u32 {
+        match self.bvh {
+            AdaptiveBvh::RssMulti => self.group_level,
+            AdaptiveBvh::RssSingle | AdaptiveBvh::Aabb => 0,
         }
     }
 }
@@ -105,6 +236,10 @@ pub enum AdaptiveError {
     Depth { start: u32, max: u32 },
     #[error("padding {0} must be a finite number ≥ 0")]
     Padding(f32),
+    #[error("the group level must be at most {MAX_START_DEPTH} (got {0})")]
+    GroupLevel(u32),
+    #[error("the small-node size must be at least 1")]
+    SmallNode,
     #[error("the mesh's BVH is {depth} levels deep, beyond the GPU traversal stack of {max}")]
     BvhTooDeep { depth: usize, max: usize },
     #[error("the octree outgrew its GPU buffer of {capacity} nodes")]
@@ -125,6 +260,12 @@ impl AdaptiveParams {
         if !(self.padding.is_finite() && self.padding >= 0.0) {
             return Err(AdaptiveError::Padding(self.padding));
         }
+        if self.group_level > MAX_START_DEPTH {
+            return Err(AdaptiveError::GroupLevel(self.group_level));
+        }
+        if self.small_node == 0 {
+            return Err(AdaptiveError::SmallNode);
+        }
         Ok(())
     }
 }
@@ -141,7 +282,62 @@ pub struct AdaptiveField {
     pub closest: Vec<u32>,
     /// Point–triangle distance evaluations made.
     pub distance_evaluations: u64,
+    /// Per depth: nodes and what their queries tested (the paper's table 1).
+    pub stats: Vec<DepthStats>,
+    /// Bytes of the octree (nodes, values, closest) and of the BVHs.
+    pub memory: AdaptiveMemory,
     pub timings: Timings,
+}
+
+/// What the queries of one octree depth did, per sample point.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DepthStats {
+    pub depth: u32,
+    pub nodes: u64,
+    /// BVHs whose root survived both culling tests (table 1's "BVs").
+    pub bvhs_per_point: f64,
+    /// Bounding volumes whose distance was computed (roots and inner nodes).
+    pub bvs_per_point: f64,
+    /// Exact point–triangle distances computed (the seed included).
+    pub triangles_per_point: f64,
+}
+
+impl DepthStats {
+    /// Per-depth averages from per-depth totals (indexed by depth).
+    pub fn from_totals(nodes: &[u64], totals: &[QueryCounts]) -> Vec<DepthStats> {
+        let per = |x: u64, n: u64| x as f64 / n.max(1) as f64;
+        nodes
+            .iter()
+            .zip(totals)
+            .enumerate()
+            .filter(|(_, (n, _))| **n > 0)
+            .map(|(d, (&n, c))| DepthStats {
+                depth: d as u32,
+                nodes: n,
+                bvhs_per_point: per(c.bvhs, n),
+                bvs_per_point: per(c.bvs, n),
+                triangles_per_point: per(c.triangles, n),
+            })
+            .collect()
+    }
+}
+
+/// Memory of the structures, bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct AdaptiveMemory {
+    pub octree_bytes: u64,
+    pub bvh_bytes: u64,
+}
+
+impl AdaptiveMemory {
+    /// Octree nodes plus a value and a closest triangle per node; BVH nodes
+    /// plus the triangle order (and the group x extents for RSS).
+    pub fn of(nodes: usize, bvh_nodes: usize, bvh_node_bytes: usize, triangles: usize) -> Self {
+        AdaptiveMemory {
+            octree_bytes: (nodes * (std::mem::size_of::<OctreeNode>() + 8)) as u64,
+            bvh_bytes: (bvh_nodes * bvh_node_bytes + triangles * 4) as u64,
+        }
+    }
 }
 
 impl AdaptiveField {

@@ -1,0 +1,188 @@
+//! The RSS multi-BVH built on the GPU (Algs. 2–3; the method and layout
+//! are in [`super::rss_bvh`]). Shader: `shaders/rss_bvh.wgsl`.
+//!
+//! Recorded into the stage's run after the sort, with no read-back: the
+//! groups kernel writes the first large level's dispatch size, each
+//! `large_next` the next one's and the small phase's, and the number of
+//! large levels is fixed beforehand by [`large_levels`] (the last one sends
+//! every child to the small phase).
+
+use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
+
+use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
+use crate::gpu::{
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, encode_pass, shader_source,
+};
+
+/// Uniform parameters. Keep in sync with `struct BuildParams` in
+/// shaders/rss_bvh.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+struct BuildParams {
+    num_tris: u32,
+    group_level: u32,
+    large: u32,
+    axis_approximation: u32,
+    levels: u32,
+    leaf: u32,
+    max_small_depth: u32,
+    _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
+
+/// Slots of the shared `dispatch` buffer (3 u32 each) the build writes;
+/// keep in sync with shaders/rss_bvh.wgsl.
+const LARGE_ARGS: u64 = 11;
+const SMALL_ARGS: u64 = 12;
+/// Dispatch slots in all: the octree's depths 0..=10, then the build's.
+pub(super) const DISPATCH_SLOTS: u64 = 13;
+
+/// The build's pipelines, created once per context.
+pub(super) struct RssBuildGpu {
+    kernels: Kernels,
+    init_order: wgpu::ComputePipeline,
+    groups: wgpu::ComputePipeline,
+    large_split: wgpu::ComputePipeline,
+    large_next: wgpu::ComputePipeline,
+    small_nodes: wgpu::ComputePipeline,
+}
+
+/// One run's BVH buffers; the queries bind `order`, `nodes`, `group_x`.
+pub(super) struct RssBuffers {
+    /// `[order | partition scratch]`, `2n` u32: the slot of each entry.
+    pub order: wgpu::Buffer,
+    /// At most `2n − 1` nodes (each group's tree has `2·count − 1`).
+    pub nodes: wgpu::Buffer,
+    pub group_x: wgpu::Buffer,
+    lists: wgpu::Buffer,
+}
+
+/// Buffers of the stage the build reads or updates.
+pub(super) struct StageBuffers<'a> {
+    pub tri_pos: &'a wgpu::Buffer,
+    pub keys: &'a wgpu::Buffer,
+    pub vals: &'a wgpu::Buffer,
+    pub slot_of: &'a wgpu::Buffer,
+    pub state: &'a wgpu::Buffer,
+    pub dispatch: &'a wgpu::Buffer,
+    pub indirect: &'a wgpu::Buffer,
+}
+
+impl RssBuildGpu {
+    pub fn new(gpu: &GpuContext) -> Self {
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/rss_bvh.wgsl: tri_pos, keys, vals, slot_of,
+        // order, rss, group_x, lists, state, dispatch.
+        let kernels = Kernels::new(
+            gpu,
+            "RssBuildGpu",
+            shader_source("rss_bvh.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite,
+            ],
+        );
+        RssBuildGpu {
+            init_order: kernels.pipeline(gpu, "init_order"),
+            groups: kernels.pipeline(gpu, "groups"),
+            large_split: kernels.pipeline(gpu, "large_split"),
+            large_next: kernels.pipeline(gpu, "large_next"),
+            small_nodes: kernels.pipeline(gpu, "small_nodes"),
+            kernels,
+        }
+    }
+
+    /// Zeroed buffers for `n` triangles (`n` 0: placeholders for a run
+    /// that queries the AABB BVH).
+    pub fn buffers(
+        gpu: &GpuContext,
+        n: u64,
+        group_level: u32,
+    ) -> Result<RssBuffers, AdaptiveError> {
+        let groups = 8u64.pow(group_level).min(n).max(1);
+        let zeroed = |label: &str, bytes: u64| {
+            crate::gpu::storage_buffer_zeroed(gpu, BufferCheck { label, bytes })
+        };
+        Ok(RssBuffers {
+            order: zeroed("RssBuildGpu::order", 8 * n)?,
+            nodes: zeroed(
+                "RssBuildGpu::nodes",
+                (2 * n).max(1) * size_of::<RssNode>() as u64,
+            )?,
+            group_x: zeroed("RssBuildGpu::group_x", 8 * groups)?,
+            lists: zeroed("RssBuildGpu::lists", 12 * n)?,
+        })
+    }
+
+    /// Records the build of the multi-BVH over the sorted triangles into
+    /// `run` (phase "bvh build").
+    pub fn encode(
+        &self,
+        gpu: &GpuContext,
+        run: &mut GpuRun<'_>,
+        rss: &RssBuffers,
+        stage: &StageBuffers<'_>,
+        n_tris: u32,
+        params: &AdaptiveParams,
+    ) -> wgpu::BindGroup {
+        let levels = large_levels(n_tris as usize, params.small_node);
+        let uniform = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("RssBuildGpu::params"),
+                contents: bytemuck::bytes_of(&BuildParams {
+                    num_tris: n_tris,
+                    group_level: params.effective_group_level(),
+                    large: params.small_node.max(BVH_LEAF + 1),
+                    axis_approximation: params.axis_approximation as u32,
+                    levels,
+                    leaf: BVH_LEAF,
+                    max_small_depth: MAX_SMALL_DEPTH,
+                    _pad: 0,
+                }),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform,
+                stage.tri_pos,
+                stage.keys,
+                stage.vals,
+                stage.slot_of,
+                &rss.order,
+                &rss.nodes,
+                &rss.group_x,
+                &rss.lists,
+                stage.state,
+                stage.dispatch,
+            ],
+        );
+        let args_bytes = stage.dispatch.size();
+        run.encoder_work("bvh build", |e| {
+            encode_pass(e, "RssBuildGpu::groups", &bind_group, |pass| {
+                pass.set_pipeline(&self.init_order);
+                let (x, y) = dispatch_dims(n_tris.div_ceil(64));
+                pass.dispatch_workgroups(x, y, 1);
+                pass.set_pipeline(&self.groups);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+            e.copy_buffer_to_buffer(stage.dispatch, 0, stage.indirect, 0, args_bytes);
+            for _ in 0..levels {
+                encode_pass(e, "RssBuildGpu::large_split", &bind_group, |pass| {
+                    pass.set_pipeline(&self.large_split);
+                    pass.dispatch_workgroups_indirect(stage.indirect, 12 * LARGE_ARGS);
+                    pass.set_pipeline(&self.large_next);
+                    pass.dispatch_workgroups(1, 1, 1);
+                });
+                e.copy_buffer_to_buffer(stage.dispatch, 0, stage.indirect, 0, args_bytes);
+            }
+            encode_pass(e, "RssBuildGpu::small_nodes", &bind_group, |pass| {
+                pass.set_pipeline(&self.small_nodes);
+                pass.dispatch_workgroups_indirect(stage.indirect, 12 * SMALL_ARGS);
+            });
+        });
+        bind_group
+    }
+}

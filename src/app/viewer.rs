@@ -47,6 +47,7 @@ pub struct Viewer {
     pub history: ProfilerHistory,
     pub collide: panels::CollideState,
     pub tri_tri: panels::TriTriState,
+    pub interference: panels::InterferenceState,
     load_job: Option<Job<LoadedMesh>>,
     field_job: Option<Job<SdfField>>,
     compare_job: Option<Job<Comparison>>,
@@ -123,6 +124,7 @@ impl Viewer {
             history: ProfilerHistory::default(),
             collide: Default::default(),
             tri_tri: Default::default(),
+            interference: Default::default(),
             load_job: None,
             field_job: None,
             compare_job: None,
@@ -433,7 +435,8 @@ impl Viewer {
             || self.field_job.is_some()
             || self.compare_job.is_some()
             || self.field_wanted
-            || self.tri_tri.busy();
+            || self.tri_tri.busy()
+            || self.interference.busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -663,6 +666,15 @@ impl Viewer {
             }
             ScriptStep::TriTriOffset(offset) => self.tri_tri.set_offset(offset),
             ScriptStep::TriTriBackend(name) => self.tri_tri.set_backend(&name)?,
+            ScriptStep::Interfere(scene) => self.interference.activate_scene(&scene)?,
+            ScriptStep::InterfereCount(n) => self.interference.set_count(n)?,
+            ScriptStep::InterfereSeed(seed) => self.interference.set_seed(seed),
+            ScriptStep::InterfereResolution(res) => self.interference.set_resolution(res)?,
+            ScriptStep::InterfereAxes(axes) => self.interference.set_axes(&axes)?,
+            ScriptStep::InterfereMode(mode) => self.interference.set_mode(&mode)?,
+            ScriptStep::InterfereImage(image) => self.interference.set_image(&image)?,
+            ScriptStep::InterfereSelect(k) => self.interference.select(k)?,
+            ScriptStep::InterfereMove(to) => self.interference.move_selected(to)?,
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));

@@ -74,6 +74,8 @@ impl Viewer {
         // CPU scopes for the profiler overlay (and puffin_viewer).
         puffin::set_scopes_on(true);
         let (mut settings, notice) = if options.script.is_some() {
+            // Nor by the panel sizes egui saved from an earlier session.
+            cc.egui_ctx.memory_mut(|m| *m = Default::default());
             (Settings::default(), None)
         } else {
             Settings::load(cc.storage)
@@ -733,6 +735,11 @@ impl eframe::App for Viewer {
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
+    }
+
+    /// A scripted run leaves the user's saved layout alone.
+    fn persist_egui_memory(&self) -> bool {
+        self.script.is_none()
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

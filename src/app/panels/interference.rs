@@ -597,7 +597,7 @@ fn draw(viewer: &mut Viewer) {
     }
     let mesh = Mesh::merge(&meshes, "interference scene");
     let b = mesh.bounds();
-    let arm = 0.004 * (b.max - b.min).length();
+    let arm = 0.01 * (b.max - b.min).length();
     let mut lines = Vec::new();
     for p in r.located.points.iter().take(MAX_DRAWN_POINTS) {
         let at = p.position.as_vec3();
@@ -664,7 +664,7 @@ pub fn images_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         st.texture = Some((texture, run_index, st.image));
     }
     let (texture, _, _) = st.texture.as_ref().expect("loaded above");
-    let width = ui.available_width().min(420.0);
+    let width = ui.available_width().min(300.0);
     let aspect = image.view.height as f32 / image.view.width as f32;
     let response = ui.add(
         egui::Image::new((texture.id(), egui::vec2(width, width * aspect)))
@@ -741,9 +741,14 @@ fn legend_ui(ui: &mut egui::Ui, image: &crate::stages::interference::CountImage,
                 "{} objects in this image, one colour each:",
                 objects.len()
             ));
-            ui.horizontal_wrapped(|ui| {
-                for &k in objects.iter().take(24) {
-                    swatch(ui, images::object_color(Some(k)), k.to_string());
+            // A grid keeps the side panel at its width.
+            egui::Grid::new("interference_id_legend").show(ui, |ui| {
+                for (n, &k) in objects.iter().take(24).enumerate() {
+                    let [r, g, b, _] = images::object_color(Some(k));
+                    ui.colored_label(egui::Color32::from_rgb(r, g, b), k.to_string());
+                    if n % 6 == 5 {
+                        ui.end_row();
+                    }
                 }
             });
         }

@@ -513,10 +513,10 @@ impl InterferenceGpu {
         let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
             [
-                Readback::new(device, &targets, TargetImage::Stencil),
-                Readback::new(device, &targets, TargetImage::Depth),
-                Readback::new(device, &targets, TargetImage::Ids),
-                Readback::new(device, &targets, TargetImage::Inside),
+                Readback::new(device, targets, TargetImage::Stencil),
+                Readback::new(device, targets, TargetImage::Depth),
+                Readback::new(device, targets, TargetImage::Ids),
+                Readback::new(device, targets, TargetImage::Inside),
             ]
         });
 
@@ -585,7 +585,7 @@ impl InterferenceGpu {
         run.encoder_work("interference read-back copies", |encoder| {
             object_queries.resolve(encoder);
             for image in images.iter().flatten() {
-                image.copy(encoder, &targets);
+                image.copy(encoder, targets);
             }
         });
         let (mut phases, _) = run.finish()?;
@@ -603,7 +603,7 @@ impl InterferenceGpu {
         };
         let penetrated_image = options
             .read_pixels
-            .then(|| Readback::new(device, &targets, TargetImage::Penetrated));
+            .then(|| Readback::new(device, targets, TargetImage::Penetrated));
         let mut pairs = Vec::new();
         if !candidates.is_empty() {
             let pair_count = candidates.iter().map(|(_, is)| is.len()).sum();
@@ -640,7 +640,7 @@ impl InterferenceGpu {
             run.encoder_work("interference pair read-back", |encoder| {
                 pair_queries.resolve(encoder);
                 if let Some(image) = &penetrated_image {
-                    image.copy(encoder, &targets);
+                    image.copy(encoder, targets);
                 }
             });
             phases.extend(run.finish()?.0);

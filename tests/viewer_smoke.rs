@@ -53,14 +53,27 @@ fn census(img: &image::RgbaImage) -> (usize, usize) {
     (grey, coloured)
 }
 
-/// Strongly red pixels (highlighted collisions).
-fn red_pixels(img: &image::RgbaImage) -> usize {
-    img.pixels()
+/// Runs `script`, which exports the view to `view`: it must succeed and
+/// the view must show highlighted collisions (strongly red pixels).
+fn assert_script_shows_red(script: &str, view: &Path, what: &str) {
+    let out = xvfb_run(script);
+    assert!(
+        out.status.success(),
+        "the scripted {what} session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let red = load(view)
+        .pixels()
         .filter(|p| {
             let [r, g, b, _] = p.0.map(i32::from);
             r > 120 && r > 2 * g && r > 2 * b
         })
-        .count()
+        .count();
+    assert!(
+        red > 50,
+        "{what}: collisions should show in red: {red} red pixels"
+    );
 }
 
 #[test]
@@ -145,20 +158,8 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
         "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; wait:3; tritri-backend:cpu; wait:3; export-view:{}; tritri:rocker; wait:3; quit",
         view.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted triangle–triangle session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Colliding triangles are red on A: count strongly red pixels.
-    let img = load(&view);
-    let red = red_pixels(&img);
-    assert!(
-        red > 50,
-        "colliding triangles should show in red: {red} red pixels"
-    );
+    // Colliding triangles are red on A.
+    assert_script_shows_red(&script, &view, "triangle–triangle");
     let bad = xvfb_run("tritri:cubes; quit");
     assert!(
         !bad.status.success(),
@@ -181,19 +182,7 @@ fn scripted_interference_session_highlights_interfering_objects() {
          interfere-select:2; interfere-move:0.5,0.5,0.5; wait:3; quit",
         view.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted interference session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let img = load(&view);
-    let red = red_pixels(&img);
-    assert!(
-        red > 50,
-        "interfering boxes should show in red: {red} red pixels"
-    );
+    assert_script_shows_red(&script, &view, "interference");
     for bad in [
         "interfere:random-spheres; quit",
         "interfere:random-boxes; interfere-res:0; quit",

@@ -257,6 +257,19 @@ impl InterferenceState {
         Ok(())
     }
 
+    /// What a run depends on besides the poses.
+    fn inputs(&self) -> (Shapes, usize, u64, u32, f32, [bool; 3], ReadMode) {
+        (
+            self.shapes,
+            self.count,
+            self.seed,
+            self.resolution,
+            self.offset_permille,
+            self.axes,
+            self.mode,
+        )
+    }
+
     fn axes(&self) -> Vec<ViewAxis> {
         ViewAxis::ALL
             .into_iter()
@@ -305,15 +318,7 @@ pub fn interference_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
 
 fn controls_ui(st: &mut InterferenceState, ui: &mut egui::Ui) {
     ui.checkbox(&mut st.active, "show in viewport");
-    let before = (
-        st.shapes,
-        st.count,
-        st.seed,
-        st.resolution,
-        st.offset_permille,
-        st.axes,
-        st.mode,
-    );
+    let before = st.inputs();
     ui.horizontal(|ui| {
         ui.label("objects");
         for s in Shapes::ALL {
@@ -347,16 +352,7 @@ fn controls_ui(st: &mut InterferenceState, ui: &mut egui::Ui) {
             "occlusion queries",
         );
     });
-    let after = (
-        st.shapes,
-        st.count,
-        st.seed,
-        st.resolution,
-        st.offset_permille,
-        st.axes,
-        st.mode,
-    );
-    st.dirty |= before != after;
+    st.dirty |= before != st.inputs();
     st.place();
     pose_ui(st, ui);
     if let Some(e) = &st.error {

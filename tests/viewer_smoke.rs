@@ -169,8 +169,9 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
 
 /// The interference panel in a scripted session: a dense random scene of
 /// boxes at a small viewport, read pixels and then occlusion queries only,
-/// all three axes; interfering boxes show red in the exported view. Bad
-/// steps fail the script.
+/// all three axes (their counts verified against the CPU reference);
+/// interfering boxes show red in the exported view. Bad steps fail the
+/// script.
 #[test]
 fn scripted_interference_session_highlights_interfering_objects() {
     let _ = common::gpu();
@@ -178,7 +179,7 @@ fn scripted_interference_session_highlights_interfering_objects() {
     let view = dir.join("interfere.png");
     let script = format!(
         "interfere:random-boxes; interfere-count:12; interfere-res:64; wait:3; \
-         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-mode:occlusion; \
+         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-verify; interfere-mode:occlusion; \
          interfere-select:2; interfere-move:0.5,0.5,0.5; wait:3; quit",
         view.display()
     );

@@ -86,6 +86,9 @@ pub enum ScriptStep {
     InterfereSelect(usize),
     /// Move the selected object to x,y,z.
     InterfereMove(glam::Vec3),
+    /// Compare the interference counts with the CPU reference; fails on a
+    /// difference.
+    InterfereVerify,
     /// Show the collide panel in the viewport with a scene (`drop-on-mesh`,
     /// `drop-on-plane`, `box-stack`, `line`), built afresh.
     Collide(String),
@@ -202,6 +205,7 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
         "interfere-image" => ScriptStep::InterfereImage(need("an image name")?),
         "interfere-select" => ScriptStep::InterfereSelect(number(verb, arg)?),
         "interfere-move" => ScriptStep::InterfereMove(vec3(verb, arg)?),
+        "interfere-verify" => ScriptStep::InterfereVerify,
         "quit" => ScriptStep::Quit,
         _ => return Err(format!("unknown script step `{verb}`")),
     })

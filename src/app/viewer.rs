@@ -677,6 +677,10 @@ impl Viewer {
             ScriptStep::InterfereImage(image) => self.interference.set_image(&image)?,
             ScriptStep::InterfereSelect(k) => self.interference.select(k)?,
             ScriptStep::InterfereMove(to) => self.interference.move_selected(to)?,
+            ScriptStep::InterfereVerify => {
+                let text = self.interference.verify()?;
+                self.notify(text, false);
+            }
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));

@@ -10,7 +10,8 @@
 //! (§4.5.5) as green crosses. The right panel shows the read-back images
 //! live — stencil counts in false colour with a legend and per-class pixel
 //! counts, edge depth, and the three identity images (Alg. 2–4) — with the
-//! pixel under the mouse described. "occlusion queries" mode reads no
+//! pixel under the mouse described, and "verify vs CPU" compares the
+//! counts with the CPU reference. "occlusion queries" mode reads no
 //! pixels (Alg. 5): only the pairs and the timing come back.
 //!
 //! A run renders into small viewports and takes milliseconds, so it runs
@@ -26,8 +27,8 @@ use crate::mesh::Mesh;
 use crate::stages::interference::images::{self, ImageKind};
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{
-    InterferenceGpu, InterferenceParams, InterferenceRun, InterferenceScene, InterferenceSummary,
-    Localisation, RunOptions, ViewAxis, detect_gpu,
+    CountImage, InterferenceGpu, InterferenceParams, InterferenceRun, InterferenceScene,
+    InterferenceSummary, Localisation, RunOptions, ViewAxis, count_cpu, detect_gpu,
 };
 use crate::view::LineVertex;
 
@@ -99,6 +100,8 @@ pub struct InterferenceState {
     redraw: bool,
     framed: Option<(Shapes, usize, u64)>,
     error: Option<String>,
+    /// The shown image against the CPU reference, with its run and view.
+    verified: Option<(usize, String)>,
 }
 
 impl Default for InterferenceState {
@@ -127,6 +130,7 @@ impl Default for InterferenceState {
             redraw: false,
             framed: None,
             error: None,
+            verified: None,
         }
     }
 }
@@ -243,6 +247,26 @@ impl InterferenceState {
         self.selected = object;
         self.redraw = true;
         Ok(())
+    }
+
+    /// Compares every run's counts with the CPU reference (script
+    /// `interfere-verify`); an error names the first differing pixel.
+    pub fn verify(&mut self) -> Result<String, String> {
+        let r = self
+            .result
+            .as_ref()
+            .ok_or("no interference run to verify")?;
+        let mut lines = Vec::new();
+        for run in &r.runs {
+            let image = run
+                .image
+                .as_ref()
+                .ok_or("occlusion-query mode read no pixels")?;
+            lines.push(verify_image(&r.scene, image)?);
+        }
+        let text = lines.join("; ");
+        self.verified = Some((self.image_run, text.clone()));
+        Ok(text)
     }
 
     /// Moves the selected object (script `interfere-move:x,y,z`).
@@ -564,6 +588,7 @@ fn run(viewer: &mut Viewer) -> Result<(), String> {
     });
     st.image_run = st.image_run.min(st.axes().len() - 1);
     st.texture = None;
+    st.verified = None;
     st.error = None;
     st.redraw = true;
     Ok(())
@@ -686,6 +711,39 @@ pub fn images_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         ));
     }
     legend_ui(ui, image, st.image);
+    ui.horizontal(|ui| {
+        if ui.button("verify vs CPU").clicked() {
+            let outcome = verify_image(&r.scene, image).unwrap_or_else(|e| e);
+            st.verified = Some((run_index, outcome));
+        }
+        if let Some((_, text)) = st.verified.as_ref().filter(|(k, _)| *k == run_index) {
+            ui.label(text);
+        }
+    });
+}
+
+/// The GPU counts of `image` against [`count_cpu`] for the same rays:
+/// pixels compared (those the rasteriser's tie rules cannot decide) and
+/// the first difference as an error.
+fn verify_image(scene: &InterferenceScene, image: &CountImage) -> Result<String, String> {
+    let cpu = count_cpu(scene, &image.view, &image.edge_depth);
+    let width = image.view.width as usize;
+    let compared = cpu.ambiguous.iter().filter(|&&a| !a).count();
+    let differ: Vec<usize> = (0..cpu.counts.len())
+        .filter(|&i| !cpu.ambiguous[i] && cpu.counts[i] != image.counts[i])
+        .collect();
+    let axis = image.view.axis.name();
+    match differ.first() {
+        None => Ok(format!("{axis}: {compared} pixels equal the CPU counts")),
+        Some(&i) => Err(format!(
+            "{axis}: {} of {compared} pixels differ from the CPU, first ({}, {}): GPU {} CPU {}",
+            differ.len(),
+            i % width,
+            i / width,
+            image.counts[i],
+            cpu.counts[i]
+        )),
+    }
 }
 
 fn swatch(ui: &mut egui::Ui, color: [u8; 4], label: String) {
@@ -704,7 +762,7 @@ fn swatch(ui: &mut egui::Ui, color: [u8; 4], label: String) {
     });
 }
 
-fn legend_ui(ui: &mut egui::Ui, image: &crate::stages::interference::CountImage, kind: ImageKind) {
+fn legend_ui(ui: &mut egui::Ui, image: &CountImage, kind: ImageKind) {
     match kind {
         ImageKind::Counts => {
             let mut per_class = [0usize; images::COUNT_LEGEND.len()];

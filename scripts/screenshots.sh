@@ -14,5 +14,7 @@ run "open:stanford-bunny; backend:cpu; res:128; compute; orbit:-35,0; pick; wait
      filter:all; clip:off; mesh:hidden; verify:sign-modes; orbit:-10,-70; points:5; wait:3; screenshot:$s/bunny-sign-modes.png; quit"
 run "open:spot; backend:gpu; res:80; compute; verify:cpu-vs-gpu; clip:off; mesh:wireframe; points:4; slice:x; wait:3; screenshot:$s/spot-cpu-vs-gpu.png; quit"
 run "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; profiler:off; orbit:25,20; wait:5; screenshot:$s/tritri-tori.png; quit"
+run "interfere:random-mixed; interfere-count:60; interfere-seed:3; interfere-res:256; interfere-axis:z; interfere-verify; profiler:off; orbit:25,20; wait:5; screenshot:$s/interfere-scene.png;
+     interfere-image:penetrated; wait:3; screenshot:$s/interfere-ids.png; quit"
 run "collide:box-stack; collide-samples:on; collide-step:60; collide-compare; wait:5; screenshot:$s/collide-stack.png; quit"
 run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collide-line.png; quit"

@@ -22,6 +22,9 @@ struct EdgeOut {
     @invariant @builtin(position) clip: vec4<f32>,
     // x: object index + 1, y: global edge index + 1 (0 = no edge).
     @location(0) @interpolate(flat) ids: vec2<u32>,
+    // The instance index + 1: the penetrated object's id in the pair
+    // passes (Alg. 4), which draw the edges as instance j of object j.
+    @location(1) @interpolate(flat) into: u32,
 }
 
 // Pass 1 (and 4): edges offset outward along their vertex normals (§4.3.3),
@@ -31,16 +34,19 @@ fn vs_edge(
     @location(0) pos: vec3<f32>,
     @location(1) normal: vec3<f32>,
     @location(2) ids: vec2<u32>,
+    @builtin(instance_index) instance: u32,
 ) -> EdgeOut {
     var out: EdgeOut;
     let p = pos + u.params.x * normal;
     out.clip = u.clip_from_world * vec4(p, 1.0);
     out.ids = ids + vec2(1u, 1u);
+    out.into = instance + 1u;
     return out;
 }
 
 // Pass 1 writes which object and which edge is nearest at each pixel
-// (the identification of Alg. 2 and the per-edge colours of §4.5.5).
+// (the identification of Alg. 2 and the per-edge colours of §4.5.5); pass 4
+// writes the same ids only where the count is > 0 (Alg. 3).
 @fragment
 fn fs_edge(in: EdgeOut) -> @location(0) vec2<u32> {
     return in.ids;
@@ -50,4 +56,18 @@ fn fs_edge(in: EdgeOut) -> @location(0) vec2<u32> {
 @vertex
 fn vs_face(@location(0) pos: vec3<f32>) -> @builtin(position) vec4<f32> {
     return u.clip_from_world * vec4(pos, 1.0);
+}
+
+// The pair passes' faces count in the stencil only; the colour target (the
+// penetrated-object image) has its writes masked off.
+@fragment
+fn fs_face() -> @location(0) u32 {
+    return 0u;
+}
+
+// The pair passes' edges write the penetrated object's id where the count of
+// that object's faces alone is > 0 (Alg. 4).
+@fragment
+fn fs_penetrated(in: EdgeOut) -> @location(0) u32 {
+    return in.into;
 }

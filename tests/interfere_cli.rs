@@ -77,7 +77,23 @@ fn interfere_writes_pairs_images_and_counts() {
         .map(|o| o["interfering"].as_bool().unwrap())
         .collect();
     assert_eq!(flags, vec![true, true, false]);
-    assert!(!json["localised_points"].as_array().unwrap().is_empty());
+    // Localisation (§4.5.5): every point is on an edge of cube 0 or 1,
+    // inside the other one, and its edge is listed as interfering.
+    let points = json["localised_points"].as_array().unwrap();
+    assert!(!points.is_empty());
+    assert_eq!(json["localised_point_count"], points.len());
+    let edges = json["interfering_edges"].as_array().unwrap();
+    for p in points {
+        let (object, inside) = (p["object"].as_u64().unwrap(), p["inside"].as_u64().unwrap());
+        assert!(matches!((object, inside), (0, 1) | (1, 0)), "point {p}");
+        let edge = serde_json::json!({"object": object, "edge": p["edge"]});
+        assert!(edges.contains(&edge), "{edge} not in interfering_edges");
+        let x = p["position"][0].as_f64().unwrap();
+        assert!((-0.6..=1.3).contains(&x), "point {p}");
+    }
+    assert_eq!(json["self_interference"]["pixels"], 0);
+    assert_eq!(json["open_meshes"]["open_objects"], serde_json::json!([]));
+    assert!(objects.iter().all(|o| o["negative_pixels"] == 0));
     // Along x, B's nearer edges hide every interfering edge (figure 4.11),
     // so only some axes see the interference (§4.5.4).
     let mut positive = 0;

@@ -7,7 +7,8 @@ mod common;
 use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::stages::interference::{
     InterferenceGpu, InterferenceObject, InterferenceParams, InterferenceScene,
-    InterferenceSummary, OrthoView, RunOptions, StencilPasses, ViewAxis, count_cpu, detect_gpu,
+    InterferenceSummary, Localisation, OrthoView, RunOptions, StencilPasses, ViewAxis, count_cpu,
+    count_cpu_objects, detect_gpu, identify_cpu,
 };
 use glam::{Mat4, Quat, Vec3};
 
@@ -260,4 +261,203 @@ fn open_mesh_gives_negative_counts() {
     )
     .unwrap();
     assert_eq!(runs[0].image.as_ref().unwrap().negative_pixels(), 0);
+}
+
+/// Identification per the paper on every scene and axis: pass 4's colour
+/// image (Alg. 3) holds exactly pass 1's ids where the count is > 0; the
+/// pair queries (Alg. 4–5) equal the CPU reference's per-object counts
+/// (every certain pair found, nothing outside the possible pairs); the
+/// penetrated image names an object whose faces alone contain that pixel.
+#[test]
+fn gpu_identification_equals_cpu_reference() {
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    for (name, scene) in scenes() {
+        let uploaded = stage.upload(&gpu, &scene);
+        let offset = scene.edge_offset(&InterferenceParams::default());
+        for axis in ViewAxis::ALL {
+            let view = OrthoView::fit(&scene, axis, 48, 40, offset);
+            let run = stage
+                .run(&gpu, &uploaded, &view, offset, RunOptions::default())
+                .unwrap();
+            let image = run.image.as_ref().unwrap();
+            for (i, ((&c, &ids), &inside)) in image
+                .counts
+                .iter()
+                .zip(&image.ids)
+                .zip(&image.inside_ids)
+                .enumerate()
+            {
+                let want = if c > 0 { ids } else { [0, 0] };
+                assert_eq!(inside, want, "{name}, {axis:?}: pixel {i} count {c}");
+            }
+            let cpu = identify_cpu(&scene, &view, &image.edge_depth, &image.ids);
+            let gpu_pairs: std::collections::BTreeSet<(usize, usize)> = run
+                .queries
+                .pairs
+                .iter()
+                .filter(|p| p.pixels > 0)
+                .map(|p| (p.penetrating, p.penetrated))
+                .collect();
+            assert!(
+                cpu.certain.is_subset(&gpu_pairs) && gpu_pairs.is_subset(&cpu.possible),
+                "{name}, {axis:?}: GPU pairs {gpu_pairs:?}, CPU certain {:?} possible {:?}",
+                cpu.certain,
+                cpu.possible
+            );
+            for (p, &into) in image.penetrated.iter().enumerate() {
+                let Some(j) = (into as usize).checked_sub(1) else {
+                    continue;
+                };
+                let alone = count_cpu_objects(&scene, &view, &image.edge_depth, |k| k == j);
+                assert!(
+                    alone.ambiguous[p] || alone.counts[p] > 0,
+                    "{name}, {axis:?}: pixel {p} says inside {j}, CPU count {}",
+                    alone.counts[p]
+                );
+                assert!(image.counts[p] > 0, "{name}, {axis:?}: pixel {p}");
+            }
+        }
+    }
+}
+
+/// Early non-interference (§4.5.2): objects apart stop after pass 4 with no
+/// pair tested; overlapping ones test only the penetrating objects. (The
+/// apart boxes are axis-aligned: tilted faces seen steeply can put an edge
+/// point half a pixel behind its own face at this resolution, spurious
+/// self-interference that defeats the early exit, §4.5.8.)
+#[test]
+fn early_non_interference_skips_pair_passes() {
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let b = box_mesh(1);
+    let apart = InterferenceScene::new(vec![
+        posed(&b, 1.0, Quat::IDENTITY, Vec3::ZERO),
+        posed(&b, 1.0, Quat::IDENTITY, Vec3::new(1.5, 0.1, 0.0)),
+    ])
+    .unwrap();
+    let params = InterferenceParams {
+        width: 64,
+        height: 64,
+        ..Default::default()
+    };
+    let (runs, _) = detect_gpu(&gpu, &stage, &apart, &params, &[ViewAxis::Z], QUERIES).unwrap();
+    assert!(runs[0].queries.early_exit, "{:?}", runs[0].queries);
+    assert!(runs[0].queries.pairs.is_empty());
+    let overlapping = InterferenceScene::new(vec![
+        posed(&b, 1.0, Quat::IDENTITY, Vec3::ZERO),
+        posed(&b, 1.0, tilt(), Vec3::new(0.7, 0.2, 0.1)),
+    ])
+    .unwrap();
+    let (runs, summary) =
+        detect_gpu(&gpu, &stage, &overlapping, &params, &[ViewAxis::Z], QUERIES).unwrap();
+    let q = &runs[0].queries;
+    assert!(!q.early_exit);
+    assert_eq!(summary.pairs, vec![[0, 1]]);
+    for p in &q.pairs {
+        assert!(q.object_pixels[p.penetrating] > 0, "{p:?} tested");
+    }
+}
+
+const QUERIES: RunOptions = RunOptions {
+    passes: StencilPasses::TwoSided,
+    read_pixels: false,
+    pairs: true,
+};
+
+/// Localisation (§4.5.5): every localised point of a box dipped into a
+/// bigger box lies on an edge of its object and inside the other one; the
+/// interfering edges are those points' edges; the pairs are the summary's.
+/// The open box's negative counts are reported against it.
+#[test]
+fn localised_points_lie_on_interfering_edges() {
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let b = box_mesh(1);
+    let poses = [
+        Mat4::from_scale(Vec3::splat(2.0)),
+        Mat4::from_scale_rotation_translation(Vec3::splat(0.5), tilt(), Vec3::new(1.1, 0.2, 0.1)),
+    ];
+    let scene = InterferenceScene::new(
+        poses
+            .iter()
+            .map(|&m| InterferenceObject::new(&b, m))
+            .collect(),
+    )
+    .unwrap();
+    let params = InterferenceParams {
+        width: 64,
+        height: 64,
+        ..Default::default()
+    };
+    let (runs, summary) = detect_gpu(
+        &gpu,
+        &stage,
+        &scene,
+        &params,
+        &ViewAxis::ALL,
+        RunOptions::default(),
+    )
+    .unwrap();
+    let located = Localisation::from_runs(&scene, &runs);
+    assert_eq!(located.pairs, summary.pairs);
+    assert_eq!(located.pairs, vec![[0, 1]]);
+    assert!(located.points.len() > 10, "{} points", located.points.len());
+    // A pixel's ray meets the edge within half a pixel diagonal of its
+    // centre; the edge is pushed out by the offset.
+    let (px, py) = runs[0].view.pixel_size();
+    let tolerance = 0.75 * (px * px + py * py).sqrt() + 2.0 * scene.edge_offset(&params) as f64;
+    let mut edges = std::collections::BTreeSet::new();
+    for p in &located.points {
+        assert_ne!(p.object, p.penetrated, "{p:?}");
+        let o = &scene.objects[p.object];
+        let [a, c] = o.edges[p.edge as usize];
+        let (a, c) = (
+            o.mesh.positions[a as usize].as_dvec3(),
+            o.mesh.positions[c as usize].as_dvec3(),
+        );
+        let t = ((p.position - a).dot(c - a) / (c - a).length_squared()).clamp(0.0, 1.0);
+        let distance = (a + t * (c - a) - p.position).length();
+        assert!(
+            distance <= tolerance,
+            "{p:?}: {distance} from edge {}",
+            p.edge
+        );
+        // Inside the penetrated unit box, in its own frame (scaled).
+        let inverse = poses[p.penetrated].inverse().as_dmat4();
+        let local = inverse.transform_point3(p.position);
+        let scale = if p.penetrated == 0 { 2.0 } else { 0.5 };
+        assert!(
+            local.abs().max_element() <= 0.5 + tolerance / scale,
+            "{p:?}: local {local}"
+        );
+        edges.insert((p.object, p.edge));
+    }
+    assert_eq!(located.edges, edges.into_iter().collect::<Vec<_>>());
+    assert!(located.open_meshes.open_objects.is_empty());
+
+    let open = InterferenceScene::new(vec![
+        posed(&b, 0.4, Quat::IDENTITY, Vec3::new(3.0, 0.0, 0.0)),
+        posed(&open_box(), 1.0, Quat::from_rotation_x(0.05), Vec3::ZERO),
+    ])
+    .unwrap();
+    let (runs, _) = detect_gpu(
+        &gpu,
+        &stage,
+        &open,
+        &params,
+        &[ViewAxis::Z],
+        RunOptions::default(),
+    )
+    .unwrap();
+    let report = Localisation::from_runs(&open, &runs).open_meshes;
+    assert_eq!(report.open_objects, vec![1]);
+    assert!(
+        report.negative_pixels.iter().any(|&(o, n)| o == 1 && n > 0),
+        "{report:?}"
+    );
+    assert!(
+        report.negative_pixels.iter().all(|&(o, _)| o == 1),
+        "{report:?}"
+    );
 }

@@ -53,6 +53,29 @@ fn census(img: &image::RgbaImage) -> (usize, usize) {
     (grey, coloured)
 }
 
+/// Runs `script`, which exports the view to `view`: it must succeed and
+/// the view must show highlighted collisions (strongly red pixels).
+fn assert_script_shows_red(script: &str, view: &Path, what: &str) {
+    let out = xvfb_run(script);
+    assert!(
+        out.status.success(),
+        "the scripted {what} session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let red = load(view)
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 120 && r > 2 * g && r > 2 * b
+        })
+        .count();
+    assert!(
+        red > 50,
+        "{what}: collisions should show in red: {red} red pixels"
+    );
+}
+
 #[test]
 fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
     let _ = common::gpu();
@@ -135,31 +158,39 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
         "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; wait:3; tritri-backend:cpu; wait:3; export-view:{}; tritri:rocker; wait:3; quit",
         view.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted triangle–triangle session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Colliding triangles are red on A: count strongly red pixels.
-    let img = load(&view);
-    let red = img
-        .pixels()
-        .filter(|p| {
-            let [r, g, b, _] = p.0.map(i32::from);
-            r > 120 && r > 2 * g && r > 2 * b
-        })
-        .count();
-    assert!(
-        red > 50,
-        "colliding triangles should show in red: {red} red pixels"
-    );
+    // Colliding triangles are red on A.
+    assert_script_shows_red(&script, &view, "triangle–triangle");
     let bad = xvfb_run("tritri:cubes; quit");
     assert!(
         !bad.status.success(),
         "an unknown scene must fail the script"
     );
+}
+
+/// The interference panel in a scripted session: a dense random scene of
+/// boxes at a small viewport, read pixels and then occlusion queries only,
+/// all three axes (their counts verified against the CPU reference);
+/// interfering boxes show red in the exported view. Bad steps fail the
+/// script.
+#[test]
+fn scripted_interference_session_highlights_interfering_objects() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-interfere");
+    let view = dir.join("interfere.png");
+    let script = format!(
+        "interfere:random-boxes; interfere-count:12; interfere-res:64; wait:3; \
+         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-verify; interfere-mode:occlusion; \
+         interfere-select:2; interfere-move:0.5,0.5,0.5; wait:3; quit",
+        view.display()
+    );
+    assert_script_shows_red(&script, &view, "interference");
+    for bad in [
+        "interfere:random-spheres; quit",
+        "interfere:random-boxes; interfere-res:0; quit",
+    ] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the script");
+    }
 }
 
 /// The collide panel in a scripted session: a box stack stepped on the CPU

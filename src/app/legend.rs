@@ -13,6 +13,7 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
         || viewer.field.is_none()
         || viewer.collide.is_active()
         || viewer.tri_tri.is_active()
+        || viewer.interference.is_active()
     {
         return;
     }

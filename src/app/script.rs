@@ -66,6 +66,29 @@ pub enum ScriptStep {
     TriTriOffset(glam::Vec3),
     /// The triangle–triangle backend: cpu-ref, cpu, gpu-brute, gpu.
     TriTriBackend(String),
+    /// Show the interference panel with a random scene: `random-boxes` or
+    /// `random-mixed` (boxes, tori, spot).
+    Interfere(String),
+    /// Number of objects of the interference scene.
+    InterfereCount(usize),
+    /// Seed of the interference scene's random poses.
+    InterfereSeed(u64),
+    /// Interference viewport resolution (square).
+    InterfereResolution(u32),
+    /// Interference view axes: `x`, `y`, `z` or a combination (`xyz`).
+    InterfereAxes(String),
+    /// `read-pixels` or `occlusion` (queries only).
+    InterfereMode(String),
+    /// Which image the interference panel shows: counts, depth, ids,
+    /// penetrating, penetrated.
+    InterfereImage(String),
+    /// Select an object of the interference scene (its pose sliders).
+    InterfereSelect(usize),
+    /// Move the selected object to x,y,z.
+    InterfereMove(glam::Vec3),
+    /// Compare the interference counts with the CPU reference; fails on a
+    /// difference.
+    InterfereVerify,
     /// Show the collide panel in the viewport with a scene (`drop-on-mesh`,
     /// `drop-on-plane`, `box-stack`, `line`), built afresh.
     Collide(String),
@@ -171,23 +194,40 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
                 .map_err(|_| format!("wait needs a frame count, not {arg:?}"))?
         }),
         "tritri" => ScriptStep::TriTri(need("a scene: tori or rocker")?),
-        "tritri-offset" => {
-            let v: Vec<f32> = arg
-                .split(',')
-                .map(|c| c.trim().parse::<f32>())
-                .collect::<Result<_, _>>()
-                .map_err(|_| format!("tritri-offset needs x,y,z, not {arg:?}"))?;
-            match v[..] {
-                [x, y, z] if v.iter().all(|c| c.is_finite()) => {
-                    ScriptStep::TriTriOffset(glam::Vec3::new(x, y, z))
-                }
-                _ => return Err(format!("tritri-offset needs x,y,z, not {arg:?}")),
-            }
-        }
+        "tritri-offset" => ScriptStep::TriTriOffset(vec3(verb, arg)?),
         "tritri-backend" => ScriptStep::TriTriBackend(need("a backend")?),
+        "interfere" => ScriptStep::Interfere(need("a scene: random-boxes or random-mixed")?),
+        "interfere-count" => ScriptStep::InterfereCount(number(verb, arg)?),
+        "interfere-seed" => ScriptStep::InterfereSeed(number(verb, arg)?),
+        "interfere-res" => ScriptStep::InterfereResolution(number(verb, arg)?),
+        "interfere-axis" => ScriptStep::InterfereAxes(need("x, y, z or a combination")?),
+        "interfere-mode" => ScriptStep::InterfereMode(need("read-pixels or occlusion")?),
+        "interfere-image" => ScriptStep::InterfereImage(need("an image name")?),
+        "interfere-select" => ScriptStep::InterfereSelect(number(verb, arg)?),
+        "interfere-move" => ScriptStep::InterfereMove(vec3(verb, arg)?),
+        "interfere-verify" => ScriptStep::InterfereVerify,
         "quit" => ScriptStep::Quit,
         _ => return Err(format!("unknown script step `{verb}`")),
     })
+}
+
+/// `x,y,z` of finite numbers.
+fn vec3(verb: &str, arg: &str) -> Result<glam::Vec3, String> {
+    let v: Vec<f32> = arg
+        .split(',')
+        .map(|c| c.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("{verb} needs x,y,z, not {arg:?}"))?;
+    match v[..] {
+        [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(x, y, z)),
+        _ => Err(format!("{verb} needs x,y,z, not {arg:?}")),
+    }
+}
+
+/// A whole number.
+fn number<T: std::str::FromStr>(verb: &str, arg: &str) -> Result<T, String> {
+    arg.parse()
+        .map_err(|_| format!("{verb} needs a whole number, not {arg:?}"))
 }
 
 /// A script and how it is going; the outcome is shared with `main` so the
@@ -248,6 +288,25 @@ mod tests {
         assert_eq!(tt[2], ScriptStep::TriTriBackend("gpu".into()));
         assert!(parse("tritri-offset:1,2").is_err());
         assert!(parse("tritri-offset:1,x,2").is_err());
+        let interfere = parse(
+            "interfere:random-boxes; interfere-count:80; interfere-res:256; interfere-axis:xz; \
+             interfere-mode:occlusion; interfere-select:3; interfere-move:1,2,3",
+        )
+        .unwrap();
+        assert_eq!(
+            interfere,
+            vec![
+                ScriptStep::Interfere("random-boxes".into()),
+                ScriptStep::InterfereCount(80),
+                ScriptStep::InterfereResolution(256),
+                ScriptStep::InterfereAxes("xz".into()),
+                ScriptStep::InterfereMode("occlusion".into()),
+                ScriptStep::InterfereSelect(3),
+                ScriptStep::InterfereMove(glam::Vec3::new(1.0, 2.0, 3.0)),
+            ]
+        );
+        assert!(parse("interfere-count:-1").is_err());
+        assert!(parse("interfere-res:big").is_err());
         let collide = parse(
             "collide:box-stack; collide-step:60; collide-samples:off; collide-gpu; collide-compare",
         )

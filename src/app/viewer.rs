@@ -47,6 +47,7 @@ pub struct Viewer {
     pub history: ProfilerHistory,
     pub collide: panels::CollideState,
     pub tri_tri: panels::TriTriState,
+    pub interference: panels::InterferenceState,
     load_job: Option<Job<LoadedMesh>>,
     field_job: Option<Job<SdfField>>,
     compare_job: Option<Job<Comparison>>,
@@ -73,6 +74,8 @@ impl Viewer {
         // CPU scopes for the profiler overlay (and puffin_viewer).
         puffin::set_scopes_on(true);
         let (mut settings, notice) = if options.script.is_some() {
+            // Nor by the panel sizes egui saved from an earlier session.
+            cc.egui_ctx.memory_mut(|m| *m = Default::default());
             (Settings::default(), None)
         } else {
             Settings::load(cc.storage)
@@ -123,6 +126,7 @@ impl Viewer {
             history: ProfilerHistory::default(),
             collide: Default::default(),
             tri_tri: Default::default(),
+            interference: Default::default(),
             load_job: None,
             field_job: None,
             compare_job: None,
@@ -433,7 +437,8 @@ impl Viewer {
             || self.field_job.is_some()
             || self.compare_job.is_some()
             || self.field_wanted
-            || self.tri_tri.busy();
+            || self.tri_tri.busy()
+            || self.interference.busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -663,6 +668,19 @@ impl Viewer {
             }
             ScriptStep::TriTriOffset(offset) => self.tri_tri.set_offset(offset),
             ScriptStep::TriTriBackend(name) => self.tri_tri.set_backend(&name)?,
+            ScriptStep::Interfere(scene) => self.interference.activate_scene(&scene)?,
+            ScriptStep::InterfereCount(n) => self.interference.set_count(n)?,
+            ScriptStep::InterfereSeed(seed) => self.interference.set_seed(seed),
+            ScriptStep::InterfereResolution(res) => self.interference.set_resolution(res)?,
+            ScriptStep::InterfereAxes(axes) => self.interference.set_axes(&axes)?,
+            ScriptStep::InterfereMode(mode) => self.interference.set_mode(&mode)?,
+            ScriptStep::InterfereImage(image) => self.interference.set_image(&image)?,
+            ScriptStep::InterfereSelect(k) => self.interference.select(k)?,
+            ScriptStep::InterfereMove(to) => self.interference.move_selected(to)?,
+            ScriptStep::InterfereVerify => {
+                let text = self.interference.verify()?;
+                self.notify(text, false);
+            }
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));
@@ -721,6 +739,11 @@ impl eframe::App for Viewer {
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
         }
+    }
+
+    /// A scripted run leaves the user's saved layout alone.
+    fn persist_egui_memory(&self) -> bool {
+        self.script.is_none()
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

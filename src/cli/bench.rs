@@ -71,6 +71,25 @@ pub struct BenchArgs {
     /// adaptive: the base configuration the ablations change one by one.
     #[command(flatten)]
     pub adaptive: super::sdf::AdaptiveOpts,
+    /// interfere: which studies (objects, polygons, readback, early,
+    /// target); `target` is the scale: `--target-objects` boxes of
+    /// 12·`--target-box-k`² triangles (default 300 × 3,468 ≈ 1M) at 1024².
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "objects,polygons,readback,early"
+    )]
+    pub studies: Vec<super::bench_interfere::Study>,
+    /// interfere: object counts of the time-vs-objects study (figure 4.15).
+    #[arg(long, value_delimiter = ',', default_value = "4,16,64,256")]
+    pub objects: Vec<usize>,
+    /// interfere: objects of the target study.
+    #[arg(long, default_value_t = 300)]
+    pub target_objects: usize,
+    /// interfere: box subdivision of the target study (12·k² triangles each).
+    #[arg(long, default_value_t = 17)]
+    pub target_box_k: u32,
     /// Output directory for <target>.json, .csv and .png.
     #[arg(long)]
     pub out: PathBuf,

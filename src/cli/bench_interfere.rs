@@ -1,32 +1,62 @@
 //! `collidoscope bench interfere`: image-space interference detection
 //! (Knott 2003, §4.7) — time against the number of objects (figure 4.15)
 //! and against the number of polygons (figure 4.16), read pixels against
-//! occlusion queries at 256×256 and 640×480 (table 4.1), and early
-//! non-interference (queries only) with and without interference (table
-//! 4.2).
+//! occlusion queries at 256×256 and 640×480 (table 4.1), early
+//! non-interference (full identification by queries, stopping after pass
+//! 4 when nothing interferes) with and without interference (table 4.2),
+//! and the target: ~1M triangles over hundreds of objects at 1024²
+//! with full identification by occlusion queries.
 //!
-//! Scenes are boxes subdivided to the wanted polygon count, at seeded
-//! random poses in a cube of side 1.6·⌈∛n⌉ (dense: most boxes touch
-//! another, "interfering"), or axis-aligned on a grid with unit gaps
-//! ("apart"). One view axis
-//! (z). Per row: GPU time (timestamp queries, all passes) where the
-//! adapter has them and wall-clock time end to end (recording, passes,
-//! read-back), the median of `--repeats` runs after one warm-up.
+//! Scenes come from [`crate::stages::interference::scenes`]: boxes
+//! subdivided to the wanted polygon count at seeded random poses (dense:
+//! many touching, "interfering") or on a grid with unit gaps ("apart").
+//! One view axis (z). Per row: GPU time (timestamp queries, all passes)
+//! where the adapter has them and wall-clock time end to end (recording,
+//! passes, read-back), the median of `--repeats` runs after one warm-up.
+//! The geometry is uploaded once per scene, outside the timed runs; the
+//! render targets are reused between runs of one viewport size.
 
 use std::path::Path;
 
 use anyhow::Context;
-use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
 
 use super::bench::BenchArgs;
 use crate::gpu::GpuContext;
-use crate::mesh::box_mesh;
 use crate::plot::{Panel, Series};
 use crate::stages::interference::{
-    InterferenceGpu, InterferenceObject, InterferenceParams, InterferenceScene,
-    InterferenceSummary, OrthoView, RunOptions, StencilPasses, ViewAxis,
+    InterferenceGpu, InterferenceParams, InterferenceScene, InterferenceSummary, OrthoView,
+    RunOptions, StencilPasses, ViewAxis, scenes,
 };
+
+/// The studies of the benchmark (`--studies`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Study {
+    /// Figure 4.15: time against objects (boxes of 300 triangles, 1024²).
+    Objects,
+    /// Figure 4.16: time against polygons (16 boxes, 1024²).
+    Polygons,
+    /// Table 4.1: read pixels against occlusion queries, 640×480 and 256².
+    Readback,
+    /// Table 4.2: full identification by queries with early
+    /// non-interference, with and without interference.
+    Early,
+    /// The target: `--target-objects` boxes of 12·k² triangles at
+    /// 1024², full identification by queries (and read pixels beside it).
+    Target,
+}
+
+impl Study {
+    fn name(self) -> &'static str {
+        match self {
+            Study::Objects => "objects",
+            Study::Polygons => "polygons",
+            Study::Readback => "read-back",
+            Study::Early => "early",
+            Study::Target => "target",
+        }
+    }
+}
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
@@ -42,6 +72,8 @@ struct Row {
     /// Interfering pairs where the pair queries ran, otherwise the number
     /// of objects whose edges are inside something (pass 4 queries).
     interfering: usize,
+    /// Every pass-4 query was zero: the pair passes were skipped.
+    early_exit: bool,
 }
 
 impl Row {
@@ -50,46 +82,12 @@ impl Row {
     }
 }
 
-/// A small deterministic generator (xorshift), so runs are comparable.
-struct Rng(u64);
-
-impl Rng {
-    fn next_f32(&mut self) -> f32 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
-
 /// `objects` unit boxes of `12·k²` triangles each, randomly posed
 /// (interfering) or on a grid with gaps (apart).
-fn boxes(objects: usize, k: u32, apart: bool, seed: u64) -> InterferenceScene {
-    let mesh = box_mesh(k);
-    let mut rng = Rng(seed | 1);
-    let side = (objects as f32).cbrt().ceil() as usize;
-    let list = (0..objects)
-        .map(|n| {
-            let rotation = Quat::from_euler(
-                glam::EulerRot::XYZ,
-                rng.next_f32() * 6.3,
-                rng.next_f32() * 6.3,
-                rng.next_f32() * 6.3,
-            );
-            let at = if apart {
-                let (x, y, z) = (n % side, (n / side) % side, n / (side * side));
-                Vec3::new(x as f32, y as f32, z as f32) * 2.0
-            } else {
-                // Density: a cube of side ~1.6·cbrt(n) holds n boxes with
-                // a fair share of them touching.
-                let extent = 1.6 * side as f32;
-                Vec3::new(rng.next_f32(), rng.next_f32(), rng.next_f32()) * extent
-            };
-            let rotation = if apart { Quat::IDENTITY } else { rotation };
-            InterferenceObject::new(&mesh, Mat4::from_rotation_translation(rotation, at))
-        })
-        .collect();
-    InterferenceScene::new(list).expect("boxes are valid meshes")
+fn boxes(objects: usize, k: u32, apart: bool, seed: u64) -> anyhow::Result<InterferenceScene> {
+    let meshes = scenes::Shapes::Boxes.meshes(k);
+    let placements = scenes::placements(objects, meshes.len(), seed, apart);
+    Ok(scenes::build(&meshes, &placements)?)
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -97,18 +95,24 @@ fn median(v: &mut [f64]) -> f64 {
     v[v.len() / 2]
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One scene, one viewport, one mode.
+struct Case<'a> {
+    study: Study,
+    name: &'static str,
+    scene: &'a InterferenceScene,
+    size: (u32, u32),
+    mode: &'static str,
+    options: RunOptions,
+}
+
 fn time_run(
     gpu: &GpuContext,
     stage: &InterferenceGpu,
-    scene: &InterferenceScene,
-    study: &'static str,
-    name: &'static str,
-    (width, height): (u32, u32),
-    mode: &'static str,
-    options: RunOptions,
+    case: Case<'_>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
+    let (width, height) = case.size;
+    let scene = case.scene;
     let params = InterferenceParams {
         width,
         height,
@@ -119,11 +123,13 @@ fn time_run(
     let view = OrthoView::fit(scene, ViewAxis::Z, width, height, offset);
     let mut gpu_ms = Vec::new();
     let mut wall_ms = Vec::new();
-    let mut pairs = 0;
+    let mut interfering = 0;
+    let mut early_exit = false;
     for rep in 0..=repeats.max(1) {
-        let run = stage.run(gpu, &uploaded, &view, offset, options)?;
+        let run = stage.run(gpu, &uploaded, &view, offset, case.options)?;
         if rep == 0 {
-            pairs = if options.pairs {
+            early_exit = run.queries.early_exit;
+            interfering = if case.options.pairs {
                 InterferenceSummary::from_runs(scene.objects.len(), &[run])
                     .pairs
                     .len()
@@ -137,18 +143,21 @@ fn time_run(
         }
         wall_ms.push(run.wall_ms);
     }
-    Ok(Row {
-        study,
-        scene: name,
+    let row = Row {
+        study: case.study.name(),
+        scene: case.name,
         objects: scene.objects.len(),
         triangles: scene.triangle_count(),
         width,
         height,
-        mode,
+        mode: case.mode,
         gpu_ms: (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms)),
         wall_ms: median(&mut wall_ms),
-        interfering: pairs,
-    })
+        interfering,
+        early_exit,
+    };
+    eprintln!("{row:?}");
+    Ok(row)
 }
 
 const READ_PIXELS: RunOptions = RunOptions {
@@ -166,67 +175,95 @@ const QUERIES_PAIRS: RunOptions = RunOptions {
     read_pixels: false,
     pairs: true,
 };
+const READ_PIXELS_PAIRS: RunOptions = RunOptions {
+    passes: StencilPasses::TwoSided,
+    read_pixels: true,
+    pairs: true,
+};
+const FULL_QUERIES: &str = "occlusion queries + pairs";
 
 pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    if args.objects.contains(&0) || args.target_objects == 0 || args.target_box_k == 0 {
+        anyhow::bail!("--objects, --target-objects and --target-box-k must be at least 1");
+    }
     let gpu = GpuContext::headless()?;
     let adapter = gpu.describe();
     let stage = InterferenceGpu::new(&gpu)?;
     let repeats = args.repeats;
     let mut rows = Vec::new();
-    // Figure 4.15: time against objects (boxes of 300 triangles).
-    for &n in &[4usize, 16, 64, 256] {
-        let scene = boxes(n, 5, false, 7 + n as u64);
-        let row = time_run(
-            &gpu,
-            &stage,
-            &scene,
-            "objects",
-            "boxes",
-            (1024, 1024),
-            "occlusion queries + pairs",
-            QUERIES_PAIRS,
-            repeats,
-        )?;
-        eprintln!("{row:?}");
-        rows.push(row);
+    let study = |s: Study| args.studies.contains(&s);
+    let mut time = |case: Case<'_>| -> anyhow::Result<()> {
+        rows.push(time_run(&gpu, &stage, case, repeats)?);
+        Ok(())
+    };
+    // Figures 4.15–4.16: (objects, box subdivision, seed) per row.
+    let scaling = [
+        (
+            Study::Objects,
+            args.objects.iter().map(|&n| (n, 5, 7 + n as u64)).collect(),
+        ),
+        (
+            Study::Polygons,
+            [2u32, 8, 32, 64].map(|k| (16, k, 99)).to_vec(),
+        ),
+    ];
+    for (figure, sizes) in scaling.into_iter().filter(|(s, _)| study(*s)) {
+        for (n, k, seed) in sizes {
+            let scene = boxes(n, k, false, seed)?;
+            time(Case {
+                study: figure,
+                name: "boxes",
+                scene: &scene,
+                size: (1024, 1024),
+                mode: FULL_QUERIES,
+                options: QUERIES_PAIRS,
+            })?;
+        }
     }
-    // Figure 4.16: time against polygons (16 boxes).
-    for &k in &[2u32, 8, 32, 64] {
-        let scene = boxes(16, k, false, 99);
-        let row = time_run(
-            &gpu,
-            &stage,
-            &scene,
-            "polygons",
-            "boxes",
-            (1024, 1024),
-            "occlusion queries + pairs",
-            QUERIES_PAIRS,
-            repeats,
-        )?;
-        eprintln!("{row:?}");
-        rows.push(row);
+    let tables = [
+        (
+            Study::Readback,
+            [("read pixels", READ_PIXELS), ("occlusion queries", QUERIES)],
+        ),
+        (
+            Study::Early,
+            [
+                (FULL_QUERIES, QUERIES_PAIRS),
+                ("read pixels + pairs", READ_PIXELS_PAIRS),
+            ],
+        ),
+    ];
+    for (table, modes) in tables.into_iter().filter(|(t, _)| study(*t)) {
+        for size in [(640, 480), (256, 256)] {
+            for (name, apart) in [("interfering", false), ("apart", true)] {
+                let scene = boxes(27, 3, apart, 5)?;
+                for (mode, options) in modes {
+                    time(Case {
+                        study: table,
+                        name,
+                        scene: &scene,
+                        size,
+                        mode,
+                        options,
+                    })?;
+                }
+            }
+        }
     }
-    // Tables 4.1–4.2: read pixels vs queries; with and without interference.
-    for res in [(640, 480), (256, 256)] {
+    if study(Study::Target) {
         for (name, apart) in [("interfering", false), ("apart", true)] {
-            let scene = boxes(27, 3, apart, 5);
-            for (mode, options) in [("read pixels", READ_PIXELS), ("occlusion queries", QUERIES)] {
-                let row = time_run(
-                    &gpu,
-                    &stage,
-                    &scene,
-                    "read-back",
+            let scene = boxes(args.target_objects, args.target_box_k, apart, 11)?;
+            for (mode, options) in [(FULL_QUERIES, QUERIES_PAIRS), ("read pixels", READ_PIXELS)] {
+                time(Case {
+                    study: Study::Target,
                     name,
-                    res,
+                    scene: &scene,
+                    size: (1024, 1024),
                     mode,
                     options,
-                    repeats,
-                )?;
-                eprintln!("{row:?}");
-                rows.push(row);
+                })?;
             }
         }
     }
@@ -245,11 +282,11 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     let mut csv = String::from(
-        "study,scene,objects,triangles,width,height,mode,gpu_ms,wall_ms,interfering\n",
+        "study,scene,objects,triangles,width,height,mode,gpu_ms,wall_ms,interfering,early_exit\n",
     );
     for r in rows {
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.4},{}\n",
+            "{},{},{},{},{},{},{},{},{:.4},{},{}\n",
             r.study,
             r.scene,
             r.objects,
@@ -260,6 +297,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
             r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
             r.wall_ms,
             r.interfering,
+            r.early_exit,
         ));
     }
     crate::io::write_atomically(&dir.join("interfere.csv"), csv.as_bytes())?;
@@ -275,14 +313,15 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
     };
     let by_objects = series("objects", |r| r.objects as f64);
     let by_polygons = series("polygons", |r| r.triangles as f64);
-    let title = format!("interference, 1024² — {adapter}");
+    // The adapter's name is in the JSON; in a title it would be clipped.
+    let title = "time vs objects, 1024²";
     crate::plot::write_png(
         &dir.join("interfere.png"),
         1600,
         650,
         &[
             Panel {
-                title: &title,
+                title,
                 x_label: "objects",
                 y_label: "ms",
                 log_x: true,
@@ -290,7 +329,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
                 series: &by_objects,
             },
             Panel {
-                title: "16 objects",
+                title: "time vs triangles, 16 objects, 1024²",
                 x_label: "triangles",
                 y_label: "ms",
                 log_x: true,
@@ -305,7 +344,7 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
 fn print_table(rows: &[Row], adapter: &str) {
     println!("Interference benchmark — {adapter}");
     println!(
-        "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9} {:>6}",
+        "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9} {:>6} {:>5}",
         "study",
         "scene",
         "objects",
@@ -314,11 +353,12 @@ fn print_table(rows: &[Row], adapter: &str) {
         "mode",
         "gpu ms",
         "wall ms",
-        "interf."
+        "interf.",
+        "early"
     );
     for r in rows {
         println!(
-            "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9.3} {:>6}",
+            "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9.3} {:>6} {:>5}",
             r.study,
             r.scene,
             r.objects,
@@ -328,6 +368,7 @@ fn print_table(rows: &[Row], adapter: &str) {
             r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
             r.wall_ms,
             r.interfering,
+            if r.early_exit { "yes" } else { "" },
         );
     }
 }

@@ -7,6 +7,13 @@
 //! Beside `result.json` go, per view axis, `result_stencil_<axis>.png`
 //! (false-colour counts) and `result_counts_<axis>.npy` (float32 counts,
 //! rows from the top).
+//!
+//! The JSON: `interfering_pairs`, `objects` (`interfering`, `closed`,
+//! `negative_pixels`), `localised_points` (world position, count,
+//! penetrating object and edge, the object it is `inside`, axis; §4.5.5),
+//! `interfering_edges`, `self_interference` (spurious, filtered by
+//! identity, §4.5.8), `open_meshes`, and per view the pixel size,
+//! per-object query pixels, early non-interference and timings.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +22,7 @@ use anyhow::{Context, bail};
 use crate::gpu::GpuContext;
 use crate::stages::interference::{
     CountImage, InterferenceGpu, InterferenceObject, InterferenceParams, InterferenceScene,
-    RunOptions, StencilPasses, ViewAxis, detect_gpu,
+    Localisation, RunOptions, StencilPasses, ViewAxis, detect_gpu, images,
 };
 
 #[derive(clap::Args, Debug)]
@@ -97,25 +104,11 @@ fn read_poses(path: &Path, count: usize) -> anyhow::Result<Vec<glam::Mat4>> {
         .collect()
 }
 
-/// False colour of a count: black no edge, grey 0, reds/yellow 1, 2, ≥3,
-/// blue negative (an open mesh).
-pub fn count_color(count: i32, has_edge: bool) -> [u8; 4] {
-    match count {
-        c if c < 0 => [40, 90, 255, 255],
-        0 if has_edge => [110, 110, 110, 255],
-        0 => [0, 0, 0, 255],
-        1 => [230, 40, 30, 255],
-        2 => [255, 150, 20, 255],
-        _ => [255, 240, 60, 255],
-    }
-}
-
 /// The count image as an RGBA picture.
-pub fn count_image_rgba(image: &CountImage) -> image::RgbaImage {
-    let (w, h) = (image.view.width, image.view.height);
-    image::RgbaImage::from_fn(w, h, |x, y| {
-        let i = (y * w + x) as usize;
-        image::Rgba(count_color(image.counts[i], image.edge_depth[i] < 1.0))
+fn count_image_rgba(image: &CountImage) -> image::RgbaImage {
+    let pixels = images::rgba(image, images::ImageKind::Counts);
+    image::RgbaImage::from_fn(image.view.width, image.view.height, |x, y| {
+        image::Rgba(pixels[(y * image.view.width + x) as usize])
     })
 }
 
@@ -127,7 +120,7 @@ fn sibling(out: &Path, suffix: &str) -> PathBuf {
     out.with_file_name(format!("{stem}_{suffix}"))
 }
 
-/// At most this many localised points go into the JSON.
+/// At most this many localised points go into the JSON (all are counted).
 const MAX_POINTS: usize = 10_000;
 
 pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
@@ -163,7 +156,6 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
     let (runs, summary) = detect_gpu(&gpu, &stage, &scene, &params, &axes, RunOptions::default())?;
 
     let mut views = Vec::new();
-    let mut points = Vec::new();
     for run in &runs {
         let Some(image) = &run.image else { continue };
         let axis = run.view.axis.name();
@@ -175,26 +167,6 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         let counts: Vec<f32> = image.counts.iter().map(|&c| c as f32).collect();
         crate::io::write_npy_f32(&npy, &[height as usize, width as usize], &counts)
             .with_context(|| format!("cannot write {}", npy.display()))?;
-        for (i, &c) in image.counts.iter().enumerate() {
-            if c <= 0 || image.edge_depth[i] >= 1.0 || points.len() >= MAX_POINTS {
-                continue;
-            }
-            let (x, y) = (
-                (i as u32 % width) as f64 + 0.5,
-                (i as u32 / width) as f64 + 0.5,
-            );
-            let p = run.view.to_world(x, y, image.edge_depth[i] as f64);
-            let owner = image.ids[i][1]
-                .checked_sub(1)
-                .and_then(|e| scene.edge_owner(e));
-            points.push(serde_json::json!({
-                "position": [p.x, p.y, p.z],
-                "count": c,
-                "object": owner.map(|o| o.0),
-                "edge": owner.map(|o| o.1),
-                "axis": axis,
-            }));
-        }
         let (px, py) = run.view.pixel_size();
         views.push(serde_json::json!({
             "axis": axis,
@@ -206,10 +178,40 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
             "interfering_pixels": image.counts.iter().filter(|&&c| c > 0).count(),
             "negative_pixels": image.negative_pixels(),
             "object_query_pixels": run.queries.object_pixels,
+            "early_non_interference": run.queries.early_exit,
             "gpu_ms": run.phases.iter().filter_map(|p| p.gpu_ms).sum::<f64>(),
             "wall_ms": run.wall_ms,
         }));
     }
+    let located = Localisation::from_runs(&scene, &runs);
+    let negative = |k: usize| {
+        located
+            .open_meshes
+            .negative_pixels
+            .iter()
+            .find(|&&(o, _)| o == k)
+            .map_or(0, |&(_, n)| n)
+    };
+    let points: Vec<_> = located
+        .points
+        .iter()
+        .take(MAX_POINTS)
+        .map(|p| {
+            serde_json::json!({
+                "position": p.position.to_array(),
+                "count": p.count,
+                "object": p.object,
+                "edge": p.edge,
+                "inside": p.penetrated,
+                "axis": p.axis.name(),
+            })
+        })
+        .collect();
+    let edges: Vec<_> = located
+        .edges
+        .iter()
+        .map(|&(object, edge)| serde_json::json!({"object": object, "edge": edge}))
+        .collect();
     let objects: Vec<_> = args
         .files
         .iter()
@@ -220,6 +222,7 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
                 "file": file.display().to_string(),
                 "interfering": summary.interfering[k],
                 "closed": o.closed,
+                "negative_pixels": negative(k),
                 "triangles": o.mesh.triangles.len(),
             })
         })
@@ -231,6 +234,10 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         "edge_offset": scene.edge_offset(&params),
         "views": views,
         "localised_points": points,
+        "localised_point_count": located.points.len(),
+        "interfering_edges": edges,
+        "self_interference": located.self_interference,
+        "open_meshes": located.open_meshes,
         "adapter": gpu.describe(),
     });
     let text = serde_json::to_string_pretty(&json)?;

@@ -1,10 +1,11 @@
 //! The viewer's panels, one file each: scene (files, samples, mesh report),
-//! pipeline (stage parameters), collide, triangle–triangle, inspector,
-//! verify, slice, profiler, export.
+//! pipeline (stage parameters), collide, triangle–triangle, interference,
+//! inspector, verify, slice, profiler, export.
 
 mod collide;
 mod export;
 mod inspector;
+mod interference;
 mod pipeline;
 mod profiler;
 mod scene;
@@ -14,6 +15,7 @@ mod verify;
 
 pub use collide::CollideState;
 pub use export::{export_field, request_window_screenshot, write_png};
+pub use interference::InterferenceState;
 pub use profiler::ProfilerHistory;
 pub use tri_tri::{TriScene, TriTriState};
 pub use verify::{CompareKind, Comparison, compare};
@@ -96,12 +98,18 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 }
                 ui.separator();
                 tri_tri::tri_tri_ui(viewer, ui);
+                ui.separator();
+                interference::interference_ui(viewer, ui);
             });
         });
     egui::Panel::right("right")
         .default_size(320.0)
         .show(ui, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
+                if viewer.interference.is_active() {
+                    interference::images_ui(viewer, ui);
+                    ui.separator();
+                }
                 inspector::inspector_ui(viewer, ui);
                 ui.separator();
                 verify::verify_ui(viewer, ui);

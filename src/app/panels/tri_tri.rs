@@ -217,6 +217,16 @@ impl TriTriState {
         Ok(())
     }
 
+    /// Stops showing (another panel takes the viewport over).
+    pub fn deactivate(&mut self) {
+        self.active = false;
+    }
+
+    /// The panel's drawing is in the viewport (until it gives it back).
+    pub fn owns_viewport(&self) -> bool {
+        self.shown
+    }
+
     /// True while a query job runs.
     pub fn busy(&self) -> bool {
         self.job.is_some() || (self.active && self.dirty)
@@ -406,13 +416,15 @@ fn update(viewer: &mut Viewer, ctx: &egui::Context) {
     }
     let st = &mut viewer.tri_tri;
     if st.active && !st.shown {
-        // Taking the viewport over (from the field or the rigid bodies).
+        // Taking the viewport over (from the field, the rigid bodies or the
+        // interference scene).
         viewer.collide.deactivate();
+        viewer.interference.deactivate();
         st.shown = true;
         st.dirty = true;
         st.framed = None;
-    } else if st.active && viewer.collide.is_active() {
-        // The rigid-body view was turned on: it owns the viewport now.
+    } else if st.active && (viewer.collide.is_active() || viewer.interference.is_active()) {
+        // Another view was turned on: it owns the viewport now.
         st.active = false;
     }
     let st = &mut viewer.tri_tri;
@@ -423,8 +435,10 @@ fn update(viewer: &mut Viewer, ctx: &egui::Context) {
             st.redraw = false;
             st.result = None;
             viewer.viewport.range_override = None;
-            viewer.refresh_cells();
-            viewer.refresh_overlays();
+            if !viewer.interference.is_active() {
+                viewer.refresh_cells();
+                viewer.refresh_overlays();
+            }
         }
         return;
     }

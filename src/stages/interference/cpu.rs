@@ -47,12 +47,25 @@ fn cross(a: DVec2, b: DVec2) -> f64 {
 /// back-facing (§4.4, equation 4.2). Faces are counted against the far plane
 /// where there is no edge, exactly as the stencil passes do.
 pub fn count_cpu(scene: &InterferenceScene, view: &OrthoView, edge_depth: &[f32]) -> CpuCounts {
+    count_cpu_objects(scene, view, edge_depth, |_| true)
+}
+
+/// [`count_cpu`] over the faces of the objects `k` with `counted(k)` only:
+/// the reference of Alg. 4's per-object counts.
+pub fn count_cpu_objects(
+    scene: &InterferenceScene,
+    view: &OrthoView,
+    edge_depth: &[f32],
+    counted: impl Fn(usize) -> bool,
+) -> CpuCounts {
     let (w, h) = (view.width as usize, view.height as usize);
     assert_eq!(edge_depth.len(), w * h, "edge depth image size");
     let faces: Vec<ScreenFace> = scene
         .objects
         .iter()
-        .flat_map(|o| (0..o.mesh.triangles.len()).map(move |t| o.mesh.corners(t)))
+        .enumerate()
+        .filter(|&(k, _)| counted(k))
+        .flat_map(|(_, o)| (0..o.mesh.triangles.len()).map(move |t| o.mesh.corners(t)))
         .filter_map(|corners| {
             let s = corners.map(|p| view.to_screen(p.as_dvec3()));
             let c = s.map(|p| DVec2::new(p.x, p.y));
@@ -115,6 +128,45 @@ pub fn count_cpu(scene: &InterferenceScene, view: &OrthoView, edge_depth: &[f32]
         counts,
         ambiguous,
     }
+}
+
+/// The reference identification of one view (Alg. 4): for the edge points
+/// of `edge_depth` owned by the objects of `ids` (pass 1's ids image), the
+/// (penetrating, penetrated) pairs `(i, j)`, `i ≠ j`, whose edge point is
+/// inside `j` by `j`'s faces alone — `certain` where no pixel of the pair is
+/// ambiguous, `possible` also counting ambiguous pixels.
+pub fn identify_cpu(
+    scene: &InterferenceScene,
+    view: &OrthoView,
+    edge_depth: &[f32],
+    ids: &[[u32; 2]],
+) -> CpuPairs {
+    let mut pairs = CpuPairs::default();
+    for j in 0..scene.objects.len() {
+        let counts = count_cpu_objects(scene, view, edge_depth, |k| k == j);
+        for (p, &[object, _]) in ids.iter().enumerate() {
+            let Some(i) = (object as usize).checked_sub(1) else {
+                continue;
+            };
+            if i == j {
+                continue;
+            }
+            if counts.ambiguous[p] {
+                pairs.possible.insert((i, j));
+            } else if counts.counts[p] > 0 {
+                pairs.certain.insert((i, j));
+                pairs.possible.insert((i, j));
+            }
+        }
+    }
+    pairs
+}
+
+/// (penetrating, penetrated) pairs of [`identify_cpu`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CpuPairs {
+    pub certain: std::collections::BTreeSet<(usize, usize)>,
+    pub possible: std::collections::BTreeSet<(usize, usize)>,
 }
 
 enum Coverage {

@@ -12,6 +12,7 @@ use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, shader_source};
 
 const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32FloatStencil8;
 const IDS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
+const PENETRATED_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 
 /// Keep in sync with `Uniforms` in shaders/interference.wgsl.
 #[repr(C)]
@@ -43,6 +44,11 @@ pub struct InterferenceGpu {
     face_front_increment: wgpu::RenderPipeline,
     face_back_decrement: wgpu::RenderPipeline,
     identify_pipeline: wgpu::RenderPipeline,
+    pair_face_pipeline: wgpu::RenderPipeline,
+    pair_identify_pipeline: wgpu::RenderPipeline,
+    /// The render targets of the last viewport size, reused by the next
+    /// run of that size; the lock also keeps runs from sharing them.
+    targets: std::sync::Mutex<Option<Targets>>,
 }
 
 /// A scene's geometry resident on the GPU.
@@ -54,25 +60,12 @@ pub struct UploadedScene {
     face_ranges: Vec<Range<u32>>,
     /// Per object: its range of edge vertices (2 per edge).
     edge_ranges: Vec<Range<u32>>,
-    /// Per object: index of its first edge in the global edge numbering.
-    pub edge_base: Vec<u32>,
     pub bounds: Vec<Aabb>,
 }
 
 impl UploadedScene {
     pub fn object_count(&self) -> usize {
         self.face_ranges.len()
-    }
-
-    /// (object, edge of that object) of a global edge index.
-    pub fn edge_owner(&self, global: u32) -> Option<(usize, u32)> {
-        let object = self
-            .edge_base
-            .partition_point(|&b| b <= global)
-            .checked_sub(1)?;
-        let local = global - self.edge_base[object];
-        let edges = (self.edge_ranges[object].end - self.edge_ranges[object].start) / 2;
-        (local < edges).then_some((object, local))
     }
 }
 
@@ -105,8 +98,16 @@ pub struct CountImage {
     pub counts: Vec<i32>,
     /// Depth of the nearest (offset) edge point; 1.0 where no edge.
     pub edge_depth: Vec<f32>,
-    /// (object + 1, global edge + 1) of the nearest edge; 0 = none.
+    /// (object + 1, global edge + 1) of the nearest edge; 0 = none
+    /// (pass 1, Alg. 2).
     pub ids: Vec<[u32; 2]>,
+    /// The same ids only where that edge point is inside something
+    /// (count > 0), written by pass 4 (Alg. 3); 0 elsewhere.
+    pub inside_ids: Vec<[u32; 2]>,
+    /// Penetrated object + 1 of that edge point (Alg. 4, the pair passes;
+    /// inside several objects: the last one tested); 0 = in no other
+    /// object, or no pair passes ran.
+    pub penetrated: Vec<u32>,
 }
 
 impl CountImage {
@@ -153,8 +154,12 @@ pub struct PairQuery {
 pub struct PairQueries {
     /// Per object: pixels of its edges with count > 0 (pass 4, Alg. 5).
     pub object_pixels: Vec<u64>,
-    /// Every pair tested (bounding boxes overlap), with its answer.
+    /// Every pair tested (a penetrating object against each object whose
+    /// bounding box overlaps it), with its answer.
     pub pairs: Vec<PairQuery>,
+    /// Every object query was zero, so the pair passes were skipped (early
+    /// non-interference, §4.5.2).
+    pub early_exit: bool,
 }
 
 /// Everything one run of one view returns.
@@ -246,11 +251,24 @@ impl InterferenceGpu {
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &face_attributes,
         };
-        let ids_target = [Some(wgpu::ColorTargetState {
-            format: IDS_FORMAT,
-            blend: None,
-            write_mask: wgpu::ColorWrites::ALL,
-        })];
+        let target = |format, write_mask| {
+            [Some(wgpu::ColorTargetState {
+                format,
+                blend: None,
+                write_mask,
+            })]
+        };
+        let ids_target = target(IDS_FORMAT, wgpu::ColorWrites::ALL);
+        let penetrated_target = target(PENETRATED_FORMAT, wgpu::ColorWrites::ALL);
+        let penetrated_masked = target(PENETRATED_FORMAT, wgpu::ColorWrites::empty());
+        let fragment = |entry, targets| {
+            Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                targets,
+            })
+        };
         let pipeline = |label: &str,
                         vs: &str,
                         buffer: wgpu::VertexBufferLayout<'_>,
@@ -289,62 +307,76 @@ impl InterferenceGpu {
             wgpu::PrimitiveTopology::LineList,
             None,
             depth_stencil(Cmp::Less, true, wgpu::StencilState::default()),
-            Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some("fs_edge"),
-                compilation_options: Default::default(),
-                targets: &ids_target,
-            }),
+            fragment("fs_edge", &ids_target),
         );
-        let face = |label: &str, cull: Option<wgpu::Face>| {
-            pipeline(
-                label,
-                "vs_face",
-                face_layout.clone(),
-                wgpu::PrimitiveTopology::TriangleList,
-                cull,
-                depth_stencil(
-                    Cmp::Less,
-                    false,
-                    stencil_counting(Op::IncrementWrap, Op::DecrementWrap),
-                ),
-                None,
-            )
-        };
-        let face_two_sided = face("InterferenceGpu::face_two_sided", None);
+        let face =
+            |label: &str, cull: Option<wgpu::Face>, fragment: Option<wgpu::FragmentState<'_>>| {
+                pipeline(
+                    label,
+                    "vs_face",
+                    face_layout.clone(),
+                    wgpu::PrimitiveTopology::TriangleList,
+                    cull,
+                    depth_stencil(
+                        Cmp::Less,
+                        false,
+                        stencil_counting(Op::IncrementWrap, Op::DecrementWrap),
+                    ),
+                    fragment,
+                )
+            };
+        let face_two_sided = face("InterferenceGpu::face_two_sided", None, None);
         let face_front_increment = face(
             "InterferenceGpu::face_front_increment",
             Some(wgpu::Face::Back),
+            None,
         );
         let face_back_decrement = face(
             "InterferenceGpu::face_back_decrement",
             Some(wgpu::Face::Front),
+            None,
         );
-        // Pass 4: edge pixels that are the nearest edge (depth "equal") and
-        // inside something (128 < stencil); nothing is written.
+        let pair_face_pipeline = face(
+            "InterferenceGpu::pair_face_pipeline",
+            None,
+            fragment("fs_face", &penetrated_masked),
+        );
+        // Pass 4 and the pair passes: edge pixels that are the nearest edge
+        // (depth "equal") and inside something (128 < stencil) write their
+        // ids (Alg. 3) or the penetrated object's (Alg. 4).
         let inside = wgpu::StencilFaceState {
             compare: Cmp::Less,
             fail_op: Op::Keep,
             depth_fail_op: Op::Keep,
             pass_op: Op::Keep,
         };
-        let identify_pipeline = pipeline(
+        let identify = |label: &str, fragment| {
+            pipeline(
+                label,
+                "vs_edge",
+                edge_layout.clone(),
+                wgpu::PrimitiveTopology::LineList,
+                None,
+                depth_stencil(
+                    Cmp::Equal,
+                    false,
+                    wgpu::StencilState {
+                        front: inside,
+                        back: inside,
+                        read_mask: 0xff,
+                        write_mask: 0,
+                    },
+                ),
+                fragment,
+            )
+        };
+        let identify_pipeline = identify(
             "InterferenceGpu::identify_pipeline",
-            "vs_edge",
-            edge_layout,
-            wgpu::PrimitiveTopology::LineList,
-            None,
-            depth_stencil(
-                Cmp::Equal,
-                false,
-                wgpu::StencilState {
-                    front: inside,
-                    back: inside,
-                    read_mask: 0xff,
-                    write_mask: 0,
-                },
-            ),
-            None,
+            fragment("fs_edge", &ids_target),
+        );
+        let pair_identify_pipeline = identify(
+            "InterferenceGpu::pair_identify_pipeline",
+            fragment("fs_penetrated", &penetrated_target),
         );
         Ok(InterferenceGpu {
             bind_group_layout,
@@ -353,6 +385,9 @@ impl InterferenceGpu {
             face_front_increment,
             face_back_decrement,
             identify_pipeline,
+            pair_face_pipeline,
+            pair_identify_pipeline,
+            targets: Default::default(),
         })
     }
 
@@ -363,7 +398,6 @@ impl InterferenceGpu {
         let mut edges: Vec<EdgeVertex> = Vec::new();
         let mut face_ranges = Vec::new();
         let mut edge_ranges = Vec::new();
-        let mut edge_base = Vec::new();
         let mut edge_count = 0u32;
         for (k, o) in scene.objects.iter().enumerate() {
             let base = positions.len() as u32;
@@ -372,7 +406,6 @@ impl InterferenceGpu {
             indices.extend(o.mesh.triangles.iter().flatten().map(|&i| i + base));
             face_ranges.push(first..indices.len() as u32);
             let first_edge = edges.len() as u32;
-            edge_base.push(edge_count);
             for &[a, b] in &o.edges {
                 for v in [a, b] {
                     edges.push(EdgeVertex {
@@ -420,14 +453,16 @@ impl InterferenceGpu {
             ),
             face_ranges,
             edge_ranges,
-            edge_base,
             bounds: scene.objects.iter().map(|o| o.bounds()).collect(),
         }
     }
 
     /// Runs the passes for one view: edges (pass 1), stencil counting
-    /// (passes 2–3), per-object occlusion queries (pass 4), optionally the
-    /// pair queries and the read-back of the images.
+    /// (passes 2–3), per-object occlusion queries and the penetrating-ids
+    /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs` and some
+    /// object query is non-zero, the pair passes (Alg. 4); when every
+    /// object query is zero the run stops there (early non-interference,
+    /// §4.5.2). Read-back of the images when `options.read_pixels`.
     pub fn run(
         &self,
         gpu: &GpuContext,
@@ -447,33 +482,17 @@ impl InterferenceGpu {
         let started = std::time::Instant::now();
         let device = &gpu.device;
         let n = scene.object_count();
-        let size = wgpu::Extent3d {
-            width: view.width,
-            height: view.height,
-            depth_or_array_layers: 1,
-        };
-        let texture = |label: &str, format| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            })
-        };
-        let depth_tex = texture("InterferenceRun::depth_stencil", DEPTH_STENCIL_FORMAT);
-        let ids_tex = texture("InterferenceRun::ids", IDS_FORMAT);
-        let depth_view = depth_tex.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("InterferenceRun::depth_stencil_view"),
-            ..Default::default()
-        });
-        let ids_view = ids_tex.create_view(&wgpu::TextureViewDescriptor {
-            label: Some("InterferenceRun::ids_view"),
-            ..Default::default()
-        });
+        let mut cached = self
+            .targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if cached
+            .as_ref()
+            .is_none_or(|t| (t.size.width, t.size.height) != (view.width, view.height))
+        {
+            *cached = Some(Targets::new(device, view.width, view.height));
+        }
+        let targets = cached.as_ref().expect("just created");
         let uniforms = Uniforms {
             clip_from_world: view.clip_from_world().to_cols_array_2d(),
             params: [edge_offset, 0.0, 0.0, 0.0],
@@ -491,109 +510,39 @@ impl InterferenceGpu {
                 resource: uniform_buffer.as_entire_binding(),
             }],
         });
-
-        // Pair candidates: j's faces against the edges of every i ≠ j whose
-        // box (grown by the offset) overlaps j's.
-        let grown: Vec<Aabb> = scene
-            .bounds
-            .iter()
-            .map(|b| b.grown(2.0 * edge_offset.abs()))
-            .collect();
-        let mut candidates: Vec<(usize, Vec<usize>)> = Vec::new();
-        if options.pairs {
-            for j in 0..n {
-                let is: Vec<usize> = (0..n)
-                    .filter(|&i| {
-                        i != j
-                            && grown[i].min.cmple(grown[j].max).all()
-                            && grown[j].min.cmple(grown[i].max).all()
-                    })
-                    .collect();
-                if !is.is_empty() {
-                    candidates.push((j, is));
-                }
-            }
-        }
-        let pair_count: usize = candidates.iter().map(|(_, is)| is.len()).sum();
-        let query_count = (n + pair_count).max(1) as u32;
-        let queries = device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("InterferenceRun::occlusion_queries"),
-            ty: wgpu::QueryType::Occlusion,
-            count: query_count,
-        });
-        let query_bytes = 8 * query_count as u64;
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("InterferenceRun::query_resolve"),
-            size: query_bytes,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let query_staging = staging(device, "InterferenceRun::query_staging", query_bytes);
-
-        let row = |bytes_per_pixel: u32| {
-            (view.width * bytes_per_pixel).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
-                * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
-        };
+        let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
-            let h = view.height as u64;
-            (
-                staging(
-                    device,
-                    "InterferenceRun::stencil_staging",
-                    row(1) as u64 * h,
-                ),
-                staging(device, "InterferenceRun::depth_staging", row(4) as u64 * h),
-                staging(device, "InterferenceRun::ids_staging", row(8) as u64 * h),
-            )
+            [
+                Readback::new(device, targets, TargetImage::Stencil),
+                Readback::new(device, targets, TargetImage::Depth),
+                Readback::new(device, targets, TargetImage::Ids),
+                Readback::new(device, targets, TargetImage::Inside),
+            ]
         });
 
         let mut run = GpuRun::new(gpu, "InterferenceRun::encoder")?;
-        let depth_attachment = |depth: wgpu::LoadOp<f32>, stencil: wgpu::LoadOp<u32>| {
-            Some(wgpu::RenderPassDepthStencilAttachment {
-                view: &depth_view,
-                depth_ops: Some(wgpu::Operations {
-                    load: depth,
-                    store: wgpu::StoreOp::Store,
-                }),
-                stencil_ops: Some(wgpu::Operations {
-                    load: stencil,
-                    store: wgpu::StoreOp::Store,
-                }),
-            })
-        };
         run.encoder_work("interference pass 1 (edges)", |encoder| {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("InterferenceRun::edge_pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &ids_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: depth_attachment(
-                    wgpu::LoadOp::Clear(1.0),
-                    wgpu::LoadOp::Clear(STENCIL_ZERO),
-                ),
-                timestamp_writes: None,
-                occlusion_query_set: None,
-                multiview_mask: None,
-            });
+            let mut pass = targets.pass(
+                encoder,
+                TargetImage::Ids,
+                wgpu::LoadOp::Clear(1.0),
+                wgpu::LoadOp::Clear(STENCIL_ZERO),
+                None,
+            );
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.edge_pipeline);
             pass.set_vertex_buffer(0, scene.edges.slice(..));
             let total = scene.edge_ranges.last().map_or(0, |r| r.end);
             pass.draw(0..total, 0..1);
         });
-        run.encoder_work("interference passes 2-4 (count, identify)", |encoder| {
+        run.encoder_work("interference passes 2-3 (count)", |encoder| {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("InterferenceRun::count_pass"),
                 color_attachments: &[],
-                depth_stencil_attachment: depth_attachment(wgpu::LoadOp::Load, wgpu::LoadOp::Load),
+                depth_stencil_attachment: targets
+                    .depth_attachment(wgpu::LoadOp::Load, wgpu::LoadOp::Load),
                 timestamp_writes: None,
-                occlusion_query_set: Some(&queries),
+                occlusion_query_set: None,
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &bind_group, &[]);
@@ -614,6 +563,16 @@ impl InterferenceGpu {
                     }
                 }
             }
+        });
+        run.encoder_work("interference pass 4 (identify)", |encoder| {
+            let mut pass = targets.pass(
+                encoder,
+                TargetImage::Inside,
+                wgpu::LoadOp::Load,
+                wgpu::LoadOp::Load,
+                Some(&object_queries.set),
+            );
+            pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.identify_pipeline);
             pass.set_stencil_reference(STENCIL_ZERO);
             pass.set_vertex_buffer(0, scene.edges.slice(..));
@@ -623,110 +582,100 @@ impl InterferenceGpu {
                 pass.end_occlusion_query();
             }
         });
-        if let Some((stencil_buf, depth_buf, ids_buf)) = &images {
-            run.encoder_work("interference read-back copies", |encoder| {
-                let mut copy =
-                    |texture: &wgpu::Texture, aspect, buffer: &wgpu::Buffer, bpp: u32| {
-                        encoder.copy_texture_to_buffer(
-                            wgpu::TexelCopyTextureInfo {
-                                texture,
-                                mip_level: 0,
-                                origin: wgpu::Origin3d::ZERO,
-                                aspect,
-                            },
-                            wgpu::TexelCopyBufferInfo {
-                                buffer,
-                                layout: wgpu::TexelCopyBufferLayout {
-                                    offset: 0,
-                                    bytes_per_row: Some(row(bpp)),
-                                    rows_per_image: Some(view.height),
-                                },
-                            },
-                            size,
-                        );
-                    };
-                copy(&depth_tex, wgpu::TextureAspect::StencilOnly, stencil_buf, 1);
-                copy(&depth_tex, wgpu::TextureAspect::DepthOnly, depth_buf, 4);
-                copy(&ids_tex, wgpu::TextureAspect::All, ids_buf, 8);
-            });
-        }
+        run.encoder_work("interference read-back copies", |encoder| {
+            object_queries.resolve(encoder);
+            for image in images.iter().flatten() {
+                image.copy(encoder, targets);
+            }
+        });
+        let (mut phases, _) = run.finish()?;
+        let object_pixels = object_queries.read(gpu)?;
+
+        // Alg. 5 with bounding boxes: only objects whose edges are inside
+        // something (pass 4) are tested, against the objects whose boxes
+        // (grown by the offset) overlap theirs.
+        let penetrating: Vec<usize> = (0..n).filter(|&i| object_pixels[i] > 0).collect();
+        let early_exit = penetrating.is_empty();
+        let candidates = if options.pairs {
+            pair_candidates(&scene.bounds, &penetrating, edge_offset)
+        } else {
+            Vec::new()
+        };
+        let penetrated_image = options
+            .read_pixels
+            .then(|| Readback::new(device, targets, TargetImage::Penetrated));
+        let mut pairs = Vec::new();
         if !candidates.is_empty() {
-            run.encoder_work("interference pair queries", |encoder| {
-                let mut query = n as u32;
-                for (j, is) in &candidates {
+            let pair_count = candidates.iter().map(|(_, is)| is.len()).sum();
+            let pair_queries = Queries::new(device, pair_count);
+            let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
+            run.encoder_work("interference pair passes (Alg. 4)", |encoder| {
+                let mut query = 0u32;
+                for (k, (j, is)) in candidates.iter().enumerate() {
                     // A fresh count of j's faces alone, against the same
-                    // edge depths (the role of Alg. 4's passes 5–7).
-                    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                        label: Some("InterferenceRun::pair_pass"),
-                        color_attachments: &[],
-                        depth_stencil_attachment: depth_attachment(
-                            wgpu::LoadOp::Load,
-                            wgpu::LoadOp::Clear(STENCIL_ZERO),
-                        ),
-                        timestamp_writes: None,
-                        occlusion_query_set: Some(&queries),
-                        multiview_mask: None,
-                    });
+                    // edge depths; j's id goes where i's edges are inside.
+                    let colour = if k == 0 {
+                        wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+                    } else {
+                        wgpu::LoadOp::Load
+                    };
+                    let mut pass = targets.pair_pass(encoder, colour, &pair_queries.set);
                     pass.set_bind_group(0, &bind_group, &[]);
-                    pass.set_pipeline(&self.face_two_sided);
+                    pass.set_pipeline(&self.pair_face_pipeline);
                     pass.set_vertex_buffer(0, scene.positions.slice(..));
                     pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
                     pass.draw_indexed(scene.face_ranges[*j].clone(), 0, 0..1);
-                    pass.set_pipeline(&self.identify_pipeline);
+                    pass.set_pipeline(&self.pair_identify_pipeline);
                     pass.set_stencil_reference(STENCIL_ZERO);
                     pass.set_vertex_buffer(0, scene.edges.slice(..));
+                    let instance = *j as u32;
                     for &i in is {
                         pass.begin_occlusion_query(query);
-                        pass.draw(scene.edge_ranges[i].clone(), 0..1);
+                        pass.draw(scene.edge_ranges[i].clone(), instance..instance + 1);
                         pass.end_occlusion_query();
                         query += 1;
                     }
                 }
             });
+            run.encoder_work("interference pair read-back", |encoder| {
+                pair_queries.resolve(encoder);
+                if let Some(image) = &penetrated_image {
+                    image.copy(encoder, targets);
+                }
+            });
+            phases.extend(run.finish()?.0);
+            let results = pair_queries.read(gpu)?;
+            let tested = candidates
+                .iter()
+                .flat_map(|(j, is)| is.iter().map(move |&i| (i, *j)));
+            pairs = tested
+                .zip(results)
+                .map(|((penetrating, penetrated), pixels)| PairQuery {
+                    penetrating,
+                    penetrated,
+                    pixels,
+                })
+                .collect();
         }
-        run.encoder_work("interference query resolve", |encoder| {
-            encoder.resolve_query_set(&queries, 0..query_count, &resolve, 0);
-            encoder.copy_buffer_to_buffer(&resolve, 0, &query_staging, 0, query_bytes);
-        });
-        let (phases, _) = run.finish()?;
-
-        let results: Vec<u64> = bytemuck::cast_slice(&map_bytes(gpu, &query_staging)?).to_vec();
-        let object_pixels = results[..n].to_vec();
-        let mut pairs = Vec::with_capacity(pair_count);
-        let mut q = n;
-        for (j, is) in &candidates {
-            for &i in is {
-                pairs.push(PairQuery {
-                    penetrating: i,
-                    penetrated: *j,
-                    pixels: results[q],
-                });
-                q += 1;
-            }
-        }
-        let image = match &images {
+        let image = match images {
             None => None,
-            Some((stencil_buf, depth_buf, ids_buf)) => {
-                let (w, h) = (view.width as usize, view.height as usize);
-                let unpad = |bytes: Vec<u8>, bpp: usize| -> Vec<u8> {
-                    let padded = row(bpp as u32) as usize;
-                    let mut out = Vec::with_capacity(w * h * bpp);
-                    for r in bytes.chunks_exact(padded).take(h) {
-                        out.extend_from_slice(&r[..w * bpp]);
-                    }
-                    out
+            Some([stencil, depth, ids, inside]) => {
+                let pixels = (view.width * view.height) as usize;
+                let penetrated = match (&penetrated_image, candidates.is_empty()) {
+                    (Some(image), false) => bytemuck::pod_collect_to_vec(&image.read(gpu)?),
+                    _ => vec![0u32; pixels],
                 };
-                let stencil = unpad(map_bytes(gpu, stencil_buf)?, 1);
-                let depth = unpad(map_bytes(gpu, depth_buf)?, 4);
-                let ids = unpad(map_bytes(gpu, ids_buf)?, 8);
                 Some(CountImage {
                     view: *view,
                     counts: stencil
+                        .read(gpu)?
                         .iter()
                         .map(|&s| s as i32 - STENCIL_ZERO as i32)
                         .collect(),
-                    edge_depth: bytemuck::pod_collect_to_vec(&depth),
-                    ids: bytemuck::pod_collect_to_vec(&ids),
+                    edge_depth: bytemuck::pod_collect_to_vec(&depth.read(gpu)?),
+                    ids: bytemuck::pod_collect_to_vec(&ids.read(gpu)?),
+                    inside_ids: bytemuck::pod_collect_to_vec(&inside.read(gpu)?),
+                    penetrated,
                 })
             }
         };
@@ -738,10 +687,302 @@ impl InterferenceGpu {
             queries: PairQueries {
                 object_pixels,
                 pairs,
+                early_exit,
             },
             phases,
             wall_ms,
         })
+    }
+}
+
+/// Per penetrated candidate `j`, the penetrating objects `i ≠ j` whose
+/// boxes, grown by twice the edge offset, overlap `j`'s.
+fn pair_candidates(
+    bounds: &[Aabb],
+    penetrating: &[usize],
+    edge_offset: f32,
+) -> Vec<(usize, Vec<usize>)> {
+    let grown: Vec<Aabb> = bounds
+        .iter()
+        .map(|b| b.grown(2.0 * edge_offset.abs()))
+        .collect();
+    (0..bounds.len())
+        .filter_map(|j| {
+            let is: Vec<usize> = penetrating
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    i != j
+                        && grown[i].min.cmple(grown[j].max).all()
+                        && grown[j].min.cmple(grown[i].max).all()
+                })
+                .collect();
+            (!is.is_empty()).then_some((j, is))
+        })
+        .collect()
+}
+
+/// The images one run renders into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TargetImage {
+    Stencil,
+    Depth,
+    /// Pass 1: nearest edge ids (Alg. 2).
+    Ids,
+    /// Pass 4: ids where the count is > 0 (Alg. 3).
+    Inside,
+    /// Pair passes: penetrated object + 1 (Alg. 4).
+    Penetrated,
+}
+
+impl TargetImage {
+    fn bytes_per_pixel(self) -> u32 {
+        match self {
+            TargetImage::Stencil => 1,
+            TargetImage::Depth | TargetImage::Penetrated => 4,
+            TargetImage::Ids | TargetImage::Inside => 8,
+        }
+    }
+}
+
+/// The render targets of one viewport size.
+struct Targets {
+    size: wgpu::Extent3d,
+    depth: wgpu::Texture,
+    ids: wgpu::Texture,
+    inside: wgpu::Texture,
+    penetrated: wgpu::Texture,
+    depth_view: wgpu::TextureView,
+    ids_view: wgpu::TextureView,
+    inside_view: wgpu::TextureView,
+    penetrated_view: wgpu::TextureView,
+}
+
+impl Targets {
+    fn new(device: &wgpu::Device, width: u32, height: u32) -> Targets {
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let texture = |label: &str, format| {
+            let texture = device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            (texture, view)
+        };
+        let (depth, depth_view) = texture("InterferenceRun::depth_stencil", DEPTH_STENCIL_FORMAT);
+        let (ids, ids_view) = texture("InterferenceRun::ids", IDS_FORMAT);
+        let (inside, inside_view) = texture("InterferenceRun::inside", IDS_FORMAT);
+        let (penetrated, penetrated_view) =
+            texture("InterferenceRun::penetrated", PENETRATED_FORMAT);
+        Targets {
+            size,
+            depth,
+            ids,
+            inside,
+            penetrated,
+            depth_view,
+            ids_view,
+            inside_view,
+            penetrated_view,
+        }
+    }
+
+    fn depth_attachment(
+        &self,
+        depth: wgpu::LoadOp<f32>,
+        stencil: wgpu::LoadOp<u32>,
+    ) -> Option<wgpu::RenderPassDepthStencilAttachment<'_>> {
+        let store = wgpu::StoreOp::Store;
+        Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &self.depth_view,
+            depth_ops: Some(wgpu::Operations { load: depth, store }),
+            stencil_ops: Some(wgpu::Operations {
+                load: stencil,
+                store,
+            }),
+        })
+    }
+
+    /// A render pass into the ids image `colour` (cleared) and the depth
+    /// and stencil.
+    fn pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        colour: TargetImage,
+        depth: wgpu::LoadOp<f32>,
+        stencil: wgpu::LoadOp<u32>,
+        queries: Option<&wgpu::QuerySet>,
+    ) -> wgpu::RenderPass<'e> {
+        let view = match colour {
+            TargetImage::Inside => &self.inside_view,
+            _ => &self.ids_view,
+        };
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("InterferenceRun::pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: self.depth_attachment(depth, stencil),
+            timestamp_writes: None,
+            occlusion_query_set: queries,
+            multiview_mask: None,
+        })
+    }
+
+    /// A pair pass: the penetrated image, the edge depths kept, the
+    /// stencil cleared to zero counts.
+    fn pair_pass<'e>(
+        &self,
+        encoder: &'e mut wgpu::CommandEncoder,
+        colour: wgpu::LoadOp<wgpu::Color>,
+        queries: &wgpu::QuerySet,
+    ) -> wgpu::RenderPass<'e> {
+        encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("InterferenceRun::pair_pass"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: &self.penetrated_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: colour,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: self
+                .depth_attachment(wgpu::LoadOp::Load, wgpu::LoadOp::Clear(STENCIL_ZERO)),
+            timestamp_writes: None,
+            occlusion_query_set: Some(queries),
+            multiview_mask: None,
+        })
+    }
+}
+
+/// Occlusion queries with their resolve and staging buffers.
+struct Queries {
+    set: wgpu::QuerySet,
+    count: u32,
+    resolve: wgpu::Buffer,
+    staging: wgpu::Buffer,
+}
+
+impl Queries {
+    fn new(device: &wgpu::Device, count: usize) -> Queries {
+        let count = count.max(1) as u32;
+        let bytes = 8 * count as u64;
+        Queries {
+            set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("InterferenceRun::occlusion_queries"),
+                ty: wgpu::QueryType::Occlusion,
+                count,
+            }),
+            count,
+            resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("InterferenceRun::query_resolve"),
+                size: bytes,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            staging: staging(device, "InterferenceRun::query_staging", bytes),
+        }
+    }
+
+    fn resolve(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.resolve_query_set(&self.set, 0..self.count, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &self.staging, 0, 8 * self.count as u64);
+    }
+
+    fn read(&self, gpu: &GpuContext) -> Result<Vec<u64>, GpuError> {
+        Ok(bytemuck::pod_collect_to_vec(&map_bytes(
+            gpu,
+            &self.staging,
+        )?))
+    }
+}
+
+/// A staging buffer for one image of [`Targets`] (rows padded to the copy
+/// alignment).
+struct Readback {
+    image: TargetImage,
+    buffer: wgpu::Buffer,
+    padded_row: u32,
+    width: u32,
+    height: u32,
+}
+
+impl Readback {
+    fn new(device: &wgpu::Device, targets: &Targets, image: TargetImage) -> Readback {
+        let (width, height) = (targets.size.width, targets.size.height);
+        let padded_row = (width * image.bytes_per_pixel())
+            .div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        Readback {
+            image,
+            buffer: staging(
+                device,
+                "InterferenceRun::image_staging",
+                padded_row as u64 * height as u64,
+            ),
+            padded_row,
+            width,
+            height,
+        }
+    }
+
+    fn copy(&self, encoder: &mut wgpu::CommandEncoder, targets: &Targets) {
+        let (texture, aspect) = match self.image {
+            TargetImage::Stencil => (&targets.depth, wgpu::TextureAspect::StencilOnly),
+            TargetImage::Depth => (&targets.depth, wgpu::TextureAspect::DepthOnly),
+            TargetImage::Ids => (&targets.ids, wgpu::TextureAspect::All),
+            TargetImage::Inside => (&targets.inside, wgpu::TextureAspect::All),
+            TargetImage::Penetrated => (&targets.penetrated, wgpu::TextureAspect::All),
+        };
+        encoder.copy_texture_to_buffer(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect,
+            },
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.padded_row),
+                    rows_per_image: Some(self.height),
+                },
+            },
+            targets.size,
+        );
+    }
+
+    /// The image's bytes, row-major without padding.
+    fn read(&self, gpu: &GpuContext) -> Result<Vec<u8>, GpuError> {
+        let bytes = map_bytes(gpu, &self.buffer)?;
+        let row = (self.width * self.image.bytes_per_pixel()) as usize;
+        let mut out = Vec::with_capacity(row * self.height as usize);
+        for r in bytes
+            .chunks_exact(self.padded_row as usize)
+            .take(self.height as usize)
+        {
+            out.extend_from_slice(&r[..row]);
+        }
+        Ok(out)
     }
 }
 

@@ -44,19 +44,28 @@
 //! view plane. Several axes can be combined (§4.5.4); each gives its own
 //! image.
 //!
-//! **Identification by occlusion queries** (§4.5.2, Alg. 5). Pass 4 redraws
-//! each object's edges with depth test "equal" and stencil test "count >
-//! 0", one occlusion query per object: a non-zero query means that
-//! object's edges penetrate something, with no pixel read. For the
-//! *penetrated* object (Alg. 4's role), each candidate object `j` gets its
-//! own stencil image (cleared, then only `j`'s faces counted) and the edges
-//! of each penetrating candidate `i` are redrawn against it with one query
-//! per `(i, j)`: non-zero means `i`'s edges are inside `j`. Candidates are
-//! the objects whose pass-4 query was non-zero and the objects whose
-//! bounding boxes overlap them. Pairs `(i, i)` are never tested, which is
-//! how spurious self-interference (§4.5.8) is filtered; an object whose
-//! edges pass pass 4 but lie in no other object is reported as
-//! "self only", not hidden.
+//! **Identification** (§4.5.1–4.5.2). Pass 1 already writes each nearest
+//! edge's object and edge id (Alg. 2: read with the stencil, it names the
+//! penetrating object). *Pass 4* (Alg. 3 and 5) redraws each object's edges
+//! with depth test "equal" and stencil test "count > 0", writing the same
+//! ids into a second image — non-zero only where an edge point is inside
+//! something, so the colour buffer alone identifies — inside one occlusion
+//! query per object: a non-zero query means that object's edges penetrate
+//! something, with no pixel read. If every query is zero the run stops
+//! (*early non-interference*). Otherwise, for the *penetrated* object
+//! (Alg. 4), each object `j` whose bounding box overlaps a penetrating
+//! object gets its own stencil count (cleared, then only `j`'s faces) and
+//! the edges of each overlapping penetrating `i` are redrawn against it
+//! with one query per `(i, j)` — non-zero: `i`'s edges are inside `j` —
+//! writing `j`'s id where they pass (the penetrated image). Pairs `(i, i)`
+//! are never tested, which is how spurious self-interference (§4.5.8) is
+//! filtered; an object whose edges pass pass 4 but lie in no other object
+//! is reported as "self only", not hidden.
+//!
+//! **Localisation** (§4.5.5, [`Localisation`]): the ids and penetrated
+//! images with the edge depths give the world position of every
+//! interfering edge point, the interfering edges and the pairs, plus the
+//! self-interference and open-mesh reports.
 //!
 //! **CPU reference** ([`count_cpu`]). For the same view and the same edge
 //! depths (the depth image read back from pass 1), each pixel-centre ray is
@@ -65,7 +74,8 @@
 //! pixel of a face's projected edge, or faces within 1e-5 (of the [0, 1]
 //! depth range) of the edge point, are flagged *ambiguous* — there the
 //! rasteriser's sub-pixel snapping and tie rules decide, and the tests
-//! compare every other pixel exactly.
+//! compare every other pixel exactly. [`identify_cpu`] repeats the count
+//! per object for the reference of Alg. 4's pairs.
 //!
 //! # Buffer layout (GPU)
 //!
@@ -75,17 +85,23 @@
 //!            offset per object; object k = indices[face_ranges[k]]
 //! edges      [EdgeVertex p q | ...] 32 B each: pos, vertex normal,
 //!            (object, edge); object k = vertices[edge_ranges[k]]
-//! targets    ids Rg32Uint (object + 1, edge + 1; 0 = none)
+//! targets    ids Rg32Uint (object + 1, edge + 1; 0 = none), pass 1
+//!            inside Rg32Uint, the same where count > 0, pass 4
+//!            penetrated R32Uint (object + 1; 0 = none), pair passes
 //!            depth Depth32Float + stencil Stencil8 (128 + count)
 //! ```
 
 mod cpu;
 mod gpu;
+pub mod images;
+mod localise;
+pub mod scenes;
 
-pub use cpu::{CpuCounts, count_cpu};
+pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
 pub use gpu::{
     CountImage, InterferenceGpu, InterferenceRun, PairQueries, PairQuery, RunOptions, UploadedScene,
 };
+pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 
 use glam::{DVec3, Mat4, Vec3};
 
@@ -260,20 +276,6 @@ impl InterferenceScene {
             let b = self.bounds();
             1e-3 * (b.max - b.min).length()
         })
-    }
-
-    /// (object, edge of that object) of a global edge index (the edges of
-    /// the objects numbered in order, as in the ids image).
-    pub fn edge_owner(&self, global: u32) -> Option<(usize, u32)> {
-        let mut first = 0u32;
-        for (k, o) in self.objects.iter().enumerate() {
-            let count = o.edges.len() as u32;
-            if global < first + count {
-                return Some((k, global - first));
-            }
-            first += count;
-        }
-        None
     }
 
     pub fn triangle_count(&self) -> usize {

@@ -3,8 +3,11 @@
 // Entry points:
 //   brute       one invocation per cell; triangles streamed through workgroup
 //               memory in tiles of 64 (Sundholm §6.2.5)
-//   bvh_cells   one workgroup per 4x4x4 brick, one invocation per cell: BVH
-//               traversal from the brick centre's closest triangle
+//   brick_seed  one invocation per 4x4x4 brick: the brick centre's closest
+//               triangle (within the band's reach of the centre, if any)
+//   bvh_cells   one workgroup per brick, one invocation per cell: BVH
+//               traversal bounded by the distance to the centre's closest
+//               triangle
 //
 // Keep in sync with src/stages/sdf_grid/gpu.rs (Params, bindings) and
 // src/mesh/normals.rs (7 feature normals per triangle).
@@ -38,8 +41,11 @@ const TILE: u32 = 64u;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<BvhNode>;
+// A triangle near each brick's centre, or NONE when nothing is within the
+// band's reach.
+@group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
 // [0]: point–triangle distance evaluations, summed over all invocations.
-@group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
+@group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
 
 fn cell_coords(cell: u32) -> vec3u {
     let i = cell % params.dims.x;
@@ -147,18 +153,35 @@ fn brick_coords(b: u32) -> vec3u {
     return vec3u(i, j, k);
 }
 
-var<workgroup> wg_seed: u32;
+@compute @workgroup_size(64)
+fn brick_seed(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let b = (wid.y * nwg.x + wid.x) * 64u + lid;
+    let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
+    var evals = 0u;
+    if (b < num_bricks) {
+        let c = brick_center(brick_coords(b));
+        if (params.band >= 0.0) {
+            // In a band, a brick whose centre has nothing within band +
+            // radius holds only far cells; the exact search decides that.
+            let reach = params.band + 1.5 * sqrt(3.0) * params.cell_size;
+            let near = bvh_nearest(c, reach * reach * params.slack);
+            evals = near.evals;
+            brick_seed_tri[b] = near.tri;
+        } else {
+            // The centre's exact closest triangle: every cell of the brick
+            // starts within two brick radii of its own distance.
+            let near = bvh_nearest(c, 3.0e38);
+            evals = near.evals;
+            brick_seed_tri[b] = near.tri;
+        }
+    }
+    flush_evals(lid, evals);
+}
 
-// One workgroup per 4x4x4 brick, one invocation per cell, in two steps that
-// share one traversal call (the kernel inlines it once):
-//   1. invocation 0 finds the brick centre's closest triangle (in a band:
-//      within the band's reach of the centre, else the brick is far);
-//   2. every cell searches from that triangle: tested first, its distance
-//      bounds the traversal, which then only visits what could be closer.
-// The centre's query runs inside the workgroup rather than in a kernel of
-// its own: one query per brick is too few threads to fill the GPU, so a
-// separate pass took as long as its slowest query (1.5 ms on the H100 for
-// the bunny at 128³), while here other workgroups hide it.
 @compute @workgroup_size(64)
 fn bvh_cells(
     @builtin(workgroup_id) wid: vec3u,
@@ -167,34 +190,25 @@ fn bvh_cells(
 ) {
     let b = wid.y * nwg.x + wid.x;
     let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
-    let brick = brick_coords(b);
-    let local = vec3u(lid % 4u, (lid / 4u) % 4u, lid / 16u);
-    let ijk = brick * 4u + local;
-    let has_cell = b < num_bricks && all(ijk < params.dims);
-    let cell = ijk.x + params.dims.x * (ijk.y + params.dims.y * ijk.z);
-    var centre_bound = 3.0e38;
-    if (params.band >= 0.0) {
-        let reach = params.band + 1.5 * sqrt(3.0) * params.cell_size;
-        centre_bound = reach * reach * params.slack;
-    }
     var evals = 0u;
-    var seed = NONE;
-    for (var step = 0u; step < 2u; step++) {
-        let centre = step == 0u;
-        let searching = select(has_cell && seed != NONE, lid == 0u && b < num_bricks, centre);
-        var near = Nearest(0.0, NONE, 0u, FEATURE_FACE);
-        if (searching) {
-            let p = select(cell_center(ijk), brick_center(brick), centre);
-            near = bvh_nearest_seeded(p, select(band2(), centre_bound, centre), seed);
-            evals += near.evals;
-        }
-        if (centre) {
-            if (lid == 0u) {
-                wg_seed = near.tri;
+    if (b < num_bricks) {
+        let brick = brick_coords(b);
+        let local = vec3u(lid % 4u, (lid / 4u) % 4u, lid / 16u);
+        let ijk = brick * 4u + local;
+        if (all(ijk < params.dims)) {
+            let cell = ijk.x + params.dims.x * (ijk.y + params.dims.y * ijk.z);
+            let p = cell_center(ijk);
+            let seed = brick_seed_tri[b];
+            if (seed == NONE) {
+                write_cell(cell, p, 0.0, NONE, FEATURE_FACE);
+            } else {
+                // The centre's closest triangle is near this cell too: tested
+                // first, its distance bounds the search, which then only
+                // visits what could be closer.
+                let near = bvh_nearest_seeded(p, band2(), seed);
+                evals = near.evals;
+                write_cell(cell, p, near.d2, near.tri, near.feature);
             }
-            seed = workgroupUniformLoad(&wg_seed);
-        } else if (has_cell) {
-            write_cell(cell, cell_center(ijk), near.d2, near.tri, near.feature);
         }
     }
     flush_evals(lid, evals);

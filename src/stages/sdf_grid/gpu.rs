@@ -47,6 +47,7 @@ pub struct SdfGpu {
     resident: Mutex<Option<Arc<MeshBuffers>>>,
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
+    brick_seed: wgpu::ComputePipeline,
     bvh_cells: wgpu::ComputePipeline,
 }
 
@@ -54,19 +55,20 @@ impl SdfGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/sdf_grid.wgsl: tri_pos, normals, values,
-        // closest, nodes, counters.
+        // closest, nodes, brick_seed_tri, counters.
         let kernels = Kernels::new(
             gpu,
             "SdfGpu",
             shader_source("sdf_grid.wgsl"),
             &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
             ],
         );
         SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
+            brick_seed: kernels.pipeline(gpu, "brick_seed"),
             bvh_cells: kernels.pipeline(gpu, "bvh_cells"),
             kernels,
         }
@@ -190,6 +192,13 @@ impl SdfGpu {
                 bytes: cells_bytes,
             },
         )?;
+        let brick_buf = storage_buffer_zeroed(
+            gpu,
+            BufferCheck {
+                label: "SdfGpu::brick_seed_tri",
+                bytes: (num_bricks.max(1) * 4) as u64,
+            },
+        )?;
         let counter_buf = storage_buffer_init(gpu, "SdfGpu::counters", &[0u32; 4])?;
         // One staging buffer for everything read back: [values | closest | counters].
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -207,6 +216,7 @@ impl SdfGpu {
                 &values_buf,
                 &closest_buf,
                 &mesh_buffers.nodes,
+                &brick_buf,
                 &counter_buf,
             ],
         );
@@ -214,6 +224,12 @@ impl SdfGpu {
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
         if accelerated {
+            run.compute_pass("brick seeds", |pass| {
+                pass.set_pipeline(&self.brick_seed);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = dispatch_dims((num_bricks as u32).div_ceil(WORKGROUP));
+                pass.dispatch_workgroups(x, y, 1);
+            });
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(&self.bvh_cells);
                 pass.set_bind_group(0, &bind_group, &[]);

@@ -12,7 +12,8 @@
 //! many touching, "interfering") or on a grid with unit gaps ("apart").
 //! One view axis (z). Per row: GPU time (timestamp queries, all passes)
 //! where the adapter has them and wall-clock time end to end (recording,
-//! passes, read-back), the median of `--repeats` runs after one warm-up.
+//! passes, read-back), the median of `--repeats` runs after a 0.5 s warm-up
+//! (see `bench_timing`).
 //! The geometry is uploaded once per scene, outside the timed runs; the
 //! render targets are reused between runs of one viewport size.
 
@@ -22,6 +23,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::bench::BenchArgs;
+use super::bench_timing::timed;
 use crate::gpu::GpuContext;
 use crate::plot::{Panel, Series};
 use crate::stages::interference::{
@@ -90,11 +92,6 @@ fn boxes(objects: usize, k: u32, apart: bool, seed: u64) -> anyhow::Result<Inter
     Ok(scenes::build(&meshes, &placements)?)
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
 /// One scene, one viewport, one mode.
 struct Case<'a> {
     study: Study,
@@ -121,28 +118,21 @@ fn time_run(
     let uploaded = stage.upload(gpu, scene);
     let offset = scene.edge_offset(&params);
     let view = OrthoView::fit(scene, ViewAxis::Z, width, height, offset);
-    let mut gpu_ms = Vec::new();
-    let mut wall_ms = Vec::new();
-    let mut interfering = 0;
-    let mut early_exit = false;
-    for rep in 0..=repeats.max(1) {
+    let t = timed(repeats, true, || {
         let run = stage.run(gpu, &uploaded, &view, offset, case.options)?;
-        if rep == 0 {
-            early_exit = run.queries.early_exit;
-            interfering = if case.options.pairs {
-                InterferenceSummary::from_runs(scene.objects.len(), &[run])
-                    .pairs
-                    .len()
-            } else {
-                run.queries.object_pixels.iter().filter(|&&p| p > 0).count()
-            };
-            continue;
-        }
-        if run.phases.iter().all(|p| p.gpu_ms.is_some()) && !run.phases.is_empty() {
-            gpu_ms.push(run.phases.iter().filter_map(|p| p.gpu_ms).sum());
-        }
-        wall_ms.push(run.wall_ms);
-    }
+        let all_timed = !run.phases.is_empty() && run.phases.iter().all(|p| p.gpu_ms.is_some());
+        let g = all_timed.then(|| run.phases.iter().filter_map(|p| p.gpu_ms).sum());
+        Ok((run, g))
+    })?;
+    let run = t.last;
+    let early_exit = run.queries.early_exit;
+    let interfering = if case.options.pairs {
+        InterferenceSummary::from_runs(scene.objects.len(), &[run])
+            .pairs
+            .len()
+    } else {
+        run.queries.object_pixels.iter().filter(|&&p| p > 0).count()
+    };
     let row = Row {
         study: case.study.name(),
         scene: case.name,
@@ -151,8 +141,8 @@ fn time_run(
         width,
         height,
         mode: case.mode,
-        gpu_ms: (!gpu_ms.is_empty()).then(|| median(&mut gpu_ms)),
-        wall_ms: median(&mut wall_ms),
+        gpu_ms: t.gpu_ms,
+        wall_ms: t.wall_ms,
         interfering,
         early_exit,
     };

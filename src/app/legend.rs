@@ -9,16 +9,19 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     let view = &viewer.settings.view;
     // The collide view draws samples and contacts, not the field; its
     // legend is in its panel.
-    if !view.show_cells
-        || viewer.field.is_none()
-        || viewer.collide.is_active()
-        || viewer.tri_tri.is_active()
-    {
+    let has_values = if viewer.adaptive.is_active() {
+        viewer.adaptive.product.is_some()
+    } else {
+        viewer.field.is_some()
+    };
+    if !view.show_cells || !has_values || viewer.collide.is_active() || viewer.tri_tri.is_active() {
         return;
     }
     let (title, lo, hi, signed) = match &viewer.comparison {
         Some(c)
-            if viewer.show_comparison && c.kind == crate::app::panels::CompareKind::CpuVsGpu =>
+            if viewer.show_comparison
+                && !viewer.adaptive.is_active()
+                && c.kind == crate::app::panels::CompareKind::CpuVsGpu =>
         {
             (
                 "|Δ| (mesh units)",

@@ -47,6 +47,7 @@ pub struct Viewer {
     pub history: ProfilerHistory,
     pub collide: panels::CollideState,
     pub tri_tri: panels::TriTriState,
+    pub adaptive: super::adaptive::AdaptiveState,
     load_job: Option<Job<LoadedMesh>>,
     field_job: Option<Job<SdfField>>,
     compare_job: Option<Job<Comparison>>,
@@ -123,6 +124,7 @@ impl Viewer {
             history: ProfilerHistory::default(),
             collide: Default::default(),
             tri_tri: Default::default(),
+            adaptive: Default::default(),
             load_job: None,
             field_job: None,
             compare_job: None,
@@ -433,7 +435,8 @@ impl Viewer {
             || self.field_job.is_some()
             || self.compare_job.is_some()
             || self.field_wanted
-            || self.tri_tri.busy();
+            || self.tri_tri.busy()
+            || self.adaptive.script_busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -663,6 +666,7 @@ impl Viewer {
             }
             ScriptStep::TriTriOffset(offset) => self.tri_tri.set_offset(offset),
             ScriptStep::TriTriBackend(name) => self.tri_tri.set_backend(&name)?,
+            ScriptStep::Adaptive(step) => super::adaptive::apply_step(self, step)?,
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));
@@ -713,8 +717,13 @@ impl eframe::App for Viewer {
                 self.field.as_deref(),
                 &mut self.history,
             );
-            if let Some(cell) = picked {
-                self.set_pick(cell);
+            match picked {
+                Some(cell) if self.adaptive.is_active() => {
+                    let node = cell.and_then(|c| self.adaptive.node_of_cell(c));
+                    self.adaptive.set_pick(node);
+                }
+                Some(cell) => self.set_pick(cell),
+                None => {}
             }
             super::legend::color_bar_ui(ui, self);
         });

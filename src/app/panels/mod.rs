@@ -1,7 +1,8 @@
 //! The viewer's panels, one file each: scene (files, samples, mesh report),
-//! pipeline (stage parameters), collide, triangle–triangle, inspector,
-//! verify, slice, profiler, export.
+//! pipeline (stage parameters), collide, triangle–triangle, adaptive field,
+//! inspector, verify, slice, profiler, export.
 
+mod adaptive;
 mod collide;
 mod export;
 mod inspector;
@@ -96,6 +97,8 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 }
                 ui.separator();
                 tri_tri::tri_tri_ui(viewer, ui);
+                ui.separator();
+                adaptive::adaptive_ui(viewer, ui);
             });
         });
     egui::Panel::right("right")

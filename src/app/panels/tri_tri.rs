@@ -217,6 +217,14 @@ impl TriTriState {
         Ok(())
     }
 
+    /// Stops showing without giving the viewport back (another view takes
+    /// it over).
+    pub fn deactivate(&mut self) {
+        self.active = false;
+        self.shown = false;
+        self.result = None;
+    }
+
     /// True while a query job runs.
     pub fn busy(&self) -> bool {
         self.job.is_some() || (self.active && self.dirty)
@@ -406,8 +414,10 @@ fn update(viewer: &mut Viewer, ctx: &egui::Context) {
     }
     let st = &mut viewer.tri_tri;
     if st.active && !st.shown {
-        // Taking the viewport over (from the field or the rigid bodies).
+        // Taking the viewport over (from the field, the rigid bodies or the
+        // adaptive scene).
         viewer.collide.deactivate();
+        viewer.adaptive.deactivate();
         st.shown = true;
         st.dirty = true;
         st.framed = None;

@@ -16,3 +16,5 @@ run "open:spot; backend:gpu; res:80; compute; verify:cpu-vs-gpu; clip:off; mesh:
 run "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; profiler:off; orbit:25,20; wait:5; screenshot:$s/tritri-tori.png; quit"
 run "collide:box-stack; collide-samples:on; collide-step:60; collide-compare; wait:5; screenshot:$s/collide-stack.png; quit"
 run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collide-line.png; quit"
+run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-level:5; clip:z; mesh:hidden; points:3; adaptive-pick; wait:3; screenshot:$s/adaptive-bunny.png; quit"
+run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-compare:on; clip:z; mesh:hidden; points:3; wait:3; screenshot:$s/adaptive-compare.png; quit"

@@ -1,5 +1,6 @@
 //! The colour bar drawn over the viewport: the active colour map from −range
-//! (inside) to +range (outside), in mesh units.
+//! (inside) to +range (outside), in mesh units; and the adaptive scene's
+//! caption.
 
 use eframe::egui;
 
@@ -112,4 +113,43 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
             egui::Color32::WHITE,
         );
     }
+}
+
+/// The adaptive scene's caption over the viewport: what the points are,
+/// the side-by-side numbers, the deforming frame's rebuild time.
+pub fn adaptive_caption_ui(ui: &mut egui::Ui, viewer: &Viewer) {
+    let st = &viewer.adaptive;
+    let (true, Some(p)) = (st.is_active(), &st.product) else {
+        return;
+    };
+    let f = &p.field;
+    let mut lines = vec![format!(
+        "adaptive field: {} node centres, depth {}..{}, α = {}, {} {:.1} ms",
+        f.octree.nodes.len(),
+        f.params.start_depth,
+        f.params.max_depth,
+        f.params.alpha,
+        p.backend.name(),
+        f.timings.total_wall_ms()
+    )];
+    if let (true, Some((_, _, c)), Some(u)) = (st.compare, &st.comparison, &viewer.field) {
+        lines.push(format!(
+            "left: uniform {}³ cells · right: adaptive node centres · max |adaptive − trilinear(uniform)| {:.2e}, mean {:.2e} at {} centres (cell diagonal {:.2e})",
+            u.params.resolution, c.max_abs, c.mean_abs, c.compared, c.cell_diagonal
+        ));
+    }
+    if let Some(frame) = p.frame {
+        lines.push(format!(
+            "deforming: frame {}, offset {:+.4}, rebuilt in {:.1} ms",
+            st.deform.frames, frame.offset, p.job_ms
+        ));
+    }
+    let rect = ui.max_rect();
+    ui.painter().text(
+        rect.left_top() + egui::vec2(8.0, 8.0),
+        egui::Align2::LEFT_TOP,
+        lines.join("\n"),
+        egui::FontId::proportional(13.0),
+        egui::Color32::from_gray(230),
+    );
 }

@@ -726,6 +726,7 @@ impl eframe::App for Viewer {
                 None => {}
             }
             super::legend::color_bar_ui(ui, self);
+            super::legend::adaptive_caption_ui(ui, self);
         });
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));

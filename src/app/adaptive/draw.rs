@@ -10,26 +10,27 @@ use glam::Vec3;
 
 use crate::stages::sdf_adaptive::{AdaptiveField, NONE, OctreeNode};
 use crate::stages::sdf_grid::SdfField;
-use crate::view::{LineVertex, srgb_to_linear};
+use crate::view::{ClipPlane, LineVertex, srgb_to_linear};
 
 /// Most boxes drawn at once: all levels of a depth-10 bunny are ~300K
 /// cells, 7M line vertices, more than a software rasteriser keeps
 /// interactive.
 pub const MAX_BOXES: usize = 100_000;
 
-/// One colour per depth 0..=10 (sRGB), neighbours far apart on the wheel.
+/// One colour per depth 0..=10 (sRGB), neighbours far apart on the wheel
+/// and muted, so the boxes stay behind the points' distance colours.
 const LEVEL_PALETTE: [[u8; 3]; 11] = [
-    [200, 200, 200],
-    [160, 160, 255],
-    [255, 120, 120],
-    [120, 220, 255],
-    [255, 200, 60],
-    [120, 255, 140],
-    [255, 110, 230],
-    [80, 160, 255],
-    [255, 150, 60],
-    [190, 255, 80],
-    [180, 120, 255],
+    [150, 150, 150],
+    [120, 120, 200],
+    [200, 110, 110],
+    [100, 170, 200],
+    [200, 170, 80],
+    [110, 190, 120],
+    [170, 120, 200],
+    [90, 140, 210],
+    [210, 140, 90],
+    [160, 190, 90],
+    [150, 110, 190],
 ];
 
 /// The sRGB colour of the boxes of `depth` (for the panel's swatches).
@@ -139,14 +140,24 @@ pub fn cube_lines(out: &mut Vec<LineVertex>, center: Vec3, half: f32, color: [f3
     }
 }
 
+/// Whether the sprites' clip plane keeps `p` (as the point shader decides).
+pub fn clip_keeps(clip: Option<ClipPlane>, p: Vec3) -> bool {
+    clip.is_none_or(|c| c.normal.dot(p) <= c.offset)
+}
+
 /// The cells of `level` (all levels for `None`) as boxes coloured by depth,
-/// at most [`MAX_BOXES`]: (lines, boxes drawn, boxes on the level).
-pub fn box_lines(field: &AdaptiveField, level: Option<u32>) -> (Vec<LineVertex>, usize, usize) {
+/// those whose centre the clip plane keeps (the sprites' filter), at most
+/// [`MAX_BOXES`]: (lines, boxes drawn, boxes on the level).
+pub fn box_lines(
+    field: &AdaptiveField,
+    level: Option<u32>,
+    clip: Option<ClipPlane>,
+) -> (Vec<LineVertex>, usize, usize) {
     let on: Vec<&OctreeNode> = field
         .octree
         .nodes
         .iter()
-        .filter(|n| on_level(n, level))
+        .filter(|n| on_level(n, level) && clip_keeps(clip, Vec3::from_array(n.center)))
         .collect();
     let mut lines = Vec::with_capacity(24 * on.len().min(MAX_BOXES));
     for n in on.iter().take(MAX_BOXES) {

@@ -232,8 +232,10 @@ mod tests {
         let field = compute_cpu(&mesh, &params()).unwrap();
         let uniform = compute_cpu_fast(
             &mesh,
+            // No padding: the octree's cube reaches past the grid.
             &SdfParams {
                 resolution: 24,
+                padding: 0.0,
                 ..Default::default()
             },
             &Progress::default(),

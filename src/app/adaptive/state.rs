@@ -23,6 +23,7 @@ use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, NONE, compute_cpu, export,
 };
 use crate::stages::sdf_grid::PreparedMesh;
+use crate::view::ClipPlane;
 
 /// Quiet time after the last parameter change before a rebuild starts.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
@@ -156,6 +157,8 @@ pub struct AdaptiveState {
     /// The generation whose mesh the viewport shows, so a redraw uploads
     /// the mesh only for a new product.
     mesh_shown: Option<u64>,
+    /// The clip plane the boxes were cut with.
+    drawn_clip: Option<ClipPlane>,
 }
 
 impl Default for AdaptiveState {
@@ -187,6 +190,7 @@ impl Default for AdaptiveState {
             boxes: (0, 0),
             redraw: false,
             mesh_shown: None,
+            drawn_clip: None,
         }
     }
 }
@@ -255,9 +259,10 @@ impl AdaptiveState {
     }
 
     /// The node a script's bare `adaptive-pick` takes: on the shown level
-    /// (else the deepest), the one nearest the eye — in front, near the
-    /// surface (below the start depth only cells holding triangles split).
-    fn default_pick(&self, eye: glam::Vec3) -> Option<usize> {
+    /// (else the deepest), among those the clip plane keeps, the one
+    /// nearest the eye — in front, near the surface (below the start depth
+    /// only cells holding triangles split).
+    fn default_pick(&self, eye: glam::Vec3, clip: Option<ClipPlane>) -> Option<usize> {
         let field = &self.product.as_ref()?.field;
         let deepest = field.octree.nodes.iter().map(|n| n.depth).max()?;
         let level = self.level.filter(|&l| l <= deepest).unwrap_or(deepest);
@@ -266,7 +271,9 @@ impl AdaptiveState {
             .nodes
             .iter()
             .enumerate()
-            .filter(|(_, n)| n.depth == level)
+            .filter(|(_, n)| {
+                n.depth == level && draw::clip_keeps(clip, glam::Vec3::from_array(n.center))
+            })
             .min_by(|(_, a), (_, b)| {
                 let d = |n: &crate::stages::sdf_adaptive::OctreeNode| {
                     glam::Vec3::from_array(n.center).distance_squared(eye)
@@ -335,6 +342,10 @@ pub fn update(viewer: &mut Viewer, ctx: &egui::Context) {
         ctx.request_repaint();
     }
     refresh_comparison(viewer);
+    let st = &mut viewer.adaptive;
+    if st.show_boxes && st.drawn_clip != viewer.settings.view.filter.clip {
+        st.redraw = true;
+    }
     if viewer.busy() {
         // The viewer's own jobs upload their products when they finish;
         // draw ours again afterwards.
@@ -519,7 +530,9 @@ fn draw_scene(viewer: &mut Viewer) {
     let mut lines = Vec::new();
     st.boxes = (0, 0);
     if st.show_boxes {
-        let (boxes, drawn, total) = draw::box_lines(&p.field, st.level);
+        let clip = viewer.settings.view.filter.clip;
+        st.drawn_clip = clip;
+        let (boxes, drawn, total) = draw::box_lines(&p.field, st.level, clip);
         lines = boxes;
         st.boxes = (drawn, total);
     }
@@ -599,6 +612,7 @@ pub fn apply_step(viewer: &mut Viewer, step: AdaptiveStep) -> Result<(), String>
         }
         AdaptiveStep::Pick(node) => {
             let eye = viewer.viewport.camera.eye();
+            let clip = viewer.settings.view.filter.clip;
             let st = &mut viewer.adaptive;
             let count = st
                 .product
@@ -610,7 +624,9 @@ pub fn apply_step(viewer: &mut Viewer, step: AdaptiveStep) -> Result<(), String>
             let node = match node {
                 Some(n) if n < count => n,
                 Some(n) => return Err(format!("node {n} is not in the octree of {count} nodes")),
-                None => st.default_pick(eye).ok_or("the octree has no nodes")?,
+                None => st
+                    .default_pick(eye, clip)
+                    .ok_or("the octree has no nodes")?,
             };
             st.set_pick(Some(node));
         }

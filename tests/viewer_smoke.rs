@@ -233,7 +233,7 @@ fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
     let npz = dir.join("adaptive.npz");
     let script = format!(
         "open:spot; res:32; compute; adaptive; adaptive-start:2; adaptive-depth:6; adaptive-level:5; \
-         adaptive-pick; mesh:hidden; colormap:diverging; export-view:{}; adaptive-export:{}; adaptive-backend:cpu; \
+         adaptive-pick; adaptive-boxes:off; mesh:hidden; colormap:diverging; export-view:{}; adaptive-export:{}; adaptive-backend:cpu; \
          adaptive-compare:on; wait:3; adaptive-deform:on; adaptive-frames:2; adaptive-deform:off; \
          adaptive-depth:11; expect-error; adaptive-pick:0; quit",
         view.display(),
@@ -264,14 +264,18 @@ fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
         "the octree reaches depth 6: {per_depth:?}"
     );
     assert!(npz.exists());
-    // Node centres coloured by distance, and the picked node's yellow box
-    // (the diverging map has no yellow).
+    // Node centres coloured by distance (the diverging map is light near
+    // the surface), and the picked node's yellow box (that map has no
+    // yellow).
     let img = load(&view);
-    let (_, coloured) = census(&img);
+    let lit = img
+        .pixels()
+        .filter(|p| p.0[..3].iter().any(|&c| c > 90))
+        .count();
     let total = (img.width() * img.height()) as usize;
     assert!(
-        coloured > total / 200,
-        "node centres should be visible: {coloured} coloured pixels of {total}"
+        lit > total / 100,
+        "node centres should be visible: {lit} lit pixels of {total}"
     );
     let yellow = img
         .pixels()

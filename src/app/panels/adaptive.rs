@@ -61,11 +61,18 @@ fn parameters_ui(st: &mut AdaptiveState, gpu_ok: bool, ui: &mut egui::Ui) {
         }
     });
     let p = &mut st.params;
-    ui.add(egui::Slider::new(&mut p.start_depth, 0..=MAX_START_DEPTH).text("start depth l"))
-        .on_hover_text("the 8^l cells of this depth are the roots");
+    // Typed (or scripted) depths are not clamped: the stage's own check
+    // answers out-of-range ones in the banner.
+    ui.add(
+        egui::Slider::new(&mut p.start_depth, 0..=MAX_START_DEPTH)
+            .clamping(egui::SliderClamping::Never)
+            .text("start depth l"),
+    )
+    .on_hover_text("the 8^l cells of this depth are the roots");
     p.max_depth = p.max_depth.max(p.start_depth);
     ui.add(
         egui::Slider::new(&mut p.max_depth, p.start_depth..=MORTON_BITS_PER_AXIS)
+            .clamping(egui::SliderClamping::Never)
             .text("max depth m"),
     )
     .on_hover_text("paper: 10 (1024³); lower it on a software rasteriser");

@@ -134,8 +134,13 @@ pub fn adaptive_caption_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     )];
     if let (true, Some((_, _, c)), Some(u)) = (st.compare, &st.comparison, &viewer.field) {
         lines.push(format!(
-            "left: uniform {}³ cells · right: adaptive node centres · max |adaptive − trilinear(uniform)| {:.2e}, mean {:.2e} at {} centres (cell diagonal {:.2e})",
-            u.params.resolution, c.max_abs, c.mean_abs, c.compared, c.cell_diagonal
+            "left: uniform {}³ cells · right: adaptive node centres\nmax |adaptive − trilinear(uniform)| {:.2e}, mean {:.2e} at {} centres (cell diagonal {:.2e}), {} sign disagreements",
+            u.params.resolution,
+            c.max_abs,
+            c.mean_abs,
+            c.compared,
+            c.cell_diagonal,
+            c.sign_disagreements
         ));
     }
     if let Some(frame) = p.frame {
@@ -144,12 +149,17 @@ pub fn adaptive_caption_ui(ui: &mut egui::Ui, viewer: &Viewer) {
             st.deform.frames, frame.offset, p.job_ms
         ));
     }
+    // Wrapped left of the colour bar.
     let rect = ui.max_rect();
-    ui.painter().text(
-        rect.left_top() + egui::vec2(8.0, 8.0),
-        egui::Align2::LEFT_TOP,
+    let galley = ui.painter().layout(
         lines.join("\n"),
         egui::FontId::proportional(13.0),
+        egui::Color32::from_gray(230),
+        (rect.width() - 140.0).max(120.0),
+    );
+    ui.painter().galley(
+        rect.left_top() + egui::vec2(8.0, 8.0),
+        galley,
         egui::Color32::from_gray(230),
     );
 }

@@ -251,3 +251,69 @@ fn without_gpu_compute_the_viewer_runs_the_cpu_backends() {
             .expect("json");
     assert_eq!(meta["backend"], "cpu", "the field came from a CPU backend");
 }
+
+/// The adaptive field scene headless: built on the GPU, one level's boxes
+/// and a picked node drawn, exported; rebuilt on the CPU beside the uniform
+/// field; inflated for two rebuilt frames; a depth beyond the Morton codes
+/// shows an error and keeps the field (a pick still finds its nodes).
+#[test]
+fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-adaptive");
+    let view = dir.join("adaptive-view.png");
+    let npz = dir.join("adaptive.npz");
+    let script = format!(
+        "open:spot; res:32; compute; adaptive; adaptive-start:2; adaptive-depth:6; adaptive-level:5; \
+         adaptive-pick; adaptive-boxes:off; mesh:hidden; colormap:diverging; export-view:{}; adaptive-export:{}; adaptive-backend:cpu; \
+         adaptive-compare:on; wait:3; adaptive-deform:on; adaptive-frames:2; adaptive-deform:off; \
+         adaptive-depth:11; expect-error; adaptive-pick:0; quit",
+        view.display(),
+        npz.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted adaptive session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(npz.with_extension("json")).expect("the adaptive sidecar"),
+    )
+    .expect("json");
+    assert_eq!(meta["backend"], "gpu");
+    assert_eq!(meta["max_depth"], 6);
+    let per_depth: Vec<u64> = meta["nodes_per_depth"]
+        .as_array()
+        .expect("nodes_per_depth")
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(per_depth[2], 64, "8^2 roots");
+    assert!(
+        per_depth[6] > 0,
+        "the octree reaches depth 6: {per_depth:?}"
+    );
+    assert!(npz.exists());
+    // Node centres coloured by distance (the diverging map is light near
+    // the surface), and the picked node's yellow box (that map has no
+    // yellow).
+    let img = load(&view);
+    let lit = img
+        .pixels()
+        .filter(|p| p.0[..3].iter().any(|&c| c > 90))
+        .count();
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        lit > total / 100,
+        "node centres should be visible: {lit} lit pixels of {total}"
+    );
+    let yellow = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 230 && g > 210 && b < 40
+        })
+        .count();
+    assert!(yellow > 20, "the picked node's box: {yellow} yellow pixels");
+}

@@ -1,5 +1,6 @@
 //! The colour bar drawn over the viewport: the active colour map from −range
-//! (inside) to +range (outside), in mesh units.
+//! (inside) to +range (outside), in mesh units; and the adaptive scene's
+//! caption.
 
 use eframe::egui;
 
@@ -9,8 +10,13 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     let view = &viewer.settings.view;
     // The collide view draws samples and contacts, not the field; its
     // legend is in its panel.
+    let has_values = if viewer.adaptive.is_active() {
+        viewer.adaptive.product.is_some()
+    } else {
+        viewer.field.is_some()
+    };
     if !view.show_cells
-        || viewer.field.is_none()
+        || !has_values
         || viewer.collide.is_active()
         || viewer.tri_tri.is_active()
         || viewer.interference.is_active()
@@ -19,7 +25,9 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
     }
     let (title, lo, hi, signed) = match &viewer.comparison {
         Some(c)
-            if viewer.show_comparison && c.kind == crate::app::panels::CompareKind::CpuVsGpu =>
+            if viewer.show_comparison
+                && !viewer.adaptive.is_active()
+                && c.kind == crate::app::panels::CompareKind::CpuVsGpu =>
         {
             (
                 "|Δ| (mesh units)",
@@ -110,4 +118,53 @@ pub fn color_bar_ui(ui: &mut egui::Ui, viewer: &Viewer) {
             egui::Color32::WHITE,
         );
     }
+}
+
+/// The adaptive scene's caption over the viewport: what the points are,
+/// the side-by-side numbers, the deforming frame's rebuild time.
+pub fn adaptive_caption_ui(ui: &mut egui::Ui, viewer: &Viewer) {
+    let st = &viewer.adaptive;
+    let (true, Some(p)) = (st.is_active(), &st.product) else {
+        return;
+    };
+    let f = &p.field;
+    let mut lines = vec![format!(
+        "adaptive field: {} node centres, depth {}..{}, α = {}, {} {:.1} ms",
+        f.octree.nodes.len(),
+        f.params.start_depth,
+        f.params.max_depth,
+        f.params.alpha,
+        p.backend.name(),
+        f.timings.total_wall_ms()
+    )];
+    if let (true, Some((_, _, c)), Some(u)) = (st.compare, &st.comparison, &viewer.field) {
+        lines.push(format!(
+            "left: uniform {}³ cells · right: adaptive node centres\nmax |adaptive − trilinear(uniform)| {:.2e}, mean {:.2e} at {} centres (cell diagonal {:.2e}), {} sign disagreements",
+            u.params.resolution,
+            c.max_abs,
+            c.mean_abs,
+            c.compared,
+            c.cell_diagonal,
+            c.sign_disagreements
+        ));
+    }
+    if let Some(frame) = p.frame {
+        lines.push(format!(
+            "deforming: frame {}, offset {:+.4}, rebuilt in {:.1} ms",
+            st.deform.frames, frame.offset, p.job_ms
+        ));
+    }
+    // Wrapped left of the colour bar.
+    let rect = ui.max_rect();
+    let galley = ui.painter().layout(
+        lines.join("\n"),
+        egui::FontId::proportional(13.0),
+        egui::Color32::from_gray(230),
+        (rect.width() - 140.0).max(120.0),
+    );
+    ui.painter().galley(
+        rect.left_top() + egui::vec2(8.0, 8.0),
+        galley,
+        egui::Color32::from_gray(230),
+    );
 }

@@ -6,6 +6,7 @@
 //! ([`crate::scene::Job`]); the UI polls for their products every frame and
 //! never blocks on the GPU. Panels live in [`panels`], one file each.
 
+mod adaptive;
 mod legend;
 mod overlays;
 mod panels;
@@ -14,7 +15,7 @@ mod settings;
 mod viewer;
 mod viewport;
 
-pub use script::{Script, ScriptStep};
+pub use script::{AdaptiveStep, Script, ScriptStep};
 pub use viewer::Viewer;
 
 use std::path::PathBuf;

@@ -101,9 +101,84 @@ pub enum ScriptStep {
     /// Compare CPU and GPU contacts of the collide scene now and show the
     /// table; fails when a difference is not explained by rounding.
     CollideCompare,
+    /// The adaptive field scene (`adaptive…` steps, see [`AdaptiveStep`]).
+    Adaptive(AdaptiveStep),
     /// Let some frames pass.
     Wait(u32),
     Quit,
+}
+
+/// A step of the adaptive field scene.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AdaptiveStep {
+    /// `adaptive`, `adaptive:off`: show the scene (it owns the viewport).
+    Show(bool),
+    /// `adaptive-start:N`: start depth `l`.
+    StartDepth(u32),
+    /// `adaptive-depth:N`: maximum depth `m`.
+    MaxDepth(u32),
+    /// `adaptive-alpha:N`: most triangles a leaf keeps.
+    Alpha(u32),
+    /// `adaptive-bound:on|off`: start queries from the parent's triangle.
+    ParentBound(bool),
+    /// `adaptive-backend:gpu|cpu`.
+    Backend(String),
+    /// `adaptive-level:N|all`: the depth whose boxes are drawn.
+    Level(Option<u32>),
+    /// `adaptive-boxes:on|off`.
+    Boxes(bool),
+    /// `adaptive-points:level|all`: points of the chosen level only, or all.
+    LevelPoints(bool),
+    /// `adaptive-compare:on|off`: side by side with the uniform field.
+    Compare(bool),
+    /// `adaptive-deform:on|off`: inflate and deflate, rebuilding every frame.
+    Deform(bool),
+    /// `adaptive-frames:N`: wait until N more deformed frames are rebuilt.
+    Frames(u32),
+    /// `adaptive-pick[:N]`: pick node N, or the node of the shown level
+    /// nearest the eye.
+    Pick(Option<usize>),
+    /// `adaptive-export:PATH.npz`: the field as `.npz` + JSON sidecar.
+    Export(PathBuf),
+}
+
+fn number<T: std::str::FromStr>(verb: &str, arg: &str, what: &str) -> Result<T, String> {
+    arg.parse()
+        .map_err(|_| format!("{verb} needs {what}, not {arg:?}"))
+}
+
+fn parse_adaptive(verb: &str, arg: &str, on: Result<bool, String>) -> Result<AdaptiveStep, String> {
+    Ok(match verb {
+        "adaptive" => AdaptiveStep::Show(on?),
+        "adaptive-start" => AdaptiveStep::StartDepth(number(verb, arg, "a depth")?),
+        "adaptive-depth" => AdaptiveStep::MaxDepth(number(verb, arg, "a depth")?),
+        "adaptive-alpha" => AdaptiveStep::Alpha(number(verb, arg, "a triangle count")?),
+        "adaptive-bound" => AdaptiveStep::ParentBound(on?),
+        "adaptive-backend" if !arg.is_empty() => AdaptiveStep::Backend(arg.to_string()),
+        "adaptive-level" => AdaptiveStep::Level(match arg {
+            "all" => None,
+            _ => Some(number(verb, arg, "a depth or all")?),
+        }),
+        "adaptive-boxes" => AdaptiveStep::Boxes(on?),
+        "adaptive-points" => AdaptiveStep::LevelPoints(match arg {
+            "level" => true,
+            "all" => false,
+            _ => return Err(format!("{verb} takes level or all, not {arg:?}")),
+        }),
+        "adaptive-compare" => AdaptiveStep::Compare(on?),
+        "adaptive-deform" => AdaptiveStep::Deform(on?),
+        "adaptive-frames" => AdaptiveStep::Frames(number(verb, arg, "a frame count")?),
+        "adaptive-pick" => AdaptiveStep::Pick(if arg.is_empty() {
+            None
+        } else {
+            Some(number(verb, arg, "a node index")?)
+        }),
+        "adaptive-export" if !arg.is_empty() => AdaptiveStep::Export(arg.into()),
+        "adaptive-backend" | "adaptive-export" => {
+            return Err(format!("script step `{verb}` needs an argument"));
+        }
+        _ => return Err(format!("unknown script step `{verb}`")),
+    })
 }
 
 /// Parses `step; step; …`.
@@ -197,16 +272,19 @@ fn parse_step(s: &str) -> Result<ScriptStep, String> {
         "tritri-offset" => ScriptStep::TriTriOffset(vec3(verb, arg)?),
         "tritri-backend" => ScriptStep::TriTriBackend(need("a backend")?),
         "interfere" => ScriptStep::Interfere(need("a scene: random-boxes or random-mixed")?),
-        "interfere-count" => ScriptStep::InterfereCount(number(verb, arg)?),
-        "interfere-seed" => ScriptStep::InterfereSeed(number(verb, arg)?),
-        "interfere-res" => ScriptStep::InterfereResolution(number(verb, arg)?),
+        "interfere-count" => ScriptStep::InterfereCount(number(verb, arg, "a whole number")?),
+        "interfere-seed" => ScriptStep::InterfereSeed(number(verb, arg, "a whole number")?),
+        "interfere-res" => ScriptStep::InterfereResolution(number(verb, arg, "a whole number")?),
         "interfere-axis" => ScriptStep::InterfereAxes(need("x, y, z or a combination")?),
         "interfere-mode" => ScriptStep::InterfereMode(need("read-pixels or occlusion")?),
         "interfere-image" => ScriptStep::InterfereImage(need("an image name")?),
-        "interfere-select" => ScriptStep::InterfereSelect(number(verb, arg)?),
+        "interfere-select" => ScriptStep::InterfereSelect(number(verb, arg, "a whole number")?),
         "interfere-move" => ScriptStep::InterfereMove(vec3(verb, arg)?),
         "interfere-verify" => ScriptStep::InterfereVerify,
         "quit" => ScriptStep::Quit,
+        v if v == "adaptive" || v.starts_with("adaptive-") => {
+            ScriptStep::Adaptive(parse_adaptive(v, arg, on_off())?)
+        }
         _ => return Err(format!("unknown script step `{verb}`")),
     })
 }
@@ -222,12 +300,6 @@ fn vec3(verb: &str, arg: &str) -> Result<glam::Vec3, String> {
         [x, y, z] if v.iter().all(|c| c.is_finite()) => Ok(glam::Vec3::new(x, y, z)),
         _ => Err(format!("{verb} needs x,y,z, not {arg:?}")),
     }
-}
-
-/// A whole number.
-fn number<T: std::str::FromStr>(verb: &str, arg: &str) -> Result<T, String> {
-    arg.parse()
-        .map_err(|_| format!("{verb} needs a whole number, not {arg:?}"))
 }
 
 /// A script and how it is going; the outcome is shared with `main` so the
@@ -323,5 +395,50 @@ mod tests {
         );
         assert!(parse("collide").is_err());
         assert!(parse("collide-step:lots").is_err());
+    }
+
+    #[test]
+    fn parses_the_adaptive_steps() {
+        use AdaptiveStep::*;
+        let steps = parse(
+            "adaptive; adaptive-start:2; adaptive-depth:7; adaptive-alpha:4; adaptive-bound:off; \
+             adaptive-backend:cpu; adaptive-level:5; adaptive-level:all; adaptive-boxes:on; \
+             adaptive-points:level; adaptive-compare; adaptive-deform:on; adaptive-frames:3; \
+             adaptive-pick; adaptive-pick:42; adaptive-export:/tmp/a.npz; adaptive:off",
+        )
+        .unwrap();
+        let expected = [
+            Show(true),
+            StartDepth(2),
+            MaxDepth(7),
+            Alpha(4),
+            ParentBound(false),
+            Backend("cpu".into()),
+            Level(Some(5)),
+            Level(None),
+            Boxes(true),
+            LevelPoints(true),
+            Compare(true),
+            Deform(true),
+            Frames(3),
+            Pick(None),
+            Pick(Some(42)),
+            Export("/tmp/a.npz".into()),
+            Show(false),
+        ];
+        assert_eq!(steps, expected.map(ScriptStep::Adaptive));
+        for bad in [
+            "adaptive-depth:deep",
+            "adaptive-depth",
+            "adaptive-level:some",
+            "adaptive-points:few",
+            "adaptive-backend",
+            "adaptive-export",
+            "adaptive-pick:first",
+            "adaptive-deform:maybe",
+            "adaptive-explode",
+        ] {
+            assert!(parse(bad).is_err(), "{bad} should not parse");
+        }
     }
 }

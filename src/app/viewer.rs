@@ -48,6 +48,7 @@ pub struct Viewer {
     pub collide: panels::CollideState,
     pub tri_tri: panels::TriTriState,
     pub interference: panels::InterferenceState,
+    pub adaptive: super::adaptive::AdaptiveState,
     load_job: Option<Job<LoadedMesh>>,
     field_job: Option<Job<SdfField>>,
     compare_job: Option<Job<Comparison>>,
@@ -127,6 +128,7 @@ impl Viewer {
             collide: Default::default(),
             tri_tri: Default::default(),
             interference: Default::default(),
+            adaptive: Default::default(),
             load_job: None,
             field_job: None,
             compare_job: None,
@@ -438,7 +440,8 @@ impl Viewer {
             || self.compare_job.is_some()
             || self.field_wanted
             || self.tri_tri.busy()
-            || self.interference.busy();
+            || self.interference.busy()
+            || self.adaptive.script_busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -681,6 +684,7 @@ impl Viewer {
                 let text = self.interference.verify()?;
                 self.notify(text, false);
             }
+            ScriptStep::Adaptive(step) => super::adaptive::apply_step(self, step)?,
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));
@@ -731,10 +735,16 @@ impl eframe::App for Viewer {
                 self.field.as_deref(),
                 &mut self.history,
             );
-            if let Some(cell) = picked {
-                self.set_pick(cell);
+            match picked {
+                Some(cell) if self.adaptive.is_active() => {
+                    let node = cell.and_then(|c| self.adaptive.node_of_cell(c));
+                    self.adaptive.set_pick(node);
+                }
+                Some(cell) => self.set_pick(cell),
+                None => {}
             }
             super::legend::color_bar_ui(ui, self);
+            super::legend::adaptive_caption_ui(ui, self);
         });
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));

@@ -1,9 +1,11 @@
 //! What is loaded and how the pipeline runs on it, independent of the UI:
-//! the mesh source, the prepared mesh, and background jobs that run stages
-//! off the UI thread with progress and cancellation.
+//! the mesh source, the prepared mesh, a mesh that deforms, and background
+//! jobs that run stages off the UI thread with progress and cancellation.
 
+mod inflate;
 mod jobs;
 
+pub use inflate::InflatingMesh;
 pub use jobs::Job;
 
 use std::path::PathBuf;

@@ -500,11 +500,14 @@ fn update(viewer: &mut Viewer) {
     if st.active && !st.shown {
         viewer.collide.deactivate();
         viewer.tri_tri.deactivate();
+        viewer.adaptive.deactivate();
         let st = &mut viewer.interference;
         st.shown = true;
         st.dirty = true;
         st.framed = None;
-    } else if st.active && (viewer.collide.is_active() || viewer.tri_tri.is_active()) {
+    } else if st.active
+        && (viewer.collide.is_active() || viewer.tri_tri.is_active() || viewer.adaptive.is_active())
+    {
         st.active = false;
     }
     let st = &mut viewer.interference;
@@ -512,7 +515,10 @@ fn update(viewer: &mut Viewer) {
         if st.shown {
             st.shown = false;
             st.redraw = false;
-            if !viewer.collide.is_active() && !viewer.tri_tri.is_active() {
+            if !viewer.collide.is_active()
+                && !viewer.tri_tri.is_active()
+                && !viewer.adaptive.is_active()
+            {
                 viewer.refresh_cells();
                 viewer.refresh_overlays();
             }

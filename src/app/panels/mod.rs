@@ -1,7 +1,8 @@
 //! The viewer's panels, one file each: scene (files, samples, mesh report),
 //! pipeline (stage parameters), collide, triangle–triangle, interference,
-//! inspector, verify, slice, profiler, export.
+//! adaptive field, inspector, verify, slice, profiler, export.
 
+mod adaptive;
 mod collide;
 mod export;
 mod inspector;
@@ -100,6 +101,8 @@ pub fn side_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 tri_tri::tri_tri_ui(viewer, ui);
                 ui.separator();
                 interference::interference_ui(viewer, ui);
+                ui.separator();
+                adaptive::adaptive_ui(viewer, ui);
             });
         });
     egui::Panel::right("right")

@@ -417,13 +417,18 @@ fn update(viewer: &mut Viewer, ctx: &egui::Context) {
     let st = &mut viewer.tri_tri;
     if st.active && !st.shown {
         // Taking the viewport over (from the field, the rigid bodies or the
-        // interference scene).
+        // interference or the adaptive scene).
         viewer.collide.deactivate();
         viewer.interference.deactivate();
+        viewer.adaptive.deactivate();
         st.shown = true;
         st.dirty = true;
         st.framed = None;
-    } else if st.active && (viewer.collide.is_active() || viewer.interference.is_active()) {
+    } else if st.active
+        && (viewer.collide.is_active()
+            || viewer.interference.is_active()
+            || viewer.adaptive.is_active())
+    {
         // Another view was turned on: it owns the viewport now.
         st.active = false;
     }
@@ -435,7 +440,7 @@ fn update(viewer: &mut Viewer, ctx: &egui::Context) {
             st.redraw = false;
             st.result = None;
             viewer.viewport.range_override = None;
-            if !viewer.interference.is_active() {
+            if !viewer.interference.is_active() && !viewer.adaptive.is_active() {
                 viewer.refresh_cells();
                 viewer.refresh_overlays();
             }

@@ -77,7 +77,7 @@ mod gpu;
 pub use compare::{
     ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
 };
-pub use cpu::{DecisionMargins, detect_cpu};
+pub use cpu::{DecisionMargins, FieldView, detect_cpu};
 pub use gpu::{ColliderGpu, ResidentShapes};
 
 use glam::{Mat4, Vec3, Vec4};

@@ -1,12 +1,13 @@
 //! The per-depth statistics table of an adaptive field.
 //!
 //! The table is [`COLUMNS`], a list of (header, hover text, formatter)
-//! over [`LevelStats`]: a new per-depth figure from the stage (the paper's
-//! table 1, average BVs tested per sample point) is a field filled in
-//! [`level_stats`] and one line in [`COLUMNS`].
+//! over [`LevelStats`]: the octree's own counts, the parent bound measured
+//! against the true distance, and the stage's per-depth query counts (the
+//! paper's table 1: BVHs and BVs tested per sample point). A new figure is
+//! a field filled in [`level_stats`] and one line in [`COLUMNS`].
 
 use super::probe::parent_bound;
-use crate::stages::sdf_adaptive::AdaptiveField;
+use crate::stages::sdf_adaptive::{AdaptiveField, DepthStats};
 use crate::stages::sdf_grid::PreparedMesh;
 
 /// What one depth of the octree holds.
@@ -25,6 +26,9 @@ pub struct LevelStats {
     pub slack_sum: f64,
     /// Of those, how many had the parent's closest triangle as their own.
     pub kept: usize,
+    /// The stage's own counts per sample point (the paper's table 1), when
+    /// it reports them for this depth.
+    pub queries: Option<DepthStats>,
 }
 
 impl LevelStats {
@@ -85,11 +89,32 @@ pub const COLUMNS: &[Column] = &[
         },
     },
     Column {
+        header: "BVHs",
+        help: "BVHs per sample point that survive the axis and RSS culling (§5.3, table 1)",
+        cell: |s| per_point(s, |q| q.bvhs_per_point),
+    },
+    Column {
+        header: "BVs",
+        help: "bounding volumes whose distance was computed, per sample point (table 1)",
+        cell: |s| per_point(s, |q| q.bvs_per_point),
+    },
+    Column {
+        header: "triangles",
+        help: "exact point–triangle distances per sample point, the seed included",
+        cell: |s| per_point(s, |q| q.triangles_per_point),
+    },
+    Column {
         header: "parent's kept",
         help: "nodes whose closest triangle is their parent's (the bound was already exact)",
         cell: |s| percent(s.kept, s.bounded),
     },
 ];
+
+fn per_point(s: &LevelStats, figure: fn(&DepthStats) -> f64) -> String {
+    s.queries
+        .as_ref()
+        .map_or("—".into(), |q| format!("{:.2}", figure(q)))
+}
 
 /// One row per depth from the start depth to the deepest node.
 pub fn level_stats(mesh: &PreparedMesh, field: &AdaptiveField) -> Vec<LevelStats> {
@@ -99,6 +124,7 @@ pub fn level_stats(mesh: &PreparedMesh, field: &AdaptiveField) -> Vec<LevelStats
         .map(|depth| LevelStats {
             depth,
             edge: tree.cube.size / (1u32 << depth) as f32,
+            queries: field.stats.iter().find(|d| d.depth == depth).copied(),
             ..Default::default()
         })
         .collect();

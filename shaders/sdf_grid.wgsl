@@ -3,7 +3,7 @@
 // Entry points:
 //   brute       one invocation per cell; triangles streamed through workgroup
 //               memory in tiles of 64 (Sundholm §6.2.5)
-//   brick_seed  one invocation per 2x2x2 block: the block centre's closest
+//   brick_seed  one invocation per 4x4x4 brick: the brick centre's closest
 //               triangle (within the band's reach of the centre, if any)
 //   bvh_cells   one workgroup per brick, one invocation per cell: BVH
 //               traversal bounded by the distance to the centre's closest
@@ -41,8 +41,8 @@ const TILE: u32 = 64u;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
 @group(0) @binding(5) var<storage, read> nodes: array<BvhNode>;
-// The closest triangle of each 2x2x2 block's centre (seed_dims() blocks),
-// or NONE when nothing is within the band's reach.
+// A triangle near each brick's centre, or NONE when nothing is within the
+// band's reach.
 @group(0) @binding(6) var<storage, read_write> brick_seed_tri: array<u32>;
 // [0]: point–triangle distance evaluations, summed over all invocations.
 @group(0) @binding(7) var<storage, read_write> counters: array<atomic<u32>>;
@@ -142,16 +142,8 @@ fn flush_evals(lid: u32, evals: u32) {
     }
 }
 
-// Seeds are found per 2x2x2 block of cells: 8 per brick, so the seed pass
-// has enough queries to fill the GPU and each cell starts from a triangle
-// found at most one cell diagonal away (fewer exact tests than from the
-// 4x4x4 brick's centre).
-fn seed_dims() -> vec3u {
-    return params.bricks * 2u;
-}
-
-fn seed_center(block: vec3u) -> vec3f {
-    return params.origin + (vec3f(block * 2u) + vec3f(0.5)) * params.cell_size;
+fn brick_center(brick: vec3u) -> vec3f {
+    return params.origin + (vec3f(brick * 4u) + vec3f(1.5)) * params.cell_size;
 }
 
 fn brick_coords(b: u32) -> vec3u {
@@ -168,20 +160,20 @@ fn brick_seed(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let b = (wid.y * nwg.x + wid.x) * 64u + lid;
-    let dims = seed_dims();
+    let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
     var evals = 0u;
-    if (b < dims.x * dims.y * dims.z) {
-        let c = seed_center(vec3u(b % dims.x, (b / dims.x) % dims.y, b / (dims.x * dims.y)));
+    if (b < num_bricks) {
+        let c = brick_center(brick_coords(b));
         if (params.band >= 0.0) {
-            // In a band, a block whose centre has nothing within band +
+            // In a band, a brick whose centre has nothing within band +
             // radius holds only far cells; the exact search decides that.
-            let reach = params.band + 0.5 * sqrt(3.0) * params.cell_size;
+            let reach = params.band + 1.5 * sqrt(3.0) * params.cell_size;
             let near = bvh_nearest(c, reach * reach * params.slack);
             evals = near.evals;
             brick_seed_tri[b] = near.tri;
         } else {
-            // The centre's exact closest triangle: every cell of the block
-            // starts within two block radii of its own distance.
+            // The centre's exact closest triangle: every cell of the brick
+            // starts within two brick radii of its own distance.
             let near = bvh_nearest(c, 3.0e38);
             evals = near.evals;
             brick_seed_tri[b] = near.tri;
@@ -206,9 +198,7 @@ fn bvh_cells(
         if (all(ijk < params.dims)) {
             let cell = ijk.x + params.dims.x * (ijk.y + params.dims.y * ijk.z);
             let p = cell_center(ijk);
-            let block = ijk / 2u;
-            let dims = seed_dims();
-            let seed = brick_seed_tri[block.x + dims.x * (block.y + dims.y * block.z)];
+            let seed = brick_seed_tri[b];
             if (seed == NONE) {
                 write_cell(cell, p, 0.0, NONE, FEATURE_FACE);
             } else {

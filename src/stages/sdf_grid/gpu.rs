@@ -196,8 +196,7 @@ impl SdfGpu {
             gpu,
             BufferCheck {
                 label: "SdfGpu::brick_seed_tri",
-                // One seed per 2³ block of cells: 8 per brick.
-                bytes: (num_bricks.max(1) * 8 * 4) as u64,
+                bytes: (num_bricks.max(1) * 4) as u64,
             },
         )?;
         let counter_buf = storage_buffer_init(gpu, "SdfGpu::counters", &[0u32; 4])?;
@@ -228,7 +227,7 @@ impl SdfGpu {
             run.compute_pass("brick seeds", |pass| {
                 pass.set_pipeline(&self.brick_seed);
                 pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims((8 * num_bricks as u32).div_ceil(WORKGROUP));
+                let (x, y) = dispatch_dims((num_bricks as u32).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
             run.compute_pass("cells", |pass| {

@@ -31,10 +31,7 @@
 //! the exact distance `d(c)` of every brick centre `c`; then for each cell
 //! `p` of the brick, `d(p) ≤ d(c) + |p − c|` bounds the search, so the BVH
 //! traversal prunes every subtree farther than that from the first step.
-//! Results stay exact: the bound only prunes what cannot be closest. (The
-//! GPU seeds every 2³ block of a brick rather than the brick: eight times
-//! as many seed queries fill the GPU, where one per brick left it waiting
-//! on the slowest, and each cell's bound is then within one cell diagonal.)
+//! Results stay exact: the bound only prunes what cannot be closest.
 //!
 //! **Narrow band** ("field thickness", Sundholm §6.2.6): with `band = Some(w)`
 //! (in cells), only cells whose exact distance is ≤ w cell sizes get their

@@ -254,7 +254,8 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: Option<&str>) -> anyhow::Res
     );
     for r in rows {
         csv.push_str(&format!(
-            "{},{},{},{},{},{:.4},{},{:.1},{},{}\n",
+            // The scenario names hold commas: quoted.
+            "\"{}\",{},{},{},{},{:.4},{},{:.1},{},{}\n",
             r.scenario,
             r.triangles,
             r.backend,

@@ -302,15 +302,14 @@ impl TriTriGpu {
                         poses.len() as u32,
                     );
                 }
-            });
-            if params.all_pairs {
-                run.compute_pass("segments", |pass| {
-                    pass.set_bind_group(0, &bind_group, &[]);
+                if params.all_pairs {
+                    // Same pass: the pairs are complete when it starts
+                    // (storage writes are ordered between dispatches).
                     pass.set_pipeline(&self.segments);
                     let (x, y) = dispatch_dims(capacity.div_ceil(WORKGROUP));
                     pass.dispatch_workgroups(x, y, 1);
-                });
-            }
+                }
+            });
             run.encoder_work("copy out", |encoder| {
                 encoder.copy_buffer_to_buffer(&hits_buf, 0, &staging, 0, hits_bytes);
                 if params.all_pairs {

@@ -53,8 +53,6 @@ const STACK: u32 = 64u;
 const WG: u32 = 64u;
 // B triangles per brute-force workgroup (streamed through `tile` in WG-sized chunks).
 const B_PER_GROUP: u32 = 256u;
-// A triangles per pruned invocation (A_RUN in src/stages/tri_tri/gpu.rs).
-const A_RUN: u32 = 4u;
 const MODE_ALL_PAIRS: u32 = 1u;
 const MODE_TUTORIAL: u32 = 2u;
 
@@ -463,35 +461,23 @@ fn brute(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index)
     }
 }
 
-// Pruned: one invocation per (query, run of A_RUN consecutive A triangles)
-// traverses B's BVH with the box of the run's moved triangles; leaves test
-// each of their triangles against each triangle of the run with `collide`.
-// A's triangles are stored in A's BVH order, so a run is spatially compact
-// and its box barely larger than its triangles'; a quarter of the
-// traversals of one per triangle, for the same pair tests.
+// Pruned: one invocation per (query, A triangle) traverses B's BVH with the
+// moved triangle's box; leaves test their triangles with `collide`.
 @compute @workgroup_size(64)
 fn pruned(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let runs = (params.num_a + A_RUN - 1u) / A_RUN;
     let flat = (wid.y * nwg.x + wid.x) * WG + lid;
-    if flat >= runs * params.num_queries {
+    if flat >= params.num_a * params.num_queries {
         return;
     }
-    let query = flat / runs;
-    let first = (flat % runs) * A_RUN;
+    let query = flat / params.num_a;
+    let ia = flat % params.num_a;
     let all_pairs = (params.mode & MODE_ALL_PAIRS) != 0u;
     if !all_pairs && atomicLoad(&hits[query]) != 0u {
         return;
     }
-    let count = min(A_RUN, params.num_a - first);
-    var run: array<Tri, A_RUN>;
-    var lo = vec3<f32>(3.0e38);
-    var hi = vec3<f32>(-3.0e38);
-    for (var k = 0u; k < count; k++) {
-        run[k] = load_a(query, first + k);
-        if !run[k].skip {
-            lo = min(lo, run[k].lo);
-            hi = max(hi, run[k].hi);
-        }
+    let a = load_a(query, ia);
+    if a.skip {
+        return;
     }
     var stack: array<u32, STACK>;
     var sp = 1u;
@@ -499,22 +485,20 @@ fn pruned(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: v
     while sp > 0u {
         sp -= 1u;
         let node = nodes_b[stack[sp]];
-        if any(hi < node.min) || any(node.max < lo) {
+        if any(a.hi < node.min) || any(node.max < a.lo) {
             continue;
         }
         if (node.b & LEAF_BIT) != 0u {
-            let leaf = node.b & ~LEAF_BIT;
-            for (var m = 0u; m < leaf; m++) {
-                let j = node.a + m;
+            let count = node.b & ~LEAF_BIT;
+            for (var k = 0u; k < count; k++) {
+                let j = node.a + k;
                 let b = load_b(j);
-                for (var k = 0u; k < count; k++) {
-                    if collide(run[k], b) {
-                        if all_pairs {
-                            emit(query, first + k, j);
-                        } else {
-                            atomicStore(&hits[query], 1u);
-                            return;
-                        }
+                if collide(a, b) {
+                    if all_pairs {
+                        emit(query, ia, j);
+                    } else {
+                        atomicStore(&hits[query], 1u);
+                        return;
                     }
                 }
             }

@@ -1,4 +1,4 @@
-//! GPU backends: brute force (2D tiles of pairs, z = query) and per-run
+//! GPU backends: brute force (2D tiles of pairs, z = query) and per-triangle
 //! BVH traversal. Shader: `shaders/tri_tri.wgsl`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -47,8 +47,6 @@ const MODE_TUTORIAL: u32 = 2;
 /// Deepest BVH the shader's traversal stack holds.
 const GPU_STACK: usize = 64;
 const WORKGROUP: u32 = 64;
-/// A triangles per pruned invocation (`A_RUN` in the shader).
-const A_RUN: u32 = 4;
 /// B triangles per brute-force workgroup (`B_PER_GROUP` in the shader).
 const B_PER_GROUP: u32 = 256;
 /// Most queries in one brute-force dispatch (the z dimension).
@@ -294,8 +292,7 @@ impl TriTriGpu {
                 pass.set_bind_group(0, &bind_group, &[]);
                 if pruned {
                     pass.set_pipeline(&self.pruned);
-                    let runs = (na as u32).div_ceil(A_RUN) * poses.len() as u32;
-                    let (x, y) = dispatch_dims(runs.div_ceil(WORKGROUP));
+                    let (x, y) = dispatch_dims((invocations as u32).div_ceil(WORKGROUP));
                     pass.dispatch_workgroups(x, y, 1);
                 } else {
                     pass.set_pipeline(&self.brute);

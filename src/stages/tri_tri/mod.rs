@@ -34,7 +34,7 @@
 //! | `cpu-ref` | every pair, exact predicate in f64/i128 on world coordinates (poses applied in f64, rounded once to f32); rayon over A |
 //! | `cpu` | same pairs, pruned by B's BVH (A's triangle box taken to B's frame, padded); rayon over A — identical answers |
 //! | `gpu-brute` | one invocation per A triangle against 256 B triangles per workgroup, streamed through workgroup memory 64 at a time (2D dispatch over (i, j) tiles, z = query); an atomic flag per query stops the rest early |
-//! | `gpu` | one invocation per (query, run of 4 consecutive A triangles in A's BVH order) traversing B's BVH with the run's box; same flag |
+//! | `gpu` | one invocation per (query, A triangle) traversing B's BVH; same flag |
 //!
 //! The two GPU backends test each pair with the same shader function on the
 //! same f32 inputs (A moved into B's frame), and the triangle-box reject

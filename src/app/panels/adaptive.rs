@@ -12,16 +12,14 @@ use crate::stages::sdf_adaptive::MAX_START_DEPTH;
 
 /// The collapsible section in the left panel; also runs the scene.
 pub fn adaptive_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let open = std::mem::take(&mut viewer.adaptive.open_header).then_some(true);
-    let response = egui::CollapsingHeader::new("Adaptive field (octree)")
-        .id_salt("adaptive_panel")
-        .open(open)
-        .show(ui, |ui| controls_ui(viewer, ui));
-    if open.is_some() {
-        response
-            .header_response
-            .scroll_to_me(Some(egui::Align::TOP));
-    }
+    let open = std::mem::take(&mut viewer.adaptive.open_header);
+    super::stage_section(
+        ui,
+        open,
+        "Adaptive field (octree)",
+        "adaptive_panel",
+        |ui| controls_ui(viewer, ui),
+    );
     adaptive::update(viewer, ui.ctx());
 }
 

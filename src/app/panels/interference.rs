@@ -327,16 +327,14 @@ impl InterferenceState {
 
 /// The collapsible section in the left panel; also runs and draws.
 pub fn interference_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let open = std::mem::take(&mut viewer.interference.open_header).then_some(true);
-    let response = egui::CollapsingHeader::new("Interference (stencil ray counting)")
-        .id_salt("interference_panel")
-        .open(open)
-        .show(ui, |ui| controls_ui(&mut viewer.interference, ui));
-    if open.is_some() {
-        response
-            .header_response
-            .scroll_to_me(Some(egui::Align::TOP));
-    }
+    let open = std::mem::take(&mut viewer.interference.open_header);
+    super::stage_section(
+        ui,
+        open,
+        "Interference (stencil ray counting)",
+        "interference_panel",
+        |ui| controls_ui(&mut viewer.interference, ui),
+    );
     update(viewer);
 }
 

@@ -137,6 +137,28 @@ pub fn bottom_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         });
 }
 
+/// A stage's collapsible section in the left panel. `open` (taken from the
+/// stage's state: a script step asked for it) opens it once and scrolls it
+/// into view.
+fn stage_section(
+    ui: &mut egui::Ui,
+    open: bool,
+    title: &str,
+    id: &str,
+    contents: impl FnOnce(&mut egui::Ui),
+) {
+    let open = open.then_some(true);
+    let response = egui::CollapsingHeader::new(title)
+        .id_salt(id)
+        .open(open)
+        .show(ui, contents);
+    if open.is_some() {
+        response
+            .header_response
+            .scroll_to_me(Some(egui::Align::TOP));
+    }
+}
+
 /// Sets the cell filter from a name (`all`, `inside`, `outside`, `band`).
 pub fn apply_filter_name(
     view: &mut ViewSettings,

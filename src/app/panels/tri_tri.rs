@@ -235,16 +235,10 @@ impl TriTriState {
 
 /// The collapsible section in the left panel; also runs queries and draws.
 pub fn tri_tri_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let open = std::mem::take(&mut viewer.tri_tri.open_header).then_some(true);
-    let response = egui::CollapsingHeader::new("Triangle–triangle")
-        .id_salt("tri_tri_panel")
-        .open(open)
-        .show(ui, |ui| controls_ui(viewer, ui));
-    if open.is_some() {
-        response
-            .header_response
-            .scroll_to_me(Some(egui::Align::TOP));
-    }
+    let open = std::mem::take(&mut viewer.tri_tri.open_header);
+    super::stage_section(ui, open, "Triangle–triangle", "tri_tri_panel", |ui| {
+        controls_ui(viewer, ui)
+    });
     update(viewer, ui.ctx());
 }
 

@@ -127,6 +127,8 @@ pub enum AdaptiveStep {
     Level(Option<u32>),
     /// `adaptive-boxes:on|off`.
     Boxes(bool),
+    /// `adaptive-rss:N|off`: the RSS volumes of BVH level N (roots: 0).
+    RssLevel(Option<u32>),
     /// `adaptive-points:level|all`: points of the chosen level only, or all.
     LevelPoints(bool),
     /// `adaptive-compare:on|off`: side by side with the uniform field.
@@ -160,6 +162,10 @@ fn parse_adaptive(verb: &str, arg: &str, on: Result<bool, String>) -> Result<Ada
             _ => Some(number(verb, arg, "a depth or all")?),
         }),
         "adaptive-boxes" => AdaptiveStep::Boxes(on?),
+        "adaptive-rss" => AdaptiveStep::RssLevel(match arg {
+            "off" => None,
+            _ => Some(number(verb, arg, "a BVH level or off")?),
+        }),
         "adaptive-points" => AdaptiveStep::LevelPoints(match arg {
             "level" => true,
             "all" => false,
@@ -403,7 +409,7 @@ mod tests {
         let steps = parse(
             "adaptive; adaptive-start:2; adaptive-depth:7; adaptive-alpha:4; adaptive-bound:off; \
              adaptive-backend:cpu; adaptive-level:5; adaptive-level:all; adaptive-boxes:on; \
-             adaptive-points:level; adaptive-compare; adaptive-deform:on; adaptive-frames:3; \
+             adaptive-rss:2; adaptive-rss:off; adaptive-points:level; adaptive-compare; adaptive-deform:on; adaptive-frames:3; \
              adaptive-pick; adaptive-pick:42; adaptive-export:/tmp/a.npz; adaptive:off",
         )
         .unwrap();
@@ -417,6 +423,8 @@ mod tests {
             Level(Some(5)),
             Level(None),
             Boxes(true),
+            RssLevel(Some(2)),
+            RssLevel(None),
             LevelPoints(true),
             Compare(true),
             Deform(true),
@@ -429,6 +437,7 @@ mod tests {
         assert_eq!(steps, expected.map(ScriptStep::Adaptive));
         for bad in [
             "adaptive-depth:deep",
+            "adaptive-rss:top",
             "adaptive-depth",
             "adaptive-level:some",
             "adaptive-points:few",

@@ -8,7 +8,7 @@
 
 use glam::Vec3;
 
-use crate::stages::sdf_adaptive::{AdaptiveField, NONE, OctreeNode};
+use crate::stages::sdf_adaptive::{AdaptiveField, NONE, OctreeNode, RssBvh, RssNode};
 use crate::stages::sdf_grid::SdfField;
 use crate::view::{ClipPlane, LineVertex, srgb_to_linear};
 
@@ -122,14 +122,18 @@ pub fn split_cells(
 
 /// The 12 edges of the cube of `center` and `half`, in `color`.
 pub fn cube_lines(out: &mut Vec<LineVertex>, center: Vec3, half: f32, color: [f32; 4]) {
-    let corner = |k: u32| {
-        let s = Vec3::new(
-            if k & 1 == 0 { -1.0 } else { 1.0 },
-            if k & 2 == 0 { -1.0 } else { 1.0 },
-            if k & 4 == 0 { -1.0 } else { 1.0 },
-        );
-        center + s * half
-    };
+    box_lines_along(
+        out,
+        center,
+        [Vec3::X, Vec3::Y, Vec3::Z].map(|a| a * half),
+        color,
+    );
+}
+
+/// The 12 edges of the box `center ± a[0] ± a[1] ± a[2]`, in `color`.
+fn box_lines_along(out: &mut Vec<LineVertex>, center: Vec3, a: [Vec3; 3], color: [f32; 4]) {
+    let sign = |k: u32, bit: u32| if k & bit == 0 { -1.0 } else { 1.0 };
+    let corner = |k: u32| center + a[0] * sign(k, 1) + a[1] * sign(k, 2) + a[2] * sign(k, 4);
     for k in 0..8u32 {
         for bit in [1, 2, 4] {
             if k & bit == 0 {
@@ -138,6 +142,44 @@ pub fn cube_lines(out: &mut Vec<LineVertex>, center: Vec3, half: f32, color: [f3
             }
         }
     }
+}
+
+/// The RSS volumes of BVH `level` (the roots, one per Morton group, are
+/// level 0), each as the box its rectangle sweeps when moved ±radius along
+/// its normal (the swept sphere's flat part; the rounded rim is left out),
+/// coloured by level, those whose centre the clip plane keeps, at most
+/// [`MAX_BOXES`]: (lines, volumes drawn, volumes on the level).
+pub fn rss_lines(
+    bvh: &RssBvh,
+    level: u32,
+    clip: Option<ClipPlane>,
+) -> (Vec<LineVertex>, usize, usize) {
+    let mut on: Vec<u32> = (0..bvh.groups).collect();
+    for _ in 0..level {
+        on = on
+            .iter()
+            .map(|&i| &bvh.nodes[i as usize])
+            .filter(|n| !n.is_leaf())
+            .flat_map(|n| [n.left, n.left + 1])
+            .collect();
+    }
+    let kept: Vec<&RssNode> = on
+        .iter()
+        .map(|&i| &bvh.nodes[i as usize])
+        .filter(|n| clip_keeps(clip, Vec3::from_array(n.center)))
+        .collect();
+    let mut lines = Vec::with_capacity(24 * kept.len().min(MAX_BOXES));
+    for n in kept.iter().take(MAX_BOXES) {
+        let (u, v) = (Vec3::from_array(n.axis_u), Vec3::from_array(n.axis_v));
+        let axes = [u * n.half_u, v * n.half_v, u.cross(v) * n.radius];
+        box_lines_along(
+            &mut lines,
+            Vec3::from_array(n.center),
+            axes,
+            level_color(level),
+        );
+    }
+    (lines, kept.len().min(MAX_BOXES), kept.len())
 }
 
 /// Whether the sprites' clip plane keeps `p` (as the point shader decides).
@@ -185,6 +227,52 @@ mod tests {
             assert!((d.length() - 1.0).abs() < 1e-6);
             assert_eq!(d.abs().max_element(), d.length(), "edges are axis-aligned");
         }
+    }
+
+    /// A root with two leaf children: level 0 is the root's slab, level 1
+    /// the two children's, level 2 nothing; a slab's corners are its
+    /// rectangle's moved ±radius along the normal.
+    #[test]
+    fn rss_volumes_follow_the_bvh_levels() {
+        let node = |x: f32, left: u32| RssNode {
+            center: [x, 0.0, 0.0],
+            radius: 0.1,
+            axis_u: [1.0, 0.0, 0.0],
+            half_u: 2.0,
+            axis_v: [0.0, 1.0, 0.0],
+            half_v: 0.5,
+            left,
+            ..Default::default()
+        };
+        let bvh = RssBvh {
+            nodes: vec![node(0.0, 1), node(-1.0, NONE), node(1.0, NONE)],
+            order: Vec::new(),
+            groups: 1,
+        };
+        let counts: Vec<(usize, usize)> = (0..3)
+            .map(|level| {
+                let (lines, drawn, total) = rss_lines(&bvh, level, None);
+                assert_eq!(lines.len(), 24 * drawn);
+                (drawn, total)
+            })
+            .collect();
+        assert_eq!(counts, [(1, 1), (2, 2), (0, 0)]);
+        let (lines, _, _) = rss_lines(&bvh, 0, None);
+        let top = Vec3::new(2.0, 0.5, 0.1);
+        assert!(
+            lines
+                .iter()
+                .any(|l| Vec3::from_array(l.pos).distance(top) < 1e-6)
+        );
+        let clip = ClipPlane {
+            normal: Vec3::X,
+            offset: 0.0,
+        };
+        assert_eq!(
+            rss_lines(&bvh, 1, Some(clip)).1,
+            1,
+            "the clip plane keeps x ≤ 0"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use crate::app::script::AdaptiveStep;
 use crate::app::viewer::Viewer;
 use crate::scene::{InflatingMesh, Job};
 use crate::stages::sdf_adaptive::{
-    AdaptiveField, AdaptiveGpu, AdaptiveParams, NONE, compute_cpu, export,
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, NONE, RssBvh, compute_cpu, export,
 };
 use crate::stages::sdf_grid::PreparedMesh;
 use crate::view::ClipPlane;
@@ -67,6 +67,9 @@ pub struct Product {
     pub levels: Vec<LevelStats>,
     pub backend: AdaptiveBackend,
     pub frame: Option<DeformFrame>,
+    /// The RSS BVHs the GPU built and queried (read back; the CPU
+    /// reference's are not kept).
+    pub bvh: Option<Arc<RssBvh>>,
     /// Wall time of the whole job: preparing, the stage, the statistics.
     pub job_ms: f64,
 }
@@ -137,6 +140,8 @@ pub struct AdaptiveState {
     pub level: Option<u32>,
     pub level_points: bool,
     pub show_boxes: bool,
+    /// The BVH level whose RSS volumes are drawn (roots: 0); `None`: none.
+    pub rss_level: Option<u32>,
     /// Side by side with the uniform field, and the numbers.
     pub compare: bool,
     pub deform: Deform,
@@ -153,6 +158,8 @@ pub struct AdaptiveState {
     cell_nodes: Vec<u32>,
     /// Boxes drawn and boxes on the chosen level.
     pub boxes: (usize, usize),
+    /// RSS volumes drawn and volumes on the chosen BVH level.
+    pub rss_volumes: (usize, usize),
     redraw: bool,
     /// The generation whose mesh the viewport shows, so a redraw uploads
     /// the mesh only for a new product.
@@ -177,6 +184,7 @@ impl Default for AdaptiveState {
             level: Some(6),
             level_points: false,
             show_boxes: true,
+            rss_level: None,
             compare: false,
             deform: Deform::default(),
             gpu: None,
@@ -188,6 +196,7 @@ impl Default for AdaptiveState {
             comparison: None,
             cell_nodes: Vec::new(),
             boxes: (0, 0),
+            rss_volumes: (0, 0),
             redraw: false,
             mesh_shown: None,
             drawn_clip: None,
@@ -473,9 +482,9 @@ fn start_job(viewer: &mut Viewer, ctx: &egui::Context) {
                     (Arc::new(mesh), Some(DeformFrame { offset, prepare_ms }))
                 }
             };
-            let field = match &gpu {
-                Some(g) => g.compute(&mesh, &params),
-                None => compute_cpu(&mesh, &params),
+            let (field, bvh) = match &gpu {
+                Some(g) => g.compute_with_bvh(&mesh, &params),
+                None => compute_cpu(&mesh, &params).map(|f| (f, None)),
             }
             .map_err(|e| e.to_string())?;
             let levels = level_stats(&mesh, &field);
@@ -485,6 +494,7 @@ fn start_job(viewer: &mut Viewer, ctx: &egui::Context) {
                 levels,
                 backend,
                 frame,
+                bvh: bvh.map(Arc::new),
                 job_ms: start.elapsed().as_secs_f64() * 1e3,
             })
         },
@@ -542,6 +552,12 @@ fn draw_scene(viewer: &mut Viewer) {
         lines = boxes;
         st.boxes = (drawn, total);
     }
+    st.rss_volumes = (0, 0);
+    if let (Some(level), Some(bvh)) = (st.rss_level, &p.bvh) {
+        let (rss, drawn, total) = draw::rss_lines(bvh, level, viewer.settings.view.filter.clip);
+        lines.extend(rss);
+        st.rss_volumes = (drawn, total);
+    }
     if let Some(probe) = &st.pick {
         lines.extend(probe_lines(probe));
     }
@@ -589,6 +605,10 @@ pub fn apply_step(viewer: &mut Viewer, step: AdaptiveStep) -> Result<(), String>
         }
         AdaptiveStep::Boxes(on) => {
             st.show_boxes = on;
+            st.redraw = true;
+        }
+        AdaptiveStep::RssLevel(level) => {
+            st.rss_level = level;
             st.redraw = true;
         }
         AdaptiveStep::LevelPoints(on) => {

@@ -146,7 +146,13 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         .product
         .as_ref()
         .map_or(st.params.max_depth, |p| p.field.octree.max_depth);
-    let before = (st.level, st.show_boxes, st.level_points, st.compare);
+    let before = (
+        st.level,
+        st.show_boxes,
+        st.level_points,
+        st.compare,
+        st.rss_level,
+    );
     ui.horizontal(|ui| {
         ui.label("level");
         let text = st.level.map_or("all".into(), |l| format!("depth {l}"));
@@ -169,6 +175,25 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         ui.checkbox(&mut st.show_boxes, "boxes");
         ui.checkbox(&mut st.level_points, "points of this level only");
     });
+    ui.horizontal(|ui| {
+        let mut on = st.rss_level.is_some();
+        ui.checkbox(&mut on, "RSS volumes, BVH level")
+            .on_hover_text("the rectangle swept spheres of one level of the GPU-built BVHs (roots, one per Morton group: 0), drawn as the box the rectangle sweeps over ±radius");
+        let mut level = st.rss_level.unwrap_or(0);
+        ui.add_enabled(on, egui::DragValue::new(&mut level).range(0..=40));
+        st.rss_level = on.then_some(level);
+    });
+    if st.rss_level.is_some() {
+        let has_bvh = st.product.as_ref().is_some_and(|p| p.bvh.is_some());
+        ui.label(if has_bvh {
+            format!(
+                "{} RSS volumes on this level ({} drawn)",
+                st.rss_volumes.1, st.rss_volumes.0
+            )
+        } else {
+            "RSS volumes come from the GPU build (backend gpu, BVH rss-multi or rss-single)".into()
+        });
+    }
     if st.show_boxes && st.boxes.0 < st.boxes.1 {
         ui.label(format!(
             "showing {} of {} boxes (pick one level to see them all)",
@@ -180,7 +205,15 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     let st = &mut viewer.adaptive;
     ui.checkbox(&mut st.compare, "side by side with the uniform field")
         .on_hover_text("uniform grid cells left of the mesh's centre (as seen now), adaptive node centres right of it");
-    if before != (st.level, st.show_boxes, st.level_points, st.compare) {
+    if before
+        != (
+            st.level,
+            st.show_boxes,
+            st.level_points,
+            st.compare,
+            st.rss_level,
+        )
+    {
         st.request_redraw();
     }
     if let (true, Some((_, _, c))) = (st.compare, &st.comparison) {

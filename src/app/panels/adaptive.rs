@@ -279,58 +279,50 @@ fn pick_ui(st: &mut AdaptiveState, ui: &mut egui::Ui) {
         return;
     };
     let mut clear = false;
-    egui::Grid::new("adaptive_pick")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.monospace(v);
-                ui.end_row();
-            };
-            let c = probe.center;
-            row("node", probe.node.to_string());
-            row("centre", format!("{:.4}, {:.4}, {:.4}", c.x, c.y, c.z));
+    super::value_grid(ui, "adaptive_pick", |row| {
+        let c = probe.center;
+        row("node", probe.node.to_string());
+        row("centre", format!("{:.4}, {:.4}, {:.4}", c.x, c.y, c.z));
+        row(
+            "depth · half size",
+            format!("{} · {:.5}", probe.depth, probe.half_size),
+        );
+        row(
+            "triangles in cell",
+            format!(
+                "{}{}",
+                probe.triangles,
+                if probe.is_leaf { " (leaf)" } else { "" }
+            ),
+        );
+        row("value", format!("{:+.6}", probe.value));
+        if let Some(r) = probe.reference {
             row(
-                "depth · half size",
-                format!("{} · {:.5}", probe.depth, probe.half_size),
+                "brute force",
+                format!("{r:+.6} (|Δ| {:.1e})", (probe.value - r).abs()),
             );
-            row(
-                "triangles in cell",
-                format!(
-                    "{}{}",
-                    probe.triangles,
-                    if probe.is_leaf { " (leaf)" } else { "" }
-                ),
-            );
-            row("value", format!("{:+.6}", probe.value));
-            if let Some(r) = probe.reference {
+        }
+        if let Some((t, f, _)) = probe.closest {
+            row("closest triangle", format!("{t} ({})", f.name()));
+        }
+        match &probe.bound {
+            Some(b) => {
+                row("parent", b.parent.to_string());
+                row("parent's triangle", b.triangle.to_string());
+                row("upper bound", format!("{:.6}", b.distance));
+                row("true distance", format!("{:.6}", probe.value.abs()));
                 row(
-                    "brute force",
-                    format!("{r:+.6} (|Δ| {:.1e})", (probe.value - r).abs()),
+                    "bound − true",
+                    format!(
+                        "{:.2e}{}",
+                        b.distance - probe.value.abs(),
+                        if b.kept { " (same triangle)" } else { "" }
+                    ),
                 );
             }
-            if let Some((t, f, _)) = probe.closest {
-                row("closest triangle", format!("{t} ({})", f.name()));
-            }
-            match &probe.bound {
-                Some(b) => {
-                    row("parent", b.parent.to_string());
-                    row("parent's triangle", b.triangle.to_string());
-                    row("upper bound", format!("{:.6}", b.distance));
-                    row("true distance", format!("{:.6}", probe.value.abs()));
-                    row(
-                        "bound − true",
-                        format!(
-                            "{:.2e}{}",
-                            b.distance - probe.value.abs(),
-                            if b.kept { " (same triangle)" } else { "" }
-                        ),
-                    );
-                }
-                None => row("upper bound", "— (a root: no parent)".into()),
-            }
-        });
+            None => row("upper bound", "— (a root: no parent)".into()),
+        }
+    });
     ui.label("Yellow: the node's box and its closest point; magenta: the closest point on its parent's triangle (the bound).");
     if ui.button("Clear pick").clicked() {
         clear = true;

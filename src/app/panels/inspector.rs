@@ -18,53 +18,45 @@ pub fn inspector_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     let p = field.grid.center(ijk);
     let value = field.values[cell];
     let mut clear = false;
-    egui::Grid::new("inspector")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.monospace(v);
-                ui.end_row();
-            };
-            row(
-                "cell",
-                format!("{cell}  (i {}, j {}, k {})", ijk.x, ijk.y, ijk.z),
-            );
-            row("position", format!("{:.4}, {:.4}, {:.4}", p.x, p.y, p.z));
-            row(
-                &format!("value ({})", field.backend.name()),
-                format!("{value:+.6}"),
-            );
-            match pick.reference {
-                Some(r) => {
-                    row("CPU reference", format!("{r:+.6}"));
-                    row("difference", format!("{:.2e}", (value - r).abs()));
-                }
-                None => row("CPU reference", "—".into()),
+    super::value_grid(ui, "inspector", |row| {
+        row(
+            "cell",
+            format!("{cell}  (i {}, j {}, k {})", ijk.x, ijk.y, ijk.z),
+        );
+        row("position", format!("{:.4}, {:.4}, {:.4}", p.x, p.y, p.z));
+        row(
+            &format!("value ({})", field.backend.name()),
+            format!("{value:+.6}"),
+        );
+        match pick.reference {
+            Some(r) => {
+                row("CPU reference", format!("{r:+.6}"));
+                row("difference", format!("{:.2e}", (value - r).abs()));
             }
-            row("sign mode", field.params.sign_mode.name().into());
-            row(
-                "inside",
-                if value < 0.0 {
-                    "yes".into()
-                } else {
-                    "no".into()
-                },
-            );
-            match field.closest_feature(cell) {
-                Some((t, feature)) => {
-                    let c = closest_point_triangle(p, scene.prepared.mesh.corners(t as usize));
-                    row("closest triangle", t.to_string());
-                    row("feature", feature.name().into());
-                    row(
-                        "closest point",
-                        format!("{:.4}, {:.4}, {:.4}", c.point.x, c.point.y, c.point.z),
-                    );
-                }
-                None => row("closest triangle", "far cell (outside the band)".into()),
+            None => row("CPU reference", "—".into()),
+        }
+        row("sign mode", field.params.sign_mode.name().into());
+        row(
+            "inside",
+            if value < 0.0 {
+                "yes".into()
+            } else {
+                "no".into()
+            },
+        );
+        match field.closest_feature(cell) {
+            Some((t, feature)) => {
+                let c = closest_point_triangle(p, scene.prepared.mesh.corners(t as usize));
+                row("closest triangle", t.to_string());
+                row("feature", feature.name().into());
+                row(
+                    "closest point",
+                    format!("{:.4}, {:.4}, {:.4}", c.point.x, c.point.y, c.point.z),
+                );
             }
-        });
+            None => row("closest triangle", "far cell (outside the band)".into()),
+        }
+    });
     ui.label("The yellow line joins the cell to its closest point.");
     if ui.button("Clear pick").clicked() {
         clear = true;

@@ -137,6 +137,21 @@ pub fn bottom_panel_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         });
 }
 
+/// A striped two-column grid of names and monospaced values; `rows` adds
+/// each line through the `row(name, value)` it is given.
+fn value_grid(ui: &mut egui::Ui, id: &str, rows: impl FnOnce(&mut dyn FnMut(&str, String))) {
+    egui::Grid::new(id)
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            rows(&mut |k: &str, v: String| {
+                ui.label(k);
+                ui.monospace(v);
+                ui.end_row();
+            });
+        });
+}
+
 /// A stage's collapsible section in the left panel. `open` (taken from the
 /// stage's state: a script step asked for it) opens it once and scrolls it
 /// into view.

@@ -138,20 +138,12 @@ pub fn verify_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         return;
     };
     let field_backend = viewer.field.as_ref().map_or("", |f| f.backend.name());
-    egui::Grid::new("verify")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            let mut row = |k: &str, v: String| {
-                ui.label(k);
-                ui.monospace(v);
-                ui.end_row();
-            };
-            row("compared", format!("{field_backend} vs {}", c.other));
-            row("max |Δ|", format!("{:.3e}", c.max_abs));
-            row("mean |Δ|", format!("{:.3e}", c.mean_abs));
-            row("sign disagreements", c.sign_disagreements.to_string());
-        });
+    super::value_grid(ui, "verify", |row| {
+        row("compared", format!("{field_backend} vs {}", c.other));
+        row("max |Δ|", format!("{:.3e}", c.max_abs));
+        row("mean |Δ|", format!("{:.3e}", c.mean_abs));
+        row("sign disagreements", c.sign_disagreements.to_string());
+    });
     let label = match c.kind {
         CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
         CompareKind::SignModes => "show only cells whose signs disagree",

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
-use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use super::rss_bvh_gpu::{DISPATCH_SLOTS, RssBuffers, RssBuildGpu, StageBuffers};
@@ -119,18 +118,7 @@ impl AdaptiveGpu {
             return Ok(b.clone());
         }
         let order = &mesh.bvh.order;
-        let tri_pos: Vec<[f32; 4]> = order
-            .iter()
-            .flat_map(|&t| mesh.corners[t as usize].map(|v| v.extend(0.0).to_array()))
-            .collect();
-        let normals: Vec<f32> = order
-            .iter()
-            .flat_map(|&t| {
-                mesh.feature_normals[t as usize]
-                    .iter()
-                    .flat_map(|v: &Vec3| v.to_array())
-            })
-            .collect();
+        let (tri_pos, normals) = mesh.gpu_triangles(order);
         let mut slot_of = vec![0u32; order.len()];
         for (slot, &t) in order.iter().enumerate() {
             slot_of[t as usize] = slot as u32;

@@ -93,8 +93,8 @@ impl RssBuildGpu {
         }
     }
 
-    /// Zeroed buffers for `n` triangles (`n` 0: placeholders for a run
-    /// that queries the AABB BVH).
+    /// Zeroed buffers for `n` triangles (`n` 0: minimal buffers that a run
+    /// querying the AABB BVH binds but never reads).
     pub fn buffers(
         gpu: &GpuContext,
         n: u64,

@@ -5,7 +5,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
-use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use super::cpu::REACH_SLACK;
@@ -98,18 +97,7 @@ impl SdfGpu {
         } else {
             (0..mesh.triangle_count() as u32).collect()
         };
-        let tri_pos: Vec<[f32; 4]> = order
-            .iter()
-            .flat_map(|&t| mesh.corners[t as usize].map(|v| v.extend(0.0).to_array()))
-            .collect();
-        let normals: Vec<f32> = order
-            .iter()
-            .flat_map(|&t| {
-                mesh.feature_normals[t as usize]
-                    .iter()
-                    .flat_map(|v: &Vec3| v.to_array())
-            })
-            .collect();
+        let (tri_pos, normals) = mesh.gpu_triangles(&order);
         // The brute-force kernels bind a one-node BVH they never read.
         let unread_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
         let nodes: &[BvhNode] = if accelerated {

@@ -34,6 +34,25 @@ pub struct PreparedMesh {
 }
 
 impl PreparedMesh {
+    /// The GPU layout of the triangles in `order`: 3 corners per triangle
+    /// (vec4, w unused) and their 7 feature normals (3 floats each), as the
+    /// distance shaders read them.
+    pub fn gpu_triangles(&self, order: &[u32]) -> (Vec<[f32; 4]>, Vec<f32>) {
+        let corners = order
+            .iter()
+            .flat_map(|&t| self.corners[t as usize].map(|v| v.extend(0.0).to_array()))
+            .collect();
+        let normals = order
+            .iter()
+            .flat_map(|&t| {
+                self.feature_normals[t as usize]
+                    .iter()
+                    .flat_map(|v| v.to_array())
+            })
+            .collect();
+        (corners, normals)
+    }
+
     pub fn new(source: &Mesh) -> Result<Self, MeshError> {
         puffin::profile_function!();
         source.validate()?;

@@ -1,7 +1,8 @@
 //! The compute boilerplate every stage shares: one shader's bind-group
 //! layout (a uniform at binding 0, then storage buffers), its pipelines,
 //! bind groups over a list of buffers, and dispatch sizes beyond the
-//! per-dimension workgroup limit.
+//! per-dimension workgroup limit; and the one-uniform layout the render
+//! pipelines share.
 
 use eframe::egui_wgpu::wgpu;
 
@@ -117,6 +118,36 @@ pub fn encode_pass(
 pub fn dispatch_dims(groups: u32) -> (u32, u32) {
     let x = groups.clamp(1, 65_535);
     (x, groups.div_ceil(x).max(1))
+}
+
+/// The bind-group layout of one uniform of `bytes` at binding 0, seen by
+/// `visibility`, and a pipeline layout of just that group: what the render
+/// pipelines (the viewer, the interference passes) bind.
+pub fn uniform_layouts(
+    device: &wgpu::Device,
+    label: &str,
+    visibility: wgpu::ShaderStages,
+    bytes: u64,
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(&format!("{label}::bind_group_layout")),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: wgpu::BufferSize::new(bytes),
+            },
+            count: None,
+        }],
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(&format!("{label}::pipeline_layout")),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, pipeline)
 }
 
 #[cfg(test)]

@@ -225,26 +225,12 @@ impl ViewRenderer {
             label: Some("ViewRenderer::shader"),
             source: wgpu::ShaderSource::Wgsl(source.code.into()),
         });
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("ViewRenderer::bind_group_layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(
-                        std::mem::size_of::<ViewUniforms>() as u64
-                    ),
-                },
-                count: None,
-            }],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("ViewRenderer::pipeline_layout"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
+        let (bind_group_layout, layout) = crate::gpu::uniform_layouts(
+            device,
+            "ViewRenderer",
+            wgpu::ShaderStages::VERTEX_FRAGMENT,
+            std::mem::size_of::<ViewUniforms>() as u64,
+        );
 
         let mesh_attributes =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Float32x4];

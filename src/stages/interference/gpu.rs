@@ -220,24 +220,12 @@ impl InterferenceGpu {
         }
         let device = &gpu.device;
         let module = gpu.shader(shader_source("interference.wgsl"));
-        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("InterferenceGpu::bind_group_layout"),
-            entries: &[wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<Uniforms>() as u64),
-                },
-                count: None,
-            }],
-        });
-        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("InterferenceGpu::pipeline_layout"),
-            bind_group_layouts: &[Some(&bind_group_layout)],
-            immediate_size: 0,
-        });
+        let (bind_group_layout, layout) = crate::gpu::uniform_layouts(
+            device,
+            "InterferenceGpu",
+            wgpu::ShaderStages::VERTEX,
+            std::mem::size_of::<Uniforms>() as u64,
+        );
         let edge_attributes =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Uint32x2];
         let edge_layout = wgpu::VertexBufferLayout {

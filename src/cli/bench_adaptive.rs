@@ -15,7 +15,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::bench::{BenchArgs, models};
-use super::bench_timing::GPU_WARM_UP;
+use super::bench_timing::warm_up;
 use crate::gpu::GpuContext;
 use crate::plot::{Panel, Series};
 use crate::stages::sdf_adaptive::{
@@ -134,10 +134,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
         let tris = mesh.triangle_count();
         for &(config, params) in &configs {
-            let warm_up = Instant::now();
-            while warm_up.elapsed() < GPU_WARM_UP {
-                stage.compute(&mesh, &params)?;
-            }
+            warm_up(|| stage.compute(&mesh, &params).map(drop).map_err(Into::into))?;
             let mut runs = Vec::new();
             let mut last = None;
             for _ in 0..args.repeats.max(1) {

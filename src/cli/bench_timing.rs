@@ -30,10 +30,7 @@ pub fn timed<T>(
     mut run: impl FnMut() -> anyhow::Result<(T, Option<f64>)>,
 ) -> anyhow::Result<Timed<T>> {
     if gpu {
-        let start = Instant::now();
-        while start.elapsed() < GPU_WARM_UP {
-            run()?;
-        }
+        warm_up(|| run().map(|_| ()))?;
     }
     let mut wall = Vec::new();
     let mut gpu_ms = Vec::new();
@@ -51,6 +48,17 @@ pub fn timed<T>(
         wall_ms: median(&mut wall),
         gpu_ms: (gpu_ms.len() == runs).then(|| median(&mut gpu_ms)),
     })
+}
+
+/// Repeats `run` (at least once) until [`GPU_WARM_UP`] has passed.
+pub fn warm_up(mut run: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<()> {
+    let start = Instant::now();
+    loop {
+        run()?;
+        if start.elapsed() >= GPU_WARM_UP {
+            return Ok(());
+        }
+    }
 }
 
 /// The median (upper median for an even count) of a non-empty slice.

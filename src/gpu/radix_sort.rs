@@ -4,17 +4,36 @@
 //!
 //! # How it works
 //!
-//! Least-significant-digit first, 4 bits per pass, each pass three
-//! dispatches over blocks of 256 pairs: a per-block digit histogram, one
-//! exclusive scan of all histograms laid out digit-major, and a stable
-//! scatter that ranks each key among its block's earlier keys of the same
-//! digit. Passes ping-pong between the caller's buffers and a scratch pair,
-//! so the sorted pairs end in the caller's buffers; only the bits the caller
-//! names are sorted (30 for Morton codes: 8 passes).
+//! Least-significant-digit first, 8 bits per pass (30-bit Morton codes: 4
+//! passes), so few passes that the dispatches' fixed cost stays small. Keys
+//! are cut into tiles of 2048 (256 invocations × 8 keys), and each pass is
+//! three dispatches, all of them parallel (reduce-then-scan):
+//!
+//! 1. `histogram`, one workgroup per tile: the tile's digit counts, written
+//!    digit-major into `hist`, and added (global atomics) to the pass's 256
+//!    digit totals.
+//! 2. `scan`, one workgroup per digit: the exclusive scan of the 256 totals
+//!    gives where the digit starts; the workgroup then scans the digit's row
+//!    of `hist` (2048 tiles per step: 1 step up to 4,194,304 keys), so each
+//!    entry becomes where that tile's keys of that digit go.
+//! 3. `scatter`, one workgroup per tile: the tile is sorted stably by digit
+//!    in workgroup memory, one 1-bit split per digit bit (each a workgroup
+//!    prefix sum), so a key's rank among the tile's keys of its digit is its
+//!    position less the digit's start in the sorted tile; keys are written
+//!    out in that order, so one digit's keys land contiguously.
 //!
 //! ```text
-//! hist  [d0: b0 b1 … | d1: b0 b1 … | … | d15: …]   u32, blocks per digit
+//! hist    [d0: t0 t1 … | d1: t0 t1 … | … | d255: …]   u32, tiles per digit
+//! totals  [pass 0: d0 … d255 | pass 1: … ]              u32, atomic
 //! ```
+//!
+//! Workgroup memory is at most 12.3 KiB (the scatter's tile of packed
+//! `digit << 16 | position` items, padded against bank conflicts, plus the
+//! scan and per-digit arrays), within WebGPU's 16 KiB; no subgroup
+//! operations, so it runs anywhere (lavapipe included). Passes ping-pong
+//! between the caller's buffers and a scratch pair; an even pass count ends
+//! in the caller's buffers, an odd one is copied back. Only the bits the
+//! caller names are sorted.
 //!
 //! Nothing goes through the CPU: [`RadixSort::encode`] records the passes
 //! into a [`GpuRun`] so a stage sorts in the middle of its own work.
@@ -22,33 +41,38 @@
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
-use super::{BufferCheck, GpuContext, GpuError, GpuRun, shader_source, storage_buffer_zeroed};
+use super::{
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    storage_buffer_zeroed,
+};
 
-/// Uniform parameters. Keep in sync with `struct Params` in
+/// Uniform parameters of one pass. Keep in sync with `struct Params` in
 /// shaders/radix_sort.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
     n: u32,
     shift: u32,
-    blocks: u32,
-    blocks_x: u32,
+    bits: u32,
+    tiles: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 16);
 
-const BLOCK: u32 = 256;
-const RADIX_BITS: u32 = 4;
-const MAX_GROUPS_X: u32 = 65_535;
+/// Keys per tile (the shader's `TILE`: 256 invocations × 8 keys).
+const TILE: u32 = 2048;
+const RADIX_BITS: u32 = 8;
+const RADIX: u32 = 1 << RADIX_BITS;
 
 /// The sort's pipelines, created once per context.
 pub struct RadixSort {
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     histogram: wgpu::ComputePipeline,
     scan: wgpu::ComputePipeline,
     scatter: wgpu::ComputePipeline,
 }
 
 /// Scratch buffers of one sort; keep them alive until the run finishes.
+#[derive(Default)]
 pub struct RadixSortScratch {
     _buffers: Vec<wgpu::Buffer>,
     _bind_groups: Vec<wgpu::BindGroup>,
@@ -56,58 +80,21 @@ pub struct RadixSortScratch {
 
 impl RadixSort {
     pub fn new(gpu: &GpuContext) -> Self {
-        let device = &gpu.device;
-        let module = gpu.shader(shader_source("radix_sort.wgsl"));
-        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("RadixSort::layout"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
-                    },
-                    count: None,
-                },
-                storage(1, true),
-                storage(2, true),
-                storage(3, false),
-                storage(4, false),
-                storage(5, false),
+        use Access::{ReadOnly, ReadWrite};
+        // keys_in, vals_in, keys_out, vals_out, hist, totals
+        let kernels = Kernels::new(
+            gpu,
+            "RadixSort",
+            shader_source("radix_sort.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("RadixSort::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = |entry: &str, label: &str| {
-            device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(label),
-                layout: Some(&pipeline_layout),
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            })
-        };
+        );
         RadixSort {
-            histogram: pipeline("histogram", "RadixSort::histogram"),
-            scan: pipeline("scan", "RadixSort::scan"),
-            scatter: pipeline("scatter", "RadixSort::scatter"),
-            layout,
+            histogram: kernels.pipeline(gpu, "histogram"),
+            scan: kernels.pipeline(gpu, "scan"),
+            scatter: kernels.pipeline(gpu, "scatter"),
+            kernels,
         }
     }
 
@@ -123,32 +110,17 @@ impl RadixSort {
         n: u32,
         key_bits: u32,
     ) -> Result<RadixSortScratch, GpuError> {
-        let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
-        let blocks = n.div_ceil(BLOCK).max(1);
-        let pair_bytes = (n.max(1) as u64) * 4;
-        let scratch_keys = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "RadixSort::scratch_keys",
-                bytes: pair_bytes,
-            },
-        )?;
-        let scratch_values = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "RadixSort::scratch_values",
-                bytes: pair_bytes,
-            },
-        )?;
-        let hist = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "RadixSort::hist",
-                bytes: (blocks * 16) as u64 * 4,
-            },
-        )?;
-        let blocks_x = blocks.min(MAX_GROUPS_X);
-        let blocks_y = blocks.div_ceil(blocks_x);
+        if n == 0 {
+            return Ok(RadixSortScratch::default());
+        }
+        let key_bits = key_bits.clamp(1, 32);
+        let passes = key_bits.div_ceil(RADIX_BITS);
+        let tiles = n.div_ceil(TILE);
+        let zeroed = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
+        let scratch_keys = zeroed("RadixSort::scratch_keys", n as u64 * 4)?;
+        let scratch_values = zeroed("RadixSort::scratch_values", n as u64 * 4)?;
+        let hist = zeroed("RadixSort::hist", (RADIX * 4) as u64 * tiles as u64)?;
+        let totals = zeroed("RadixSort::totals", (RADIX * 4 * passes) as u64)?;
         let mut buffers = Vec::new();
         let mut bind_groups = Vec::new();
         for pass in 0..passes {
@@ -157,50 +129,44 @@ impl RadixSort {
             } else {
                 ((&scratch_keys, &scratch_values), (keys, values))
             };
+            let shift = pass * RADIX_BITS;
             let uniform = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                     label: Some("RadixSort::params"),
                     contents: bytemuck::bytes_of(&Params {
                         n,
-                        shift: pass * RADIX_BITS,
-                        blocks,
-                        blocks_x,
+                        shift,
+                        bits: (key_bits - shift).min(RADIX_BITS),
+                        tiles,
                     }),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-            let entries = [&uniform, src.0, src.1, dst.0, dst.1, &hist]
-                .iter()
-                .enumerate()
-                .map(|(i, b)| wgpu::BindGroupEntry {
-                    binding: i as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect::<Vec<_>>();
-            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("RadixSort::bind_group"),
-                layout: &self.layout,
-                entries: &entries,
-            });
-            run.compute_pass("sort", |p| {
-                p.set_bind_group(0, &bind_group, &[]);
-                p.set_pipeline(&self.histogram);
-                p.dispatch_workgroups(blocks_x, blocks_y, 1);
-                p.set_pipeline(&self.scan);
-                p.dispatch_workgroups(1, 1, 1);
-                p.set_pipeline(&self.scatter);
-                p.dispatch_workgroups(blocks_x, blocks_y, 1);
-            });
+            bind_groups.push(
+                self.kernels
+                    .bind_group(gpu, &[&uniform, src.0, src.1, dst.0, dst.1, &hist, &totals]),
+            );
             buffers.push(uniform);
-            bind_groups.push(bind_group);
         }
+        let (x, y) = dispatch_dims(tiles);
+        run.compute_pass("sort", |p| {
+            for bind_group in &bind_groups {
+                p.set_bind_group(0, bind_group, &[]);
+                p.set_pipeline(&self.histogram);
+                p.dispatch_workgroups(x, y, 1);
+                p.set_pipeline(&self.scan);
+                p.dispatch_workgroups(RADIX, 1, 1);
+                p.set_pipeline(&self.scatter);
+                p.dispatch_workgroups(x, y, 1);
+            }
+        });
         if passes % 2 == 1 {
             run.encoder_work("sort copy", |e| {
                 e.copy_buffer_to_buffer(&scratch_keys, 0, keys, 0, n as u64 * 4);
                 e.copy_buffer_to_buffer(&scratch_values, 0, values, 0, n as u64 * 4);
             });
         }
-        buffers.extend([scratch_keys, scratch_values, hist]);
+        buffers.extend([scratch_keys, scratch_values, hist, totals]);
         Ok(RadixSortScratch {
             _buffers: buffers,
             _bind_groups: bind_groups,

@@ -105,7 +105,7 @@ fn stable_with_equal_and_presorted_keys() {
 fn odd_bit_counts_ignore_the_bits_above() {
     let gpu = common::gpu();
     let sort = RadixSort::new(&gpu);
-    // Keys with every bit set: only the low `bits` order them.
+    // Random 32-bit keys: only the low `bits` order them (1 to 4 passes).
     for bits in [1, 7, 9, 16, 17, 25] {
         check(&sort, &gpu, &keys(20_000, 31 + bits, u32::MAX), bits);
     }

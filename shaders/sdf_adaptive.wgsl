@@ -12,9 +12,14 @@
 //                more than alpha triangles and above the maximum depth ->
 //                8 children appended at an atomically claimed slot
 //   next_level   one invocation: the next level's node range and dispatch
+//                sizes (split; queries: narrow or wide by the level's size)
 //   query        one invocation per node of the current query level
 //                (indirect): exact distance of its centre; what it tested
 //                is summed per depth into state (table 1)
+//   query_wide   one workgroup per node of a level with fewer than
+//                `wide_below` nodes (indirect; the other dispatch is empty):
+//                the BVHs of the multi-BVH spread over the invocations,
+//                which share the bound through workgroup memory
 //   next_query   one invocation: advances the query level
 //
 // Prepended by src/gpu/mod.rs: shared/closest_point.wgsl,
@@ -35,6 +40,10 @@ struct Params {
     capacity: u32,      // nodes the octree buffer holds
     parent_bound: u32,  // 1: bound a query by the parent's closest triangle
     use_rss: u32,       // 1: the RSS multi-BVH, 0: the AABB BVH
+    wide_below: u32,    // levels with fewer nodes use query_wide (RSS only)
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct OctreeNode {
@@ -85,7 +94,17 @@ const STATS: u32 = 48u;
 @group(0) @binding(13) var<storage, read> rss_order: array<u32>;
 @group(0) @binding(14) var<storage, read> group_x: array<vec2f>;
 
+// Indirect dispatch slots (3 u32 each): 0..=10 the split of each depth,
+// then each depth's narrow and wide query dispatch; rss_bvh.wgsl uses 11
+// and 12. Keep in sync with DISPATCH_SLOTS in rss_bvh_gpu.rs.
+const QUERY_ARGS: u32 = 13u;
+const WIDE_ARGS: u32 = 24u;
+
 var<workgroup> wg_counts: array<atomic<u32>, 3>;
+// query_wide: the workgroup's best squared distance (as bits: non-negative
+// floats order like their bits) and the smallest slot reaching it.
+var<workgroup> wg_best: atomic<u32>;
+var<workgroup> wg_tri: atomic<u32>;
 
 fn expand_bits_10(v: u32) -> u32 {
     var x = v & 0x3ffu;
@@ -138,8 +157,14 @@ fn node_at(code: u32, depth: u32, parent: u32) -> OctreeNode {
     return OctreeNode(params.origin + (cell + 0.5) * edge, edge * 0.5, code, depth, parent, NONE, first, end - first, 0u, 0u);
 }
 
+// The split of a depth and its queries: 64 nodes per workgroup, or one
+// node per workgroup (query_wide) for a small level.
 fn write_dispatch(depth: u32, count: u32) {
-    write_args(depth, (count + 63u) / 64u);
+    let narrow = (count + 63u) / 64u;
+    write_args(depth, narrow);
+    let wide = params.use_rss == 1u && count < params.wide_below;
+    write_args(QUERY_ARGS + depth, select(narrow, 0u, wide));
+    write_args(WIDE_ARGS + depth, select(0u, count, wide));
 }
 
 @compute @workgroup_size(64)
@@ -214,7 +239,7 @@ fn write_node(i: u32, p: vec3f, d2: f32, slot: u32) {
 }
 
 struct Found {
-    d2: f32,
+    d2: f32,            // squared distance of tri
     tri: u32,           // slot, or NONE when nothing beat the bound
     counts: vec3u,      // candidate BVHs, RSS tests, triangle tests
 }
@@ -223,30 +248,38 @@ struct Found {
 // each BVH whose root's x extent meets [p.x - u, p.x + u] (u the current
 // bound) and whose RSS is closer than u is traversed at once, nearer child
 // first, so later culling tests use the bound improved by earlier BVHs.
-fn rss_nearest(p: vec3f, bound2: f32) -> Found {
+// The BVHs are g = first, first + step, ...: query takes them all, each
+// invocation of query_wide every 64th, sharing the bound through wg_best
+// when `in_workgroup`.
+fn rss_nearest(p: vec3f, bound2: f32, first: u32, step: u32, in_workgroup: bool) -> Found {
     var best = bound2;
-    var best_tri = NONE;
-    var counts = vec3u(0u);
+    var found = Found(bound2, NONE, vec3u(0u));
     var stack_node: array<u32, STACK>;
     var stack_d2: array<f32, STACK>;
     let groups = atomicLoad(&state[GROUP_COUNT]);
-    for (var g = 0u; g < groups; g++) {
+    for (var g = first; g < groups; g += step) {
+        if (in_workgroup) {
+            best = min(best, bitcast<f32>(atomicLoad(&wg_best)));
+        }
         let x = group_x[g];
         let u = sqrt(best);
         if (p.x + u < x.x || p.x - u > x.y) {
             continue;
         }
-        counts.y += 1u;
+        found.counts.y += 1u;
         let d_root = rss_distance2(p, rss[g]);
         if (d_root >= best) {
             continue;
         }
-        counts.x += 1u;
+        found.counts.x += 1u;
         stack_node[0] = g;
         stack_d2[0] = d_root;
         var sp = 1u;
         while (sp > 0u) {
             sp -= 1u;
+            if (in_workgroup) {
+                best = min(best, bitcast<f32>(atomicLoad(&wg_best)));
+            }
             if (stack_d2[sp] >= best) {
                 continue;
             }
@@ -262,19 +295,23 @@ fn rss_nearest(p: vec3f, bound2: f32) -> Found {
                     if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) >= best) {
                         continue;
                     }
-                    counts.z += 1u;
+                    found.counts.z += 1u;
                     let q = closest_on_triangle(p, a, b, c).q;
                     let d2 = dot(p - q, p - q);
                     if (d2 < best) {
                         best = d2;
-                        best_tri = t;
+                        found.d2 = d2;
+                        found.tri = t;
+                        if (in_workgroup) {
+                            atomicMin(&wg_best, bitcast<u32>(d2));
+                        }
                     }
                 }
                 continue;
             }
             let dl = rss_distance2(p, rss[n.left]);
             let dr = rss_distance2(p, rss[n.left + 1u]);
-            counts.y += 2u;
+            found.counts.y += 2u;
             let near = select(n.left + 1u, n.left, dl <= dr);
             let far = select(n.left, n.left + 1u, dl <= dr);
             let d_far = max(dl, dr);
@@ -292,7 +329,7 @@ fn rss_nearest(p: vec3f, bound2: f32) -> Found {
             }
         }
     }
-    return Found(best, best_tri, counts);
+    return found;
 }
 
 // Adds a workgroup's total to a 64-bit counter of two words.
@@ -300,6 +337,30 @@ fn add_wide(index: u32, x: u32) {
     let old = atomicAdd(&state[index], x);
     if (old + x < old) {
         atomicAdd(&state[index + 1u], 1u);
+    }
+}
+
+// The initial upper bound of node n's query (§5.1): the parent's closest
+// triangle (a root: the first triangle at or after its place on the Morton
+// curve), or with the bound switched off the mesh's first triangle.
+fn seed_of(n: OctreeNode) -> u32 {
+    if (params.parent_bound == 0u) {
+        return slot_of[0];
+    }
+    if (n.parent != NONE) {
+        return closest[n.parent] >> 3u;
+    }
+    return slot_of[vals[min(n.tri_first, params.num_tris - 1u)]];
+}
+
+// Sums the workgroup's counts into depth's table 1 totals.
+fn add_counts(depth: u32, lid: u32, counts: vec3u) {
+    for (var k = 0u; k < 3u; k++) {
+        atomicAdd(&wg_counts[k], counts[k]);
+    }
+    workgroupBarrier();
+    if (lid < 3u) {
+        add_wide(STATS + 6u * depth + 2u * lid, atomicLoad(&wg_counts[lid]));
     }
 }
 
@@ -316,21 +377,11 @@ fn query(
     var counts = vec3u(0u);
     if (i < end) {
         let n = octree[i];
-        // The initial upper bound (§5.1): the parent's closest triangle (a
-        // root: the first triangle at or after its place on the Morton
-        // curve), or with the bound switched off the mesh's first triangle.
-        var seed: u32;
-        if (params.parent_bound == 0u) {
-            seed = slot_of[0];
-        } else if (n.parent != NONE) {
-            seed = closest[n.parent] >> 3u;
-        } else {
-            seed = slot_of[vals[min(n.tri_first, params.num_tris - 1u)]];
-        }
+        let seed = seed_of(n);
         let seed_d2 = distance2_to_triangle(n.center, seed);
         var found: Found;
         if (params.use_rss == 1u) {
-            found = rss_nearest(n.center, seed_d2);
+            found = rss_nearest(n.center, seed_d2, 0u, 1u, false);
         } else {
             let near = bvh_nearest(n.center, seed_d2);
             found = Found(near.d2, near.tri, vec3u(1u, 0u, near.evals));
@@ -342,13 +393,54 @@ fn query(
             write_node(i, n.center, seed_d2, seed);
         }
     }
-    for (var k = 0u; k < 3u; k++) {
-        atomicAdd(&wg_counts[k], counts[k]);
+    add_counts(depth, lid, counts);
+}
+
+@compute @workgroup_size(64)
+fn query_wide(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let depth = atomicLoad(&state[QUERY_CURSOR]);
+    let start = atomicLoad(&state[RANGES + 2u * depth]);
+    let end = atomicLoad(&state[RANGES + 2u * depth + 1u]);
+    // One node per workgroup: `valid` is the same for every invocation.
+    let i = start + wid.y * nwg.x + wid.x;
+    let valid = i < end;
+    var n: OctreeNode;
+    var seed = 0u;
+    var seed_d2 = 0.0;
+    if (valid) {
+        n = octree[i];
+        seed = seed_of(n);
+        seed_d2 = distance2_to_triangle(n.center, seed);
+    }
+    if (lid == 0u) {
+        atomicStore(&wg_best, bitcast<u32>(seed_d2));
+        atomicStore(&wg_tri, NONE);
     }
     workgroupBarrier();
-    if (lid < 3u) {
-        add_wide(STATS + 6u * depth + 2u * lid, atomicLoad(&wg_counts[lid]));
+    var found = Found(seed_d2, NONE, vec3u(0u));
+    if (valid) {
+        found = rss_nearest(n.center, seed_d2, lid, 64u, true);
     }
+    workgroupBarrier();
+    // Of the invocations that reached the workgroup's best, the smallest slot.
+    if (found.tri != NONE && found.d2 == bitcast<f32>(atomicLoad(&wg_best))) {
+        atomicMin(&wg_tri, found.tri);
+    }
+    workgroupBarrier();
+    if (valid && lid == 0u) {
+        let tri = atomicLoad(&wg_tri);
+        if (tri != NONE) {
+            write_node(i, n.center, bitcast<f32>(atomicLoad(&wg_best)), tri);
+        } else {
+            write_node(i, n.center, seed_d2, seed);
+        }
+        found.counts.z += 1u;
+    }
+    add_counts(depth, lid, found.counts);
 }
 
 @compute @workgroup_size(1)

@@ -71,6 +71,9 @@ pub struct BenchArgs {
     /// adaptive: the base configuration the ablations change one by one.
     #[command(flatten)]
     pub adaptive: super::sdf::AdaptiveOpts,
+    /// adaptive: time the base configuration only, not its ablations.
+    #[arg(long)]
+    pub no_ablations: bool,
     /// interfere: which studies (objects, polygons, readback, early,
     /// target); `target` is the scale: `--target-objects` boxes of
     /// 12·`--target-box-k`² triangles (default 300 × 3,468 ≈ 1M) at 1024².

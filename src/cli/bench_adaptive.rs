@@ -28,9 +28,14 @@ use crate::stages::sdf_grid::PreparedMesh;
 /// ([`AdaptiveParams::ablations`]).
 fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
     let d = AdaptiveParams::default();
-    args.adaptive
+    let mut configs = args
+        .adaptive
         .params(d.start_depth, args.depth, d.alpha, d.padding)
-        .ablations()
+        .ablations();
+    if args.no_ablations {
+        configs.truncate(1);
+    }
+    configs
 }
 
 /// The table's phases; GPU phase names as AdaptiveGpu records them.
@@ -226,7 +231,7 @@ fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
     }
     println!();
     println!(
-        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point (GPU, {base})"
+        "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point and the depth's query time (GPU, {base})"
     );
     for r in rows
         .iter()
@@ -235,13 +240,14 @@ fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
         println!("{} ({} triangles)", r.model, r.triangles);
         for d in &r.per_depth {
             println!(
-                "  {:>5}³ depth {:>2}: {:>9} points  {:>8.2} BVHs  {:>8.2} BVs  {:>8.2} triangles",
+                "  {:>5}³ depth {:>2}: {:>9} points  {:>8.2} BVHs  {:>8.2} BVs  {:>8.2} triangles  {:>8} ms",
                 1u64 << d.depth,
                 d.depth,
                 d.nodes,
                 d.bvhs_per_point,
                 d.bvs_per_point,
-                d.triangles_per_point
+                d.triangles_per_point,
+                d.query_gpu_ms.map_or("—".into(), |ms| format!("{ms:.3}"))
             );
         }
     }

@@ -82,6 +82,10 @@ pub struct AdaptiveOpts {
     /// their subtree root's.
     #[arg(long)]
     pub no_axis_approximation: bool,
+    /// Adaptive, GPU, RSS BVHs: depths with fewer nodes than this query one
+    /// node per workgroup, its BVHs spread over the invocations (0: never)
+    #[arg(long, default_value_t = 8_192)]
+    pub wide_below: u32,
 }
 
 impl AdaptiveOpts {
@@ -103,6 +107,7 @@ impl AdaptiveOpts {
             group_level: self.group_level,
             small_node: self.small_node,
             axis_approximation: !self.no_axis_approximation,
+            wide_below: self.wide_below,
         }
     }
 }

@@ -104,6 +104,15 @@ pub const COLUMNS: &[Column] = &[
         cell: |s| per_point(s, |q| q.triangles_per_point),
     },
     Column {
+        header: "GPU ms",
+        help: "GPU time of this depth's query dispatch (timestamp queries)",
+        cell: |s| {
+            s.queries
+                .and_then(|q| q.query_gpu_ms)
+                .map_or("—".into(), |ms| format!("{ms:.3}"))
+        },
+    },
+    Column {
         header: "parent's kept",
         help: "nodes whose closest triangle is their parent's (the bound was already exact)",
         cell: |s| percent(s.kept, s.bounded),

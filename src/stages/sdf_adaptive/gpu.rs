@@ -37,8 +37,10 @@ struct Params {
     capacity: u32,
     parent_bound: u32,
     use_rss: u32,
+    wide_below: u32,
+    _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<Params>() == 48);
+const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
 /// Indices into the shaders' shared `state` buffer; keep in sync with
 /// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl.
@@ -52,6 +54,15 @@ const STATE_LEN: usize = STATE_STATS + 6 * (MORTON_BITS_PER_AXIS as usize + 1);
 /// Deepest BVH the shared traversal stack holds (shaders/shared/bvh_nearest.wgsl).
 const GPU_STACK: usize = 64;
 const WORKGROUP: u32 = 64;
+/// Dispatch slots of each depth's narrow and wide queries
+/// (shaders/sdf_adaptive.wgsl).
+const QUERY_ARGS: u32 = 13;
+const WIDE_ARGS: u32 = 24;
+
+/// The GPU phase of one depth's queries; they add up to the "queries" phase.
+fn query_phase(depth: u32) -> String {
+    format!("queries, depth {depth}")
+}
 
 /// The adaptive stage's long-lived GPU objects: created once per context.
 pub struct AdaptiveGpu {
@@ -65,6 +76,7 @@ pub struct AdaptiveGpu {
     split: wgpu::ComputePipeline,
     next_level: wgpu::ComputePipeline,
     query: wgpu::ComputePipeline,
+    query_wide: wgpu::ComputePipeline,
     next_query: wgpu::ComputePipeline,
 }
 
@@ -102,6 +114,7 @@ impl AdaptiveGpu {
             split: kernels.pipeline(gpu, "split"),
             next_level: kernels.pipeline(gpu, "next_level"),
             query: kernels.pipeline(gpu, "query"),
+            query_wide: kernels.pipeline(gpu, "query_wide"),
             next_query: kernels.pipeline(gpu, "next_query"),
             kernels,
         }
@@ -197,6 +210,8 @@ impl AdaptiveGpu {
             capacity: capacity_u32,
             parent_bound: params.parent_bound as u32,
             use_rss: use_rss as u32,
+            wide_below: params.wide_below,
+            _pad: [0; 3],
         };
         let uniform_buf = gpu
             .device
@@ -302,20 +317,36 @@ impl AdaptiveGpu {
             self.rss_build
                 .encode(gpu, &mut run, &rss, &stage, n_tris as u32, params)
         });
-        run.compute_pass("queries", |pass| {
-            pass.set_bind_group(0, &bind_group, &[]);
-            for depth in params.start_depth..=params.max_depth {
+        // One pass per depth, so table 1 gets each depth's query time.
+        for depth in params.start_depth..=params.max_depth {
+            run.compute_pass(&query_phase(depth), |pass| {
+                pass.set_bind_group(0, &bind_group, &[]);
+                // One of the two is empty (write_dispatch in the shader).
                 pass.set_pipeline(&self.query);
-                pass.dispatch_workgroups_indirect(&indirect, 12 * depth as u64);
+                pass.dispatch_workgroups_indirect(&indirect, 12 * (QUERY_ARGS + depth) as u64);
+                pass.set_pipeline(&self.query_wide);
+                pass.dispatch_workgroups_indirect(&indirect, 12 * (WIDE_ARGS + depth) as u64);
                 pass.set_pipeline(&self.next_query);
                 pass.dispatch_workgroups(1, 1, 1);
-            }
-        });
+            });
+        }
         let (phases, wall_ms) = run.finish()?;
         drop((sort_scratch, build_bind_group));
+        let mut query_ms = vec![None; MORTON_BITS_PER_AXIS as usize + 1];
+        let mut queries_total: Option<f64> = None;
         for (i, p) in phases.iter().enumerate() {
+            if let Some(depth) = (0..query_ms.len()).find(|&d| p.name == query_phase(d as u32)) {
+                query_ms[depth] = p.gpu_ms;
+                queries_total = Some(queries_total.unwrap_or(0.0) + p.gpu_ms.unwrap_or(0.0));
+                continue;
+            }
             timings.push(p.name.clone(), if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);
         }
+        timings.push(
+            "queries",
+            0.0,
+            queries_total.filter(|_| query_ms.iter().any(Option::is_some)),
+        );
 
         let readback_start = Instant::now();
         let state_out: Vec<u32> = read_buffer(gpu, &state, STATE_LEN)?;
@@ -372,6 +403,10 @@ impl AdaptiveGpu {
             })
             .collect();
         let per_depth: Vec<u64> = octree.nodes_per_depth().iter().map(|&c| c as u64).collect();
+        let mut stats = DepthStats::from_totals(&per_depth, &totals);
+        for s in &mut stats {
+            s.query_gpu_ms = query_ms[s.depth as usize];
+        }
         let memory = if use_rss {
             AdaptiveMemory::of(count, rss_nodes, size_of::<RssNode>(), n_tris)
         } else {
@@ -382,7 +417,7 @@ impl AdaptiveGpu {
             values,
             closest,
             distance_evaluations: totals.iter().map(|c| c.triangles).sum(),
-            stats: DepthStats::from_totals(&per_depth, &totals),
+            stats,
             memory,
             octree,
             timings,

@@ -157,6 +157,11 @@ pub struct AdaptiveParams {
     pub small_node: u32,
     /// Small nodes reuse the axes of their subtree's root (§4.3).
     pub axis_approximation: bool,
+    /// GPU, RSS BVHs: a depth with fewer nodes than this queries each node
+    /// with a whole workgroup, its BVHs spread over the invocations (0:
+    /// never). A small level otherwise leaves the GPU nearly idle while a
+    /// few long queries run one invocation each.
+    pub wide_below: u32,
 }
 
 impl Default for AdaptiveParams {
@@ -171,6 +176,7 @@ impl Default for AdaptiveParams {
             group_level: 3,
             small_node: 32,
             axis_approximation: true,
+            wide_below: 8_192,
         }
     }
 }
@@ -300,6 +306,8 @@ pub struct DepthStats {
     pub bvs_per_point: f64,
     /// Exact point–triangle distances computed (the seed included).
     pub triangles_per_point: f64,
+    /// GPU time of this depth's query dispatch, when timestamps were taken.
+    pub query_gpu_ms: Option<f64>,
 }
 
 impl DepthStats {
@@ -317,6 +325,7 @@ impl DepthStats {
                 bvhs_per_point: per(c.bvhs, n),
                 bvs_per_point: per(c.bvs, n),
                 triangles_per_point: per(c.triangles, n),
+                query_gpu_ms: None,
             })
             .collect()
     }

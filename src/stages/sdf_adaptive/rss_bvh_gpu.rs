@@ -35,8 +35,9 @@ const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 /// keep in sync with shaders/rss_bvh.wgsl.
 const LARGE_ARGS: u64 = 11;
 const SMALL_ARGS: u64 = 12;
-/// Dispatch slots in all: the octree's depths 0..=10, then the build's.
-pub(super) const DISPATCH_SLOTS: u64 = 13;
+/// Dispatch slots in all: the octree's depths 0..=10, the build's, then
+/// the queries' (narrow and wide for each depth, sdf_adaptive.wgsl).
+pub(super) const DISPATCH_SLOTS: u64 = 35;
 
 /// The build's pipelines, created once per context.
 pub(super) struct RssBuildGpu {

@@ -148,12 +148,11 @@ fn morton(
     vals[i] = i;
 }
 
-// The node of cell `code` at `depth` (octree.rs: cell_center, prefix_range).
-fn node_at(code: u32, depth: u32, parent: u32) -> OctreeNode {
+// The node of cell `code` at `depth` holding sorted triangles [first, end)
+// (octree.rs: cell_center, prefix_range).
+fn node_at(code: u32, depth: u32, parent: u32, first: u32, end: u32) -> OctreeNode {
     let cell = vec3f(f32(compact_bits_10(code)), f32(compact_bits_10(code >> 1u)), f32(compact_bits_10(code >> 2u)));
     let edge = params.size / f32(1u << depth);
-    let first = lower_bound(code, depth);
-    let end = lower_bound(code + 1u, depth);
     return OctreeNode(params.origin + (cell + 0.5) * edge, edge * 0.5, code, depth, parent, NONE, first, end - first, 0u, 0u);
 }
 
@@ -184,7 +183,7 @@ fn init_roots(
         write_dispatch(params.start_depth, roots);
     }
     if (i < roots) {
-        octree[i] = node_at(i, params.start_depth, NONE);
+        octree[i] = node_at(i, params.start_depth, NONE, lower_bound(i, params.start_depth), lower_bound(i + 1u, params.start_depth));
     }
 }
 
@@ -210,8 +209,18 @@ fn split(
         atomicStore(&state[OVERFLOW], 1u);
         return;
     }
+    // The children split the parent's range: each one's end is the next
+    // one's start, searched within the parent's range only.
+    let tri_end = n.tri_first + n.tri_count;
+    var lo = n.tri_first;
     for (var k = 0u; k < 8u; k++) {
-        octree[first + k] = node_at(n.code * 8u + k, depth + 1u, i);
+        let code = n.code * 8u + k;
+        var hi = tri_end;
+        if (k < 7u) {
+            hi = lower_bound_in(code + 1u, depth + 1u, lo, tri_end);
+        }
+        octree[first + k] = node_at(code, depth + 1u, i, lo, hi);
+        lo = hi;
     }
     octree[i].first_child = first;
 }

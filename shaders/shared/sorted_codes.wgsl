@@ -18,8 +18,14 @@ fn prefix(code: u32, depth: u32) -> u32 {
 
 // First sorted index whose prefix at `depth` is not below `code`.
 fn lower_bound(code: u32, depth: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.num_tris;
+    return lower_bound_in(code, depth, 0u, params.num_tris);
+}
+
+// lower_bound searching only [lo, hi), which must hold every index whose
+// prefix at `depth` is `code` (a parent's range for its children's codes).
+fn lower_bound_in(code: u32, depth: u32, first: u32, end: u32) -> u32 {
+    var lo = first;
+    var hi = end;
     while (lo < hi) {
         let mid = (lo + hi) / 2u;
         if (prefix(keys[mid], depth) < code) {

@@ -96,23 +96,6 @@ impl Kernels {
     }
 }
 
-/// Records one compute pass with `bind_group` at group 0 into an encoder
-/// (for work between copies, where [`super::GpuRun::compute_pass`] would
-/// open one timing scope per pass).
-pub fn encode_pass(
-    encoder: &mut wgpu::CommandEncoder,
-    label: &str,
-    bind_group: &wgpu::BindGroup,
-    record: impl FnOnce(&mut wgpu::ComputePass<'_>),
-) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(label),
-        timestamp_writes: None,
-    });
-    pass.set_bind_group(0, bind_group, &[]);
-    record(&mut pass);
-}
-
 /// Splits `groups` workgroups over x and y (each ≤ 65535); shaders rebuild
 /// the flat index as `wid.y * num_workgroups.x + wid.x` and skip the excess.
 pub fn dispatch_dims(groups: u32) -> (u32, u32) {

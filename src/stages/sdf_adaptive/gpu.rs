@@ -16,8 +16,8 @@ use super::{
 };
 use crate::geom::{BvhNode, MORTON_BITS_PER_AXIS, MORTON_CELLS};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, encode_pass,
-    read_buffer, shader_source, storage_buffer_init, storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, read_buffer,
+    shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sdf_grid::PreparedMesh;
 use crate::timing::Timings;
@@ -228,43 +228,47 @@ impl AdaptiveGpu {
         let values_buf = zeroed("AdaptiveGpu::values", capacity * 4)?;
         let closest_buf = zeroed("AdaptiveGpu::closest", capacity * 4)?;
         let state = storage_buffer_init(gpu, "AdaptiveGpu::state", &[0u32; STATE_LEN])?;
-        let dispatch = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("AdaptiveGpu::dispatch"),
-            size: 12 * DISPATCH_SLOTS,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let indirect = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("AdaptiveGpu::indirect"),
-            size: dispatch.size(),
-            usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
+        // The shaders write dispatch sizes into `dispatch`, which later
+        // dispatches read as their indirect arguments. A buffer cannot be
+        // storage and indirect in one dispatch, so those bind `no_args` in
+        // its place (they never touch it): no copies, no pass breaks.
+        let [dispatch, no_args] = ["AdaptiveGpu::dispatch", "AdaptiveGpu::no_args"].map(|label| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 12 * DISPATCH_SLOTS,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
+                mapped_at_creation: false,
+            })
         });
         let rss: RssBuffers = RssBuildGpu::buffers(
             gpu,
             if use_rss { n_tris as u64 } else { 0 },
             params.effective_group_level(),
         )?;
-        let bind_group = self.kernels.bind_group(
-            gpu,
-            &[
-                &uniform_buf,
-                &mesh_buffers.tri_pos,
-                &mesh_buffers.normals,
-                &mesh_buffers.nodes,
-                &mesh_buffers.slot_of,
-                &keys,
-                &vals,
-                &octree_buf,
-                &values_buf,
-                &closest_buf,
-                &state,
-                &dispatch,
-                &rss.nodes,
-                &rss.order,
-                &rss.group_x,
-            ],
-        );
+        // `bind_group` for the kernels that write dispatch sizes, `sized`
+        // for those dispatched from them.
+        let [bind_group, sized] = [&dispatch, &no_args].map(|args| {
+            self.kernels.bind_group(
+                gpu,
+                &[
+                    &uniform_buf,
+                    &mesh_buffers.tri_pos,
+                    &mesh_buffers.normals,
+                    &mesh_buffers.nodes,
+                    &mesh_buffers.slot_of,
+                    &keys,
+                    &vals,
+                    &octree_buf,
+                    &values_buf,
+                    &closest_buf,
+                    &state,
+                    args,
+                    &rss.nodes,
+                    &rss.order,
+                    &rss.group_x,
+                ],
+            )
+        });
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let mut run = GpuRun::new(gpu, "AdaptiveGpu::encoder")?;
@@ -283,25 +287,18 @@ impl AdaptiveGpu {
             3 * MORTON_BITS_PER_AXIS,
         )?;
         let roots = 8u32.pow(params.start_depth);
-        // The shaders write dispatch sizes into `dispatch` (storage); a
-        // buffer cannot be storage and indirect in one dispatch, so it is
-        // copied into `indirect` after every write.
-        let args_bytes = dispatch.size();
-        run.encoder_work("octree", |e| {
-            encode_pass(e, "AdaptiveGpu::init_roots", &bind_group, |pass| {
-                pass.set_pipeline(&self.init_roots);
-                let (x, y) = dispatch_dims(roots.div_ceil(WORKGROUP));
-                pass.dispatch_workgroups(x, y, 1);
-            });
-            e.copy_buffer_to_buffer(&dispatch, 0, &indirect, 0, args_bytes);
+        run.compute_pass("octree", |pass| {
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.set_pipeline(&self.init_roots);
+            let (x, y) = dispatch_dims(roots.div_ceil(WORKGROUP));
+            pass.dispatch_workgroups(x, y, 1);
             for depth in params.start_depth..params.max_depth {
-                encode_pass(e, "AdaptiveGpu::split", &bind_group, |pass| {
-                    pass.set_pipeline(&self.split);
-                    pass.dispatch_workgroups_indirect(&indirect, 12 * depth as u64);
-                    pass.set_pipeline(&self.next_level);
-                    pass.dispatch_workgroups(1, 1, 1);
-                });
-                e.copy_buffer_to_buffer(&dispatch, 0, &indirect, 0, args_bytes);
+                pass.set_bind_group(0, &sized, &[]);
+                pass.set_pipeline(&self.split);
+                pass.dispatch_workgroups_indirect(&dispatch, 12 * depth as u64);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_pipeline(&self.next_level);
+                pass.dispatch_workgroups(1, 1, 1);
             }
         });
         let build_bind_group = use_rss.then(|| {
@@ -312,7 +309,7 @@ impl AdaptiveGpu {
                 slot_of: &mesh_buffers.slot_of,
                 state: &state,
                 dispatch: &dispatch,
-                indirect: &indirect,
+                no_args: &no_args,
             };
             self.rss_build
                 .encode(gpu, &mut run, &rss, &stage, n_tris as u32, params)
@@ -320,12 +317,12 @@ impl AdaptiveGpu {
         // One pass per depth, so table 1 gets each depth's query time.
         for depth in params.start_depth..=params.max_depth {
             run.compute_pass(&query_phase(depth), |pass| {
-                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_bind_group(0, &sized, &[]);
                 // One of the two is empty (write_dispatch in the shader).
                 pass.set_pipeline(&self.query);
-                pass.dispatch_workgroups_indirect(&indirect, 12 * (QUERY_ARGS + depth) as u64);
+                pass.dispatch_workgroups_indirect(&dispatch, 12 * (QUERY_ARGS + depth) as u64);
                 pass.set_pipeline(&self.query_wide);
-                pass.dispatch_workgroups_indirect(&indirect, 12 * (WIDE_ARGS + depth) as u64);
+                pass.dispatch_workgroups_indirect(&dispatch, 12 * (WIDE_ARGS + depth) as u64);
                 pass.set_pipeline(&self.next_query);
                 pass.dispatch_workgroups(1, 1, 1);
             });

@@ -11,9 +11,7 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
-use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, encode_pass, shader_source,
-};
+use crate::gpu::{Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
 /// Uniform parameters. Keep in sync with `struct BuildParams` in
 /// shaders/rss_bvh.wgsl.
@@ -66,8 +64,10 @@ pub(super) struct StageBuffers<'a> {
     pub vals: &'a wgpu::Buffer,
     pub slot_of: &'a wgpu::Buffer,
     pub state: &'a wgpu::Buffer,
+    /// Dispatch sizes the kernels write and later dispatches read.
     pub dispatch: &'a wgpu::Buffer,
-    pub indirect: &'a wgpu::Buffer,
+    /// Bound in `dispatch`'s place for the dispatches sized from it.
+    pub no_args: &'a wgpu::Buffer,
 }
 
 impl RssBuildGpu {
@@ -126,7 +126,7 @@ impl RssBuildGpu {
         stage: &StageBuffers<'_>,
         n_tris: u32,
         params: &AdaptiveParams,
-    ) -> wgpu::BindGroup {
+    ) -> [wgpu::BindGroup; 2] {
         let levels = large_levels(n_tris as usize, params.small_node);
         let uniform = gpu
             .device
@@ -144,46 +144,45 @@ impl RssBuildGpu {
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let bind_group = self.kernels.bind_group(
-            gpu,
-            &[
-                &uniform,
-                stage.tri_pos,
-                stage.keys,
-                stage.vals,
-                stage.slot_of,
-                &rss.order,
-                &rss.nodes,
-                &rss.group_x,
-                &rss.lists,
-                stage.state,
-                stage.dispatch,
-            ],
-        );
-        let args_bytes = stage.dispatch.size();
-        run.encoder_work("bvh build", |e| {
-            encode_pass(e, "RssBuildGpu::groups", &bind_group, |pass| {
-                pass.set_pipeline(&self.init_order);
-                let (x, y) = dispatch_dims(n_tris.div_ceil(64));
-                pass.dispatch_workgroups(x, y, 1);
-                pass.set_pipeline(&self.groups);
-                pass.dispatch_workgroups(1, 1, 1);
-            });
-            e.copy_buffer_to_buffer(stage.dispatch, 0, stage.indirect, 0, args_bytes);
-            for _ in 0..levels {
-                encode_pass(e, "RssBuildGpu::large_split", &bind_group, |pass| {
-                    pass.set_pipeline(&self.large_split);
-                    pass.dispatch_workgroups_indirect(stage.indirect, 12 * LARGE_ARGS);
-                    pass.set_pipeline(&self.large_next);
-                    pass.dispatch_workgroups(1, 1, 1);
-                });
-                e.copy_buffer_to_buffer(stage.dispatch, 0, stage.indirect, 0, args_bytes);
-            }
-            encode_pass(e, "RssBuildGpu::small_nodes", &bind_group, |pass| {
-                pass.set_pipeline(&self.small_nodes);
-                pass.dispatch_workgroups_indirect(stage.indirect, 12 * SMALL_ARGS);
-            });
+        // As in the stage: `bind_group` for the kernels that write dispatch
+        // sizes, `sized` for those dispatched from them.
+        let [bind_group, sized] = [stage.dispatch, stage.no_args].map(|args| {
+            self.kernels.bind_group(
+                gpu,
+                &[
+                    &uniform,
+                    stage.tri_pos,
+                    stage.keys,
+                    stage.vals,
+                    stage.slot_of,
+                    &rss.order,
+                    &rss.nodes,
+                    &rss.group_x,
+                    &rss.lists,
+                    stage.state,
+                    args,
+                ],
+            )
         });
-        bind_group
+        run.compute_pass("bvh build", |pass| {
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.set_pipeline(&self.init_order);
+            let (x, y) = dispatch_dims(n_tris.div_ceil(64));
+            pass.dispatch_workgroups(x, y, 1);
+            pass.set_pipeline(&self.groups);
+            pass.dispatch_workgroups(1, 1, 1);
+            for _ in 0..levels {
+                pass.set_bind_group(0, &sized, &[]);
+                pass.set_pipeline(&self.large_split);
+                pass.dispatch_workgroups_indirect(stage.dispatch, 12 * LARGE_ARGS);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_pipeline(&self.large_next);
+                pass.dispatch_workgroups(1, 1, 1);
+            }
+            pass.set_bind_group(0, &sized, &[]);
+            pass.set_pipeline(&self.small_nodes);
+            pass.dispatch_workgroups_indirect(stage.dispatch, 12 * SMALL_ARGS);
+        });
+        [bind_group, sized]
     }
 }

@@ -31,7 +31,9 @@ struct BuildParams {
     levels: u32,            // large levels recorded; the last sends all to small
     leaf: u32,              // a node of at most this many triangles is a leaf
     max_small_depth: u32,
-    _pad: u32,
+    children: u32,          // first child slot: node i's split at order
+                            // position m puts its children at
+                            // children + 2m, children + 2m + 1
 }
 
 const NONE: u32 = 0xffffffffu;
@@ -344,6 +346,16 @@ fn reduce(lid: u32, min_max: bool) {
     }
 }
 
+// The slots of the two children of a node split at order position m
+// (first + n_left): every split position belongs to one node, so the pairs
+// never collide and lie in Morton order like the triangles — a node's
+// neighbours in space are its neighbours in memory, whichever phase or level
+// made them. Counted for the memory report.
+fn child_slot(m: u32) -> u32 {
+    atomicAdd(&state[RSS_NODE_COUNT], 2u);
+    return params.children + 2u * m;
+}
+
 @compute @workgroup_size(128)
 fn large_split(
     @builtin(workgroup_id) wid: vec3u,
@@ -435,7 +447,7 @@ fn large_split(
         }
     }
     if (lid == 0u) {
-        let child = atomicAdd(&state[RSS_NODE_COUNT], 2u);
+        let child = child_slot(first + n_left);
         var n = f.node;
         n.left = child;
         rss[node_index] = n;
@@ -471,8 +483,7 @@ fn small_nodes(
         return;
     }
     let root = lists[2u * params.num_tris + k];
-    let root_count = rss[root].count;
-    var free = atomicAdd(&state[RSS_NODE_COUNT], 2u * root_count - 2u);
+
     var stack_node: array<u32, 32>;
     var stack_depth: array<u32, 32>;
     stack_node[0] = root;
@@ -517,15 +528,15 @@ fn small_nodes(
             if (n_left == 0u || n_left == n.count) {
                 n_left = n.count / 2u;
             }
-            out.left = free;
-            rss[free] = range_node(n.first, n_left);
-            rss[free + 1u] = range_node(n.first + n_left, n.count - n_left);
-            stack_node[sp] = free + 1u;
+            let child = child_slot(n.first + n_left);
+            out.left = child;
+            rss[child] = range_node(n.first, n_left);
+            rss[child + 1u] = range_node(n.first + n_left, n.count - n_left);
+            stack_node[sp] = child + 1u;
             stack_depth[sp] = depth + 1u;
-            stack_node[sp + 1u] = free;
+            stack_node[sp + 1u] = child;
             stack_depth[sp + 1u] = depth + 1u;
             sp += 2u;
-            free += 2u;
         }
         rss[i] = out;
         if (i < atomicLoad(&state[GROUP_COUNT])) {

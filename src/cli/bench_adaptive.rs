@@ -22,6 +22,7 @@ use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
 };
 use crate::stages::sdf_grid::PreparedMesh;
+use crate::timing::Timings;
 
 /// The configurations of one model: the base configuration of the
 /// command line (default: the paper's method), then its ablations
@@ -37,6 +38,9 @@ fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
     }
     configs
 }
+
+/// Whole runs (the field read back) timed for the wall-clock column.
+const WALL_RUNS: usize = 3;
 
 /// The table's phases; GPU phase names as AdaptiveGpu records them.
 const PHASES: [&str; 4] = ["sort", "octree", "bvh build", "queries"];
@@ -62,32 +66,26 @@ struct Row {
     per_depth: Vec<DepthStats>,
 }
 
-fn phase_ms(field: &AdaptiveField, name: &str, gpu: bool) -> Option<f64> {
+fn phase_ms(timings: &Timings, name: &str, gpu: bool) -> Option<f64> {
     let mut total = None;
-    for p in field
-        .timings
-        .phases
-        .iter()
-        .filter(|p| p.name.starts_with(name))
-    {
+    for p in timings.phases.iter().filter(|p| p.name.starts_with(name)) {
         let ms = if gpu { p.gpu_ms } else { Some(p.wall_ms) };
         total = Some(total.unwrap_or(0.0) + ms?);
     }
     total
 }
 
-/// A row from the last run's field and each run's wall time and phases:
+/// A row from the last run's field, the runs' wall times and their phases:
 /// the medians (the phases of the run with the median GPU total).
 fn row(
     model: &str,
     backend: &'static str,
     config: &'static str,
     field: &AdaptiveField,
-    runs: &mut [(f64, [Option<f64>; 4])],
+    walls: &mut [f64],
+    runs: &mut [[Option<f64>; 4]],
     triangles: usize,
 ) -> Row {
-    let mid = runs.len() / 2;
-    let mut walls: Vec<f64> = runs.iter().map(|r| r.0).collect();
     walls.sort_by(f64::total_cmp);
     let gpu = backend == "gpu";
     // A phase the configuration does not have (the AABB BVH is not built
@@ -95,12 +93,8 @@ fn row(
     let total = |p: &[Option<f64>; 4]| {
         (gpu && p.iter().any(Option::is_some)).then(|| p.iter().flatten().sum::<f64>())
     };
-    runs.sort_by(|a, b| {
-        total(&a.1)
-            .unwrap_or(0.0)
-            .total_cmp(&total(&b.1).unwrap_or(0.0))
-    });
-    let phase_ms = runs[mid].1;
+    runs.sort_by(|a, b| total(a).unwrap_or(0.0).total_cmp(&total(b).unwrap_or(0.0)));
+    let phase_ms = runs[runs.len() / 2];
     let n = field.octree.nodes.len();
     Row {
         model: model.to_string(),
@@ -108,7 +102,7 @@ fn row(
         backend,
         config,
         nodes: n,
-        wall_ms: walls[mid],
+        wall_ms: walls[walls.len() / 2],
         gpu_ms: total(&phase_ms),
         phase_ms,
         evals_per_node: field.distance_evaluations as f64 / n.max(1) as f64,
@@ -139,18 +133,28 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
         let tris = mesh.triangle_count();
         for &(config, params) in &configs {
-            warm_up(|| stage.compute(&mesh, &params).map(drop).map_err(Into::into))?;
-            let mut runs = Vec::new();
-            let mut last = None;
+            // GPU times from back-to-back runs that read back only their
+            // timings: reading the field back between runs leaves the GPU
+            // idle long enough for the driver to lower its clock.
+            warm_up(|| {
+                let t = stage.time(&mesh, &params)?;
+                Ok(t.total_gpu_ms())
+            })?;
+            let mut phases = Vec::new();
             for _ in 0..args.repeats.max(1) {
+                let t = stage.time(&mesh, &params)?;
+                phases.push(PHASES.map(|p| phase_ms(&t, p, true)));
+            }
+            // Wall times from whole runs, the field read back.
+            let mut walls = Vec::new();
+            let mut last = None;
+            for _ in 0..WALL_RUNS {
                 let t = Instant::now();
-                let f = stage.compute(&mesh, &params)?;
-                let wall = t.elapsed().as_secs_f64() * 1e3;
-                runs.push((wall, PHASES.map(|p| phase_ms(&f, p, true))));
-                last = Some(f);
+                last = Some(stage.compute(&mesh, &params)?);
+                walls.push(t.elapsed().as_secs_f64() * 1e3);
             }
             let f = last.context("no run")?;
-            let r = row(&name, "gpu", config, &f, &mut runs, tris);
+            let r = row(&name, "gpu", config, &f, &mut walls, &mut phases, tris);
             eprintln!(
                 "{name} {config}: {} nodes, {:.2} ms wall, {} GPU ms",
                 r.nodes,
@@ -164,8 +168,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             let t = Instant::now();
             let f = compute_cpu(&mesh, &params)?;
             let wall = t.elapsed().as_secs_f64() * 1e3;
-            let mut runs = [(wall, PHASES.map(|p| phase_ms(&f, p, false)))];
-            rows.push(row(&name, "cpu-ref", config, &f, &mut runs, tris));
+            let mut phases = [PHASES.map(|p| phase_ms(&f.timings, p, false))];
+            rows.push(row(
+                &name,
+                "cpu-ref",
+                config,
+                &f,
+                &mut [wall],
+                &mut phases,
+                tris,
+            ));
         } else {
             eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }

@@ -2,16 +2,29 @@
 //! idle clocks, then the median of repeated runs.
 //!
 //! An idle GPU runs at a fraction of its clock (the H100 at 345 of
-//! 1,980 MHz) and ramps up only after some tens of milliseconds of work. One
-//! warm-up run of a sub-millisecond query is not enough: the first rows of a
-//! table came out up to three times too slow. So a GPU measurement first
-//! repeats the measured operation for at least [`GPU_WARM_UP`] (which also
-//! compiles pipelines and fills caches), and the timed runs follow at once.
+//! 1,980 MHz). It ramps up under load, but not at once: with runs that keep
+//! it busy only part of the time (a field read back between runs, a CPU
+//! reference timed just before) `nvidia-smi` showed the H100 taking seconds
+//! to get back to 1,980 MHz, and dropping back after a few seconds of low
+//! load. A fixed short warm-up left whole rows of a table measured at a
+//! third of the clock. So a GPU measurement first repeats the measured
+//! operation for at least [`GPU_WARM_UP`] (which also compiles pipelines
+//! and fills caches) and then until [`STEADY_RUNS`] runs in a row agree
+//! within [`STEADY_SPREAD`] — the clock has settled — or [`MAX_WARM_UP`]
+//! has passed; the timed runs follow at once. Operations that read little
+//! back between runs keep the GPU busy and so at its clock.
 
 use std::time::{Duration, Instant};
 
-/// How long a GPU measurement repeats its operation before timing it.
+/// How long a GPU measurement repeats its operation before timing it, at
+/// least.
 pub const GPU_WARM_UP: Duration = Duration::from_millis(500);
+/// ... and at most, if its times do not settle.
+pub const MAX_WARM_UP: Duration = Duration::from_secs(6);
+/// Consecutive runs whose times must agree ...
+pub const STEADY_RUNS: usize = 4;
+/// ... within this ratio of the slowest to the fastest.
+pub const STEADY_SPREAD: f64 = 1.05;
 
 /// The medians of the timed runs and the last run's result.
 pub struct Timed<T> {
@@ -30,7 +43,7 @@ pub fn timed<T>(
     mut run: impl FnMut() -> anyhow::Result<(T, Option<f64>)>,
 ) -> anyhow::Result<Timed<T>> {
     if gpu {
-        warm_up(|| run().map(|_| ()))?;
+        warm_up(|| run().map(|(_, g)| g))?;
     }
     let mut wall = Vec::new();
     let mut gpu_ms = Vec::new();
@@ -50,15 +63,32 @@ pub fn timed<T>(
     })
 }
 
-/// Repeats `run` (at least once) until [`GPU_WARM_UP`] has passed.
-pub fn warm_up(mut run: impl FnMut() -> anyhow::Result<()>) -> anyhow::Result<()> {
+/// Repeats `run` (at least once) until [`GPU_WARM_UP`] has passed and its
+/// times have settled (see the module docs). `run` returns its GPU time;
+/// without one its wall time is watched.
+pub fn warm_up(mut run: impl FnMut() -> anyhow::Result<Option<f64>>) -> anyhow::Result<()> {
     let start = Instant::now();
+    let mut recent: Vec<f64> = Vec::new();
     loop {
-        run()?;
-        if start.elapsed() >= GPU_WARM_UP {
+        let t = Instant::now();
+        let gpu_ms = run()?;
+        recent.push(gpu_ms.unwrap_or_else(|| t.elapsed().as_secs_f64() * 1e3));
+        if recent.len() > STEADY_RUNS {
+            recent.remove(0);
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= MAX_WARM_UP || (elapsed >= GPU_WARM_UP && settled(&recent)) {
             return Ok(());
         }
     }
+}
+
+/// Whether the last [`STEADY_RUNS`] times agree within [`STEADY_SPREAD`].
+fn settled(recent: &[f64]) -> bool {
+    let (lo, hi) = recent.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &t| {
+        (lo.min(t), hi.max(t))
+    });
+    recent.len() == STEADY_RUNS && hi <= lo * STEADY_SPREAD
 }
 
 /// The median (upper median for an even count) of a non-empty slice.
@@ -92,5 +122,29 @@ mod tests {
             "a run without GPU time drops the GPU median"
         );
         assert_eq!(median(&mut [3.0, 1.0, 2.0, 10.0]), 3.0);
+    }
+
+    #[test]
+    fn the_warm_up_waits_for_steady_times() {
+        assert!(settled(&[10.0, 10.2, 10.4, 10.1]));
+        assert!(!settled(&[30.0, 10.2, 10.4, 10.1]), "still ramping up");
+        assert!(!settled(&[10.0, 10.0]), "too few runs");
+        // Times jumping between two clocks for 400 runs, then steady: the
+        // warm-up goes on until they are.
+        let mut calls = 0;
+        warm_up(|| {
+            calls += 1;
+            std::thread::sleep(Duration::from_millis(1));
+            Ok(Some(if calls < 400 && calls % 2 == 0 {
+                20.0
+            } else {
+                10.0
+            }))
+        })
+        .unwrap();
+        assert!(
+            calls >= 403,
+            "stopped after {calls} runs, before the times settled"
+        );
     }
 }

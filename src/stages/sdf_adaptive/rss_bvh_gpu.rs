@@ -25,7 +25,7 @@ struct BuildParams {
     levels: u32,
     leaf: u32,
     max_small_depth: u32,
-    _pad: u32,
+    children: u32,
 }
 const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 
@@ -36,6 +36,18 @@ const SMALL_ARGS: u64 = 12;
 /// Dispatch slots in all: the octree's depths 0..=10, the build's, then
 /// the queries' (narrow and wide for each depth, sdf_adaptive.wgsl).
 pub(super) const DISPATCH_SLOTS: u64 = 35;
+
+/// Slots for the roots of a build over `n` triangles grouped at
+/// `group_level`: at most one per occupied cell.
+fn root_slots(n: u64, group_level: u32) -> u64 {
+    8u64.pow(group_level).min(n).max(1)
+}
+
+/// Node slots of a build: the roots, then two per position of `order`
+/// where a node may split (`child_slot` in shaders/rss_bvh.wgsl).
+pub(super) fn node_slots(n: u64, group_level: u32) -> u64 {
+    root_slots(n, group_level) + 2 * n
+}
 
 /// The build's pipelines, created once per context.
 pub(super) struct RssBuildGpu {
@@ -51,7 +63,7 @@ pub(super) struct RssBuildGpu {
 pub(super) struct RssBuffers {
     /// `[order | partition scratch]`, `2n` u32: the slot of each entry.
     pub order: wgpu::Buffer,
-    /// At most `2n − 1` nodes (each group's tree has `2·count − 1`).
+    /// [`node_slots`]: the roots, then children by split position.
     pub nodes: wgpu::Buffer,
     pub group_x: wgpu::Buffer,
     lists: wgpu::Buffer,
@@ -101,7 +113,7 @@ impl RssBuildGpu {
         n: u64,
         group_level: u32,
     ) -> Result<RssBuffers, AdaptiveError> {
-        let groups = 8u64.pow(group_level).min(n).max(1);
+        let groups = root_slots(n, group_level);
         let zeroed = |label: &str, bytes: u64| {
             crate::gpu::storage_buffer_zeroed(gpu, BufferCheck { label, bytes })
         };
@@ -109,7 +121,7 @@ impl RssBuildGpu {
             order: zeroed("RssBuildGpu::order", 8 * n)?,
             nodes: zeroed(
                 "RssBuildGpu::nodes",
-                (2 * n).max(1) * size_of::<RssNode>() as u64,
+                node_slots(n, group_level) * size_of::<RssNode>() as u64,
             )?,
             group_x: zeroed("RssBuildGpu::group_x", 8 * groups)?,
             lists: zeroed("RssBuildGpu::lists", 12 * n)?,
@@ -117,7 +129,8 @@ impl RssBuildGpu {
     }
 
     /// Records the build of the multi-BVH over the sorted triangles into
-    /// `run` (phase "bvh build").
+    /// `run` (phases "bvh build: groups", "…: large nodes", "…: small
+    /// nodes").
     pub fn encode(
         &self,
         gpu: &GpuContext,
@@ -140,7 +153,7 @@ impl RssBuildGpu {
                     levels,
                     leaf: BVH_LEAF,
                     max_small_depth: MAX_SMALL_DEPTH,
-                    _pad: 0,
+                    children: root_slots(n_tris as u64, params.effective_group_level()) as u32,
                 }),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
@@ -164,13 +177,17 @@ impl RssBuildGpu {
                 ],
             )
         });
-        run.compute_pass("bvh build", |pass| {
+        // Three phases, "bvh build: …", that add up to the "bvh build" of
+        // the benchmark tables.
+        run.compute_pass("bvh build: groups", |pass| {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.init_order);
             let (x, y) = dispatch_dims(n_tris.div_ceil(64));
             pass.dispatch_workgroups(x, y, 1);
             pass.set_pipeline(&self.groups);
             pass.dispatch_workgroups(1, 1, 1);
+        });
+        run.compute_pass("bvh build: large nodes", |pass| {
             for _ in 0..levels {
                 pass.set_bind_group(0, &sized, &[]);
                 pass.set_pipeline(&self.large_split);
@@ -179,6 +196,8 @@ impl RssBuildGpu {
                 pass.set_pipeline(&self.large_next);
                 pass.dispatch_workgroups(1, 1, 1);
             }
+        });
+        run.compute_pass("bvh build: small nodes", |pass| {
             pass.set_bind_group(0, &sized, &[]);
             pass.set_pipeline(&self.small_nodes);
             pass.dispatch_workgroups_indirect(stage.dispatch, 12 * SMALL_ARGS);

@@ -286,6 +286,31 @@ impl Bvh {
     }
 }
 
+impl Bvh {
+    /// Calls `f` with the [`Bvh::order`] slots of every leaf whose box is
+    /// within squared distance `reach2` of `p`, in ascending slot order.
+    pub fn for_each_leaf_within(&self, p: Vec3, reach2: f32, mut f: impl FnMut(Range<usize>)) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = QueryStack::default();
+        stack.push((0, 0.0));
+        while let Some((i, _)) = stack.pop() {
+            let node = &self.nodes[i as usize];
+            if node.aabb().distance_squared_to_point(p) > reach2 {
+                continue;
+            }
+            if Self::is_leaf(node) {
+                f(Self::leaf_range(node));
+            } else {
+                // The left subtree's slots come first: visit it first.
+                stack.push((node.b, 0.0));
+                stack.push((node.a, 0.0));
+            }
+        }
+    }
+}
+
 /// The traversal stack of [`Bvh::nearest`]: a fixed array for the usual
 /// depths, spilling to the heap only for pathological trees.
 struct QueryStack {
@@ -566,6 +591,40 @@ mod tests {
                 .filter(|&t| bounds[t as usize].overlaps(region))
                 .collect();
             assert_eq!(got, want, "query {q}");
+        }
+    }
+
+    #[test]
+    fn leaves_within_reach_cover_the_boxes_within_reach() {
+        let tris = soup(500, 7);
+        let (bvh, bounds) = build(&tris, 4);
+        let mut rng = Rng::new(5);
+        for q in 0..200 {
+            let p = rng.vec3(-15.0, 15.0);
+            let reach2 = rng.f32() * 50.0;
+            let mut slots = Vec::new();
+            bvh.for_each_leaf_within(p, reach2, |range| slots.extend(range));
+            assert!(
+                slots.windows(2).all(|w| w[0] < w[1]),
+                "query {q}: slots not ascending"
+            );
+            let got: Vec<u32> = slots.iter().map(|&s| bvh.order[s]).collect();
+            for (t, b) in bounds.iter().enumerate() {
+                if b.distance_squared_to_point(p) <= reach2 {
+                    assert!(
+                        got.contains(&(t as u32)),
+                        "query {q} at {p}, reach² {reach2}: triangle {t} missed"
+                    );
+                }
+            }
+            // Every leaf found is within reach.
+            let leaves = bvh.nodes.iter().filter(|n| Bvh::is_leaf(n));
+            for leaf in leaves.filter(|n| slots.contains(&(n.a as usize))) {
+                assert!(
+                    leaf.aabb().distance_squared_to_point(p) <= reach2,
+                    "query {q}"
+                );
+            }
         }
     }
 

@@ -351,7 +351,7 @@ pub fn distance_squared_point_triangle_f64(p: DVec3, tri: [DVec3; 3]) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -459,7 +459,7 @@ mod tests {
     }
 
     /// Triangle shapes that stress the f32 kernel; `scale` is a power of ten.
-    fn triangle() -> impl Strategy<Value = [Vec3; 3]> {
+    pub(crate) fn triangle() -> impl Strategy<Value = [Vec3; 3]> {
         let unit = || prop::array::uniform3(-1.0f32..1.0);
         let corner = || unit().prop_map(Vec3::from_array);
         let general = [corner(), corner(), corner()];
@@ -483,7 +483,7 @@ mod tests {
     }
 
     /// A query point: near a corner, an edge or the face, or far away.
-    fn query(tri: [Vec3; 3]) -> impl Strategy<Value = Vec3> {
+    pub(crate) fn query(tri: [Vec3; 3]) -> impl Strategy<Value = Vec3> {
         let scale = (tri[1] - tri[0])
             .length()
             .max((tri[2] - tri[0]).length())
@@ -518,7 +518,7 @@ mod tests {
     /// only matters for slivers: `D` is the farthest corner from `p`, `h`
     /// the smallest height. Exactly collinear triangles (h = 0) are covered
     /// by `degenerate_triangles_give_finite_exact_results`.
-    fn tolerance(tri: [Vec3; 3], p: Vec3, exact: f64) -> f64 {
+    pub(crate) fn tolerance(tri: [Vec3; 3], p: Vec3, exact: f64) -> f64 {
         let t = tri.map(Vec3::as_dvec3);
         let scale = scale_of(tri);
         let h = (t[1] - t[0]).cross(t[2] - t[0]).length() / scale.max(f64::MIN_POSITIVE);

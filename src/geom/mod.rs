@@ -6,6 +6,7 @@ mod closest_point;
 mod morton;
 mod rss;
 mod tri_tri;
+mod triangle_batch;
 mod winding;
 
 pub use aabb::Aabb;
@@ -14,4 +15,5 @@ pub use closest_point::*;
 pub use morton::*;
 pub use rss::*;
 pub use tri_tri::*;
+pub use triangle_batch::{LANES, TriangleBatch, with_simd};
 pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};

@@ -1,6 +1,6 @@
 //! CPU backends: the reference (every cell against every triangle, one
-//! thread) and the fast one (BVH + rayon over bricks, mirroring the GPU
-//! accelerated backend's structure).
+//! thread) and the fast one (rayon over bricks, a SIMD brute force over each
+//! brick's candidate triangles; the module docs of `sdf_grid` describe it).
 
 use std::time::Instant;
 
@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::grid::BRICK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfField, SdfParams};
-use crate::geom::closest_point_triangle;
+use crate::geom::{Aabb, ClosestPoint, LANES, TriangleBatch, closest_point_triangle, with_simd};
 use crate::progress::Progress;
 use crate::timing::Timings;
 
@@ -23,6 +23,13 @@ pub(super) const REACH_SLACK: f32 = 1.0 + 1e-4;
 /// shaders/sdf_grid.wgsl.
 pub(crate) fn signed_cell(mesh: &PreparedMesh, p: Vec3, tri: u32, d2: f32) -> (f32, u32) {
     let c = closest_point_triangle(p, mesh.mesh.corners(tri as usize));
+    let (sign, packed) = feature_sign(mesh, p, tri, &c);
+    (sign * d2.sqrt(), packed)
+}
+
+/// The sign (±1) of `p` by the pseudo-normal of the feature of its closest
+/// point `c` on triangle `tri`, and the packed `(tri << 3) | feature`.
+fn feature_sign(mesh: &PreparedMesh, p: Vec3, tri: u32, c: &ClosestPoint) -> (f32, u32) {
     let feature = c.feature as u32;
     let n = mesh.feature_normals[tri as usize][feature as usize];
     let sign = if (p - c.point).dot(n) < 0.0 {
@@ -30,7 +37,7 @@ pub(crate) fn signed_cell(mesh: &PreparedMesh, p: Vec3, tri: u32, d2: f32) -> (f
     } else {
         1.0
     };
-    (sign * d2.sqrt(), (tri << 3) | feature)
+    (sign, (tri << 3) | feature)
 }
 
 fn far_value(params: &SdfParams, grid: &GridSpec) -> f32 {
@@ -117,10 +124,138 @@ pub fn compute_cpu_reference(
     }
 }
 
-/// BVH queries over 4³ bricks in parallel. Each brick first finds its
-/// centre's closest triangle; each cell then starts from the better of that
-/// triangle and the previous cell's, whose distance bounds the traversal
-/// (see the module docs). The GPU backend uses the centre's triangle only.
+/// Relative slack on squared distances between the batch kernel and the
+/// exact one: every triangle whose batch value is within this of the
+/// smallest value seen gets the exact test, so rounding differences between
+/// the two kernels (about 1e-6, see the batch kernel's tests) cannot hide the
+/// closest triangle.
+const TIE_SLACK: f32 = 1e-4;
+
+/// Absolute slack on the same, in cell sizes: for cells within rounding of
+/// the surface, where a relative slack is no slack.
+const TIE_FLOOR: f32 = 1e-3;
+
+/// The search of one cell over its brick's candidates. Batch values bound it
+/// and pick the triangles that need the exact test: those within
+/// [`TIE_SLACK`] of the smallest value seen, tested once the scan is over.
+struct CellSearch<'a> {
+    /// The smallest squared distance seen, batch or exact.
+    bound2: f32,
+    /// `min(bound2, band²) · (1 + TIE_SLACK) + floor2`: no triangle with a
+    /// batch value above this is the closest.
+    threshold2: f32,
+    band2: f32,
+    floor2: f32,
+    /// Triangles with their batch value, if it was within the threshold when
+    /// seen.
+    near: &'a mut Vec<(u32, f32)>,
+}
+
+impl<'a> CellSearch<'a> {
+    /// A search bounded by a triangle at exact squared distance `start2`.
+    fn new(start2: f32, band2: f32, floor2: f32, near: &'a mut Vec<(u32, f32)>) -> Self {
+        near.clear();
+        let mut search = CellSearch {
+            bound2: f32::INFINITY,
+            threshold2: 0.0,
+            band2,
+            floor2,
+            near,
+        };
+        search.bound_by(start2);
+        search
+    }
+
+    fn bound_by(&mut self, d2: f32) {
+        self.bound2 = self.bound2.min(d2);
+        self.threshold2 = self.bound2.min(self.band2) * (1.0 + TIE_SLACK) + self.floor2;
+    }
+
+    /// Takes in one batch's values.
+    #[inline(always)]
+    fn offer(&mut self, d2: &[f32; LANES], triangles: &[u32; LANES]) {
+        // Most batches have no lane within the threshold: one vector compare.
+        if d2.iter().all(|&d| d > self.threshold2) {
+            return;
+        }
+        for (&d, &t) in d2.iter().zip(triangles) {
+            if d <= self.threshold2 {
+                self.near.push((t, d));
+                self.bound_by(d);
+            }
+        }
+    }
+
+    /// The triangles that need the exact test once the scan is over (a
+    /// batch's padding lanes may repeat one).
+    fn finalists(&self) -> impl Iterator<Item = u32> {
+        self.near
+            .iter()
+            .filter(|&&(_, d)| d <= self.threshold2)
+            .map(|&(t, _)| t)
+    }
+}
+
+/// The mesh's triangles in batches of [`LANES`] consecutive slots of the
+/// BVH order, so that a batch's triangles are neighbours in space, with each
+/// batch's triangle indices and the union of their boxes.
+struct BatchedMesh {
+    batches: Vec<TriangleBatch>,
+    triangles: Vec<[u32; LANES]>,
+    bounds: Vec<Aabb>,
+}
+
+impl BatchedMesh {
+    fn new(mesh: &PreparedMesh) -> Self {
+        let chunks = || mesh.bvh.order.par_chunks(LANES);
+        BatchedMesh {
+            batches: chunks()
+                .map(|chunk| {
+                    let corners: Vec<[Vec3; 3]> =
+                        chunk.iter().map(|&t| mesh.corners[t as usize]).collect();
+                    TriangleBatch::pack(&corners)
+                })
+                .collect(),
+            // Padding lanes repeat the first triangle, as in the batch.
+            triangles: chunks()
+                .map(|chunk| std::array::from_fn(|l| *chunk.get(l).unwrap_or(&chunk[0])))
+                .collect(),
+            bounds: chunks()
+                .map(|chunk| {
+                    chunk.iter().fold(Aabb::EMPTY, |b, &t| {
+                        b.union(mesh.triangle_bounds[t as usize])
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    /// Calls `f` with each batch holding a BVH leaf within `reach` of `p`,
+    /// once each, ascending.
+    fn for_each_within(&self, mesh: &PreparedMesh, p: Vec3, reach: f32, mut f: impl FnMut(u32)) {
+        let mut last = None;
+        mesh.bvh.for_each_leaf_within(p, reach * reach, |slots| {
+            for b in slots.start / LANES..=(slots.end - 1) / LANES {
+                if last != Some(b) {
+                    last = Some(b);
+                    f(b as u32);
+                }
+            }
+        });
+    }
+}
+
+/// Per-worker buffers of [`compute_cpu_fast`], reused across bricks.
+#[derive(Default)]
+struct BrickScratch {
+    /// The brick's candidate batches.
+    candidates: Vec<u32>,
+    /// [`CellSearch::near`].
+    near: Vec<(u32, f32)>,
+}
+
+/// Rayon over 4³ bricks, each a brute force over its candidate triangles
+/// with the batch kernel; see the module docs.
 pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Progress) -> SdfField {
     let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
     let bricks = grid.bricks();
@@ -129,15 +264,13 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
     let start = Instant::now();
     let band2 = band2(params, &grid);
     let far = far_value(params, &grid);
-    let dist2 =
-        |p: Vec3, t: u32| closest_point_triangle(p, mesh.corners[t as usize]).distance_squared;
-    let brick_radius = 1.5 * 3f32.sqrt() * grid.cell_size;
+    let batched = BatchedMesh::new(mesh);
     // Each brick yields its cells as (index, value, closest) and its count of
     // distance evaluations.
     type BrickCells = (Vec<(usize, f32, u32)>, u64);
     let per_brick: Vec<BrickCells> = (0..num_bricks)
         .into_par_iter()
-        .map(|b| {
+        .map_init(BrickScratch::default, |scratch, b| {
             if progress.is_cancelled() {
                 return (Vec::new(), 0);
             }
@@ -146,56 +279,20 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
                 (b as u32 / bricks.x) % bricks.y,
                 b as u32 / (bricks.x * bricks.y),
             );
-            let center = grid.brick_center(bc);
-            let mut evals = 0u64;
-            // In a band, nothing within the band's reach of the centre means
-            // every cell of the brick is far.
-            let seed_bound = if params.band.is_some() {
-                (band2.sqrt() + brick_radius).powi(2) * REACH_SLACK
-            } else {
-                f32::INFINITY
+            let brick = Brick {
+                mesh,
+                batched: &batched,
+                grid: &grid,
+                far,
+                band2,
+                banded: params.band.is_some(),
             };
-            let seed = nearest_triangle(mesh, center, seed_bound, &mut evals);
-            let mut cells = Vec::with_capacity(64);
-            let mut previous: Option<u32> = None;
-            for dz in 0..BRICK {
-                for dy in 0..BRICK {
-                    for dx in 0..BRICK {
-                        let ijk = bc * BRICK + UVec3::new(dx, dy, dz);
-                        if !ijk.cmplt(grid.dims).all() {
-                            continue;
-                        }
-                        let cell = grid.index(ijk);
-                        let p = grid.center(ijk);
-                        let Some((seed_t, _)) = seed else {
-                            cells.push((cell, far, FAR));
-                            continue;
-                        };
-                        let (mut best_t, mut best_d2) = (seed_t, dist2(p, seed_t));
-                        evals += 1;
-                        if let Some(t) = previous.filter(|&t| t != seed_t) {
-                            evals += 1;
-                            let d2 = dist2(p, t);
-                            if d2 < best_d2 {
-                                (best_t, best_d2) = (t, d2);
-                            }
-                        }
-                        let found = nearest_triangle(mesh, p, best_d2.min(band2), &mut evals);
-                        if let Some((t, d2)) = found {
-                            (best_t, best_d2) = (t, d2);
-                        }
-                        if best_d2 < band2 {
-                            let (v, c) = signed_cell(mesh, p, best_t, best_d2);
-                            previous = Some(best_t);
-                            cells.push((cell, v, c));
-                        } else {
-                            cells.push((cell, far, FAR));
-                        }
-                    }
-                }
-            }
+            let cells = with_simd(
+                #[inline(always)]
+                || brick.fill(bc, scratch),
+            );
             progress.advance(1);
-            (cells, evals)
+            cells
         })
         .collect();
     let mut values = vec![far; grid.num_cells()];
@@ -218,5 +315,107 @@ pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Prog
         closest,
         distance_evaluations: evaluations,
         timings,
+    }
+}
+
+/// What every brick of [`compute_cpu_fast`] reads.
+struct Brick<'a> {
+    mesh: &'a PreparedMesh,
+    batched: &'a BatchedMesh,
+    grid: &'a GridSpec,
+    /// Value of a far cell, and the band's squared half-width (infinite
+    /// without a band).
+    far: f32,
+    band2: f32,
+    banded: bool,
+}
+
+impl Brick<'_> {
+    /// The cells of brick `bc` as `(cell index, value, closest)`, and the
+    /// number of distance evaluations (batch lanes and exact tests).
+    #[inline(always)]
+    fn fill(&self, bc: UVec3, scratch: &mut BrickScratch) -> (Vec<(usize, f32, u32)>, u64) {
+        let (mesh, grid) = (self.mesh, self.grid);
+        let h = grid.cell_size;
+        let center = grid.brick_center(bc);
+        // The farthest cell centre of the brick from its centre.
+        let radius = 1.5 * 3f32.sqrt() * h;
+        let band = self.band2.sqrt();
+        let mut evals = 0u64;
+        // In a band, nothing within the band's reach of the centre means
+        // every cell of the brick is far.
+        let seed_bound = if self.banded {
+            (band + radius).powi(2) * REACH_SLACK
+        } else {
+            f32::INFINITY
+        };
+        let seed = nearest_triangle(mesh, center, seed_bound, &mut evals);
+        let mut cells = Vec::with_capacity(64);
+        let cell_range = |d: u32| (0..BRICK).map(move |i| d * BRICK + i);
+        let in_grid = cell_range(bc.z)
+            .flat_map(|z| {
+                cell_range(bc.y)
+                    .flat_map(move |y| cell_range(bc.x).map(move |x| UVec3::new(x, y, z)))
+            })
+            .filter(|ijk| ijk.cmplt(grid.dims).all());
+        let Some((seed_t, seed_d2)) = seed else {
+            cells.extend(in_grid.map(|ijk| (grid.index(ijk), self.far, FAR)));
+            return (cells, evals);
+        };
+
+        // Every cell p has a triangle within d(c) + |p − c| ≤ d(c) + radius
+        // (the seed) and needs none beyond the band, so its closest triangle
+        // is within `reach` of p, and within `reach + radius` of c.
+        let reach = (seed_d2.sqrt() + radius).min(band) * REACH_SLACK;
+        scratch.candidates.clear();
+        self.batched
+            .for_each_within(mesh, center, (reach + radius) * REACH_SLACK, |b| {
+                scratch.candidates.push(b);
+            });
+
+        let closest = |p: Vec3, t: u32| closest_point_triangle(p, mesh.corners[t as usize]);
+        let floor2 = (TIE_FLOOR * h).powi(2);
+        let mut previous = seed_t;
+        for ijk in in_grid {
+            let p = grid.center(ijk);
+            // The previous cell's closest triangle is usually this one's too.
+            let mut best = (previous, closest(p, previous));
+            evals += 1;
+            let mut search = CellSearch::new(
+                best.1.distance_squared,
+                self.band2,
+                floor2,
+                &mut scratch.near,
+            );
+            for &b in &scratch.candidates {
+                let b = b as usize;
+                if self.batched.bounds[b].distance_squared_to_point(p) > search.threshold2 {
+                    continue;
+                }
+                evals += LANES as u64;
+                search.offer(
+                    &self.batched.batches[b].distance_squared(p),
+                    &self.batched.triangles[b],
+                );
+            }
+            for t in search.finalists() {
+                if t != best.0 {
+                    evals += 1;
+                    let c = closest(p, t);
+                    if c.distance_squared < best.1.distance_squared {
+                        best = (t, c);
+                    }
+                }
+            }
+            let (t, c) = best;
+            if c.distance_squared < self.band2 {
+                let (sign, packed) = feature_sign(mesh, p, t, &c);
+                previous = t;
+                cells.push((grid.index(ijk), sign * c.distance_squared.sqrt(), packed));
+            } else {
+                cells.push((grid.index(ijk), self.far, FAR));
+            }
+        }
+        (cells, evals)
     }
 }

@@ -23,7 +23,7 @@
 //! | backend | method |
 //! |---|---|
 //! | `cpu-ref` | every cell against every triangle, one thread — obviously right |
-//! | `cpu` | BVH + rayon over 4³ bricks, brick-centre upper bound (below) |
+//! | `cpu` | rayon over 4³ bricks: per-brick candidate triangles, brute-forced 16 at a time with SIMD (below) |
 //! | `gpu-brute` | one invocation per cell, triangles streamed through workgroup memory in tiles of 64 (Sundholm §6.2.5) |
 //! | `gpu` | BVH on the GPU, one workgroup per 4³ brick (below) |
 //!
@@ -32,6 +32,26 @@
 //! `p` of the brick, `d(p) ≤ d(c) + |p − c|` bounds the search, so the BVH
 //! traversal prunes every subtree farther than that from the first step.
 //! Results stay exact: the bound only prunes what cannot be closest.
+//!
+//! **The CPU backend** turns the same bound into a candidate set. A cell `p`
+//! of a brick with centre `c` and radius `r` (its farthest cell centre) has
+//! its closest triangle within `R = min(d(c) + r, band)` of itself, hence
+//! within `R + r` of `c`; one BVH range query per brick collects the leaves
+//! whose boxes reach that ball. Each cell then runs Sundholm's brute force
+//! (every cell against every triangle, §6.2.5) over the brick's candidates
+//! only, and vectorised: the mesh is stored in batches of 16 triangles that
+//! are consecutive in BVH order (so neighbours in space), structure of
+//! arrays, and [`crate::geom::TriangleBatch`] computes a point's squared
+//! distance to all 16 with branchless vector code (AVX-512 or AVX2, detected
+//! at run time; identical results without). A batch whose box is farther
+//! than the best distance so far is skipped; the search starts from the
+//! previous cell's closest triangle, usually this cell's too. The batch
+//! kernel only selects: every triangle whose batch value comes within 1e-4
+//! (relative, of the squared distance) of the smallest one seen gets the
+//! exact [`crate::geom::closest_point_triangle`], the batch values differing
+//! from it by rounding only, and the exact test decides the value, the
+//! closest triangle and its feature — so the field is the one the exact
+//! kernel gives, equally close triangles aside.
 //!
 //! **Narrow band** ("field thickness", Sundholm §6.2.6): with `band = Some(w)`
 //! (in cells), only cells whose exact distance is ≤ w cell sizes get their

@@ -234,9 +234,12 @@ fn rss_bvhs_built_on_cpu_and_gpu_are_tight() {
                 bvh.depth(),
                 cpu.depth()
             );
+            // The GPU keeps children at slots by split position: the slots
+            // no node took stay empty and are not counted.
+            let nodes = bvh.nodes.iter().filter(|n| n.count > 0).count();
             assert!(
-                field.memory.bvh_bytes as usize >= bvh.nodes.len() * 64,
-                "{label}: memory {:?}",
+                field.memory.bvh_bytes as usize >= nodes * 64,
+                "{label}: memory {:?} for {nodes} nodes",
                 field.memory
             );
         }

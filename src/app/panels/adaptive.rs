@@ -8,7 +8,7 @@ use eframe::egui;
 use crate::app::adaptive::{self, AdaptiveBackend, AdaptiveState, draw, stats};
 use crate::app::viewer::Viewer;
 use crate::geom::MORTON_BITS_PER_AXIS;
-use crate::stages::sdf_adaptive::MAX_START_DEPTH;
+use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, MAX_START_DEPTH};
 
 /// The collapsible section in the left panel; also runs the scene.
 pub fn adaptive_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
@@ -82,9 +82,58 @@ fn parameters_ui(st: &mut AdaptiveState, gpu_ok: bool, ui: &mut egui::Ui) {
     .on_hover_text("a node holding more than α triangle centroids is split");
     ui.checkbox(&mut p.parent_bound, "parent upper bound (§5.1)")
         .on_hover_text("start each query from the parent's closest triangle; off: a triangle of the node's own");
+    bvh_ui(p, ui);
     if before != (st.params, st.backend) {
         st.request();
     }
+}
+
+/// The BVHs the queries traverse and how they are built (§4).
+fn bvh_ui(p: &mut AdaptiveParams, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        ui.label("BVH");
+        for (b, help) in [
+            (
+                AdaptiveBvh::RssMulti,
+                "one RSS BVH per Morton group, culled per query (Alg. 3–4)",
+            ),
+            (AdaptiveBvh::RssSingle, "one RSS BVH over the whole mesh"),
+            (
+                AdaptiveBvh::Aabb,
+                "the mesh's AABB BVH, built once on the CPU",
+            ),
+        ] {
+            ui.selectable_value(&mut p.bvh, b, b.name())
+                .on_hover_text(help);
+        }
+    });
+    let rss = p.bvh != AdaptiveBvh::Aabb;
+    ui.add_enabled(
+        p.bvh == AdaptiveBvh::RssMulti,
+        egui::Slider::new(&mut p.group_level, 1..=MAX_START_DEPTH).text("Morton group level"),
+    )
+    .on_hover_text("one BVH per occupied cell of this depth (Alg. 3)");
+    ui.add_enabled(
+        rss,
+        egui::Slider::new(&mut p.small_node, 1..=256)
+            .logarithmic(true)
+            .text("small node (triangles)"),
+    )
+    .on_hover_text(
+        "BVH nodes with fewer triangles are built by one invocation, depth first (paper: 32)",
+    );
+    ui.add_enabled(
+        rss,
+        egui::Checkbox::new(&mut p.axis_approximation, "axis approximation (§4.3)"),
+    )
+    .on_hover_text("small nodes reuse their subtree root's covariance axes");
+    ui.add_enabled(
+        rss,
+        egui::Slider::new(&mut p.wide_below, 0..=1 << 20)
+            .logarithmic(true)
+            .text("one workgroup per node below (nodes)"),
+    )
+    .on_hover_text("GPU: a depth with fewer nodes queries each with a whole workgroup, its BVHs spread over the invocations");
 }
 
 fn summary_ui(st: &AdaptiveState, ui: &mut egui::Ui) {

@@ -404,12 +404,12 @@ impl AdaptiveGpu {
         let build_bind_group = use_rss.then(|| {
             let stage = StageBuffers {
                 tri_pos: &mesh_buffers.tri_pos,
-                keys: keys,
-                vals: vals,
+                keys,
+                vals,
                 slot_of: &mesh_buffers.slot_of,
-                state: state,
-                dispatch: dispatch,
-                no_args: no_args,
+                state,
+                dispatch,
+                no_args,
             };
             self.rss_build
                 .encode(gpu, &mut run, rss, &stage, n_tris as u32, params)

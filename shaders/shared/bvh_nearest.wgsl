@@ -37,15 +37,14 @@ struct Nearest {
 
 // Nearest triangle closer than sqrt(bound2), nearest child first, with an
 // explicit stack; subtrees whose box is not closer than the best so far are
-// skipped. `seed` (or NONE) is tested before the traversal: a triangle
-// near the point makes the bound tight from the start.
+// skipped.
 //
-// One loop step either tests one triangle of the current range (the seed,
-// then a leaf's triangles) or reads one node, so the exact closest-point
+// One loop step either tests one triangle of the current leaf or reads one
+// node, so the exact closest-point
 // code appears once in the compiled kernel: GPU time on the H100 grew by
 // 40% when the leaf scan was inlined four times. The CPU mirror is
 // Bvh::nearest in src/geom/bvh.rs.
-fn bvh_nearest_seeded(p: vec3f, bound2: f32, seed: u32) -> Nearest {
+fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
     var best = bound2;
     var best_tri = NONE;
     var best_feature = FEATURE_FACE;
@@ -54,8 +53,8 @@ fn bvh_nearest_seeded(p: vec3f, bound2: f32, seed: u32) -> Nearest {
     var stack_d2: array<f32, STACK>;
     var sp = 0u;
     // Triangles [t, t_end) wait to be tested; then `node` is read.
-    var t = seed;
-    var t_end = select(seed + 1u, seed, seed == NONE);
+    var t = 0u;
+    var t_end = 0u;
     var node = select(0u, NONE, box_distance2(p, nodes[0].min, nodes[0].max) >= best);
     loop {
         if (t < t_end) {
@@ -119,6 +118,3 @@ fn bvh_nearest_seeded(p: vec3f, bound2: f32, seed: u32) -> Nearest {
     return Nearest(best, best_tri, evals, best_feature);
 }
 
-fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
-    return bvh_nearest_seeded(p, bound2, NONE);
-}

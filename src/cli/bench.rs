@@ -138,6 +138,8 @@ struct Row {
     evaluations_per_cell: f64,
     max_abs_diff_vs_cpu: Option<f32>,
     sign_mismatches_vs_cpu: Option<usize>,
+    /// The GPU phases of the last run (seeds, cells, copy out).
+    gpu_phases: Vec<(String, f64)>,
 }
 
 impl Row {
@@ -328,6 +330,12 @@ fn bench_backend(
         evaluations_per_cell: field.distance_evaluations as f64 / cells as f64,
         max_abs_diff_vs_cpu: max_diff,
         sign_mismatches_vs_cpu: mismatches,
+        gpu_phases: field
+            .timings
+            .phases
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), p.gpu_ms?)))
+            .collect(),
     };
     Ok((row, field))
 }
@@ -372,6 +380,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         evaluations_per_cell: mesh.triangle_count() as f64,
         max_abs_diff_vs_cpu: None,
         sign_mismatches_vs_cpu: None,
+        gpu_phases: Vec::new(),
     }
 }
 

@@ -7,7 +7,6 @@ use std::time::Instant;
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
-use super::cpu::REACH_SLACK;
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
 use crate::geom::BvhNode;
 use crate::gpu::{
@@ -28,9 +27,7 @@ struct Params {
     bricks: [u32; 3],
     band: f32,
     num_cells: u32,
-    slack: f32,
-    _pad0: u32,
-    _pad1: u32,
+    _pad: [u32; 3],
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);
@@ -46,29 +43,25 @@ pub struct SdfGpu {
     resident: Mutex<Option<Arc<MeshBuffers>>>,
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
-    brick_seed: wgpu::ComputePipeline,
-    bvh_cells: wgpu::ComputePipeline,
+    packet_cells: wgpu::ComputePipeline,
 }
 
 impl SdfGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/sdf_grid.wgsl: tri_pos, normals, values,
-        // closest, nodes, brick_seed_tri, counters.
+        // closest, nodes, counters.
         let kernels = Kernels::new(
             gpu,
             "SdfGpu",
             shader_source("sdf_grid.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
-            ],
+            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite],
         );
         SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
-            brick_seed: kernels.pipeline(gpu, "brick_seed"),
-            bvh_cells: kernels.pipeline(gpu, "bvh_cells"),
+            packet_cells: kernels.pipeline(gpu, "packet_cells"),
             kernels,
         }
     }
@@ -155,9 +148,7 @@ impl SdfGpu {
             bricks: bricks.to_array(),
             band: params.band.map_or(-1.0, |b| b * grid.cell_size),
             num_cells: n as u32,
-            slack: REACH_SLACK,
-            _pad0: 0,
-            _pad1: 0,
+            _pad: [0; 3],
         };
         let uniform_buf = gpu
             .device
@@ -180,13 +171,6 @@ impl SdfGpu {
                 bytes: cells_bytes,
             },
         )?;
-        let brick_buf = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "SdfGpu::brick_seed_tri",
-                bytes: (num_bricks.max(1) * 4) as u64,
-            },
-        )?;
         let counter_buf = storage_buffer_init(gpu, "SdfGpu::counters", &[0u32; 4])?;
         // One staging buffer for everything read back: [values | closest | counters].
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -204,7 +188,6 @@ impl SdfGpu {
                 &values_buf,
                 &closest_buf,
                 &mesh_buffers.nodes,
-                &brick_buf,
                 &counter_buf,
             ],
         );
@@ -212,14 +195,8 @@ impl SdfGpu {
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
         if accelerated {
-            run.compute_pass("brick seeds", |pass| {
-                pass.set_pipeline(&self.brick_seed);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims((num_bricks as u32).div_ceil(WORKGROUP));
-                pass.dispatch_workgroups(x, y, 1);
-            });
             run.compute_pass("cells", |pass| {
-                pass.set_pipeline(&self.bvh_cells);
+                pass.set_pipeline(&self.packet_cells);
                 pass.set_bind_group(0, &bind_group, &[]);
                 let (x, y) = dispatch_dims(num_bricks as u32);
                 pass.dispatch_workgroups(x, y, 1);

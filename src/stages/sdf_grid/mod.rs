@@ -25,15 +25,26 @@
 //! | `cpu-ref` | every cell against every triangle, one thread — obviously right |
 //! | `cpu` | rayon over 4³ bricks: per-brick candidate triangles, brute-forced 16 at a time with SIMD (below) |
 //! | `gpu-brute` | one invocation per cell, triangles streamed through workgroup memory in tiles of 64 (Sundholm §6.2.5) |
-//! | `gpu` | BVH on the GPU, one workgroup per 4³ brick (below) |
+//! | `gpu` | BVH on the GPU, one workgroup per 4³ brick walking it together (below) |
 //!
-//! The accelerated backends exploit the grid's coherence: a first pass finds
-//! the exact distance `d(c)` of every brick centre `c`; then for each cell
-//! `p` of the brick, `d(p) ≤ d(c) + |p − c|` bounds the search, so the BVH
-//! traversal prunes every subtree farther than that from the first step.
-//! Results stay exact: the bound only prunes what cannot be closest.
+//! The accelerated backends exploit the grid's coherence: neighbouring cells
+//! have neighbouring closest triangles, and a brick's cells can share the
+//! work of finding them. Results stay exact: every bound only prunes what
+//! cannot be closest.
 //!
-//! **The CPU backend** turns the same bound into a candidate set. A cell `p`
+//! **The GPU backend** walks the BVH once per brick (a packet traversal):
+//! the 64 cells of a 4³ brick are one workgroup, the stack of nodes to visit
+//! is shared, a node is visited if its box is nearer than the best distance
+//! so far of any cell, and each cell tests a visited leaf's triangles only if
+//! they could be closer for it. The children the cells voted for are pushed
+//! with the one nearer to most cells on top, so the first leaves reached are
+//! near the brick and every cell's bound tightens at once. The invocations of
+//! a workgroup read the same nodes and triangles at the same moment instead
+//! of each walking its own path.
+//!
+//! **The CPU backend** finds the exact distance `d(c)` of every brick centre
+//! `c` first; for each cell `p` of the brick, `d(p) ≤ d(c) + |p − c|`, and it
+//! turns that bound into a candidate set. A cell `p`
 //! of a brick with centre `c` and radius `r` (its farthest cell centre) has
 //! its closest triangle within `R = min(d(c) + r, band)` of itself, hence
 //! within `R + r` of `c`; one BVH range query per brick collects the leaves

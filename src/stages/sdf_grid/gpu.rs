@@ -55,7 +55,9 @@ impl SdfGpu {
             gpu,
             "SdfGpu",
             shader_source("sdf_grid.wgsl"),
-            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite],
+            &[
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
+            ],
         );
         SdfGpu {
             gpu: gpu.clone(),

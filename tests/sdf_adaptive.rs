@@ -145,6 +145,47 @@ fn gpu_octree_equals_cpu_octree_and_values_are_exact() {
     }
 }
 
+/// A stage keeps its last run's buffers for the next run of the same sizes
+/// (and the benchmarks' time-only runs share them): a run on kept buffers
+/// must give exactly what a fresh stage gives, whatever ran on them before.
+#[test]
+fn runs_on_kept_buffers_equal_fresh_runs() {
+    let gpu = common::gpu();
+    let mesh = PreparedMesh::new(&common::sample("spot")).expect("prepare");
+    let p = params(2, 6, 1);
+    let fresh = AdaptiveGpu::new(&gpu).compute(&mesh, &p).expect("fresh");
+    let stage = AdaptiveGpu::new(&gpu);
+    // Other runs on the same buffers first — one building other BVHs and
+    // searching from other bounds, a time-only one — then the run under
+    // test.
+    let other = AdaptiveParams {
+        parent_bound: false,
+        axis_approximation: false,
+        small_node: 8,
+        ..p
+    };
+    stage.compute(&mesh, &other).expect("other");
+    let timings = stage.time(&mesh, &p).expect("time");
+    assert!(
+        timings.phases.iter().any(|ph| ph.name == "queries"),
+        "a time-only run still reports its phases: {timings:?}"
+    );
+    let again = stage.compute(&mesh, &p).expect("kept buffers");
+    assert_eq!(again.octree.canonical(), fresh.octree.canonical(), "octree");
+    let by_node = |f: &AdaptiveField| {
+        let mut v: Vec<(u32, u32, u32)> = f
+            .octree
+            .nodes
+            .iter()
+            .zip(&f.values)
+            .map(|(n, v)| (n.depth, n.code, v.to_bits()))
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(by_node(&again), by_node(&fresh), "values");
+}
+
 #[test]
 fn parent_bound_saves_distance_evaluations() {
     let prepared = PreparedMesh::new(&common::sample("spot")).expect("prepare");

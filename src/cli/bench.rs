@@ -15,7 +15,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::BackendArg;
-use super::bench_timing::timed;
+use super::bench_timing::{timed, timed_gpu};
 use crate::gpu::GpuContext;
 use crate::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
 use crate::plot::{Panel, Series};
@@ -291,11 +291,31 @@ fn bench_backend(
         b if b.is_gpu() => repeats,
         _ => 1,
     };
-    let t = timed(repeats, backend.is_gpu(), || {
-        let f = sdf_grid::compute(mesh, params, backend, gpu, &Progress::default())?;
-        let g = f.timings.total_gpu_ms();
-        Ok((f, g))
-    })?;
+    let whole = || {
+        Ok(sdf_grid::compute(
+            mesh,
+            params,
+            backend,
+            gpu,
+            &Progress::default(),
+        )?)
+    };
+    let t = match gpu.filter(|_| backend.is_gpu()) {
+        // GPU time from runs that read nothing back (see bench_timing).
+        Some(g) => {
+            let accelerated = backend == Backend::Gpu;
+            timed_gpu(
+                repeats,
+                || Ok(g.time(mesh, params, accelerated)?.total_gpu_ms()),
+                whole,
+            )?
+        }
+        None => timed(repeats, false, || {
+            let f = whole()?;
+            let g = f.timings.total_gpu_ms();
+            Ok((f, g))
+        })?,
+    };
     let field = t.last;
     let (max_diff, mismatches) = match cpu {
         Some(c) if backend != Backend::CpuFast => {

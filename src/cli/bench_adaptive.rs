@@ -15,7 +15,7 @@ use anyhow::Context;
 use serde::Serialize;
 
 use super::bench::{BenchArgs, models};
-use super::bench_timing::warm_up;
+use super::bench_timing::{WALL_RUNS, warm_up};
 use crate::gpu::GpuContext;
 use crate::plot::{Panel, Series};
 use crate::stages::sdf_adaptive::{
@@ -38,9 +38,6 @@ fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
     }
     configs
 }
-
-/// Whole runs (the field read back) timed for the wall-clock column.
-const WALL_RUNS: usize = 3;
 
 /// The table's phases; GPU phase names as AdaptiveGpu records them.
 const PHASES: [&str; 4] = ["sort", "octree", "bvh build", "queries"];

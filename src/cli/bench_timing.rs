@@ -63,6 +63,33 @@ pub fn timed<T>(
     })
 }
 
+/// Whole runs timed for the wall-clock column of [`timed_gpu`].
+pub const WALL_RUNS: usize = 3;
+
+/// A GPU measurement in two parts: the GPU time from `gpu_run` — the
+/// operation's GPU work alone, reading nothing back, so that back-to-back
+/// runs keep the GPU at its clock — after a warm-up, median of `repeats`;
+/// the wall time and the result from [`WALL_RUNS`] runs of `whole`, the
+/// operation end to end.
+pub fn timed_gpu<T>(
+    repeats: usize,
+    mut gpu_run: impl FnMut() -> anyhow::Result<Option<f64>>,
+    mut whole: impl FnMut() -> anyhow::Result<T>,
+) -> anyhow::Result<Timed<T>> {
+    warm_up(&mut gpu_run)?;
+    let mut gpu_ms = Vec::new();
+    for _ in 0..repeats.max(1) {
+        gpu_ms.extend(gpu_run()?);
+    }
+    let runs = gpu_ms.len();
+    let t = timed(WALL_RUNS, false, || Ok((whole()?, None)))?;
+    Ok(Timed {
+        last: t.last,
+        wall_ms: t.wall_ms,
+        gpu_ms: (runs == repeats.max(1)).then(|| median(&mut gpu_ms)),
+    })
+}
+
 /// Repeats `run` (at least once) until [`GPU_WARM_UP`] has passed and its
 /// times have settled (see the module docs). `run` returns its GPU time;
 /// without one its wall time is watched.

@@ -118,6 +118,29 @@ impl SdfGpu {
         params: &SdfParams,
         accelerated: bool,
     ) -> Result<SdfField, SdfError> {
+        let ran = self.run(mesh, params, accelerated)?;
+        self.read_field(params, ran, accelerated)
+    }
+
+    /// [`SdfGpu::compute`]'s GPU work (the copy of the field to
+    /// host-visible memory included), reading nothing back: for benchmarks,
+    /// whose repeated runs then keep the GPU busy and at its clock (see
+    /// `cli/bench_timing.rs`).
+    pub fn time(
+        &self,
+        mesh: &PreparedMesh,
+        params: &SdfParams,
+        accelerated: bool,
+    ) -> Result<Timings, SdfError> {
+        self.run(mesh, params, accelerated).map(|ran| ran.timings)
+    }
+
+    fn run(
+        &self,
+        mesh: &PreparedMesh,
+        params: &SdfParams,
+        accelerated: bool,
+    ) -> Result<Ran, SdfError> {
         puffin::profile_function!();
         let gpu = &self.gpu;
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
@@ -226,8 +249,30 @@ impl SdfGpu {
             timings.push("kernels", wall_ms, None);
         }
 
+        Ok(Ran {
+            timings,
+            grid,
+            staging,
+            mesh_buffers,
+        })
+    }
+
+    /// The field of a finished run.
+    fn read_field(
+        &self,
+        params: &SdfParams,
+        ran: Ran,
+        accelerated: bool,
+    ) -> Result<SdfField, SdfError> {
+        let Ran {
+            mut timings,
+            grid,
+            staging,
+            mesh_buffers,
+        } = ran;
+        let n = grid.num_cells();
         let readback_start = Instant::now();
-        let bytes: Vec<u32> = map_staging(gpu, &staging, "the field")?;
+        let bytes: Vec<u32> = map_staging(&self.gpu, &staging, "the field")?;
         let cells = n;
         let values: Vec<f32> = bytemuck::cast_slice(&bytes[..cells]).to_vec();
         let mut closest: Vec<u32> = bytes[cells..2 * cells].to_vec();
@@ -260,6 +305,14 @@ impl SdfGpu {
             timings,
         })
     }
+}
+
+/// A finished run: its timings and the field in host-visible memory.
+struct Ran {
+    timings: Timings,
+    grid: GridSpec,
+    staging: wgpu::Buffer,
+    mesh_buffers: Arc<MeshBuffers>,
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's

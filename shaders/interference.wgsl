@@ -54,7 +54,9 @@ fn fs_edge(in: EdgeOut) -> @location(0) vec2<u32> {
 
 // Passes 2–3: the faces, counted by the stencil operations only.
 @vertex
-fn vs_face(@location(0) pos: vec3<f32>) -> @builtin(position) vec4<f32> {
+// @invariant: the pair passes draw an object's faces twice, counting and
+// then uncounting them, and the two must cover exactly the same pixels.
+fn vs_face(@location(0) pos: vec3<f32>) -> @invariant @builtin(position) vec4<f32> {
     return u.clip_from_world * vec4(pos, 1.0);
 }
 

@@ -45,6 +45,7 @@ pub struct InterferenceGpu {
     face_back_decrement: wgpu::RenderPipeline,
     identify_pipeline: wgpu::RenderPipeline,
     pair_face_pipeline: wgpu::RenderPipeline,
+    pair_unface_pipeline: wgpu::RenderPipeline,
     pair_identify_pipeline: wgpu::RenderPipeline,
     /// The render targets of the last viewport size, reused by the next
     /// run of that size; the lock also keeps runs from sharing them.
@@ -297,38 +298,52 @@ impl InterferenceGpu {
             depth_stencil(Cmp::Less, true, wgpu::StencilState::default()),
             fragment("fs_edge", &ids_target),
         );
-        let face =
-            |label: &str, cull: Option<wgpu::Face>, fragment: Option<wgpu::FragmentState<'_>>| {
-                pipeline(
-                    label,
-                    "vs_face",
-                    face_layout.clone(),
-                    wgpu::PrimitiveTopology::TriangleList,
-                    cull,
-                    depth_stencil(
-                        Cmp::Less,
-                        false,
-                        stencil_counting(Op::IncrementWrap, Op::DecrementWrap),
-                    ),
-                    fragment,
-                )
+        // Faces in front of the edge depths count: front +1, back -1 (or,
+        // `uncount`, the reverse, which undoes a count exactly).
+        let face = |label: &str,
+                    cull: Option<wgpu::Face>,
+                    uncount: bool,
+                    fragment: Option<wgpu::FragmentState<'_>>| {
+            let (front, back) = if uncount {
+                (Op::DecrementWrap, Op::IncrementWrap)
+            } else {
+                (Op::IncrementWrap, Op::DecrementWrap)
             };
-        let face_two_sided = face("InterferenceGpu::face_two_sided", None, None);
+            pipeline(
+                label,
+                "vs_face",
+                face_layout.clone(),
+                wgpu::PrimitiveTopology::TriangleList,
+                cull,
+                depth_stencil(Cmp::Less, false, stencil_counting(front, back)),
+                fragment,
+            )
+        };
+        let face_two_sided = face("InterferenceGpu::face_two_sided", None, false, None);
         let face_front_increment = face(
             "InterferenceGpu::face_front_increment",
             Some(wgpu::Face::Back),
+            false,
             None,
         );
         let face_back_decrement = face(
             "InterferenceGpu::face_back_decrement",
             Some(wgpu::Face::Front),
+            false,
             None,
         );
-        let pair_face_pipeline = face(
-            "InterferenceGpu::pair_face_pipeline",
-            None,
-            fragment("fs_face", &penetrated_masked),
-        );
+        let [pair_face_pipeline, pair_unface_pipeline] = [false, true].map(|uncount| {
+            face(
+                if uncount {
+                    "InterferenceGpu::pair_unface_pipeline"
+                } else {
+                    "InterferenceGpu::pair_face_pipeline"
+                },
+                None,
+                uncount,
+                fragment("fs_face", &penetrated_masked),
+            )
+        });
         // Pass 4 and the pair passes: edge pixels that are the nearest edge
         // (depth "equal") and inside something (128 < stencil) write their
         // ids (Alg. 3) or the penetrated object's (Alg. 4).
@@ -374,6 +389,7 @@ impl InterferenceGpu {
             face_back_decrement,
             identify_pipeline,
             pair_face_pipeline,
+            pair_unface_pipeline,
             pair_identify_pipeline,
             targets: Default::default(),
         })
@@ -598,23 +614,22 @@ impl InterferenceGpu {
             let pair_queries = Queries::new(device, pair_count);
             let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
             run.encoder_work("interference pair passes (Alg. 4)", |encoder| {
+                // One render pass for every candidate j: a count of j's
+                // faces alone against the same edge depths, j's id where
+                // i's edges are then inside, and the count undone (the same
+                // faces, the stencil operations reversed) instead of a
+                // clear of the whole stencil and a new pass per object.
+                let mut pass = targets.pair_pass(encoder, &pair_queries.set);
+                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_stencil_reference(STENCIL_ZERO);
+                pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
                 let mut query = 0u32;
-                for (k, (j, is)) in candidates.iter().enumerate() {
-                    // A fresh count of j's faces alone, against the same
-                    // edge depths; j's id goes where i's edges are inside.
-                    let colour = if k == 0 {
-                        wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
-                    } else {
-                        wgpu::LoadOp::Load
-                    };
-                    let mut pass = targets.pair_pass(encoder, colour, &pair_queries.set);
-                    pass.set_bind_group(0, &bind_group, &[]);
+                for (j, is) in &candidates {
+                    let faces = scene.face_ranges[*j].clone();
                     pass.set_pipeline(&self.pair_face_pipeline);
                     pass.set_vertex_buffer(0, scene.positions.slice(..));
-                    pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
-                    pass.draw_indexed(scene.face_ranges[*j].clone(), 0, 0..1);
+                    pass.draw_indexed(faces.clone(), 0, 0..1);
                     pass.set_pipeline(&self.pair_identify_pipeline);
-                    pass.set_stencil_reference(STENCIL_ZERO);
                     pass.set_vertex_buffer(0, scene.edges.slice(..));
                     let instance = *j as u32;
                     for &i in is {
@@ -623,6 +638,9 @@ impl InterferenceGpu {
                         pass.end_occlusion_query();
                         query += 1;
                     }
+                    pass.set_pipeline(&self.pair_unface_pipeline);
+                    pass.set_vertex_buffer(0, scene.positions.slice(..));
+                    pass.draw_indexed(faces, 0, 0..1);
                 }
             });
             run.encoder_work("interference pair read-back", |encoder| {
@@ -833,12 +851,11 @@ impl Targets {
         })
     }
 
-    /// A pair pass: the penetrated image, the edge depths kept, the
-    /// stencil cleared to zero counts.
+    /// The pair pass: the penetrated image cleared, the edge depths kept,
+    /// the stencil cleared to zero counts.
     fn pair_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
-        colour: wgpu::LoadOp<wgpu::Color>,
         queries: &wgpu::QuerySet,
     ) -> wgpu::RenderPass<'e> {
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -848,7 +865,7 @@ impl Targets {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: colour,
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
                     store: wgpu::StoreOp::Store,
                 },
             })],

@@ -54,10 +54,12 @@
 //! something, with no pixel read. If every query is zero the run stops
 //! (*early non-interference*). Otherwise, for the *penetrated* object
 //! (Alg. 4), each object `j` whose bounding box overlaps a penetrating
-//! object gets its own stencil count (cleared, then only `j`'s faces) and
-//! the edges of each overlapping penetrating `i` are redrawn against it
-//! with one query per `(i, j)` — non-zero: `i`'s edges are inside `j` —
-//! writing `j`'s id where they pass (the penetrated image). Pairs `(i, i)`
+//! object gets its own stencil count (only `j`'s faces) and the edges of
+//! each overlapping penetrating `i` are redrawn against it with one query
+//! per `(i, j)` — non-zero: `i`'s edges are inside `j` — writing `j`'s id
+//! where they pass (the penetrated image); then `j`'s faces are drawn again
+//! with the stencil operations reversed, which restores zero counts exactly,
+//! so every `j` shares one render pass with no clear between. Pairs `(i, i)`
 //! are never tested, which is how spurious self-interference (§4.5.8) is
 //! filtered; an object whose edges pass pass 4 but lie in no other object
 //! is reported as "self only", not hidden.

@@ -156,6 +156,11 @@ fn node_at(code: u32, depth: u32, parent: u32, first: u32, end: u32) -> OctreeNo
     return OctreeNode(params.origin + (cell + 0.5) * edge, edge * 0.5, code, depth, parent, NONE, first, end - first, 0u, 0u);
 }
 
+// The nodes of depth `depth`: [x, y) in the octree list.
+fn level_range(depth: u32) -> vec2u {
+    return vec2u(atomicLoad(&state[RANGES + 2u * depth]), atomicLoad(&state[RANGES + 2u * depth + 1u]));
+}
+
 // The split of a depth and its queries: 64 nodes per workgroup, or one
 // node per workgroup (query_wide) for a small level.
 fn write_dispatch(depth: u32, count: u32) {
@@ -194,8 +199,9 @@ fn split(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let depth = atomicLoad(&state[CURSOR]);
-    let start = atomicLoad(&state[RANGES + 2u * depth]);
-    let end = atomicLoad(&state[RANGES + 2u * depth + 1u]);
+    let range = level_range(depth);
+    let start = range.x;
+    let end = range.y;
     let i = start + flat_index(wid, nwg, lid);
     if (i >= end || depth >= params.max_depth) {
         return;
@@ -380,8 +386,9 @@ fn query(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let depth = atomicLoad(&state[QUERY_CURSOR]);
-    let start = atomicLoad(&state[RANGES + 2u * depth]);
-    let end = atomicLoad(&state[RANGES + 2u * depth + 1u]);
+    let range = level_range(depth);
+    let start = range.x;
+    let end = range.y;
     let i = start + flat_index(wid, nwg, lid);
     var counts = vec3u(0u);
     if (i < end) {
@@ -412,8 +419,9 @@ fn query_wide(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let depth = atomicLoad(&state[QUERY_CURSOR]);
-    let start = atomicLoad(&state[RANGES + 2u * depth]);
-    let end = atomicLoad(&state[RANGES + 2u * depth + 1u]);
+    let range = level_range(depth);
+    let start = range.x;
+    let end = range.y;
     // One node per workgroup: `valid` is the same for every invocation.
     let i = start + wid.y * nwg.x + wid.x;
     let valid = i < end;

@@ -262,34 +262,27 @@ impl Bvh {
     /// Calls `f` with every primitive (original index) whose box in
     /// `bounds` overlaps `region` (touching counts).
     pub fn for_each_overlapping(&self, region: &Aabb, bounds: &[Aabb], mut f: impl FnMut(u32)) {
-        if self.nodes.is_empty() {
-            return;
-        }
-        let mut stack = QueryStack::default();
-        stack.push((0, 0.0));
-        while let Some((i, _)) = stack.pop() {
-            let node = &self.nodes[i as usize];
-            if !node.aabb().overlaps(region) {
-                continue;
-            }
-            if Self::is_leaf(node) {
-                for &t in &self.order[Self::leaf_range(node)] {
+        self.for_each_leaf(
+            |b| b.overlaps(region),
+            |slots| {
+                for &t in &self.order[slots] {
                     if bounds[t as usize].overlaps(region) {
                         f(t);
                     }
                 }
-            } else {
-                stack.push((node.a, 0.0));
-                stack.push((node.b, 0.0));
-            }
-        }
+            },
+        );
     }
-}
 
-impl Bvh {
     /// Calls `f` with the [`Bvh::order`] slots of every leaf whose box is
     /// within squared distance `reach2` of `p`, in ascending slot order.
-    pub fn for_each_leaf_within(&self, p: Vec3, reach2: f32, mut f: impl FnMut(Range<usize>)) {
+    pub fn for_each_leaf_within(&self, p: Vec3, reach2: f32, f: impl FnMut(Range<usize>)) {
+        self.for_each_leaf(|b| b.distance_squared_to_point(p) <= reach2, f);
+    }
+
+    /// Calls `f` with the slots of every leaf whose box and whose
+    /// ancestors' boxes pass `keep`, in ascending slot order.
+    fn for_each_leaf(&self, keep: impl Fn(&Aabb) -> bool, mut f: impl FnMut(Range<usize>)) {
         if self.nodes.is_empty() {
             return;
         }
@@ -297,7 +290,7 @@ impl Bvh {
         stack.push((0, 0.0));
         while let Some((i, _)) = stack.pop() {
             let node = &self.nodes[i as usize];
-            if node.aabb().distance_squared_to_point(p) > reach2 {
+            if !keep(&node.aabb()) {
                 continue;
             }
             if Self::is_leaf(node) {

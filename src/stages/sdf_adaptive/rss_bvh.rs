@@ -33,13 +33,20 @@
 //! workgroup per large node with parallel reductions, one invocation per
 //! small node. Floating-point sums run in a different order there, so the
 //! two trees may split differently; both are checked by
-//! [`RssBvh::assert_bounds_tight`] and both give exact distances.
+//! [`RssBvh::assert_bounds_tight`] and both give exact distances. The two
+//! lay nodes out differently too: the CPU appends children two by two; the
+//! GPU puts the children of a node split at position `m` of `order` at
+//! slots `G' + 2m` and `G' + 2m + 1` (`G'` the root slots): every split
+//! position belongs to one node, so no counter is needed and the layout
+//! follows the Morton order whatever order the GPU split in; the slots no
+//! node takes stay empty (count 0).
 //!
 //! ```text
 //! RssNode (64 bytes)
 //! | center xyz | radius | axis_u xyz | half_u | axis_v xyz | half_v |
 //! | first | count | left (NONE: leaf; right = left + 1) | - |
-//! nodes   [group roots 0..G | children, two by two | small blocks ...]
+//! CPU nodes   [group roots 0..G | children, two by two | small blocks ...]
+//! GPU nodes   [group roots 0..G, empty to G' | children at G' + 2m ...]
 //! order   triangle per slot; a node covers order[first .. first + count]
 //! ```
 

@@ -14,8 +14,8 @@ use crate::progress::Progress;
 use crate::timing::Timings;
 
 /// Relative slack on a brick's band reach, so rounding can never mark a
-/// brick far that holds a cell within the band; shared with the shader.
-pub(super) const REACH_SLACK: f32 = 1.0 + 1e-4;
+/// brick far that holds a cell within the band.
+const REACH_SLACK: f32 = 1.0 + 1e-4;
 
 /// Signed value and packed closest `(triangle << 3) | feature` of a cell
 /// whose closest triangle is `tri` at squared distance `d2` — the sign is the

@@ -1,6 +1,7 @@
-// Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs); shared
-// by sdf_grid.wgsl and sdf_adaptive.wgsl (src/gpu/mod.rs prepends it after
-// shared/closest_point.wgsl). The including shader declares the bindings
+// Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs), one
+// point per invocation; used by sdf_adaptive.wgsl (src/gpu/mod.rs prepends
+// it after shared/closest_point.wgsl and shared/bvh_bounds.wgsl). The
+// including shader declares the bindings
 //   tri_pos: array<vec4f>    3 corners per triangle, BVH order
 //   nodes:   array<BvhNode>  the BVH
 
@@ -12,18 +13,10 @@ struct BvhNode {
     b: u32,             // inner: right child; leaf: LEAF_BIT | count
 }
 
-const LEAF_BIT: u32 = 0x80000000u;
-const NONE: u32 = 0xffffffffu;
-const STACK: u32 = 64u;
 
 fn distance2_to_triangle(p: vec3f, t: u32) -> f32 {
     let c = closest_on_triangle(p, tri_pos[3u * t].xyz, tri_pos[3u * t + 1u].xyz, tri_pos[3u * t + 2u].xyz);
     let d = p - c.q;
-    return dot(d, d);
-}
-
-fn box_distance2(p: vec3f, lo: vec3f, hi: vec3f) -> f32 {
-    let d = max(max(lo - p, p - hi), vec3f(0.0));
     return dot(d, d);
 }
 

@@ -159,3 +159,33 @@ fn closest_on_sliver(p: vec3f, a: vec3f, b: vec3f, c: vec3f) -> Closest {
     return best;
 }
 
+
+// Squared distance from p to triangle abc without branches: to the plane
+// when p projects inside the triangle, else to the nearest of its three
+// edges. The traversals use it to find the nearest triangle, whose
+// feature and exact value then come from closest_on_triangle: the same
+// distance as Ericson's up to rounding, without the divergent region
+// tests and sliver fallback that make that one costly inside a loop. A
+// degenerate triangle (zero normal) is never "inside".
+fn segment_distance2(ap: vec3f, ab: vec3f) -> f32 {
+    let t = clamp(dot(ap, ab) / max(dot(ab, ab), 1e-30), 0.0, 1.0);
+    let d = ap - t * ab;
+    return dot(d, d);
+}
+
+fn triangle_distance2(p: vec3f, a: vec3f, b: vec3f, c: vec3f) -> f32 {
+    let ab = b - a;
+    let bc = c - b;
+    let ca = a - c;
+    let n = cross(ab, bc);
+    let nn = dot(n, n);
+    let ap = p - a;
+    let bp = p - b;
+    let cp = p - c;
+    // Each edge's outward side is cross(edge, n).
+    let inside = nn > 0.0 && dot(cross(ab, n), ap) <= 0.0 && dot(cross(bc, n), bp) <= 0.0 && dot(cross(ca, n), cp) <= 0.0;
+    let dn = dot(n, ap);
+    let plane = dn * dn / max(nn, 1e-30);
+    let edges = min(min(segment_distance2(ap, ab), segment_distance2(bp, bc)), segment_distance2(cp, ca));
+    return select(edges, plane, inside);
+}

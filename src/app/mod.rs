@@ -51,16 +51,15 @@ pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
 }
 
 /// eframe's device, asked for what the stages need beyond egui's defaults:
-/// the adapter's own limits (large storage buffers for big grids) and
-/// timestamp queries for the profiler where the adapter has them.
+/// the adapter's own limits (large storage buffers for big grids) and the
+/// optional features the stages use where the adapter has them
+/// ([`crate::gpu::OPTIONAL_FEATURES`]).
 fn wgpu_configuration() -> eframe::egui_wgpu::WgpuConfiguration {
     use eframe::egui_wgpu::{WgpuConfiguration, WgpuSetup, WgpuSetupCreateNew, wgpu};
     let setup = WgpuSetupCreateNew {
         device_descriptor: std::sync::Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
             label: Some("collidoscope viewer device"),
-            required_features: adapter.features()
-                & (wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
-                    | wgpu::Features::DEPTH32FLOAT_STENCIL8),
+            required_features: adapter.features() & crate::gpu::OPTIONAL_FEATURES,
             required_limits: adapter.limits(),
             ..Default::default()
         }),

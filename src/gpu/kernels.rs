@@ -67,11 +67,23 @@ impl Kernels {
 
     /// The compute pipeline of entry point `entry`, labelled `Label::entry`.
     pub fn pipeline(&self, gpu: &GpuContext, entry: &str) -> wgpu::ComputePipeline {
+        self.pipeline_in(gpu, &self.module, entry)
+    }
+
+    /// The same for an entry point of another module written for this
+    /// layout (one that needs a device feature the first module must not
+    /// depend on).
+    pub fn pipeline_in(
+        &self,
+        gpu: &GpuContext,
+        module: &wgpu::ShaderModule,
+        entry: &str,
+    ) -> wgpu::ComputePipeline {
         gpu.device
             .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                 label: Some(&format!("{}::{entry}", self.label)),
                 layout: Some(&self.pipeline_layout),
-                module: &self.module,
+                module,
                 entry_point: Some(entry),
                 compilation_options: Default::default(),
                 cache: None,

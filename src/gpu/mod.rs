@@ -59,6 +59,14 @@ pub struct GpuContext {
     pub has_timestamps: bool,
 }
 
+/// What the stages use where the adapter offers it: timestamp queries (GPU
+/// timers), Depth32FloatStencil8 (the interference stage compares face
+/// depths with edge depths read back exactly, no 24-bit quantisation) and
+/// subgroup operations (the uniform SDF's packet traversal).
+pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
+    .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
+    .union(wgpu::Features::SUBGROUP);
+
 impl GpuContext {
     /// A context for tests and the CLI: the first adapter wgpu finds (honours
     /// `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), with timestamp queries if offered.
@@ -72,11 +80,7 @@ impl GpuContext {
             apply_limit_buckets: false,
         }))
         .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-        // Depth32FloatStencil8: the interference stage compares face depths
-        // with edge depths read back exactly (no 24-bit quantisation).
-        let wanted = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
-            | wgpu::Features::DEPTH32FLOAT_STENCIL8;
-        let features = adapter.features() & wanted;
+        let features = adapter.features() & OPTIONAL_FEATURES;
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("GpuContext::device"),
@@ -165,8 +169,19 @@ pub const SHADERS: &[ShaderSource] = &[
         name: "sdf_grid.wgsl",
         code: concat!(
             include_str!("../../shaders/shared/closest_point.wgsl"),
-            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
+            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
             include_str!("../../shaders/sdf_grid.wgsl")
+        ),
+    },
+    // The same module plus the subgroup kernel: created only on devices
+    // with subgroup operations.
+    ShaderSource {
+        name: "sdf_packet.wgsl",
+        code: concat!(
+            include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
+            include_str!("../../shaders/sdf_grid.wgsl"),
+            include_str!("../../shaders/sdf_packet.wgsl")
         ),
     },
     ShaderSource {
@@ -185,6 +200,7 @@ pub const SHADERS: &[ShaderSource] = &[
         name: "sdf_adaptive.wgsl",
         code: concat!(
             include_str!("../../shaders/shared/closest_point.wgsl"),
+            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
             include_str!("../../shaders/shared/bvh_nearest.wgsl"),
             include_str!("../../shaders/shared/rss.wgsl"),
             include_str!("../../shaders/shared/sorted_codes.wgsl"),

@@ -1,5 +1,7 @@
-//! GPU backends: brute force (tiles of triangles in workgroup memory) and
-//! BVH-accelerated over bricks. Shader: `shaders/sdf_grid.wgsl`.
+//! GPU backends: brute force (tiles of triangles in workgroup memory,
+//! `shaders/sdf_grid.wgsl`) and BVH-accelerated, a packet of cells per
+//! subgroup walking a tree of boxes and slabs (`shaders/sdf_packet.wgsl`,
+//! [`super::slab_bvh`]), which needs subgroup operations.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -7,8 +9,8 @@ use std::time::Instant;
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
+use super::slab_bvh::{self, SlabNode};
 use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
-use crate::geom::BvhNode;
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
@@ -30,7 +32,6 @@ struct Params {
     _pad: [u32; 3],
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
-const _: () = assert!(std::mem::size_of::<BvhNode>() == 32);
 
 /// Deepest BVH the shader's traversal stack holds.
 const GPU_STACK: usize = 64;
@@ -43,7 +44,8 @@ pub struct SdfGpu {
     resident: Mutex<Option<Arc<MeshBuffers>>>,
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
-    packet_cells: wgpu::ComputePipeline,
+    /// The BVH backend's two passes; `None` without subgroup operations.
+    packet: Option<[wgpu::ComputePipeline; 2]>,
 }
 
 impl SdfGpu {
@@ -59,11 +61,19 @@ impl SdfGpu {
                 ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
             ],
         );
+        let packet = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::SUBGROUP)
+            .then(|| {
+                let module = gpu.shader(shader_source("sdf_packet.wgsl"));
+                ["packet_cells", "finish_cells"].map(|e| kernels.pipeline_in(gpu, &module, e))
+            });
         SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
-            packet_cells: kernels.pipeline(gpu, "packet_cells"),
+            packet,
             kernels,
         }
     }
@@ -93,18 +103,18 @@ impl SdfGpu {
             (0..mesh.triangle_count() as u32).collect()
         };
         let (tri_pos, normals) = mesh.gpu_triangles(&order);
-        // The brute-force kernels bind a one-node BVH they never read.
-        let unread_node = [<BvhNode as bytemuck::Zeroable>::zeroed()];
-        let nodes: &[BvhNode] = if accelerated {
-            &mesh.bvh.nodes
+        // The brute-force kernel binds a one-node tree it never reads.
+        let nodes = if accelerated {
+            slab_bvh::build(&mesh.bvh, &tri_pos)
         } else {
-            &unread_node
+            vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
         };
         let buffers = Arc::new(MeshBuffers {
             key,
             tri_pos: storage_buffer_init(&self.gpu, "SdfGpu::tri_pos", &tri_pos)?,
             normals: storage_buffer_init(&self.gpu, "SdfGpu::normals", &normals)?,
-            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", nodes)?,
+            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", &nodes)?,
+            depth: slab_bvh::depth(&nodes),
             order,
         });
         *cache = Some(buffers.clone());
@@ -148,12 +158,13 @@ impl SdfGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
 
-        if accelerated && mesh.bvh.depth() >= GPU_STACK {
-            return Err(SdfError::BvhTooDeep {
-                depth: mesh.bvh.depth(),
-                max: GPU_STACK,
-            });
-        }
+        let packet = match (&self.packet, accelerated) {
+            (Some(packet), true) => Some(packet),
+            (None, true) => {
+                return Err(SdfError::NoSubgroups(self.gpu.adapter_info.name.clone()));
+            }
+            (_, false) => None,
+        };
         let cells_bytes = (n * 4) as u64;
         // Check every per-run buffer before allocating any.
         for (what, bytes) in [
@@ -163,6 +174,12 @@ impl SdfGpu {
             gpu.check_storage_size(what, bytes)?;
         }
         let mesh_buffers = self.mesh_buffers(mesh, accelerated)?;
+        if mesh_buffers.depth >= GPU_STACK {
+            return Err(SdfError::BvhTooDeep {
+                depth: mesh_buffers.depth,
+                max: GPU_STACK,
+            });
+        }
         let bricks = grid.bricks();
         let num_bricks = (bricks.x * bricks.y * bricks.z) as usize;
         let uniform = Params {
@@ -219,11 +236,17 @@ impl SdfGpu {
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
-        if accelerated {
+        if let Some([packet_cells, finish_cells]) = packet {
             run.compute_pass("cells", |pass| {
-                pass.set_pipeline(&self.packet_cells);
+                pass.set_pipeline(packet_cells);
                 pass.set_bind_group(0, &bind_group, &[]);
                 let (x, y) = dispatch_dims(num_bricks as u32);
+                pass.dispatch_workgroups(x, y, 1);
+            });
+            run.compute_pass("finish", |pass| {
+                pass.set_pipeline(finish_cells);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = dispatch_dims((n as u32).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
         } else {
@@ -316,11 +339,13 @@ struct Ran {
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's
-/// triangle order, the BVH nodes, and that order.
+/// triangle order, the tree's nodes, and that order.
 struct MeshBuffers {
     key: (u64, usize, bool),
     tri_pos: wgpu::Buffer,
     normals: wgpu::Buffer,
     nodes: wgpu::Buffer,
+    /// Depth of the tree in `nodes`.
+    depth: usize,
     order: Vec<u32>,
 }

@@ -95,6 +95,7 @@ mod far_sign;
 mod gpu;
 mod grid;
 mod prepared;
+mod slab_bvh;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
@@ -206,6 +207,10 @@ pub enum SdfError {
     Band(f32),
     #[error("the mesh's BVH is {depth} levels deep, beyond the GPU traversal stack of {max}")]
     BvhTooDeep { depth: usize, max: usize },
+    #[error(
+        "the gpu backend needs subgroup operations, which {0} does not offer; use gpu-brute or cpu"
+    )]
+    NoSubgroups(String),
     #[error("cancelled")]
     Cancelled,
 }

@@ -1,14 +1,16 @@
-//! The rendering passes of the stage on wgpu: edge depths, stencil
-//! counting, occlusion-query identification, read-back.
+//! The rendering passes of the stage on wgpu: the culling compute pass,
+//! edge depths, stencil counting, occlusion-query identification,
+//! read-back.
 
 use std::ops::Range;
 
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
+use super::cull::{CullPlan, PixelRect};
 use super::{InterferenceError, InterferenceScene, OrthoView, STENCIL_ZERO, StencilPasses};
 use crate::geom::Aabb;
-use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, shader_source};
+use crate::gpu::{Access, GpuContext, GpuError, GpuPhase, GpuRun, Kernels, shader_source};
 
 const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32FloatStencil8;
 const IDS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
@@ -19,10 +21,39 @@ const PENETRATED_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 struct Uniforms {
     clip_from_world: [[f32; 4]; 4],
-    /// x: edge offset (world units).
+    /// x: edge offset (world units), y, z: viewport width and height.
     params: [f32; 4],
 }
 const _: () = assert!(std::mem::size_of::<Uniforms>() == 80);
+
+/// One object of the culling compute pass: keep in sync with `CullObject`
+/// in shaders/interference_cull.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct CullObject {
+    object: u32,
+    first_triangle: u32,
+    triangles: u32,
+    first_edge: u32,
+    edges: u32,
+    pad: [u32; 3],
+    /// S_X in pixels: x0, y0, x1, y1.
+    scissor: [f32; 4],
+    /// The edge region (screen x, y, depth), w unused.
+    region_min: [f32; 4],
+    region_max: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<CullObject>() == 80);
+
+/// Workgroup size of `cull` in shaders/interference_cull.wgsl.
+const CULL_GROUP: u32 = 256;
+/// u32s of draw arguments per object: `DrawIndexedIndirect` of its faces,
+/// then of its edges.
+const ARGS_PER_OBJECT: usize = 10;
+/// Byte offset of object `k`'s face (`edges` false) or edge arguments.
+fn args_offset(k: usize, edges: bool) -> u64 {
+    4 * (ARGS_PER_OBJECT * k + if edges { 5 } else { 0 }) as u64
+}
 
 /// One end of an edge: vertex layout of `vs_edge` in
 /// shaders/interference.wgsl (keep in sync).
@@ -47,16 +78,27 @@ pub struct InterferenceGpu {
     pair_face_pipeline: wgpu::RenderPipeline,
     pair_unface_pipeline: wgpu::RenderPipeline,
     pair_identify_pipeline: wgpu::RenderPipeline,
+    cull_kernels: Kernels,
+    cull_pipeline: wgpu::ComputePipeline,
     /// The render targets of the last viewport size, reused by the next
     /// run of that size; the lock also keeps runs from sharing them.
     targets: std::sync::Mutex<Option<Targets>>,
 }
 
-/// A scene's geometry resident on the GPU.
+/// A scene's geometry resident on the GPU, with room for the culled lists
+/// of one view (rewritten by every run: runs on one scene must not
+/// overlap, which the stage's lock on its targets ensures).
 pub struct UploadedScene {
     positions: wgpu::Buffer,
     indices: wgpu::Buffer,
     edges: wgpu::Buffer,
+    /// The culled triangles' indices, object k's at `face_ranges[k].start`.
+    culled_faces: wgpu::Buffer,
+    /// The culled edges' vertex indices, object k's at
+    /// `edge_ranges[k].start`.
+    culled_edges: wgpu::Buffer,
+    /// [`ARGS_PER_OBJECT`] per object, written by the culling pass.
+    draw_args: wgpu::Buffer,
     /// Per object: its range of `indices`.
     face_ranges: Vec<Range<u32>>,
     /// Per object: its range of edge vertices (2 per edge).
@@ -79,6 +121,8 @@ pub struct RunOptions {
     pub read_pixels: bool,
     /// Also identify the penetrated objects (pair queries).
     pub pairs: bool,
+    /// Bounding-box culling ([`super::cull`]).
+    pub cull: bool,
 }
 
 impl Default for RunOptions {
@@ -87,8 +131,39 @@ impl Default for RunOptions {
             passes: StencilPasses::TwoSided,
             read_pixels: true,
             pairs: true,
+            cull: true,
         }
     }
+}
+
+/// How much of something one run drew, against drawing everything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Drawn {
+    pub drawn: u64,
+    /// What the same passes draw without culling.
+    pub total: u64,
+}
+
+impl Drawn {
+    pub fn culled(&self) -> u64 {
+        self.total - self.drawn
+    }
+}
+
+/// What the passes of one run sent to the rasteriser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DrawCounts {
+    /// Objects drawn at all (their box meets another's).
+    pub objects: Drawn,
+    /// Edges of pass 1, and again of pass 4.
+    pub edges: Drawn,
+    /// Triangles of passes 2–3 (twice each with [`StencilPasses::Separate`]).
+    pub triangles: Drawn,
+    /// Triangles of the pair passes (each candidate's, counted and
+    /// uncounted).
+    pub pair_triangles: Drawn,
+    /// Edges of the pair passes (each penetrating object's, per candidate).
+    pub pair_edges: Drawn,
 }
 
 /// The images of one view, read back.
@@ -167,6 +242,9 @@ pub struct PairQueries {
 #[derive(Clone, Debug)]
 pub struct InterferenceRun {
     pub view: OrthoView,
+    /// The culling the passes used; `None`: everything was drawn.
+    pub cull: Option<CullPlan>,
+    pub drawn: DrawCounts,
     pub image: Option<CountImage>,
     pub queries: PairQueries,
     pub phases: Vec<GpuPhase>,
@@ -381,6 +459,14 @@ impl InterferenceGpu {
             "InterferenceGpu::pair_identify_pipeline",
             fragment("fs_penetrated", &penetrated_target),
         );
+        let read = Access::ReadOnly;
+        let write = Access::ReadWrite;
+        let cull_kernels = Kernels::new(
+            gpu,
+            "InterferenceCull",
+            shader_source("interference_cull.wgsl"),
+            &[read, read, read, read, write, write, write],
+        );
         Ok(InterferenceGpu {
             bind_group_layout,
             edge_pipeline,
@@ -391,6 +477,8 @@ impl InterferenceGpu {
             pair_face_pipeline,
             pair_unface_pipeline,
             pair_identify_pipeline,
+            cull_pipeline: cull_kernels.pipeline(gpu, "cull"),
+            cull_kernels,
             targets: Default::default(),
         })
     }
@@ -439,21 +527,48 @@ impl InterferenceGpu {
                     usage,
                 })
         };
+        // Read by the culling pass as storage too.
+        let geometry = |usage| usage | wgpu::BufferUsages::STORAGE;
+        let list = |label: &str, entries: usize, usage| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: 4 * entries.max(1) as u64,
+                usage: usage | wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            })
+        };
         UploadedScene {
             positions: buffer(
                 "UploadedScene::positions",
                 bytemuck::cast_slice(&positions),
-                wgpu::BufferUsages::VERTEX,
+                geometry(wgpu::BufferUsages::VERTEX),
             ),
             indices: buffer(
                 "UploadedScene::indices",
                 bytemuck::cast_slice(&indices),
-                wgpu::BufferUsages::INDEX,
+                geometry(wgpu::BufferUsages::INDEX),
             ),
             edges: buffer(
                 "UploadedScene::edges",
                 bytemuck::cast_slice(&edges),
-                wgpu::BufferUsages::VERTEX,
+                geometry(wgpu::BufferUsages::VERTEX),
+            ),
+            culled_faces: list(
+                "UploadedScene::culled_faces",
+                indices.len(),
+                wgpu::BufferUsages::INDEX,
+            ),
+            culled_edges: list(
+                "UploadedScene::culled_edges",
+                edges.len(),
+                wgpu::BufferUsages::INDEX,
+            ),
+            draw_args: list(
+                "UploadedScene::draw_args",
+                ARGS_PER_OBJECT * face_ranges.len(),
+                wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
             ),
             face_ranges,
             edge_ranges,
@@ -461,7 +576,8 @@ impl InterferenceGpu {
         }
     }
 
-    /// Runs the passes for one view: edges (pass 1), stencil counting
+    /// Runs the passes for one view: with `options.cull`, the culling
+    /// compute pass ([`super::cull`]); edges (pass 1), stencil counting
     /// (passes 2–3), per-object occlusion queries and the penetrating-ids
     /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs` and some
     /// object query is non-zero, the pair passes (Alg. 4); when every
@@ -499,7 +615,7 @@ impl InterferenceGpu {
         let targets = cached.as_ref().expect("just created");
         let uniforms = Uniforms {
             clip_from_world: view.clip_from_world().to_cols_array_2d(),
-            params: [edge_offset, 0.0, 0.0, 0.0],
+            params: [edge_offset, view.width as f32, view.height as f32, 0.0],
         };
         let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("InterferenceRun::uniforms"),
@@ -514,6 +630,12 @@ impl InterferenceGpu {
                 resource: uniform_buffer.as_entire_binding(),
             }],
         });
+        // The broad phase also picks the pair candidates without culling.
+        let plan = CullPlan::new(&scene.bounds, view, edge_offset);
+        let draws = Draws {
+            scene,
+            plan: options.cull.then_some(&plan),
+        };
         let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
             [
@@ -523,8 +645,18 @@ impl InterferenceGpu {
                 Readback::new(device, targets, TargetImage::Inside),
             ]
         });
+        let args_readback = options.cull.then(|| {
+            staging(
+                device,
+                "InterferenceRun::args_staging",
+                scene.draw_args.size(),
+            )
+        });
 
         let mut run = GpuRun::new(gpu, "InterferenceRun::encoder")?;
+        if options.cull {
+            self.record_cull(gpu, &mut run, scene, &plan, &uniform_buffer)?;
+        }
         run.encoder_work("interference pass 1 (edges)", |encoder| {
             let mut pass = targets.pass(
                 encoder,
@@ -535,9 +667,8 @@ impl InterferenceGpu {
             );
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.edge_pipeline);
-            pass.set_vertex_buffer(0, scene.edges.slice(..));
-            let total = scene.edge_ranges.last().map_or(0, |r| r.end);
-            pass.draw(0..total, 0..1);
+            draws.bind_edges(&mut pass);
+            draws.all_edges(&mut pass);
         });
         run.encoder_work("interference passes 2-3 (count)", |encoder| {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -550,20 +681,18 @@ impl InterferenceGpu {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &bind_group, &[]);
-            pass.set_vertex_buffer(0, scene.positions.slice(..));
-            pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
+            draws.bind_faces(&mut pass);
             match options.passes {
                 StencilPasses::TwoSided => {
                     pass.set_pipeline(&self.face_two_sided);
-                    let total = scene.face_ranges.last().map_or(0, |r| r.end);
-                    pass.draw_indexed(0..total, 0, 0..1);
+                    draws.all_faces(&mut pass);
                 }
                 StencilPasses::Separate => {
-                    for range in &scene.face_ranges {
+                    for k in draws.objects() {
                         pass.set_pipeline(&self.face_front_increment);
-                        pass.draw_indexed(range.clone(), 0, 0..1);
+                        draws.faces(&mut pass, k);
                         pass.set_pipeline(&self.face_back_decrement);
-                        pass.draw_indexed(range.clone(), 0, 0..1);
+                        draws.faces(&mut pass, k);
                     }
                 }
             }
@@ -579,10 +708,11 @@ impl InterferenceGpu {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.identify_pipeline);
             pass.set_stencil_reference(STENCIL_ZERO);
-            pass.set_vertex_buffer(0, scene.edges.slice(..));
-            for (k, range) in scene.edge_ranges.iter().enumerate() {
+            draws.bind_edges(&mut pass);
+            // Every object gets its query; one not drawn answers 0.
+            for k in 0..n {
                 pass.begin_occlusion_query(k as u32);
-                pass.draw(range.clone(), 0..1);
+                draws.edges(&mut pass, k);
                 pass.end_occlusion_query();
             }
         });
@@ -591,17 +721,34 @@ impl InterferenceGpu {
             for image in images.iter().flatten() {
                 image.copy(encoder, targets);
             }
+            if let Some(staging) = &args_readback {
+                encoder.copy_buffer_to_buffer(&scene.draw_args, 0, staging, 0, staging.size());
+            }
         });
         let (mut phases, _) = run.finish()?;
         let object_pixels = object_queries.read(gpu)?;
+        let args: Option<Vec<u32>> = match &args_readback {
+            Some(staging) => Some(bytemuck::pod_collect_to_vec(&map_bytes(gpu, staging)?)),
+            None => None,
+        };
+        let lists = draws.lists(args.as_deref());
 
         // Alg. 5 with bounding boxes: only objects whose edges are inside
         // something (pass 4) are tested, against the objects whose boxes
-        // (grown by the offset) overlap theirs.
+        // meet theirs.
         let penetrating: Vec<usize> = (0..n).filter(|&i| object_pixels[i] > 0).collect();
         let early_exit = penetrating.is_empty();
-        let candidates = if options.pairs {
-            pair_candidates(&scene.bounds, &penetrating, edge_offset)
+        let candidates: Vec<(usize, Vec<usize>)> = if options.pairs {
+            (0..n)
+                .filter_map(|j| {
+                    let is: Vec<usize> = penetrating
+                        .iter()
+                        .copied()
+                        .filter(|i| plan.neighbours[j].binary_search(i).is_ok())
+                        .collect();
+                    (!is.is_empty()).then_some((j, is))
+                })
+                .collect()
         } else {
             Vec::new()
         };
@@ -619,27 +766,29 @@ impl InterferenceGpu {
                 // i's edges are then inside, and the count undone (the same
                 // faces, the stencil operations reversed) instead of a
                 // clear of the whole stencil and a new pass per object.
+                // With culling, all of it inside j's scissor: i's edges
+                // cannot be inside j elsewhere.
                 let mut pass = targets.pair_pass(encoder, &pair_queries.set);
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.set_stencil_reference(STENCIL_ZERO);
-                pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
                 let mut query = 0u32;
                 for (j, is) in &candidates {
-                    let faces = scene.face_ranges[*j].clone();
+                    draws.scissor(&mut pass, *j);
+                    let faces = lists[*j].faces.clone();
                     pass.set_pipeline(&self.pair_face_pipeline);
-                    pass.set_vertex_buffer(0, scene.positions.slice(..));
+                    draws.bind_faces(&mut pass);
                     pass.draw_indexed(faces.clone(), 0, 0..1);
                     pass.set_pipeline(&self.pair_identify_pipeline);
-                    pass.set_vertex_buffer(0, scene.edges.slice(..));
+                    draws.bind_edges(&mut pass);
                     let instance = *j as u32;
                     for &i in is {
                         pass.begin_occlusion_query(query);
-                        pass.draw(scene.edge_ranges[i].clone(), instance..instance + 1);
+                        draws.edge_list(&mut pass, lists[i].edges.clone(), instance);
                         pass.end_occlusion_query();
                         query += 1;
                     }
                     pass.set_pipeline(&self.pair_unface_pipeline);
-                    pass.set_vertex_buffer(0, scene.positions.slice(..));
+                    draws.bind_faces(&mut pass);
                     pass.draw_indexed(faces, 0, 0..1);
                 }
             });
@@ -663,6 +812,7 @@ impl InterferenceGpu {
                 })
                 .collect();
         }
+        let drawn = draw_counts(scene, &draws, &lists, options.passes, &candidates);
         let image = match images {
             None => None,
             Some([stencil, depth, ids, inside]) => {
@@ -689,6 +839,8 @@ impl InterferenceGpu {
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         Ok(InterferenceRun {
             view: *view,
+            cull: options.cull.then_some(plan),
+            drawn,
             image,
             queries: PairQueries {
                 object_pixels,
@@ -699,33 +851,261 @@ impl InterferenceGpu {
             wall_ms,
         })
     }
+
+    /// Records the culling compute pass of `plan`: the compacted lists and
+    /// draw arguments of every object it draws (the arguments of the
+    /// others stay at zero counts, and they are never drawn).
+    fn record_cull(
+        &self,
+        gpu: &GpuContext,
+        run: &mut GpuRun<'_>,
+        scene: &UploadedScene,
+        plan: &CullPlan,
+        uniforms: &wgpu::Buffer,
+    ) -> Result<(), InterferenceError> {
+        for (what, buffer) in [
+            ("interference edge vertices", &scene.edges),
+            ("interference triangle indices", &scene.indices),
+        ] {
+            gpu.check_storage_size(what, buffer.size())?;
+        }
+        let mut args = vec![0u32; ARGS_PER_OBJECT * scene.object_count()];
+        for (k, (faces, edges)) in scene.face_ranges.iter().zip(&scene.edge_ranges).enumerate() {
+            let a = &mut args[ARGS_PER_OBJECT * k..ARGS_PER_OBJECT * (k + 1)];
+            a[1] = 1;
+            a[2] = faces.start;
+            a[6] = 1;
+            a[7] = edges.start;
+        }
+        gpu.queue
+            .write_buffer(&scene.draw_args, 0, bytemuck::cast_slice(&args));
+        let objects: Vec<CullObject> = plan
+            .active()
+            .map(|(k, r)| {
+                let (faces, edges) = (&scene.face_ranges[k], &scene.edge_ranges[k]);
+                let PixelRect { x0, y0, x1, y1 } = r.scissor;
+                let point = |p: glam::DVec3| p.as_vec3().extend(0.0).to_array();
+                CullObject {
+                    object: k as u32,
+                    first_triangle: faces.start / 3,
+                    triangles: faces.len() as u32 / 3,
+                    first_edge: edges.start / 2,
+                    edges: edges.len() as u32 / 2,
+                    pad: [0; 3],
+                    scissor: [x0, y0, x1, y1].map(|v| v as f32),
+                    region_min: point(r.edge_min),
+                    region_max: point(r.edge_max),
+                }
+            })
+            .collect();
+        if objects.is_empty() {
+            return Ok(());
+        }
+        let most = objects
+            .iter()
+            .map(|o| o.triangles.max(o.edges))
+            .max()
+            .unwrap_or(0);
+        let objects_buffer = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("InterferenceRun::cull_objects"),
+                contents: bytemuck::cast_slice(&objects),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bind_group = self.cull_kernels.bind_group(
+            gpu,
+            &[
+                uniforms,
+                &objects_buffer,
+                &scene.positions,
+                &scene.indices,
+                &scene.edges,
+                &scene.culled_faces,
+                &scene.culled_edges,
+                &scene.draw_args,
+            ],
+        );
+        // x: rounds of the largest object (the shader loops over the
+        // rest); y + 65535·z: the object.
+        let rows = objects.len() as u32;
+        let groups = [
+            most.div_ceil(CULL_GROUP).clamp(1, 65_535),
+            rows.min(65_535),
+            rows.div_ceil(65_535),
+        ];
+        run.compute_pass("interference cull", |pass| {
+            pass.set_pipeline(&self.cull_pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        });
+        Ok(())
+    }
 }
 
-/// Per penetrated candidate `j`, the penetrating objects `i ≠ j` whose
-/// boxes, grown by twice the edge offset, overlap `j`'s.
-fn pair_candidates(
-    bounds: &[Aabb],
-    penetrating: &[usize],
-    edge_offset: f32,
-) -> Vec<(usize, Vec<usize>)> {
-    let grown: Vec<Aabb> = bounds
-        .iter()
-        .map(|b| b.grown(2.0 * edge_offset.abs()))
-        .collect();
-    (0..bounds.len())
-        .filter_map(|j| {
-            let is: Vec<usize> = penetrating
+/// One object's lists as the pair passes draw them: ranges of the bound
+/// index buffers (of the edge vertices, without culling).
+struct Lists {
+    faces: Range<u32>,
+    edges: Range<u32>,
+}
+
+/// How one run draws each object: everything, as in the paper, or with a
+/// [`CullPlan`]'s scissors from the compacted lists of the culling pass.
+struct Draws<'a> {
+    scene: &'a UploadedScene,
+    plan: Option<&'a CullPlan>,
+}
+
+impl Draws<'_> {
+    /// The objects drawn at all.
+    fn objects(&self) -> Vec<usize> {
+        match self.plan {
+            None => (0..self.scene.object_count()).collect(),
+            Some(plan) => plan.active().map(|(k, _)| k).collect(),
+        }
+    }
+
+    fn bind_faces(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let indices = match self.plan {
+            None => &self.scene.indices,
+            Some(_) => &self.scene.culled_faces,
+        };
+        pass.set_vertex_buffer(0, self.scene.positions.slice(..));
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+    }
+
+    fn bind_edges(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_vertex_buffer(0, self.scene.edges.slice(..));
+        if self.plan.is_some() {
+            pass.set_index_buffer(self.scene.culled_edges.slice(..), wgpu::IndexFormat::Uint32);
+        }
+    }
+
+    /// With culling, restricts the draws that follow to object `k`'s `S_k`.
+    fn scissor(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        if let Some(r) = self.plan.and_then(|p| p.regions[k]) {
+            let PixelRect { x0, y0, x1, y1 } = r.scissor;
+            pass.set_scissor_rect(x0, y0, x1 - x0, y1 - y0);
+        }
+    }
+
+    /// Object `k`'s faces (bound by [`Self::bind_faces`]).
+    fn faces(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        match self.plan {
+            None => pass.draw_indexed(self.scene.face_ranges[k].clone(), 0, 0..1),
+            Some(plan) if plan.regions[k].is_some() => {
+                self.scissor(pass, k);
+                pass.draw_indexed_indirect(&self.scene.draw_args, args_offset(k, false));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Object `k`'s edges (bound by [`Self::bind_edges`]).
+    fn edges(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        match self.plan {
+            None => pass.draw(self.scene.edge_ranges[k].clone(), 0..1),
+            Some(plan) if plan.regions[k].is_some() => {
+                pass.draw_indexed_indirect(&self.scene.draw_args, args_offset(k, true));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Every object's faces: one draw without culling.
+    fn all_faces(&self, pass: &mut wgpu::RenderPass<'_>) {
+        match self.plan {
+            None => {
+                let total = self.scene.face_ranges.last().map_or(0, |r| r.end);
+                pass.draw_indexed(0..total, 0, 0..1);
+            }
+            Some(_) => self.objects().into_iter().for_each(|k| self.faces(pass, k)),
+        }
+    }
+
+    /// Every object's edges: one draw without culling.
+    fn all_edges(&self, pass: &mut wgpu::RenderPass<'_>) {
+        match self.plan {
+            None => {
+                let total = self.scene.edge_ranges.last().map_or(0, |r| r.end);
+                pass.draw(0..total, 0..1);
+            }
+            Some(_) => self.objects().into_iter().for_each(|k| self.edges(pass, k)),
+        }
+    }
+
+    /// An edge list of [`Lists`] as instance `instance`.
+    fn edge_list(&self, pass: &mut wgpu::RenderPass<'_>, edges: Range<u32>, instance: u32) {
+        let instances = instance..instance + 1;
+        match self.plan {
+            None => pass.draw(edges, instances),
+            Some(_) => pass.draw_indexed(edges, 0, instances),
+        }
+    }
+
+    /// Per object, the lists drawn: everything, or (with culling) the
+    /// counts of the draw arguments `args` read back.
+    fn lists(&self, args: Option<&[u32]>) -> Vec<Lists> {
+        let scene = self.scene;
+        (0..scene.object_count())
+            .map(|k| {
+                let (faces, edges) = (&scene.face_ranges[k], &scene.edge_ranges[k]);
+                match args {
+                    None => Lists {
+                        faces: faces.clone(),
+                        edges: edges.clone(),
+                    },
+                    Some(args) => {
+                        let a = &args[ARGS_PER_OBJECT * k..];
+                        Lists {
+                            faces: faces.start..faces.start + a[0],
+                            edges: edges.start..edges.start + a[5],
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// The triangles and edges the passes drew with `lists`, and without
+/// culling.
+fn draw_counts(
+    scene: &UploadedScene,
+    draws: &Draws<'_>,
+    lists: &[Lists],
+    passes: StencilPasses,
+    candidates: &[(usize, Vec<usize>)],
+) -> DrawCounts {
+    let n = scene.object_count();
+    let full = draws.lists(None);
+    let triangles = |l: &Lists| l.faces.len() as u64 / 3;
+    let edges = |l: &Lists| l.edges.len() as u64 / 2;
+    let sum = |f: &dyn Fn(&[Lists]) -> u64| Drawn {
+        drawn: f(lists),
+        total: f(&full),
+    };
+    let per_pass = match passes {
+        StencilPasses::TwoSided => 1,
+        StencilPasses::Separate => 2,
+    };
+    DrawCounts {
+        objects: Drawn {
+            drawn: draws.objects().len() as u64,
+            total: n as u64,
+        },
+        edges: sum(&|l| l.iter().map(edges).sum()),
+        triangles: sum(&|l| per_pass * l.iter().map(triangles).sum::<u64>()),
+        pair_triangles: sum(&|l| candidates.iter().map(|(j, _)| 2 * triangles(&l[*j])).sum()),
+        pair_edges: sum(&|l| {
+            candidates
                 .iter()
-                .copied()
-                .filter(|&i| {
-                    i != j
-                        && grown[i].min.cmple(grown[j].max).all()
-                        && grown[j].min.cmple(grown[i].max).all()
-                })
-                .collect();
-            (!is.is_empty()).then_some((j, is))
-        })
-        .collect()
+                .flat_map(|(_, is)| is)
+                .map(|&i| edges(&l[i]))
+                .sum()
+        }),
+    }
 }
 
 /// The images one run renders into.

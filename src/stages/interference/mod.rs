@@ -94,14 +94,17 @@
 //! ```
 
 mod cpu;
+mod cull;
 mod gpu;
 pub mod images;
 mod localise;
 pub mod scenes;
 
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
+pub use cull::{CullPlan, ObjectRegion, PixelRect};
 pub use gpu::{
-    CountImage, InterferenceGpu, InterferenceRun, PairQueries, PairQuery, RunOptions, UploadedScene,
+    CountImage, DrawCounts, Drawn, InterferenceGpu, InterferenceRun, PairQueries, PairQuery,
+    RunOptions, UploadedScene,
 };
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 
@@ -194,6 +197,13 @@ pub struct InterferenceParams {
     /// `None`: 1/1000 of the diagonal of the objects' bounding box.
     pub edge_offset: Option<f32>,
     pub stencil_passes: StencilPasses,
+    /// Bounding-box culling of the passes (exact; see [`CullPlan`]).
+    #[serde(default = "culling_by_default")]
+    pub cull: bool,
+}
+
+fn culling_by_default() -> bool {
+    true
 }
 
 impl Default for InterferenceParams {
@@ -203,6 +213,7 @@ impl Default for InterferenceParams {
             height: 256,
             edge_offset: None,
             stencil_passes: StencilPasses::TwoSided,
+            cull: culling_by_default(),
         }
     }
 }
@@ -422,6 +433,7 @@ pub fn detect_gpu(
     let offset = scene.edge_offset(params);
     let options = RunOptions {
         passes: params.stencil_passes,
+        cull: params.cull,
         ..options
     };
     let runs = axes

@@ -669,3 +669,40 @@ fn apart_scene_draws_nothing() {
         }
     }
 }
+
+/// On a dense random scene, where edges hide one another, culling finds
+/// every pair that drawing everything finds (and may find more: an edge
+/// that cannot interfere no longer hides an interfering one, figure 4.11).
+#[test]
+fn culling_finds_every_pair_of_a_dense_scene() {
+    use collidoscope::stages::interference::scenes;
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let meshes = scenes::Shapes::Mixed.meshes(2);
+    let scene = scenes::build(&meshes, &scenes::placements(100, meshes.len(), 9, false)).unwrap();
+    let [culled, full] = CULLING.map(|cull| {
+        let params = InterferenceParams {
+            width: 128,
+            height: 128,
+            cull,
+            ..Default::default()
+        };
+        let queries = RunOptions {
+            read_pixels: false,
+            ..Default::default()
+        };
+        detect_gpu(&gpu, &stage, &scene, &params, &ViewAxis::ALL, queries)
+            .unwrap()
+            .1
+            .pairs
+    });
+    eprintln!(
+        "{} pairs culled, {} drawing everything",
+        culled.len(),
+        full.len()
+    );
+    assert!(full.len() > 20, "{full:?}");
+    for pair in &full {
+        assert!(culled.contains(pair), "{pair:?} lost: {culled:?}");
+    }
+}

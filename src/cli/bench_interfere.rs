@@ -47,7 +47,8 @@ pub enum Study {
     /// non-interference, with and without interference.
     Early,
     /// The target: `--target-objects` boxes of 12·k² triangles at
-    /// 1024², full identification by queries (and read pixels beside it).
+    /// 1024², full identification by queries with and without culling
+    /// (and read pixels beside it).
     Target,
 }
 

@@ -144,12 +144,6 @@ pub struct Drawn {
     pub total: u64,
 }
 
-impl Drawn {
-    pub fn culled(&self) -> u64 {
-        self.total - self.drawn
-    }
-}
-
 /// What the passes of one run sent to the rasteriser.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct DrawCounts {

@@ -1,15 +1,18 @@
 // Bounding-box culling of the interference passes (src/stages/interference/
-// cull.rs): per object that overlaps another, the triangles whose screen
-// box meets its scissor rectangle S_X and the edges whose screen box meets
-// its overlap region, compacted into index lists with the draw-indirect
-// arguments beside them.
+// cull.rs), as a list of jobs: each job keeps one object's triangles whose
+// screen box meets a pixel rectangle and one object's edges whose screen
+// box meets a screen-space region, compacted into index lists with the
+// draw-indirect arguments beside them. The main passes have a job per
+// object that overlaps another (S_X, its overlap region); the pair passes
+// one per pair (i, j) (i's edges in the pair's region) and one per
+// candidate j (j's triangles in U_j).
 //
-// One workgroup row (workgroup_id.y + 65535·workgroup_id.z) per culled
-// object, so every workgroup serves one object: its survivors are counted
-// in workgroup memory and claimed from the object's counter with one
-// global atomic per round.
+// One workgroup row (workgroup_id.y + 65535·workgroup_id.z) per job, so
+// every workgroup serves one job: its survivors are counted in workgroup
+// memory and claimed from the job's counter with one global atomic per
+// round.
 //
-// Keep `Uniforms`, `CullObject` and the argument layout in sync with
+// Keep `Uniforms`, `CullJob` and the argument layout in sync with
 // src/stages/interference/gpu.rs.
 
 struct Uniforms {
@@ -18,34 +21,36 @@ struct Uniforms {
     params: vec4<f32>,
 }
 
-struct CullObject {
-    // Index of the object: its arguments are at args[10 · object].
-    object: u32,
+struct CullJob {
+    // Its arguments are at args[10 · slot].
+    slot: u32,
+    // The triangles (of `indices`) and edges (of `edge_vertices`) tested.
     first_triangle: u32,
     triangles: u32,
     first_edge: u32,
     edges: u32,
-    pad0: u32,
-    pad1: u32,
-    pad2: u32,
-    // S_X in pixels: x0, y0, x1, y1.
+    // Where the job's lists start in culled_faces and culled_edges.
+    faces_out: u32,
+    edges_out: u32,
+    pad: u32,
+    // The pixel rectangle the triangles must meet: x0, y0, x1, y1.
     scissor: vec4<f32>,
-    // The overlap region grown by a pixel: screen x, y (pixels), depth.
+    // The region the edges must meet: screen x, y (pixels), depth.
     region_min: vec4<f32>,
     region_max: vec4<f32>,
 }
 
 @group(0) @binding(0) var<uniform> u: Uniforms;
-@group(0) @binding(1) var<storage, read> objects: array<CullObject>;
+@group(0) @binding(1) var<storage, read> jobs: array<CullJob>;
 // Vertex positions, 3 floats each.
 @group(0) @binding(2) var<storage, read> positions: array<f32>;
 @group(0) @binding(3) var<storage, read> indices: array<u32>;
 // Edge vertices, 32 bytes each: position, normal.x | normal.yz, ids.
 @group(0) @binding(4) var<storage, read> edge_vertices: array<vec4<f32>>;
-// The compacted lists, at the same offsets as the full ones.
+// The compacted lists, each job's from its faces_out and edges_out.
 @group(0) @binding(5) var<storage, read_write> culled_faces: array<u32>;
 @group(0) @binding(6) var<storage, read_write> culled_edges: array<u32>;
-// Per object: DrawIndexedIndirect of its faces, then of its edges
+// Per job slot: DrawIndexedIndirect of its faces, then of its edges
 // (index count, instance count 1, first index, base vertex 0, first
 // instance 0); the counts start at 0.
 @group(0) @binding(7) var<storage, read_write> args: array<atomic<u32>>;
@@ -103,11 +108,11 @@ fn cull(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let slot = wid.y + 65535u * wid.z;
-    if slot >= arrayLength(&objects) {
+    let row = wid.y + 65535u * wid.z;
+    if row >= arrayLength(&jobs) {
         return;
     }
-    let o = objects[slot];
+    let o = jobs[row];
     let stride = groups.x * GROUP;
     let first = wid.x * GROUP + lid;
     // Triangles whose screen box meets the scissor rectangle.
@@ -123,9 +128,9 @@ fn cull(
             let hi = max(a, max(b, c)).xy;
             keep = all(hi >= o.scissor.xy - SNAP) && all(lo <= o.scissor.zw + SNAP);
         }
-        let at = claim(keep, 3u, 10u * o.object, lid);
+        let at = claim(keep, 3u, 10u * o.slot, lid);
         if keep {
-            let out = 3u * o.first_triangle + at;
+            let out = o.faces_out + at;
             culled_faces[out] = indices[base];
             culled_faces[out + 1u] = indices[base + 1u];
             culled_faces[out + 2u] = indices[base + 2u];
@@ -141,11 +146,12 @@ fn cull(
             let q = to_screen(edge_point(v + 1u));
             keep = all(max(p, q) >= o.region_min.xyz) && all(min(p, q) <= o.region_max.xyz);
         }
-        let at = claim(keep, 2u, 10u * o.object + 5u, lid);
+        let at = claim(keep, 2u, 10u * o.slot + 5u, lid);
         if keep {
-            let out = 2u * o.first_edge + at;
+            let out = o.edges_out + at;
             culled_edges[out] = v;
             culled_edges[out + 1u] = v + 1u;
         }
     }
 }
+

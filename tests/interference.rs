@@ -378,6 +378,20 @@ fn gpu_identification_equals_cpu_reference() {
                 cpu.certain,
                 cpu.possible
             );
+            // Each pair's query counts every pixel where i's nearest edge
+            // point is surely inside j: the pair passes' per-pair edge
+            // lists and scissors lose none of them.
+            for q in &run.queries.pairs {
+                let least = cpu
+                    .certain_pixels
+                    .get(&(q.penetrating, q.penetrated))
+                    .copied()
+                    .unwrap_or(0);
+                assert!(
+                    q.pixels >= least,
+                    "{name}, {axis:?}, cull {cull}: {q:?} but {least} pixels certain"
+                );
+            }
             for (p, &into) in image.penetrated.iter().enumerate() {
                 let Some(j) = (into as usize).checked_sub(1) else {
                     continue;

@@ -185,6 +185,7 @@ pub fn identify_cpu(
             } else if counts.counts[p] > 0 {
                 pairs.certain.insert((i, j));
                 pairs.possible.insert((i, j));
+                *pairs.certain_pixels.entry((i, j)).or_default() += 1;
             }
         }
     }
@@ -196,6 +197,10 @@ pub fn identify_cpu(
 pub struct CpuPairs {
     pub certain: std::collections::BTreeSet<(usize, usize)>,
     pub possible: std::collections::BTreeSet<(usize, usize)>,
+    /// Per certain pair, its pixels that are not ambiguous: the pair's
+    /// occlusion query counts at least these (each is the nearest edge
+    /// point of i, inside j).
+    pub certain_pixels: std::collections::BTreeMap<(usize, usize), u64>,
 }
 
 enum Coverage {

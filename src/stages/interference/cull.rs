@@ -37,6 +37,27 @@
 //! (figure 4.11). The CPU reference counts against the depths the GPU
 //! drew, so it agrees pixel for pixel when it applies the same scissors.
 //!
+//! **Pair passes** (Alg. 4), per pair (i penetrating, j penetrated). An
+//! edge point of i can count as inside j only in `G_i ∩ G_j` (as above),
+//! so the pair's rectangle `R_ij` is the screen rectangle of that box
+//! rounded outward ([`CullPlan::pair_region`]): a compute pass keeps, per
+//! pair, i's edges whose screen box meets that box grown by a pixel, and
+//! they are drawn with the scissor `R_ij`. j's faces are counted (and
+//! uncounted) once for all its pairs with the scissor `U_j`, the rectangle
+//! around `R_ij` over j's penetrating neighbours i — not `S_j`, which also
+//! covers neighbours that penetrate nothing — sending the triangles meeting
+//! `U_j`. j's count is whole inside `U_j ⊇ R_ij`, so each pair's query
+//! counts the same edge pixels as drawing i's edges and j's faces inside
+//! `S_j`: outside `R_ij` no edge point of i is inside j. The scissor
+//! `R_ij` changes no count by itself — i's fragments lie within a pixel of
+//! its edges and j's non-zero counts within j's screen box, so they meet
+//! only in `R_ij` — but it bounds the fragments and keeps the argument
+//! local. A pair whose list is empty is not drawn and answers 0. For an
+//! open j, whose faces can add a non-zero count behind it (outside `G_j`
+//! in depth), an edge of i lying only there is no longer drawn: that count
+//! is the open mesh's artefact, not interference, and the main passes
+//! already cull such edges.
+//!
 //! What differs from drawing everything, at a pixel whose nearest edge
 //! point is the same: nothing for closed meshes, except that spurious
 //! self-interference (§4.5.8) outside the object's own `S_X` is no longer
@@ -59,6 +80,16 @@ pub struct PixelRect {
 }
 
 impl PixelRect {
+    /// The rectangle around `self` and `other`.
+    pub fn around(self, other: PixelRect) -> PixelRect {
+        PixelRect {
+            x0: self.x0.min(other.x0),
+            y0: self.y0.min(other.y0),
+            x1: self.x1.max(other.x1),
+            y1: self.y1.max(other.y1),
+        }
+    }
+
     pub fn contains(&self, x: u32, y: u32) -> bool {
         (self.x0..self.x1).contains(&x) && (self.y0..self.y1).contains(&y)
     }
@@ -83,6 +114,9 @@ pub struct CullPlan {
     /// Per object, the objects whose grown boxes meet its own, ascending:
     /// the only candidates of the pair passes (Alg. 4).
     pub neighbours: Vec<Vec<usize>>,
+    view: OrthoView,
+    /// Per object, `G_X`: its world box grown by the slack.
+    grown: Vec<(DVec3, DVec3)>,
 }
 
 impl CullPlan {
@@ -100,21 +134,39 @@ impl CullPlan {
             .map(|b| (b.min.as_dvec3() - slack, b.max.as_dvec3() + slack))
             .collect();
         let neighbours = overlapping(&grown);
-        let regions = neighbours
-            .iter()
-            .enumerate()
-            .map(|(k, others)| {
-                let (min, max) = others
+        let mut plan = CullPlan {
+            regions: Vec::new(),
+            neighbours,
+            view: *view,
+            grown,
+        };
+        plan.regions = (0..bounds.len())
+            .map(|k| {
+                let (min, max) = plan.neighbours[k]
                     .iter()
-                    .map(|&j| (grown[k].0.max(grown[j].0), grown[k].1.min(grown[j].1)))
+                    .map(|&j| plan.overlap(k, j))
                     .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))?;
                 region(view, min, max)
             })
             .collect();
-        CullPlan {
-            regions,
-            neighbours,
+        plan
+    }
+
+    /// `G_a ∩ G_b` (empty unless they are neighbours).
+    fn overlap(&self, a: usize, b: usize) -> (DVec3, DVec3) {
+        let (a, b) = (self.grown[a], self.grown[b]);
+        (a.0.max(b.0), a.1.min(b.1))
+    }
+
+    /// Where the pair passes draw the pair (`i` penetrating, `j`
+    /// penetrated): the region of `G_i ∩ G_j`, its scissor `R_ij`; `None`
+    /// when the boxes do not meet (or meet off the screen).
+    pub fn pair_region(&self, i: usize, j: usize) -> Option<ObjectRegion> {
+        if self.neighbours[i].binary_search(&j).is_err() {
+            return None;
         }
+        let (min, max) = self.overlap(i, j);
+        region(&self.view, min, max)
     }
 
     /// Whether object `k`'s faces are drawn at pixel (x, y).
@@ -231,5 +283,25 @@ mod tests {
         assert!(plan.faces_at(0, 30, 60) && !plan.faces_at(0, 27, 60));
         assert!(!plan.faces_at(2, 85, 15));
         assert!((r.edge_min.x - 27.5).abs() < 1e-5 && (r.edge_max.x - 42.5).abs() < 1e-5);
+        assert_eq!(plan.pair_region(0, 1), Some(r));
+        assert_eq!(plan.pair_region(1, 0), Some(r));
+        assert_eq!(plan.pair_region(0, 2), None);
+    }
+
+    /// A box meeting two others far apart: its overlap region spans both,
+    /// each pair's rectangle only its own overlap.
+    #[test]
+    fn pair_regions_are_each_overlap() {
+        let plan = CullPlan::new(
+            &[cube(1.0, 9.0), cube(0.5, 2.0), cube(8.0, 9.5)],
+            &view(),
+            0.05,
+        );
+        let [a, b] = [1, 2].map(|i| plan.pair_region(i, 0).unwrap().scissor);
+        let s = plan.regions[0].unwrap().scissor;
+        assert_eq!(a.around(b), s);
+        assert!(a.x1 < b.x0, "{a:?} {b:?}");
+        assert!(a.contains(15, 85) && !b.contains(15, 85) && s.contains(50, 50));
+        assert!(!a.contains(50, 50) && !b.contains(50, 50));
     }
 }

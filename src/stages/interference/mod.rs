@@ -73,9 +73,12 @@
 //! adds a net 0 to any count that matters), and only edges whose box meets
 //! the overlap region are drawn. A compute pass per view writes each
 //! object's surviving triangles (screen box meeting `S_X`) and edges into
-//! compacted index lists with `DrawIndexedIndirect` arguments; the pair
-//! passes draw the same lists with the counts read back with the object
-//! queries. [`InterferenceRun::drawn`] reports what was drawn against
+//! compacted index lists with `DrawIndexedIndirect` arguments. The pair
+//! passes are culled per pair (i, j): a second compute pass keeps i's
+//! edges reaching the box where i's and j's grown boxes meet, drawn inside
+//! its screen rectangle `R_ij`, and j's triangles meeting the rectangle
+//! around its `R_ij`, counted once inside it; the counts are read back and
+//! nothing empty is drawn. [`InterferenceRun::drawn`] reports what was drawn against
 //! drawing everything. Pairs and the counts at interfering pixels are
 //! unchanged; a hidden edge that could not interfere no longer hides
 //! one behind it (fewer misses of the kind of figure 4.11), spurious
@@ -112,6 +115,8 @@
 //!            edges: u32 edge-vertex indices, from edge_ranges[k].start
 //! draw args  per object 10 u32: DrawIndexedIndirect of its culled faces,
 //!            then of its culled edges (counts from the culling pass)
+//! pair cull  per pair: i's edges in R_ij; per candidate j: its faces in
+//!            U_j; the same 10 u32 per job, read back (pair passes)
 //! targets    ids Rg32Uint (object + 1, edge + 1; 0 = none), pass 1
 //!            inside Rg32Uint, the same where count > 0, pass 4
 //!            penetrated R32Uint (object + 1; 0 = none), pair passes

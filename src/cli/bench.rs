@@ -74,6 +74,10 @@ pub struct BenchArgs {
     /// adaptive: time the base configuration only, not its ablations.
     #[arg(long)]
     pub no_ablations: bool,
+    /// interfere: draw every object, face and edge (no bounding-box
+    /// culling; the `target` study times both either way).
+    #[arg(long)]
+    pub no_cull: bool,
     /// interfere: which studies (objects, polygons, readback, early,
     /// target); `target` is the scale: `--target-objects` boxes of
     /// 12·`--target-box-k`² triangles (default 300 × 3,468 ≈ 1M) at 1024².

@@ -5,7 +5,10 @@
 //! non-interference (full identification by queries, stopping after pass
 //! 4 when nothing interferes) with and without interference (table 4.2),
 //! and the issue's target: ~1M triangles over hundreds of objects at 1024²
-//! with full identification by occlusion queries.
+//! with full identification by occlusion queries, with and without the
+//! bounding-box culling (every other row culls unless `--no-cull`). Each
+//! row reports the objects, triangles and edges the passes drew against
+//! what they draw without culling.
 //!
 //! Scenes come from [`crate::stages::interference::scenes`]: boxes
 //! subdivided to the wanted polygon count at seeded random poses (dense:
@@ -27,8 +30,8 @@ use super::bench_timing::timed;
 use crate::gpu::GpuContext;
 use crate::plot::{Panel, Series};
 use crate::stages::interference::{
-    InterferenceGpu, InterferenceParams, InterferenceScene, InterferenceSummary, OrthoView,
-    RunOptions, StencilPasses, ViewAxis, scenes,
+    DrawCounts, Drawn, InterferenceGpu, InterferenceParams, InterferenceScene, InterferenceSummary,
+    OrthoView, RunOptions, StencilPasses, ViewAxis, scenes,
 };
 
 /// The studies of the benchmark (`--studies`).
@@ -44,7 +47,8 @@ pub enum Study {
     /// non-interference, with and without interference.
     Early,
     /// The issue's target: `--target-objects` boxes of 12·k² triangles at
-    /// 1024², full identification by queries (and read pixels beside it).
+    /// 1024², full identification by queries with and without culling
+    /// (and read pixels beside it).
     Target,
 }
 
@@ -76,6 +80,10 @@ struct Row {
     interfering: usize,
     /// Every pass-4 query was zero: the pair passes were skipped.
     early_exit: bool,
+    /// Bounding-box culling on.
+    culling: bool,
+    /// What the passes drew (of the last run), against no culling.
+    drawn: DrawCounts,
 }
 
 impl Row {
@@ -126,6 +134,7 @@ fn time_run(
     })?;
     let run = t.last;
     let early_exit = run.queries.early_exit;
+    let drawn = run.drawn;
     let interfering = if case.options.pairs {
         InterferenceSummary::from_runs(scene.objects.len(), &[run])
             .pairs
@@ -145,6 +154,8 @@ fn time_run(
         wall_ms: t.wall_ms,
         interfering,
         early_exit,
+        culling: case.options.cull,
+        drawn,
     };
     eprintln!("{row:?}");
     Ok(row)
@@ -154,21 +165,25 @@ const READ_PIXELS: RunOptions = RunOptions {
     passes: StencilPasses::TwoSided,
     read_pixels: true,
     pairs: false,
+    cull: true,
 };
 const QUERIES: RunOptions = RunOptions {
     passes: StencilPasses::TwoSided,
     read_pixels: false,
     pairs: false,
+    cull: true,
 };
 const QUERIES_PAIRS: RunOptions = RunOptions {
     passes: StencilPasses::TwoSided,
     read_pixels: false,
     pairs: true,
+    cull: true,
 };
 const READ_PIXELS_PAIRS: RunOptions = RunOptions {
     passes: StencilPasses::TwoSided,
     read_pixels: true,
     pairs: true,
+    cull: true,
 };
 const FULL_QUERIES: &str = "occlusion queries + pairs";
 
@@ -184,6 +199,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     let repeats = args.repeats;
     let mut rows = Vec::new();
     let study = |s: Study| args.studies.contains(&s);
+    let cull = !args.no_cull;
+    let culling = |options: RunOptions| RunOptions { cull, ..options };
     let mut time = |case: Case<'_>| -> anyhow::Result<()> {
         rows.push(time_run(&gpu, &stage, case, repeats)?);
         Ok(())
@@ -208,7 +225,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 scene: &scene,
                 size: (1024, 1024),
                 mode: FULL_QUERIES,
-                options: QUERIES_PAIRS,
+                options: culling(QUERIES_PAIRS),
             })?;
         }
     }
@@ -236,7 +253,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                         scene: &scene,
                         size,
                         mode,
-                        options,
+                        options: culling(options),
                     })?;
                 }
             }
@@ -245,7 +262,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     if study(Study::Target) {
         for (name, apart) in [("interfering", false), ("apart", true)] {
             let scene = boxes(args.target_objects, args.target_box_k, apart, 11)?;
-            for (mode, options) in [(FULL_QUERIES, QUERIES_PAIRS), ("read pixels", READ_PIXELS)] {
+            // The ablation: full identification the other way round.
+            let ablation = RunOptions {
+                cull: !cull,
+                ..QUERIES_PAIRS
+            };
+            for (mode, options) in [
+                (FULL_QUERIES, culling(QUERIES_PAIRS)),
+                (FULL_QUERIES, ablation),
+                ("read pixels", culling(READ_PIXELS)),
+            ] {
                 time(Case {
                     study: Study::Target,
                     name,
@@ -272,11 +298,14 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
         serde_json::to_string_pretty(&json)?.as_bytes(),
     )?;
     let mut csv = String::from(
-        "study,scene,objects,triangles,width,height,mode,gpu_ms,wall_ms,interfering,early_exit\n",
+        "study,scene,objects,triangles,width,height,mode,gpu_ms,wall_ms,interfering,early_exit,\
+         culling,objects_drawn,edges_drawn,edges_total,triangles_drawn,triangles_total,\
+         pair_triangles_drawn,pair_triangles_total,pair_edges_drawn,pair_edges_total\n",
     );
     for r in rows {
+        let d = &r.drawn;
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.4},{},{}\n",
+            "{},{},{},{},{},{},{},{},{:.4},{},{},{},{},{},{},{},{},{},{},{},{}\n",
             r.study,
             r.scene,
             r.objects,
@@ -288,9 +317,20 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
             r.wall_ms,
             r.interfering,
             r.early_exit,
+            r.culling,
+            d.objects.drawn,
+            d.edges.drawn,
+            d.edges.total,
+            d.triangles.drawn,
+            d.triangles.total,
+            d.pair_triangles.drawn,
+            d.pair_triangles.total,
+            d.pair_edges.drawn,
+            d.pair_edges.total,
         ));
     }
     crate::io::write_atomically(&dir.join("interfere.csv"), csv.as_bytes())?;
+    // The figures' rows share one culling setting.
     let series = |study: &str, x: fn(&Row) -> f64| -> Vec<Series> {
         vec![Series {
             name: "occlusion queries + pairs".into(),
@@ -331,34 +371,50 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> 
     .map_err(|e| anyhow::anyhow!("plot: {e}"))
 }
 
+/// "drawn/total" of a [`Drawn`].
+fn ratio(d: Drawn) -> String {
+    format!("{}/{}", d.drawn, d.total)
+}
+
 fn print_table(rows: &[Row], adapter: &str) {
     println!("Interference benchmark — {adapter}");
     println!(
-        "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9} {:>6} {:>5}",
+        "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>4} {:>9} {:>9} {:>6} {:>5} {:>17} {:>17} {:>17} {:>17}",
         "study",
         "scene",
         "objects",
         "triangles",
         "viewport",
         "mode",
+        "cull",
         "gpu ms",
         "wall ms",
         "interf.",
-        "early"
+        "early",
+        "tris 2-3 drawn",
+        "edges 1,4 drawn",
+        "pair tris drawn",
+        "pair edges drawn",
     );
     for r in rows {
+        let d = &r.drawn;
         println!(
-            "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>9} {:>9.3} {:>6} {:>5}",
+            "{:<10} {:<12} {:>7} {:>9} {:>9} {:<26} {:>4} {:>9} {:>9.3} {:>6} {:>5} {:>17} {:>17} {:>17} {:>17}",
             r.study,
             r.scene,
             r.objects,
             r.triangles,
             format!("{}x{}", r.width, r.height),
             r.mode,
+            if r.culling { "yes" } else { "no" },
             r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
             r.wall_ms,
             r.interfering,
             if r.early_exit { "yes" } else { "" },
+            ratio(d.triangles),
+            ratio(d.edges),
+            ratio(d.pair_triangles),
+            ratio(d.pair_edges),
         );
     }
 }

@@ -224,6 +224,10 @@ pub const SHADERS: &[ShaderSource] = &[
         code: include_str!("../../shaders/interference.wgsl"),
     },
     ShaderSource {
+        name: "interference_cull.wgsl",
+        code: include_str!("../../shaders/interference_cull.wgsl"),
+    },
+    ShaderSource {
         name: "view.wgsl",
         code: include_str!("../../shaders/view.wgsl"),
     },

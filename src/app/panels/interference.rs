@@ -12,7 +12,10 @@
 //! counts, edge depth, and the three identity images (Alg. 2–4) — with the
 //! pixel under the mouse described, and "verify vs CPU" compares the
 //! counts with the CPU reference. "occlusion queries" mode reads no
-//! pixels (Alg. 5): only the pairs and the timing come back.
+//! pixels (Alg. 5): only the pairs and the timing come back. "bounding-box
+//! culling" (on by default, exact: [`crate::stages::interference::CullPlan`])
+//! draws each object only where its box meets another's; the panel shows
+//! how many triangles and edges the passes drew.
 //!
 //! A run renders into small viewports and takes milliseconds, so it runs
 //! on the UI thread whenever an input changes.
@@ -27,7 +30,7 @@ use crate::mesh::Mesh;
 use crate::stages::interference::images::{self, ImageKind};
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{
-    CountImage, InterferenceGpu, InterferenceParams, InterferenceRun, InterferenceScene,
+    CountImage, CullPlan, InterferenceGpu, InterferenceParams, InterferenceRun, InterferenceScene,
     InterferenceSummary, Localisation, RunOptions, ViewAxis, count_cpu, detect_gpu,
 };
 use crate::view::LineVertex;
@@ -89,6 +92,7 @@ pub struct InterferenceState {
     offset_permille: f32,
     axes: [bool; 3],
     mode: ReadMode,
+    cull: bool,
     image: ImageKind,
     /// Which run's images are shown.
     image_run: usize,
@@ -120,6 +124,7 @@ impl Default for InterferenceState {
             offset_permille: 1.0,
             axes: [false, false, true],
             mode: ReadMode::ReadPixels,
+            cull: true,
             image: ImageKind::Counts,
             image_run: 0,
             gpu: None,
@@ -262,7 +267,7 @@ impl InterferenceState {
                 .image
                 .as_ref()
                 .ok_or("occlusion-query mode read no pixels")?;
-            lines.push(verify_image(&r.scene, image)?);
+            lines.push(verify_image(&r.scene, image, run.cull.as_ref())?);
         }
         let text = lines.join("; ");
         self.verified = Some((self.image_run, text.clone()));
@@ -282,7 +287,7 @@ impl InterferenceState {
     }
 
     /// What a run depends on besides the poses.
-    fn inputs(&self) -> (Shapes, usize, u64, u32, f32, [bool; 3], ReadMode) {
+    fn inputs(&self) -> (Shapes, usize, u64, u32, f32, [bool; 3], ReadMode, bool) {
         (
             self.shapes,
             self.count,
@@ -291,6 +296,7 @@ impl InterferenceState {
             self.offset_permille,
             self.axes,
             self.mode,
+            self.cull,
         )
     }
 
@@ -374,6 +380,12 @@ fn controls_ui(st: &mut InterferenceState, ui: &mut egui::Ui) {
             "occlusion queries",
         );
     });
+    ui.checkbox(&mut st.cull, "bounding-box culling")
+        .on_hover_text(
+            "Exact: each object's faces are drawn only inside the screen rectangle of \
+         its overlap with other objects' boxes, only edges reaching that overlap \
+         are drawn, and objects overlapping nothing are not drawn at all.",
+        );
     st.dirty |= before != st.inputs();
     st.place();
     pose_ui(st, ui);
@@ -441,6 +453,20 @@ fn result_ui(r: &Outcome, ui: &mut egui::Ui) {
             run.view.axis.name(),
             run.view.width,
             run.view.height
+        ));
+        let d = &run.drawn;
+        ui.label(format!(
+            "  drew {}/{} objects, {}/{} triangles, {}/{} edges; pairs {}/{} triangles, {}/{} edges",
+            d.objects.drawn,
+            d.objects.total,
+            d.triangles.drawn,
+            d.triangles.total,
+            d.edges.drawn,
+            d.edges.total,
+            d.pair_triangles.drawn,
+            d.pair_triangles.total,
+            d.pair_edges.drawn,
+            d.pair_edges.total,
         ));
     }
     if r.runs.iter().any(|run| run.image.is_some()) {
@@ -558,6 +584,7 @@ fn run(viewer: &mut Viewer) -> Result<(), String> {
         width: st.resolution,
         height: st.resolution,
         edge_offset: Some(1e-3 * st.offset_permille * diagonal),
+        cull: st.cull,
         ..Default::default()
     };
     let options = RunOptions {
@@ -674,6 +701,7 @@ pub fn images_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     } else {
         with_images[0]
     };
+    let cull = r.runs[run_index].cull.as_ref();
     let image = r.runs[run_index].image.as_ref().expect("filtered above");
     let stale = st
         .texture
@@ -715,9 +743,16 @@ pub fn images_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         ));
     }
     legend_ui(ui, image, st.image);
+    if cull.is_some() {
+        ui.label(
+            "culled: faces count only inside each object's overlap rectangle and only \
+             edges reaching an overlap are drawn, so elsewhere there is no edge or a \
+             count of 0",
+        );
+    }
     ui.horizontal(|ui| {
         if ui.button("verify vs CPU").clicked() {
-            let outcome = verify_image(&r.scene, image).unwrap_or_else(|e| e);
+            let outcome = verify_image(&r.scene, image, cull).unwrap_or_else(|e| e);
             st.verified = Some((run_index, outcome));
         }
         if let Some((_, text)) = st.verified.as_ref().filter(|(k, _)| *k == run_index) {
@@ -726,11 +761,15 @@ pub fn images_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     });
 }
 
-/// The GPU counts of `image` against [`count_cpu`] for the same rays:
-/// pixels compared (those the rasteriser's tie rules cannot decide) and
-/// the first difference as an error.
-fn verify_image(scene: &InterferenceScene, image: &CountImage) -> Result<String, String> {
-    let cpu = count_cpu(scene, &image.view, &image.edge_depth);
+/// The GPU counts of `image` against [`count_cpu`] for the same rays and
+/// culling: pixels compared (those the rasteriser's tie rules cannot
+/// decide) and the first difference as an error.
+fn verify_image(
+    scene: &InterferenceScene,
+    image: &CountImage,
+    cull: Option<&CullPlan>,
+) -> Result<String, String> {
+    let cpu = count_cpu(scene, &image.view, &image.edge_depth, cull);
     let width = image.view.width as usize;
     let compared = cpu.ambiguous.iter().filter(|&&a| !a).count();
     let differ: Vec<usize> = (0..cpu.counts.len())

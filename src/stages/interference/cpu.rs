@@ -1,10 +1,12 @@
 //! CPU reference of the counting passes: one ray per pixel centre, the
-//! signed sum of equation 4.2 over the faces in front of the edge point.
+//! signed sum of equation 4.2 over the faces in front of the edge point;
+//! with a [`CullPlan`], each object's faces only inside its scissor
+//! rectangle, as the culled passes draw them.
 
 use glam::DVec2;
 use rayon::prelude::*;
 
-use super::{InterferenceScene, OrthoView};
+use super::{CullPlan, InterferenceScene, OrthoView, PixelRect};
 
 /// Rays closer than this (pixels) to a face's projected edge are ambiguous:
 /// the rasteriser snaps vertices to 1/256 pixel and breaks exact ties by
@@ -35,6 +37,8 @@ struct ScreenFace {
     area2: f64,
     y_range: (f64, f64),
     x_range: (f64, f64),
+    /// The pixels where the face is drawn.
+    rect: PixelRect,
 }
 
 fn cross(a: DVec2, b: DVec2) -> f64 {
@@ -45,9 +49,16 @@ fn cross(a: DVec2, b: DVec2) -> f64 {
 /// `edge_depth` (row-major, 1.0 = no edge: the far plane), the faces of
 /// every object of `scene` nearer than the edge point: +1 front-facing, −1
 /// back-facing (§4.4, equation 4.2). Faces are counted against the far plane
-/// where there is no edge, exactly as the stencil passes do.
-pub fn count_cpu(scene: &InterferenceScene, view: &OrthoView, edge_depth: &[f32]) -> CpuCounts {
-    count_cpu_objects(scene, view, edge_depth, |_| true)
+/// where there is no edge, exactly as the stencil passes do. With `cull`
+/// (the run's [`CullPlan`]), object k's faces count only inside its
+/// scissor rectangle and not at all where it has none.
+pub fn count_cpu(
+    scene: &InterferenceScene,
+    view: &OrthoView,
+    edge_depth: &[f32],
+    cull: Option<&CullPlan>,
+) -> CpuCounts {
+    count_cpu_objects(scene, view, edge_depth, cull, |_| true)
 }
 
 /// [`count_cpu`] over the faces of the objects `k` with `counted(k)` only:
@@ -56,17 +67,28 @@ pub fn count_cpu_objects(
     scene: &InterferenceScene,
     view: &OrthoView,
     edge_depth: &[f32],
+    cull: Option<&CullPlan>,
     counted: impl Fn(usize) -> bool,
 ) -> CpuCounts {
     let (w, h) = (view.width as usize, view.height as usize);
     assert_eq!(edge_depth.len(), w * h, "edge depth image size");
+    let viewport = PixelRect {
+        x0: 0,
+        y0: 0,
+        x1: view.width,
+        y1: view.height,
+    };
     let faces: Vec<ScreenFace> = scene
         .objects
         .iter()
         .enumerate()
         .filter(|&(k, _)| counted(k))
-        .flat_map(|(_, o)| (0..o.mesh.triangles.len()).map(move |t| o.mesh.corners(t)))
-        .filter_map(|corners| {
+        .filter_map(|(k, o)| match cull {
+            None => Some((o, viewport)),
+            Some(plan) => plan.regions[k].map(|r| (o, r.scissor)),
+        })
+        .flat_map(|(o, rect)| (0..o.mesh.triangles.len()).map(move |t| (o.mesh.corners(t), rect)))
+        .filter_map(|(corners, rect)| {
             let s = corners.map(|p| view.to_screen(p.as_dvec3()));
             let c = s.map(|p| DVec2::new(p.x, p.y));
             let area2 = cross(c[1] - c[0], c[2] - c[0]);
@@ -85,6 +107,7 @@ pub fn count_cpu_objects(
                 area2,
                 x_range: (xs[0].min(xs[1]).min(xs[2]), xs[0].max(xs[1]).max(xs[2])),
                 y_range: (ys[0].min(ys[1]).min(ys[2]), ys[0].max(ys[1]).max(ys[2])),
+                rect,
             })
         })
         .collect();
@@ -97,12 +120,16 @@ pub fn count_cpu_objects(
         .enumerate()
         .for_each(|(row, (counts, ambiguous))| {
             let py = row as f64 + 0.5;
+            let in_rect = |f: &&ScreenFace| (f.rect.y0..f.rect.y1).contains(&(row as u32));
             for f in faces
                 .iter()
                 .filter(|f| f.y_range.0 - 1.0 <= py && py <= f.y_range.1 + 1.0)
+                .filter(in_rect)
             {
-                let x0 = (f.x_range.0 - 1.0).floor().max(0.0) as usize;
-                let x1 = ((f.x_range.1 + 1.0).ceil().max(0.0) as usize).min(w);
+                let x0 = ((f.x_range.0 - 1.0).floor().max(0.0) as usize).max(f.rect.x0 as usize);
+                let x1 = ((f.x_range.1 + 1.0).ceil().max(0.0) as usize)
+                    .min(w)
+                    .min(f.rect.x1 as usize);
                 for col in x0..x1 {
                     let p = DVec2::new(col as f64 + 0.5, py);
                     let i = col;
@@ -134,16 +161,18 @@ pub fn count_cpu_objects(
 /// of `edge_depth` owned by the objects of `ids` (pass 1's ids image), the
 /// (penetrating, penetrated) pairs `(i, j)`, `i ≠ j`, whose edge point is
 /// inside `j` by `j`'s faces alone — `certain` where no pixel of the pair is
-/// ambiguous, `possible` also counting ambiguous pixels.
+/// ambiguous, `possible` also counting ambiguous pixels. `cull` as in
+/// [`count_cpu`].
 pub fn identify_cpu(
     scene: &InterferenceScene,
     view: &OrthoView,
     edge_depth: &[f32],
     ids: &[[u32; 2]],
+    cull: Option<&CullPlan>,
 ) -> CpuPairs {
     let mut pairs = CpuPairs::default();
     for j in 0..scene.objects.len() {
-        let counts = count_cpu_objects(scene, view, edge_depth, |k| k == j);
+        let counts = count_cpu_objects(scene, view, edge_depth, cull, |k| k == j);
         for (p, &[object, _]) in ids.iter().enumerate() {
             let Some(i) = (object as usize).checked_sub(1) else {
                 continue;
@@ -156,6 +185,7 @@ pub fn identify_cpu(
             } else if counts.counts[p] > 0 {
                 pairs.certain.insert((i, j));
                 pairs.possible.insert((i, j));
+                *pairs.certain_pixels.entry((i, j)).or_default() += 1;
             }
         }
     }
@@ -167,6 +197,10 @@ pub fn identify_cpu(
 pub struct CpuPairs {
     pub certain: std::collections::BTreeSet<(usize, usize)>,
     pub possible: std::collections::BTreeSet<(usize, usize)>,
+    /// Per certain pair, its pixels that are not ambiguous: the pair's
+    /// occlusion query counts at least these (each is the nearest edge
+    /// point of i, inside j).
+    pub certain_pixels: std::collections::BTreeMap<(usize, usize), u64>,
 }
 
 enum Coverage {
@@ -223,7 +257,7 @@ mod tests {
         .unwrap();
         let view = OrthoView::fit(&scene, ViewAxis::Z, 24, 20, 0.01);
         let far = vec![1.0f32; 24 * 20];
-        let r = count_cpu(&scene, &view, &far);
+        let r = count_cpu(&scene, &view, &far, None);
         for (i, (&c, &amb)) in r.counts.iter().zip(&r.ambiguous).enumerate() {
             assert!(amb || c == 0, "pixel {i}: count {c}");
         }
@@ -243,7 +277,7 @@ mod tests {
         let centre = view.to_screen(Vec3::ZERO.as_dvec3());
         let mut depth = vec![1.0f32; 81];
         depth[4 * 9 + 3] = centre.z as f32;
-        let r = count_cpu(&scene, &view, &depth);
+        let r = count_cpu(&scene, &view, &depth, None);
         assert!(!r.ambiguous[39]);
         assert_eq!(r.counts[39], 1);
     }

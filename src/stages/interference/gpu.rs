@@ -1,14 +1,16 @@
-//! The rendering passes of the stage on wgpu: edge depths, stencil
-//! counting, occlusion-query identification, read-back.
+//! The rendering passes of the stage on wgpu: the culling compute pass,
+//! edge depths, stencil counting, occlusion-query identification,
+//! read-back.
 
 use std::ops::Range;
 
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
+use super::cull::{CullPlan, ObjectRegion, PixelRect};
 use super::{InterferenceError, InterferenceScene, OrthoView, STENCIL_ZERO, StencilPasses};
 use crate::geom::Aabb;
-use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, shader_source};
+use crate::gpu::{Access, GpuContext, GpuError, GpuPhase, GpuRun, Kernels, shader_source};
 
 const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32FloatStencil8;
 const IDS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
@@ -19,10 +21,85 @@ const PENETRATED_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 struct Uniforms {
     clip_from_world: [[f32; 4]; 4],
-    /// x: edge offset (world units).
+    /// x: edge offset (world units), y, z: viewport width and height.
     params: [f32; 4],
 }
 const _: () = assert!(std::mem::size_of::<Uniforms>() == 80);
+
+/// One job of the culling compute pass: keep in sync with `CullJob` in
+/// shaders/interference_cull.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct CullJob {
+    /// Its draw arguments are at [`args_offset`]`(slot, _)`.
+    slot: u32,
+    first_triangle: u32,
+    triangles: u32,
+    first_edge: u32,
+    edges: u32,
+    /// Where its face and edge lists start (u32 index).
+    faces_out: u32,
+    edges_out: u32,
+    pad: u32,
+    /// The triangles' pixel rectangle: x0, y0, x1, y1.
+    scissor: [f32; 4],
+    /// The edges' region (screen x, y, depth), w unused.
+    region_min: [f32; 4],
+    region_max: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<CullJob>() == 80);
+
+impl CullJob {
+    /// Job `slot`: the triangles of index range `faces` meeting `scissor`
+    /// and the edges of edge-vertex range `edges` meeting `region`, written
+    /// from `out` (faces, edges).
+    fn new(
+        slot: usize,
+        (faces, scissor): (&Range<u32>, PixelRect),
+        (edges, region): (&Range<u32>, Option<&ObjectRegion>),
+        out: [u32; 2],
+    ) -> CullJob {
+        let PixelRect { x0, y0, x1, y1 } = scissor;
+        let point = |p: glam::DVec3| p.as_vec3().extend(0.0).to_array();
+        CullJob {
+            slot: slot as u32,
+            first_triangle: faces.start / 3,
+            triangles: faces.len() as u32 / 3,
+            first_edge: edges.start / 2,
+            edges: edges.len() as u32 / 2,
+            faces_out: out[0],
+            edges_out: out[1],
+            pad: 0,
+            scissor: [x0, y0, x1, y1].map(|v| v as f32),
+            region_min: region.map_or([0.0; 4], |r| point(r.edge_min)),
+            region_max: region.map_or([0.0; 4], |r| point(r.edge_max)),
+        }
+    }
+}
+
+/// Workgroup size of `cull` in shaders/interference_cull.wgsl.
+const CULL_GROUP: u32 = 256;
+/// u32s of draw arguments per job slot (per object in the main passes):
+/// `DrawIndexedIndirect` of its faces, then of its edges.
+const ARGS_PER_OBJECT: usize = 10;
+/// Byte offset of slot `k`'s face (`edges` false) or edge arguments.
+fn args_offset(k: usize, edges: bool) -> u64 {
+    4 * (ARGS_PER_OBJECT * k + if edges { 5 } else { 0 }) as u64
+}
+
+/// The initial draw arguments of `slots` slots for `jobs`: zero counts,
+/// one instance, each list's first index.
+fn job_args(jobs: &[CullJob], slots: usize) -> Vec<u32> {
+    let mut args = vec![0u32; ARGS_PER_OBJECT * slots];
+    for job in jobs {
+        let a = &mut args[ARGS_PER_OBJECT * job.slot as usize..];
+        a[1] = 1;
+        a[2] = job.faces_out;
+        a[6] = 1;
+        a[7] = job.edges_out;
+    }
+    args
+}
 
 /// One end of an edge: vertex layout of `vs_edge` in
 /// shaders/interference.wgsl (keep in sync).
@@ -47,16 +124,28 @@ pub struct InterferenceGpu {
     pair_face_pipeline: wgpu::RenderPipeline,
     pair_unface_pipeline: wgpu::RenderPipeline,
     pair_identify_pipeline: wgpu::RenderPipeline,
+    cull_kernels: Kernels,
+    cull_pipeline: wgpu::ComputePipeline,
     /// The render targets of the last viewport size, reused by the next
     /// run of that size; the lock also keeps runs from sharing them.
     targets: std::sync::Mutex<Option<Targets>>,
 }
 
-/// A scene's geometry resident on the GPU.
+/// A scene's geometry resident on the GPU, with room for the culled lists
+/// of one view (rewritten by every run: runs on one scene must not
+/// overlap, which the stage's lock on its targets ensures).
 pub struct UploadedScene {
     positions: wgpu::Buffer,
     indices: wgpu::Buffer,
     edges: wgpu::Buffer,
+    /// The culled triangles' indices, object k's at `face_ranges[k].start`.
+    culled_faces: wgpu::Buffer,
+    /// The culled edges' vertex indices, object k's at
+    /// `edge_ranges[k].start`.
+    culled_edges: wgpu::Buffer,
+    /// [`ARGS_PER_OBJECT`] per object, written by the culling pass.
+    draw_args: wgpu::Buffer,
+
     /// Per object: its range of `indices`.
     face_ranges: Vec<Range<u32>>,
     /// Per object: its range of edge vertices (2 per edge).
@@ -79,6 +168,8 @@ pub struct RunOptions {
     pub read_pixels: bool,
     /// Also identify the penetrated objects (pair queries).
     pub pairs: bool,
+    /// Bounding-box culling ([`super::cull`]).
+    pub cull: bool,
 }
 
 impl Default for RunOptions {
@@ -87,8 +178,34 @@ impl Default for RunOptions {
             passes: StencilPasses::TwoSided,
             read_pixels: true,
             pairs: true,
+            cull: true,
         }
     }
+}
+
+/// How much of something one run drew, against drawing everything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Drawn {
+    pub drawn: u64,
+    /// What the same passes draw without culling.
+    pub total: u64,
+}
+
+/// What the passes of one run sent to the rasteriser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DrawCounts {
+    /// Objects drawn at all (their box meets another's).
+    pub objects: Drawn,
+    /// Edges of pass 1, and again of pass 4.
+    pub edges: Drawn,
+    /// Triangles of passes 2–3 (twice each with [`StencilPasses::Separate`]).
+    pub triangles: Drawn,
+    /// Triangles of the pair passes (each candidate's, counted and
+    /// uncounted; with culling once in `U_j` or once per pair in `R_ij`).
+    pub pair_triangles: Drawn,
+    /// Edges of the pair passes (each penetrating object's, per candidate;
+    /// with culling those meeting the pair's region).
+    pub pair_edges: Drawn,
 }
 
 /// The images of one view, read back.
@@ -167,6 +284,9 @@ pub struct PairQueries {
 #[derive(Clone, Debug)]
 pub struct InterferenceRun {
     pub view: OrthoView,
+    /// The culling the passes used; `None`: everything was drawn.
+    pub cull: Option<CullPlan>,
+    pub drawn: DrawCounts,
     pub image: Option<CountImage>,
     pub queries: PairQueries,
     pub phases: Vec<GpuPhase>,
@@ -229,17 +349,17 @@ impl InterferenceGpu {
         );
         let edge_attributes =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Uint32x2];
-        let edge_layout = wgpu::VertexBufferLayout {
+        let edge_buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<EdgeVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &edge_attributes,
-        };
+        })];
         let face_attributes = wgpu::vertex_attr_array![0 => Float32x3];
-        let face_layout = wgpu::VertexBufferLayout {
+        let face_buffers = [Some(wgpu::VertexBufferLayout {
             array_stride: 12,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &face_attributes,
-        };
+        })];
         let target = |format, write_mask| {
             [Some(wgpu::ColorTargetState {
                 format,
@@ -260,7 +380,7 @@ impl InterferenceGpu {
         };
         let pipeline = |label: &str,
                         vs: &str,
-                        buffer: wgpu::VertexBufferLayout<'_>,
+                        buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
                         topology: wgpu::PrimitiveTopology,
                         cull_mode: Option<wgpu::Face>,
                         depth: Option<wgpu::DepthStencilState>,
@@ -272,7 +392,7 @@ impl InterferenceGpu {
                     module: &module,
                     entry_point: Some(vs),
                     compilation_options: Default::default(),
-                    buffers: &[Some(buffer)],
+                    buffers,
                 },
                 primitive: wgpu::PrimitiveState {
                     topology,
@@ -292,7 +412,7 @@ impl InterferenceGpu {
         let edge_pipeline = pipeline(
             "InterferenceGpu::edge_pipeline",
             "vs_edge",
-            edge_layout.clone(),
+            &edge_buffers,
             wgpu::PrimitiveTopology::LineList,
             None,
             depth_stencil(Cmp::Less, true, wgpu::StencilState::default()),
@@ -312,7 +432,7 @@ impl InterferenceGpu {
             pipeline(
                 label,
                 "vs_face",
-                face_layout.clone(),
+                &face_buffers,
                 wgpu::PrimitiveTopology::TriangleList,
                 cull,
                 depth_stencil(Cmp::Less, false, stencil_counting(front, back)),
@@ -357,7 +477,7 @@ impl InterferenceGpu {
             pipeline(
                 label,
                 "vs_edge",
-                edge_layout.clone(),
+                &edge_buffers,
                 wgpu::PrimitiveTopology::LineList,
                 None,
                 depth_stencil(
@@ -381,6 +501,15 @@ impl InterferenceGpu {
             "InterferenceGpu::pair_identify_pipeline",
             fragment("fs_penetrated", &penetrated_target),
         );
+        let read = Access::ReadOnly;
+        let write = Access::ReadWrite;
+        let cull_kernels = Kernels::new(
+            gpu,
+            "InterferenceCull",
+            shader_source("interference_cull.wgsl"),
+            &[read, read, read, read, write, write, write],
+        );
+
         Ok(InterferenceGpu {
             bind_group_layout,
             edge_pipeline,
@@ -391,6 +520,8 @@ impl InterferenceGpu {
             pair_face_pipeline,
             pair_unface_pipeline,
             pair_identify_pipeline,
+            cull_pipeline: cull_kernels.pipeline(gpu, "cull"),
+            cull_kernels,
             targets: Default::default(),
         })
     }
@@ -439,21 +570,41 @@ impl InterferenceGpu {
                     usage,
                 })
         };
+        // Read by the culling pass as storage too.
+        let geometry = |usage| usage | wgpu::BufferUsages::STORAGE;
+        let list = |label, entries, usage| list_buffer(&gpu.device, label, entries, usage);
         UploadedScene {
             positions: buffer(
                 "UploadedScene::positions",
                 bytemuck::cast_slice(&positions),
-                wgpu::BufferUsages::VERTEX,
+                geometry(wgpu::BufferUsages::VERTEX),
             ),
             indices: buffer(
                 "UploadedScene::indices",
                 bytemuck::cast_slice(&indices),
-                wgpu::BufferUsages::INDEX,
+                geometry(wgpu::BufferUsages::INDEX),
             ),
             edges: buffer(
                 "UploadedScene::edges",
                 bytemuck::cast_slice(&edges),
-                wgpu::BufferUsages::VERTEX,
+                geometry(wgpu::BufferUsages::VERTEX),
+            ),
+            culled_faces: list(
+                "UploadedScene::culled_faces",
+                indices.len(),
+                wgpu::BufferUsages::INDEX,
+            ),
+            culled_edges: list(
+                "UploadedScene::culled_edges",
+                edges.len(),
+                wgpu::BufferUsages::INDEX,
+            ),
+            draw_args: list(
+                "UploadedScene::draw_args",
+                ARGS_PER_OBJECT * face_ranges.len(),
+                wgpu::BufferUsages::INDIRECT
+                    | wgpu::BufferUsages::COPY_DST
+                    | wgpu::BufferUsages::COPY_SRC,
             ),
             face_ranges,
             edge_ranges,
@@ -461,7 +612,8 @@ impl InterferenceGpu {
         }
     }
 
-    /// Runs the passes for one view: edges (pass 1), stencil counting
+    /// Runs the passes for one view: with `options.cull`, the culling
+    /// compute pass ([`super::cull`]); edges (pass 1), stencil counting
     /// (passes 2–3), per-object occlusion queries and the penetrating-ids
     /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs` and some
     /// object query is non-zero, the pair passes (Alg. 4); when every
@@ -499,7 +651,7 @@ impl InterferenceGpu {
         let targets = cached.as_ref().expect("just created");
         let uniforms = Uniforms {
             clip_from_world: view.clip_from_world().to_cols_array_2d(),
-            params: [edge_offset, 0.0, 0.0, 0.0],
+            params: [edge_offset, view.width as f32, view.height as f32, 0.0],
         };
         let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("InterferenceRun::uniforms"),
@@ -514,6 +666,12 @@ impl InterferenceGpu {
                 resource: uniform_buffer.as_entire_binding(),
             }],
         });
+        // The broad phase also picks the pair candidates without culling.
+        let plan = CullPlan::new(&scene.bounds, view, edge_offset);
+        let draws = Draws {
+            scene,
+            plan: options.cull.then_some(&plan),
+        };
         let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
             [
@@ -523,8 +681,18 @@ impl InterferenceGpu {
                 Readback::new(device, targets, TargetImage::Inside),
             ]
         });
+        let args_readback = options.cull.then(|| {
+            staging(
+                device,
+                "InterferenceRun::args_staging",
+                scene.draw_args.size(),
+            )
+        });
 
         let mut run = GpuRun::new(gpu, "InterferenceRun::encoder")?;
+        if options.cull {
+            self.record_cull(gpu, &mut run, scene, &plan, &uniform_buffer)?;
+        }
         run.encoder_work("interference pass 1 (edges)", |encoder| {
             let mut pass = targets.pass(
                 encoder,
@@ -535,9 +703,8 @@ impl InterferenceGpu {
             );
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.edge_pipeline);
-            pass.set_vertex_buffer(0, scene.edges.slice(..));
-            let total = scene.edge_ranges.last().map_or(0, |r| r.end);
-            pass.draw(0..total, 0..1);
+            draws.bind_edges(&mut pass);
+            draws.all_edges(&mut pass);
         });
         run.encoder_work("interference passes 2-3 (count)", |encoder| {
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -550,20 +717,18 @@ impl InterferenceGpu {
                 multiview_mask: None,
             });
             pass.set_bind_group(0, &bind_group, &[]);
-            pass.set_vertex_buffer(0, scene.positions.slice(..));
-            pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
+            draws.bind_faces(&mut pass);
             match options.passes {
                 StencilPasses::TwoSided => {
                     pass.set_pipeline(&self.face_two_sided);
-                    let total = scene.face_ranges.last().map_or(0, |r| r.end);
-                    pass.draw_indexed(0..total, 0, 0..1);
+                    draws.all_faces(&mut pass);
                 }
                 StencilPasses::Separate => {
-                    for range in &scene.face_ranges {
+                    for k in draws.objects() {
                         pass.set_pipeline(&self.face_front_increment);
-                        pass.draw_indexed(range.clone(), 0, 0..1);
+                        draws.faces(&mut pass, k);
                         pass.set_pipeline(&self.face_back_decrement);
-                        pass.draw_indexed(range.clone(), 0, 0..1);
+                        draws.faces(&mut pass, k);
                     }
                 }
             }
@@ -579,10 +744,11 @@ impl InterferenceGpu {
             pass.set_bind_group(0, &bind_group, &[]);
             pass.set_pipeline(&self.identify_pipeline);
             pass.set_stencil_reference(STENCIL_ZERO);
-            pass.set_vertex_buffer(0, scene.edges.slice(..));
-            for (k, range) in scene.edge_ranges.iter().enumerate() {
+            draws.bind_edges(&mut pass);
+            // Every object gets its query; one not drawn answers 0.
+            for k in 0..n {
                 pass.begin_occlusion_query(k as u32);
-                pass.draw(range.clone(), 0..1);
+                draws.edges(&mut pass, k);
                 pass.end_occlusion_query();
             }
         });
@@ -591,17 +757,33 @@ impl InterferenceGpu {
             for image in images.iter().flatten() {
                 image.copy(encoder, targets);
             }
+            if let Some(staging) = &args_readback {
+                encoder.copy_buffer_to_buffer(&scene.draw_args, 0, staging, 0, staging.size());
+            }
         });
         let (mut phases, _) = run.finish()?;
         let object_pixels = object_queries.read(gpu)?;
+        let args: Option<Vec<u32>> = match &args_readback {
+            Some(staging) => Some(bytemuck::pod_collect_to_vec(&map_bytes(gpu, staging)?)),
+            None => None,
+        };
+        let lists = draws.lists(args.as_deref());
 
         // Alg. 5 with bounding boxes: only objects whose edges are inside
         // something (pass 4) are tested, against the objects whose boxes
-        // (grown by the offset) overlap theirs.
+        // meet theirs on the screen.
         let penetrating: Vec<usize> = (0..n).filter(|&i| object_pixels[i] > 0).collect();
         let early_exit = penetrating.is_empty();
-        let candidates = if options.pairs {
-            pair_candidates(&scene.bounds, &penetrating, edge_offset)
+        let candidates: Vec<Candidate> = if options.pairs {
+            (0..n)
+                .filter_map(|j| {
+                    let pairs: Vec<(usize, ObjectRegion)> = penetrating
+                        .iter()
+                        .filter_map(|&i| Some((i, plan.pair_region(i, j)?)))
+                        .collect();
+                    (!pairs.is_empty()).then_some(Candidate { j, pairs })
+                })
+                .collect()
         } else {
             Vec::new()
         };
@@ -609,9 +791,18 @@ impl InterferenceGpu {
             .read_pixels
             .then(|| Readback::new(device, targets, TargetImage::Penetrated));
         let mut pairs = Vec::new();
+        let mut plan_drawn = PairPlan::default();
         if !candidates.is_empty() {
-            let pair_count = candidates.iter().map(|(_, is)| is.len()).sum();
-            let pair_queries = Queries::new(device, pair_count);
+            let plan = self.plan_pairs(
+                gpu,
+                scene,
+                &candidates,
+                options.cull,
+                &uniform_buffer,
+                &mut phases,
+            )?;
+            let queried = plan.pairs().filter(|(_, p)| !p.edges.is_empty()).count();
+            let pair_queries = Queries::new(device, queried);
             let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
             run.encoder_work("interference pair passes (Alg. 4)", |encoder| {
                 // One render pass for every candidate j: a count of j's
@@ -619,28 +810,24 @@ impl InterferenceGpu {
                 // i's edges are then inside, and the count undone (the same
                 // faces, the stencil operations reversed) instead of a
                 // clear of the whole stencil and a new pass per object.
+                // Nothing empty is drawn, a pair without edges has no query,
+                // and every state is set before a query begins: llvmpipe
+                // applies state lazily and miscounts queries otherwise.
                 let mut pass = targets.pair_pass(encoder, &pair_queries.set);
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.set_stencil_reference(STENCIL_ZERO);
-                pass.set_index_buffer(scene.indices.slice(..), wgpu::IndexFormat::Uint32);
                 let mut query = 0u32;
-                for (j, is) in &candidates {
-                    let faces = scene.face_ranges[*j].clone();
-                    pass.set_pipeline(&self.pair_face_pipeline);
-                    pass.set_vertex_buffer(0, scene.positions.slice(..));
-                    pass.draw_indexed(faces.clone(), 0, 0..1);
-                    pass.set_pipeline(&self.pair_identify_pipeline);
-                    pass.set_vertex_buffer(0, scene.edges.slice(..));
-                    let instance = *j as u32;
-                    for &i in is {
+                for g in &plan.groups {
+                    plan.faces(&mut pass, scene, g, &self.pair_face_pipeline);
+                    for p in g.pairs.iter().filter(|p| !p.edges.is_empty()) {
+                        pass.set_pipeline(&self.pair_identify_pipeline);
+                        plan.bind_edges(&mut pass, scene, p);
                         pass.begin_occlusion_query(query);
-                        pass.draw(scene.edge_ranges[i].clone(), instance..instance + 1);
+                        plan.edges(&mut pass, p, g.j);
                         pass.end_occlusion_query();
                         query += 1;
                     }
-                    pass.set_pipeline(&self.pair_unface_pipeline);
-                    pass.set_vertex_buffer(0, scene.positions.slice(..));
-                    pass.draw_indexed(faces, 0, 0..1);
+                    plan.faces(&mut pass, scene, g, &self.pair_unface_pipeline);
                 }
             });
             run.encoder_work("interference pair read-back", |encoder| {
@@ -650,19 +837,28 @@ impl InterferenceGpu {
                 }
             });
             phases.extend(run.finish()?.0);
-            let results = pair_queries.read(gpu)?;
-            let tested = candidates
-                .iter()
-                .flat_map(|(j, is)| is.iter().map(move |&i| (i, *j)));
-            pairs = tested
-                .zip(results)
-                .map(|((penetrating, penetrated), pixels)| PairQuery {
-                    penetrating,
-                    penetrated,
-                    pixels,
+            let mut results = pair_queries.read(gpu)?.into_iter();
+            pairs = plan
+                .pairs()
+                .map(|(j, p)| PairQuery {
+                    penetrating: p.i,
+                    penetrated: j,
+                    pixels: match p.edges.is_empty() {
+                        true => 0,
+                        false => results.next().unwrap_or(0),
+                    },
                 })
                 .collect();
+            plan_drawn = plan;
         }
+        let drawn = draw_counts(
+            scene,
+            &draws,
+            &lists,
+            options.passes,
+            &candidates,
+            &plan_drawn,
+        );
         let image = match images {
             None => None,
             Some([stencil, depth, ids, inside]) => {
@@ -689,6 +885,8 @@ impl InterferenceGpu {
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;
         Ok(InterferenceRun {
             view: *view,
+            cull: options.cull.then_some(plan),
+            drawn,
             image,
             queries: PairQueries {
                 object_pixels,
@@ -699,33 +897,503 @@ impl InterferenceGpu {
             wall_ms,
         })
     }
-}
 
-/// Per penetrated candidate `j`, the penetrating objects `i ≠ j` whose
-/// boxes, grown by twice the edge offset, overlap `j`'s.
-fn pair_candidates(
-    bounds: &[Aabb],
-    penetrating: &[usize],
-    edge_offset: f32,
-) -> Vec<(usize, Vec<usize>)> {
-    let grown: Vec<Aabb> = bounds
-        .iter()
-        .map(|b| b.grown(2.0 * edge_offset.abs()))
-        .collect();
-    (0..bounds.len())
-        .filter_map(|j| {
-            let is: Vec<usize> = penetrating
+    /// Records the culling compute pass of `plan`: the compacted lists and
+    /// draw arguments of every object it draws (the arguments of the
+    /// others stay at zero counts, and they are never drawn).
+    fn record_cull(
+        &self,
+        gpu: &GpuContext,
+        run: &mut GpuRun<'_>,
+        scene: &UploadedScene,
+        plan: &CullPlan,
+        uniforms: &wgpu::Buffer,
+    ) -> Result<(), InterferenceError> {
+        let jobs: Vec<CullJob> = plan
+            .active()
+            .map(|(k, r)| {
+                let (faces, edges) = (&scene.face_ranges[k], &scene.edge_ranges[k]);
+                CullJob::new(
+                    k,
+                    (faces, r.scissor),
+                    (edges, Some(r)),
+                    [faces.start, edges.start],
+                )
+            })
+            .collect();
+        let args = job_args(&jobs, scene.object_count());
+        gpu.queue
+            .write_buffer(&scene.draw_args, 0, bytemuck::cast_slice(&args));
+        let lists = [&scene.culled_faces, &scene.culled_edges, &scene.draw_args];
+        self.record_jobs(gpu, run, "interference cull", scene, &jobs, lists, uniforms)
+    }
+
+    /// What the pair passes draw for `candidates`: whole lists without
+    /// `cull`; with it, the pair culling ([`super::cull`]) runs first —
+    /// per candidate j a job per pair (i, j), i's edges meeting the pair's
+    /// region, then j's own job, its triangles meeting `U_j` — and its
+    /// counts are read back, so that nothing empty is drawn.
+    fn plan_pairs(
+        &self,
+        gpu: &GpuContext,
+        scene: &UploadedScene,
+        candidates: &[Candidate],
+        cull: bool,
+        uniforms: &wgpu::Buffer,
+        phases: &mut Vec<GpuPhase>,
+    ) -> Result<PairPlan, InterferenceError> {
+        if !cull {
+            let groups = candidates
                 .iter()
-                .copied()
-                .filter(|&i| {
-                    i != j
-                        && grown[i].min.cmple(grown[j].max).all()
-                        && grown[j].min.cmple(grown[i].max).all()
+                .map(|c| GroupDraws {
+                    j: c.j,
+                    scissor: None,
+                    faces: scene.face_ranges[c.j].clone(),
+                    pairs: c
+                        .pairs
+                        .iter()
+                        .map(|&(i, _)| PairDraws {
+                            i,
+                            scissor: None,
+                            edges: scene.edge_ranges[i].clone(),
+                        })
+                        .collect(),
                 })
                 .collect();
-            (!is.is_empty()).then_some((j, is))
+            return Ok(PairPlan {
+                groups,
+                lists: None,
+            });
+        }
+        let none = 0..0;
+        let mut jobs = Vec::new();
+        let mut out = [0u32; 2];
+        let push = |job: CullJob, jobs: &mut Vec<CullJob>, out: &mut [u32; 2]| {
+            out[0] += 3 * job.triangles;
+            out[1] += 2 * job.edges;
+            jobs.push(job);
+        };
+        for c in candidates {
+            for (i, r) in &c.pairs {
+                let edges = &scene.edge_ranges[*i];
+                let job = CullJob::new(jobs.len(), (&none, r.scissor), (edges, Some(r)), out);
+                push(job, &mut jobs, &mut out);
+            }
+            let faces = &scene.face_ranges[c.j];
+            let job = CullJob::new(jobs.len(), (faces, c.group_scissor()), (&none, None), out);
+            push(job, &mut jobs, &mut out);
+        }
+        let device = &gpu.device;
+        let index_list = |what: &str, entries: u32| -> Result<wgpu::Buffer, InterferenceError> {
+            gpu.check_storage_size(what, 4 * entries as u64)?;
+            Ok(list_buffer(
+                device,
+                what,
+                entries as usize,
+                wgpu::BufferUsages::INDEX,
+            ))
+        };
+        let faces = index_list("interference pair-pass triangles", out[0])?;
+        let edges = index_list("interference pair-pass edges", out[1])?;
+        let args = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("InterferenceRun::pair_args"),
+            contents: bytemuck::cast_slice(&job_args(&jobs, jobs.len())),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        let args_staging = staging(device, "InterferenceRun::pair_args_staging", args.size());
+        let mut run = GpuRun::new(gpu, "InterferenceRun::pair_cull_encoder")?;
+        let lists = [&faces, &edges, &args];
+        self.record_jobs(
+            gpu,
+            &mut run,
+            "interference pair cull",
+            scene,
+            &jobs,
+            lists,
+            uniforms,
+        )?;
+        run.encoder_work("interference pair cull read-back", |encoder| {
+            encoder.copy_buffer_to_buffer(&args, 0, &args_staging, 0, args.size());
+        });
+        phases.extend(run.finish()?.0);
+        let args: Vec<u32> = bytemuck::pod_collect_to_vec(&map_bytes(gpu, &args_staging)?);
+        // Slot k's face and edge lists.
+        let list = |k: usize| {
+            let a = &args[ARGS_PER_OBJECT * k..];
+            (a[2]..a[2] + a[0], a[7]..a[7] + a[5])
+        };
+        let mut slot = 0;
+        let groups = candidates
+            .iter()
+            .map(|c| {
+                let pairs: Vec<PairDraws> = c
+                    .pairs
+                    .iter()
+                    .map(|&(i, r)| {
+                        slot += 1;
+                        PairDraws {
+                            i,
+                            scissor: Some(r.scissor),
+                            edges: list(slot - 1).1,
+                        }
+                    })
+                    .collect();
+                slot += 1;
+                // No edge of any i reaches its pair's region: nothing of j
+                // is drawn, every answer is 0.
+                let faces = match pairs.iter().all(|p| p.edges.is_empty()) {
+                    true => 0..0,
+                    false => list(slot - 1).0,
+                };
+                GroupDraws {
+                    j: c.j,
+                    scissor: Some(c.group_scissor()),
+                    faces,
+                    pairs,
+                }
+            })
+            .collect();
+        Ok(PairPlan {
+            groups,
+            lists: Some([faces, edges]),
         })
-        .collect()
+    }
+
+    /// Records the culling compute pass over `jobs` into `lists` (faces,
+    /// edges, draw arguments already holding [`job_args`]).
+    #[allow(clippy::too_many_arguments)]
+    fn record_jobs(
+        &self,
+        gpu: &GpuContext,
+        run: &mut GpuRun<'_>,
+        label: &str,
+        scene: &UploadedScene,
+        jobs: &[CullJob],
+        [faces, edges, args]: [&wgpu::Buffer; 3],
+        uniforms: &wgpu::Buffer,
+    ) -> Result<(), InterferenceError> {
+        for (what, buffer) in [
+            ("interference edge vertices", &scene.edges),
+            ("interference triangle indices", &scene.indices),
+        ] {
+            gpu.check_storage_size(what, buffer.size())?;
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let most = jobs
+            .iter()
+            .map(|o| o.triangles.max(o.edges))
+            .max()
+            .unwrap_or(0);
+        let jobs_buffer = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("InterferenceRun::cull_jobs"),
+                contents: bytemuck::cast_slice(jobs),
+                usage: wgpu::BufferUsages::STORAGE,
+            });
+        let bind_group = self.cull_kernels.bind_group(
+            gpu,
+            &[
+                uniforms,
+                &jobs_buffer,
+                &scene.positions,
+                &scene.indices,
+                &scene.edges,
+                faces,
+                edges,
+                args,
+            ],
+        );
+        // x: rounds of the largest job (the shader loops over the rest);
+        // y + 65535·z: the job.
+        let rows = jobs.len() as u32;
+        let groups = [
+            most.div_ceil(CULL_GROUP).clamp(1, 65_535),
+            rows.min(65_535),
+            rows.div_ceil(65_535),
+        ];
+        run.compute_pass(label, |pass| {
+            pass.set_pipeline(&self.cull_pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(groups[0], groups[1], groups[2]);
+        });
+        Ok(())
+    }
+}
+
+fn set_scissor(pass: &mut wgpu::RenderPass<'_>, r: PixelRect) {
+    pass.set_scissor_rect(r.x0, r.y0, r.x1 - r.x0, r.y1 - r.y0);
+}
+
+/// A candidate of the pair passes: the object `j` and its penetrating
+/// neighbours `i`, each with the pair's region (`R_ij`).
+struct Candidate {
+    j: usize,
+    pairs: Vec<(usize, ObjectRegion)>,
+}
+
+impl Candidate {
+    /// `U_j`: the rectangle around every `R_ij`.
+    fn group_scissor(&self) -> PixelRect {
+        self.pairs
+            .iter()
+            .map(|(_, r)| r.scissor)
+            .reduce(PixelRect::around)
+            .expect("a candidate has a pair")
+    }
+}
+
+/// What the pair passes draw (Alg. 4), decided on the CPU: nothing empty
+/// is drawn.
+#[derive(Default)]
+struct PairPlan {
+    groups: Vec<GroupDraws>,
+    /// With culling, the pair culling's face and edge lists that the
+    /// ranges index; without, the ranges are of the scene's triangle
+    /// indices and edge vertices.
+    lists: Option<[wgpu::Buffer; 2]>,
+}
+
+/// One candidate j of the pair passes.
+struct GroupDraws {
+    j: usize,
+    /// `U_j` (with culling).
+    scissor: Option<PixelRect>,
+    /// j's faces, counted once for all its pairs and uncounted after.
+    faces: Range<u32>,
+    pairs: Vec<PairDraws>,
+}
+
+/// One pair (i, j) of the pair passes.
+struct PairDraws {
+    i: usize,
+    /// `R_ij` (with culling).
+    scissor: Option<PixelRect>,
+    /// i's edges; empty: no query, no pixel.
+    edges: Range<u32>,
+}
+
+impl PairPlan {
+    /// Every pair with its penetrated object, in the order of the draws.
+    fn pairs(&self) -> impl Iterator<Item = (usize, &PairDraws)> {
+        self.groups
+            .iter()
+            .flat_map(|g| g.pairs.iter().map(move |p| (g.j, p)))
+    }
+
+    /// Group `g`'s faces with `pipeline` (counting or uncounting), inside
+    /// its scissor; nothing if empty.
+    fn faces(
+        &self,
+        pass: &mut wgpu::RenderPass<'_>,
+        scene: &UploadedScene,
+        g: &GroupDraws,
+        pipeline: &wgpu::RenderPipeline,
+    ) {
+        if g.faces.is_empty() {
+            return;
+        }
+        if let Some(r) = g.scissor {
+            set_scissor(pass, r);
+        }
+        pass.set_pipeline(pipeline);
+        let indices = self
+            .lists
+            .as_ref()
+            .map_or(&scene.indices, |[faces, _]| faces);
+        pass.set_vertex_buffer(0, scene.positions.slice(..));
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(g.faces.clone(), 0, 0..1);
+    }
+
+    /// Binds pair `p`'s edges and its scissor.
+    fn bind_edges(&self, pass: &mut wgpu::RenderPass<'_>, scene: &UploadedScene, p: &PairDraws) {
+        if let Some(r) = p.scissor {
+            set_scissor(pass, r);
+        }
+        pass.set_vertex_buffer(0, scene.edges.slice(..));
+        if let Some([_, edges]) = &self.lists {
+            pass.set_index_buffer(edges.slice(..), wgpu::IndexFormat::Uint32);
+        }
+    }
+
+    /// Pair `p`'s edges (bound by [`Self::bind_edges`]) as instance `j`,
+    /// the penetrated object's id.
+    fn edges(&self, pass: &mut wgpu::RenderPass<'_>, p: &PairDraws, j: usize) {
+        let instance = j as u32..j as u32 + 1;
+        match &self.lists {
+            None => pass.draw(p.edges.clone(), instance),
+            Some(_) => pass.draw_indexed(p.edges.clone(), 0, instance),
+        }
+    }
+}
+
+/// One object's lists as the main passes draw them: ranges of the bound
+/// index buffers (of the edge vertices, without culling).
+struct Lists {
+    faces: Range<u32>,
+    edges: Range<u32>,
+}
+
+/// How one run draws each object: everything, as in the paper, or with a
+/// [`CullPlan`]'s scissors from the compacted lists of the culling pass.
+struct Draws<'a> {
+    scene: &'a UploadedScene,
+    plan: Option<&'a CullPlan>,
+}
+
+impl Draws<'_> {
+    /// The objects drawn at all.
+    fn objects(&self) -> Vec<usize> {
+        match self.plan {
+            None => (0..self.scene.object_count()).collect(),
+            Some(plan) => plan.active().map(|(k, _)| k).collect(),
+        }
+    }
+
+    fn bind_faces(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let indices = match self.plan {
+            None => &self.scene.indices,
+            Some(_) => &self.scene.culled_faces,
+        };
+        pass.set_vertex_buffer(0, self.scene.positions.slice(..));
+        pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
+    }
+
+    fn bind_edges(&self, pass: &mut wgpu::RenderPass<'_>) {
+        pass.set_vertex_buffer(0, self.scene.edges.slice(..));
+        if self.plan.is_some() {
+            pass.set_index_buffer(self.scene.culled_edges.slice(..), wgpu::IndexFormat::Uint32);
+        }
+    }
+
+    /// With culling, restricts the draws that follow to object `k`'s `S_k`.
+    fn scissor(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        if let Some(r) = self.plan.and_then(|p| p.regions[k]) {
+            set_scissor(pass, r.scissor);
+        }
+    }
+
+    /// Object `k`'s faces (bound by [`Self::bind_faces`]).
+    fn faces(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        match self.plan {
+            None => pass.draw_indexed(self.scene.face_ranges[k].clone(), 0, 0..1),
+            Some(plan) if plan.regions[k].is_some() => {
+                self.scissor(pass, k);
+                pass.draw_indexed_indirect(&self.scene.draw_args, args_offset(k, false));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Object `k`'s edges (bound by [`Self::bind_edges`]).
+    fn edges(&self, pass: &mut wgpu::RenderPass<'_>, k: usize) {
+        match self.plan {
+            None => pass.draw(self.scene.edge_ranges[k].clone(), 0..1),
+            Some(plan) if plan.regions[k].is_some() => {
+                pass.draw_indexed_indirect(&self.scene.draw_args, args_offset(k, true));
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// Every object's faces: one draw without culling.
+    fn all_faces(&self, pass: &mut wgpu::RenderPass<'_>) {
+        match self.plan {
+            None => {
+                let total = self.scene.face_ranges.last().map_or(0, |r| r.end);
+                pass.draw_indexed(0..total, 0, 0..1);
+            }
+            Some(_) => self.objects().into_iter().for_each(|k| self.faces(pass, k)),
+        }
+    }
+
+    /// Every object's edges: one draw without culling.
+    fn all_edges(&self, pass: &mut wgpu::RenderPass<'_>) {
+        match self.plan {
+            None => {
+                let total = self.scene.edge_ranges.last().map_or(0, |r| r.end);
+                pass.draw(0..total, 0..1);
+            }
+            Some(_) => self.objects().into_iter().for_each(|k| self.edges(pass, k)),
+        }
+    }
+
+    /// Per object, the lists drawn: everything, or (with culling) the
+    /// counts of the draw arguments `args` read back.
+    fn lists(&self, args: Option<&[u32]>) -> Vec<Lists> {
+        let scene = self.scene;
+        (0..scene.object_count())
+            .map(|k| {
+                let (faces, edges) = (&scene.face_ranges[k], &scene.edge_ranges[k]);
+                match args {
+                    None => Lists {
+                        faces: faces.clone(),
+                        edges: edges.clone(),
+                    },
+                    Some(args) => {
+                        let a = &args[ARGS_PER_OBJECT * k..];
+                        Lists {
+                            faces: faces.start..faces.start + a[0],
+                            edges: edges.start..edges.start + a[5],
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// The triangles and edges the passes drew with `lists` and `plan`, and
+/// without culling.
+fn draw_counts(
+    scene: &UploadedScene,
+    draws: &Draws<'_>,
+    lists: &[Lists],
+    passes: StencilPasses,
+    candidates: &[Candidate],
+    plan: &PairPlan,
+) -> DrawCounts {
+    let n = scene.object_count();
+    let full = draws.lists(None);
+    let triangles = |l: &Lists| l.faces.len() as u64 / 3;
+    let edges = |l: &Lists| l.edges.len() as u64 / 2;
+    let sum = |f: &dyn Fn(&[Lists]) -> u64| Drawn {
+        drawn: f(lists),
+        total: f(&full),
+    };
+    let per_pass = match passes {
+        StencilPasses::TwoSided => 1,
+        StencilPasses::Separate => 2,
+    };
+    // The pair passes draw whole lists without culling.
+    let pair_triangles: u64 = candidates.iter().map(|c| 2 * triangles(&full[c.j])).sum();
+    let pair_edges: u64 = candidates
+        .iter()
+        .flat_map(|c| &c.pairs)
+        .map(|&(i, _)| edges(&full[i]))
+        .sum();
+    let len = |r: &Range<u32>| r.len() as u64;
+    let pair_triangles_drawn = plan.groups.iter().map(|g| 2 * len(&g.faces) / 3).sum();
+    let pair_edges_drawn = plan.pairs().map(|(_, p)| len(&p.edges) / 2).sum();
+    DrawCounts {
+        objects: Drawn {
+            drawn: draws.objects().len() as u64,
+            total: n as u64,
+        },
+        edges: sum(&|l| l.iter().map(edges).sum()),
+        triangles: sum(&|l| per_pass * l.iter().map(triangles).sum::<u64>()),
+        pair_triangles: Drawn {
+            drawn: pair_triangles_drawn,
+            total: pair_triangles,
+        },
+        pair_edges: Drawn {
+            drawn: pair_edges_drawn,
+            total: pair_edges,
+        },
+    }
 }
 
 /// The images one run renders into.
@@ -989,6 +1657,21 @@ impl Readback {
         }
         Ok(out)
     }
+}
+
+/// A storage buffer of `entries` u32s (at least one), also for `usage`.
+fn list_buffer(
+    device: &wgpu::Device,
+    label: &str,
+    entries: usize,
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: 4 * entries.max(1) as u64,
+        usage: usage | wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    })
 }
 
 fn staging(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {

@@ -58,9 +58,7 @@ fn wgpu_configuration() -> eframe::egui_wgpu::WgpuConfiguration {
     let setup = WgpuSetupCreateNew {
         device_descriptor: std::sync::Arc::new(|adapter: &wgpu::Adapter| wgpu::DeviceDescriptor {
             label: Some("collidoscope viewer device"),
-            required_features: adapter.features()
-                & (wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
-                    | wgpu::Features::DEPTH32FLOAT_STENCIL8),
+            required_features: adapter.features() & crate::gpu::OPTIONAL_FEATURES,
             required_limits: adapter.limits(),
             ..Default::default()
         }),

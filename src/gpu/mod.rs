@@ -48,6 +48,16 @@ pub enum GpuError {
     Validation { what: String, reason: String },
 }
 
+/// The features every device is created with where the adapter offers
+/// them (the headless context and the viewer's): timestamp queries for the
+/// profiler; Depth32FloatStencil8, so the interference stage compares face
+/// depths with edge depths read back exactly (no 24-bit quantisation);
+/// Float32Blendable, for its weighted counting pass (additive blending into
+/// Rgba32Float).
+pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
+    .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
+    .union(wgpu::Features::FLOAT32_BLENDABLE);
+
 /// Device, queue and what we know about the adapter.
 #[derive(Clone)]
 pub struct GpuContext {
@@ -72,11 +82,7 @@ impl GpuContext {
             apply_limit_buckets: false,
         }))
         .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-        // Depth32FloatStencil8: the interference stage compares face depths
-        // with edge depths read back exactly (no 24-bit quantisation).
-        let wanted = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
-            | wgpu::Features::DEPTH32FLOAT_STENCIL8;
-        let features = adapter.features() & wanted;
+        let features = adapter.features() & OPTIONAL_FEATURES;
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("GpuContext::device"),
@@ -210,6 +216,10 @@ pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "interference_cull.wgsl",
         code: include_str!("../../shaders/interference_cull.wgsl"),
+    },
+    ShaderSource {
+        name: "interference_identify.wgsl",
+        code: include_str!("../../shaders/interference_identify.wgsl"),
     },
     ShaderSource {
         name: "view.wgsl",

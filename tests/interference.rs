@@ -955,3 +955,38 @@ fn weighted_sums_report_self_interference() {
         assert!(run.identification.pair_pass_objects.is_empty());
     }
 }
+
+/// Beyond the objects the f32 sums identify exactly, a run asked for the
+/// weighted sums uses the pair passes, says why, and finds the pair.
+#[test]
+fn too_many_objects_for_the_sums_fall_back_to_pair_passes() {
+    use collidoscope::stages::interference::MAX_OBJECTS;
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let b = box_mesh(1);
+    let side = (MAX_OBJECTS as f32 + 1.0).sqrt().ceil() as usize;
+    let mut objects: Vec<InterferenceObject> = (0..=MAX_OBJECTS)
+        .map(|k| {
+            let at = Vec3::new((k % side) as f32 * 1.5, (k / side) as f32 * 1.5, 0.0);
+            posed(&b, 1.0, Quat::IDENTITY, at)
+        })
+        .collect();
+    objects.push(posed(&b, 0.6, tilt(), Vec3::new(0.3, 0.1, 0.1)));
+    let scene = InterferenceScene::new(objects).unwrap();
+    let params = InterferenceParams {
+        width: 512,
+        height: 512,
+        ..Default::default()
+    };
+    let (runs, summary) =
+        detect_gpu(&gpu, &stage, &scene, &params, &[ViewAxis::Z], QUERIES).unwrap();
+    let id = &runs[0].identification;
+    assert_eq!(id.used, Some(Identification::PairPasses), "{id:?}");
+    assert!(
+        id.fallback
+            .as_deref()
+            .is_some_and(|why| why.contains("512")),
+        "{id:?}"
+    );
+    assert_eq!(summary.pairs, vec![[0, MAX_OBJECTS + 1]]);
+}

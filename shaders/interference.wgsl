@@ -73,3 +73,29 @@ fn fs_face() -> @location(0) u32 {
 fn fs_penetrated(in: EdgeOut) -> @location(0) u32 {
     return in.into;
 }
+
+// The weighted counting pass (src/stages/interference/identify.rs): the
+// faces also add s·(1, j + 1, (j + 1)², open) into an additively blended
+// Rgba32Float target, s = +1 front, −1 back, j the face's object, open 1
+// for a face of an open mesh (counted unsigned: any such face in front of
+// the edge point makes the pixel ambiguous).
+struct WeightedFace {
+    @invariant @builtin(position) clip: vec4<f32>,
+    // Object index, the high bit set for an open mesh.
+    @location(0) @interpolate(flat) object: u32,
+}
+
+@vertex
+fn vs_face_weighted(@location(0) pos: vec3<f32>, @location(1) object: u32) -> WeightedFace {
+    var out: WeightedFace;
+    out.clip = u.clip_from_world * vec4(pos, 1.0);
+    out.object = object;
+    return out;
+}
+
+@fragment
+fn fs_face_weighted(in: WeightedFace, @builtin(front_facing) front: bool) -> @location(0) vec4<f32> {
+    let s = select(-1.0, 1.0, front);
+    let w = f32((in.object & 0x7fffffffu) + 1u);
+    return vec4(s, s * w, s * w * w, f32(in.object >> 31u));
+}

@@ -15,8 +15,11 @@
 //! identity, §4.5.8), `open_meshes`, and per view the pixel size,
 //! per-object query pixels, early non-interference, the objects,
 //! triangles and edges each pass drew (`drawn`: drawn and total without
-//! culling) and timings. `--no-cull` draws everything (the bounding-box
-//! culling is exact; it only draws less).
+//! culling), how the pairs were identified (`identification`: weighted
+//! sums or pair passes, for which objects, and why the sums were not used
+//! where they were not) and timings. `--no-cull` draws everything (the
+//! bounding-box culling is exact; it only draws less); `--pair-passes`
+//! identifies the penetrated objects by the paper's Alg. 4 alone.
 
 use std::path::{Path, PathBuf};
 
@@ -24,8 +27,8 @@ use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
 use crate::stages::interference::{
-    CountImage, InterferenceGpu, InterferenceObject, InterferenceParams, InterferenceScene,
-    Localisation, RunOptions, StencilPasses, ViewAxis, detect_gpu, images,
+    CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
+    InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_gpu, images,
 };
 
 #[derive(clap::Args, Debug)]
@@ -53,6 +56,10 @@ pub struct InterfereArgs {
     /// Draw every object, face and edge: no bounding-box culling.
     #[arg(long)]
     pub no_cull: bool,
+    /// Identify the penetrated objects by the paper's pair passes (Alg. 4)
+    /// alone, not by the weighted sums of the counting pass.
+    #[arg(long)]
+    pub pair_passes: bool,
     /// Result JSON; the images go beside it.
     #[arg(long)]
     pub out: PathBuf,
@@ -157,6 +164,11 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
             StencilPasses::TwoSided
         },
         cull: !args.no_cull,
+        identification: if args.pair_passes {
+            Identification::PairPasses
+        } else {
+            Identification::WeightedSums
+        },
     };
     let gpu = GpuContext::headless()?;
     let stage = InterferenceGpu::new(&gpu)?;
@@ -188,6 +200,7 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
             "early_non_interference": run.queries.early_exit,
             "culling": run.cull.is_some(),
             "drawn": run.drawn,
+            "identification": run.identification,
             "gpu_ms": run.phases.iter().filter_map(|p| p.gpu_ms).sum::<f64>(),
             "wall_ms": run.wall_ms,
         }));

@@ -48,6 +48,18 @@ pub enum GpuError {
     Validation { what: String, reason: String },
 }
 
+/// The features every device is created with where the adapter offers
+/// them (the headless context and the viewer's): timestamp queries for the
+/// profiler; Depth32FloatStencil8, so the interference stage compares face
+/// depths with edge depths read back exactly (no 24-bit quantisation);
+/// Float32Blendable, for its weighted counting pass (additive blending into
+/// Rgba32Float); subgroup operations, for the uniform SDF's packet
+/// traversal.
+pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
+    .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
+    .union(wgpu::Features::FLOAT32_BLENDABLE)
+    .union(wgpu::Features::SUBGROUP);
+
 /// Device, queue and what we know about the adapter.
 #[derive(Clone)]
 pub struct GpuContext {
@@ -58,14 +70,6 @@ pub struct GpuContext {
     /// report GPU time; otherwise they report wall-clock time only.
     pub has_timestamps: bool,
 }
-
-/// What the stages use where the adapter offers it: timestamp queries (GPU
-/// timers), Depth32FloatStencil8 (the interference stage compares face
-/// depths with edge depths read back exactly, no 24-bit quantisation) and
-/// subgroup operations (the uniform SDF's packet traversal).
-pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
-    .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
-    .union(wgpu::Features::SUBGROUP);
 
 impl GpuContext {
     /// A context for tests and the CLI: the first adapter wgpu finds (honours
@@ -226,6 +230,10 @@ pub const SHADERS: &[ShaderSource] = &[
     ShaderSource {
         name: "interference_cull.wgsl",
         code: include_str!("../../shaders/interference_cull.wgsl"),
+    },
+    ShaderSource {
+        name: "interference_identify.wgsl",
+        code: include_str!("../../shaders/interference_identify.wgsl"),
     },
     ShaderSource {
         name: "view.wgsl",

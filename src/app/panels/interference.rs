@@ -30,8 +30,9 @@ use crate::mesh::Mesh;
 use crate::stages::interference::images::{self, ImageKind};
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{
-    CountImage, CullPlan, InterferenceGpu, InterferenceParams, InterferenceRun, InterferenceScene,
-    InterferenceSummary, Localisation, RunOptions, ViewAxis, count_cpu, detect_gpu,
+    CountImage, CullPlan, Identification, InterferenceGpu, InterferenceParams, InterferenceRun,
+    InterferenceScene, InterferenceSummary, Localisation, RunOptions, ViewAxis, count_cpu,
+    detect_gpu,
 };
 use crate::view::LineVertex;
 
@@ -93,6 +94,7 @@ pub struct InterferenceState {
     axes: [bool; 3],
     mode: ReadMode,
     cull: bool,
+    identification: Identification,
     image: ImageKind,
     /// Which run's images are shown.
     image_run: usize,
@@ -107,6 +109,19 @@ pub struct InterferenceState {
     /// The shown image against the CPU reference, with its run and view.
     verified: Option<(usize, String)>,
 }
+
+/// What a run depends on besides the poses: shapes, count, seed,
+/// resolution, edge offset, axes, read mode, culling and identification.
+type Inputs = (
+    Shapes,
+    usize,
+    u64,
+    u32,
+    f32,
+    [bool; 3],
+    ReadMode,
+    (bool, Identification),
+);
 
 impl Default for InterferenceState {
     fn default() -> Self {
@@ -125,6 +140,7 @@ impl Default for InterferenceState {
             axes: [false, false, true],
             mode: ReadMode::ReadPixels,
             cull: true,
+            identification: Identification::default(),
             image: ImageKind::Counts,
             image_run: 0,
             gpu: None,
@@ -287,7 +303,7 @@ impl InterferenceState {
     }
 
     /// What a run depends on besides the poses.
-    fn inputs(&self) -> (Shapes, usize, u64, u32, f32, [bool; 3], ReadMode, bool) {
+    fn inputs(&self) -> Inputs {
         (
             self.shapes,
             self.count,
@@ -296,7 +312,7 @@ impl InterferenceState {
             self.offset_permille,
             self.axes,
             self.mode,
-            self.cull,
+            (self.cull, self.identification),
         )
     }
 
@@ -386,6 +402,19 @@ fn controls_ui(st: &mut InterferenceState, ui: &mut egui::Ui) {
          its overlap with other objects' boxes, only edges reaching that overlap \
          are drawn, and objects overlapping nothing are not drawn at all.",
         );
+    ui.horizontal(|ui| {
+        ui.label("penetrated by");
+        for id in Identification::ALL {
+            ui.selectable_value(&mut st.identification, id, id.name());
+        }
+    })
+    .response
+    .on_hover_text(
+        "Pair passes: the paper's Alg. 4, a stencil count per candidate object. \
+         Weighted sums: the counting pass also sums s·(1, j+1, (j+1)²) per face, \
+         which names the one or two objects an edge point is inside; only \
+         objects with other pixels get pair passes.",
+    );
     st.dirty |= before != st.inputs();
     st.place();
     pose_ui(st, ui);
@@ -468,6 +497,18 @@ fn result_ui(r: &Outcome, ui: &mut egui::Ui) {
             d.pair_edges.drawn,
             d.pair_edges.total,
         ));
+        let id = &run.identification;
+        if let Some(used) = id.used {
+            let ambiguous: u64 = id.ambiguous_pixels.iter().sum();
+            ui.label(format!(
+                "  penetrated by {}: pair passes for {} objects, {ambiguous} ambiguous pixels",
+                used.name(),
+                id.pair_pass_objects.len(),
+            ));
+        }
+        if let Some(why) = &id.fallback {
+            ui.label(format!("  weighted sums not used: {why}"));
+        }
     }
     if r.runs.iter().any(|run| run.image.is_some()) {
         let si = &r.located.self_interference;
@@ -585,6 +626,7 @@ fn run(viewer: &mut Viewer) -> Result<(), String> {
         height: st.resolution,
         edge_offset: Some(1e-3 * st.offset_permille * diagonal),
         cull: st.cull,
+        identification: st.identification,
         ..Default::default()
     };
     let options = RunOptions {

@@ -1,6 +1,7 @@
 //! The rendering passes of the stage on wgpu: the culling compute pass,
-//! edge depths, stencil counting, occlusion-query identification,
-//! read-back.
+//! edge depths, stencil counting (with the weighted sums of
+//! [`super::identify`]), occlusion-query identification, the sums'
+//! decoding, the pair passes, read-back.
 
 use std::ops::Range;
 
@@ -8,6 +9,9 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::cull::{CullPlan, ObjectRegion, PixelRect};
+use super::identify::{
+    Decoder, Identification, IdentificationReport, OPEN_BIT, SUMS_FORMAT, unavailable,
+};
 use super::{InterferenceError, InterferenceScene, OrthoView, STENCIL_ZERO, StencilPasses};
 use crate::geom::Aabb;
 use crate::gpu::{Access, GpuContext, GpuError, GpuPhase, GpuRun, Kernels, shader_source};
@@ -126,9 +130,32 @@ pub struct InterferenceGpu {
     pair_identify_pipeline: wgpu::RenderPipeline,
     cull_kernels: Kernels,
     cull_pipeline: wgpu::ComputePipeline,
+    /// The weighted counting pass and its decoding ([`super::identify`]);
+    /// `None` where the adapter cannot blend Rgba32Float.
+    weighted: Option<Weighted>,
     /// The render targets of the last viewport size, reused by the next
     /// run of that size; the lock also keeps runs from sharing them.
     targets: std::sync::Mutex<Option<Targets>>,
+}
+
+/// The counting pipelines that also sum the weights (two-sided, front
+/// faces incrementing, back faces decrementing), and the decoder.
+struct Weighted {
+    two_sided: wgpu::RenderPipeline,
+    front_increment: wgpu::RenderPipeline,
+    back_decrement: wgpu::RenderPipeline,
+    decoder: Decoder,
+}
+
+/// The colour target of a face pipeline.
+#[derive(Clone, Copy)]
+enum FaceTarget {
+    /// None: the stencil counts only.
+    None,
+    /// The penetrated image, writes masked (the pair passes).
+    Penetrated,
+    /// The weighted sums, blended.
+    Sums,
 }
 
 /// A scene's geometry resident on the GPU, with room for the culled lists
@@ -137,6 +164,9 @@ pub struct InterferenceGpu {
 pub struct UploadedScene {
     positions: wgpu::Buffer,
     indices: wgpu::Buffer,
+    /// Per vertex: its object, with [`OPEN_BIT`] for an open mesh (the
+    /// weighted counting pass).
+    face_objects: wgpu::Buffer,
     edges: wgpu::Buffer,
     /// The culled triangles' indices, object k's at `face_ranges[k].start`.
     culled_faces: wgpu::Buffer,
@@ -170,6 +200,8 @@ pub struct RunOptions {
     pub pairs: bool,
     /// Bounding-box culling ([`super::cull`]).
     pub cull: bool,
+    /// How the pairs are identified (with `pairs`).
+    pub identification: Identification,
 }
 
 impl Default for RunOptions {
@@ -179,6 +211,7 @@ impl Default for RunOptions {
             read_pixels: true,
             pairs: true,
             cull: true,
+            identification: Identification::WeightedSums,
         }
     }
 }
@@ -222,9 +255,10 @@ pub struct CountImage {
     /// The same ids only where that edge point is inside something
     /// (count > 0), written by pass 4 (Alg. 3); 0 elsewhere.
     pub inside_ids: Vec<[u32; 2]>,
-    /// Penetrated object + 1 of that edge point (Alg. 4, the pair passes;
-    /// inside several objects: the last one tested); 0 = in no other
-    /// object, or no pair passes ran.
+    /// Penetrated object + 1 of that edge point (the weighted sums, or
+    /// Alg. 4's pair passes: inside several objects, the last one tested,
+    /// the largest); 0 = in no other object, ambiguous to the sums and
+    /// without pair passes, or no identification ran.
     pub penetrated: Vec<u32>,
 }
 
@@ -272,8 +306,9 @@ pub struct PairQuery {
 pub struct PairQueries {
     /// Per object: pixels of its edges with count > 0 (pass 4, Alg. 5).
     pub object_pixels: Vec<u64>,
-    /// Every pair tested (a penetrating object against each object whose
-    /// bounding box overlaps it), with its answer.
+    /// Every pair tested by the pair passes (a penetrating object against
+    /// each object whose bounding box overlaps it), with its answer, and
+    /// every pair the weighted sums found, with its pixels.
     pub pairs: Vec<PairQuery>,
     /// Every object query was zero, so the pair passes were skipped (early
     /// non-interference, §4.5.2).
@@ -289,6 +324,7 @@ pub struct InterferenceRun {
     pub drawn: DrawCounts,
     pub image: Option<CountImage>,
     pub queries: PairQueries,
+    pub identification: IdentificationReport,
     pub phases: Vec<GpuPhase>,
     pub wall_ms: f64,
 }
@@ -349,17 +385,23 @@ impl InterferenceGpu {
         );
         let edge_attributes =
             wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3, 2 => Uint32x2];
-        let edge_buffers = [Some(wgpu::VertexBufferLayout {
+        let edge_layout = wgpu::VertexBufferLayout {
             array_stride: std::mem::size_of::<EdgeVertex>() as u64,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &edge_attributes,
-        })];
+        };
         let face_attributes = wgpu::vertex_attr_array![0 => Float32x3];
-        let face_buffers = [Some(wgpu::VertexBufferLayout {
+        let face_layout = wgpu::VertexBufferLayout {
             array_stride: 12,
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &face_attributes,
-        })];
+        };
+        let object_attributes = wgpu::vertex_attr_array![1 => Uint32];
+        let object_layout = wgpu::VertexBufferLayout {
+            array_stride: 4,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &object_attributes,
+        };
         let target = |format, write_mask| {
             [Some(wgpu::ColorTargetState {
                 format,
@@ -412,46 +454,79 @@ impl InterferenceGpu {
         let edge_pipeline = pipeline(
             "InterferenceGpu::edge_pipeline",
             "vs_edge",
-            &edge_buffers,
+            &[Some(edge_layout.clone())],
             wgpu::PrimitiveTopology::LineList,
             None,
             depth_stencil(Cmp::Less, true, wgpu::StencilState::default()),
             fragment("fs_edge", &ids_target),
         );
         // Faces in front of the edge depths count: front +1, back -1 (or,
-        // `uncount`, the reverse, which undoes a count exactly).
-        let face = |label: &str,
-                    cull: Option<wgpu::Face>,
-                    uncount: bool,
-                    fragment: Option<wgpu::FragmentState<'_>>| {
+        // `uncount`, the reverse, which undoes a count exactly), into the
+        // colour target `colour`.
+        let blend_add = wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::One,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Add,
+        };
+        let sums_target = [Some(wgpu::ColorTargetState {
+            format: SUMS_FORMAT,
+            blend: Some(wgpu::BlendState {
+                color: blend_add,
+                alpha: blend_add,
+            }),
+            write_mask: wgpu::ColorWrites::ALL,
+        })];
+        let face = |label: &str, cull: Option<wgpu::Face>, uncount: bool, colour: FaceTarget| {
             let (front, back) = if uncount {
                 (Op::DecrementWrap, Op::IncrementWrap)
             } else {
                 (Op::IncrementWrap, Op::DecrementWrap)
             };
+            let positions = [Some(face_layout.clone())];
+            let with_objects = [Some(face_layout.clone()), Some(object_layout.clone())];
+            let (vs, buffers, fragment) = match colour {
+                FaceTarget::None => ("vs_face", &positions[..], None),
+                FaceTarget::Penetrated => (
+                    "vs_face",
+                    &positions[..],
+                    fragment("fs_face", &penetrated_masked),
+                ),
+                FaceTarget::Sums => (
+                    "vs_face_weighted",
+                    &with_objects[..],
+                    fragment("fs_face_weighted", &sums_target),
+                ),
+            };
             pipeline(
                 label,
-                "vs_face",
-                &face_buffers,
+                vs,
+                buffers,
                 wgpu::PrimitiveTopology::TriangleList,
                 cull,
                 depth_stencil(Cmp::Less, false, stencil_counting(front, back)),
                 fragment,
             )
         };
-        let face_two_sided = face("InterferenceGpu::face_two_sided", None, false, None);
-        let face_front_increment = face(
-            "InterferenceGpu::face_front_increment",
-            Some(wgpu::Face::Back),
-            false,
-            None,
-        );
-        let face_back_decrement = face(
-            "InterferenceGpu::face_back_decrement",
-            Some(wgpu::Face::Front),
-            false,
-            None,
-        );
+        // Two-sided, front faces incrementing, back faces decrementing.
+        let counting = |colour| {
+            [None, Some(wgpu::Face::Back), Some(wgpu::Face::Front)]
+                .map(|cull| face("InterferenceGpu::face", cull, false, colour))
+        };
+        let [face_two_sided, face_front_increment, face_back_decrement] =
+            counting(FaceTarget::None);
+        let weighted = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::FLOAT32_BLENDABLE)
+            .then(|| {
+                let [two_sided, front_increment, back_decrement] = counting(FaceTarget::Sums);
+                Weighted {
+                    two_sided,
+                    front_increment,
+                    back_decrement,
+                    decoder: Decoder::new(gpu),
+                }
+            });
         let [pair_face_pipeline, pair_unface_pipeline] = [false, true].map(|uncount| {
             face(
                 if uncount {
@@ -461,7 +536,7 @@ impl InterferenceGpu {
                 },
                 None,
                 uncount,
-                fragment("fs_face", &penetrated_masked),
+                FaceTarget::Penetrated,
             )
         });
         // Pass 4 and the pair passes: edge pixels that are the nearest edge
@@ -477,7 +552,7 @@ impl InterferenceGpu {
             pipeline(
                 label,
                 "vs_edge",
-                &edge_buffers,
+                &[Some(edge_layout.clone())],
                 wgpu::PrimitiveTopology::LineList,
                 None,
                 depth_stencil(
@@ -521,6 +596,7 @@ impl InterferenceGpu {
             pair_unface_pipeline,
             pair_identify_pipeline,
             cull_pipeline: cull_kernels.pipeline(gpu, "cull"),
+            weighted,
             cull_kernels,
             targets: Default::default(),
         })
@@ -530,6 +606,7 @@ impl InterferenceGpu {
     pub fn upload(&self, gpu: &GpuContext, scene: &InterferenceScene) -> UploadedScene {
         let mut positions: Vec<[f32; 3]> = Vec::new();
         let mut indices: Vec<u32> = Vec::new();
+        let mut face_objects: Vec<u32> = Vec::new();
         let mut edges: Vec<EdgeVertex> = Vec::new();
         let mut face_ranges = Vec::new();
         let mut edge_ranges = Vec::new();
@@ -537,6 +614,8 @@ impl InterferenceGpu {
         for (k, o) in scene.objects.iter().enumerate() {
             let base = positions.len() as u32;
             positions.extend(o.mesh.positions.iter().map(|p| p.to_array()));
+            let object = k as u32 | if o.closed { 0 } else { OPEN_BIT };
+            face_objects.resize(positions.len(), object);
             let first = indices.len() as u32;
             indices.extend(o.mesh.triangles.iter().flatten().map(|&i| i + base));
             face_ranges.push(first..indices.len() as u32);
@@ -584,6 +663,11 @@ impl InterferenceGpu {
                 bytemuck::cast_slice(&indices),
                 geometry(wgpu::BufferUsages::INDEX),
             ),
+            face_objects: buffer(
+                "UploadedScene::face_objects",
+                bytemuck::cast_slice(&face_objects),
+                wgpu::BufferUsages::VERTEX,
+            ),
             edges: buffer(
                 "UploadedScene::edges",
                 bytemuck::cast_slice(&edges),
@@ -615,8 +699,12 @@ impl InterferenceGpu {
     /// Runs the passes for one view: with `options.cull`, the culling
     /// compute pass ([`super::cull`]); edges (pass 1), stencil counting
     /// (passes 2–3), per-object occlusion queries and the penetrating-ids
-    /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs` and some
-    /// object query is non-zero, the pair passes (Alg. 4); when every
+    /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs`: with
+    /// [`Identification::WeightedSums`] (where available, see
+    /// [`super::identify`]), the decoding of the counting pass's sums, and
+    /// the pair passes (Alg. 4) for the objects it left ambiguous; with
+    /// [`Identification::PairPasses`], the pair passes for every object
+    /// whose query is non-zero. When every
     /// object query is zero the run stops there (early non-interference,
     /// §4.5.2). Read-back of the images when `options.read_pixels`.
     pub fn run(
@@ -672,6 +760,14 @@ impl InterferenceGpu {
             scene,
             plan: options.cull.then_some(&plan),
         };
+        // The weighted sums, where asked for and possible.
+        let weighted_asked =
+            options.pairs && options.identification == Identification::WeightedSums;
+        let fallback = weighted_asked.then(|| unavailable(gpu, n)).flatten();
+        let weighted = self
+            .weighted
+            .as_ref()
+            .filter(|_| weighted_asked && fallback.is_none());
         let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
             [
@@ -707,9 +803,19 @@ impl InterferenceGpu {
             draws.all_edges(&mut pass);
         });
         run.encoder_work("interference passes 2-3 (count)", |encoder| {
+            // With the weighted sums, their target; without, none.
+            let sums = weighted.map(|_| wgpu::RenderPassColorAttachment {
+                view: &targets.sums_view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    store: wgpu::StoreOp::Store,
+                },
+            });
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("InterferenceRun::count_pass"),
-                color_attachments: &[],
+                color_attachments: sums.map(Some).as_slice(),
                 depth_stencil_attachment: targets
                     .depth_attachment(wgpu::LoadOp::Load, wgpu::LoadOp::Load),
                 timestamp_writes: None,
@@ -718,16 +824,24 @@ impl InterferenceGpu {
             });
             pass.set_bind_group(0, &bind_group, &[]);
             draws.bind_faces(&mut pass);
+            let [two_sided, front_increment, back_decrement] = match weighted {
+                Some(w) => [&w.two_sided, &w.front_increment, &w.back_decrement],
+                None => [
+                    &self.face_two_sided,
+                    &self.face_front_increment,
+                    &self.face_back_decrement,
+                ],
+            };
             match options.passes {
                 StencilPasses::TwoSided => {
-                    pass.set_pipeline(&self.face_two_sided);
+                    pass.set_pipeline(two_sided);
                     draws.all_faces(&mut pass);
                 }
                 StencilPasses::Separate => {
                     for k in draws.objects() {
-                        pass.set_pipeline(&self.face_front_increment);
+                        pass.set_pipeline(front_increment);
                         draws.faces(&mut pass, k);
-                        pass.set_pipeline(&self.face_back_decrement);
+                        pass.set_pipeline(back_decrement);
                         draws.faces(&mut pass, k);
                     }
                 }
@@ -752,8 +866,22 @@ impl InterferenceGpu {
                 pass.end_occlusion_query();
             }
         });
+        let penetrated_image = options
+            .read_pixels
+            .then(|| Readback::new(device, targets, TargetImage::Penetrated));
+        let decoding = weighted.map(|w| {
+            let views = [
+                &targets.sums_view,
+                &targets.ids_view,
+                &targets.penetrated_view,
+            ];
+            w.decoder.record(gpu, &mut run, n, targets.size, views)
+        });
         run.encoder_work("interference read-back copies", |encoder| {
             object_queries.resolve(encoder);
+            if let Some(image) = penetrated_image.as_ref().filter(|_| decoding.is_some()) {
+                image.copy(encoder, targets);
+            }
             for image in images.iter().flatten() {
                 image.copy(encoder, targets);
             }
@@ -768,12 +896,19 @@ impl InterferenceGpu {
             None => None,
         };
         let lists = draws.lists(args.as_deref());
+        let (decoded, ambiguous) = match &decoding {
+            Some(d) => d.read(gpu)?,
+            None => Default::default(),
+        };
 
         // Alg. 5 with bounding boxes: only objects whose edges are inside
         // something (pass 4) are tested, against the objects whose boxes
-        // meet theirs on the screen.
-        let penetrating: Vec<usize> = (0..n).filter(|&i| object_pixels[i] > 0).collect();
-        let early_exit = penetrating.is_empty();
+        // meet theirs on the screen — with the weighted sums, only those
+        // with pixels the sums could not decode.
+        let early_exit = object_pixels.iter().all(|&px| px == 0);
+        let penetrating: Vec<usize> = (0..n)
+            .filter(|&i| object_pixels[i] > 0 && (decoding.is_none() || ambiguous[i] > 0))
+            .collect();
         let candidates: Vec<Candidate> = if options.pairs {
             (0..n)
                 .filter_map(|j| {
@@ -787,11 +922,12 @@ impl InterferenceGpu {
         } else {
             Vec::new()
         };
-        let penetrated_image = options
-            .read_pixels
-            .then(|| Readback::new(device, targets, TargetImage::Penetrated));
-        let mut pairs = Vec::new();
         let mut plan_drawn = PairPlan::default();
+        // The sums' pairs of the objects the pair passes do not test.
+        let mut pairs: Vec<PairQuery> = decoded
+            .into_iter()
+            .filter(|p| !penetrating.contains(&p.penetrating))
+            .collect();
         if !candidates.is_empty() {
             let plan = self.plan_pairs(
                 gpu,
@@ -813,7 +949,7 @@ impl InterferenceGpu {
                 // Nothing empty is drawn, a pair without edges has no query,
                 // and every state is set before a query begins: llvmpipe
                 // applies state lazily and miscounts queries otherwise.
-                let mut pass = targets.pair_pass(encoder, &pair_queries.set);
+                let mut pass = targets.pair_pass(encoder, &pair_queries.set, decoding.is_some());
                 pass.set_bind_group(0, &bind_group, &[]);
                 pass.set_stencil_reference(STENCIL_ZERO);
                 let mut query = 0u32;
@@ -838,17 +974,14 @@ impl InterferenceGpu {
             });
             phases.extend(run.finish()?.0);
             let mut results = pair_queries.read(gpu)?.into_iter();
-            pairs = plan
-                .pairs()
-                .map(|(j, p)| PairQuery {
-                    penetrating: p.i,
-                    penetrated: j,
-                    pixels: match p.edges.is_empty() {
-                        true => 0,
-                        false => results.next().unwrap_or(0),
-                    },
-                })
-                .collect();
+            pairs.extend(plan.pairs().map(|(j, p)| PairQuery {
+                penetrating: p.i,
+                penetrated: j,
+                pixels: match p.edges.is_empty() {
+                    true => 0,
+                    false => results.next().unwrap_or(0),
+                },
+            }));
             plan_drawn = plan;
         }
         let drawn = draw_counts(
@@ -863,8 +996,10 @@ impl InterferenceGpu {
             None => None,
             Some([stencil, depth, ids, inside]) => {
                 let pixels = (view.width * view.height) as usize;
-                let penetrated = match (&penetrated_image, candidates.is_empty()) {
-                    (Some(image), false) => bytemuck::pod_collect_to_vec(&image.read(gpu)?),
+                let penetrated = match &penetrated_image {
+                    Some(image) if decoding.is_some() || !candidates.is_empty() => {
+                        bytemuck::pod_collect_to_vec(&image.read(gpu)?)
+                    }
                     _ => vec![0u32; pixels],
                 };
                 Some(CountImage {
@@ -892,6 +1027,19 @@ impl InterferenceGpu {
                 object_pixels,
                 pairs,
                 early_exit,
+            },
+            identification: IdentificationReport {
+                used: options.pairs.then_some(match decoding {
+                    Some(_) => Identification::WeightedSums,
+                    None => Identification::PairPasses,
+                }),
+                fallback,
+                ambiguous_pixels: ambiguous,
+                pair_pass_objects: if options.pairs {
+                    penetrating
+                } else {
+                    Vec::new()
+                },
             },
             phases,
             wall_ms,
@@ -1259,6 +1407,8 @@ impl Draws<'_> {
             Some(_) => &self.scene.culled_faces,
         };
         pass.set_vertex_buffer(0, self.scene.positions.slice(..));
+        // The weighted pipelines' object ids (ignored by the others).
+        pass.set_vertex_buffer(1, self.scene.face_objects.slice(..));
         pass.set_index_buffer(indices.slice(..), wgpu::IndexFormat::Uint32);
     }
 
@@ -1426,6 +1576,8 @@ struct Targets {
     ids: wgpu::Texture,
     inside: wgpu::Texture,
     penetrated: wgpu::Texture,
+    /// The weighted sums of the counting pass ([`super::identify`]).
+    sums_view: wgpu::TextureView,
     depth_view: wgpu::TextureView,
     ids_view: wgpu::TextureView,
     inside_view: wgpu::TextureView,
@@ -1439,7 +1591,9 @@ impl Targets {
             height,
             depth_or_array_layers: 1,
         };
-        let texture = |label: &str, format| {
+        // The ids and the sums are read by the decoding compute pass, which
+        // writes the penetrated image.
+        let texture = |label: &str, format, usage| {
             let texture = device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
                 size,
@@ -1447,23 +1601,33 @@ impl Targets {
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
                 format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                usage: usage
+                    | wgpu::TextureUsages::RENDER_ATTACHMENT
+                    | wgpu::TextureUsages::COPY_SRC,
                 view_formats: &[],
             });
             let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
             (texture, view)
         };
-        let (depth, depth_view) = texture("InterferenceRun::depth_stencil", DEPTH_STENCIL_FORMAT);
-        let (ids, ids_view) = texture("InterferenceRun::ids", IDS_FORMAT);
-        let (inside, inside_view) = texture("InterferenceRun::inside", IDS_FORMAT);
-        let (penetrated, penetrated_view) =
-            texture("InterferenceRun::penetrated", PENETRATED_FORMAT);
+        let none = wgpu::TextureUsages::empty();
+        let read = wgpu::TextureUsages::TEXTURE_BINDING;
+        let (depth, depth_view) =
+            texture("InterferenceRun::depth_stencil", DEPTH_STENCIL_FORMAT, none);
+        let (ids, ids_view) = texture("InterferenceRun::ids", IDS_FORMAT, read);
+        let (inside, inside_view) = texture("InterferenceRun::inside", IDS_FORMAT, none);
+        let (penetrated, penetrated_view) = texture(
+            "InterferenceRun::penetrated",
+            PENETRATED_FORMAT,
+            wgpu::TextureUsages::STORAGE_BINDING,
+        );
+        let (_, sums_view) = texture("InterferenceRun::sums", SUMS_FORMAT, read);
         Targets {
             size,
             depth,
             ids,
             inside,
             penetrated,
+            sums_view,
             depth_view,
             ids_view,
             inside_view,
@@ -1519,12 +1683,14 @@ impl Targets {
         })
     }
 
-    /// The pair pass: the penetrated image cleared, the edge depths kept,
-    /// the stencil cleared to zero counts.
+    /// The pair pass: the penetrated image cleared (or, `keep`, as the
+    /// weighted sums' decoding wrote it), the edge depths kept, the stencil
+    /// cleared to zero counts.
     fn pair_pass<'e>(
         &self,
         encoder: &'e mut wgpu::CommandEncoder,
         queries: &wgpu::QuerySet,
+        keep: bool,
     ) -> wgpu::RenderPass<'e> {
         encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("InterferenceRun::pair_pass"),
@@ -1533,7 +1699,11 @@ impl Targets {
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    load: if keep {
+                        wgpu::LoadOp::Load
+                    } else {
+                        wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)
+                    },
                     store: wgpu::StoreOp::Store,
                 },
             })],
@@ -1674,7 +1844,7 @@ fn list_buffer(
     })
 }
 
-fn staging(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {
+pub(super) fn staging(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {
     device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
         size: bytes.max(4),

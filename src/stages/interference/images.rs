@@ -3,7 +3,8 @@
 //! stencil counts (§4.4.1's reading: 0 outside, n > 0 inside n solids,
 //! < 0 an open mesh), the edge depths of pass 1, and the identity images —
 //! the nearest edge's object (Alg. 2), the same where it is inside
-//! something (Alg. 3), and the object it is inside (Alg. 4).
+//! something (Alg. 3), and the object it is inside (Alg. 4, or the
+//! weighted sums of `identify.rs`).
 
 use super::CountImage;
 
@@ -17,7 +18,8 @@ pub enum ImageKind {
     EdgeObjects,
     /// Pass 4's ids: that object where its edge point is inside something.
     Penetrating,
-    /// The pair passes' ids: the object the edge point is inside.
+    /// The penetrated ids (pair passes or weighted sums): the object the
+    /// edge point is inside.
     Penetrated,
 }
 
@@ -36,7 +38,7 @@ impl ImageKind {
             ImageKind::EdgeDepth => "edge depth",
             ImageKind::EdgeObjects => "edge ids (pass 1)",
             ImageKind::Penetrating => "penetrating ids (pass 4)",
-            ImageKind::Penetrated => "penetrated ids (Alg. 4)",
+            ImageKind::Penetrated => "penetrated ids",
         }
     }
 }

@@ -64,6 +64,16 @@
 //! filtered; an object whose edges pass pass 4 but lie in no other object
 //! is reported as "self only", not hidden.
 //!
+//! **Weighted sums** ([`Identification::WeightedSums`], the default; our
+//! extension of Alg. 4, see `identify.rs`). The counting pass also sums
+//! `s·(1, j + 1, (j + 1)²)` per face of object `j` into a blended colour
+//! target, from which a compute pass reads, per pixel, the one or two
+//! objects the edge point is inside (the roots of a quadratic), writes the
+//! penetrated image and counts the pixels of every pair; only objects
+//! with pixels the sums cannot decode (inside three or more, an open mesh
+//! crossed) still get Alg. 4's pair passes. [`Identification::PairPasses`]
+//! runs Alg. 4 for everything, as the paper does.
+//!
 //! **Culling** ([`CullPlan`], on unless [`InterferenceParams::cull`] is
 //! off; exact). Bounding boxes (the winnowing of §4.1.1, applied inside
 //! the image-space test) restrict every pass of a view: an object whose
@@ -119,13 +129,16 @@
 //!            U_j; the same 10 u32 per job, read back (pair passes)
 //! targets    ids Rg32Uint (object + 1, edge + 1; 0 = none), pass 1
 //!            inside Rg32Uint, the same where count > 0, pass 4
-//!            penetrated R32Uint (object + 1; 0 = none), pair passes
+//!            penetrated R32Uint (object + 1; 0 = none), sums decoding
+//!            and pair passes
+//!            sums Rgba32Float Σ s·(1, j + 1, (j + 1)², open), passes 2–3
 //!            depth Depth32Float + stencil Stencil8 (128 + count)
 //! ```
 
 mod cpu;
 mod cull;
 mod gpu;
+mod identify;
 pub mod images;
 mod localise;
 pub mod scenes;
@@ -136,6 +149,7 @@ pub use gpu::{
     CountImage, DrawCounts, Drawn, InterferenceGpu, InterferenceRun, PairQueries, PairQuery,
     RunOptions, UploadedScene,
 };
+pub use identify::{Identification, IdentificationReport, MAX_OBJECTS};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 
 use glam::{DVec3, Mat4, Vec3};
@@ -230,6 +244,9 @@ pub struct InterferenceParams {
     /// Bounding-box culling of the passes (exact; see [`CullPlan`]).
     #[serde(default = "culling_by_default")]
     pub cull: bool,
+    /// How the penetrated objects are found ([`Identification`]).
+    #[serde(default)]
+    pub identification: Identification,
 }
 
 fn culling_by_default() -> bool {
@@ -244,6 +261,7 @@ impl Default for InterferenceParams {
             edge_offset: None,
             stencil_passes: StencilPasses::TwoSided,
             cull: culling_by_default(),
+            identification: Identification::default(),
         }
     }
 }
@@ -464,6 +482,7 @@ pub fn detect_gpu(
     let options = RunOptions {
         passes: params.stencil_passes,
         cull: params.cull,
+        identification: params.identification,
         ..options
     };
     let runs = axes

@@ -160,6 +160,17 @@ fn gpu_counts_equal_cpu_counts_pixel_for_pixel() {
     }
 }
 
+/// All passes with the default options, which must succeed.
+fn detect(
+    gpu: &collidoscope::gpu::GpuContext,
+    stage: &InterferenceGpu,
+    scene: &InterferenceScene,
+    params: &InterferenceParams,
+    axes: &[ViewAxis],
+) -> (Vec<InterferenceRun>, InterferenceSummary) {
+    detect_gpu(gpu, stage, scene, params, axes, RunOptions::default()).unwrap()
+}
+
 fn summary(scene: &InterferenceScene) -> InterferenceSummary {
     let gpu = common::gpu();
     let stage = InterferenceGpu::new(&gpu).unwrap();
@@ -168,15 +179,7 @@ fn summary(scene: &InterferenceScene) -> InterferenceSummary {
         height: 96,
         ..Default::default()
     };
-    let (runs, summary) = detect_gpu(
-        &gpu,
-        &stage,
-        scene,
-        &params,
-        &ViewAxis::ALL,
-        RunOptions::default(),
-    )
-    .unwrap();
+    let (runs, summary) = detect(&gpu, &stage, scene, &params, &ViewAxis::ALL);
     // Occlusion-query answers equal the read-pixels answers (§4.5.2).
     for run in &runs {
         let image = run.image.as_ref().unwrap();
@@ -271,15 +274,7 @@ fn open_mesh_gives_negative_counts() {
             cull,
             ..Default::default()
         };
-        let (runs, _) = detect_gpu(
-            &gpu,
-            &stage,
-            &scene,
-            &params,
-            &[ViewAxis::Z],
-            RunOptions::default(),
-        )
-        .unwrap();
+        let (runs, _) = detect(&gpu, &stage, &scene, &params, &[ViewAxis::Z]);
         let image = runs[0].image.as_ref().unwrap();
         assert_eq!(image.negative_pixels() > 0, !cull, "cull {cull}");
     }
@@ -290,15 +285,13 @@ fn open_mesh_gives_negative_counts() {
         Vec3::ZERO,
     )])
     .unwrap();
-    let (runs, _) = detect_gpu(
+    let (runs, _) = detect(
         &gpu,
         &stage,
         &closed,
         &InterferenceParams::default(),
         &[ViewAxis::Z],
-        RunOptions::default(),
-    )
-    .unwrap();
+    );
     assert_eq!(runs[0].image.as_ref().unwrap().negative_pixels(), 0);
 }
 
@@ -490,15 +483,7 @@ fn localised_points_lie_on_interfering_edges() {
         height: 64,
         ..Default::default()
     };
-    let (runs, summary) = detect_gpu(
-        &gpu,
-        &stage,
-        &scene,
-        &params,
-        &ViewAxis::ALL,
-        RunOptions::default(),
-    )
-    .unwrap();
+    let (runs, summary) = detect(&gpu, &stage, &scene, &params, &ViewAxis::ALL);
     let located = Localisation::from_runs(&scene, &runs);
     assert_eq!(located.pairs, summary.pairs);
     assert_eq!(located.pairs, vec![[0, 1]]);
@@ -537,15 +522,7 @@ fn localised_points_lie_on_interfering_edges() {
     assert!(located.open_meshes.open_objects.is_empty());
 
     let open = open_box_scene();
-    let (runs, _) = detect_gpu(
-        &gpu,
-        &stage,
-        &open,
-        &params,
-        &[ViewAxis::Z],
-        RunOptions::default(),
-    )
-    .unwrap();
+    let (runs, _) = detect(&gpu, &stage, &open, &params, &[ViewAxis::Z]);
     let report = Localisation::from_runs(&open, &runs).open_meshes;
     assert_eq!(report.open_objects, vec![0]);
     assert!(
@@ -660,15 +637,7 @@ fn apart_scene_draws_nothing() {
             cull,
             ..Default::default()
         };
-        let (runs, summary) = detect_gpu(
-            &gpu,
-            &stage,
-            &scene,
-            &params,
-            &ViewAxis::ALL,
-            RunOptions::default(),
-        )
-        .unwrap();
+        let (runs, summary) = detect(&gpu, &stage, &scene, &params, &ViewAxis::ALL);
         assert!(summary.pairs.is_empty());
         for run in &runs {
             let d = run.drawn;

@@ -629,7 +629,11 @@ fn apart_scene_draws_nothing() {
     let gpu = common::gpu();
     let stage = InterferenceGpu::new(&gpu).unwrap();
     let meshes = scenes::Shapes::Mixed.meshes(2);
-    let scene = scenes::build(&meshes, &scenes::placements(27, meshes.len(), 3, true)).unwrap();
+    let scene = scenes::build(
+        &meshes,
+        &scenes::placements(27, meshes.len(), 3, scenes::Layout::Grid),
+    )
+    .unwrap();
     for cull in CULLING {
         let params = InterferenceParams {
             width: 64,
@@ -666,7 +670,11 @@ fn culling_finds_every_pair_of_a_dense_scene() {
     let gpu = common::gpu();
     let stage = InterferenceGpu::new(&gpu).unwrap();
     let meshes = scenes::Shapes::Mixed.meshes(2);
-    let scene = scenes::build(&meshes, &scenes::placements(100, meshes.len(), 9, false)).unwrap();
+    let scene = scenes::build(
+        &meshes,
+        &scenes::placements(100, meshes.len(), 9, scenes::Layout::DENSE),
+    )
+    .unwrap();
     let [culled, full] = CULLING.map(|cull| {
         let params = InterferenceParams {
             width: 128,

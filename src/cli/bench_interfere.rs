@@ -97,11 +97,15 @@ impl Row {
     }
 }
 
-/// `objects` unit boxes of `12·k²` triangles each, randomly posed
-/// (interfering) or on a grid with gaps (apart).
-fn boxes(objects: usize, k: u32, apart: bool, seed: u64) -> anyhow::Result<InterferenceScene> {
+/// `objects` unit boxes of `12·k²` triangles each, laid out by `layout`.
+fn boxes(
+    objects: usize,
+    k: u32,
+    layout: scenes::Layout,
+    seed: u64,
+) -> anyhow::Result<InterferenceScene> {
     let meshes = scenes::Shapes::Boxes.meshes(k);
-    let placements = scenes::placements(objects, meshes.len(), seed, apart);
+    let placements = scenes::placements(objects, meshes.len(), seed, layout);
     Ok(scenes::build(&meshes, &placements)?)
 }
 
@@ -234,7 +238,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     ];
     for (figure, sizes) in scaling.into_iter().filter(|(s, _)| study(*s)) {
         for (n, k, seed) in sizes {
-            let scene = boxes(n, k, false, seed)?;
+            let scene = boxes(n, k, scenes::Layout::DENSE, seed)?;
             time(Case {
                 study: figure,
                 name: "boxes",
@@ -260,8 +264,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     ];
     for (table, modes) in tables.into_iter().filter(|(t, _)| study(*t)) {
         for size in [(640, 480), (256, 256)] {
-            for (name, apart) in [("interfering", false), ("apart", true)] {
-                let scene = boxes(27, 3, apart, 5)?;
+            for (name, layout) in [
+                ("interfering", scenes::Layout::DENSE),
+                ("apart", scenes::Layout::Grid),
+            ] {
+                let scene = boxes(27, 3, layout, 5)?;
                 for (mode, options) in modes {
                     time(Case {
                         study: table,
@@ -276,8 +283,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
     if study(Study::Target) {
-        for (name, apart) in [("interfering", false), ("apart", true)] {
-            let scene = boxes(args.target_objects, args.target_box_k, apart, 11)?;
+        // Dense (most boxes touch several others), the same poses spread
+        // twice as wide (most touch none or one), and apart.
+        for (name, layout) in [
+            ("interfering", scenes::Layout::DENSE),
+            ("sparse", scenes::Layout::SPARSE),
+            ("apart", scenes::Layout::Grid),
+        ] {
+            let scene = boxes(args.target_objects, args.target_box_k, layout, 11)?;
             // The ablation: full identification the other way round.
             let ablation = RunOptions {
                 cull: !cull,

@@ -340,7 +340,8 @@ impl InterferenceState {
         let key = (self.shapes, self.count, self.seed);
         if self.placed != Some(key) {
             let shapes = self.meshes().len();
-            self.placements = scenes::placements(self.count, shapes, self.seed, false);
+            self.placements =
+                scenes::placements(self.count, shapes, self.seed, scenes::Layout::DENSE);
             self.placed = Some(key);
             self.selected = self.selected.min(self.count - 1);
         }

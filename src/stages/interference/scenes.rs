@@ -87,25 +87,42 @@ fn side(count: usize) -> usize {
     (count as f32).cbrt().ceil().max(1.0) as usize
 }
 
-/// `count` placements cycling through `shapes` meshes: random poses in a
-/// cube of side 1.6·⌈∛count⌉ (dense, many touching), or with `apart`
-/// axis-aligned on a grid of pitch 2 (none touching).
-pub fn placements(count: usize, shapes: usize, seed: u64, apart: bool) -> Vec<Placement> {
+/// How a scene's objects are laid out.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Layout {
+    /// Random poses in a cube of side `spread·⌈∛count⌉`.
+    Random { spread: f32 },
+    /// Axis-aligned on a grid of pitch 2: none touching.
+    Grid,
+}
+
+impl Layout {
+    /// Random poses, dense: most objects touch several others.
+    pub const DENSE: Layout = Layout::Random { spread: 1.6 };
+    /// Random poses in a cube twice as wide: most objects touch none or one.
+    pub const SPARSE: Layout = Layout::Random { spread: 3.2 };
+}
+
+/// `count` placements cycling through `shapes` meshes, laid out by
+/// `layout` (the random draws are the same for every layout, so a seed
+/// gives the same poses at every spread).
+pub fn placements(count: usize, shapes: usize, seed: u64, layout: Layout) -> Vec<Placement> {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let side = side(count);
     (0..count)
         .map(|n| {
             let angles = Vec3::new(rng.next_f32(), rng.next_f32(), rng.next_f32()) * 360.0;
             let random = Vec3::new(rng.next_f32(), rng.next_f32(), rng.next_f32());
-            let (translation, angles) = if apart {
-                let cell = Vec3::new(
-                    (n % side) as f32,
-                    ((n / side) % side) as f32,
-                    (n / (side * side)) as f32,
-                );
-                (cell * 2.0, Vec3::ZERO)
-            } else {
-                (random * 1.6 * side as f32, angles - 180.0)
+            let (translation, angles) = match layout {
+                Layout::Grid => {
+                    let cell = Vec3::new(
+                        (n % side) as f32,
+                        ((n / side) % side) as f32,
+                        (n / (side * side)) as f32,
+                    );
+                    (cell * 2.0, Vec3::ZERO)
+                }
+                Layout::Random { spread } => (random * spread * side as f32, angles - 180.0),
             };
             Placement {
                 shape: n % shapes.max(1),
@@ -145,12 +162,17 @@ mod tests {
                 assert!((0.5..=1.01).contains(&size), "{shapes:?} mesh {k}: {size}");
             }
         }
-        let a = placements(20, 3, 7, false);
-        assert_eq!(a, placements(20, 3, 7, false));
-        assert_ne!(a, placements(20, 3, 8, false));
+        let a = placements(20, 3, 7, Layout::DENSE);
+        assert_eq!(a, placements(20, 3, 7, Layout::DENSE));
+        assert_ne!(a, placements(20, 3, 8, Layout::DENSE));
+        // The same poses spread twice as wide.
+        for (d, s) in a.iter().zip(placements(20, 3, 7, Layout::SPARSE)) {
+            assert_eq!(d.angles, s.angles);
+            assert!((s.translation - 2.0 * d.translation).length() < 1e-4);
+        }
         assert_eq!(a.iter().map(|p| p.shape).max(), Some(2));
         // Apart: unit objects (diagonal < 2) on a grid of pitch 2, axis-aligned.
-        let grid = placements(27, 1, 1, true);
+        let grid = placements(27, 1, 1, Layout::Grid);
         for (i, p) in grid.iter().enumerate() {
             for q in &grid[i + 1..] {
                 assert!((p.translation - q.translation).abs().max_element() >= 2.0);

@@ -654,6 +654,14 @@ fn apart_scene_draws_nothing() {
                 let image = run.image.as_ref().unwrap();
                 assert!(image.edge_depth.iter().all(|&z| z == 1.0));
                 assert!(image.counts.iter().all(|&c| c == 0));
+                // Nothing drawn, so nothing summed or decoded, and the
+                // report still names the mode asked for.
+                assert_eq!(run.identification.used, Some(Identification::WeightedSums));
+                assert!(
+                    run.phases.iter().all(|p| !p.name.contains("weighted sums")),
+                    "{:?}",
+                    run.phases.iter().map(|p| &p.name).collect::<Vec<_>>()
+                );
             } else {
                 assert_eq!(d.triangles.drawn, d.triangles.total);
             }

@@ -764,10 +764,17 @@ impl InterferenceGpu {
         let weighted_asked =
             options.pairs && options.identification == Identification::WeightedSums;
         let fallback = weighted_asked.then(|| unavailable(gpu, n)).flatten();
+        let used = match weighted_asked && fallback.is_none() {
+            true => Identification::WeightedSums,
+            false => Identification::PairPasses,
+        };
+        // When culling draws nothing there is nothing to sum or decode: the
+        // queries all read zero and the run ends in early non-interference.
+        let nothing_drawn = options.cull && plan.active().next().is_none();
         let weighted = self
             .weighted
             .as_ref()
-            .filter(|_| weighted_asked && fallback.is_none());
+            .filter(|_| used == Identification::WeightedSums && !nothing_drawn);
         let object_queries = Queries::new(device, n);
         let images = options.read_pixels.then(|| {
             [
@@ -1029,10 +1036,7 @@ impl InterferenceGpu {
                 early_exit,
             },
             identification: IdentificationReport {
-                used: options.pairs.then_some(match decoding {
-                    Some(_) => Identification::WeightedSums,
-                    None => Identification::PairPasses,
-                }),
+                used: options.pairs.then_some(used),
                 fallback,
                 ambiguous_pixels: ambiguous,
                 pair_pass_objects: if options.pairs {

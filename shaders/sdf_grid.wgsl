@@ -40,11 +40,13 @@ const TILE: u32 = 64u;
 // [0]: point–triangle distance evaluations, summed over all invocations.
 @group(0) @binding(6) var<storage, read_write> counters: array<atomic<u32>>;
 
+// (i, j, k) of the `index`-th element of a `dims` grid, x fastest.
+fn grid_coords(index: u32, dims: vec3u) -> vec3u {
+    return vec3u(index % dims.x, (index / dims.x) % dims.y, index / (dims.x * dims.y));
+}
+
 fn cell_coords(cell: u32) -> vec3u {
-    let i = cell % params.dims.x;
-    let j = (cell / params.dims.x) % params.dims.y;
-    let k = cell / (params.dims.x * params.dims.y);
-    return vec3u(i, j, k);
+    return grid_coords(cell, params.dims);
 }
 
 fn cell_center(ijk: vec3u) -> vec3f {

@@ -51,13 +51,6 @@ fn node_distance2(p: vec3f, n: SlabNode) -> f32 {
     return max(box_distance2(p, n.min, n.max), s * s);
 }
 
-fn brick_coords(b: u32) -> vec3u {
-    let i = b % params.bricks.x;
-    let j = (b / params.bricks.x) % params.bricks.y;
-    let k = b / (params.bricks.x * params.bricks.y);
-    return vec3u(i, j, k);
-}
-
 fn flush_evals(lid: u32, evals: u32) {
     atomicAdd(&wg_evals, evals);
     workgroupBarrier();
@@ -74,7 +67,7 @@ fn packet_cells(
 ) {
     let b = wid.y * nwg.x + wid.x;
     let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
-    let brick = brick_coords(min(b, num_bricks - 1u));
+    let brick = grid_coords(min(b, num_bricks - 1u), params.bricks);
     let ijk = brick * 4u + vec3u(lid % 4u, (lid / 4u) % 4u, lid / 16u);
     let valid = b < num_bricks && all(ijk < params.dims);
     let p = cell_center(min(ijk, params.dims - 1u));

@@ -730,13 +730,10 @@ impl InterferenceGpu {
             .targets
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if cached
-            .as_ref()
-            .is_none_or(|t| (t.size.width, t.size.height) != (view.width, view.height))
-        {
-            *cached = Some(Targets::new(device, view.width, view.height));
-        }
-        let targets = cached.as_ref().expect("just created");
+        let targets: &Targets = match &mut *cached {
+            Some(t) if (t.size.width, t.size.height) == (view.width, view.height) => t,
+            slot => slot.insert(Targets::new(device, view.width, view.height)),
+        };
         let uniforms = Uniforms {
             clip_from_world: view.clip_from_world().to_cols_array_2d(),
             params: [edge_offset, view.width as f32, view.height as f32, 0.0],

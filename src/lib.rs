@@ -15,6 +15,7 @@ pub mod mesh;
 pub mod plot;
 pub mod progress;
 pub mod scene;
+pub mod sim;
 pub mod stages;
 pub mod timing;
 pub mod view;

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use collidoscope::io::read_npy_f32;
+use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, PreparedMesh, SdfParams, SignMode};
+use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
 
 fn exe() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));

@@ -4,6 +4,7 @@
 
 mod common;
 
+use collidoscope::mesh::PreparedMesh;
 use collidoscope::mesh::{Mesh, box_mesh, torus, uv_sphere};
 use collidoscope::stages::colliders::{
     self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, ColliderShape, Contact,
@@ -12,7 +13,7 @@ use collidoscope::stages::colliders::{
 use collidoscope::stages::sampling::{
     self, FeatureKind, SampleSet, SamplingBackend, SamplingGpu, SamplingMesh, SamplingParams,
 };
-use collidoscope::stages::sdf_grid::{PreparedMesh, SdfParams};
+use collidoscope::stages::sdf_grid::SdfParams;
 use glam::{Mat4, Quat, Vec3};
 
 fn sdf(res: u32) -> SdfParams {
@@ -793,7 +794,7 @@ fn cli_collide_bad_input_gives_one_error_line() {
 /// The rigid-body demonstrator steps the same on either contact backend.
 #[test]
 fn rigid_world_gpu_contacts_equal_cpu_contacts_while_stepping() {
-    use collidoscope::stages::rigid::{RigidParams, Scene, World};
+    use collidoscope::sim::rigid::{RigidParams, Scene, World};
     let gpu = ColliderGpu::new(&common::gpu());
     for scene in Scene::ALL {
         let mut world = World::new(scene).expect("scene");

@@ -5,12 +5,13 @@
 
 mod common;
 
+use collidoscope::mesh::PreparedMesh;
 use collidoscope::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
 use collidoscope::stages::sdf_adaptive::{
     AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, RssBvh, compute_cpu,
     group_ranges,
 };
-use collidoscope::stages::sdf_grid::{PreparedMesh, reference_cell};
+use collidoscope::stages::sdf_grid::reference_cell;
 use glam::Vec3;
 
 fn meshes() -> Vec<Mesh> {

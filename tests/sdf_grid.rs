@@ -4,13 +4,12 @@
 mod common;
 
 use collidoscope::geom::closest_point_triangle;
+use collidoscope::mesh::PreparedMesh;
 use collidoscope::mesh::{
     Mesh, PrimitiveKind, box_mesh, primitive_with_triangles, torus, uv_sphere,
 };
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{
-    self, Backend, FAR, PreparedMesh, SdfField, SdfGpu, SdfParams, SignMode,
-};
+use collidoscope::stages::sdf_grid::{self, Backend, FAR, SdfField, SdfGpu, SdfParams, SignMode};
 use glam::Vec3;
 
 fn field(

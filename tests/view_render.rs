@@ -7,8 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 use collidoscope::geom::Aabb;
+use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, PreparedMesh, SdfParams, SignMode};
+use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
 use collidoscope::view::{
     Camera, CellFilter, ClipPlane, ColorMap, LineVertex, MeshMode, RenderTarget, ViewRenderer,
     ViewSettings, cells_from_field, default_value_range,

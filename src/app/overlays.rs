@@ -6,8 +6,9 @@ use glam::Vec3;
 
 use super::settings::Overlays;
 use crate::geom::closest_point_triangle;
+use crate::mesh::PreparedMesh;
 use crate::mesh::{Mesh, PseudoNormals, Topology};
-use crate::stages::sdf_grid::{PreparedMesh, SdfField};
+use crate::stages::sdf_grid::SdfField;
 use crate::view::LineVertex;
 
 const FACE_NORMAL: [f32; 4] = [0.2, 0.8, 1.0, 1.0];

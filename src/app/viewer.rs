@@ -626,7 +626,7 @@ impl Viewer {
             ScriptStep::ExportField(path) => panels::export_field(self, &path)?,
             ScriptStep::ExportTimings(path) => self.history.export(&path)?,
             ScriptStep::Collide(name) => {
-                let scene = crate::stages::rigid::Scene::from_short_name(&name).ok_or(format!(
+                let scene = crate::sim::rigid::Scene::from_short_name(&name).ok_or(format!(
                     "unknown collide scene {name} (drop-on-mesh, drop-on-plane, box-stack, line)"
                 ))?;
                 self.collide.open_scene(scene)?;

@@ -17,11 +17,12 @@ use serde::Serialize;
 use super::BackendArg;
 use super::bench_timing::{timed, timed_gpu};
 use crate::gpu::GpuContext;
+use crate::mesh::PreparedMesh;
 use crate::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
 use crate::plot::{Panel, Series};
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
-    self, Backend, GridSpec, PreparedMesh, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
+    self, Backend, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
 };
 
 #[derive(clap::Args, Debug)]

@@ -17,11 +17,11 @@ use serde::Serialize;
 use super::bench::{BenchArgs, models};
 use super::bench_timing::{WALL_RUNS, warm_up};
 use crate::gpu::GpuContext;
+use crate::mesh::PreparedMesh;
 use crate::plot::{Panel, Series};
 use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
 };
-use crate::stages::sdf_grid::PreparedMesh;
 use crate::timing::Timings;
 
 /// The configurations of one model: the base configuration of the

@@ -8,8 +8,9 @@ use anyhow::Context;
 
 use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{self, Backend, PreparedMesh, SdfField, SdfGpu, SdfParams, SignMode};
+use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
 use crate::view::{
     Axis, Camera, CellFilter, ColorMap, MeshMode, RenderTarget, ViewRenderer, ViewSettings,
     cells_from_field, default_value_range, slice_dims, slice_image,

@@ -7,12 +7,13 @@ use anyhow::Context;
 
 use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
 use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveGpu, AdaptiveParams, compute_cpu};
 use crate::stages::sdf_grid::export::{FieldSource, write_field};
 use crate::stages::sdf_grid::{
-    self, Backend, CacheOutcome, FieldCache, PreparedMesh, SdfGpu, SdfParams, SignMode,
+    self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
 };
 
 #[derive(clap::Args, Debug)]

@@ -19,6 +19,7 @@
 mod fast_hash;
 mod load;
 mod normals;
+mod prepared;
 mod primitives;
 mod report;
 mod self_intersect;
@@ -27,6 +28,7 @@ mod weld;
 
 pub use load::{load_obj, load_obj_merged, parse_obj_str};
 pub use normals::PseudoNormals;
+pub use prepared::PreparedMesh;
 pub use primitives::{
     PrimitiveKind, box_mesh, cone, cylinder, primitive_with_triangles, torus, uv_sphere,
 };

@@ -11,8 +11,8 @@ pub use jobs::Job;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::mesh::PreparedMesh;
 use crate::mesh::{Mesh, MeshError};
-use crate::stages::sdf_grid::PreparedMesh;
 
 /// Where a mesh came from.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

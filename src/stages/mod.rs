@@ -3,7 +3,6 @@
 
 pub mod colliders;
 pub mod interference;
-pub mod rigid;
 pub mod sampling;
 pub mod sdf_adaptive;
 pub mod sdf_grid;

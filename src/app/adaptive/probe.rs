@@ -19,9 +19,10 @@ use glam::Vec3;
 
 use super::draw::cube_lines;
 use crate::geom::{TriangleFeature, closest_point_triangle};
+use crate::mesh::PreparedMesh;
 use crate::stages::colliders::FieldView;
 use crate::stages::sdf_adaptive::{AdaptiveField, NONE};
-use crate::stages::sdf_grid::{PreparedMesh, SdfField, reference_cell};
+use crate::stages::sdf_grid::{SdfField, reference_cell};
 use crate::view::LineVertex;
 
 const NODE: [f32; 4] = [1.0, 0.9, 0.0, 1.0];

@@ -18,11 +18,11 @@ use super::probe::{NodeProbe, UniformComparison, compare_with_uniform, probe_lin
 use super::stats::{LevelStats, level_stats};
 use crate::app::script::AdaptiveStep;
 use crate::app::viewer::Viewer;
+use crate::mesh::PreparedMesh;
 use crate::scene::{InflatingMesh, Job};
 use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, NONE, RssBvh, compute_cpu, export,
 };
-use crate::stages::sdf_grid::PreparedMesh;
 use crate::view::ClipPlane;
 
 /// Quiet time after the last parameter change before a rebuild starts.

@@ -7,8 +7,8 @@
 //! a field filled in [`level_stats`] and one line in [`COLUMNS`].
 
 use super::probe::parent_bound;
+use crate::mesh::PreparedMesh;
 use crate::stages::sdf_adaptive::{AdaptiveField, DepthStats};
-use crate::stages::sdf_grid::PreparedMesh;
 
 /// What one depth of the octree holds.
 #[derive(Clone, Debug, Default, PartialEq)]

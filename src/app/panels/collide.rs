@@ -13,8 +13,8 @@ use glam::{Quat, Vec3};
 
 use crate::app::viewer::Viewer;
 use crate::mesh::Mesh;
+use crate::sim::rigid::{RigidParams, Scene, World};
 use crate::stages::colliders::{self, BodyShape, ColliderBackend, ColliderGpu, Contact};
-use crate::stages::rigid::{RigidParams, Scene, World};
 use crate::stages::sampling::FeatureKind;
 use crate::view::LineVertex;
 

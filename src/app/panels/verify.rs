@@ -6,8 +6,9 @@
 use eframe::egui;
 
 use crate::app::viewer::Viewer;
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{self, Backend, PreparedMesh, SdfField, SdfGpu, SignMode};
+use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SignMode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompareKind {

@@ -83,9 +83,10 @@ pub use gpu::{ColliderGpu, ResidentShapes};
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::mesh::Mesh;
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sampling::{self, FeatureKind, Sample, SampleSet, SamplingMesh, SamplingParams};
-use crate::stages::sdf_grid::{self, Backend, PreparedMesh, SdfField, SdfParams};
+use crate::stages::sdf_grid::{self, Backend, SdfField, SdfParams};
 use crate::timing::Timings;
 
 /// A mesh made ready for collisions: its field and its samples, object frame.

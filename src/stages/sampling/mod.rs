@@ -228,7 +228,7 @@ impl SamplingParams {
 }
 
 /// A mesh with the adjacency and normals sampling needs. Indices refer to
-/// `mesh` (use a [`crate::stages::sdf_grid::PreparedMesh`]'s welded mesh so
+/// `mesh` (use a [`crate::mesh::PreparedMesh`]'s welded mesh so
 /// samples and field agree).
 pub struct SamplingMesh {
     pub mesh: Mesh,

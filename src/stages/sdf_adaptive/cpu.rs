@@ -11,7 +11,8 @@ use super::{
     Octree, QueryCounts, RssBvh, RssNode, group_ranges, mesh_cube,
 };
 use crate::geom::{BvhNode, closest_point_triangle};
-use crate::stages::sdf_grid::{PreparedMesh, nearest_triangle, signed_cell};
+use crate::mesh::PreparedMesh;
+use crate::stages::sdf_grid::{nearest_triangle, signed_cell};
 use crate::timing::Timings;
 
 /// Builds the octree and the BVHs and queries every node centre on the CPU.

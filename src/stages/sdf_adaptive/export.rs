@@ -16,7 +16,7 @@ use serde_json::json;
 
 use super::{AdaptiveField, NONE};
 use crate::io::{encode_npy_f32, encode_npy_i32, stored_zip};
-use crate::stages::sdf_grid::PreparedMesh;
+use crate::mesh::PreparedMesh;
 
 /// Where the sidecar goes: beside the `.npz`, extension `.json`.
 pub fn sidecar_path(npz: &Path) -> PathBuf {

@@ -19,7 +19,7 @@ use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, read_buffer,
     shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
-use crate::stages::sdf_grid::PreparedMesh;
+use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
 /// Uniform parameters. Keep in sync with `struct Params` in

@@ -87,7 +87,7 @@ pub use rss_bvh::{
 };
 
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
-use crate::stages::sdf_grid::PreparedMesh;
+use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
 /// "No node": a root's parent, a leaf's first child.

@@ -8,8 +8,9 @@ use glam::{UVec3, Vec3};
 use rayon::prelude::*;
 
 use super::grid::BRICK;
-use super::{Backend, FAR, GridSpec, PreparedMesh, SdfField, SdfParams};
+use super::{Backend, FAR, GridSpec, SdfField, SdfParams};
 use crate::geom::{Aabb, ClosestPoint, LANES, TriangleBatch, closest_point_triangle, with_simd};
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::timing::Timings;
 

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
-use super::{PreparedMesh, SdfField};
+use super::SdfField;
+use crate::mesh::PreparedMesh;
 
 /// What the sidecar says about where the field came from.
 pub struct FieldSource<'a> {

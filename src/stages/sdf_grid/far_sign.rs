@@ -17,7 +17,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::cpu::{nearest_triangle, signed_cell};
-use super::{FAR, PreparedMesh, SdfField, SignMode};
+use super::{FAR, SdfField, SignMode};
+use crate::mesh::PreparedMesh;
 
 /// Inside where the winding number exceeds this.
 pub const WINDING_INSIDE: f32 = 0.5;

@@ -10,11 +10,12 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::slab_bvh::{self, SlabNode};
-use super::{Backend, FAR, GridSpec, PreparedMesh, SdfError, SdfField, SdfParams};
+use super::{Backend, FAR, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
+use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
 /// Uniform parameters. Keep in sync with `struct Params` in

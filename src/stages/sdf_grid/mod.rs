@@ -94,7 +94,6 @@ pub mod export;
 mod far_sign;
 mod gpu;
 mod grid;
-mod prepared;
 mod slab_bvh;
 
 pub use cache::{CacheOutcome, FieldCache};
@@ -102,9 +101,9 @@ pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::SdfGpu;
 pub use grid::GridSpec;
-pub use prepared::PreparedMesh;
 
 use crate::geom::TriangleFeature;
+use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::timing::Timings;
 

@@ -5,8 +5,8 @@ use std::sync::OnceLock;
 
 use glam::Vec3;
 
+use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 use crate::geom::{Aabb, Bvh, FastWinding};
-use crate::mesh::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 
 /// Largest leaf of the query BVH (triangles).
 const BVH_LEAF_SIZE: usize = 4;

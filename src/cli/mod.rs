@@ -4,11 +4,6 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
-mod bench_adaptive;
-mod bench_collide;
-mod bench_interfere;
-mod bench_timing;
-mod bench_tritri;
 mod collide;
 mod info;
 mod interfere;
@@ -46,8 +41,10 @@ pub enum Command {
     Info(info::InfoArgs),
     /// Signed distance field of a mesh on a uniform grid, written as .npy + .json.
     Sdf(sdf::SdfArgs),
-    /// Benchmarks: print a table, write JSON, CSV and a PNG plot.
-    Bench(bench::BenchArgs),
+    /// Benchmarks: print a table, write JSON, CSV and a PNG plot
+    /// (`bench <target> --help` for a target's flags).
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
     /// Contact points between meshes (and planes, lines, spheres, boxes), as JSON + CSV.
     Collide(collide::CollideArgs),
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.

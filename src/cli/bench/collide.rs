@@ -10,23 +10,27 @@
 //! differences that float rounding explains (a point on a cell face…) and
 //! those it does not (`≠cpu`, which should be 0).
 
-use std::path::Path;
-
-use anyhow::Context;
 use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
 
-use super::bench::BenchArgs;
-use super::bench_timing::timed;
+use super::common::CommonArgs;
+use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
-use crate::plot::{Panel, Series};
 use crate::stages::colliders::{
     Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactComparison, ContactSet,
     ContactTolerance, compare_contacts, detect_cpu,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
+
+/// The scene is fixed (1–1000 pairs of two shapes): only the common flags.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
@@ -118,9 +122,8 @@ fn compare(
     Ok(cmp)
 }
 
-pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "collide")?;
     let ctx = GpuContext::headless()?;
     let adapter = ctx.describe();
     eprintln!("adapter: {adapter}");
@@ -135,7 +138,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
     );
     let resident = gpu.upload(&shapes)?;
     let params = ColliderParams::default();
-    let repeats = args.repeats.max(1);
+    let repeats = args.common.repeats.max(1);
     let mut rows = Vec::new();
     for &pairs in &PAIR_COUNTS {
         let (bodies, list) = scene(pairs);
@@ -220,101 +223,94 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             );
         }
     }
-    write_outputs(&args.out, &rows, &adapter)?;
-    print_table(&rows, &adapter);
+    report.write(Some(&adapter), &[], &rows)?;
+    plot(&report, &rows, &adapter)?;
+    print_table(&format!("Contact benchmark — {adapter}"), &rows);
     Ok(())
 }
 
-fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
-    let json = serde_json::json!({
-        "benchmark": "collide",
-        "adapter": adapter,
-        "rows": rows,
-    });
-    crate::io::write_atomically(
-        &dir.join("collide.json"),
-        serde_json::to_string_pretty(&json)?.as_bytes(),
-    )?;
-    let mut csv = String::from(
-        "pairs,points_tested,mode,wall_ms,gpu_ms,million_points_per_s,contacts,mismatches_vs_cpu,within_rounding_vs_cpu\n",
-    );
-    for r in rows {
-        csv.push_str(&format!(
-            "{},{},{},{:.4},{},{:.3},{},{},{}\n",
-            r.pairs,
-            r.points_tested,
-            r.mode,
-            r.wall_ms,
-            r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
-            r.million_points_per_s,
-            r.contacts,
-            r.mismatches_vs_cpu
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-            r.within_rounding_vs_cpu
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-        ));
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        vec![
+            "pairs",
+            "points_tested",
+            "mode",
+            "wall_ms",
+            "gpu_ms",
+            "million_points_per_s",
+            "contacts",
+            "mismatches_vs_cpu",
+            "within_rounding_vs_cpu",
+        ]
     }
-    crate::io::write_atomically(&dir.join("collide.csv"), csv.as_bytes())?;
-    let mut series = Vec::new();
+
+    fn csv_cells(&self) -> Vec<String> {
+        vec![
+            self.pairs.to_string(),
+            self.points_tested.to_string(),
+            self.mode.to_string(),
+            format!("{:.4}", self.wall_ms),
+            or_empty(self.gpu_ms, |v| format!("{v:.4}")),
+            format!("{:.3}", self.million_points_per_s),
+            self.contacts.to_string(),
+            or_empty(self.mismatches_vs_cpu, |v| v.to_string()),
+            or_empty(self.within_rounding_vs_cpu, |v| v.to_string()),
+        ]
+    }
+
+    fn table_columns() -> Vec<Column> {
+        vec![
+            Column::right("pairs", 6),
+            Column::right("points", 10),
+            Column::left("mode", 13),
+            Column::right("wall ms", 11),
+            Column::right("gpu ms", 11),
+            Column::right("Mpoints/s", 10),
+            Column::right("contacts", 9),
+            Column::right("≠cpu", 6),
+            Column::right("rounding", 9),
+        ]
+    }
+
+    fn table_cells(&self) -> Vec<String> {
+        vec![
+            self.pairs.to_string(),
+            self.points_tested.to_string(),
+            self.mode.to_string(),
+            format!("{:.3}", self.wall_ms),
+            or_dash(self.gpu_ms, |v| format!("{v:.3}")),
+            format!("{:.1}", self.million_points_per_s),
+            self.contacts.to_string(),
+            or_dash(self.mismatches_vs_cpu, |v| v.to_string()),
+            or_dash(self.within_rounding_vs_cpu, |v| v.to_string()),
+        ]
+    }
+}
+
+/// Wall-clock and kernel time of each mode against the points tested.
+fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
+    let mut all = Vec::new();
     for mode in ["cpu", "gpu batched", "gpu per pair"] {
-        series.push(Series {
-            name: format!("{mode} (wall)"),
-            points: rows
-                .iter()
-                .filter(|r| r.mode == mode)
-                .map(|r| (r.points_tested as f64, r.wall_ms))
-                .collect(),
+        all.push(series(format!("{mode} (wall)"), rows, |r| {
+            (r.mode == mode).then_some((r.points_tested as f64, r.wall_ms))
+        }));
+        let kernel = series(format!("{mode} (kernel)"), rows, |r| {
+            let gpu_ms = r.gpu_ms.filter(|_| r.mode == mode)?;
+            Some((r.points_tested as f64, gpu_ms))
         });
-        let kernel: Vec<(f64, f64)> = rows
-            .iter()
-            .filter(|r| r.mode == mode)
-            .filter_map(|r| Some((r.points_tested as f64, r.gpu_ms?)))
-            .collect();
-        if !kernel.is_empty() {
-            series.push(Series {
-                name: format!("{mode} (kernel)"),
-                points: kernel,
-            });
+        if !kernel.points.is_empty() {
+            all.push(kernel);
         }
     }
     let title = format!("Contacts: time vs points tested — {adapter}");
-    crate::plot::write_png(
-        &dir.join("collide.png"),
+    report.plot(
         1000,
         650,
-        &[Panel {
-            title: &title,
-            x_label: "points tested (samples × pairs × 2)",
-            y_label: "ms",
-            log_x: true,
-            log_y: true,
-            series: &series,
-        }],
+        &[report::log_log(
+            &title,
+            "points tested (samples × pairs × 2)",
+            "ms",
+            &all,
+        )],
     )
-    .map_err(|e| anyhow::anyhow!("plot: {e}"))
-}
-
-fn print_table(rows: &[Row], adapter: &str) {
-    println!("Contact benchmark — {adapter}");
-    println!(
-        "{:>6} {:>10} {:<13} {:>11} {:>11} {:>10} {:>9} {:>6} {:>9}",
-        "pairs", "points", "mode", "wall ms", "gpu ms", "Mpoints/s", "contacts", "≠cpu", "rounding"
-    );
-    for r in rows {
-        println!(
-            "{:>6} {:>10} {:<13} {:>11.3} {:>11} {:>10.1} {:>9} {:>6} {:>9}",
-            r.pairs,
-            r.points_tested,
-            r.mode,
-            r.wall_ms,
-            r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
-            r.million_points_per_s,
-            r.contacts,
-            r.mismatches_vs_cpu.map_or("-".into(), |v| v.to_string()),
-            r.within_rounding_vs_cpu
-                .map_or("-".into(), |v| v.to_string()),
-        );
-    }
 }

@@ -8,19 +8,42 @@
 //! wall-clock time end to end (pose upload, kernels, read-back), the median
 //! of `--repeats` runs after one warm-up.
 
-use std::path::Path;
-
-use anyhow::Context;
 use glam::{Quat, Vec3};
 use serde::Serialize;
 
-use super::BackendArg;
-use super::bench::BenchArgs;
-use super::bench_timing::timed;
+use super::common::CommonArgs;
+use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::timing::timed;
+use crate::cli::BackendArg;
 use crate::gpu::GpuContext;
 use crate::mesh::torus;
-use crate::plot::{Panel, Series};
 use crate::stages::tri_tri::{self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Backends to run (default: all four).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub backends: Vec<BackendArg>,
+    /// Triangles per model (each size is a torus pair).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "128,1152,6050,20000,100352"
+    )]
+    pub sizes: Vec<usize>,
+    /// Pose pairs per batched query (0: no batch rows).
+    #[arg(long, default_value_t = 4096)]
+    pub batch: usize,
+    /// Largest number of triangle pairs the CPU reference tests per query;
+    /// larger models skip it.
+    #[arg(long, default_value_t = 300_000_000)]
+    pub cpu_ref_budget: u64,
+    /// Largest mesh the GPU brute force runs on (it is quadratic).
+    #[arg(long, default_value_t = 200_000)]
+    pub brute_max_triangles: usize,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
@@ -39,7 +62,7 @@ struct Row {
 
 impl Row {
     fn best_ms(&self) -> f64 {
-        self.gpu_ms.unwrap_or(self.wall_ms)
+        report::best_ms(self.gpu_ms, self.wall_ms)
     }
 }
 
@@ -65,9 +88,8 @@ fn backend_of(b: BackendArg) -> Backend {
     }
 }
 
-pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "tritri")?;
     let backends: Vec<Backend> = if args.backends.is_empty() {
         Backend::ALL.to_vec()
     } else {
@@ -113,7 +135,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                         &params,
                         backend,
                         gpu.as_ref(),
-                        args.repeats,
+                        args.common.repeats,
                     )?;
                     eprintln!(
                         "  {:<9} {:<9} {:>10.3} ms{}",
@@ -135,7 +157,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                         &poses,
                         backend,
                         gpu.as_ref(),
-                        args.repeats,
+                        args.common.repeats,
                     )?;
                     eprintln!(
                         "  {:<9} batch×{} {:>10.3} ms = {:.0} queries/s",
@@ -149,8 +171,16 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
-    write_outputs(&args.out, &rows, adapter.as_deref())?;
-    print_table(&rows, adapter.as_deref());
+    let adapter = adapter.as_deref();
+    report.write(adapter, &[], &rows)?;
+    plot(&report, &rows, adapter)?;
+    print_table(
+        &format!(
+            "Triangle–triangle benchmark — {}",
+            adapter.unwrap_or("CPU backends only")
+        ),
+        &rows,
+    );
     Ok(())
 }
 
@@ -239,36 +269,72 @@ fn time_batch(
     })
 }
 
-fn write_outputs(dir: &Path, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<()> {
-    let json = serde_json::json!({
-        "benchmark": "tritri",
-        "adapter": adapter,
-        "rows": rows,
-    });
-    crate::io::write_atomically(
-        &dir.join("tritri.json"),
-        serde_json::to_string_pretty(&json)?.as_bytes(),
-    )?;
-    let mut csv = String::from(
-        "scenario,triangles,backend,mode,gpu_ms,wall_ms,queries,queries_per_s,collides,pairs\n",
-    );
-    for r in rows {
-        csv.push_str(&format!(
-            // The scenario names hold commas: quoted.
-            "\"{}\",{},{},{},{},{:.4},{},{:.1},{},{}\n",
-            r.scenario,
-            r.triangles,
-            r.backend,
-            r.mode,
-            r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
-            r.wall_ms,
-            r.queries,
-            r.queries_per_s,
-            r.collides,
-            r.pairs.map(|p| p.to_string()).unwrap_or_default(),
-        ));
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        vec![
+            "scenario",
+            "triangles",
+            "backend",
+            "mode",
+            "gpu_ms",
+            "wall_ms",
+            "queries",
+            "queries_per_s",
+            "collides",
+            "pairs",
+        ]
     }
-    crate::io::write_atomically(&dir.join("tritri.csv"), csv.as_bytes())?;
+
+    fn csv_cells(&self) -> Vec<String> {
+        vec![
+            // The scenario names hold commas: quoted.
+            format!("\"{}\"", self.scenario),
+            self.triangles.to_string(),
+            self.backend.to_string(),
+            self.mode.to_string(),
+            or_empty(self.gpu_ms, |v| format!("{v:.4}")),
+            format!("{:.4}", self.wall_ms),
+            self.queries.to_string(),
+            format!("{:.1}", self.queries_per_s),
+            self.collides.to_string(),
+            or_empty(self.pairs, |p| p.to_string()),
+        ]
+    }
+
+    fn table_columns() -> Vec<Column> {
+        vec![
+            Column::left("scenario", 22),
+            Column::right("triangles", 9),
+            Column::left("backend", 9),
+            Column::left("mode", 9),
+            Column::right("gpu ms", 10),
+            Column::right("wall ms", 10),
+            Column::right("queries", 7),
+            Column::right("queries/s", 12),
+            Column::right("collide", 8),
+            Column::right("pairs", 7),
+        ]
+    }
+
+    fn table_cells(&self) -> Vec<String> {
+        vec![
+            self.scenario.to_string(),
+            self.triangles.to_string(),
+            self.backend.to_string(),
+            self.mode.to_string(),
+            or_dash(self.gpu_ms, |v| format!("{v:.3}")),
+            format!("{:.3}", self.wall_ms),
+            self.queries.to_string(),
+            format!("{:.0}", self.queries_per_s),
+            self.collides.to_string(),
+            or_dash(self.pairs, |p| p.to_string()),
+        ]
+    }
+}
+
+/// Query time against triangles per backend (worst-case yes/no, colliding
+/// all pairs), and the batched queries' throughput.
+fn plot(report: &Report, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<()> {
     let mut times = Vec::new();
     let mut rates = Vec::new();
     for backend in Backend::ALL {
@@ -277,89 +343,40 @@ fn write_outputs(dir: &Path, rows: &[Row], adapter: Option<&str>) -> anyhow::Res
             ("colliding", "all-pairs"),
             ("worst (linked, apart)", "batch"),
         ] {
-            let target = if mode == "batch" {
+            let s = series(format!("{} {mode}", backend.name()), rows, |r| {
+                (r.backend == backend.name() && r.scenario == scenario && r.mode == mode).then(
+                    || {
+                        let y = if mode == "batch" {
+                            r.queries_per_s
+                        } else {
+                            r.best_ms()
+                        };
+                        (r.triangles as f64, y)
+                    },
+                )
+            });
+            let panel = if mode == "batch" {
                 &mut rates
             } else {
                 &mut times
             };
-            let pts: Vec<(f64, f64)> = rows
-                .iter()
-                .filter(|r| r.backend == backend.name() && r.scenario == scenario && r.mode == mode)
-                .map(|r| {
-                    let y = if mode == "batch" {
-                        r.queries_per_s
-                    } else {
-                        r.best_ms()
-                    };
-                    (r.triangles as f64, y)
-                })
-                .collect();
-            if !pts.is_empty() {
-                target.push(Series {
-                    name: format!("{} {mode}", backend.name()),
-                    points: pts,
-                });
+            if !s.points.is_empty() {
+                panel.push(s);
             }
         }
     }
     let title = format!("tri–tri query time — {}", adapter.unwrap_or("CPU only"));
-    crate::plot::write_png(
-        &dir.join("tritri.png"),
+    report.plot(
         1600,
         650,
         &[
-            Panel {
-                title: &title,
-                x_label: "triangles per model",
-                y_label: "ms",
-                log_x: true,
-                log_y: true,
-                series: &times,
-            },
-            Panel {
-                title: "batched yes/no throughput (worst case)",
-                x_label: "triangles per model",
-                y_label: "queries / s",
-                log_x: true,
-                log_y: true,
-                series: &rates,
-            },
+            report::log_log(&title, "triangles per model", "ms", &times),
+            report::log_log(
+                "batched yes/no throughput (worst case)",
+                "triangles per model",
+                "queries / s",
+                &rates,
+            ),
         ],
     )
-    .map_err(|e| anyhow::anyhow!("plot: {e}"))
-}
-
-fn print_table(rows: &[Row], adapter: Option<&str>) {
-    println!(
-        "Triangle–triangle benchmark — {}",
-        adapter.unwrap_or("CPU backends only")
-    );
-    println!(
-        "{:<22} {:>9} {:<9} {:<9} {:>10} {:>10} {:>7} {:>12} {:>8} {:>7}",
-        "scenario",
-        "triangles",
-        "backend",
-        "mode",
-        "gpu ms",
-        "wall ms",
-        "queries",
-        "queries/s",
-        "collide",
-        "pairs"
-    );
-    for r in rows {
-        println!(
-            "{:<22} {:>9} {:<9} {:<9} {:>10} {:>10.3} {:>7} {:>12.0} {:>8} {:>7}",
-            r.scenario,
-            r.triangles,
-            r.backend,
-            r.mode,
-            r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
-            r.wall_ms,
-            r.queries,
-            r.queries_per_s,
-            r.collides,
-            r.pairs.map_or("-".into(), |p| p.to_string()),
-        );
-    }
 }

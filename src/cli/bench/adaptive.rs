@@ -8,26 +8,47 @@
 //! default configuration; memory of the octree and the BVHs. Writes
 //! adaptive.json, adaptive.csv and adaptive.png.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Context;
 use serde::Serialize;
 
-use super::bench::{BenchArgs, models};
-use super::bench_timing::{WALL_RUNS, warm_up};
+use super::common::{CommonArgs, ModelArgs};
+use super::report::{self, Column, Report, print_table, series};
+use super::timing::{WALL_RUNS, warm_up};
+use crate::cli::sdf::AdaptiveOpts;
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
-use crate::plot::{Panel, Series};
+use crate::plot::Series;
 use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
 };
 use crate::timing::Timings;
 
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Maximum octree depth.
+    #[arg(long, default_value_t = 10)]
+    pub depth: u32,
+    /// Largest mesh the (single-threaded) CPU reference runs on.
+    #[arg(long, default_value_t = 300_000)]
+    pub cpu_ref_max_triangles: usize,
+    /// The base configuration the ablations change one by one.
+    #[command(flatten)]
+    pub adaptive: AdaptiveOpts,
+    /// Time the base configuration only, not its ablations.
+    #[arg(long)]
+    pub no_ablations: bool,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
 /// The configurations of one model: the base configuration of the
 /// command line (default: the paper's method), then its ablations
 /// ([`AdaptiveParams::ablations`]).
-fn configs(args: &BenchArgs) -> Vec<(&'static str, AdaptiveParams)> {
+fn configs(args: &Args) -> Vec<(&'static str, AdaptiveParams)> {
     let d = AdaptiveParams::default();
     let mut configs = args
         .adaptive
@@ -109,7 +130,8 @@ fn row(
     }
 }
 
-pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "adaptive")?;
     let gpu = GpuContext::headless()?;
     eprintln!("adapter: {}", gpu.describe());
     let stage = AdaptiveGpu::new(&gpu);
@@ -121,10 +143,8 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             .iter()
             .any(|m| n.starts_with(m))
     };
-    for (name, raw) in models(args.suite)? {
-        if !wanted(&name)
-            || (!args.models.is_empty() && !args.models.iter().any(|m| name.contains(m.as_str())))
-        {
+    for (name, raw) in args.models.selected()? {
+        if !wanted(&name) {
             continue;
         }
         let mesh = PreparedMesh::new(&raw).with_context(|| format!("preparing {name}"))?;
@@ -138,7 +158,7 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
                 Ok(t.total_gpu_ms())
             })?;
             let mut phases = Vec::new();
-            for _ in 0..args.repeats.max(1) {
+            for _ in 0..args.common.repeats.max(1) {
                 let t = stage.time(&mesh, &params)?;
                 phases.push(PHASES.map(|p| phase_ms(&t, p, true)));
             }
@@ -179,9 +199,10 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             eprintln!("{name}: cpu-ref skipped ({tris} triangles > --cpu-ref-max-triangles)");
         }
     }
-    print_tables(&rows, &gpu.describe(), args.depth, base);
-    std::fs::create_dir_all(&args.out)?;
-    write_outputs(&args.out, &rows, &gpu.describe(), args.depth, &configs)
+    let adapter = gpu.describe();
+    print_tables(&rows, &adapter, args.depth, base);
+    report.write(Some(&adapter), &[("depth", args.depth.into())], &rows)?;
+    plot(&report, &rows, &adapter, args.depth, &configs)
 }
 
 /// The columns of the table and the CSV: header, table width.
@@ -202,11 +223,15 @@ const COLUMNS: [(&str, usize); 14] = [
     ("bvh_bytes", 10),
 ];
 
-impl Row {
-    /// The row's cells, in the order of [`COLUMNS`] (empty: not measured).
-    fn cells(&self) -> [String; 14] {
-        let ms = |v: Option<f64>| v.map(|v| format!("{v:.3}")).unwrap_or_default();
-        [
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        COLUMNS.map(|(h, _)| h).to_vec()
+    }
+
+    /// The cells, in the order of [`COLUMNS`] (empty: not measured).
+    fn csv_cells(&self) -> Vec<String> {
+        let ms = |v: Option<f64>| report::or_empty(v, |v| format!("{v:.3}"));
+        vec![
             self.model.clone(),
             self.triangles.to_string(),
             self.backend.to_string(),
@@ -223,21 +248,23 @@ impl Row {
             self.bvh_bytes.to_string(),
         ]
     }
+
+    fn table_columns() -> Vec<Column> {
+        COLUMNS.map(|(h, w)| Column::right(h, w)).to_vec()
+    }
+
+    /// The table shows the CSV's cells.
+    fn table_cells(&self) -> Vec<String> {
+        self.csv_cells()
+    }
 }
 
+/// Table 2 with the ablations, then table 1 of the base configuration.
 fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
-    println!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}");
-    let line = |cells: &mut dyn Iterator<Item = String>| {
-        let padded: Vec<String> = cells
-            .zip(COLUMNS)
-            .map(|(c, (_, w))| format!("{c:>w$}"))
-            .collect();
-        println!("{}", padded.join(" "));
-    };
-    line(&mut COLUMNS.iter().map(|(h, _)| h.to_string()));
-    for r in rows {
-        line(&mut r.cells().into_iter());
-    }
+    print_table(
+        &format!("Adaptive SDF, depth {depth} (l = 3, α = 1), table 2 and ablations — {adapter}"),
+        rows,
+    );
     println!();
     println!(
         "Table 1: per depth, candidate BVHs / RSS tests / triangle tests per sample point and the depth's query time (GPU, {base})"
@@ -262,50 +289,28 @@ fn print_tables(rows: &[Row], adapter: &str, depth: u32, base: &str) {
     }
 }
 
-fn write_outputs(
-    dir: &Path,
+/// Time against triangles per configuration, the base configuration's
+/// phases, and table 1's candidate BVHs per sample point and depth.
+fn plot(
+    report: &Report,
     rows: &[Row],
     adapter: &str,
     depth: u32,
     configs: &[(&'static str, AdaptiveParams)],
 ) -> anyhow::Result<()> {
     let base = configs[0].0;
-    let json = serde_json::json!({
-        "benchmark": "adaptive",
-        "adapter": adapter,
-        "depth": depth,
-        "rows": rows,
-    });
-    crate::io::write_atomically(
-        &dir.join("adaptive.json"),
-        serde_json::to_string_pretty(&json)?.as_bytes(),
-    )?;
-    let mut csv = COLUMNS.map(|(h, _)| h).join(",") + "\n";
-    for r in rows {
-        csv.push_str(&(r.cells().join(",") + "\n"));
-    }
-    crate::io::write_atomically(&dir.join("adaptive.csv"), csv.as_bytes())?;
-
-    let best_ms = |r: &Row| r.gpu_ms.unwrap_or(r.wall_ms);
     let mut times: Vec<Series> = configs
         .iter()
-        .map(|(config, _)| Series {
-            name: format!("gpu {config}"),
-            points: rows
-                .iter()
-                .filter(|r| r.backend == "gpu" && r.config == *config)
-                .map(|r| (r.triangles as f64, best_ms(r)))
-                .collect(),
+        .map(|(config, _)| {
+            series(format!("gpu {config}"), rows, |r| {
+                (r.backend == "gpu" && r.config == *config)
+                    .then(|| (r.triangles as f64, report::best_ms(r.gpu_ms, r.wall_ms)))
+            })
         })
         .collect();
-    times.push(Series {
-        name: format!("cpu-ref {base}"),
-        points: rows
-            .iter()
-            .filter(|r| r.backend == "cpu-ref")
-            .map(|r| (r.triangles as f64, r.wall_ms))
-            .collect(),
-    });
+    times.push(series(format!("cpu-ref {base}"), rows, |r| {
+        (r.backend == "cpu-ref").then_some((r.triangles as f64, r.wall_ms))
+    }));
     let best: Vec<&Row> = rows
         .iter()
         .filter(|r| r.backend == "gpu" && r.config == base)
@@ -313,13 +318,7 @@ fn write_outputs(
     let phases: Vec<Series> = PHASES
         .iter()
         .enumerate()
-        .map(|(k, name)| Series {
-            name: name.to_string(),
-            points: best
-                .iter()
-                .filter_map(|r| Some((r.triangles as f64, r.phase_ms[k]?)))
-                .collect(),
-        })
+        .map(|(k, name)| series(*name, &best, |r| Some((r.triangles as f64, r.phase_ms[k]?))))
         .collect();
     let table1: Vec<Series> = best
         .iter()
@@ -333,36 +332,19 @@ fn write_outputs(
         })
         .collect();
     let title = format!("whole pipeline, depth {depth} — {adapter}");
-    crate::plot::write_png(
-        &dir.join("adaptive.png"),
+    let phases_title = format!("phases (GPU, {base})");
+    report.plot(
         2100,
         650,
         &[
-            Panel {
-                title: &title,
-                x_label: "triangles",
-                y_label: "ms",
-                log_x: true,
-                log_y: true,
-                series: &times,
-            },
-            Panel {
-                title: &format!("phases (GPU, {base})"),
-                x_label: "triangles",
-                y_label: "GPU ms",
-                log_x: true,
-                log_y: true,
-                series: &phases,
-            },
-            Panel {
-                title: "table 1: candidate BVHs per sample point",
-                x_label: "resolution (cells per axis)",
-                y_label: "BVHs per point",
-                log_x: true,
-                log_y: true,
-                series: &table1,
-            },
+            report::log_log(&title, "triangles", "ms", &times),
+            report::log_log(&phases_title, "triangles", "GPU ms", &phases),
+            report::log_log(
+                "table 1: candidate BVHs per sample point",
+                "resolution (cells per axis)",
+                "BVHs per point",
+                &table1,
+            ),
         ],
     )
-    .map_err(|e| anyhow::anyhow!("plot: {e}"))
 }

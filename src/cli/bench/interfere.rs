@@ -19,23 +19,49 @@
 //! One view axis (z). Per row: GPU time (timestamp queries, all passes)
 //! where the adapter has them and wall-clock time end to end (recording,
 //! passes, read-back), the median of `--repeats` runs after a 0.5 s warm-up
-//! (see `bench_timing`).
+//! (see `timing`).
 //! The geometry is uploaded once per scene, outside the timed runs; the
 //! render targets are reused between runs of one viewport size.
 
-use std::path::Path;
-
-use anyhow::Context;
 use serde::Serialize;
 
-use super::bench::BenchArgs;
-use super::bench_timing::timed;
+use super::common::CommonArgs;
+use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::timing::timed;
 use crate::gpu::GpuContext;
-use crate::plot::{Panel, Series};
 use crate::stages::interference::{
     DrawCounts, Drawn, Identification, IdentificationReport, InterferenceGpu, InterferenceParams,
     InterferenceScene, InterferenceSummary, OrthoView, RunOptions, StencilPasses, ViewAxis, scenes,
 };
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Draw every object, face and edge (no bounding-box culling; the
+    /// `target` study times both either way).
+    #[arg(long)]
+    pub no_cull: bool,
+    /// Which studies (objects, polygons, readback, early, target); `target`
+    /// is the issue's scale: `--target-objects` boxes of
+    /// 12·`--target-box-k`² triangles (default 300 × 3,468 ≈ 1M) at 1024².
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "objects,polygons,readback,early"
+    )]
+    pub studies: Vec<Study>,
+    /// Object counts of the time-vs-objects study (figure 4.15).
+    #[arg(long, value_delimiter = ',', default_value = "4,16,64,256")]
+    pub objects: Vec<usize>,
+    /// Objects of the target study.
+    #[arg(long, default_value_t = 300)]
+    pub target_objects: usize,
+    /// Box subdivision of the target study (12·k² triangles each).
+    #[arg(long, default_value_t = 17)]
+    pub target_box_k: u32,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
 
 /// The studies of the benchmark (`--studies`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -93,7 +119,7 @@ struct Row {
 
 impl Row {
     fn best_ms(&self) -> f64 {
-        self.gpu_ms.unwrap_or(self.wall_ms)
+        report::best_ms(self.gpu_ms, self.wall_ms)
     }
 }
 
@@ -207,16 +233,15 @@ const QUERIES_WEIGHTED: RunOptions = RunOptions {
 const FULL_QUERIES: &str = "occlusion queries + pairs";
 const WEIGHTED_QUERIES: &str = "occlusion queries + weighted sums";
 
-pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "interfere")?;
     if args.objects.contains(&0) || args.target_objects == 0 || args.target_box_k == 0 {
         anyhow::bail!("--objects, --target-objects and --target-box-k must be at least 1");
     }
     let gpu = GpuContext::headless()?;
     let adapter = gpu.describe();
     let stage = InterferenceGpu::new(&gpu)?;
-    let repeats = args.repeats;
+    let repeats = args.common.repeats;
     let mut rows = Vec::new();
     let study = |s: Study| args.studies.contains(&s);
     let cull = !args.no_cull;
@@ -313,92 +338,112 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<()> {
             }
         }
     }
-    print_table(&rows, &adapter);
-    write_outputs(&args.out, &rows, &adapter)
+    print_table(&format!("Interference benchmark — {adapter}"), &rows);
+    report.write(Some(&adapter), &[], &rows)?;
+    plot(&report, &rows)
 }
 
-fn write_outputs(dir: &Path, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
-    let json = serde_json::json!({
-        "benchmark": "interfere",
-        "adapter": adapter,
-        "rows": rows,
-    });
-    crate::io::write_atomically(
-        &dir.join("interfere.json"),
-        serde_json::to_string_pretty(&json)?.as_bytes(),
-    )?;
-    let mut csv = String::from(
-        "study,scene,objects,triangles,width,height,mode,gpu_ms,wall_ms,interfering,early_exit,\
-         culling,objects_drawn,edges_drawn,edges_total,triangles_drawn,triangles_total,\
-         pair_triangles_drawn,pair_triangles_total,pair_edges_drawn,pair_edges_total\n",
-    );
-    for r in rows {
-        let d = &r.drawn;
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.4},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-            r.study,
-            r.scene,
-            r.objects,
-            r.triangles,
-            r.width,
-            r.height,
-            r.mode,
-            r.gpu_ms.map(|v| format!("{v:.4}")).unwrap_or_default(),
-            r.wall_ms,
-            r.interfering,
-            r.early_exit,
-            r.culling,
-            d.objects.drawn,
-            d.edges.drawn,
-            d.edges.total,
-            d.triangles.drawn,
-            d.triangles.total,
-            d.pair_triangles.drawn,
-            d.pair_triangles.total,
-            d.pair_edges.drawn,
-            d.pair_edges.total,
-        ));
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        vec![
+            "study",
+            "scene",
+            "objects",
+            "triangles",
+            "width",
+            "height",
+            "mode",
+            "gpu_ms",
+            "wall_ms",
+            "interfering",
+            "early_exit",
+            "culling",
+            "objects_drawn",
+            "edges_drawn",
+            "edges_total",
+            "triangles_drawn",
+            "triangles_total",
+            "pair_triangles_drawn",
+            "pair_triangles_total",
+            "pair_edges_drawn",
+            "pair_edges_total",
+        ]
     }
-    crate::io::write_atomically(&dir.join("interfere.csv"), csv.as_bytes())?;
-    // The figures' rows share one culling setting.
-    let series = |study: &str, x: fn(&Row) -> f64| -> Vec<Series> {
-        vec![Series {
-            name: "occlusion queries + pairs".into(),
-            points: rows
-                .iter()
-                .filter(|r| r.study == study)
-                .map(|r| (x(r), r.best_ms()))
-                .collect(),
-        }]
-    };
-    let by_objects = series("objects", |r| r.objects as f64);
-    let by_polygons = series("polygons", |r| r.triangles as f64);
-    // The adapter's name is in the JSON; in a title it would be clipped.
-    let title = "time vs objects, 1024²";
-    crate::plot::write_png(
-        &dir.join("interfere.png"),
-        1600,
-        650,
-        &[
-            Panel {
-                title,
-                x_label: "objects",
-                y_label: "ms",
-                log_x: true,
-                log_y: true,
-                series: &by_objects,
-            },
-            Panel {
-                title: "time vs triangles, 16 objects, 1024²",
-                x_label: "triangles",
-                y_label: "ms",
-                log_x: true,
-                log_y: true,
-                series: &by_polygons,
-            },
-        ],
-    )
-    .map_err(|e| anyhow::anyhow!("plot: {e}"))
+
+    fn csv_cells(&self) -> Vec<String> {
+        let d = &self.drawn;
+        vec![
+            self.study.to_string(),
+            self.scene.to_string(),
+            self.objects.to_string(),
+            self.triangles.to_string(),
+            self.width.to_string(),
+            self.height.to_string(),
+            self.mode.to_string(),
+            or_empty(self.gpu_ms, |v| format!("{v:.4}")),
+            format!("{:.4}", self.wall_ms),
+            self.interfering.to_string(),
+            self.early_exit.to_string(),
+            self.culling.to_string(),
+            d.objects.drawn.to_string(),
+            d.edges.drawn.to_string(),
+            d.edges.total.to_string(),
+            d.triangles.drawn.to_string(),
+            d.triangles.total.to_string(),
+            d.pair_triangles.drawn.to_string(),
+            d.pair_triangles.total.to_string(),
+            d.pair_edges.drawn.to_string(),
+            d.pair_edges.total.to_string(),
+        ]
+    }
+
+    fn table_columns() -> Vec<Column> {
+        vec![
+            Column::left("study", 10),
+            Column::left("scene", 12),
+            Column::right("objects", 7),
+            Column::right("triangles", 9),
+            Column::right("viewport", 9),
+            Column::left("mode", 33),
+            Column::right("cull", 4),
+            Column::right("gpu ms", 9),
+            Column::right("wall ms", 9),
+            Column::right("interf.", 6),
+            Column::right("early", 5),
+            Column::right("tris 2-3 drawn", 17),
+            Column::right("edges 1,4 drawn", 17),
+            Column::right("pair tris drawn", 17),
+            Column::right("pair edges drawn", 17),
+            Column::right("pair objs", 9),
+        ]
+    }
+
+    fn table_cells(&self) -> Vec<String> {
+        let d = &self.drawn;
+        vec![
+            self.study.to_string(),
+            self.scene.to_string(),
+            self.objects.to_string(),
+            self.triangles.to_string(),
+            format!("{}x{}", self.width, self.height),
+            self.mode.to_string(),
+            (if self.culling { "yes" } else { "no" }).to_string(),
+            or_dash(self.gpu_ms, |v| format!("{v:.3}")),
+            format!("{:.3}", self.wall_ms),
+            self.interfering.to_string(),
+            (if self.early_exit { "yes" } else { "" }).to_string(),
+            ratio(d.triangles),
+            ratio(d.edges),
+            ratio(d.pair_triangles),
+            ratio(d.pair_edges),
+            self.identification.pair_pass_objects.len().to_string(),
+        ]
+    }
+
+    fn table_note(&self) -> Option<String> {
+        let why = self.identification.fallback.as_ref()?;
+        Some(format!("{:<10} weighted sums not used: {why}", ""))
+    }
 }
 
 /// "drawn/total" of a [`Drawn`].
@@ -406,50 +451,28 @@ fn ratio(d: Drawn) -> String {
     format!("{}/{}", d.drawn, d.total)
 }
 
-fn print_table(rows: &[Row], adapter: &str) {
-    println!("Interference benchmark — {adapter}");
-    println!(
-        "{:<10} {:<12} {:>7} {:>9} {:>9} {:<33} {:>4} {:>9} {:>9} {:>6} {:>5} {:>17} {:>17} {:>17} {:>17} {:>9}",
-        "study",
-        "scene",
-        "objects",
-        "triangles",
-        "viewport",
-        "mode",
-        "cull",
-        "gpu ms",
-        "wall ms",
-        "interf.",
-        "early",
-        "tris 2-3 drawn",
-        "edges 1,4 drawn",
-        "pair tris drawn",
-        "pair edges drawn",
-        "pair objs",
-    );
-    for r in rows {
-        let d = &r.drawn;
-        println!(
-            "{:<10} {:<12} {:>7} {:>9} {:>9} {:<33} {:>4} {:>9} {:>9.3} {:>6} {:>5} {:>17} {:>17} {:>17} {:>17} {:>9}",
-            r.study,
-            r.scene,
-            r.objects,
-            r.triangles,
-            format!("{}x{}", r.width, r.height),
-            r.mode,
-            if r.culling { "yes" } else { "no" },
-            r.gpu_ms.map_or("-".into(), |v| format!("{v:.3}")),
-            r.wall_ms,
-            r.interfering,
-            if r.early_exit { "yes" } else { "" },
-            ratio(d.triangles),
-            ratio(d.edges),
-            ratio(d.pair_triangles),
-            ratio(d.pair_edges),
-            r.identification.pair_pass_objects.len(),
-        );
-        if let Some(why) = &r.identification.fallback {
-            println!("{:<10} weighted sums not used: {why}", "");
-        }
-    }
+/// Figures 4.15 and 4.16: time against objects and against triangles.
+fn plot(report: &Report, rows: &[Row]) -> anyhow::Result<()> {
+    // The figures' rows share one culling setting.
+    let figure = |study: &str, x: fn(&Row) -> f64| {
+        [series("occlusion queries + pairs", rows, |r| {
+            (r.study == study).then(|| (x(r), r.best_ms()))
+        })]
+    };
+    let by_objects = figure("objects", |r| r.objects as f64);
+    let by_polygons = figure("polygons", |r| r.triangles as f64);
+    // The adapter's name is in the JSON; in a title it would be clipped.
+    report.plot(
+        1600,
+        650,
+        &[
+            report::log_log("time vs objects, 1024²", "objects", "ms", &by_objects),
+            report::log_log(
+                "time vs triangles, 16 objects, 1024²",
+                "triangles",
+                "ms",
+                &by_polygons,
+            ),
+        ],
+    )
 }

@@ -1,0 +1,421 @@
+//! `collidoscope bench sdf`: Sundholm's table 7.1 at 128³ for every backend,
+//! then the bunny, the ogre and subdivided bunnies for scaling.
+//!
+//! Per row: GPU time (timestamp queries, kernels only) where the adapter has
+//! them, wall-clock time end to end (upload, kernels, read-back), cells per
+//! second, distance evaluations per cell, and the largest difference from
+//! the CPU fast backend (the exactness check). The single-threaded CPU
+//! reference is timed on a strided sample of cells and extrapolated when the
+//! full grid would take minutes (marked "est.").
+
+use std::time::Instant;
+
+use anyhow::Context;
+use serde::Serialize;
+
+use super::common::{CommonArgs, ModelArgs};
+use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::timing::{timed, timed_gpu};
+use crate::cli::BackendArg;
+use crate::gpu::GpuContext;
+use crate::mesh::PreparedMesh;
+use crate::progress::Progress;
+use crate::stages::sdf_grid::{
+    self, Backend, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
+};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub models: ModelArgs,
+    /// Backends to run (default: all four).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub backends: Vec<BackendArg>,
+    /// Grid resolutions (cells along the longest axis).
+    #[arg(long, value_delimiter = ',', default_value = "128")]
+    pub res: Vec<u32>,
+    /// Largest number of point–triangle tests the CPU reference runs per row
+    /// before it switches to a strided sample and extrapolates.
+    #[arg(long, default_value_t = 300_000_000)]
+    pub cpu_ref_budget: u64,
+    /// Largest mesh the GPU brute force runs on (it is quadratic).
+    #[arg(long, default_value_t = 200_000)]
+    pub brute_max_triangles: usize,
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Row {
+    model: String,
+    triangles: usize,
+    resolution: u32,
+    cells: usize,
+    backend: &'static str,
+    /// Kernel time from timestamp queries (GPU backends).
+    gpu_ms: Option<f64>,
+    /// End-to-end wall-clock time of the stage.
+    wall_ms: f64,
+    /// True when extrapolated from a sample of cells.
+    estimated: bool,
+    million_cells_per_s: f64,
+    evaluations_per_cell: f64,
+    max_abs_diff_vs_cpu: Option<f32>,
+    sign_mismatches_vs_cpu: Option<usize>,
+    /// The GPU phases of the last run (seeds, cells, copy out).
+    gpu_phases: Vec<(String, f64)>,
+}
+
+impl Row {
+    fn best_ms(&self) -> f64 {
+        report::best_ms(self.gpu_ms, self.wall_ms)
+    }
+}
+
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        vec![
+            "model",
+            "triangles",
+            "resolution",
+            "cells",
+            "backend",
+            "gpu_ms",
+            "wall_ms",
+            "estimated",
+            "million_cells_per_s",
+            "evaluations_per_cell",
+            "max_abs_diff_vs_cpu",
+            "sign_mismatches_vs_cpu",
+        ]
+    }
+
+    fn csv_cells(&self) -> Vec<String> {
+        vec![
+            self.model.replace(',', ";"),
+            self.triangles.to_string(),
+            self.resolution.to_string(),
+            self.cells.to_string(),
+            self.backend.to_string(),
+            or_empty(self.gpu_ms, |v| format!("{v:.4}")),
+            format!("{:.4}", self.wall_ms),
+            self.estimated.to_string(),
+            format!("{:.3}", self.million_cells_per_s),
+            format!("{:.2}", self.evaluations_per_cell),
+            or_empty(self.max_abs_diff_vs_cpu, |v| format!("{v:e}")),
+            or_empty(self.sign_mismatches_vs_cpu, |v| v.to_string()),
+        ]
+    }
+
+    fn table_columns() -> Vec<Column> {
+        vec![
+            Column::left("model", 24),
+            Column::right("triangles", 9),
+            Column::right("res", 5),
+            Column::left("backend", 9),
+            Column::right("gpu ms", 11),
+            Column::right("wall ms", 11),
+            Column::right("Mcells/s", 9),
+            Column::right("evals/cell", 9),
+            Column::right("max|Δ|cpu", 10),
+            Column::right("signs", 6),
+        ]
+    }
+
+    fn table_cells(&self) -> Vec<String> {
+        vec![
+            self.model.clone(),
+            self.triangles.to_string(),
+            self.resolution.to_string(),
+            self.backend.to_string(),
+            or_dash(self.gpu_ms, |v| format!("{v:.2}")),
+            format!(
+                "{:.1}{}",
+                self.wall_ms,
+                if self.estimated { "*" } else { "" }
+            ),
+            format!("{:.1}", self.million_cells_per_s),
+            format!("{:.1}", self.evaluations_per_cell),
+            or_dash(self.max_abs_diff_vs_cpu, |v| format!("{v:.1e}")),
+            or_dash(self.sign_mismatches_vs_cpu, |v| v.to_string()),
+        ]
+    }
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "sdf")?;
+    let backends: Vec<Backend> = if args.backends.is_empty() {
+        vec![
+            Backend::CpuReference,
+            Backend::CpuFast,
+            Backend::GpuBrute,
+            Backend::Gpu,
+        ]
+    } else {
+        args.backends.iter().map(|&b| b.into()).collect()
+    };
+    let gpu = if backends.iter().any(|b| b.is_gpu()) {
+        let ctx = GpuContext::headless()?;
+        eprintln!("adapter: {}", ctx.describe());
+        Some(SdfGpu::new(&ctx))
+    } else {
+        None
+    };
+    let adapter = gpu.as_ref().map(|g| g.context().describe());
+    let mut rows = Vec::new();
+    for (name, mesh) in args.models.selected()? {
+        let prep_start = Instant::now();
+        let mesh = PreparedMesh::new(&mesh).with_context(|| format!("model {name}"))?;
+        eprintln!(
+            "{name}: {} triangles, prepared in {:.0} ms (BVH depth {})",
+            mesh.triangle_count(),
+            prep_start.elapsed().as_secs_f64() * 1e3,
+            mesh.bvh.depth()
+        );
+        for &res in &args.res {
+            let params = SdfParams {
+                resolution: res,
+                padding: 0.1,
+                band: None,
+                sign_mode: SignMode::PseudoNormal,
+            };
+            let mut cpu_field: Option<SdfField> = None;
+            for &backend in &backends {
+                if backend == Backend::GpuBrute && mesh.triangle_count() > args.brute_max_triangles
+                {
+                    eprintln!(
+                        "  {res}³ gpu-brute skipped: {} triangles > --brute-max-triangles",
+                        mesh.triangle_count()
+                    );
+                    continue;
+                }
+                let row = match backend {
+                    Backend::CpuReference => {
+                        bench_reference(&name, &mesh, &params, args.cpu_ref_budget)
+                    }
+                    _ => {
+                        let (row, field) = bench_backend(
+                            &name,
+                            &mesh,
+                            &params,
+                            backend,
+                            gpu.as_ref(),
+                            args.common.repeats,
+                            cpu_field.as_ref(),
+                        )?;
+                        if backend == Backend::CpuFast {
+                            cpu_field = Some(field);
+                        }
+                        row
+                    }
+                };
+                eprintln!(
+                    "  {res}³ {:<9} {:>10.2} ms{}",
+                    row.backend,
+                    row.best_ms(),
+                    if row.estimated { " (est.)" } else { "" }
+                );
+                rows.push(row);
+            }
+        }
+    }
+    let adapter = adapter.as_deref();
+    report.write(adapter, &[("date", report::today().into())], &rows)?;
+    plot(&report, &rows, adapter)?;
+    print_table(
+        &format!(
+            "SDF grid benchmark — {}",
+            adapter.unwrap_or("CPU backends only")
+        ),
+        &rows,
+    );
+    println!("* estimated from a strided sample of cells");
+    Ok(())
+}
+
+fn bench_backend(
+    name: &str,
+    mesh: &PreparedMesh,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    repeats: usize,
+    cpu: Option<&SdfField>,
+) -> anyhow::Result<(Row, SdfField)> {
+    // Long GPU runs (brute force on large meshes) are timed once after the
+    // warm-up: their run-to-run spread is far below their length.
+    let repeats = match backend {
+        b if b.is_gpu() && field_work(mesh, params) > LONG_RUN_WORK => 1,
+        b if b.is_gpu() => repeats,
+        _ => 1,
+    };
+    let whole = || {
+        Ok(sdf_grid::compute(
+            mesh,
+            params,
+            backend,
+            gpu,
+            &Progress::default(),
+        )?)
+    };
+    let t = match gpu.filter(|_| backend.is_gpu()) {
+        // GPU time from runs that read nothing back (see `timing`).
+        Some(g) => {
+            let accelerated = backend == Backend::Gpu;
+            timed_gpu(
+                repeats,
+                || Ok(g.time(mesh, params, accelerated)?.total_gpu_ms()),
+                whole,
+            )?
+        }
+        None => timed(repeats, false, || {
+            let f = whole()?;
+            let g = f.timings.total_gpu_ms();
+            Ok((f, g))
+        })?,
+    };
+    let field = t.last;
+    let (max_diff, mismatches) = match cpu {
+        Some(c) if backend != Backend::CpuFast => {
+            let max = field
+                .values
+                .iter()
+                .zip(&c.values)
+                .map(|(a, b)| (a.abs() - b.abs()).abs())
+                .fold(0.0, f32::max);
+            let signs = field
+                .values
+                .iter()
+                .zip(&c.values)
+                .filter(|(a, b)| (**a < 0.0) != (**b < 0.0))
+                .count();
+            (Some(max), Some(signs))
+        }
+        _ => (None, None),
+    };
+    let cells = field.grid.num_cells();
+    let (gpu_med, wall_med) = (t.gpu_ms, t.wall_ms);
+    let row = Row {
+        model: name.to_string(),
+        triangles: mesh.triangle_count(),
+        resolution: params.resolution,
+        cells,
+        backend: backend.name(),
+        gpu_ms: gpu_med,
+        wall_ms: wall_med,
+        estimated: false,
+        million_cells_per_s: cells as f64 / (gpu_med.unwrap_or(wall_med) * 1e3),
+        evaluations_per_cell: field.distance_evaluations as f64 / cells as f64,
+        max_abs_diff_vs_cpu: max_diff,
+        sign_mismatches_vs_cpu: mismatches,
+        gpu_phases: field
+            .timings
+            .phases
+            .iter()
+            .filter_map(|p| Some((p.name.clone(), p.gpu_ms?)))
+            .collect(),
+    };
+    Ok((row, field))
+}
+
+/// Point–triangle pairs of a whole grid (the brute-force work).
+fn field_work(mesh: &PreparedMesh, params: &SdfParams) -> u64 {
+    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    grid.num_cells() as u64 * mesh.triangle_count() as u64
+}
+
+/// Brute-force work above which a GPU run is timed once.
+const LONG_RUN_WORK: u64 = 20_000_000_000;
+
+/// Times the single-threaded reference, on a strided sample of cells when
+/// the whole grid would exceed `budget` point–triangle tests.
+fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: u64) -> Row {
+    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    let cells = grid.num_cells();
+    let work = cells as u64 * mesh.triangle_count() as u64;
+    let stride = work.div_ceil(budget).max(1) as usize;
+    let start = Instant::now();
+    let mut sampled = 0usize;
+    let mut checksum = 0.0f32;
+    for cell in (0..cells).step_by(stride) {
+        if let Some((v, _)) = reference_cell(mesh, grid.center_of(cell), f32::INFINITY) {
+            checksum += v;
+        }
+        sampled += 1;
+    }
+    std::hint::black_box(checksum);
+    let wall = start.elapsed().as_secs_f64() * 1e3 * cells as f64 / sampled as f64;
+    Row {
+        model: name.to_string(),
+        triangles: mesh.triangle_count(),
+        resolution: params.resolution,
+        cells,
+        backend: Backend::CpuReference.name(),
+        gpu_ms: None,
+        wall_ms: wall,
+        estimated: stride > 1,
+        million_cells_per_s: cells as f64 / (wall * 1e3),
+        evaluations_per_cell: mesh.triangle_count() as f64,
+        max_abs_diff_vs_cpu: None,
+        sign_mismatches_vs_cpu: None,
+        gpu_phases: Vec::new(),
+    }
+}
+
+/// Time against triangles per backend and resolution, and the GPU
+/// backends' speed-up over the CPU reference.
+fn plot(report: &Report, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<()> {
+    let mut times = Vec::new();
+    let mut speedups = Vec::new();
+    let mut resolutions: Vec<u32> = rows.iter().map(|r| r.resolution).collect();
+    resolutions.dedup();
+    for &res in &resolutions {
+        for backend in Backend::ALL {
+            let of_backend = |r: &Row| r.resolution == res && r.backend == backend.name();
+            let time = series(format!("{} {res}³", backend.name()), rows, |r| {
+                of_backend(r).then(|| (r.triangles as f64, r.best_ms()))
+            });
+            if time.points.is_empty() {
+                continue;
+            }
+            times.push(time);
+            if backend.is_gpu() {
+                let speedup = series(
+                    format!("{} vs cpu-ref {res}³", backend.name()),
+                    rows,
+                    |r| {
+                        if !of_backend(r) {
+                            return None;
+                        }
+                        let reference = rows.iter().find(|q| {
+                            q.model == r.model
+                                && q.resolution == res
+                                && q.backend == Backend::CpuReference.name()
+                        })?;
+                        Some((r.triangles as f64, reference.best_ms() / r.best_ms()))
+                    },
+                );
+                if !speedup.points.is_empty() {
+                    speedups.push(speedup);
+                }
+            }
+        }
+    }
+    let title = format!(
+        "SDF grid time vs triangles — {}",
+        adapter.unwrap_or("CPU only")
+    );
+    report.plot(
+        1600,
+        650,
+        &[
+            report::log_log(&title, "triangles", "ms", &times),
+            report::log_log(
+                "GPU speed-up over the single-thread CPU reference",
+                "triangles",
+                "× faster",
+                &speedups,
+            ),
+        ],
+    )
+}

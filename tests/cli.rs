@@ -517,3 +517,67 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
     let png = std::fs::read(dir.join("adaptive.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "adaptive.png is not a PNG");
 }
+
+#[test]
+fn bench_sdf_writes_its_csv_with_the_expected_header() {
+    let dir = common::scratch("cli-bench-sdf");
+    let stdout = run_ok(&[
+        "bench",
+        "sdf",
+        "--backends",
+        "cpu",
+        "--models",
+        "box-12",
+        "--res",
+        "16",
+        "--repeats",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines[0], "SDF grid benchmark — CPU backends only",
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("model") && lines[2].starts_with("box-12"),
+        "{stdout}"
+    );
+    assert_eq!(lines[3], "* estimated from a strided sample of cells");
+    let csv = std::fs::read_to_string(dir.join("sdf.csv")).unwrap();
+    let csv: Vec<&str> = csv.lines().collect();
+    assert_eq!(
+        csv[0],
+        "model,triangles,resolution,cells,backend,gpu_ms,wall_ms,estimated,\
+         million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu"
+    );
+    assert_eq!(csv.len(), 2, "{csv:?}");
+    assert!(csv[1].starts_with("box-12,12,16,"), "{csv:?}");
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("sdf.json")).unwrap()).unwrap();
+    assert_eq!(meta["benchmark"], "sdf");
+    assert!(meta["adapter"].is_null(), "CPU only: {meta}");
+    let png = std::fs::read(dir.join("sdf.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "sdf.png is not a PNG");
+}
+
+#[test]
+fn bench_refuses_a_flag_of_another_target() {
+    let dir = common::scratch("cli-bench-refused");
+    let out = exe()
+        .args(["bench", "sdf", "--sizes", "128", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with("error: unexpected argument '--sizes' found"),
+        "{stderr}"
+    );
+    assert!(
+        !dir.join("sdf.csv").exists(),
+        "nothing runs when the flags are wrong"
+    );
+}

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, print_table, series};
-use super::timing::{WALL_RUNS, warm_up};
+use super::timing::{WALL_RUNS, median, warm_up};
 use crate::cli::sdf::AdaptiveOpts;
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
@@ -104,7 +104,6 @@ fn row(
     runs: &mut [[Option<f64>; 4]],
     triangles: usize,
 ) -> Row {
-    walls.sort_by(f64::total_cmp);
     let gpu = backend == "gpu";
     // A phase the configuration does not have (the AABB BVH is not built
     // per run) adds nothing.
@@ -120,7 +119,7 @@ fn row(
         backend,
         config,
         nodes: n,
-        wall_ms: walls[walls.len() / 2],
+        wall_ms: median(walls),
         gpu_ms: total(&phase_ms),
         phase_ms,
         evals_per_node: field.distance_evaluations as f64 / n.max(1) as f64,

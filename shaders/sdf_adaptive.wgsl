@@ -1,3 +1,9 @@
+//!include shared/closest_point.wgsl
+//!include shared/bvh_bounds.wgsl
+//!include shared/bvh_nearest.wgsl
+//!include shared/rss.wgsl
+//!include shared/sorted_codes.wgsl
+
 // Exact adaptive signed distance field (Liu & Kim 2014): Morton codes of
 // triangle centroids, the top-down octree (Alg. 1) and one exact distance
 // query per node centre, bounded by the parent's closest triangle (§5.1),
@@ -22,7 +28,7 @@
 //                which share the bound through workgroup memory
 //   next_query   one invocation: advances the query level
 //
-// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl,
+// Included: shared/closest_point.wgsl, shared/bvh_bounds.wgsl,
 // shared/bvh_nearest.wgsl (which uses the `tri_pos` and `nodes` bindings),
 // shared/rss.wgsl and shared/sorted_codes.wgsl.
 // Keep in sync with src/stages/sdf_adaptive/gpu.rs (Params, bindings, state

@@ -1,6 +1,8 @@
+//!include sdf_grid.wgsl
+
 // The BVH backend of the uniform SDF: packet traversal by subgroups, then a
-// per-cell finishing pass. Appended to sdf_grid.wgsl (Params, bindings,
-// write_cell) on devices with subgroup operations (src/gpu/mod.rs).
+// per-cell finishing pass. Includes sdf_grid.wgsl (Params, bindings,
+// write_cell); loaded on devices with subgroup operations.
 //
 // Entry points:
 //   packet_cells  one workgroup per 4x4x4 brick, one invocation per cell;

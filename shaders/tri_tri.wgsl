@@ -1,3 +1,5 @@
+//!include shared/bvh_bounds.wgsl
+
 // Exact triangle–triangle collision of two models (see src/stages/tri_tri).
 //
 // Model A's triangles are moved into model B's object frame by the query's
@@ -31,14 +33,6 @@ struct QueryPose {
     r2: vec4<f32>,
 }
 
-// Keep in sync with src/geom/bvh.rs (BvhNode).
-struct BvhNode {
-    min: vec3<f32>,
-    a: u32,
-    max: vec3<f32>,
-    b: u32,
-}
-
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> tri_a: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> tri_b: array<vec4<f32>>;
@@ -48,8 +42,6 @@ struct BvhNode {
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read_write> segments: array<vec4<f32>>;
 
-const LEAF_BIT: u32 = 0x80000000u;
-const STACK: u32 = 64u;
 const WG: u32 = 64u;
 // B triangles per brute-force workgroup (streamed through `tile` in WG-sized chunks).
 const B_PER_GROUP: u32 = 256u;

@@ -1,5 +1,5 @@
-// Closest point on a triangle and the Voronoi feature it lies on; shared by
-// sdf_grid.wgsl and sdf_adaptive.wgsl (src/gpu/mod.rs prepends it).
+// Closest point on a triangle and the Voronoi feature it lies on; included
+// by sdf_grid.wgsl and shared/bvh_nearest.wgsl.
 //
 // Keep in sync with src/geom/closest_point.rs (closest point, feature order).
 

@@ -11,6 +11,8 @@
 
 mod buffers;
 mod kernels;
+#[doc(hidden)]
+pub mod layouts;
 mod radix_sort;
 mod shaders;
 mod timing;

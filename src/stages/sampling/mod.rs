@@ -49,7 +49,7 @@
 //! ```
 
 mod cpu;
-mod gpu;
+pub(super) mod gpu;
 
 pub use cpu::{compute_cpu, coplanar_region_labels};
 pub use gpu::SamplingGpu;

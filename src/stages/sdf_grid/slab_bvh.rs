@@ -54,7 +54,7 @@ pub struct SlabNode {
     pub normal: [f32; 3],
     pub lo: f32,
     pub hi: f32,
-    _pad: [u32; 3],
+    pub _pad: [u32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<SlabNode>() == 64);

@@ -14,7 +14,9 @@
 //!   the Rust vertex type's fields and size (its array stride);
 //! - **constants**: a WGSL `const` against the Rust constant of the same
 //!   meaning, and entry points' `@workgroup_size` against the Rust
-//!   workgroup sizes the dispatches divide by.
+//!   workgroup sizes the dispatches divide by;
+//! - **tables**: the colour-map stops `ramp_stop` in view.wgsl returns,
+//!   read from its switch, against `ColorMap::color` at the stops.
 //!
 //! Every mismatch is collected and reported with the shader, the WGSL
 //! name, the Rust name and both values.
@@ -26,6 +28,7 @@ use collidoscope::geom::{self, BvhNode, TriangleFeature};
 use collidoscope::gpu::layouts as gl;
 use collidoscope::stages::layouts as sl;
 use collidoscope::stages::sampling::FeatureKind;
+use collidoscope::view::ColorMap;
 use collidoscope::view::layouts as vl;
 
 /// A Rust constant's value, widened for comparison.
@@ -33,6 +36,15 @@ use collidoscope::view::layouts as vl;
 enum Value {
     Int(i128),
     Float(f64),
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v:e}"),
+        }
+    }
 }
 
 impl From<u32> for Value {
@@ -221,7 +233,7 @@ impl Checks {
         match wgsl {
             Some(w) if w == value => {}
             Some(w) => self.problems.push(format!(
-                "{shader} const `{name}` / Rust {rust}: {w:?} in WGSL, {value:?} in Rust"
+                "{shader} const `{name}` / Rust {rust}: {w} in WGSL, {value} in Rust"
             )),
             None => self.problems.push(format!(
                 "{shader} const `{name}`: not a scalar literal after evaluation"
@@ -303,6 +315,45 @@ macro_rules! constant {
             Value::from($rust),
         )
     };
+}
+
+/// The vectors `fn ramp_stop` of view.wgsl returns, by switch case
+/// (`None`: the default case), read from naga's IR of its body.
+fn ramp_stops(module: &naga::Module) -> Vec<(Option<u32>, Vec<f64>)> {
+    let (_, function) = module
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some("ramp_stop"))
+        .expect("view.wgsl has fn ramp_stop");
+    let scalar = |h: naga::Handle<naga::Expression>| match function.expressions[h] {
+        naga::Expression::Literal(naga::Literal::F32(v)) => f64::from(v),
+        ref e => panic!("ramp_stop: a stop component is {e:?}, not an f32 literal"),
+    };
+    let mut stops = Vec::new();
+    for statement in function.body.iter() {
+        let naga::Statement::Switch { cases, .. } = statement else {
+            continue;
+        };
+        for case in cases {
+            let value = match case.value {
+                naga::SwitchValue::U32(v) => Some(v),
+                naga::SwitchValue::I32(v) => Some(v as u32),
+                naga::SwitchValue::Default => None,
+            };
+            let returned = case.body.iter().find_map(|st| match st {
+                naga::Statement::Return { value: Some(h) } => Some(*h),
+                _ => None,
+            });
+            let rgb = match returned.map(|h| &function.expressions[h]) {
+                Some(naga::Expression::Compose { components, .. }) => {
+                    components.iter().map(|&c| scalar(c)).collect()
+                }
+                other => panic!("ramp_stop case {value:?} returns {other:?}, not a vec3 literal"),
+            };
+            stops.push((value, rgb));
+        }
+    }
+    stops
 }
 
 #[test]
@@ -534,5 +585,32 @@ fn view() {
     constant!(c, "view.wgsl", FILTER_OUTSIDE, vl::FILTER_OUTSIDE);
     constant!(c, "view.wgsl", FILTER_BAND, vl::FILTER_BAND);
     constant!(c, "view.wgsl", FILTER_CLIP, vl::FILTER_CLIP);
+
+    // The colour maps: stop `i` of a ramp is `ColorMap::color` at
+    // |value| = i/4 of the range (just below 0 for the inside's first), and
+    // case `10·shader_id + 5·side + i` of `ramp_stop` (the default the last).
+    let stops = ramp_stops(c.module("view.wgsl"));
+    let explicit: Vec<u32> = stops.iter().filter_map(|(v, _)| *v).collect();
+    for map in ColorMap::ALL {
+        for (side, sign) in [(0, -1.0), (1, 1.0)] {
+            for i in 0..5u32 {
+                let case = 10 * map.shader_id() + 5 * side + i;
+                let value = sign * (i as f32 / 4.0 * 4.0).max(1e-6);
+                let rust: Vec<f64> = map.color(value, 4.0)[..3]
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect();
+                let wgsl = stops
+                    .iter()
+                    .find(|(v, _)| *v == Some(case) || (v.is_none() && !explicit.contains(&case)))
+                    .map(|(_, rgb)| rgb.clone());
+                if wgsl.as_ref() != Some(&rust) {
+                    c.problems.push(format!(
+                        "view.wgsl `ramp_stop` case {case} / Rust ColorMap::{map:?} side {side} stop {i}: {wgsl:?} in WGSL, {rust:?} in Rust"
+                    ));
+                }
+            }
+        }
+    }
     c.finish();
 }

@@ -10,8 +10,9 @@
 // sdf_packet.wgsl, which includes this file; the stage loads it on devices
 // that have them.
 //
-// Keep in sync with src/stages/sdf_grid/gpu.rs (Params, bindings) and
-// src/mesh/normals.rs (7 feature normals per triangle).
+// Rust side: src/stages/sdf_grid/gpu.rs (Params, bindings; the layout is
+// checked by tests/shader_layouts.rs) and src/mesh/normals.rs (7 feature
+// normals per triangle).
 //
 // Included: shared/closest_point.wgsl (closest point on a triangle, feature
 // ids) and shared/bvh_bounds.wgsl (NONE, box distance).

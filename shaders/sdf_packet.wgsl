@@ -29,7 +29,8 @@
 // the two, which prunes the neighbouring patches of a smooth surface that
 // boxes let through.
 
-// Keep in sync with SlabNode in src/stages/sdf_grid/slab_bvh.rs.
+// SlabNode of src/stages/sdf_grid/slab_bvh.rs; BRICK is the brick edge of
+// src/stages/sdf_grid/grid.rs (both checked by tests/shader_layouts.rs).
 struct SlabNode {
     min: vec3f,
     a: u32,             // inner: left child; leaf: first triangle
@@ -41,6 +42,8 @@ struct SlabNode {
 }
 
 @group(0) @binding(5) var<storage, read> nodes: array<SlabNode>;
+
+const BRICK: u32 = 4u;
 
 var<workgroup> wg_evals: atomic<u32>;
 
@@ -70,7 +73,7 @@ fn packet_cells(
     let b = wid.y * nwg.x + wid.x;
     let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
     let brick = grid_coords(min(b, num_bricks - 1u), params.bricks);
-    let ijk = brick * 4u + vec3u(lid % 4u, (lid / 4u) % 4u, lid / 16u);
+    let ijk = brick * BRICK + vec3u(lid % BRICK, (lid / BRICK) % BRICK, lid / (BRICK * BRICK));
     let valid = b < num_bricks && all(ijk < params.dims);
     let p = cell_center(min(ijk, params.dims - 1u));
     var best = band2();

@@ -13,7 +13,8 @@
 // pairs:        (a slot, b slot) per colliding pair, up to params.capacity
 // segments:     2 vec4 per pair: the intersection segment in B's frame
 
-// Keep in sync with `Params` in src/stages/tri_tri/gpu.rs.
+// Params, QueryPose and the constants mirror src/stages/tri_tri/gpu.rs
+// (checked by tests/shader_layouts.rs).
 struct Params {
     num_a: u32,
     num_b: u32,
@@ -26,7 +27,7 @@ struct Params {
     _pad2: u32,
 }
 
-// Rows of B_from_A; keep in sync with `QueryPose` in gpu.rs.
+// Rows of B_from_A.
 struct QueryPose {
     r0: vec4<f32>,
     r1: vec4<f32>,

@@ -483,6 +483,7 @@ fn sdf_grid() {
     mirror! { c, "sdf_packet.wgsl", "SlabNode", sl::SlabNode {
         min, a, max, b, normal, lo, hi,
     } }
+    constant!(c, "sdf_packet.wgsl", BRICK, sl::BRICK);
     let size = [sl::SDF_GRID_WORKGROUP, 1, 1];
     c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
     let entries = ["packet_cells", "finish_cells"];

@@ -8,6 +8,25 @@
 //! On machines without a GPU the context runs on Mesa's software Vulkan driver
 //! (lavapipe, Debian package `mesa-vulkan-drivers`): results are exact, timings
 //! are meaningless.
+//!
+//! # Shaders
+//!
+//! The WGSL lives in `shaders/`, embedded at compile time ([`FILES`]). A
+//! shader names the shared files it needs at its top with
+//! `//!include shared/name.wgsl` lines, resolved recursively when it is first
+//! loaded ([`shader_source`]; each file once, includes first; a missing file
+//! or a cycle is an [`IncludeError`]). `tests/shader_validation.rs` validates
+//! every module with naga and on the device, and checks that no file under
+//! `shaders/` is left out.
+//!
+//! Buffers cross the boundary as `#[repr(C)]` Rust types (bytemuck) that a
+//! WGSL struct mirrors, next to constants both sides name (state slots,
+//! kinds, flags, workgroup sizes). `tests/shader_layouts.rs` parses each
+//! module with naga and compares every mirrored struct's size and member
+//! offsets, every vertex layout and every shared constant with the Rust
+//! side, so a change on one side alone fails the tests. The Rust types are
+//! listed for it in the `layouts` modules of each layer ([`layouts`],
+//! `stages::layouts`, `view::layouts`).
 
 mod buffers;
 mod kernels;

@@ -46,8 +46,9 @@ use super::{
     storage_buffer_zeroed,
 };
 
-/// Uniform parameters of one pass. Keep in sync with `struct Params` in
-/// shaders/radix_sort.wgsl.
+/// Uniform parameters of one pass: `struct Params` of
+/// shaders/radix_sort.wgsl (the layout and the constants below are checked
+/// by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

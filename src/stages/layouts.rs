@@ -26,6 +26,7 @@ pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
 pub use super::sdf_grid::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
+pub use super::sdf_grid::grid::BRICK;
 pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::tri_tri::gpu::{
     B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,

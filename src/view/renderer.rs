@@ -155,7 +155,9 @@ pub struct MeshVertex {
 }
 const _: () = assert!(std::mem::size_of::<MeshVertex>() == 40);
 
-/// Per-frame uniforms. Keep in sync with `ViewUniforms` in shaders/view.wgsl.
+/// Per-frame uniforms: `ViewUniforms` of shaders/view.wgsl (the layout is
+/// checked by tests/shader_layouts.rs, like the vertex types and filter
+/// bits here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ViewUniforms {
@@ -174,7 +176,7 @@ pub struct ViewUniforms {
 }
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() == 208);
 
-/// Filter bits; keep in sync with FILTER_* in shaders/view.wgsl.
+/// Filter bits: FILTER_* of shaders/view.wgsl.
 pub const FILTER_INSIDE: u32 = 1;
 pub const FILTER_OUTSIDE: u32 = 2;
 pub const FILTER_BAND: u32 = 4;

@@ -15,7 +15,8 @@ use crate::gpu::{
 use crate::stages::sampling::{FeatureKind, GpuSample};
 use crate::timing::Timings;
 
-/// Keep in sync with `struct Params` in shaders/colliders.wgsl.
+/// `struct Params` of shaders/colliders.wgsl (the layout is checked by
+/// tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {
@@ -26,7 +27,7 @@ pub struct Params {
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 16);
 
-/// Keep in sync with `struct FieldInfo` in shaders/colliders.wgsl.
+/// `struct FieldInfo` of shaders/colliders.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FieldInfo {
@@ -37,7 +38,7 @@ pub struct FieldInfo {
 }
 const _: () = assert!(std::mem::size_of::<FieldInfo>() == 32);
 
-/// Keep in sync with `struct Contact` in shaders/colliders.wgsl.
+/// `struct Contact` of shaders/colliders.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuContact {

@@ -280,7 +280,8 @@ pub const TASK_SAMPLES_SPHERE: u32 = 2;
 pub const TASK_SAMPLES_BOX: u32 = 3;
 pub const TASK_SEGMENT_FIELD: u32 = 4;
 
-/// One task. Keep in sync with `struct Task` in shaders/colliders.wgsl.
+/// One task: `struct Task` of shaders/colliders.wgsl (the layout and the
+/// `TASK_*` kinds are checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Task {

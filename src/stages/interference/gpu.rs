@@ -20,7 +20,9 @@ const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Fl
 const IDS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
 const PENETRATED_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 
-/// Keep in sync with `Uniforms` in shaders/interference.wgsl.
+/// `Uniforms` of shaders/interference.wgsl and interference_cull.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Uniforms {
@@ -30,7 +32,7 @@ pub struct Uniforms {
 }
 const _: () = assert!(std::mem::size_of::<Uniforms>() == 80);
 
-/// One job of the culling compute pass: keep in sync with `CullJob` in
+/// One job of the culling compute pass: `CullJob` of
 /// shaders/interference_cull.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -105,8 +107,8 @@ fn job_args(jobs: &[CullJob], slots: usize) -> Vec<u32> {
     args
 }
 
-/// One end of an edge: vertex layout of `vs_edge` in
-/// shaders/interference.wgsl (keep in sync).
+/// One end of an edge: the vertex inputs of `vs_edge` in
+/// shaders/interference.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct EdgeVertex {

@@ -92,7 +92,8 @@ pub struct IdentificationReport {
     pub pair_pass_objects: Vec<usize>,
 }
 
-/// Keep in sync with `Params` in shaders/interference_identify.wgsl.
+/// `Params` of shaders/interference_identify.wgsl (the layout is checked by
+/// tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -13,8 +13,8 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sampling.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sampling.wgsl (the layout
+/// is checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

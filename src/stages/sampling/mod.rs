@@ -115,8 +115,9 @@ impl Sample {
     }
 }
 
-/// The sample as the shaders see it. Keep in sync with `struct Sample` in
-/// shaders/sampling.wgsl and shaders/colliders.wgsl.
+/// The sample as the shaders see it: `struct Sample` of shaders/sampling.wgsl
+/// and shaders/colliders.wgsl (the layout is checked by
+/// tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuSample {

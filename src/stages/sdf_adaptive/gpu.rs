@@ -22,8 +22,9 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sdf_adaptive.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// and constant here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {
@@ -42,8 +43,8 @@ pub struct Params {
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
-/// Indices into the shaders' shared `state` buffer; keep in sync with
-/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl.
+/// Indices into the shaders' shared `state` buffer (the constants of
+/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl).
 pub const STATE_NODE_COUNT: usize = 0;
 pub const STATE_OVERFLOW: usize = 4;
 pub const STATE_RSS_NODE_COUNT: usize = 32;

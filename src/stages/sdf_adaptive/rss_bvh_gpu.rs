@@ -13,8 +13,8 @@ use wgpu::util::DeviceExt;
 use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
 use crate::gpu::{Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
-/// Uniform parameters. Keep in sync with `struct BuildParams` in
-/// shaders/rss_bvh.wgsl.
+/// Uniform parameters: `struct BuildParams` of shaders/rss_bvh.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like the slots below).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BuildParams {
@@ -29,8 +29,8 @@ pub struct BuildParams {
 }
 const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 
-/// Slots of the shared `dispatch` buffer (3 u32 each) the build writes;
-/// keep in sync with shaders/rss_bvh.wgsl.
+/// Slots of the shared `dispatch` buffer (3 u32 each) the build writes
+/// (shaders/rss_bvh.wgsl).
 pub const LARGE_ARGS: u64 = 11;
 pub const SMALL_ARGS: u64 = 12;
 /// Dispatch slots in all: the octree's depths 0..=10, the build's, then

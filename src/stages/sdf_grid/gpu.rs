@@ -18,8 +18,8 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sdf_grid.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sdf_grid.wgsl (the layout
+/// is checked by tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -93,7 +93,7 @@ mod cpu;
 pub mod export;
 mod far_sign;
 pub(super) mod gpu;
-mod grid;
+pub(super) mod grid;
 pub(super) mod slab_bvh;
 
 pub use cache::{CacheOutcome, FieldCache};

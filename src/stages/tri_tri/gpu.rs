@@ -17,8 +17,8 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/tri_tri.wgsl.
+/// Uniform parameters: `struct Params` of shaders/tri_tri.wgsl (the layout
+/// is checked by tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {
@@ -33,8 +33,7 @@ pub struct Params {
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 
-/// Rows of `B_from_A`. Keep in sync with `struct QueryPose` in
-/// shaders/tri_tri.wgsl.
+/// Rows of `B_from_A`: `struct QueryPose` of shaders/tri_tri.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct QueryPose {

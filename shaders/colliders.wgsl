@@ -2,7 +2,9 @@
 // §6.3, §8.1–8.2). Rust side: src/stages/colliders/{mod,gpu}.rs; the CPU
 // reference src/stages/colliders/cpu.rs mirrors every function here.
 
-// Keep in sync with `Params` in src/stages/colliders/gpu.rs.
+// The structs and TASK_* mirror src/stages/colliders/{mod,gpu}.rs and
+// src/stages/sampling/mod.rs (GpuSample); tests/shader_layouts.rs checks
+// them.
 struct Params {
     num_tasks: u32,
     total_threads: u32,
@@ -10,7 +12,6 @@ struct Params {
     flags: u32,          // bit 0: interpolated depth, bit 1: reject flipped
 }
 
-// Keep in sync with `Task` in src/stages/colliders/mod.rs.
 struct Task {
     world_from_a: mat4x4<f32>,
     b_from_world: mat4x4<f32>,
@@ -27,7 +28,6 @@ struct Task {
     extra: u32,
 }
 
-// Keep in sync with `GpuSample` in src/stages/sampling/mod.rs.
 struct Sample {
     position: vec3<f32>,
     kind_sub: u32,
@@ -35,7 +35,6 @@ struct Sample {
     feature: u32,
 }
 
-// Keep in sync with `FieldInfo` in src/stages/colliders/gpu.rs.
 struct FieldInfo {
     origin: vec3<f32>,
     cell_size: f32,
@@ -43,7 +42,7 @@ struct FieldInfo {
     offset: u32,
 }
 
-// Keep in sync with `GpuContact` in src/stages/colliders/gpu.rs.
+// GpuContact in Rust.
 struct Contact {
     position: vec3<f32>,
     depth: f32,

@@ -3,8 +3,8 @@
 // points feed the rasteriser, and the counting itself is done by the depth
 // and stencil tests configured in src/stages/interference/gpu.rs.
 //
-// Keep `Uniforms` and the vertex layouts in sync with
-// src/stages/interference/gpu.rs.
+// `Uniforms` and the vertex layouts mirror src/stages/interference/gpu.rs
+// (checked by tests/shader_layouts.rs).
 
 struct Uniforms {
     // Orthographic, fitted to the objects: NDC x, y and depth in [0, 1]

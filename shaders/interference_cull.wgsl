@@ -12,8 +12,9 @@
 // memory and claimed from the job's counter with one global atomic per
 // round.
 //
-// Keep `Uniforms`, `CullJob` and the argument layout in sync with
-// src/stages/interference/gpu.rs.
+// `Uniforms`, `CullJob` and GROUP mirror src/stages/interference/gpu.rs
+// (checked by tests/shader_layouts.rs); the argument layout is its
+// `args_offset`.
 
 struct Uniforms {
     clip_from_world: mat4x4<f32>,

@@ -7,7 +7,8 @@
 // Writes the penetrated image, counts pixels per (i, j), j ≠ i, and
 // ambiguous pixels per i.
 //
-// Keep `Params` in sync with src/stages/interference/identify.rs.
+// `Params` mirrors src/stages/interference/identify.rs (checked by
+// tests/shader_layouts.rs).
 
 struct Params {
     objects: u32,

@@ -23,7 +23,8 @@
 // (digit << 16 | position, padded against bank conflicts) 8.25 KiB, the
 // scan's two halves 2 KiB, digit counts and offsets 2 KiB.
 //
-// Keep in sync with src/gpu/radix_sort.rs (Params, bindings, TILE).
+// Rust side: src/gpu/radix_sort.rs (Params, bindings, TILE; checked by
+// tests/shader_layouts.rs).
 
 struct Params {
     n: u32,

@@ -1,3 +1,6 @@
+//!include shared/rss.wgsl
+//!include shared/sorted_codes.wgsl
+
 // RSS multi-BVH built top-down on the GPU (Liu & Kim 2014, §4, Algs. 2–3).
 // The CPU reference and the layout are in
 // src/stages/sdf_adaptive/rss_bvh.rs; every fitting step mirrors
@@ -19,9 +22,10 @@
 //   small_nodes  one invocation per small node (indirect): its whole
 //                subtree, depth first (Alg. 2 lines 29–42, Alg. 3 19–45)
 //
-// Prepended by src/gpu/mod.rs: shared/rss.wgsl, shared/sorted_codes.wgsl. Keep in sync with
-// src/stages/sdf_adaptive/rss_bvh_gpu.rs (BuildParams, bindings) and the
-// state/dispatch layout of shaders/sdf_adaptive.wgsl.
+// Included: shared/rss.wgsl, shared/sorted_codes.wgsl. Rust side:
+// src/stages/sdf_adaptive/rss_bvh_gpu.rs (BuildParams, bindings); the
+// state/dispatch slots are shared with shaders/sdf_adaptive.wgsl
+// (tests/shader_layouts.rs checks the layout and the slots).
 
 struct BuildParams {
     num_tris: u32,

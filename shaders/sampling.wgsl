@@ -2,7 +2,9 @@
 // Rust side: src/stages/sampling/{mod,gpu}.rs; the CPU reference is
 // src/stages/sampling/cpu.rs and mirrors these tests.
 
-// Keep in sync with `struct Params` in src/stages/sampling/gpu.rs.
+// Params and Sample mirror src/stages/sampling/gpu.rs and
+// src/stages/sampling/mod.rs (GpuSample); tests/shader_layouts.rs checks
+// them.
 struct Params {
     num_vertices: u32,
     num_edges: u32,
@@ -22,7 +24,6 @@ struct Params {
     _pad: u32,
 }
 
-// Keep in sync with `GpuSample` in src/stages/sampling/mod.rs.
 struct Sample {
     position: vec3<f32>,
     kind_sub: u32,       // kind | (sub << 3)
@@ -82,8 +83,8 @@ fn vertices(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     }
 }
 
-// Interior points of an edge every <= step; keep in sync with
-// `edge_sample_count` in src/stages/sampling/cpu.rs.
+// Interior points of an edge every <= step, as `edge_sample_count` in
+// src/stages/sampling/cpu.rs (tests/collide.rs compares the backends).
 fn edge_sample_count(len: f32, step: f32) -> u32 {
     if len > step {
         return max(u32(ceil(len / step)), 2u) - 1u;

@@ -1,3 +1,9 @@
+//!include shared/closest_point.wgsl
+//!include shared/bvh_bounds.wgsl
+//!include shared/bvh_nearest.wgsl
+//!include shared/rss.wgsl
+//!include shared/sorted_codes.wgsl
+
 // Exact adaptive signed distance field (Liu & Kim 2014): Morton codes of
 // triangle centroids, the top-down octree (Alg. 1) and one exact distance
 // query per node centre, bounded by the parent's closest triangle (§5.1),
@@ -22,12 +28,13 @@
 //                which share the bound through workgroup memory
 //   next_query   one invocation: advances the query level
 //
-// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl,
+// Included: shared/closest_point.wgsl, shared/bvh_bounds.wgsl,
 // shared/bvh_nearest.wgsl (which uses the `tri_pos` and `nodes` bindings),
 // shared/rss.wgsl and shared/sorted_codes.wgsl.
-// Keep in sync with src/stages/sdf_adaptive/gpu.rs (Params, bindings, state
+// Rust side: src/stages/sdf_adaptive/gpu.rs (Params, bindings, state
 // layout), src/stages/sdf_adaptive/octree.rs (OctreeNode, cell_center) and
-// src/geom/morton.rs (quantisation).
+// src/geom/morton.rs (quantisation); tests/shader_layouts.rs checks the
+// layouts and slots, tests/sdf_adaptive.rs the two backends' octrees.
 
 struct Params {
     origin: vec3f,      // minimum corner of the octree cube
@@ -96,7 +103,7 @@ const STATS: u32 = 48u;
 
 // Indirect dispatch slots (3 u32 each): 0..=10 the split of each depth,
 // then each depth's narrow and wide query dispatch; rss_bvh.wgsl uses 11
-// and 12. Keep in sync with DISPATCH_SLOTS in rss_bvh_gpu.rs.
+// and 12 (DISPATCH_SLOTS in rss_bvh_gpu.rs counts them all).
 const QUERY_ARGS: u32 = 13u;
 const WIDE_ARGS: u32 = 24u;
 

@@ -1,16 +1,21 @@
+//!include shared/closest_point.wgsl
+//!include shared/bvh_bounds.wgsl
+
 // Exact signed distance field on a uniform grid (Sundholm 2010, §4.4, §6.2.5).
 //
 // Entry point:
 //   brute       one invocation per cell; triangles streamed through workgroup
 //               memory in tiles of 64 (Sundholm §6.2.5)
 // The BVH backend's kernels, which need subgroup operations, are in
-// sdf_packet.wgsl, appended to this file on devices that have them.
+// sdf_packet.wgsl, which includes this file; the stage loads it on devices
+// that have them.
 //
-// Keep in sync with src/stages/sdf_grid/gpu.rs (Params, bindings) and
-// src/mesh/normals.rs (7 feature normals per triangle).
+// Rust side: src/stages/sdf_grid/gpu.rs (Params, bindings; the layout is
+// checked by tests/shader_layouts.rs) and src/mesh/normals.rs (7 feature
+// normals per triangle).
 //
-// Prepended by src/gpu/mod.rs: shared/closest_point.wgsl (closest point on a
-// triangle, feature ids) and shared/bvh_bounds.wgsl (NONE, box distance).
+// Included: shared/closest_point.wgsl (closest point on a triangle, feature
+// ids) and shared/bvh_bounds.wgsl (NONE, box distance).
 
 struct Params {
     origin: vec3f,      // centre of cell (0,0,0)

@@ -1,6 +1,8 @@
+//!include sdf_grid.wgsl
+
 // The BVH backend of the uniform SDF: packet traversal by subgroups, then a
-// per-cell finishing pass. Appended to sdf_grid.wgsl (Params, bindings,
-// write_cell) on devices with subgroup operations (src/gpu/mod.rs).
+// per-cell finishing pass. Includes sdf_grid.wgsl (Params, bindings,
+// write_cell); loaded on devices with subgroup operations.
 //
 // Entry points:
 //   packet_cells  one workgroup per 4x4x4 brick, one invocation per cell;
@@ -27,7 +29,8 @@
 // the two, which prunes the neighbouring patches of a smooth surface that
 // boxes let through.
 
-// Keep in sync with SlabNode in src/stages/sdf_grid/slab_bvh.rs.
+// SlabNode of src/stages/sdf_grid/slab_bvh.rs; BRICK is the brick edge of
+// src/stages/sdf_grid/grid.rs (both checked by tests/shader_layouts.rs).
 struct SlabNode {
     min: vec3f,
     a: u32,             // inner: left child; leaf: first triangle
@@ -39,6 +42,8 @@ struct SlabNode {
 }
 
 @group(0) @binding(5) var<storage, read> nodes: array<SlabNode>;
+
+const BRICK: u32 = 4u;
 
 var<workgroup> wg_evals: atomic<u32>;
 
@@ -68,7 +73,7 @@ fn packet_cells(
     let b = wid.y * nwg.x + wid.x;
     let num_bricks = params.bricks.x * params.bricks.y * params.bricks.z;
     let brick = grid_coords(min(b, num_bricks - 1u), params.bricks);
-    let ijk = brick * 4u + vec3u(lid % 4u, (lid / 4u) % 4u, lid / 16u);
+    let ijk = brick * BRICK + vec3u(lid % BRICK, (lid / BRICK) % BRICK, lid / (BRICK * BRICK));
     let valid = b < num_bricks && all(ijk < params.dims);
     let p = cell_center(min(ijk, params.dims - 1u));
     var best = band2();

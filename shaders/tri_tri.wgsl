@@ -1,3 +1,5 @@
+//!include shared/bvh_bounds.wgsl
+
 // Exact triangle–triangle collision of two models (see src/stages/tri_tri).
 //
 // Model A's triangles are moved into model B's object frame by the query's
@@ -11,7 +13,8 @@
 // pairs:        (a slot, b slot) per colliding pair, up to params.capacity
 // segments:     2 vec4 per pair: the intersection segment in B's frame
 
-// Keep in sync with `Params` in src/stages/tri_tri/gpu.rs.
+// Params, QueryPose and the constants mirror src/stages/tri_tri/gpu.rs
+// (checked by tests/shader_layouts.rs).
 struct Params {
     num_a: u32,
     num_b: u32,
@@ -24,19 +27,11 @@ struct Params {
     _pad2: u32,
 }
 
-// Rows of B_from_A; keep in sync with `QueryPose` in gpu.rs.
+// Rows of B_from_A.
 struct QueryPose {
     r0: vec4<f32>,
     r1: vec4<f32>,
     r2: vec4<f32>,
-}
-
-// Keep in sync with src/geom/bvh.rs (BvhNode).
-struct BvhNode {
-    min: vec3<f32>,
-    a: u32,
-    max: vec3<f32>,
-    b: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -48,8 +43,6 @@ struct BvhNode {
 @group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
 @group(0) @binding(7) var<storage, read_write> segments: array<vec4<f32>>;
 
-const LEAF_BIT: u32 = 0x80000000u;
-const STACK: u32 = 64u;
 const WG: u32 = 64u;
 // B triangles per brute-force workgroup (streamed through `tile` in WG-sized chunks).
 const B_PER_GROUP: u32 = 256u;

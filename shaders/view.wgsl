@@ -1,8 +1,9 @@
 // The viewer's render pipelines (src/view/renderer.rs): flat-shaded mesh,
 // wireframe and debug lines, instanced point sprites for field cells.
 //
-// Keep `ViewUniforms` in sync with `ViewUniforms` in src/view/renderer.rs and
-// the colour-map tables with src/view/colormap.rs.
+// `ViewUniforms`, the vertex inputs and the colour-map stops mirror
+// src/view/renderer.rs and src/view/colormap.rs (checked by
+// tests/shader_layouts.rs).
 //
 // Colours arrive as linear RGBA (mesh, lines) or are computed as sRGB by the
 // colour map and linearised here: the target is Rgba8UnormSrgb, so the
@@ -37,7 +38,7 @@ fn srgb_to_linear(c: vec3<f32>) -> vec3<f32> {
     return select(hi, lo, c <= vec3(0.04045));
 }
 
-// ---- colour maps (keep in sync with src/view/colormap.rs) ----------------
+// ---- colour maps (src/view/colormap.rs) ----------------------------------
 
 // Stop i (0..5) of a ramp: side 0 inside, 1 outside; sRGB 0..255. A switch,
 // not an array: function-local arrays go to local memory on some GPUs, and

@@ -1,8 +1,15 @@
-// What every BVH traversal shares: the leaf flag and "no index" marker of
-// the flat node layouts (src/geom/bvh.rs), the traversal stack depth, and
-// the squared distance from a point to a box, the lower bound that prunes
-// subtrees. Prepended by src/gpu/mod.rs before shared/bvh_nearest.wgsl and
-// the SDF shaders.
+// What every BVH traversal shares: the flat AABB node (src/geom/bvh.rs),
+// its leaf flag and "no index" marker, the traversal stack depth, and the
+// squared distance from a point to a box, the lower bound that prunes
+// subtrees. Included by shared/bvh_nearest.wgsl, the SDF shaders and
+// tri_tri.wgsl.
+
+struct BvhNode {
+    min: vec3f,
+    a: u32,             // inner: left child; leaf: first triangle
+    max: vec3f,
+    b: u32,             // inner: right child; leaf: LEAF_BIT | count
+}
 
 const LEAF_BIT: u32 = 0x80000000u;
 const NONE: u32 = 0xffffffffu;

@@ -1,18 +1,11 @@
+//!include shared/closest_point.wgsl
+//!include shared/bvh_bounds.wgsl
+
 // Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs), one
-// point per invocation; used by sdf_adaptive.wgsl (src/gpu/mod.rs prepends
-// it after shared/closest_point.wgsl and shared/bvh_bounds.wgsl). The
-// including shader declares the bindings
+// point per invocation; used by sdf_adaptive.wgsl. The including shader
+// declares the bindings
 //   tri_pos: array<vec4f>    3 corners per triangle, BVH order
 //   nodes:   array<BvhNode>  the BVH
-
-// Keep in sync with src/geom/bvh.rs.
-struct BvhNode {
-    min: vec3f,
-    a: u32,             // inner: left child; leaf: first triangle
-    max: vec3f,
-    b: u32,             // inner: right child; leaf: LEAF_BIT | count
-}
-
 
 fn distance2_to_triangle(p: vec3f, t: u32) -> f32 {
     let c = closest_on_triangle(p, tri_pos[3u * t].xyz, tri_pos[3u * t + 1u].xyz, tri_pos[3u * t + 2u].xyz);

@@ -1,7 +1,8 @@
-// Closest point on a triangle and the Voronoi feature it lies on; shared by
-// sdf_grid.wgsl and sdf_adaptive.wgsl (src/gpu/mod.rs prepends it).
+// Closest point on a triangle and the Voronoi feature it lies on; included
+// by sdf_grid.wgsl and shared/bvh_nearest.wgsl.
 //
-// Keep in sync with src/geom/closest_point.rs (closest point, feature order).
+// Mirrors src/geom/closest_point.rs: tests/shader_layouts.rs checks the
+// feature ids and thresholds, tests/sdf_grid.rs the two backends' fields.
 
 const FEATURE_FACE: u32 = 0u;
 const FEATURE_EDGE01: u32 = 1u;
@@ -16,8 +17,7 @@ struct Closest {
     feature: u32,
 }
 
-// Keep in sync with SNAP_WEIGHT, SLIVER and FEATURE_BY_MASK in
-// src/geom/closest_point.rs.
+// SNAP_WEIGHT, SLIVER and FEATURE_BY_MASK of src/geom/closest_point.rs.
 const SNAP_WEIGHT: f32 = 1e-6;
 const SLIVER: f32 = 1e-4;
 

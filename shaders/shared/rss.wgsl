@@ -1,9 +1,9 @@
 // Rectangle swept spheres (src/geom/rss.rs) and the node of Liu & Kim's
 // RSS BVHs (src/stages/sdf_adaptive/rss_bvh.rs); shared by rss_bvh.wgsl
-// (the build) and sdf_adaptive.wgsl (the queries), prepended by
-// src/gpu/mod.rs.
+// (the build) and sdf_adaptive.wgsl (the queries), which include it.
 
-// Keep in sync with RssNode in src/stages/sdf_adaptive/rss_bvh.rs.
+// RssNode of src/stages/sdf_adaptive/rss_bvh.rs (checked by
+// tests/shader_layouts.rs).
 struct RssNode {
     center: vec3f,
     radius: f32,

@@ -1,5 +1,5 @@
 // Shared by the octree (sdf_adaptive.wgsl) and the BVH build
-// (rss_bvh.wgsl), prepended by src/gpu/mod.rs: the range of sorted Morton
+// (rss_bvh.wgsl), which include it: the range of sorted Morton
 // codes under a prefix (octree.rs prefix_range) and indirect dispatch
 // sizes. The including shader declares `params.num_tris`, the sorted
 // `keys` and the `dispatch` arguments (3 u32 per slot).

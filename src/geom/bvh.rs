@@ -35,7 +35,8 @@ use glam::Vec3;
 
 use super::Aabb;
 
-/// One BVH node. Keep in sync with shaders/shared/bvh_nearest.wgsl (struct BvhNode).
+/// One BVH node: `struct BvhNode` of shaders/shared/bvh_bounds.wgsl (the
+/// layout is checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BvhNode {

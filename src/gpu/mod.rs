@@ -8,10 +8,32 @@
 //! On machines without a GPU the context runs on Mesa's software Vulkan driver
 //! (lavapipe, Debian package `mesa-vulkan-drivers`): results are exact, timings
 //! are meaningless.
+//!
+//! # Shaders
+//!
+//! The WGSL lives in `shaders/`, embedded at compile time ([`FILES`]). A
+//! shader names the shared files it needs at its top with
+//! `//!include shared/name.wgsl` lines, resolved recursively when it is first
+//! loaded ([`shader_source`]; each file once, includes first; a missing file
+//! or a cycle is an [`IncludeError`]). `tests/shader_validation.rs` validates
+//! every module with naga and on the device, and checks that no file under
+//! `shaders/` is left out.
+//!
+//! Buffers cross the boundary as `#[repr(C)]` Rust types (bytemuck) that a
+//! WGSL struct mirrors, next to constants both sides name (state slots,
+//! kinds, flags, workgroup sizes). `tests/shader_layouts.rs` parses each
+//! module with naga and compares every mirrored struct's size and member
+//! offsets, every vertex layout and every shared constant with the Rust
+//! side, so a change on one side alone fails the tests. The Rust types are
+//! listed for it in the `layouts` modules of each layer ([`layouts`],
+//! `stages::layouts`, `view::layouts`).
 
 mod buffers;
 mod kernels;
+#[doc(hidden)]
+pub mod layouts;
 mod radix_sort;
+mod shaders;
 mod timing;
 
 pub use buffers::{
@@ -19,6 +41,9 @@ pub use buffers::{
 };
 pub use kernels::{Access, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
+pub use shaders::{
+    FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,
+};
 pub use timing::{GpuPhase, GpuRun};
 
 use eframe::egui_wgpu::wgpu;
@@ -151,7 +176,8 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Loads a shader from `shaders/` (validated by naga in the tests).
+    /// Loads a shader module of `shaders/`, includes resolved (validated by
+    /// naga in the tests).
     pub fn shader(&self, source: &ShaderSource) -> wgpu::ShaderModule {
         self.device
             .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -159,92 +185,4 @@ impl GpuContext {
                 source: wgpu::ShaderSource::Wgsl(source.code.into()),
             })
     }
-}
-
-/// A WGSL file of `shaders/`, embedded at compile time.
-pub struct ShaderSource {
-    pub name: &'static str,
-    pub code: &'static str,
-}
-
-/// Every shader of the project; `tests/shader_validation.rs` validates each.
-pub const SHADERS: &[ShaderSource] = &[
-    ShaderSource {
-        name: "sdf_grid.wgsl",
-        code: concat!(
-            include_str!("../../shaders/shared/closest_point.wgsl"),
-            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
-            include_str!("../../shaders/sdf_grid.wgsl")
-        ),
-    },
-    // The same module plus the subgroup kernel: created only on devices
-    // with subgroup operations.
-    ShaderSource {
-        name: "sdf_packet.wgsl",
-        code: concat!(
-            include_str!("../../shaders/shared/closest_point.wgsl"),
-            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
-            include_str!("../../shaders/sdf_grid.wgsl"),
-            include_str!("../../shaders/sdf_packet.wgsl")
-        ),
-    },
-    ShaderSource {
-        name: "tri_tri.wgsl",
-        code: include_str!("../../shaders/tri_tri.wgsl"),
-    },
-    ShaderSource {
-        name: "sampling.wgsl",
-        code: include_str!("../../shaders/sampling.wgsl"),
-    },
-    ShaderSource {
-        name: "colliders.wgsl",
-        code: include_str!("../../shaders/colliders.wgsl"),
-    },
-    ShaderSource {
-        name: "sdf_adaptive.wgsl",
-        code: concat!(
-            include_str!("../../shaders/shared/closest_point.wgsl"),
-            include_str!("../../shaders/shared/bvh_bounds.wgsl"),
-            include_str!("../../shaders/shared/bvh_nearest.wgsl"),
-            include_str!("../../shaders/shared/rss.wgsl"),
-            include_str!("../../shaders/shared/sorted_codes.wgsl"),
-            include_str!("../../shaders/sdf_adaptive.wgsl")
-        ),
-    },
-    ShaderSource {
-        name: "rss_bvh.wgsl",
-        code: concat!(
-            include_str!("../../shaders/shared/rss.wgsl"),
-            include_str!("../../shaders/shared/sorted_codes.wgsl"),
-            include_str!("../../shaders/rss_bvh.wgsl")
-        ),
-    },
-    ShaderSource {
-        name: "radix_sort.wgsl",
-        code: include_str!("../../shaders/radix_sort.wgsl"),
-    },
-    ShaderSource {
-        name: "interference.wgsl",
-        code: include_str!("../../shaders/interference.wgsl"),
-    },
-    ShaderSource {
-        name: "interference_cull.wgsl",
-        code: include_str!("../../shaders/interference_cull.wgsl"),
-    },
-    ShaderSource {
-        name: "interference_identify.wgsl",
-        code: include_str!("../../shaders/interference_identify.wgsl"),
-    },
-    ShaderSource {
-        name: "view.wgsl",
-        code: include_str!("../../shaders/view.wgsl"),
-    },
-];
-
-/// Finds a shader by file name.
-pub fn shader_source(name: &str) -> &'static ShaderSource {
-    SHADERS
-        .iter()
-        .find(|s| s.name == name)
-        .unwrap_or_else(|| panic!("shader {name} is not listed in gpu::SHADERS"))
 }

@@ -46,22 +46,23 @@ use super::{
     storage_buffer_zeroed,
 };
 
-/// Uniform parameters of one pass. Keep in sync with `struct Params` in
-/// shaders/radix_sort.wgsl.
+/// Uniform parameters of one pass: `struct Params` of
+/// shaders/radix_sort.wgsl (the layout and the constants below are checked
+/// by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    n: u32,
-    shift: u32,
-    bits: u32,
-    tiles: u32,
+pub struct Params {
+    pub n: u32,
+    pub shift: u32,
+    pub bits: u32,
+    pub tiles: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 16);
 
 /// Keys per tile (the shader's `TILE`: 256 invocations × 8 keys).
-const TILE: u32 = 2048;
-const RADIX_BITS: u32 = 8;
-const RADIX: u32 = 1 << RADIX_BITS;
+pub const TILE: u32 = 2048;
+pub const RADIX_BITS: u32 = 8;
+pub const RADIX: u32 = 1 << RADIX_BITS;
 
 /// The sort's pipelines, created once per context.
 pub struct RadixSort {

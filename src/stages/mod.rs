@@ -3,6 +3,8 @@
 
 pub mod colliders;
 pub mod interference;
+#[doc(hidden)]
+pub mod layouts;
 pub mod sampling;
 pub mod sdf_adaptive;
 pub mod sdf_grid;

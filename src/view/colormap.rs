@@ -16,13 +16,14 @@
 //!   rather than at the shared grey, so the sign still shows at the surface.
 //!
 //! The same tables and interpolation are in `shaders/view.wgsl`
-//! (`colormap`): keep in sync.
+//! (`colormap`); tests/shader_layouts.rs checks its stops against
+//! [`ColorMap::color`].
 
-/// Stops per ramp; keep in sync with shaders/view.wgsl.
+/// Stops per ramp.
 const STOPS: usize = 5;
 
 /// `[inside ramp, outside ramp]`, each from the surface outwards (u = 0) to
-/// full saturation (u = 1). Keep in sync with shaders/view.wgsl.
+/// full saturation (u = 1).
 const SUNDHOLM: [[[u8; 3]; STOPS]; 2] = [
     // inside: pink → yellow → cyan
     [
@@ -43,7 +44,7 @@ const SUNDHOLM: [[[u8; 3]; STOPS]; 2] = [
 ];
 
 /// Moreland's cool–warm table (CoolWarmUChar33 entries 15, 12, 8, 4, 0 and
-/// 17, 20, 24, 28, 32). Keep in sync with shaders/view.wgsl.
+/// 17, 20, 24, 28, 32).
 const DIVERGING: [[[u8; 3]; STOPS]; 2] = [
     [
         [213, 219, 230],
@@ -83,7 +84,7 @@ impl ColorMap {
         }
     }
 
-    /// The id the shader switches on; keep in sync with shaders/view.wgsl.
+    /// The id the shader (`ramp_stop` in shaders/view.wgsl) switches on.
     pub fn shader_id(self) -> u32 {
         match self {
             ColorMap::Sundholm => 0,

@@ -24,6 +24,8 @@
 
 mod camera;
 mod colormap;
+#[doc(hidden)]
+pub mod layouts;
 mod renderer;
 mod slice;
 mod target;

@@ -155,30 +155,32 @@ pub struct MeshVertex {
 }
 const _: () = assert!(std::mem::size_of::<MeshVertex>() == 40);
 
-/// Per-frame uniforms. Keep in sync with `ViewUniforms` in shaders/view.wgsl.
+/// Per-frame uniforms: `ViewUniforms` of shaders/view.wgsl (the layout is
+/// checked by tests/shader_layouts.rs, like the vertex types and filter
+/// bits here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-struct ViewUniforms {
-    clip_from_world: [[f32; 4]; 4],
-    view_from_world: [[f32; 4]; 4],
+pub struct ViewUniforms {
+    pub clip_from_world: [[f32; 4]; 4],
+    pub view_from_world: [[f32; 4]; 4],
     /// xyz: eye; w: 0.
-    eye: [f32; 4],
+    pub eye: [f32; 4],
     /// width px, height px, point size px, wireframe depth offset.
-    viewport: [f32; 4],
+    pub viewport: [f32; 4],
     /// normal xyz, offset.
-    clip_plane: [f32; 4],
+    pub clip_plane: [f32; 4],
     /// value range, band, 0, 0.
-    cell_params: [f32; 4],
+    pub cell_params: [f32; 4],
     /// colour map id, filter bits, 0, 0.
-    cell_flags: [u32; 4],
+    pub cell_flags: [u32; 4],
 }
 const _: () = assert!(std::mem::size_of::<ViewUniforms>() == 208);
 
-/// Filter bits; keep in sync with FILTER_* in shaders/view.wgsl.
-const FILTER_INSIDE: u32 = 1;
-const FILTER_OUTSIDE: u32 = 2;
-const FILTER_BAND: u32 = 4;
-const FILTER_CLIP: u32 = 8;
+/// Filter bits: FILTER_* of shaders/view.wgsl.
+pub const FILTER_INSIDE: u32 = 1;
+pub const FILTER_OUTSIDE: u32 = 2;
+pub const FILTER_BAND: u32 = 4;
+pub const FILTER_CLIP: u32 = 8;
 
 /// Wireframe pulled this fraction of the eye distance towards the eye.
 const WIRE_DEPTH_OFFSET: f32 = 0.002;

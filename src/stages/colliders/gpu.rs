@@ -15,46 +15,47 @@ use crate::gpu::{
 use crate::stages::sampling::{FeatureKind, GpuSample};
 use crate::timing::Timings;
 
-/// Keep in sync with `struct Params` in shaders/colliders.wgsl.
+/// `struct Params` of shaders/colliders.wgsl (the layout is checked by
+/// tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    num_tasks: u32,
-    total_threads: u32,
-    capacity: u32,
-    flags: u32,
+pub struct Params {
+    pub num_tasks: u32,
+    pub total_threads: u32,
+    pub capacity: u32,
+    pub flags: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 16);
 
-/// Keep in sync with `struct FieldInfo` in shaders/colliders.wgsl.
+/// `struct FieldInfo` of shaders/colliders.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct FieldInfo {
-    origin: [f32; 3],
-    cell_size: f32,
-    dims: [u32; 3],
-    offset: u32,
+pub struct FieldInfo {
+    pub origin: [f32; 3],
+    pub cell_size: f32,
+    pub dims: [u32; 3],
+    pub offset: u32,
 }
 const _: () = assert!(std::mem::size_of::<FieldInfo>() == 32);
 
-/// Keep in sync with `struct Contact` in shaders/colliders.wgsl.
+/// `struct Contact` of shaders/colliders.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct GpuContact {
-    position: [f32; 3],
-    depth: f32,
-    normal: [f32; 3],
-    depth_cell: f32,
-    body: u32,
-    other: u32,
-    kind: u32,
-    sample: u32,
-    task: u32,
-    _pad: [u32; 3],
+pub struct GpuContact {
+    pub position: [f32; 3],
+    pub depth: f32,
+    pub normal: [f32; 3],
+    pub depth_cell: f32,
+    pub body: u32,
+    pub other: u32,
+    pub kind: u32,
+    pub sample: u32,
+    pub task: u32,
+    pub _pad: [u32; 3],
 }
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 64);
 
-const WORKGROUP: u32 = 64;
+pub const WORKGROUP: u32 = 64;
 
 /// The colliders' long-lived GPU objects.
 pub struct ColliderGpu {

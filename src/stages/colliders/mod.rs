@@ -72,7 +72,7 @@
 
 mod compare;
 mod cpu;
-mod gpu;
+pub(super) mod gpu;
 
 pub use compare::{
     ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
@@ -274,16 +274,17 @@ pub fn detect(
 // ---------------------------------------------------------------------------
 // Planning: pairs → tasks (shared by both backends).
 
-pub(crate) const TASK_SAMPLES_FIELD: u32 = 0;
-pub(crate) const TASK_SAMPLES_PLANE: u32 = 1;
-pub(crate) const TASK_SAMPLES_SPHERE: u32 = 2;
-pub(crate) const TASK_SAMPLES_BOX: u32 = 3;
-pub(crate) const TASK_SEGMENT_FIELD: u32 = 4;
+pub const TASK_SAMPLES_FIELD: u32 = 0;
+pub const TASK_SAMPLES_PLANE: u32 = 1;
+pub const TASK_SAMPLES_SPHERE: u32 = 2;
+pub const TASK_SAMPLES_BOX: u32 = 3;
+pub const TASK_SEGMENT_FIELD: u32 = 4;
 
-/// One task. Keep in sync with `struct Task` in shaders/colliders.wgsl.
+/// One task: `struct Task` of shaders/colliders.wgsl (the layout and the
+/// `TASK_*` kinds are checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct Task {
+pub struct Task {
     pub world_from_a: [[f32; 4]; 4],
     pub b_from_world: [[f32; 4]; 4],
     pub world_from_b: [[f32; 4]; 4],

@@ -20,36 +20,38 @@ const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Fl
 const IDS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
 const PENETRATED_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Uint;
 
-/// Keep in sync with `Uniforms` in shaders/interference.wgsl.
+/// `Uniforms` of shaders/interference.wgsl and interference_cull.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-struct Uniforms {
-    clip_from_world: [[f32; 4]; 4],
+pub struct Uniforms {
+    pub clip_from_world: [[f32; 4]; 4],
     /// x: edge offset (world units), y, z: viewport width and height.
-    params: [f32; 4],
+    pub params: [f32; 4],
 }
 const _: () = assert!(std::mem::size_of::<Uniforms>() == 80);
 
-/// One job of the culling compute pass: keep in sync with `CullJob` in
+/// One job of the culling compute pass: `CullJob` of
 /// shaders/interference_cull.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-struct CullJob {
+pub struct CullJob {
     /// Its draw arguments are at [`args_offset`]`(slot, _)`.
-    slot: u32,
-    first_triangle: u32,
-    triangles: u32,
-    first_edge: u32,
-    edges: u32,
+    pub slot: u32,
+    pub first_triangle: u32,
+    pub triangles: u32,
+    pub first_edge: u32,
+    pub edges: u32,
     /// Where its face and edge lists start (u32 index).
-    faces_out: u32,
-    edges_out: u32,
-    pad: u32,
+    pub faces_out: u32,
+    pub edges_out: u32,
+    pub pad: u32,
     /// The triangles' pixel rectangle: x0, y0, x1, y1.
-    scissor: [f32; 4],
+    pub scissor: [f32; 4],
     /// The edges' region (screen x, y, depth), w unused.
-    region_min: [f32; 4],
-    region_max: [f32; 4],
+    pub region_min: [f32; 4],
+    pub region_max: [f32; 4],
 }
 const _: () = assert!(std::mem::size_of::<CullJob>() == 80);
 
@@ -82,7 +84,7 @@ impl CullJob {
 }
 
 /// Workgroup size of `cull` in shaders/interference_cull.wgsl.
-const CULL_GROUP: u32 = 256;
+pub const CULL_GROUP: u32 = 256;
 /// u32s of draw arguments per job slot (per object in the main passes):
 /// `DrawIndexedIndirect` of its faces, then of its edges.
 const ARGS_PER_OBJECT: usize = 10;
@@ -105,15 +107,15 @@ fn job_args(jobs: &[CullJob], slots: usize) -> Vec<u32> {
     args
 }
 
-/// One end of an edge: vertex layout of `vs_edge` in
-/// shaders/interference.wgsl (keep in sync).
+/// One end of an edge: the vertex inputs of `vs_edge` in
+/// shaders/interference.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-struct EdgeVertex {
-    pos: [f32; 3],
-    normal: [f32; 3],
+pub struct EdgeVertex {
+    pub pos: [f32; 3],
+    pub normal: [f32; 3],
     /// (object index, global edge index).
-    ids: [u32; 2],
+    pub ids: [u32; 2],
 }
 const _: () = assert!(std::mem::size_of::<EdgeVertex>() == 32);
 

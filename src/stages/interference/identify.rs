@@ -54,7 +54,7 @@ pub(super) const SUMS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32F
 pub(super) const OPEN_BIT: u32 = 1 << 31;
 
 /// Workgroup size of `identify` (8 × 8) in shaders/interference_identify.wgsl.
-const GROUP: u32 = 8;
+pub const GROUP: u32 = 8;
 
 /// How the penetrated objects are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -92,14 +92,15 @@ pub struct IdentificationReport {
     pub pair_pass_objects: Vec<usize>,
 }
 
-/// Keep in sync with `Params` in shaders/interference_identify.wgsl.
+/// `Params` of shaders/interference_identify.wgsl (the layout is checked by
+/// tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    objects: u32,
-    width: u32,
-    height: u32,
-    pad: u32,
+pub struct Params {
+    pub objects: u32,
+    pub width: u32,
+    pub height: u32,
+    pub pad: u32,
 }
 
 /// The decoding compute pass; create once per device.

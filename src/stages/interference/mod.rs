@@ -137,8 +137,8 @@
 
 mod cpu;
 mod cull;
-mod gpu;
-mod identify;
+pub(super) mod gpu;
+pub(super) mod identify;
 pub mod images;
 mod localise;
 pub mod scenes;

@@ -118,8 +118,8 @@ pub fn compute_cpu(mesh: &SamplingMesh, cell_size: f32, params: &SamplingParams)
 }
 
 /// Interior points of an edge of length `len` sampled every ≤ `step`
-/// (none unless the edge is longer than a step). Keep in sync with
-/// shaders/sampling.wgsl.
+/// (none unless the edge is longer than a step), as shaders/sampling.wgsl
+/// counts them (tests/collide.rs compares the two backends' samples).
 pub(crate) fn edge_sample_count(len: f32, step: f32) -> u32 {
     if len > step {
         ((len / step).ceil() as u32).saturating_sub(1).max(1)

@@ -13,31 +13,31 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sampling.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sampling.wgsl (the layout
+/// is checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    num_vertices: u32,
-    num_edges: u32,
-    num_faces: u32,
-    capacity: u32,
-    cos_tol: f32,
-    step: f32,
-    g_face: u32,
-    g_vnormal: u32,
-    g_enormal: u32,
-    t_vfaces: u32,
-    t_evert: u32,
-    t_eoff: u32,
-    t_efaces: u32,
-    t_fedges: u32,
-    edges_on: u32,
-    _pad: u32,
+pub struct Params {
+    pub num_vertices: u32,
+    pub num_edges: u32,
+    pub num_faces: u32,
+    pub capacity: u32,
+    pub cos_tol: f32,
+    pub step: f32,
+    pub g_face: u32,
+    pub g_vnormal: u32,
+    pub g_enormal: u32,
+    pub t_vfaces: u32,
+    pub t_evert: u32,
+    pub t_eoff: u32,
+    pub t_efaces: u32,
+    pub t_fedges: u32,
+    pub edges_on: u32,
+    pub _pad: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
-const WORKGROUP: u32 = 64;
+pub const WORKGROUP: u32 = 64;
 /// Propagation rounds recorded between two reads of the "changed" flag.
 const ROUNDS_PER_CHECK: usize = 8;
 

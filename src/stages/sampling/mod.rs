@@ -49,7 +49,7 @@
 //! ```
 
 mod cpu;
-mod gpu;
+pub(super) mod gpu;
 
 pub use cpu::{compute_cpu, coplanar_region_labels};
 pub use gpu::SamplingGpu;
@@ -115,8 +115,9 @@ impl Sample {
     }
 }
 
-/// The sample as the shaders see it. Keep in sync with `struct Sample` in
-/// shaders/sampling.wgsl and shaders/colliders.wgsl.
+/// The sample as the shaders see it: `struct Sample` of shaders/sampling.wgsl
+/// and shaders/colliders.wgsl (the layout is checked by
+/// tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuSample {

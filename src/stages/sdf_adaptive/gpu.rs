@@ -22,42 +22,43 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sdf_adaptive.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// and constant here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    origin: [f32; 3],
-    size: f32,
-    scale: f32,
-    num_tris: u32,
-    start_depth: u32,
-    max_depth: u32,
-    alpha: u32,
-    capacity: u32,
-    parent_bound: u32,
-    use_rss: u32,
-    wide_below: u32,
-    _pad: [u32; 3],
+pub struct Params {
+    pub origin: [f32; 3],
+    pub size: f32,
+    pub scale: f32,
+    pub num_tris: u32,
+    pub start_depth: u32,
+    pub max_depth: u32,
+    pub alpha: u32,
+    pub capacity: u32,
+    pub parent_bound: u32,
+    pub use_rss: u32,
+    pub wide_below: u32,
+    pub _pad: [u32; 3],
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
-/// Indices into the shaders' shared `state` buffer; keep in sync with
-/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl.
-const STATE_NODE_COUNT: usize = 0;
-const STATE_OVERFLOW: usize = 4;
-const STATE_RSS_NODE_COUNT: usize = 32;
-const STATE_GROUP_COUNT: usize = 33;
-const STATE_STATS: usize = 48;
+/// Indices into the shaders' shared `state` buffer (the constants of
+/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl).
+pub const STATE_NODE_COUNT: usize = 0;
+pub const STATE_OVERFLOW: usize = 4;
+pub const STATE_RSS_NODE_COUNT: usize = 32;
+pub const STATE_GROUP_COUNT: usize = 33;
+pub const STATE_STATS: usize = 48;
 const STATE_LEN: usize = STATE_STATS + 6 * (MORTON_BITS_PER_AXIS as usize + 1);
 
 /// Deepest BVH the shared traversal stack holds (shaders/shared/bvh_nearest.wgsl).
-const GPU_STACK: usize = 64;
-const WORKGROUP: u32 = 64;
+pub const GPU_STACK: usize = 64;
+pub const WORKGROUP: u32 = 64;
 /// Dispatch slots of each depth's narrow and wide queries
 /// (shaders/sdf_adaptive.wgsl).
-const QUERY_ARGS: u32 = 13;
-const WIDE_ARGS: u32 = 24;
+pub const QUERY_ARGS: u32 = 13;
+pub const WIDE_ARGS: u32 = 24;
 
 /// A finished run: its timings and state, and the buffers holding the
 /// field until it is read back.

@@ -71,10 +71,10 @@
 
 mod cpu;
 pub mod export;
-mod gpu;
+pub(super) mod gpu;
 mod octree;
 mod rss_bvh;
-mod rss_bvh_gpu;
+pub(super) mod rss_bvh_gpu;
 
 pub use cpu::compute_cpu;
 pub use gpu::AdaptiveGpu;

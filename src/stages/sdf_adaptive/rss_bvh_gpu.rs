@@ -13,26 +13,26 @@ use wgpu::util::DeviceExt;
 use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
 use crate::gpu::{Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
-/// Uniform parameters. Keep in sync with `struct BuildParams` in
-/// shaders/rss_bvh.wgsl.
+/// Uniform parameters: `struct BuildParams` of shaders/rss_bvh.wgsl (the
+/// layout is checked by tests/shader_layouts.rs, like the slots below).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct BuildParams {
-    num_tris: u32,
-    group_level: u32,
-    large: u32,
-    axis_approximation: u32,
-    levels: u32,
-    leaf: u32,
-    max_small_depth: u32,
-    children: u32,
+pub struct BuildParams {
+    pub num_tris: u32,
+    pub group_level: u32,
+    pub large: u32,
+    pub axis_approximation: u32,
+    pub levels: u32,
+    pub leaf: u32,
+    pub max_small_depth: u32,
+    pub children: u32,
 }
 const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 
-/// Slots of the shared `dispatch` buffer (3 u32 each) the build writes;
-/// keep in sync with shaders/rss_bvh.wgsl.
-const LARGE_ARGS: u64 = 11;
-const SMALL_ARGS: u64 = 12;
+/// Slots of the shared `dispatch` buffer (3 u32 each) the build writes
+/// (shaders/rss_bvh.wgsl).
+pub const LARGE_ARGS: u64 = 11;
+pub const SMALL_ARGS: u64 = 12;
 /// Dispatch slots in all: the octree's depths 0..=10, the build's, then
 /// the queries' (narrow and wide for each depth, sdf_adaptive.wgsl).
 pub(super) const DISPATCH_SLOTS: u64 = 35;

@@ -18,26 +18,26 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/sdf_grid.wgsl.
+/// Uniform parameters: `struct Params` of shaders/sdf_grid.wgsl (the layout
+/// is checked by tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    origin: [f32; 3],
-    cell_size: f32,
-    dims: [u32; 3],
-    num_tris: u32,
-    bricks: [u32; 3],
-    band: f32,
-    num_cells: u32,
-    _pad: [u32; 3],
+pub struct Params {
+    pub origin: [f32; 3],
+    pub cell_size: f32,
+    pub dims: [u32; 3],
+    pub num_tris: u32,
+    pub bricks: [u32; 3],
+    pub band: f32,
+    pub num_cells: u32,
+    pub _pad: [u32; 3],
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
 /// Deepest BVH the shader's traversal stack holds.
-const GPU_STACK: usize = 64;
+pub const GPU_STACK: usize = 64;
 /// Invocations per workgroup in every entry point.
-const WORKGROUP: u32 = 64;
+pub const WORKGROUP: u32 = 64;
 
 /// The SDF stage's long-lived GPU objects: created once per context.
 pub struct SdfGpu {

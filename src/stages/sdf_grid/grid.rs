@@ -89,7 +89,8 @@ impl GridSpec {
     }
 }
 
-/// Brick edge in cells; keep in sync with shaders/sdf_grid.wgsl.
+/// Brick edge in cells (shaders/sdf_packet.wgsl's `BRICK`, checked by
+/// tests/shader_layouts.rs).
 pub const BRICK: u32 = 4;
 
 #[cfg(test)]

@@ -92,9 +92,9 @@ mod cache;
 mod cpu;
 pub mod export;
 mod far_sign;
-mod gpu;
-mod grid;
-mod slab_bvh;
+pub(super) mod gpu;
+pub(super) mod grid;
+pub(super) mod slab_bvh;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};

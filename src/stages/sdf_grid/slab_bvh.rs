@@ -43,7 +43,8 @@ pub const GPU_LEAF: usize = 16;
 /// Largest node that gets a slab.
 pub const SLAB_MAX: usize = 256;
 
-/// One node. Keep in sync with `struct SlabNode` in shaders/sdf_packet.wgsl.
+/// One node: `struct SlabNode` of shaders/sdf_packet.wgsl (the layout is
+/// checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SlabNode {
@@ -54,7 +55,7 @@ pub struct SlabNode {
     pub normal: [f32; 3],
     pub lo: f32,
     pub hi: f32,
-    _pad: [u32; 3],
+    pub _pad: [u32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<SlabNode>() == 64);

@@ -17,38 +17,37 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters. Keep in sync with `struct Params` in
-/// shaders/tri_tri.wgsl.
+/// Uniform parameters: `struct Params` of shaders/tri_tri.wgsl (the layout
+/// is checked by tests/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    num_a: u32,
-    num_b: u32,
-    num_queries: u32,
-    mode: u32,
-    capacity: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+pub struct Params {
+    pub num_a: u32,
+    pub num_b: u32,
+    pub num_queries: u32,
+    pub mode: u32,
+    pub capacity: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+    pub _pad2: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 
-/// Rows of `B_from_A`. Keep in sync with `struct QueryPose` in
-/// shaders/tri_tri.wgsl.
+/// Rows of `B_from_A`: `struct QueryPose` of shaders/tri_tri.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct QueryPose {
-    rows: [[f32; 4]; 3],
+pub struct QueryPose {
+    pub rows: [[f32; 4]; 3],
 }
 const _: () = assert!(std::mem::size_of::<QueryPose>() == 48);
 
-const MODE_ALL_PAIRS: u32 = 1;
-const MODE_TUTORIAL: u32 = 2;
+pub const MODE_ALL_PAIRS: u32 = 1;
+pub const MODE_TUTORIAL: u32 = 2;
 /// Deepest BVH the shader's traversal stack holds.
-const GPU_STACK: usize = 64;
-const WORKGROUP: u32 = 64;
+pub const GPU_STACK: usize = 64;
+pub const WORKGROUP: u32 = 64;
 /// B triangles per brute-force workgroup (`B_PER_GROUP` in the shader).
-const B_PER_GROUP: u32 = 256;
+pub const B_PER_GROUP: u32 = 256;
 /// Most queries in one brute-force dispatch (the z dimension).
 const MAX_BRUTE_QUERIES: usize = 65_535;
 /// Resident models kept at once.

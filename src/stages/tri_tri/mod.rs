@@ -66,7 +66,7 @@
 //! ```
 
 mod cpu;
-mod gpu;
+pub(super) mod gpu;
 
 pub use cpu::{intersection_segment_f64, query_cpu};
 pub use gpu::TriTriGpu;

@@ -1,0 +1,34 @@
+//! The stages' `#[repr(C)]` types and constants that the shaders mirror,
+//! in one list for `tests/shader_layouts.rs`, which checks each against
+//! the WGSL as naga lays it out. Not an API: the stages use the types
+//! where they are defined.
+
+pub use super::colliders::gpu::{
+    FieldInfo, GpuContact, Params as CollidersParams, WORKGROUP as COLLIDERS_WORKGROUP,
+};
+pub use super::colliders::{
+    TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
+    TASK_SEGMENT_FIELD, Task,
+};
+pub use super::interference::gpu::{
+    CULL_GROUP, CullJob, EdgeVertex, Uniforms as InterferenceUniforms,
+};
+pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
+pub use super::sampling::GpuSample;
+pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
+pub use super::sdf_adaptive::gpu::{
+    GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
+    STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
+    WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
+};
+pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
+pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
+pub use super::sdf_grid::gpu::{
+    GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
+};
+pub use super::sdf_grid::grid::BRICK;
+pub use super::sdf_grid::slab_bvh::SlabNode;
+pub use super::tri_tri::gpu::{
+    B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
+    Params as TriTriParams, QueryPose, WORKGROUP as TRI_TRI_WORKGROUP,
+};

@@ -1,0 +1,617 @@
+//! The Rust types the shaders mirror, checked against the WGSL as naga
+//! reads it: one side changed alone fails here, not as garbage on the GPU.
+//!
+//! Each shader module is loaded as the stages load it
+//! (`gpu::shader_source`, includes resolved) and parsed with naga, whose
+//! WGSL front end lays every struct out by WGSL's host-shareable rules
+//! (member offsets, struct size). Then:
+//! - **structs**: a WGSL struct's size and every member's offset against
+//!   the `#[repr(C)]` Rust type (`size_of`, `offset_of!`). Every WGSL member
+//!   is listed, by its own name; `r1 = rows + 16` names a Rust field (and a
+//!   byte offset into it) where the two sides name it differently;
+//! - **vertex inputs**: a vertex entry point's `@location` inputs, packed
+//!   in location order as `wgpu::vertex_attr_array!` packs them, against
+//!   the Rust vertex type's fields and size (its array stride);
+//! - **constants**: a WGSL `const` against the Rust constant of the same
+//!   meaning, and entry points' `@workgroup_size` against the Rust
+//!   workgroup sizes the dispatches divide by;
+//! - **tables**: the colour-map stops `ramp_stop` in view.wgsl returns,
+//!   read from its switch, against `ColorMap::color` at the stops.
+//!
+//! Every mismatch is collected and reported with the shader, the WGSL
+//! name, the Rust name and both values.
+
+use std::collections::BTreeMap;
+use std::mem::{offset_of, size_of};
+
+use collidoscope::geom::{self, BvhNode, TriangleFeature};
+use collidoscope::gpu::layouts as gl;
+use collidoscope::stages::layouts as sl;
+use collidoscope::stages::sampling::FeatureKind;
+use collidoscope::view::ColorMap;
+use collidoscope::view::layouts as vl;
+
+/// A Rust constant's value, widened for comparison.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Value {
+    Int(i128),
+    Float(f64),
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v:e}"),
+        }
+    }
+}
+
+impl From<u32> for Value {
+    fn from(v: u32) -> Self {
+        Value::Int(v.into())
+    }
+}
+impl From<u64> for Value {
+    fn from(v: u64) -> Self {
+        Value::Int(v.into())
+    }
+}
+impl From<usize> for Value {
+    fn from(v: usize) -> Self {
+        Value::Int(v as i128)
+    }
+}
+impl From<f32> for Value {
+    fn from(v: f32) -> Self {
+        Value::Float(v.into())
+    }
+}
+
+/// The checks run so far and what failed.
+#[derive(Default)]
+struct Checks {
+    modules: BTreeMap<&'static str, naga::Module>,
+    problems: Vec<String>,
+}
+
+impl Checks {
+    fn module(&mut self, shader: &'static str) -> &naga::Module {
+        self.modules.entry(shader).or_insert_with(|| {
+            let code = collidoscope::gpu::shader_source(shader).code;
+            naga::front::wgsl::parse_str(code)
+                .unwrap_or_else(|e| panic!("{shader}: {}", e.emit_to_string(code)))
+        })
+    }
+
+    /// WGSL struct `name` of `shader` against a Rust type of `size` bytes
+    /// whose fields, for each WGSL member in order, are at `offsets`.
+    fn structure(
+        &mut self,
+        shader: &'static str,
+        name: &str,
+        rust: &str,
+        size: usize,
+        offsets: &[(&str, usize)],
+    ) {
+        let module = self.module(shader);
+        let found = module.types.iter().find_map(|(_, ty)| match &ty.inner {
+            naga::TypeInner::Struct { members, span } if ty.name.as_deref() == Some(name) => {
+                Some((members.clone(), *span))
+            }
+            _ => None,
+        });
+        let Some((members, span)) = found else {
+            self.problems.push(format!(
+                "{shader}: no struct `{name}` (mirrors Rust {rust})"
+            ));
+            return;
+        };
+        let pair = format!("{shader} `{name}` / Rust {rust}");
+        if span as usize != size {
+            self.problems
+                .push(format!("{pair}: size {span} bytes in WGSL, {size} in Rust"));
+        }
+        let wgsl_names: Vec<&str> = members.iter().filter_map(|m| m.name.as_deref()).collect();
+        let listed: Vec<&str> = offsets.iter().map(|(n, _)| *n).collect();
+        if wgsl_names != listed {
+            self.problems.push(format!(
+                "{pair}: the WGSL members are {wgsl_names:?}, the test lists {listed:?}"
+            ));
+        }
+        for member in &members {
+            let Some(member_name) = member.name.as_deref() else {
+                continue;
+            };
+            if let Some((_, offset)) = offsets.iter().find(|(n, _)| *n == member_name)
+                && member.offset as usize != *offset
+            {
+                self.problems.push(format!(
+                    "{pair}: field `{member_name}` at offset {} in WGSL, {offset} in Rust",
+                    member.offset
+                ));
+            }
+        }
+    }
+
+    /// The `@location` inputs of vertex entry point `entry`, packed in
+    /// location order, against a Rust vertex type of `size` bytes whose
+    /// fields, for each input in location order, are at `offsets`.
+    fn vertex(
+        &mut self,
+        shader: &'static str,
+        entry: &str,
+        rust: &str,
+        size: usize,
+        offsets: &[(&str, usize)],
+    ) {
+        let module = self.module(shader);
+        let Some(ep) = module.entry_points.iter().find(|e| e.name == entry) else {
+            self.problems.push(format!(
+                "{shader}: no entry point `{entry}` (vertex type Rust {rust})"
+            ));
+            return;
+        };
+        // (location, name, bytes) of every located input, struct members
+        // included.
+        let mut inputs: Vec<(u32, String, usize)> = Vec::new();
+        let bytes =
+            |ty: naga::Handle<naga::Type>| module.types[ty].inner.size(module.to_ctx()) as usize;
+        for arg in &ep.function.arguments {
+            match (&arg.binding, &module.types[arg.ty].inner) {
+                (Some(naga::Binding::Location { location, .. }), _) => inputs.push((
+                    *location,
+                    arg.name.clone().unwrap_or_default(),
+                    bytes(arg.ty),
+                )),
+                (None, naga::TypeInner::Struct { members, .. }) => {
+                    for m in members {
+                        if let Some(naga::Binding::Location { location, .. }) = m.binding {
+                            inputs.push((
+                                location,
+                                m.name.clone().unwrap_or_default(),
+                                bytes(m.ty),
+                            ));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        inputs.sort_by_key(|(location, _, _)| *location);
+        let pair = format!("{shader} `{entry}` vertex inputs / Rust {rust}");
+        let names: Vec<&str> = inputs.iter().map(|(_, n, _)| n.as_str()).collect();
+        let listed: Vec<&str> = offsets.iter().map(|(n, _)| *n).collect();
+        if names != listed {
+            self.problems.push(format!(
+                "{pair}: the inputs are {names:?} by location, the test lists {listed:?}"
+            ));
+        }
+        let mut packed = 0;
+        for (_, name, len) in &inputs {
+            if let Some((_, offset)) = offsets.iter().find(|(n, _)| n == name)
+                && packed != *offset
+            {
+                self.problems.push(format!(
+                    "{pair}: input `{name}` at packed offset {packed} in WGSL, {offset} in Rust"
+                ));
+            }
+            packed += len;
+        }
+        if packed != size {
+            self.problems.push(format!(
+                "{pair}: {packed} bytes of inputs in WGSL, a stride of {size} in Rust"
+            ));
+        }
+    }
+
+    /// WGSL `const name` of `shader` against a Rust constant.
+    fn constant(&mut self, shader: &'static str, name: &str, rust: &str, value: Value) {
+        let module = self.module(shader);
+        let Some(c) = module
+            .constants
+            .iter()
+            .find_map(|(_, c)| (c.name.as_deref() == Some(name)).then_some(c))
+        else {
+            self.problems
+                .push(format!("{shader}: no const `{name}` (mirrors Rust {rust})"));
+            return;
+        };
+        use naga::Literal as L;
+        let wgsl = match module.global_expressions[c.init] {
+            naga::Expression::Literal(lit) => match lit {
+                L::U32(v) => Some(Value::Int(v.into())),
+                L::I32(v) => Some(Value::Int(v.into())),
+                L::U64(v) => Some(Value::Int(v.into())),
+                L::I64(v) | L::AbstractInt(v) => Some(Value::Int(v.into())),
+                L::F32(v) => Some(Value::Float(v.into())),
+                L::F64(v) | L::AbstractFloat(v) => Some(Value::Float(v)),
+                _ => None,
+            },
+            _ => None,
+        };
+        match wgsl {
+            Some(w) if w == value => {}
+            Some(w) => self.problems.push(format!(
+                "{shader} const `{name}` / Rust {rust}: {w} in WGSL, {value} in Rust"
+            )),
+            None => self.problems.push(format!(
+                "{shader} const `{name}`: not a scalar literal after evaluation"
+            )),
+        }
+    }
+
+    /// The `@workgroup_size` of each of `entries` against a Rust size.
+    fn workgroup(&mut self, shader: &'static str, entries: &[&str], rust: &str, size: [u32; 3]) {
+        let module = self.module(shader);
+        let mut problems = Vec::new();
+        for entry in entries {
+            match module.entry_points.iter().find(|e| e.name == *entry) {
+                Some(ep) if ep.workgroup_size == size => {}
+                Some(ep) => problems.push(format!(
+                    "{shader} `{entry}` @workgroup_size / Rust {rust}: {:?} in WGSL, {size:?} in Rust",
+                    ep.workgroup_size
+                )),
+                None => problems.push(format!("{shader}: no entry point `{entry}`")),
+            }
+        }
+        self.problems.extend(problems);
+    }
+
+    fn finish(self) {
+        assert!(
+            self.problems.is_empty(),
+            "the shaders and the Rust types they mirror disagree:\n  {}",
+            self.problems.join("\n  ")
+        );
+    }
+}
+
+/// `mirror!(checks, "shader.wgsl", "WgslStruct", RustType { member, …,
+/// member = rust_field + bytes, … })`: every WGSL member in order; a member
+/// named differently in Rust names the Rust field (and bytes into it).
+macro_rules! mirror {
+    ($checks:expr, $shader:expr, $wgsl:literal, $rust:ty {
+        $($member:ident $(= $field:ident $(+ $add:literal)?)?),* $(,)?
+    }) => {
+        $checks.structure(
+            $shader,
+            $wgsl,
+            stringify!($rust),
+            size_of::<$rust>(),
+            &[$((stringify!($member), mirror!(@offset $rust, $member $(= $field $(+ $add)?)?))),*],
+        )
+    };
+    (@offset $rust:ty, $member:ident) => { offset_of!($rust, $member) };
+    (@offset $rust:ty, $member:ident = $field:ident) => { offset_of!($rust, $field) };
+    (@offset $rust:ty, $member:ident = $field:ident + $add:literal) => {
+        offset_of!($rust, $field) + $add
+    };
+}
+
+/// `vertex!(checks, "shader.wgsl", "entry", RustType { input, … })`: the
+/// entry point's located inputs in location order, as for [`mirror!`].
+macro_rules! vertex {
+    ($checks:expr, $shader:literal, $entry:literal, $rust:ty {
+        $($member:ident $(= $field:ident)?),* $(,)?
+    }) => {
+        $checks.vertex(
+            $shader,
+            $entry,
+            stringify!($rust),
+            size_of::<$rust>(),
+            &[$((stringify!($member), mirror!(@offset $rust, $member $(= $field)?))),*],
+        )
+    };
+}
+
+/// `constant!(checks, "shader.wgsl", WGSL_NAME, rust_expr)`.
+macro_rules! constant {
+    ($checks:expr, $shader:expr, $wgsl:ident, $rust:expr) => {
+        $checks.constant(
+            $shader,
+            stringify!($wgsl),
+            stringify!($rust),
+            Value::from($rust),
+        )
+    };
+}
+
+/// The vectors `fn ramp_stop` of view.wgsl returns, by switch case
+/// (`None`: the default case), read from naga's IR of its body.
+fn ramp_stops(module: &naga::Module) -> Vec<(Option<u32>, Vec<f64>)> {
+    let (_, function) = module
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some("ramp_stop"))
+        .expect("view.wgsl has fn ramp_stop");
+    let scalar = |h: naga::Handle<naga::Expression>| match function.expressions[h] {
+        naga::Expression::Literal(naga::Literal::F32(v)) => f64::from(v),
+        ref e => panic!("ramp_stop: a stop component is {e:?}, not an f32 literal"),
+    };
+    let mut stops = Vec::new();
+    for statement in function.body.iter() {
+        let naga::Statement::Switch { cases, .. } = statement else {
+            continue;
+        };
+        for case in cases {
+            let value = match case.value {
+                naga::SwitchValue::U32(v) => Some(v),
+                naga::SwitchValue::I32(v) => Some(v as u32),
+                naga::SwitchValue::Default => None,
+            };
+            let returned = case.body.iter().find_map(|st| match st {
+                naga::Statement::Return { value: Some(h) } => Some(*h),
+                _ => None,
+            });
+            let rgb = match returned.map(|h| &function.expressions[h]) {
+                Some(naga::Expression::Compose { components, .. }) => {
+                    components.iter().map(|&c| scalar(c)).collect()
+                }
+                other => panic!("ramp_stop case {value:?} returns {other:?}, not a vec3 literal"),
+            };
+            stops.push((value, rgb));
+        }
+    }
+    stops
+}
+
+#[test]
+fn shared_bvh_and_closest_point() {
+    let mut c = Checks::default();
+    // shared/bvh_bounds.wgsl, in each module that includes it.
+    for shader in ["tri_tri.wgsl", "sdf_grid.wgsl", "sdf_adaptive.wgsl"] {
+        mirror! { c, shader, "BvhNode", BvhNode { min, a, max, b } }
+        constant!(c, shader, LEAF_BIT, geom::LEAF_BIT);
+    }
+    constant!(c, "tri_tri.wgsl", STACK, sl::TRI_TRI_GPU_STACK);
+    constant!(c, "sdf_grid.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
+    constant!(c, "sdf_adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
+    constant!(c, "sdf_adaptive.wgsl", NONE, sl::NONE);
+    // shared/closest_point.wgsl.
+    let features = [
+        ("FEATURE_FACE", TriangleFeature::Face),
+        ("FEATURE_EDGE01", TriangleFeature::Edge01),
+        ("FEATURE_EDGE12", TriangleFeature::Edge12),
+        ("FEATURE_EDGE20", TriangleFeature::Edge20),
+        ("FEATURE_V0", TriangleFeature::Vertex0),
+        ("FEATURE_V1", TriangleFeature::Vertex1),
+        ("FEATURE_V2", TriangleFeature::Vertex2),
+    ];
+    for (wgsl, feature) in features {
+        let rust = format!("TriangleFeature::{feature:?} as u32");
+        c.constant("sdf_grid.wgsl", wgsl, &rust, (feature as u32).into());
+    }
+    constant!(c, "sdf_grid.wgsl", SNAP_WEIGHT, geom::SNAP_WEIGHT);
+    constant!(c, "sdf_grid.wgsl", SLIVER, geom::SLIVER);
+    c.finish();
+}
+
+#[test]
+fn tri_tri() {
+    let mut c = Checks::default();
+    mirror! { c, "tri_tri.wgsl", "Params", sl::TriTriParams {
+        num_a, num_b, num_queries, mode, capacity, _pad0, _pad1, _pad2,
+    } }
+    mirror! { c, "tri_tri.wgsl", "QueryPose", sl::QueryPose {
+        r0 = rows, r1 = rows + 16, r2 = rows + 32,
+    } }
+    constant!(c, "tri_tri.wgsl", MODE_ALL_PAIRS, sl::MODE_ALL_PAIRS);
+    constant!(c, "tri_tri.wgsl", MODE_TUTORIAL, sl::MODE_TUTORIAL);
+    constant!(c, "tri_tri.wgsl", WG, sl::TRI_TRI_WORKGROUP);
+    constant!(c, "tri_tri.wgsl", B_PER_GROUP, sl::B_PER_GROUP);
+    let size = [sl::TRI_TRI_WORKGROUP, 1, 1];
+    let entries = ["brute", "pruned", "segments_of_pairs"];
+    c.workgroup("tri_tri.wgsl", &entries, "TRI_TRI_WORKGROUP", size);
+    c.finish();
+}
+
+#[test]
+fn sampling_and_colliders() {
+    let mut c = Checks::default();
+    mirror! { c, "sampling.wgsl", "Params", sl::SamplingParams {
+        num_vertices, num_edges, num_faces, capacity, cos_tol, step, g_face, g_vnormal,
+        g_enormal, t_vfaces, t_evert, t_eoff, t_efaces, t_fedges, edges_on, _pad,
+    } }
+    for shader in ["sampling.wgsl", "colliders.wgsl"] {
+        mirror! { c, shader, "Sample", sl::GpuSample { position, kind_sub, normal, feature } }
+    }
+    constant!(c, "sampling.wgsl", KIND_VERTEX, FeatureKind::Vertex as u32);
+    constant!(c, "sampling.wgsl", KIND_EDGE, FeatureKind::Edge as u32);
+    let size = [sl::SAMPLING_WORKGROUP, 1, 1];
+    let entries = ["vertices", "edges", "labels_init", "labels_propagate"];
+    c.workgroup("sampling.wgsl", &entries, "SAMPLING_WORKGROUP", size);
+
+    mirror! { c, "colliders.wgsl", "Params", sl::CollidersParams {
+        num_tasks, total_threads, capacity, flags,
+    } }
+    mirror! { c, "colliders.wgsl", "Task", sl::Task {
+        world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,
+        sample_start, sample_count, thread_start, extra,
+    } }
+    mirror! { c, "colliders.wgsl", "FieldInfo", sl::FieldInfo {
+        origin, cell_size, dims, offset,
+    } }
+    mirror! { c, "colliders.wgsl", "Contact", sl::GpuContact {
+        position, depth, normal, depth_cell, body, other, kind, sample, task,
+        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+    } }
+    constant!(
+        c,
+        "colliders.wgsl",
+        TASK_SAMPLES_FIELD,
+        sl::TASK_SAMPLES_FIELD
+    );
+    constant!(
+        c,
+        "colliders.wgsl",
+        TASK_SAMPLES_PLANE,
+        sl::TASK_SAMPLES_PLANE
+    );
+    constant!(
+        c,
+        "colliders.wgsl",
+        TASK_SAMPLES_SPHERE,
+        sl::TASK_SAMPLES_SPHERE
+    );
+    constant!(c, "colliders.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
+    constant!(
+        c,
+        "colliders.wgsl",
+        TASK_SEGMENT_FIELD,
+        sl::TASK_SEGMENT_FIELD
+    );
+    constant!(c, "colliders.wgsl", KIND_CELL, FeatureKind::Cell as u32);
+    let size = [sl::COLLIDERS_WORKGROUP, 1, 1];
+    c.workgroup(
+        "colliders.wgsl",
+        &["contacts_main"],
+        "COLLIDERS_WORKGROUP",
+        size,
+    );
+    c.finish();
+}
+
+#[test]
+fn sdf_grid() {
+    let mut c = Checks::default();
+    mirror! { c, "sdf_grid.wgsl", "Params", sl::SdfGridParams {
+        origin, cell_size, dims, num_tris, bricks, band, num_cells,
+        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+    } }
+    // No padding members: WGSL rounds the size up to the vec3's alignment.
+    mirror! { c, "sdf_packet.wgsl", "SlabNode", sl::SlabNode {
+        min, a, max, b, normal, lo, hi,
+    } }
+    constant!(c, "sdf_packet.wgsl", BRICK, sl::BRICK);
+    let size = [sl::SDF_GRID_WORKGROUP, 1, 1];
+    c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
+    let entries = ["packet_cells", "finish_cells"];
+    c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
+    c.finish();
+}
+
+#[test]
+fn sdf_adaptive_and_rss_bvh() {
+    let mut c = Checks::default();
+    mirror! { c, "sdf_adaptive.wgsl", "Params", sl::SdfAdaptiveParams {
+        origin, size, scale, num_tris, start_depth, max_depth, alpha, capacity, parent_bound,
+        use_rss, wide_below, _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+    } }
+    mirror! { c, "sdf_adaptive.wgsl", "OctreeNode", sl::OctreeNode {
+        center, half_size, code, depth, parent, first_child, tri_first, tri_count,
+        _pad0 = _pad, _pad1 = _pad + 4,
+    } }
+    // shared/rss.wgsl, in both modules that include it.
+    for shader in ["sdf_adaptive.wgsl", "rss_bvh.wgsl"] {
+        mirror! { c, shader, "RssNode", sl::RssNode {
+            center, radius, axis_u, half_u, axis_v, half_v, first, count, left, _pad,
+        } }
+    }
+    constant!(c, "sdf_adaptive.wgsl", NODE_COUNT, sl::STATE_NODE_COUNT);
+    constant!(c, "sdf_adaptive.wgsl", OVERFLOW, sl::STATE_OVERFLOW);
+    constant!(c, "sdf_adaptive.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(c, "sdf_adaptive.wgsl", STATS, sl::STATE_STATS);
+    constant!(c, "sdf_adaptive.wgsl", QUERY_ARGS, sl::QUERY_ARGS);
+    constant!(c, "sdf_adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
+    let size = [sl::SDF_ADAPTIVE_WORKGROUP, 1, 1];
+    let entries = ["morton", "init_roots", "split", "query", "query_wide"];
+    c.workgroup(
+        "sdf_adaptive.wgsl",
+        &entries,
+        "SDF_ADAPTIVE_WORKGROUP",
+        size,
+    );
+
+    mirror! { c, "rss_bvh.wgsl", "BuildParams", sl::BuildParams {
+        num_tris, group_level, large, axis_approximation, levels, leaf, max_small_depth,
+        children,
+    } }
+    constant!(c, "rss_bvh.wgsl", NONE, sl::NONE);
+    constant!(c, "rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
+    constant!(c, "rss_bvh.wgsl", RSS_NODE_COUNT, sl::STATE_RSS_NODE_COUNT);
+    constant!(c, "rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(c, "rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
+    constant!(c, "rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
+    c.finish();
+}
+
+#[test]
+fn radix_sort() {
+    let mut c = Checks::default();
+    mirror! { c, "radix_sort.wgsl", "Params", gl::RadixSortParams { n, shift, bits, tiles } }
+    constant!(c, "radix_sort.wgsl", TILE, gl::RADIX_TILE);
+    constant!(c, "radix_sort.wgsl", RADIX_BITS, gl::RADIX_BITS);
+    constant!(c, "radix_sort.wgsl", RADIX, gl::RADIX);
+    c.finish();
+}
+
+#[test]
+fn interference() {
+    let mut c = Checks::default();
+    for shader in ["interference.wgsl", "interference_cull.wgsl"] {
+        mirror! { c, shader, "Uniforms", sl::InterferenceUniforms { clip_from_world, params } }
+    }
+    vertex! { c, "interference.wgsl", "vs_edge", sl::EdgeVertex { pos, normal, ids } }
+    mirror! { c, "interference_cull.wgsl", "CullJob", sl::CullJob {
+        slot, first_triangle, triangles, first_edge, edges, faces_out, edges_out, pad,
+        scissor, region_min, region_max,
+    } }
+    constant!(c, "interference_cull.wgsl", GROUP, sl::CULL_GROUP);
+    let size = [sl::CULL_GROUP, 1, 1];
+    c.workgroup("interference_cull.wgsl", &["cull"], "CULL_GROUP", size);
+    mirror! { c, "interference_identify.wgsl", "Params", sl::IdentifyParams {
+        objects, width, height, pad,
+    } }
+    let size = [sl::IDENTIFY_GROUP, sl::IDENTIFY_GROUP, 1];
+    c.workgroup(
+        "interference_identify.wgsl",
+        &["identify"],
+        "IDENTIFY_GROUP",
+        size,
+    );
+    c.finish();
+}
+
+#[test]
+fn view() {
+    let mut c = Checks::default();
+    mirror! { c, "view.wgsl", "ViewUniforms", vl::ViewUniforms {
+        clip_from_world, view_from_world, eye, viewport, clip_plane, cell_params, cell_flags,
+    } }
+    vertex! { c, "view.wgsl", "vs_mesh", vl::MeshVertex { pos, normal, color } }
+    vertex! { c, "view.wgsl", "vs_lines", vl::LineVertex { pos, color } }
+    vertex! { c, "view.wgsl", "vs_wire", vl::LineVertex { pos, color } }
+    constant!(c, "view.wgsl", FILTER_INSIDE, vl::FILTER_INSIDE);
+    constant!(c, "view.wgsl", FILTER_OUTSIDE, vl::FILTER_OUTSIDE);
+    constant!(c, "view.wgsl", FILTER_BAND, vl::FILTER_BAND);
+    constant!(c, "view.wgsl", FILTER_CLIP, vl::FILTER_CLIP);
+
+    // The colour maps: stop `i` of a ramp is `ColorMap::color` at
+    // |value| = i/4 of the range (just below 0 for the inside's first), and
+    // case `10·shader_id + 5·side + i` of `ramp_stop` (the default the last).
+    let stops = ramp_stops(c.module("view.wgsl"));
+    let explicit: Vec<u32> = stops.iter().filter_map(|(v, _)| *v).collect();
+    for map in ColorMap::ALL {
+        for (side, sign) in [(0, -1.0), (1, 1.0)] {
+            for i in 0..5u32 {
+                let case = 10 * map.shader_id() + 5 * side + i;
+                let value = sign * (i as f32 / 4.0 * 4.0).max(1e-6);
+                let rust: Vec<f64> = map.color(value, 4.0)[..3]
+                    .iter()
+                    .map(|&v| v.into())
+                    .collect();
+                let wgsl = stops
+                    .iter()
+                    .find(|(v, _)| *v == Some(case) || (v.is_none() && !explicit.contains(&case)))
+                    .map(|(_, rgb)| rgb.clone());
+                if wgsl.as_ref() != Some(&rust) {
+                    c.problems.push(format!(
+                        "view.wgsl `ramp_stop` case {case} / Rust ColorMap::{map:?} side {side} stop {i}: {wgsl:?} in WGSL, {rust:?} in Rust"
+                    ));
+                }
+            }
+        }
+    }
+    c.finish();
+}

@@ -15,9 +15,10 @@ mod radix_sort;
 mod timing;
 
 pub use buffers::{
-    BufferCheck, map_staging, read_buffer, storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, map_staging, read_buffer, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
-pub use kernels::{Access, Kernels, dispatch_dims, uniform_layouts};
+pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use timing::{GpuPhase, GpuRun};
 

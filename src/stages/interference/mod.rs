@@ -146,10 +146,10 @@ pub mod scenes;
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
 pub use cull::{CullPlan, ObjectRegion, PixelRect};
 pub use gpu::{
-    CountImage, DrawCounts, Drawn, InterferenceGpu, InterferenceRun, PairQueries, PairQuery,
-    RunOptions, UploadedScene,
+    CountImage, DrawCounts, Drawn, InterferenceGpu, InterferenceRun, PairQueries, RunOptions,
+    UploadedScene,
 };
-pub use identify::{Identification, IdentificationReport, MAX_OBJECTS};
+pub use identify::{Identification, IdentificationReport, MAX_OBJECTS, PairQuery};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 
 use glam::{DVec3, Mat4, Vec3};

@@ -1,0 +1,476 @@
+//! The rendering passes of the stage on wgpu: the culling compute pass,
+//! edge depths, stencil counting (with the weighted sums of
+//! [`super::identify`]), occlusion-query identification, the sums'
+//! decoding, the pair passes, read-back.
+//!
+//! By responsibility: [`pipelines`] creates the pipelines once per device,
+//! [`upload`] puts a scene's geometry on the GPU, [`plan`] decides what
+//! the passes draw (the culling jobs, the pair passes' candidates),
+//! [`draws`] issues those draws, [`targets`] holds the render targets,
+//! queries and read-backs, and [`passes`] records each render pass; the
+//! run of one view ([`InterferenceGpu::run`]) strings them together.
+
+mod draws;
+mod passes;
+mod pipelines;
+mod plan;
+mod targets;
+mod upload;
+
+pub use upload::UploadedScene;
+
+use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
+
+use self::draws::{Draws, draw_counts};
+use self::plan::{Candidate, PairPlan};
+use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes};
+use super::cull::{CullPlan, ObjectRegion};
+use super::identify::{Decoder, Identification, IdentificationReport, PairQuery, unavailable};
+use super::{InterferenceError, OrthoView, STENCIL_ZERO, StencilPasses};
+use crate::gpu::{GpuContext, GpuPhase, GpuRun, Kernels, staging_buffer};
+
+/// Keep in sync with `Uniforms` in shaders/interference.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct Uniforms {
+    clip_from_world: [[f32; 4]; 4],
+    /// x: edge offset (world units), y, z: viewport width and height.
+    params: [f32; 4],
+}
+const _: () = assert!(std::mem::size_of::<Uniforms>() == 80);
+
+/// Pipelines of the stage; create once per device.
+pub struct InterferenceGpu {
+    bind_group_layout: wgpu::BindGroupLayout,
+    edge_pipeline: wgpu::RenderPipeline,
+    face_two_sided: wgpu::RenderPipeline,
+    face_front_increment: wgpu::RenderPipeline,
+    face_back_decrement: wgpu::RenderPipeline,
+    identify_pipeline: wgpu::RenderPipeline,
+    pair_face_pipeline: wgpu::RenderPipeline,
+    pair_unface_pipeline: wgpu::RenderPipeline,
+    pair_identify_pipeline: wgpu::RenderPipeline,
+    cull_kernels: Kernels,
+    cull_pipeline: wgpu::ComputePipeline,
+    /// The weighted counting pass and its decoding ([`super::identify`]);
+    /// `None` where the adapter cannot blend Rgba32Float.
+    weighted: Option<Weighted>,
+    /// The render targets of the last viewport size, reused by the next
+    /// run of that size; the lock also keeps runs from sharing them.
+    targets: std::sync::Mutex<Option<Targets>>,
+    /// The device the pipelines were made on.
+    context: GpuContext,
+}
+
+/// The counting pipelines that also sum the weights (two-sided, front
+/// faces incrementing, back faces decrementing), and the decoder.
+struct Weighted {
+    two_sided: wgpu::RenderPipeline,
+    front_increment: wgpu::RenderPipeline,
+    back_decrement: wgpu::RenderPipeline,
+    decoder: Decoder,
+}
+
+/// What one run reads back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    pub passes: StencilPasses,
+    /// Read the stencil, edge-depth and id images back (§4.4.1's pixel
+    /// scan); without it only the occlusion queries come back.
+    pub read_pixels: bool,
+    /// Also identify the penetrated objects (pair queries).
+    pub pairs: bool,
+    /// Bounding-box culling ([`super::cull`]).
+    pub cull: bool,
+    /// How the pairs are identified (with `pairs`).
+    pub identification: Identification,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            passes: StencilPasses::TwoSided,
+            read_pixels: true,
+            pairs: true,
+            cull: true,
+            identification: Identification::WeightedSums,
+        }
+    }
+}
+
+/// How much of something one run drew, against drawing everything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Drawn {
+    pub drawn: u64,
+    /// What the same passes draw without culling.
+    pub total: u64,
+}
+
+/// What the passes of one run sent to the rasteriser.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DrawCounts {
+    /// Objects drawn at all (their box meets another's).
+    pub objects: Drawn,
+    /// Edges of pass 1, and again of pass 4.
+    pub edges: Drawn,
+    /// Triangles of passes 2–3 (twice each with [`StencilPasses::Separate`]).
+    pub triangles: Drawn,
+    /// Triangles of the pair passes (each candidate's, counted and
+    /// uncounted; with culling once in `U_j` or once per pair in `R_ij`).
+    pub pair_triangles: Drawn,
+    /// Edges of the pair passes (each penetrating object's, per candidate;
+    /// with culling those meeting the pair's region).
+    pub pair_edges: Drawn,
+}
+
+/// The images of one view, read back.
+#[derive(Clone, Debug)]
+pub struct CountImage {
+    pub view: OrthoView,
+    /// Signed count per pixel (stencil − 128), row-major from the top-left.
+    pub counts: Vec<i32>,
+    /// Depth of the nearest (offset) edge point; 1.0 where no edge.
+    pub edge_depth: Vec<f32>,
+    /// (object + 1, global edge + 1) of the nearest edge; 0 = none
+    /// (pass 1, Alg. 2).
+    pub ids: Vec<[u32; 2]>,
+    /// The same ids only where that edge point is inside something
+    /// (count > 0), written by pass 4 (Alg. 3); 0 elsewhere.
+    pub inside_ids: Vec<[u32; 2]>,
+    /// Penetrated object + 1 of that edge point (the weighted sums, or
+    /// Alg. 4's pair passes: inside several objects, the last one tested,
+    /// the largest); 0 = in no other object, ambiguous to the sums and
+    /// without pair passes, or no identification ran.
+    pub penetrated: Vec<u32>,
+}
+
+impl CountImage {
+    /// Pixels whose ray hit an edge point inside another solid, per object
+    /// owning that edge (the read-pixels identification, Alg. 2).
+    pub fn penetrating_pixels(&self, objects: usize) -> Vec<u64> {
+        let mut out = vec![0u64; objects];
+        for (c, ids) in self.counts.iter().zip(&self.ids) {
+            if *c > 0
+                && let Some(n) = (ids[0] as usize)
+                    .checked_sub(1)
+                    .and_then(|k| out.get_mut(k))
+            {
+                *n += 1;
+            }
+        }
+        out
+    }
+
+    /// Objects whose edges saw a negative count: some mesh on those rays is
+    /// not closed (§4.4.1).
+    pub fn negative_pixels(&self) -> usize {
+        self.counts
+            .iter()
+            .zip(&self.edge_depth)
+            .filter(|(c, d)| **c < 0 && **d < 1.0)
+            .count()
+    }
+}
+
+/// The queries of one run.
+#[derive(Clone, Debug, Default)]
+pub struct PairQueries {
+    /// Per object: pixels of its edges with count > 0 (pass 4, Alg. 5).
+    pub object_pixels: Vec<u64>,
+    /// Every pair tested by the pair passes (a penetrating object against
+    /// each object whose bounding box overlaps it), with its answer, and
+    /// every pair the weighted sums found, with its pixels.
+    pub pairs: Vec<PairQuery>,
+    /// Every object query was zero, so the pair passes were skipped (early
+    /// non-interference, §4.5.2).
+    pub early_exit: bool,
+}
+
+/// Everything one run of one view returns.
+#[derive(Clone, Debug)]
+pub struct InterferenceRun {
+    pub view: OrthoView,
+    /// The culling the passes used; `None`: everything was drawn.
+    pub cull: Option<CullPlan>,
+    pub drawn: DrawCounts,
+    pub image: Option<CountImage>,
+    pub queries: PairQueries,
+    pub identification: IdentificationReport,
+    pub phases: Vec<GpuPhase>,
+    pub wall_ms: f64,
+}
+
+impl InterferenceGpu {
+    /// The device the stage was made on.
+    pub fn context(&self) -> &GpuContext {
+        &self.context
+    }
+
+    /// Runs the passes for one view: with `options.cull`, the culling
+    /// compute pass ([`super::cull`]); edges (pass 1), stencil counting
+    /// (passes 2–3), per-object occlusion queries and the penetrating-ids
+    /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs`: with
+    /// [`Identification::WeightedSums`] (where available, see
+    /// [`super::identify`]), the decoding of the counting pass's sums, and
+    /// the pair passes (Alg. 4) for the objects it left ambiguous; with
+    /// [`Identification::PairPasses`], the pair passes for every object
+    /// whose query is non-zero. When every
+    /// object query is zero the run stops there (early non-interference,
+    /// §4.5.2). Read-back of the images when `options.read_pixels`.
+    pub fn run(
+        &self,
+        gpu: &GpuContext,
+        scene: &UploadedScene,
+        view: &OrthoView,
+        edge_offset: f32,
+        options: RunOptions,
+    ) -> Result<InterferenceRun, InterferenceError> {
+        let max = gpu.device.limits().max_texture_dimension_2d;
+        if view.width == 0 || view.height == 0 || view.width > max || view.height > max {
+            return Err(InterferenceError::BadViewport {
+                width: view.width,
+                height: view.height,
+                max,
+            });
+        }
+        let started = std::time::Instant::now();
+        let device = &gpu.device;
+        let n = scene.object_count();
+        let mut cached = self
+            .targets
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let targets: &Targets = match &mut *cached {
+            Some(t) if (t.size.width, t.size.height) == (view.width, view.height) => t,
+            slot => slot.insert(Targets::new(device, view.width, view.height)),
+        };
+        let uniforms = Uniforms {
+            clip_from_world: view.clip_from_world().to_cols_array_2d(),
+            params: [edge_offset, view.width as f32, view.height as f32, 0.0],
+        };
+        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("InterferenceRun::uniforms"),
+            contents: bytemuck::bytes_of(&uniforms),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("InterferenceRun::bind_group"),
+            layout: &self.bind_group_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_buffer.as_entire_binding(),
+            }],
+        });
+        // The broad phase also picks the pair candidates without culling.
+        let plan = CullPlan::new(&scene.bounds, view, edge_offset);
+        let draws = Draws {
+            scene,
+            plan: options.cull.then_some(&plan),
+        };
+        // The weighted sums, where asked for and possible.
+        let weighted_asked =
+            options.pairs && options.identification == Identification::WeightedSums;
+        let fallback = weighted_asked.then(|| unavailable(gpu, n)).flatten();
+        let used = match weighted_asked && fallback.is_none() {
+            true => Identification::WeightedSums,
+            false => Identification::PairPasses,
+        };
+        // When culling draws nothing there is nothing to sum or decode: the
+        // queries all read zero and the run ends in early non-interference.
+        let nothing_drawn = options.cull && plan.active().next().is_none();
+        let weighted = self
+            .weighted
+            .as_ref()
+            .filter(|_| used == Identification::WeightedSums && !nothing_drawn);
+        let object_queries = Queries::new(device, n);
+        let images = options.read_pixels.then(|| {
+            [
+                Readback::new(device, targets, TargetImage::Stencil),
+                Readback::new(device, targets, TargetImage::Depth),
+                Readback::new(device, targets, TargetImage::Ids),
+                Readback::new(device, targets, TargetImage::Inside),
+            ]
+        });
+        let args_readback = options.cull.then(|| {
+            staging_buffer(
+                device,
+                "InterferenceRun::args_staging",
+                scene.draw_args.size(),
+            )
+        });
+
+        let mut run = GpuRun::new(gpu, "InterferenceRun::encoder")?;
+        if options.cull {
+            self.record_cull(gpu, &mut run, scene, &plan, &uniform_buffer)?;
+        }
+        self.edge_pass(&mut run, targets, &bind_group, &draws);
+        self.count_pass(
+            &mut run,
+            targets,
+            &bind_group,
+            &draws,
+            weighted,
+            options.passes,
+        );
+        self.identify_pass(&mut run, targets, &bind_group, &draws, &object_queries, n);
+        let penetrated_image = options
+            .read_pixels
+            .then(|| Readback::new(device, targets, TargetImage::Penetrated));
+        let decoding = weighted.map(|w| {
+            let views = [
+                &targets.sums_view,
+                &targets.ids_view,
+                &targets.penetrated_view,
+            ];
+            w.decoder.record(gpu, &mut run, n, targets.size, views)
+        });
+        run.encoder_work("interference read-back copies", |encoder| {
+            object_queries.resolve(encoder);
+            if let Some(image) = penetrated_image.as_ref().filter(|_| decoding.is_some()) {
+                image.copy(encoder, targets);
+            }
+            for image in images.iter().flatten() {
+                image.copy(encoder, targets);
+            }
+            if let Some(staging) = &args_readback {
+                encoder.copy_buffer_to_buffer(&scene.draw_args, 0, staging, 0, staging.size());
+            }
+        });
+        let (mut phases, _) = run.finish()?;
+        let object_pixels = object_queries.read(gpu)?;
+        let args: Option<Vec<u32>> = match &args_readback {
+            Some(staging) => Some(bytemuck::pod_collect_to_vec(&map_bytes(gpu, staging)?)),
+            None => None,
+        };
+        let lists = draws.lists(args.as_deref());
+        let (decoded, ambiguous) = match &decoding {
+            Some(d) => d.read(gpu)?,
+            None => Default::default(),
+        };
+
+        // Alg. 5 with bounding boxes: only objects whose edges are inside
+        // something (pass 4) are tested, against the objects whose boxes
+        // meet theirs on the screen — with the weighted sums, only those
+        // with pixels the sums could not decode.
+        let early_exit = object_pixels.iter().all(|&px| px == 0);
+        let penetrating: Vec<usize> = (0..n)
+            .filter(|&i| object_pixels[i] > 0 && (decoding.is_none() || ambiguous[i] > 0))
+            .collect();
+        let candidates: Vec<Candidate> = if options.pairs {
+            (0..n)
+                .filter_map(|j| {
+                    let pairs: Vec<(usize, ObjectRegion)> = penetrating
+                        .iter()
+                        .filter_map(|&i| Some((i, plan.pair_region(i, j)?)))
+                        .collect();
+                    (!pairs.is_empty()).then_some(Candidate { j, pairs })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut plan_drawn = PairPlan::default();
+        // The sums' pairs of the objects the pair passes do not test.
+        let mut pairs: Vec<PairQuery> = decoded
+            .into_iter()
+            .filter(|p| !penetrating.contains(&p.penetrating))
+            .collect();
+        if !candidates.is_empty() {
+            let plan = self.plan_pairs(
+                gpu,
+                scene,
+                &candidates,
+                options.cull,
+                &uniform_buffer,
+                &mut phases,
+            )?;
+            let queried = plan.pairs().filter(|(_, p)| !p.edges.is_empty()).count();
+            let pair_queries = Queries::new(device, queried);
+            let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
+            self.pair_passes(
+                &mut run,
+                targets,
+                &bind_group,
+                scene,
+                &plan,
+                &pair_queries,
+                decoding.is_some(),
+            );
+            run.encoder_work("interference pair read-back", |encoder| {
+                pair_queries.resolve(encoder);
+                if let Some(image) = &penetrated_image {
+                    image.copy(encoder, targets);
+                }
+            });
+            phases.extend(run.finish()?.0);
+            let mut results = pair_queries.read(gpu)?.into_iter();
+            pairs.extend(plan.pairs().map(|(j, p)| PairQuery {
+                penetrating: p.i,
+                penetrated: j,
+                pixels: match p.edges.is_empty() {
+                    true => 0,
+                    false => results.next().unwrap_or(0),
+                },
+            }));
+            plan_drawn = plan;
+        }
+        let drawn = draw_counts(
+            scene,
+            &draws,
+            &lists,
+            options.passes,
+            &candidates,
+            &plan_drawn,
+        );
+        let image = match images {
+            None => None,
+            Some([stencil, depth, ids, inside]) => {
+                let pixels = (view.width * view.height) as usize;
+                let penetrated = match &penetrated_image {
+                    Some(image) if decoding.is_some() || !candidates.is_empty() => {
+                        bytemuck::pod_collect_to_vec(&image.read(gpu)?)
+                    }
+                    _ => vec![0u32; pixels],
+                };
+                Some(CountImage {
+                    view: *view,
+                    counts: stencil
+                        .read(gpu)?
+                        .iter()
+                        .map(|&s| s as i32 - STENCIL_ZERO as i32)
+                        .collect(),
+                    edge_depth: bytemuck::pod_collect_to_vec(&depth.read(gpu)?),
+                    ids: bytemuck::pod_collect_to_vec(&ids.read(gpu)?),
+                    inside_ids: bytemuck::pod_collect_to_vec(&inside.read(gpu)?),
+                    penetrated,
+                })
+            }
+        };
+        // Wall time covers recording, the GPU work and the read-back.
+        let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+        Ok(InterferenceRun {
+            view: *view,
+            cull: options.cull.then_some(plan),
+            drawn,
+            image,
+            queries: PairQueries {
+                object_pixels,
+                pairs,
+                early_exit,
+            },
+            identification: IdentificationReport {
+                used: options.pairs.then_some(used),
+                fallback,
+                ambiguous_pixels: ambiguous,
+                pair_pass_objects: if options.pairs {
+                    penetrating
+                } else {
+                    Vec::new()
+                },
+            },
+            phases,
+            wall_ms,
+        })
+    }
+}

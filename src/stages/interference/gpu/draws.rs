@@ -9,9 +9,9 @@ use eframe::egui_wgpu::wgpu;
 use super::plan::{Candidate, PairPlan};
 use super::targets::set_scissor;
 use super::upload::{ARGS_PER_OBJECT, UploadedScene, args_offset};
-use super::{DrawCounts, Drawn};
 use crate::stages::interference::StencilPasses;
 use crate::stages::interference::cull::CullPlan;
+use crate::stages::interference::product::{DrawCounts, Drawn};
 
 /// One object's lists as the main passes draw them: ranges of the bound
 /// index buffers (of the edge vertices, without culling).

@@ -27,8 +27,9 @@ use self::plan::{Candidate, PairPlan};
 use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes};
 use super::cull::{CullPlan, ObjectRegion};
 use super::identify::{Decoder, Identification, IdentificationReport, PairQuery, unavailable};
+use super::product::{CountImage, InterferenceRun, PairQueries};
 use super::{InterferenceError, OrthoView, STENCIL_ZERO, StencilPasses};
-use crate::gpu::{GpuContext, GpuPhase, GpuRun, Kernels, staging_buffer};
+use crate::gpu::{GpuContext, GpuRun, Kernels, staging_buffer};
 
 /// Keep in sync with `Uniforms` in shaders/interference.wgsl.
 #[repr(C)]
@@ -97,108 +98,6 @@ impl Default for RunOptions {
             identification: Identification::WeightedSums,
         }
     }
-}
-
-/// How much of something one run drew, against drawing everything.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Drawn {
-    pub drawn: u64,
-    /// What the same passes draw without culling.
-    pub total: u64,
-}
-
-/// What the passes of one run sent to the rasteriser.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-pub struct DrawCounts {
-    /// Objects drawn at all (their box meets another's).
-    pub objects: Drawn,
-    /// Edges of pass 1, and again of pass 4.
-    pub edges: Drawn,
-    /// Triangles of passes 2–3 (twice each with [`StencilPasses::Separate`]).
-    pub triangles: Drawn,
-    /// Triangles of the pair passes (each candidate's, counted and
-    /// uncounted; with culling once in `U_j` or once per pair in `R_ij`).
-    pub pair_triangles: Drawn,
-    /// Edges of the pair passes (each penetrating object's, per candidate;
-    /// with culling those meeting the pair's region).
-    pub pair_edges: Drawn,
-}
-
-/// The images of one view, read back.
-#[derive(Clone, Debug)]
-pub struct CountImage {
-    pub view: OrthoView,
-    /// Signed count per pixel (stencil − 128), row-major from the top-left.
-    pub counts: Vec<i32>,
-    /// Depth of the nearest (offset) edge point; 1.0 where no edge.
-    pub edge_depth: Vec<f32>,
-    /// (object + 1, global edge + 1) of the nearest edge; 0 = none
-    /// (pass 1, Alg. 2).
-    pub ids: Vec<[u32; 2]>,
-    /// The same ids only where that edge point is inside something
-    /// (count > 0), written by pass 4 (Alg. 3); 0 elsewhere.
-    pub inside_ids: Vec<[u32; 2]>,
-    /// Penetrated object + 1 of that edge point (the weighted sums, or
-    /// Alg. 4's pair passes: inside several objects, the last one tested,
-    /// the largest); 0 = in no other object, ambiguous to the sums and
-    /// without pair passes, or no identification ran.
-    pub penetrated: Vec<u32>,
-}
-
-impl CountImage {
-    /// Pixels whose ray hit an edge point inside another solid, per object
-    /// owning that edge (the read-pixels identification, Alg. 2).
-    pub fn penetrating_pixels(&self, objects: usize) -> Vec<u64> {
-        let mut out = vec![0u64; objects];
-        for (c, ids) in self.counts.iter().zip(&self.ids) {
-            if *c > 0
-                && let Some(n) = (ids[0] as usize)
-                    .checked_sub(1)
-                    .and_then(|k| out.get_mut(k))
-            {
-                *n += 1;
-            }
-        }
-        out
-    }
-
-    /// Objects whose edges saw a negative count: some mesh on those rays is
-    /// not closed (§4.4.1).
-    pub fn negative_pixels(&self) -> usize {
-        self.counts
-            .iter()
-            .zip(&self.edge_depth)
-            .filter(|(c, d)| **c < 0 && **d < 1.0)
-            .count()
-    }
-}
-
-/// The queries of one run.
-#[derive(Clone, Debug, Default)]
-pub struct PairQueries {
-    /// Per object: pixels of its edges with count > 0 (pass 4, Alg. 5).
-    pub object_pixels: Vec<u64>,
-    /// Every pair tested by the pair passes (a penetrating object against
-    /// each object whose bounding box overlaps it), with its answer, and
-    /// every pair the weighted sums found, with its pixels.
-    pub pairs: Vec<PairQuery>,
-    /// Every object query was zero, so the pair passes were skipped (early
-    /// non-interference, §4.5.2).
-    pub early_exit: bool,
-}
-
-/// Everything one run of one view returns.
-#[derive(Clone, Debug)]
-pub struct InterferenceRun {
-    pub view: OrthoView,
-    /// The culling the passes used; `None`: everything was drawn.
-    pub cull: Option<CullPlan>,
-    pub drawn: DrawCounts,
-    pub image: Option<CountImage>,
-    pub queries: PairQueries,
-    pub identification: IdentificationReport,
-    pub phases: Vec<GpuPhase>,
-    pub wall_ms: f64,
 }
 
 impl InterferenceGpu {
@@ -444,6 +343,7 @@ impl InterferenceGpu {
                     ids: bytemuck::pod_collect_to_vec(&ids.read(gpu)?),
                     inside_ids: bytemuck::pod_collect_to_vec(&inside.read(gpu)?),
                     penetrated,
+                    ambiguous: None,
                 })
             }
         };

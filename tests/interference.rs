@@ -7,7 +7,7 @@ mod common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::stages::interference::{
-    self, Backend, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
+    Backend, Identification, Interference, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceRun, InterferenceScene, InterferenceSummary, Localisation, OrthoView, RunOptions,
     StencilPasses, ViewAxis, count_cpu, count_cpu_objects, detect_gpu, identify_cpu,
 };
@@ -187,9 +187,9 @@ fn cpu_run_equals_gpu_run() {
                 cull,
                 ..Default::default()
             };
-            let [cpu, gpu] = [Backend::Cpu, Backend::Gpu].map(|backend| {
-                interference::run(&scene, &ViewAxis::ALL, &params, backend, Some(&stage)).unwrap()
-            });
+            let input = (&scene, &ViewAxis::ALL[..]);
+            let [cpu, gpu] =
+                common::run_each::<Interference, 2>(input, &params, Backend::ALL, &stage);
             assert_eq!(cpu.summary, gpu.summary, "{name}, cull {cull}: summaries");
             for (c, g) in cpu.runs.iter().zip(&gpu.runs) {
                 let axis = c.view.axis;

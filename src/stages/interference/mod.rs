@@ -113,6 +113,16 @@
 //! edge depths the GPU drew). [`identify_cpu`] repeats the count per
 //! object for the reference of Alg. 4's pairs.
 //!
+//! **Backends** ([`Backend`], [`run`]). The GPU backend is the passes
+//! above; the CPU backend ([`run_cpu`]) also does pass 1 on the CPU — the
+//! nearest offset edge point per pixel, under every common line
+//! rasterisation rule, pixels where the rules differ marked undecided —
+//! and then the reference counts and per-object counts, and fills the
+//! same product ([`InterferenceRun`] per view, [`Detection`] over the
+//! axes): count image, ids, penetrated objects, pairs with their pixels.
+//! What only the GPU has (draw counts, GPU phases) is left empty, and
+//! [`CountImage::ambiguous`] says which pixels the CPU could not decide.
+//!
 //! # Buffer layout (GPU)
 //!
 //! ```text

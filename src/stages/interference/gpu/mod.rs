@@ -20,15 +20,15 @@ mod upload;
 pub use upload::UploadedScene;
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
 
 use self::draws::{Draws, draw_counts};
+use self::passes::PairPassInput;
 use self::plan::{Candidate, PairPlan};
-use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes};
-use super::cull::{CullPlan, ObjectRegion};
+use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes, read_image};
+use super::cull::CullPlan;
 use super::identify::{Decoder, Identification, IdentificationReport, PairQuery, unavailable};
-use super::product::{CountImage, InterferenceRun, PairQueries};
-use super::{InterferenceError, OrthoView, STENCIL_ZERO, StencilPasses};
+use super::product::{InterferenceRun, PairQueries};
+use super::{InterferenceError, OrthoView, StencilPasses};
 use crate::gpu::{GpuContext, GpuRun, Kernels, staging_buffer};
 
 /// Keep in sync with `Uniforms` in shaders/interference.wgsl.
@@ -144,23 +144,7 @@ impl InterferenceGpu {
             Some(t) if (t.size.width, t.size.height) == (view.width, view.height) => t,
             slot => slot.insert(Targets::new(device, view.width, view.height)),
         };
-        let uniforms = Uniforms {
-            clip_from_world: view.clip_from_world().to_cols_array_2d(),
-            params: [edge_offset, view.width as f32, view.height as f32, 0.0],
-        };
-        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("InterferenceRun::uniforms"),
-            contents: bytemuck::bytes_of(&uniforms),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("InterferenceRun::bind_group"),
-            layout: &self.bind_group_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform_buffer.as_entire_binding(),
-            }],
-        });
+        let (uniform_buffer, bind_group) = self.uniforms(device, view, edge_offset);
         // The broad phase also picks the pair candidates without culling.
         let plan = CullPlan::new(&scene.bounds, view, edge_offset);
         let draws = Draws {
@@ -256,18 +240,9 @@ impl InterferenceGpu {
         let penetrating: Vec<usize> = (0..n)
             .filter(|&i| object_pixels[i] > 0 && (decoding.is_none() || ambiguous[i] > 0))
             .collect();
-        let candidates: Vec<Candidate> = if options.pairs {
-            (0..n)
-                .filter_map(|j| {
-                    let pairs: Vec<(usize, ObjectRegion)> = penetrating
-                        .iter()
-                        .filter_map(|&i| Some((i, plan.pair_region(i, j)?)))
-                        .collect();
-                    (!pairs.is_empty()).then_some(Candidate { j, pairs })
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let candidates: Vec<Candidate> = match options.pairs {
+            true => Candidate::all(&plan, &penetrating, n),
+            false => Vec::new(),
         };
         let mut plan_drawn = PairPlan::default();
         // The sums' pairs of the objects the pair passes do not test.
@@ -276,42 +251,22 @@ impl InterferenceGpu {
             .filter(|p| !penetrating.contains(&p.penetrating))
             .collect();
         if !candidates.is_empty() {
-            let plan = self.plan_pairs(
-                gpu,
+            let pass = PairPassInput {
                 scene,
+                targets,
+                uniforms: &uniform_buffer,
+                bind_group: &bind_group,
+                penetrated_image: penetrated_image.as_ref(),
+            };
+            let (plan, answers) = self.identify_pairs(
+                gpu,
+                pass,
                 &candidates,
                 options.cull,
-                &uniform_buffer,
+                decoding.is_some(),
                 &mut phases,
             )?;
-            let queried = plan.pairs().filter(|(_, p)| !p.edges.is_empty()).count();
-            let pair_queries = Queries::new(device, queried);
-            let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
-            self.pair_passes(
-                &mut run,
-                targets,
-                &bind_group,
-                scene,
-                &plan,
-                &pair_queries,
-                decoding.is_some(),
-            );
-            run.encoder_work("interference pair read-back", |encoder| {
-                pair_queries.resolve(encoder);
-                if let Some(image) = &penetrated_image {
-                    image.copy(encoder, targets);
-                }
-            });
-            phases.extend(run.finish()?.0);
-            let mut results = pair_queries.read(gpu)?.into_iter();
-            pairs.extend(plan.pairs().map(|(j, p)| PairQuery {
-                penetrating: p.i,
-                penetrated: j,
-                pixels: match p.edges.is_empty() {
-                    true => 0,
-                    false => results.next().unwrap_or(0),
-                },
-            }));
+            pairs.extend(answers);
             plan_drawn = plan;
         }
         let drawn = draw_counts(
@@ -322,30 +277,14 @@ impl InterferenceGpu {
             &candidates,
             &plan_drawn,
         );
+        // The penetrated image holds something when the sums were decoded
+        // or the pair passes ran.
+        let penetrated_image = penetrated_image
+            .as_ref()
+            .filter(|_| decoding.is_some() || !candidates.is_empty());
         let image = match images {
             None => None,
-            Some([stencil, depth, ids, inside]) => {
-                let pixels = (view.width * view.height) as usize;
-                let penetrated = match &penetrated_image {
-                    Some(image) if decoding.is_some() || !candidates.is_empty() => {
-                        bytemuck::pod_collect_to_vec(&image.read(gpu)?)
-                    }
-                    _ => vec![0u32; pixels],
-                };
-                Some(CountImage {
-                    view: *view,
-                    counts: stencil
-                        .read(gpu)?
-                        .iter()
-                        .map(|&s| s as i32 - STENCIL_ZERO as i32)
-                        .collect(),
-                    edge_depth: bytemuck::pod_collect_to_vec(&depth.read(gpu)?),
-                    ids: bytemuck::pod_collect_to_vec(&ids.read(gpu)?),
-                    inside_ids: bytemuck::pod_collect_to_vec(&inside.read(gpu)?),
-                    penetrated,
-                    ambiguous: None,
-                })
-            }
+            Some(images) => Some(read_image(gpu, view, &images, penetrated_image)?),
         };
         // Wall time covers recording, the GPU work and the read-back.
         let wall_ms = started.elapsed().as_secs_f64() * 1e3;

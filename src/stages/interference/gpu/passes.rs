@@ -3,16 +3,58 @@
 //! occlusion-query identification (pass 4) and the pair passes (Alg. 4).
 
 use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
 
 use super::draws::Draws;
-use super::plan::PairPlan;
-use super::targets::{Queries, TargetImage, Targets};
+use super::plan::{Candidate, PairPlan};
+use super::targets::{Queries, Readback, TargetImage, Targets};
 use super::upload::UploadedScene;
-use super::{InterferenceGpu, Weighted};
-use crate::gpu::GpuRun;
-use crate::stages::interference::{STENCIL_ZERO, StencilPasses};
+use super::{InterferenceGpu, Uniforms, Weighted};
+use crate::gpu::{GpuContext, GpuPhase, GpuRun};
+use crate::stages::interference::{
+    InterferenceError, OrthoView, PairQuery, STENCIL_ZERO, StencilPasses,
+};
+
+/// What the pair passes of one run draw with and into.
+pub(super) struct PairPassInput<'a> {
+    pub(super) scene: &'a UploadedScene,
+    pub(super) targets: &'a Targets,
+    /// The run's uniforms (the pair culling reads them) and the render
+    /// passes' bind group over them.
+    pub(super) uniforms: &'a wgpu::Buffer,
+    pub(super) bind_group: &'a wgpu::BindGroup,
+    /// The penetrated image's read-back, copied after the passes.
+    pub(super) penetrated_image: Option<&'a Readback>,
+}
 
 impl InterferenceGpu {
+    /// The uniforms of `view` and the bind group of the render passes.
+    pub(super) fn uniforms(
+        &self,
+        device: &wgpu::Device,
+        view: &OrthoView,
+        edge_offset: f32,
+    ) -> (wgpu::Buffer, wgpu::BindGroup) {
+        let uniforms = Uniforms {
+            clip_from_world: view.clip_from_world().to_cols_array_2d(),
+            params: [edge_offset, view.width as f32, view.height as f32, 0.0],
+        };
+        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("InterferenceRun::uniforms"),
+            contents: bytemuck::bytes_of(&uniforms),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("InterferenceRun::bind_group"),
+            layout: &self.bind_group_layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_buffer.as_entire_binding(),
+            }],
+        });
+        (uniform_buffer, bind_group)
+    }
+
     /// Pass 1: the edges with depth test "less" and depth write, into the
     /// ids image; clears the depth to 1 and the stencil to zero counts.
     pub(super) fn edge_pass(
@@ -170,5 +212,60 @@ impl InterferenceGpu {
                 plan.faces(&mut pass, scene, g, &self.pair_unface_pipeline);
             }
         });
+    }
+
+    /// Alg. 4 for `candidates`: the pair culling and its read-back (with
+    /// `cull`, [`Self::plan_pairs`]), then the pair passes (the penetrated
+    /// image kept as the decoding wrote it with `keep`) and their queries.
+    /// Returns what was drawn and every planned pair's answer.
+    pub(super) fn identify_pairs(
+        &self,
+        gpu: &GpuContext,
+        input: PairPassInput<'_>,
+        candidates: &[Candidate],
+        cull: bool,
+        keep: bool,
+        phases: &mut Vec<GpuPhase>,
+    ) -> Result<(PairPlan, Vec<PairQuery>), InterferenceError> {
+        let PairPassInput {
+            scene,
+            targets,
+            uniforms,
+            bind_group,
+            penetrated_image,
+        } = input;
+        let plan = self.plan_pairs(gpu, scene, candidates, cull, uniforms, phases)?;
+        let queried = plan.pairs().filter(|(_, p)| !p.edges.is_empty()).count();
+        let pair_queries = Queries::new(&gpu.device, queried);
+        let mut run = GpuRun::new(gpu, "InterferenceRun::pair_encoder")?;
+        self.pair_passes(
+            &mut run,
+            targets,
+            bind_group,
+            scene,
+            &plan,
+            &pair_queries,
+            keep,
+        );
+        run.encoder_work("interference pair read-back", |encoder| {
+            pair_queries.resolve(encoder);
+            if let Some(image) = penetrated_image {
+                image.copy(encoder, targets);
+            }
+        });
+        phases.extend(run.finish()?.0);
+        let mut results = pair_queries.read(gpu)?.into_iter();
+        let answers = plan
+            .pairs()
+            .map(|(j, p)| PairQuery {
+                penetrating: p.i,
+                penetrated: j,
+                pixels: match p.edges.is_empty() {
+                    true => 0,
+                    false => results.next().unwrap_or(0),
+                },
+            })
+            .collect();
+        Ok((plan, answers))
     }
 }

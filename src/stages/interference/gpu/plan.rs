@@ -318,6 +318,21 @@ pub(super) struct Candidate {
 }
 
 impl Candidate {
+    /// Alg. 5 with bounding boxes: per object j of `n`, the objects of
+    /// `penetrating` whose boxes meet j's on the screen, with the pair's
+    /// region; the objects j that have any.
+    pub(super) fn all(plan: &CullPlan, penetrating: &[usize], n: usize) -> Vec<Candidate> {
+        (0..n)
+            .filter_map(|j| {
+                let pairs: Vec<(usize, ObjectRegion)> = penetrating
+                    .iter()
+                    .filter_map(|&i| Some((i, plan.pair_region(i, j)?)))
+                    .collect();
+                (!pairs.is_empty()).then_some(Candidate { j, pairs })
+            })
+            .collect()
+    }
+
     /// `U_j`: the rectangle around every `R_ij`.
     pub(super) fn group_scissor(&self) -> PixelRect {
         self.pairs

@@ -5,9 +5,9 @@
 use eframe::egui_wgpu::wgpu;
 
 use crate::gpu::{GpuContext, GpuError, staging_buffer};
-use crate::stages::interference::STENCIL_ZERO;
 use crate::stages::interference::cull::PixelRect;
 use crate::stages::interference::identify::SUMS_FORMAT;
+use crate::stages::interference::{CountImage, OrthoView, STENCIL_ZERO};
 
 pub(super) const DEPTH_STENCIL_FORMAT: wgpu::TextureFormat =
     wgpu::TextureFormat::Depth32FloatStencil8;
@@ -304,4 +304,33 @@ impl Readback {
 /// Maps a staging buffer whose copy has already been submitted and waits.
 pub(super) fn map_bytes(gpu: &GpuContext, buffer: &wgpu::Buffer) -> Result<Vec<u8>, GpuError> {
     crate::gpu::map_staging(gpu, buffer, "interference staging buffer")
+}
+
+/// The count image of `view` from the read-backs of the stencil, depth,
+/// ids and inside images, and of the penetrated image when it holds
+/// anything (zero otherwise).
+pub(super) fn read_image(
+    gpu: &GpuContext,
+    view: &OrthoView,
+    [stencil, depth, ids, inside]: &[Readback; 4],
+    penetrated: Option<&Readback>,
+) -> Result<CountImage, GpuError> {
+    let pixels = (view.width * view.height) as usize;
+    let penetrated = match penetrated {
+        Some(image) => bytemuck::pod_collect_to_vec(&image.read(gpu)?),
+        None => vec![0u32; pixels],
+    };
+    Ok(CountImage {
+        view: *view,
+        counts: stencil
+            .read(gpu)?
+            .iter()
+            .map(|&s| s as i32 - STENCIL_ZERO as i32)
+            .collect(),
+        edge_depth: bytemuck::pod_collect_to_vec(&depth.read(gpu)?),
+        ids: bytemuck::pod_collect_to_vec(&ids.read(gpu)?),
+        inside_ids: bytemuck::pod_collect_to_vec(&inside.read(gpu)?),
+        penetrated,
+        ambiguous: None,
+    })
 }

@@ -162,8 +162,8 @@ fn gpu_counts_equal_cpu_counts_pixel_for_pixel() {
 
 /// The CPU and the GPU backends behind the stage's one `run` agree on the
 /// closed scenes, culled and not: the same pairs, per view and combined,
-/// and on every pixel the CPU can decide (at least 80% at 96 × 80) the same edge
-/// depth, edge owner, count and penetrated object.
+/// and on every pixel the CPU can decide (at least 80% at 96 × 80) the
+/// same edge depth, edge owner, count and penetrated object.
 #[test]
 fn cpu_run_equals_gpu_run() {
     let gpu = common::gpu();

@@ -11,8 +11,9 @@
 //! [`interference::Interference`]):
 //!
 //! * **Params** — plain data (`Copy` or `Clone`, serialisable where the CLI
-//!   or the viewer store it) with a `validate` that turns a bad value into
-//!   one readable error line before anything runs.
+//!   or the viewer store it), checked before anything runs (a `validate`,
+//!   or the run's own checks) so that a bad value gives one readable error
+//!   line.
 //! * **Product** — the answer and how it was made (backend, timings). The
 //!   CPU reference and the GPU path return the *same* type, so tests and
 //!   callers compare them field by field. A field one backend cannot

@@ -95,3 +95,26 @@ pub trait Stage {
 pub(crate) fn no_gpu() -> crate::gpu::GpuError {
     crate::gpu::GpuError::NoAdapter("this run has no GPU context".into())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names_round_trip<B: StageBackend>() {
+        for &b in B::ALL {
+            assert_eq!(B::from_name(b.name()), Some(b), "{b:?}");
+        }
+        assert_eq!(B::from_name("no such backend"), None);
+    }
+
+    /// Every stage's backends have distinct names that parse back.
+    #[test]
+    fn every_backend_name_round_trips() {
+        names_round_trip::<sdf_grid::Backend>();
+        names_round_trip::<sdf_adaptive::Backend>();
+        names_round_trip::<sampling::SamplingBackend>();
+        names_round_trip::<colliders::ColliderBackend>();
+        names_round_trip::<tri_tri::Backend>();
+        names_round_trip::<interference::Backend>();
+    }
+}

@@ -50,7 +50,7 @@ use crate::progress::Progress;
 
 /// The backends of one stage: a closed list of named implementations.
 pub trait StageBackend: Copy + Eq + std::fmt::Debug + 'static {
-    /// Every backend, CPU ones first.
+    /// Every backend, in the order the CLI and the viewer list them.
     const ALL: &'static [Self];
 
     /// The name the CLI and the viewer use.

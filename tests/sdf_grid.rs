@@ -9,7 +9,9 @@ use collidoscope::mesh::{
     Mesh, PrimitiveKind, box_mesh, primitive_with_triangles, torus, uv_sphere,
 };
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, FAR, SdfField, SdfGpu, SdfParams, SignMode};
+use collidoscope::stages::sdf_grid::{
+    self, Backend, FAR, SdfField, SdfGpu, SdfGrid, SdfParams, SignMode,
+};
 use glam::Vec3;
 
 fn field(
@@ -89,11 +91,11 @@ fn compare_all_backends(
         band: None,
         sign_mode,
     };
-    let reference = field(&prepared, &params, Backend::CpuReference, None);
-    for backend in [Backend::CpuFast, Backend::GpuBrute, Backend::Gpu] {
-        let got = field(&prepared, &params, backend, Some(&gpu));
+    let [reference, rest @ ..] =
+        common::run_each::<SdfGrid, 4>(&prepared, &params, Backend::ALL, &gpu);
+    for got in rest {
         assert_matches_reference(
-            &format!("{name} {}", backend.name()),
+            &format!("{name} {}", got.backend.name()),
             &prepared,
             &reference,
             &got,

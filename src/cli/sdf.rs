@@ -10,7 +10,7 @@ use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
-use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveGpu, AdaptiveParams, compute_cpu};
+use crate::stages::sdf_adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
 use crate::stages::sdf_grid::export::{FieldSource, write_field};
 use crate::stages::sdf_grid::{
     self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
@@ -240,14 +240,17 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
             "warning: pseudo-normal sign on a mesh that is not closed and consistently oriented; signs near holes are arbitrary"
         );
     }
-    let (field, backend, adapter) = match args.backend {
-        BackendArg::Gpu | BackendArg::GpuBrute => {
-            let ctx = GpuContext::headless()?;
-            let f = AdaptiveGpu::new(&ctx).compute(&mesh, &params)?;
-            (f, "gpu", Some(ctx.describe()))
-        }
-        BackendArg::Cpu | BackendArg::CpuRef => (compute_cpu(&mesh, &params)?, "cpu-ref", None),
+    // The reference is printed as "cpu-ref", as the grid names it.
+    let (stage_backend, backend) = match args.backend {
+        BackendArg::Gpu | BackendArg::GpuBrute => (sdf_adaptive::Backend::Gpu, "gpu"),
+        BackendArg::Cpu | BackendArg::CpuRef => (sdf_adaptive::Backend::Cpu, "cpu-ref"),
     };
+    let ctx = (stage_backend == sdf_adaptive::Backend::Gpu)
+        .then(GpuContext::headless)
+        .transpose()?;
+    let stage = ctx.as_ref().map(AdaptiveGpu::new);
+    let field = sdf_adaptive::run(&mesh, &params, stage_backend, stage.as_ref())?;
+    let adapter = ctx.map(|c| c.describe());
     let mesh_file = args.mesh.display().to_string();
     let json = sidecar(&field, &mesh, &mesh_file, backend, adapter);
     write_adaptive_field(&args.out, &field, &json)

@@ -58,6 +58,17 @@ pub fn storage_buffer_zeroed(
     }))
 }
 
+/// A staging buffer of `bytes` (at least 4) for copies to read back
+/// with [`map_staging`].
+pub fn staging_buffer(device: &wgpu::Device, label: &str, bytes: u64) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.max(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
 /// Copies `buffer` to a staging buffer, waits for the GPU and returns its
 /// contents as `T`s. Blocking: call it from a worker thread in the viewer.
 pub fn read_buffer<T: bytemuck::Pod>(

@@ -1,8 +1,9 @@
 //! The compute boilerplate every stage shares: one shader's bind-group
-//! layout (a uniform at binding 0, then storage buffers), its pipelines,
-//! bind groups over a list of buffers, and dispatch sizes beyond the
+//! layout (by default a uniform at binding 0, then storage buffers; any
+//! list of [`Binding`]s, textures included), its pipelines, bind groups
+//! over a list of buffers or resources, and dispatch sizes beyond the
 //! per-dimension workgroup limit; and the one-uniform layout the render
-//! pipelines share.
+//! pipelines share. Every compute pipeline of the crate is built here.
 
 use eframe::egui_wgpu::wgpu;
 
@@ -15,8 +16,48 @@ pub enum Access {
     ReadWrite,
 }
 
-/// A shader module and the layout its entry points share:
-/// `@binding(0)` a uniform, `@binding(1..)` storage buffers as `storage`.
+/// What one binding of a [`Kernels`] layout holds (seen by compute only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A uniform buffer.
+    Uniform,
+    /// A storage buffer.
+    Storage(Access),
+    /// A 2D texture of `sample_type`, read with `textureLoad`.
+    Texture(wgpu::TextureSampleType),
+    /// A write-only 2D storage texture of this format.
+    StorageTexture(wgpu::TextureFormat),
+}
+
+impl Binding {
+    fn ty(self) -> wgpu::BindingType {
+        let buffer = |ty| wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        match self {
+            Binding::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+            Binding::Storage(a) => buffer(wgpu::BufferBindingType::Storage {
+                read_only: a == Access::ReadOnly,
+            }),
+            Binding::Texture(sample_type) => wgpu::BindingType::Texture {
+                sample_type,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            Binding::StorageTexture(format) => wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+        }
+    }
+}
+
+/// A shader module and the layout its entry points share: `@binding(i)`
+/// the i-th [`Binding`] (by [`Kernels::new`]: a uniform, then storage
+/// buffers).
 pub struct Kernels {
     label: String,
     module: wgpu::ShaderModule,
@@ -25,29 +66,32 @@ pub struct Kernels {
 }
 
 impl Kernels {
+    /// `@binding(0)` a uniform, `@binding(1..)` storage buffers of `storage`.
     pub fn new(gpu: &GpuContext, label: &str, shader: &ShaderSource, storage: &[Access]) -> Self {
+        let bindings: Vec<Binding> = std::iter::once(Binding::Uniform)
+            .chain(storage.iter().map(|&a| Binding::Storage(a)))
+            .collect();
+        Self::with_bindings(gpu, label, shader, &bindings)
+    }
+
+    /// `@binding(i)` of `bindings[i]`.
+    pub fn with_bindings(
+        gpu: &GpuContext,
+        label: &str,
+        shader: &ShaderSource,
+        bindings: &[Binding],
+    ) -> Self {
         let device = &gpu.device;
-        let entry = |binding: u32, ty: wgpu::BufferBindingType| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty,
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let entries: Vec<wgpu::BindGroupLayoutEntry> =
-            std::iter::once(entry(0, wgpu::BufferBindingType::Uniform))
-                .chain(storage.iter().enumerate().map(|(i, a)| {
-                    entry(
-                        i as u32 + 1,
-                        wgpu::BufferBindingType::Storage {
-                            read_only: *a == Access::ReadOnly,
-                        },
-                    )
-                }))
-                .collect();
+        let entries: Vec<wgpu::BindGroupLayoutEntry> = bindings
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupLayoutEntry {
+                binding: i as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: b.ty(),
+                count: None,
+            })
+            .collect();
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(&format!("{label}::layout")),
             entries: &entries,
@@ -92,12 +136,24 @@ impl Kernels {
 
     /// A bind group binding `buffers[i]` whole at binding `i`.
     pub fn bind_group(&self, gpu: &GpuContext, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
+        let resources: Vec<wgpu::BindingResource> =
+            buffers.iter().map(|b| b.as_entire_binding()).collect();
+        self.bind_group_of(gpu, resources)
+    }
+
+    /// A bind group binding `resources[i]` at binding `i` (buffers and
+    /// texture views).
+    pub fn bind_group_of(
+        &self,
+        gpu: &GpuContext,
+        resources: Vec<wgpu::BindingResource<'_>>,
+    ) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = resources
+            .into_iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
+            .map(|(i, resource)| wgpu::BindGroupEntry {
                 binding: i as u32,
-                resource: b.as_entire_binding(),
+                resource,
             })
             .collect();
         gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {

@@ -37,9 +37,10 @@ mod shaders;
 mod timing;
 
 pub use buffers::{
-    BufferCheck, map_staging, read_buffer, storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, map_staging, read_buffer, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
-pub use kernels::{Access, Kernels, dispatch_dims, uniform_layouts};
+pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,

@@ -10,9 +10,9 @@ pub use super::colliders::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
     TASK_SEGMENT_FIELD, Task,
 };
-pub use super::interference::gpu::{
-    CULL_GROUP, CullJob, EdgeVertex, Uniforms as InterferenceUniforms,
-};
+pub use super::interference::gpu::Uniforms as InterferenceUniforms;
+pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
+pub use super::interference::gpu::upload::EdgeVertex;
 pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};

@@ -3,6 +3,8 @@
 
 use collidoscope::gpu::GpuContext;
 use collidoscope::mesh::Mesh;
+use collidoscope::progress::Progress;
+use collidoscope::stages::{Stage, StageBackend};
 
 /// The GPU context for tests. There is no silent skip: without an adapter
 /// the test fails and says what to install.
@@ -31,4 +33,18 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
+}
+
+/// Runs stage `S` on one input with each of `backends` (the GPU ones on
+/// `gpu`), naming the backend that fails: for tests that compare backends.
+pub fn run_each<S: Stage, const N: usize>(
+    input: S::Input<'_>,
+    params: &S::Params,
+    backends: [S::Backend; N],
+    gpu: &S::Gpu,
+) -> [S::Product; N] {
+    backends.map(|backend| {
+        S::run(input, params, backend, Some(gpu), &Progress::default())
+            .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
+    })
 }

@@ -26,4 +26,4 @@ pub mod probe;
 mod state;
 pub mod stats;
 
-pub use state::{AdaptiveBackend, AdaptiveState, apply_step, update};
+pub use state::{AdaptiveState, apply_step, update};

@@ -21,35 +21,12 @@ use crate::app::viewer::Viewer;
 use crate::mesh::PreparedMesh;
 use crate::scene::{InflatingMesh, Job};
 use crate::stages::sdf_adaptive::{
-    AdaptiveField, AdaptiveGpu, AdaptiveParams, NONE, RssBvh, compute_cpu, export,
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, Backend, NONE, RssBvh, compute_cpu, export,
 };
 use crate::view::ClipPlane;
 
 /// Quiet time after the last parameter change before a rebuild starts.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
-
-/// Which implementation builds the field.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum AdaptiveBackend {
-    #[default]
-    Gpu,
-    Cpu,
-}
-
-impl AdaptiveBackend {
-    pub const ALL: [AdaptiveBackend; 2] = [AdaptiveBackend::Gpu, AdaptiveBackend::Cpu];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            AdaptiveBackend::Gpu => "gpu",
-            AdaptiveBackend::Cpu => "cpu",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
-}
 
 /// One deformed frame: how far the mesh was inflated and what preparing
 /// it (welding, normals, BVH) cost before the stage ran.
@@ -65,7 +42,7 @@ pub struct Product {
     /// The mesh the field was computed for (inflated while deforming).
     pub mesh: Arc<PreparedMesh>,
     pub levels: Vec<LevelStats>,
-    pub backend: AdaptiveBackend,
+    pub backend: Backend,
     pub frame: Option<DeformFrame>,
     /// The RSS BVHs the GPU built and queried (read back; the CPU
     /// reference's are not kept).
@@ -134,7 +111,7 @@ pub struct AdaptiveState {
     /// Open the panel's header on the next frame (script steps).
     pub open_header: bool,
     pub params: AdaptiveParams,
-    pub backend: AdaptiveBackend,
+    pub backend: Backend,
     /// The depth whose boxes (and, with `level_points`, points) are drawn;
     /// `None`: all depths.
     pub level: Option<u32>,
@@ -180,7 +157,7 @@ impl Default for AdaptiveState {
                 max_depth: 8,
                 ..Default::default()
             },
-            backend: AdaptiveBackend::Gpu,
+            backend: Backend::Gpu,
             level: Some(6),
             level_points: false,
             show_boxes: true,
@@ -436,10 +413,10 @@ fn start_job(viewer: &mut Viewer, ctx: &egui::Context) {
     let gpu_ok = viewer.sdf_gpu.is_some();
     let st = &mut viewer.adaptive;
     if !gpu_ok {
-        st.backend = AdaptiveBackend::Cpu;
+        st.backend = Backend::Cpu;
     }
     let backend = st.backend;
-    let gpu = (backend == AdaptiveBackend::Gpu).then(|| {
+    let gpu = (backend == Backend::Gpu).then(|| {
         st.gpu
             .get_or_insert_with(|| Arc::new(AdaptiveGpu::new(&viewer.render_gpu)))
             .clone()
@@ -591,9 +568,9 @@ pub fn apply_step(viewer: &mut Viewer, step: AdaptiveStep) -> Result<(), String>
             st.request();
         }
         AdaptiveStep::Backend(name) => {
-            let b = AdaptiveBackend::from_name(&name)
+            let b = Backend::from_name(&name)
                 .ok_or(format!("unknown adaptive backend {name} (gpu, cpu)"))?;
-            if b == AdaptiveBackend::Gpu && !gpu_ok {
+            if b == Backend::Gpu && !gpu_ok {
                 return Err("the GPU backend needs GPU compute, which this adapter lacks".into());
             }
             st.backend = b;
@@ -661,7 +638,7 @@ pub fn apply_step(viewer: &mut Viewer, step: AdaptiveStep) -> Result<(), String>
                 st.product.as_ref().ok_or("no adaptive field to export")?,
                 viewer.scene.as_ref().ok_or("no mesh")?,
             );
-            let adapter = (p.backend == AdaptiveBackend::Gpu).then(|| viewer.render_gpu.describe());
+            let adapter = (p.backend == Backend::Gpu).then(|| viewer.render_gpu.describe());
             let meta = export::sidecar(
                 &p.field,
                 &p.mesh,

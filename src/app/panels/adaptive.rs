@@ -5,10 +5,10 @@
 
 use eframe::egui;
 
-use crate::app::adaptive::{self, AdaptiveBackend, AdaptiveState, draw, stats};
+use crate::app::adaptive::{self, AdaptiveState, draw, stats};
 use crate::app::viewer::Viewer;
 use crate::geom::MORTON_BITS_PER_AXIS;
-use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, MAX_START_DEPTH};
+use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, Backend, MAX_START_DEPTH};
 
 /// The collapsible section in the left panel; also runs the scene.
 pub fn adaptive_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
@@ -52,8 +52,8 @@ fn parameters_ui(st: &mut AdaptiveState, gpu_ok: bool, ui: &mut egui::Ui) {
     let before = (st.params, st.backend);
     ui.horizontal(|ui| {
         ui.label("backend");
-        for b in AdaptiveBackend::ALL {
-            ui.add_enabled_ui(gpu_ok || b != AdaptiveBackend::Gpu, |ui| {
+        for b in Backend::ALL {
+            ui.add_enabled_ui(gpu_ok || b != Backend::Gpu, |ui| {
                 ui.selectable_value(&mut st.backend, b, b.name())
             });
         }

@@ -87,6 +87,7 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sampling::{self, FeatureKind, Sample, SampleSet, SamplingMesh, SamplingParams};
 use crate::stages::sdf_grid::{self, Backend, SdfField, SdfParams};
+use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// A mesh made ready for collisions: its field and its samples, object frame.
@@ -217,6 +218,18 @@ impl ColliderBackend {
     }
 }
 
+impl StageBackend for ColliderBackend {
+    const ALL: &'static [Self] = &[ColliderBackend::Cpu, ColliderBackend::Gpu];
+
+    fn name(self) -> &'static str {
+        ColliderBackend::name(self)
+    }
+
+    fn is_gpu(self) -> bool {
+        self == ColliderBackend::Gpu
+    }
+}
+
 /// The product.
 #[derive(Clone, Debug, Default)]
 pub struct ContactSet {
@@ -262,12 +275,38 @@ pub fn detect(
     match backend {
         ColliderBackend::Cpu => detect_cpu(shapes, bodies, pairs, params),
         ColliderBackend::Gpu => {
-            let gpu = gpu.ok_or_else(|| {
-                crate::gpu::GpuError::NoAdapter("this run has no GPU context".into())
-            })?;
+            let gpu = gpu.ok_or_else(super::no_gpu)?;
             let resident = gpu.upload(shapes)?;
             gpu.detect(&resident, shapes, bodies, pairs, params)
         }
+    }
+}
+
+/// The colliders stage ([`detect`]); its input is the shapes, the bodies
+/// placing them and the body pairs to test.
+pub struct Colliders;
+
+impl Stage for Colliders {
+    type Input<'a> = (&'a [ColliderShape], &'a [Body], &'a [(usize, usize)]);
+    type Params = ColliderParams;
+    type Product = ContactSet;
+    type Error = ColliderError;
+    type Backend = ColliderBackend;
+    type Gpu = ColliderGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<ColliderGpu, ColliderError> {
+        Ok(ColliderGpu::new(gpu))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        (shapes, bodies, pairs): Self::Input<'_>,
+        params: &ColliderParams,
+        backend: ColliderBackend,
+        gpu: Option<&ColliderGpu>,
+        _progress: &Progress,
+    ) -> Result<ContactSet, ColliderError> {
+        detect(shapes, bodies, pairs, params, backend, gpu)
     }
 }
 

@@ -41,8 +41,9 @@
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
-use super::gpu::PairQuery;
-use crate::gpu::{GpuContext, GpuError, GpuRun, shader_source};
+use crate::gpu::{
+    Access, Binding, GpuContext, GpuError, GpuRun, Kernels, shader_source, staging_buffer,
+};
 
 /// Objects the weighted sums identify exactly (see the module docs).
 pub const MAX_OBJECTS: usize = 512;
@@ -92,6 +93,18 @@ pub struct IdentificationReport {
     pub pair_pass_objects: Vec<usize>,
 }
 
+/// One (penetrating, penetrated) answer: of a pair pass's occlusion query
+/// (Alg. 4), or the pixels the weighted sums decoded for the pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairQuery {
+    /// The object whose edges are inside…
+    pub penetrating: usize,
+    /// …this one.
+    pub penetrated: usize,
+    /// Pixels that passed (occlusion query result).
+    pub pixels: u64,
+}
+
 /// `Params` of shaders/interference_identify.wgsl (the layout is checked by
 /// tests/shader_layouts.rs).
 #[repr(C)]
@@ -105,7 +118,7 @@ pub struct Params {
 
 /// The decoding compute pass; create once per device.
 pub(super) struct Decoder {
-    layout: wgpu::BindGroupLayout,
+    kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
 }
 
@@ -141,60 +154,24 @@ pub(super) fn unavailable(gpu: &GpuContext, objects: usize) -> Option<String> {
 
 impl Decoder {
     pub fn new(gpu: &GpuContext) -> Decoder {
-        let device = &gpu.device;
-        let visibility = wgpu::ShaderStages::COMPUTE;
-        let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility,
-            ty,
-            count: None,
-        };
-        let texture = |sample_type| wgpu::BindingType::Texture {
-            sample_type,
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        };
-        let buffer = |ty| wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        let counts = buffer(wgpu::BufferBindingType::Storage { read_only: false });
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("InterferenceDecoder::layout"),
-            entries: &[
-                entry(0, buffer(wgpu::BufferBindingType::Uniform)),
-                entry(
-                    1,
-                    texture(wgpu::TextureSampleType::Float { filterable: false }),
-                ),
-                entry(2, texture(wgpu::TextureSampleType::Uint)),
-                entry(
-                    3,
-                    wgpu::BindingType::StorageTexture {
-                        access: wgpu::StorageTextureAccess::WriteOnly,
-                        format: wgpu::TextureFormat::R32Uint,
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                    },
-                ),
-                entry(4, counts),
-                entry(5, counts),
+        let counts = Binding::Storage(Access::ReadWrite);
+        let kernels = Kernels::with_bindings(
+            gpu,
+            "InterferenceDecoder",
+            shader_source("interference_identify.wgsl"),
+            &[
+                Binding::Uniform,
+                Binding::Texture(wgpu::TextureSampleType::Float { filterable: false }),
+                Binding::Texture(wgpu::TextureSampleType::Uint),
+                Binding::StorageTexture(wgpu::TextureFormat::R32Uint),
+                counts,
+                counts,
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("InterferenceDecoder::pipeline_layout"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("InterferenceDecoder::identify"),
-            layout: Some(&pipeline_layout),
-            module: &gpu.shader(shader_source("interference_identify.wgsl")),
-            entry_point: Some("identify"),
-            compilation_options: Default::default(),
-            cache: None,
-        });
-        Decoder { layout, pipeline }
+        );
+        Decoder {
+            pipeline: kernels.pipeline(gpu, "identify"),
+            kernels,
+        }
     }
 
     /// Records the decoding of `sums` (with pass 1's `ids`) into
@@ -230,37 +207,18 @@ impl Decoder {
         let pair_pixels = counts("InterferenceDecoder::pair_pixels", objects * objects);
         let ambiguous = counts("InterferenceDecoder::ambiguous", objects);
         let staging = [&pair_pixels, &ambiguous]
-            .map(|b| super::gpu::staging(device, "InterferenceDecoder::staging", b.size()));
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("InterferenceDecoder::bind_group"),
-            layout: &self.layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniforms.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(sums),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::TextureView(ids),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::TextureView(penetrated),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: pair_pixels.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 5,
-                    resource: ambiguous.as_entire_binding(),
-                },
+            .map(|b| staging_buffer(device, "InterferenceDecoder::staging", b.size()));
+        let bind_group = self.kernels.bind_group_of(
+            gpu,
+            vec![
+                uniforms.as_entire_binding(),
+                wgpu::BindingResource::TextureView(sums),
+                wgpu::BindingResource::TextureView(ids),
+                wgpu::BindingResource::TextureView(penetrated),
+                pair_pixels.as_entire_binding(),
+                ambiguous.as_entire_binding(),
             ],
-        });
+        );
         run.compute_pass("interference identify (weighted sums)", |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);

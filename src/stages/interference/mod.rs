@@ -113,6 +113,16 @@
 //! edge depths the GPU drew). [`identify_cpu`] repeats the count per
 //! object for the reference of Alg. 4's pairs.
 //!
+//! **Backends** ([`Backend`], [`run`]). The GPU backend is the passes
+//! above; the CPU backend ([`run_cpu`]) also does pass 1 on the CPU — the
+//! nearest offset edge point per pixel, under every common line
+//! rasterisation rule, pixels where the rules differ marked undecided —
+//! and then the reference counts and per-object counts, and fills the
+//! same product ([`InterferenceRun`] per view, [`Detection`] over the
+//! axes): count image, ids, penetrated objects, pairs with their pixels.
+//! What only the GPU has (draw counts, GPU phases) is left empty, and
+//! [`CountImage::ambiguous`] says which pixels the CPU could not decide.
+//!
 //! # Buffer layout (GPU)
 //!
 //! ```text
@@ -136,26 +146,29 @@
 //! ```
 
 mod cpu;
+mod cpu_run;
 mod cull;
 pub(super) mod gpu;
 pub(super) mod identify;
 pub mod images;
 mod localise;
+mod product;
 pub mod scenes;
 
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
+pub use cpu_run::run_cpu;
 pub use cull::{CullPlan, ObjectRegion, PixelRect};
-pub use gpu::{
-    CountImage, DrawCounts, Drawn, InterferenceGpu, InterferenceRun, PairQueries, PairQuery,
-    RunOptions, UploadedScene,
-};
-pub use identify::{Identification, IdentificationReport, MAX_OBJECTS};
+pub use gpu::{InterferenceGpu, RunOptions, UploadedScene};
+pub use identify::{Identification, IdentificationReport, MAX_OBJECTS, PairQuery};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
+pub use product::{CountImage, DrawCounts, Drawn, InterferenceRun, PairQueries};
 
 use glam::{DVec3, Mat4, Vec3};
 
 use crate::geom::Aabb;
 use crate::mesh::{Mesh, PseudoNormals, Topology};
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 
 /// The stencil value that means a count of zero (see the module docs).
 pub const STENCIL_ZERO: u32 = 128;
@@ -466,6 +479,129 @@ impl InterferenceSummary {
             self_only,
         }
     }
+}
+
+/// Which implementation runs the test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Backend {
+    /// The CPU reference, pass 1 included ([`run_cpu`]).
+    Cpu,
+    /// The rendering passes ([`InterferenceGpu`]).
+    Gpu,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Cpu, Backend::Gpu];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &Backend::ALL;
+
+    fn name(self) -> &'static str {
+        Backend::name(self)
+    }
+
+    fn is_gpu(self) -> bool {
+        self == Backend::Gpu
+    }
+}
+
+/// The product of a test over one or more views, whichever backend ran.
+#[derive(Clone, Debug)]
+pub struct Detection {
+    pub backend: Backend,
+    /// One run per view, in the order of the axes.
+    pub runs: Vec<InterferenceRun>,
+    pub summary: InterferenceSummary,
+}
+
+/// Tests `scene` along every axis of `axes` with `backend`, reading the
+/// images back and identifying the pairs. `gpu` is needed for
+/// [`Backend::Gpu`] (`None` gives [`crate::gpu::GpuError::NoAdapter`]).
+pub fn run(
+    scene: &InterferenceScene,
+    axes: &[ViewAxis],
+    params: &InterferenceParams,
+    backend: Backend,
+    gpu: Option<&InterferenceGpu>,
+) -> Result<Detection, InterferenceError> {
+    let (runs, summary) = match backend {
+        Backend::Cpu => detect_cpu(scene, params, axes),
+        Backend::Gpu => {
+            let stage = gpu.ok_or_else(super::no_gpu)?;
+            detect_gpu(
+                stage.context(),
+                stage,
+                scene,
+                params,
+                axes,
+                RunOptions::default(),
+            )?
+        }
+    };
+    Ok(Detection {
+        backend,
+        runs,
+        summary,
+    })
+}
+
+/// The interference stage ([`run`]); its input is the scene and the view
+/// axes.
+pub struct Interference;
+
+impl Stage for Interference {
+    type Input<'a> = (&'a InterferenceScene, &'a [ViewAxis]);
+    type Params = InterferenceParams;
+    type Product = Detection;
+    type Error = InterferenceError;
+    type Backend = Backend;
+    type Gpu = InterferenceGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<InterferenceGpu, InterferenceError> {
+        InterferenceGpu::new(gpu)
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        (scene, axes): Self::Input<'_>,
+        params: &InterferenceParams,
+        backend: Backend,
+        gpu: Option<&InterferenceGpu>,
+        _progress: &Progress,
+    ) -> Result<Detection, InterferenceError> {
+        run(scene, axes, params, backend, gpu)
+    }
+}
+
+/// The CPU reference over every axis of `axes` ([`run_cpu`]), combined as
+/// [`detect_gpu`] combines the GPU's.
+pub fn detect_cpu(
+    scene: &InterferenceScene,
+    params: &InterferenceParams,
+    axes: &[ViewAxis],
+) -> (Vec<InterferenceRun>, InterferenceSummary) {
+    let offset = scene.edge_offset(params);
+    let runs: Vec<InterferenceRun> = axes
+        .iter()
+        .map(|&axis| {
+            let view = OrthoView::fit(scene, axis, params.width, params.height, offset);
+            run_cpu(scene, &view, offset, params.cull)
+        })
+        .collect();
+    let summary = InterferenceSummary::from_runs(scene.objects.len(), &runs);
+    (runs, summary)
 }
 
 /// Runs the GPU stage over every axis of `axes` and combines the answers.

@@ -57,6 +57,8 @@ pub use gpu::SamplingGpu;
 use glam::Vec3;
 
 use crate::mesh::{Mesh, PseudoNormals, Topology};
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// What a sampling point (or a contact made from one) lies on.
@@ -256,6 +258,21 @@ pub enum SamplingBackend {
     Gpu,
 }
 
+impl StageBackend for SamplingBackend {
+    const ALL: &'static [Self] = &[SamplingBackend::Cpu, SamplingBackend::Gpu];
+
+    fn name(self) -> &'static str {
+        match self {
+            SamplingBackend::Cpu => "cpu",
+            SamplingBackend::Gpu => "gpu",
+        }
+    }
+
+    fn is_gpu(self) -> bool {
+        self == SamplingBackend::Gpu
+    }
+}
+
 /// The product: the samples in canonical order and counts per kind.
 #[derive(Clone, Debug, Default)]
 pub struct SampleSet {
@@ -289,11 +306,37 @@ pub fn compute(
     match backend {
         SamplingBackend::Cpu => Ok(compute_cpu(mesh, cell_size, params)),
         SamplingBackend::Gpu => {
-            let gpu = gpu.ok_or_else(|| {
-                crate::gpu::GpuError::NoAdapter("this run has no GPU context".into())
-            })?;
+            let gpu = gpu.ok_or_else(super::no_gpu)?;
             gpu.compute(mesh, cell_size, params)
         }
+    }
+}
+
+/// The sampling stage ([`compute`]); its input is the mesh and the cell
+/// side of the field the samples will be tested against.
+pub struct Sampling;
+
+impl Stage for Sampling {
+    type Input<'a> = (&'a SamplingMesh, f32);
+    type Params = SamplingParams;
+    type Product = SampleSet;
+    type Error = SamplingError;
+    type Backend = SamplingBackend;
+    type Gpu = SamplingGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SamplingGpu, SamplingError> {
+        Ok(SamplingGpu::new(gpu))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        (mesh, cell_size): (&SamplingMesh, f32),
+        params: &SamplingParams,
+        backend: SamplingBackend,
+        gpu: Option<&SamplingGpu>,
+        _progress: &Progress,
+    ) -> Result<SampleSet, SamplingError> {
+        compute(mesh, cell_size, params, backend, gpu)
     }
 }
 

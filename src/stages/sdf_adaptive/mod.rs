@@ -88,6 +88,8 @@ pub use rss_bvh::{
 
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// "No node": a root's parent, a leaf's first child.
@@ -128,6 +130,44 @@ impl AdaptiveBvh {
             AdaptiveBvh::RssSingle => "rss-single",
             AdaptiveBvh::Aabb => "aabb",
         }
+    }
+}
+
+/// Which implementation builds the field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The pipeline above on the GPU ([`AdaptiveGpu`]).
+    #[default]
+    Gpu,
+    /// The CPU reference ([`compute_cpu`]): the same octree, BVHs and
+    /// queries, one node after another.
+    Cpu,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Gpu, Backend::Cpu];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Gpu => "gpu",
+            Backend::Cpu => "cpu",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &Backend::ALL;
+
+    fn name(self) -> &'static str {
+        Backend::name(self)
+    }
+
+    fn is_gpu(self) -> bool {
+        self == Backend::Gpu
     }
 }
 
@@ -360,4 +400,45 @@ impl AdaptiveField {
 pub fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
     let b = mesh.mesh.bounds();
     octree_cube(b.min, b.max, params.padding)
+}
+
+/// Builds the field with the chosen backend. `gpu` is needed for
+/// [`Backend::Gpu`] (`None` gives [`crate::gpu::GpuError::NoAdapter`]).
+pub fn run(
+    mesh: &PreparedMesh,
+    params: &AdaptiveParams,
+    backend: Backend,
+    gpu: Option<&AdaptiveGpu>,
+) -> Result<AdaptiveField, AdaptiveError> {
+    match backend {
+        Backend::Cpu => compute_cpu(mesh, params),
+        Backend::Gpu => gpu.ok_or_else(super::no_gpu)?.compute(mesh, params),
+    }
+}
+
+/// The adaptive SDF stage ([`run`]).
+pub struct SdfAdaptive;
+
+impl Stage for SdfAdaptive {
+    type Input<'a> = &'a PreparedMesh;
+    type Params = AdaptiveParams;
+    type Product = AdaptiveField;
+    type Error = AdaptiveError;
+    type Backend = Backend;
+    type Gpu = AdaptiveGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<AdaptiveGpu, AdaptiveError> {
+        Ok(AdaptiveGpu::new(gpu))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        mesh: &PreparedMesh,
+        params: &AdaptiveParams,
+        backend: Backend,
+        gpu: Option<&AdaptiveGpu>,
+        _progress: &Progress,
+    ) -> Result<AdaptiveField, AdaptiveError> {
+        run(mesh, params, backend, gpu)
+    }
 }

@@ -105,6 +105,7 @@ pub use grid::GridSpec;
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// Closest-triangle value of a far cell (outside the narrow band).
@@ -160,6 +161,18 @@ impl Backend {
 
     pub fn is_gpu(self) -> bool {
         matches!(self, Backend::GpuBrute | Backend::Gpu)
+    }
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &Backend::ALL;
+
+    fn name(self) -> &'static str {
+        Backend::name(self)
+    }
+
+    fn is_gpu(self) -> bool {
+        Backend::is_gpu(self)
     }
 }
 
@@ -288,9 +301,7 @@ pub fn compute(
         Backend::CpuReference => compute_cpu_reference(mesh, params, progress),
         Backend::CpuFast => compute_cpu_fast(mesh, params, progress),
         Backend::GpuBrute | Backend::Gpu => {
-            let gpu = gpu.ok_or_else(|| {
-                crate::gpu::GpuError::NoAdapter("this run has no GPU context".into())
-            })?;
+            let gpu = gpu.ok_or_else(super::no_gpu)?;
             gpu.compute(mesh, params, backend == Backend::Gpu)?
         }
     };
@@ -299,4 +310,30 @@ pub fn compute(
     }
     far_sign::finish_signs(mesh, &mut field);
     Ok(field)
+}
+
+/// The uniform-grid SDF stage ([`compute`]).
+pub struct SdfGrid;
+
+impl Stage for SdfGrid {
+    type Input<'a> = &'a PreparedMesh;
+    type Params = SdfParams;
+    type Product = SdfField;
+    type Error = SdfError;
+    type Backend = Backend;
+    type Gpu = SdfGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SdfGpu, SdfError> {
+        Ok(SdfGpu::new(gpu))
+    }
+
+    fn run(
+        mesh: &PreparedMesh,
+        params: &SdfParams,
+        backend: Backend,
+        gpu: Option<&SdfGpu>,
+        progress: &Progress,
+    ) -> Result<SdfField, SdfError> {
+        compute(mesh, params, backend, gpu, progress)
+    }
 }

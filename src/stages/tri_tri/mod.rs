@@ -75,6 +75,8 @@ use glam::{DAffine3, DQuat, Quat, Vec3};
 
 use crate::geom::{Aabb, Bvh, Triangle, is_degenerate};
 use crate::mesh::Mesh;
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// Triangles per BVH leaf.
@@ -207,6 +209,18 @@ impl Backend {
     /// True for the BVH-pruned backends.
     pub fn is_pruned(self) -> bool {
         matches!(self, Backend::Cpu | Backend::Gpu)
+    }
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &Backend::ALL;
+
+    fn name(self) -> &'static str {
+        Backend::name(self)
+    }
+
+    fn is_gpu(self) -> bool {
+        Backend::is_gpu(self)
     }
 }
 
@@ -363,6 +377,34 @@ pub fn query(
         near_touching: None,
         timings: out.timings,
     })
+}
+
+/// The triangle–triangle stage ([`query`]); its input is model A at its
+/// pose and model B at its pose.
+pub struct TriTri;
+
+impl Stage for TriTri {
+    type Input<'a> = (&'a TriModel, Pose, &'a TriModel, Pose);
+    type Params = TriTriParams;
+    type Product = TriTriResult;
+    type Error = TriTriError;
+    type Backend = Backend;
+    type Gpu = TriTriGpu;
+
+    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<TriTriGpu, TriTriError> {
+        Ok(TriTriGpu::new(gpu))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        (a, pose_a, b, pose_b): Self::Input<'_>,
+        params: &TriTriParams,
+        backend: Backend,
+        gpu: Option<&TriTriGpu>,
+        _progress: &Progress,
+    ) -> Result<TriTriResult, TriTriError> {
+        query(a, pose_a, b, pose_b, params, backend, gpu)
+    }
 }
 
 /// Many pose pairs at once: yes/no per pair (one dispatch on the GPU).

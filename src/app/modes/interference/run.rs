@@ -13,6 +13,7 @@ use crate::stages::interference::scenes;
 use crate::stages::interference::{
     InterferenceGpu, InterferenceParams, Localisation, RunOptions, detect_gpu,
 };
+use crate::timing::PhaseTiming;
 use crate::view::LineVertex;
 
 const COLOR_APART: [f32; 4] = [0.45, 0.52, 0.62, 1.0];
@@ -41,7 +42,7 @@ impl Interference {
     }
 
     /// Builds the scene and runs the stage on every chosen axis.
-    fn run(&mut self, shell: &Shell) -> Result<(), String> {
+    fn run(&mut self, shell: &mut Shell) -> Result<(), String> {
         let st = self;
         if st.gpu.is_none() {
             st.gpu = Some(Arc::new(
@@ -78,6 +79,20 @@ impl Interference {
         )
         .map_err(|e| e.to_string())?;
         let located = Localisation::from_runs(&scene, &runs);
+        // One profiler phase per view axis.
+        let timings = runs
+            .iter()
+            .map(|r| PhaseTiming {
+                name: format!("view {}", r.view.axis.name()),
+                wall_ms: r.wall_ms,
+                gpu_ms: r.phases.iter().map(|p| p.gpu_ms).sum(),
+            })
+            .collect();
+        shell.history.record_run(
+            "interference",
+            format!("interference {} objects {}²", st.count, st.resolution),
+            timings,
+        );
         let phases = runs.iter().flat_map(|r| &r.phases);
         let gpu_ms = phases
             .clone()

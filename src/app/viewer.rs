@@ -22,7 +22,7 @@ use crate::scene::MeshSource;
 use crate::stages::sdf_grid::{Backend, SdfGpu};
 
 pub struct Viewer {
-    pub shell: Shell,
+    shell: Shell,
     modes: Vec<Box<dyn Mode>>,
     /// The index of the mode that owns the viewport.
     active: usize,

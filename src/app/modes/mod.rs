@@ -80,8 +80,15 @@ pub trait Mode {
     /// names it.
     fn slice_ui(&mut self, _shell: &mut Shell, _ui: &mut egui::Ui) {}
     /// Over the 3D view (legends, captions), with the viewport's click:
-    /// `Some(cell)` for a click (`Some(None)` on nothing).
-    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, picked: Option<Option<usize>>);
+    /// `Some(cell)` for a click (`Some(None)` on nothing). A mode whose
+    /// legend is in its panel and that picks nothing keeps this default.
+    fn viewport_ui(
+        &mut self,
+        _shell: &mut Shell,
+        _ui: &mut egui::Ui,
+        _picked: Option<Option<usize>>,
+    ) {
+    }
     /// `Some` when `verb` is one of this mode's script steps: `Ok` when its
     /// argument is well formed.
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>>;

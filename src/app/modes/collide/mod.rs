@@ -275,14 +275,6 @@ impl Mode for Collide {
         panel::panel_ui(self, shell, ui);
     }
 
-    fn viewport_ui(
-        &mut self,
-        _shell: &mut Shell,
-        _ui: &mut egui::Ui,
-        _picked: Option<Option<usize>>,
-    ) {
-    }
-
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }

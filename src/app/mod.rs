@@ -4,18 +4,19 @@
 //! texture that egui shows, so the viewer, the `render` CLI and the PNG
 //! export share one render path. Stages run on background threads
 //! ([`crate::scene::Job`]); the UI polls for their products every frame and
-//! never blocks on the GPU. Panels live in [`panels`], one file each.
+//! never blocks on the GPU.
+//!
+//! Dependencies run one way: [`viewer`] (the frame loop, the script runner)
+//! → [`script`] → [`modes`] (one folder per mode, each against the
+//! [`modes::Mode`] trait) → [`shell`] (what the modes share: viewport,
+//! notices, GPU, jobs, settings; the window's chrome).
 
-mod adaptive;
-mod legend;
-mod overlays;
-mod panels;
+pub mod modes;
 pub mod script;
-mod settings;
+pub mod shell;
 mod viewer;
-mod viewport;
 
-pub use script::{AdaptiveStep, Script, ScriptStep};
+pub use script::{Script, ScriptStep};
 pub use viewer::Viewer;
 
 use std::path::PathBuf;

@@ -1,5 +1,11 @@
-//! The viewer's state and frame loop: jobs in, products out, panels around
-//! the 3D viewport.
+//! The viewer: the [`Shell`], the modes ([`modes::all`]) with one of them
+//! active, and a script runner; the frame loop puts the shell's chrome and
+//! the active mode's panels around the 3D viewport.
+//!
+//! Switching modes deactivates the old mode, clears what it set on the
+//! viewport and activates the new one, which uploads its drawing. The
+//! panels that the active mode does not fill ([`Mode::panels`]) are
+//! hidden, so no panel shows another mode's data.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -8,57 +14,19 @@ use eframe::egui;
 use eframe::egui_wgpu::wgpu;
 
 use super::ViewerOptions;
-use super::overlays;
-use super::panels::{self, Comparison, ProfilerHistory};
+use super::modes::{self, Mode, ModeRequest};
 use super::script::{Script, ScriptStep};
-use super::settings::Settings;
-use super::viewport::Viewport;
+use super::shell::{self, Message, Settings, Shell, Viewport, chrome, export, profiler};
 use crate::gpu::GpuContext;
-use crate::progress::Progress;
-use crate::scene::{Job, LoadedMesh, MeshSource};
-use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu};
-
-/// A message in the banner.
-pub struct Message {
-    pub text: String,
-    pub is_error: bool,
-    pub at: Instant,
-}
-
-/// The picked cell and what the inspector shows about it.
-pub struct Pick {
-    pub cell: usize,
-    /// Value of the CPU reference at this cell, computed on pick.
-    pub reference: Option<f32>,
-}
+use crate::scene::MeshSource;
+use crate::stages::sdf_grid::{Backend, SdfGpu};
 
 pub struct Viewer {
-    pub settings: Settings,
-    /// GPU stages; `None` when the adapter cannot run them (banner shown).
-    pub sdf_gpu: Option<Arc<SdfGpu>>,
-    pub render_gpu: GpuContext,
-    pub viewport: Viewport,
-    pub scene: Option<LoadedMesh>,
-    pub field: Option<Arc<SdfField>>,
-    pub comparison: Option<Comparison>,
-    pub show_comparison: bool,
-    pub pick: Option<Pick>,
-    pub messages: Vec<Message>,
-    pub history: ProfilerHistory,
-    pub collide: panels::CollideState,
-    pub tri_tri: panels::TriTriState,
-    pub interference: panels::InterferenceState,
-    pub adaptive: super::adaptive::AdaptiveState,
-    load_job: Option<Job<LoadedMesh>>,
-    field_job: Option<Job<SdfField>>,
-    compare_job: Option<Job<Comparison>>,
-    /// Parameters changed: recompute the field when possible.
-    field_wanted: bool,
-    /// The colour range was fitted to this scene's first field.
-    range_fitted: bool,
+    shell: Shell,
+    modes: Vec<Box<dyn Mode>>,
+    /// The index of the mode that owns the viewport.
+    active: usize,
     script: Option<ScriptRunner>,
-    /// Outcomes reported from other threads (screenshots), shown next frame.
-    async_messages: Arc<std::sync::Mutex<Vec<Result<String, String>>>>,
 }
 
 struct ScriptRunner {
@@ -113,28 +81,18 @@ impl Viewer {
             }
         };
         let viewport = Viewport::new(&render_gpu, render_state);
-        let mut viewer = Viewer {
+        let shell = Shell::new(
+            cc.egui_ctx.clone(),
             settings,
-            sdf_gpu,
             render_gpu,
+            sdf_gpu,
             viewport,
-            scene: None,
-            field: None,
-            comparison: None,
-            show_comparison: false,
-            pick: None,
             messages,
-            history: ProfilerHistory::default(),
-            collide: Default::default(),
-            tri_tri: Default::default(),
-            interference: Default::default(),
-            adaptive: Default::default(),
-            load_job: None,
-            field_job: None,
-            compare_job: None,
-            field_wanted: false,
-            range_fitted: false,
-            async_messages: Default::default(),
+        );
+        let mut viewer = Viewer {
+            shell,
+            modes: modes::all(),
+            active: 0,
             script: options.script.map(|script| ScriptRunner {
                 script,
                 next: 0,
@@ -144,248 +102,42 @@ impl Viewer {
                 error_count_at_step: 0,
             }),
         };
-        let ctx = cc.egui_ctx.clone();
-        if viewer.script.is_none() {
-            let first = options
+        viewer.modes[0].activate(&mut viewer.shell);
+        let first = if viewer.script.is_none() {
+            options
                 .open
                 .last()
                 .cloned()
                 .map(MeshSource::File)
-                .unwrap_or_else(|| viewer.settings.source.clone());
-            viewer.open(first, &ctx);
+                .unwrap_or_else(|| viewer.shell.settings.source.clone())
         } else {
-            viewer.open(MeshSource::Sample("spot".into()), &ctx);
-        }
+            MeshSource::Sample("spot".into())
+        };
+        viewer.shell.open(first);
         viewer
     }
 
-    pub fn notify(&mut self, text: impl Into<String>, is_error: bool) {
-        self.messages.push(Message {
-            text: text.into(),
-            is_error,
-            at: Instant::now(),
-        });
-        if self.messages.len() > 20 {
-            self.messages.remove(0);
-        }
-    }
-
-    /// A callback other threads use to report an outcome to the banner.
-    pub fn async_sink(&self) -> impl Fn(Result<String, String>) + Send + 'static {
-        let messages = self.async_messages.clone();
-        move |m| {
-            if let Ok(mut v) = messages.lock() {
-                v.push(m);
-            }
-        }
-    }
-
-    fn drain_async_messages(&mut self) {
-        let drained: Vec<_> = self
-            .async_messages
-            .lock()
-            .map(|mut v| std::mem::take(&mut *v))
-            .unwrap_or_default();
-        for m in drained {
-            match m {
-                Ok(text) => self.notify(text, false),
-                Err(text) => self.notify(text, true),
-            }
-        }
-    }
-
-    pub fn error_count(&self) -> usize {
-        self.messages.iter().filter(|m| m.is_error).count()
-    }
-
-    /// Starts loading a mesh; the current scene stays until it succeeds.
-    pub fn open(&mut self, source: MeshSource, ctx: &egui::Context) {
-        if let Some(job) = &self.load_job {
-            job.cancel();
-        }
-        let repaint = ctx.clone();
-        let label = source.label();
-        self.load_job = Some(Job::spawn(
-            format!("loading {label}"),
-            move || repaint.request_repaint(),
-            move |_| LoadedMesh::load(source).map_err(|e| e.to_string()),
-        ));
-    }
-
-    /// Recomputes the field with the current parameters (after the current
-    /// job, which is cancelled).
-    pub fn request_field(&mut self) {
-        self.field_wanted = true;
-    }
-
-    pub fn busy(&self) -> bool {
-        self.load_job.is_some()
-            || self.field_job.is_some()
-            || self.compare_job.is_some()
-            || self.field_wanted
-    }
-
-    pub fn field_job_progress(&self) -> Option<(&str, f32, &Progress)> {
-        self.field_job
-            .as_ref()
-            .map(|j| (j.label.as_str(), j.progress.fraction(), &*j.progress))
-    }
-
-    pub fn cancel_field(&mut self) {
-        if let Some(j) = self.field_job.take() {
-            j.cancel();
-            self.notify("field computation cancelled", false);
-        }
-        self.field_wanted = false;
-    }
-
-    /// Starts a comparison job.
-    pub fn start_comparison(&mut self, kind: panels::CompareKind, ctx: &egui::Context) {
-        let (Some(scene), Some(field)) = (&self.scene, &self.field) else {
-            self.notify("nothing to compare yet: compute a field first", true);
+    /// Makes mode `index` the one that owns the viewport.
+    fn switch_to(&mut self, index: usize) {
+        if index == self.active {
             return;
-        };
-        let mesh = scene.prepared.clone();
-        let field = field.clone();
-        let gpu = self.sdf_gpu.clone();
-        let repaint = ctx.clone();
-        self.compare_job = Some(Job::spawn(
-            format!("comparing ({})", kind.name()),
-            move || repaint.request_repaint(),
-            move |p| panels::compare(&mesh, &field, kind, gpu.as_deref(), p),
-        ));
+        }
+        self.modes[self.active].deactivate(&mut self.shell);
+        self.shell.viewport.clear_overrides();
+        self.active = index;
+        self.modes[index].activate(&mut self.shell);
     }
 
-    fn poll_jobs(&mut self, ctx: &egui::Context) {
-        if let Some(result) = self.load_job.as_ref().and_then(Job::poll) {
-            self.load_job = None;
-            match result {
-                Ok(loaded) => {
-                    if let MeshSource::File(p) = &loaded.source {
-                        self.settings.remember_file(p.clone());
-                    }
-                    self.settings.source = loaded.source.clone();
-                    self.viewport.set_scene(&loaded, &self.settings.overlays);
-                    self.scene = Some(loaded);
-                    self.field = None;
-                    self.comparison = None;
-                    self.pick = None;
-                    self.field_wanted = true;
-                    self.range_fitted = false;
-                }
-                Err(e) => self.notify(
-                    format!("could not open: {e} — the previous scene is kept"),
-                    true,
-                ),
-            }
-        }
-        if let Some(result) = self.field_job.as_ref().and_then(Job::poll) {
-            self.field_job = None;
-            match result {
-                Ok(field) => {
-                    self.history.record_field(&field);
-                    if !self.range_fitted {
-                        self.settings.view.value_range = crate::view::default_value_range(&field);
-                        self.settings.view.filter.clip = Some(
-                            self.viewport
-                                .facing_clip_plane(field.grid.bounds().center()),
-                        );
-                        self.range_fitted = true;
-                    }
-                    self.field = Some(Arc::new(field));
-                    self.comparison = None;
-                    self.show_comparison = false;
-                    self.refresh_cells();
-                    if let Some(pick) = &self.pick
-                        && pick.cell >= self.field.as_ref().map_or(0, |f| f.values.len())
-                    {
-                        self.pick = None;
-                    }
-                    self.refresh_pick();
-                }
-                Err(e) if e == "cancelled" => {}
-                Err(e) => self.notify(format!("field: {e}"), true),
-            }
-        }
-        if let Some(result) = self.compare_job.as_ref().and_then(Job::poll) {
-            self.compare_job = None;
-            match result {
-                Ok(c) => {
-                    self.comparison = Some(c);
-                    self.show_comparison = true;
-                    self.refresh_cells();
-                }
-                Err(e) => self.notify(format!("comparison: {e}"), true),
-            }
-        }
-        if self.field_wanted && self.load_job.is_none() && self.scene.is_some() {
-            if let Some(j) = self.field_job.take() {
-                j.cancel();
-            }
-            self.field_wanted = false;
-            let Some(scene) = &self.scene else { return };
-            let mesh = scene.prepared.clone();
-            let params = self.settings.params;
-            let backend = self.settings.backend;
-            let gpu = self.sdf_gpu.clone();
-            let repaint = ctx.clone();
-            let label = format!("{} field {}³", backend.name(), params.resolution);
-            self.field_job = Some(Job::spawn(
-                label,
-                move || repaint.request_repaint(),
-                move |p| {
-                    sdf_grid::compute(&mesh, &params, backend, gpu.as_deref(), p)
-                        .map_err(|e| e.to_string())
-                },
-            ));
-        }
+    fn mode_index(&self, name: &str) -> Result<usize, String> {
+        self.modes
+            .iter()
+            .position(|m| m.name() == name)
+            .ok_or(format!("no mode is called {name}"))
     }
 
-    /// Uploads the cell cloud: the field, or the comparison heat map.
-    pub fn refresh_cells(&mut self) {
-        let (cells, range) = match (&self.field, &self.comparison) {
-            (Some(field), Some(c)) if self.show_comparison => {
-                let range = (c.kind == panels::CompareKind::CpuVsGpu)
-                    .then_some(c.max_abs.max(f32::MIN_POSITIVE));
-                (c.heat_cells(field), range)
-            }
-            (Some(field), _) => (crate::view::cells_from_field(field), None),
-            _ => (Vec::new(), None),
-        };
-        self.viewport.range_override = range;
-        self.viewport.set_cells(&cells);
-    }
-
-    pub fn refresh_overlays(&mut self) {
-        if let Some(scene) = &self.scene {
-            self.viewport.set_scene(scene, &self.settings.overlays);
-            self.refresh_pick();
-        }
-    }
-
-    /// Recomputes the inspector's reference value and its 3D marker.
-    pub fn refresh_pick(&mut self) {
-        let (Some(scene), Some(field)) = (&self.scene, &self.field) else {
-            self.viewport.set_pick_lines(&[]);
-            return;
-        };
-        let Some(pick) = &mut self.pick else {
-            self.viewport.set_pick_lines(&[]);
-            return;
-        };
-        let p = field.grid.center_of(pick.cell);
-        pick.reference =
-            sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
-        let lines = overlays::pick_lines(&scene.prepared, field, pick.cell);
-        self.viewport.set_pick_lines(&lines);
-    }
-
-    pub fn set_pick(&mut self, cell: Option<usize>) {
-        self.pick = cell.map(|cell| Pick {
-            cell,
-            reference: None,
-        });
-        self.refresh_pick();
+    /// Script steps wait for the shell's jobs and the active mode's.
+    fn busy(&self) -> bool {
+        self.shell.busy() || self.modes[self.active].busy()
     }
 
     fn handle_dropped_files(&mut self, ctx: &egui::Context) {
@@ -396,15 +148,7 @@ impl Viewer {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
-        self.drop_paths(dropped, ctx);
-    }
-
-    /// Files dropped on the window: the last one is opened (the scripted
-    /// `drop:` step comes through here too).
-    pub fn drop_paths(&mut self, paths: Vec<std::path::PathBuf>, ctx: &egui::Context) {
-        if let Some(path) = paths.into_iter().last() {
-            self.open(MeshSource::File(path), ctx);
-        }
+        self.shell.drop_paths(dropped);
     }
 
     fn run_script(&mut self, ctx: &egui::Context) {
@@ -435,13 +179,7 @@ impl Viewer {
                 }
             }
         }
-        let waiting_on_jobs = self.load_job.is_some()
-            || self.field_job.is_some()
-            || self.compare_job.is_some()
-            || self.field_wanted
-            || self.tri_tri.busy()
-            || self.interference.busy()
-            || self.adaptive.script_busy();
+        let waiting_on_jobs = self.busy();
         let Some(runner) = &mut self.script else {
             return;
         };
@@ -460,7 +198,7 @@ impl Viewer {
         let errors_before = runner.error_count_at_step;
         let expects_error = step == ScriptStep::ExpectError;
         let result = self.script_step(step, ctx, errors_before);
-        let errors = self.error_count();
+        let errors = self.shell.error_count();
         if let Some(runner) = &mut self.script {
             runner.error_count_at_step = errors;
             // Unexpected errors fail the script unless the next step expects them.
@@ -469,7 +207,8 @@ impl Viewer {
             let failure = match result {
                 Err(e) => Some(e),
                 Ok(()) if errors > errors_before && !next_expects && !expects_error => Some(
-                    self.messages
+                    self.shell
+                        .messages
                         .iter()
                         .rev()
                         .find(|m| m.is_error)
@@ -498,6 +237,7 @@ impl Viewer {
         errors_before: usize,
     ) -> Result<(), String> {
         use crate::view::{ColorMap, MeshMode};
+        let shell = &mut self.shell;
         match step {
             ScriptStep::Open(what) => {
                 let source = if crate::assets::SAMPLES.iter().any(|(n, _)| *n == what) {
@@ -505,42 +245,28 @@ impl Viewer {
                 } else {
                     MeshSource::File(what.into())
                 };
-                self.open(source, ctx);
+                shell.open(source);
             }
-            ScriptStep::Drop(path) => self.drop_paths(vec![path], ctx),
+            ScriptStep::Drop(path) => shell.drop_paths(vec![path]),
             ScriptStep::Compute | ScriptStep::Wait(0) => {}
             ScriptStep::Wait(n) => {
                 if let Some(r) = &mut self.script {
                     r.wait_frames = n;
                 }
             }
-            ScriptStep::Filter(f) => {
-                panels::apply_filter_name(&mut self.settings.view, &f, self.field.as_deref())?
-            }
-            ScriptStep::Resolution(r) => {
-                self.settings.params.resolution = r;
-                self.request_field();
-            }
-            ScriptStep::Backend(b) => {
-                self.settings.backend =
-                    Backend::from_name(&b).ok_or(format!("unknown backend {b}"))?;
-                self.request_field();
-            }
-            ScriptStep::Sign(s) => {
-                self.settings.params.sign_mode = crate::stages::sdf_grid::SignMode::ALL
-                    .into_iter()
-                    .find(|m| m.name() == s)
-                    .ok_or(format!("unknown sign mode {s}"))?;
-                self.request_field();
-            }
+            ScriptStep::Filter(f) => shell::cells::apply_filter_name(
+                &mut shell.settings.view,
+                &f,
+                shell.mesh.field.as_deref(),
+            )?,
             ScriptStep::ColorMap(c) => {
-                self.settings.view.color_map = ColorMap::ALL
+                shell.settings.view.color_map = ColorMap::ALL
                     .into_iter()
                     .find(|m| m.name().eq_ignore_ascii_case(&c))
                     .ok_or(format!("unknown colour map {c}"))?;
             }
             ScriptStep::MeshMode(m) => {
-                self.settings.view.mesh_mode = match m.as_str() {
+                shell.settings.view.mesh_mode = match m.as_str() {
                     "shaded" => MeshMode::Shaded,
                     "wireframe" => MeshMode::Wireframe,
                     "shaded+wireframe" => MeshMode::ShadedWireframe,
@@ -548,59 +274,14 @@ impl Viewer {
                     _ => return Err(format!("unknown mesh mode {m}")),
                 }
             }
-            ScriptStep::Cells(on) => self.settings.view.show_cells = on,
-            ScriptStep::PointSize(px) => self.settings.view.point_size = px,
+            ScriptStep::Cells(on) => shell.settings.view.show_cells = on,
+            ScriptStep::PointSize(px) => shell.settings.view.point_size = px,
             ScriptStep::Clip(axis) => {
-                self.settings.view.filter.clip = match axis.as_str() {
-                    "off" => None,
-                    name => {
-                        let (sign, name) =
-                            name.strip_prefix('-').map_or((1.0, name), |n| (-1.0, n));
-                        let normal = match panels::axis_from_name(name)
-                            .ok_or(format!("unknown clip {axis}"))?
-                        {
-                            crate::view::Axis::X => glam::Vec3::X,
-                            crate::view::Axis::Y => glam::Vec3::Y,
-                            crate::view::Axis::Z => glam::Vec3::Z,
-                        } * sign;
-                        let center = self
-                            .field
-                            .as_ref()
-                            .ok_or("no field to clip")?
-                            .grid
-                            .bounds()
-                            .center();
-                        Some(crate::view::ClipPlane {
-                            normal,
-                            offset: normal.dot(center),
-                        })
-                    }
-                }
+                shell.settings.view.filter.clip =
+                    shell::cells::clip_plane(&axis, shell.mesh.field.as_deref())?
             }
-            ScriptStep::Verify(kind) => {
-                let kind = panels::CompareKind::from_name(&kind)
-                    .ok_or(format!("unknown comparison {kind}"))?;
-                self.start_comparison(kind, ctx);
-            }
-            ScriptStep::HideVerify => {
-                self.show_comparison = false;
-                self.refresh_cells();
-            }
-            ScriptStep::Pick(cell) => {
-                let field = self.field.as_ref().ok_or("no field to pick from")?;
-                let cell = cell.unwrap_or_else(|| field.grid.index(field.grid.dims / 2));
-                if cell >= field.values.len() {
-                    return Err(format!("cell {cell} is outside the grid"));
-                }
-                self.set_pick(Some(cell));
-            }
-            ScriptStep::Slice(axis) => {
-                self.settings.slice_axis =
-                    panels::axis_from_name(&axis).ok_or(format!("unknown axis {axis}"))?;
-                self.settings.show_slice = true;
-            }
-            ScriptStep::Profiler(on) => self.settings.show_profiler = on,
-            ScriptStep::Orbit(yaw, pitch) => self
+            ScriptStep::Profiler(on) => shell.settings.show_profiler = on,
+            ScriptStep::Orbit(yaw, pitch) => shell
                 .viewport
                 .camera
                 .orbit(yaw.to_radians(), pitch.to_radians()),
@@ -610,7 +291,7 @@ impl Viewer {
                     .as_ref()
                     .map(|r| r.screenshot_done.clone())
                     .ok_or("no script")?;
-                panels::request_window_screenshot(ctx, path, move |r| {
+                export::request_window_screenshot(ctx, path, move |r| {
                     if let Ok(mut d) = done.lock() {
                         *d = Some(r);
                     }
@@ -620,41 +301,20 @@ impl Viewer {
                 }
             }
             ScriptStep::ExportView(path) => {
-                self.viewport
-                    .export_png(&self.render_gpu, &self.settings.view, &path)?
+                shell
+                    .viewport
+                    .export_png(&shell.render_gpu, &shell.settings.view, &path)?
             }
-            ScriptStep::ExportField(path) => panels::export_field(self, &path)?,
-            ScriptStep::ExportTimings(path) => self.history.export(&path)?,
-            ScriptStep::Collide(name) => {
-                let scene = crate::sim::rigid::Scene::from_short_name(&name).ok_or(format!(
-                    "unknown collide scene {name} (drop-on-mesh, drop-on-plane, box-stack, line)"
-                ))?;
-                self.collide.open_scene(scene)?;
-            }
-            ScriptStep::CollideStep(n) => {
-                let gpu_ok = self.sdf_gpu.is_some();
-                self.collide.advance(n as usize, &self.render_gpu, gpu_ok)?;
-            }
-            ScriptStep::CollideSamples(on) => self.collide.show_samples = on,
-            ScriptStep::CollideGpu(on) => {
-                if on && self.sdf_gpu.is_none() {
-                    return Err("GPU contacts need GPU compute, which this adapter lacks".into());
-                }
-                self.collide.use_gpu = on;
-            }
-            ScriptStep::CollideCompare => {
-                if self.sdf_gpu.is_none() {
-                    return Err("comparing contacts needs GPU compute".into());
-                }
-                self.collide.compare_now(&self.render_gpu)?;
-            }
+            ScriptStep::ExportField(path) => export::export_field(shell, &path)?,
+            ScriptStep::ExportTimings(path) => shell.history.export(&path)?,
             ScriptStep::ExpectError => {
-                if self.error_count() <= errors_before {
+                if shell.error_count() <= errors_before {
                     return Err("an error was expected but none was shown".into());
                 }
             }
             ScriptStep::ExpectMesh(name) => {
-                let shown = self
+                let shown = shell
+                    .mesh
                     .scene
                     .as_ref()
                     .map(|s| s.source.label())
@@ -663,28 +323,21 @@ impl Viewer {
                     return Err(format!("expected mesh {name}, showing {shown}"));
                 }
             }
-            ScriptStep::TriTri(scene) => {
-                self.tri_tri
-                    .activate_scene(panels::TriScene::from_name(&scene).ok_or(format!(
-                        "unknown triangle–triangle scene {scene} (tori, rocker)"
-                    ))?)
+            ScriptStep::Mode(name) => {
+                let index = self.mode_index(&name)?;
+                self.switch_to(index);
             }
-            ScriptStep::TriTriOffset(offset) => self.tri_tri.set_offset(offset),
-            ScriptStep::TriTriBackend(name) => self.tri_tri.set_backend(&name)?,
-            ScriptStep::Interfere(scene) => self.interference.activate_scene(&scene)?,
-            ScriptStep::InterfereCount(n) => self.interference.set_count(n)?,
-            ScriptStep::InterfereSeed(seed) => self.interference.set_seed(seed),
-            ScriptStep::InterfereResolution(res) => self.interference.set_resolution(res)?,
-            ScriptStep::InterfereAxes(axes) => self.interference.set_axes(&axes)?,
-            ScriptStep::InterfereMode(mode) => self.interference.set_mode(&mode)?,
-            ScriptStep::InterfereImage(image) => self.interference.set_image(&image)?,
-            ScriptStep::InterfereSelect(k) => self.interference.select(k)?,
-            ScriptStep::InterfereMove(to) => self.interference.move_selected(to)?,
-            ScriptStep::InterfereVerify => {
-                let text = self.interference.verify()?;
-                self.notify(text, false);
+            ScriptStep::ModeStep(step) => {
+                let index = self.mode_index(step.mode)?;
+                let request =
+                    self.modes[index].apply_step(&mut self.shell, &step.verb, &step.arg)?;
+                match request {
+                    ModeRequest::Stay => {}
+                    ModeRequest::Activate => self.switch_to(index),
+                    ModeRequest::Leave if index == self.active => self.switch_to(0),
+                    ModeRequest::Leave => {}
+                }
             }
-            ScriptStep::Adaptive(step) => super::adaptive::apply_step(self, step)?,
             ScriptStep::Quit => {
                 if let Some(r) = &self.script {
                     r.script.finish(Ok(()));
@@ -693,6 +346,45 @@ impl Viewer {
             }
         }
         Ok(())
+    }
+
+    /// The bottom panel (slice and profiler, as the mode has them), the
+    /// right one (the mode's inspector) and the left one (the mode's panel).
+    fn panels_ui(&mut self, panels: chrome::Panels, ui: &mut egui::Ui) {
+        let mode = &mut self.modes[self.active];
+        let shell = &mut self.shell;
+        let slice = panels.slice && shell.settings.show_slice;
+        let profiler = panels.profiler && shell.settings.show_profiler;
+        // The bottom panel first, so it spans the window's full width.
+        if slice || profiler {
+            egui::Panel::bottom("bottom")
+                .default_size(300.0)
+                .resizable(true)
+                .show(ui, |ui| match (slice, profiler) {
+                    (true, true) => ui.columns(2, |cols| {
+                        mode.slice_ui(shell, &mut cols[0]);
+                        profiler::profiler_ui(shell, mode.name(), &mut cols[1]);
+                    }),
+                    (true, false) => mode.slice_ui(shell, ui),
+                    _ => profiler::profiler_ui(shell, mode.name(), ui),
+                });
+        }
+        egui::Panel::left("left")
+            .default_size(320.0)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt(mode.name())
+                    .show(ui, |ui| mode.side_panel_ui(shell, ui));
+            });
+        if panels.inspector {
+            egui::Panel::right("right")
+                .default_size(320.0)
+                .show(ui, |ui| {
+                    egui::ScrollArea::vertical()
+                        .id_salt(mode.name())
+                        .show(ui, |ui| mode.inspector_ui(shell, ui));
+                });
+        }
     }
 }
 
@@ -716,35 +408,30 @@ impl eframe::App for Viewer {
         let ctx = ui.ctx().clone();
         puffin::GlobalProfiler::lock().new_frame();
         puffin::profile_function!();
-        self.drain_async_messages();
+        self.shell.drain_async_messages();
         self.handle_dropped_files(&ctx);
-        self.poll_jobs(&ctx);
+        self.shell.poll_jobs();
         self.run_script(&ctx);
-        panels::menu_bar_ui(self, ui);
-        panels::banner_ui(self, ui);
-        // The bottom panel first, so it spans the window's full width.
-        if self.settings.show_profiler || self.settings.show_slice {
-            panels::bottom_panel_ui(self, ui);
+        let panels = self.modes[self.active].panels();
+        chrome::menu_bar_ui(&mut self.shell, panels, ui);
+        let titles: Vec<&str> = self.modes.iter().map(|m| m.title()).collect();
+        if let Some(index) = chrome::mode_switch_ui(&titles, self.active, ui) {
+            self.switch_to(index);
         }
-        panels::side_panel_ui(self, ui);
+        chrome::banner_ui(&mut self.shell, ui);
+        let panels = self.modes[self.active].panels();
+        self.panels_ui(panels, ui);
+        let mode = &mut self.modes[self.active];
+        mode.update(&mut self.shell);
+        let shell = &mut self.shell;
         egui::CentralPanel::default().show(ui, |ui| {
-            let picked = self.viewport.ui(
+            let picked = shell.viewport.ui(
                 ui,
-                &self.render_gpu,
-                &self.settings.view,
-                self.field.as_deref(),
-                &mut self.history,
+                &shell.render_gpu,
+                &shell.settings.view,
+                &mut shell.history,
             );
-            match picked {
-                Some(cell) if self.adaptive.is_active() => {
-                    let node = cell.and_then(|c| self.adaptive.node_of_cell(c));
-                    self.adaptive.set_pick(node);
-                }
-                Some(cell) => self.set_pick(cell),
-                None => {}
-            }
-            super::legend::color_bar_ui(ui, self);
-            super::legend::adaptive_caption_ui(ui, self);
+            mode.viewport_ui(shell, ui, picked);
         });
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
@@ -758,7 +445,7 @@ impl eframe::App for Viewer {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         if self.script.is_none() {
-            self.settings.save(storage);
+            self.shell.settings.save(storage);
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Background jobs: a closure on its own thread, its progress, and its
 //! result collected without blocking (the viewer polls once per frame).
+//! A job ends with its product or a [`JobError`]: cancelled (the viewer
+//! asked for it; nothing to report) or failed (say why).
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
@@ -7,12 +9,44 @@ use std::time::Instant;
 
 use crate::progress::Progress;
 
-/// A running job producing `T` or an error message.
+/// Why a job gave no product.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JobError {
+    /// The job saw its [`Progress`] cancelled and stopped.
+    #[error("cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for JobError {
+    fn from(message: String) -> Self {
+        JobError::Failed(message)
+    }
+}
+
+/// A stage that saw its progress cancelled stopped as the job asked.
+impl From<crate::stages::sdf_grid::SdfError> for JobError {
+    fn from(e: crate::stages::sdf_grid::SdfError) -> Self {
+        match e {
+            crate::stages::sdf_grid::SdfError::Cancelled => JobError::Cancelled,
+            e => JobError::Failed(e.to_string()),
+        }
+    }
+}
+
+impl From<&str> for JobError {
+    fn from(message: &str) -> Self {
+        JobError::Failed(message.to_string())
+    }
+}
+
+/// A running job producing `T` or a [`JobError`].
 pub struct Job<T> {
     pub label: String,
     pub progress: Arc<Progress>,
     pub started: Instant,
-    rx: Receiver<Result<T, String>>,
+    rx: Receiver<Result<T, JobError>>,
 }
 
 impl<T: Send + 'static> Job<T> {
@@ -21,16 +55,18 @@ impl<T: Send + 'static> Job<T> {
     pub fn spawn(
         label: impl Into<String>,
         notify: impl Fn() + Send + 'static,
-        work: impl FnOnce(&Progress) -> Result<T, String> + Send + 'static,
+        work: impl FnOnce(&Progress) -> Result<T, JobError> + Send + 'static,
     ) -> Self {
         let (tx, rx) = channel();
         let progress = Arc::new(Progress::default());
         let p = progress.clone();
         std::thread::spawn(move || {
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&p)))
-                .unwrap_or_else(
-                    |_| Err("the job failed unexpectedly (internal error)".to_string()),
-                );
+                .unwrap_or_else(|_| {
+                    Err(JobError::Failed(
+                        "the job failed unexpectedly (internal error)".into(),
+                    ))
+                });
             // The receiver is gone when the job was abandoned; nothing to do.
             let _ = tx.send(result);
             notify();
@@ -44,13 +80,11 @@ impl<T: Send + 'static> Job<T> {
     }
 
     /// The result, once finished.
-    pub fn poll(&self) -> Option<Result<T, String>> {
+    pub fn poll(&self) -> Option<Result<T, JobError>> {
         match self.rx.try_recv() {
             Ok(r) => Some(r),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => {
-                Some(Err("the job ended without a result".to_string()))
-            }
+            Err(TryRecvError::Disconnected) => Some(Err("the job ended without a result".into())),
         }
     }
 
@@ -76,7 +110,7 @@ mod tests {
                     spins += 1;
                 }
                 if p.is_cancelled() {
-                    Err("cancelled".to_string())
+                    Err(JobError::Cancelled)
                 } else {
                     Ok(42)
                 }
@@ -91,8 +125,8 @@ mod tests {
             assert!(start.elapsed().as_secs() < 5, "job did not finish");
             std::thread::sleep(std::time::Duration::from_millis(2));
         };
-        assert_eq!(result, Err("cancelled".to_string()));
-        let ok = Job::spawn("ok", || {}, |_| Ok::<_, String>(7));
+        assert_eq!(result, Err(JobError::Cancelled));
+        let ok = Job::spawn("ok", || {}, |_| Ok::<_, JobError>(7));
         let r = loop {
             if let Some(r) = ok.poll() {
                 break r;

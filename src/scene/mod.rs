@@ -6,7 +6,7 @@ mod inflate;
 mod jobs;
 
 pub use inflate::InflatingMesh;
-pub use jobs::Job;
+pub use jobs::{Job, JobError};
 
 use std::path::PathBuf;
 use std::sync::Arc;

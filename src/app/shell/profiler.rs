@@ -2,6 +2,8 @@
 //! time (timestamp queries) as bars, and their history as lines; the 3D
 //! view's frame times too. CPU phases are also puffin scopes (connect
 //! puffin_viewer for a flame graph); this panel draws from the same timings.
+//! Every run is tagged with the mode whose stage it was; the panel shows
+//! the active mode's runs only.
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -10,7 +12,7 @@ use std::time::Instant;
 use eframe::egui;
 use egui_plot::{Bar, BarChart, Legend, Line, Plot, PlotPoints};
 
-use crate::app::viewer::Viewer;
+use super::Shell;
 use crate::plot::{Panel, Series};
 use crate::stages::sdf_grid::SdfField;
 use crate::timing::PhaseTiming;
@@ -19,9 +21,11 @@ const MAX_FRAMES: usize = 600;
 
 type Points = Vec<(f64, f64)>;
 
-/// One field computation.
+/// One stage run (a field computation, a query).
 #[derive(Clone, Debug)]
 pub struct FieldRun {
+    /// The mode the run belongs to ([`crate::app::modes::Mode::name`]).
+    pub mode: &'static str,
     pub at_s: f64,
     pub label: String,
     pub phases: Vec<PhaseTiming>,
@@ -49,17 +53,20 @@ impl Default for ProfilerHistory {
 }
 
 impl ProfilerHistory {
+    /// A uniform field (the field mode's stage).
     pub fn record_field(&mut self, field: &SdfField) {
         self.runs.push(FieldRun {
+            mode: "field",
             at_s: self.start.elapsed().as_secs_f64(),
             label: format!("{} {}³", field.backend.name(), field.params.resolution),
             phases: field.timings.phases.clone(),
         });
     }
 
-    /// Another stage's run (e.g. a triangle–triangle query), beside the fields.
-    pub fn record_run(&mut self, label: String, phases: Vec<PhaseTiming>) {
+    /// Another stage's run (e.g. a triangle–triangle query) of `mode`.
+    pub fn record_run(&mut self, mode: &'static str, label: String, phases: Vec<PhaseTiming>) {
         self.runs.push(FieldRun {
+            mode,
             at_s: self.start.elapsed().as_secs_f64(),
             label,
             phases,
@@ -113,16 +120,20 @@ impl ProfilerHistory {
         }
     }
 
-    /// (run index, total CPU ms) and (run index, total GPU ms) per field run.
-    fn run_series(&self) -> (Points, Points) {
-        let wall = self
+    /// (run index, total CPU ms) and (run index, total GPU ms) per run of
+    /// `mode` (all modes: `None`).
+    fn run_series(&self, mode: Option<&str>) -> (Points, Points) {
+        let runs: Vec<&FieldRun> = self
             .runs
+            .iter()
+            .filter(|r| mode.is_none_or(|m| r.mode == m))
+            .collect();
+        let wall = runs
             .iter()
             .enumerate()
             .map(|(i, r)| (i as f64, r.phases.iter().map(|p| p.wall_ms).sum()))
             .collect();
-        let gpu = self
-            .runs
+        let gpu = runs
             .iter()
             .enumerate()
             .filter_map(|(i, r)| {
@@ -156,7 +167,7 @@ impl ProfilerHistory {
         }
         crate::io::write_atomically(path, csv.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let (wall, gpu) = self.run_series();
+        let (wall, gpu) = self.run_series(None);
         let frames_cpu: Vec<(f64, f64)> = self
             .frames
             .iter()
@@ -215,17 +226,18 @@ impl ProfilerHistory {
     }
 }
 
-pub fn profiler_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+/// The profiler for the runs of `mode` and the view's frames.
+pub fn profiler_ui(shell: &Shell, mode: &'static str, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.strong("Profiler");
-        ui.label(format!("— {}", viewer.render_gpu.describe()));
-        if !viewer.render_gpu.has_timestamps {
+        ui.label(format!("— {mode} mode — {}", shell.render_gpu.describe()));
+        if !shell.render_gpu.has_timestamps {
             ui.label("(no timestamp queries: GPU times unavailable)");
         }
     });
-    let h = &viewer.history;
+    let h = &shell.history;
     let last_frame = h.frames.back().copied();
-    if let Some(run) = h.runs.last() {
+    if let Some(run) = h.runs.iter().rev().find(|r| r.mode == mode) {
         ui.label(format!("last: {}", run.label));
         let mut cpu_bars = Vec::new();
         let mut gpu_bars = Vec::new();
@@ -274,7 +286,7 @@ pub fn profiler_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 );
             });
     } else {
-        ui.label("no stage has run yet");
+        ui.label("no stage of this mode has run yet");
     }
     let scopes = h.puffin_scopes();
     if !scopes.is_empty() {
@@ -288,7 +300,7 @@ pub fn profiler_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             line.join(" · ")
         ));
     }
-    let (wall, gpu) = h.run_series();
+    let (wall, gpu) = h.run_series(Some(mode));
     let frames_gpu: Vec<[f64; 2]> = h
         .frames
         .iter()
@@ -299,14 +311,14 @@ pub fn profiler_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         Plot::new("run_history")
             .legend(Legend::default())
             .y_axis_label("ms")
-            .x_axis_label("field run")
+            .x_axis_label("run")
             .show(&mut cols[0], |plot| {
                 plot.line(Line::new(
-                    "field CPU (wall)",
+                    "stage CPU (wall)",
                     PlotPoints::from(wall.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()),
                 ));
                 plot.line(Line::new(
-                    "field GPU",
+                    "stage GPU",
                     PlotPoints::from(gpu.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()),
                 ));
             });

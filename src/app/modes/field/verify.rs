@@ -5,9 +5,12 @@
 
 use eframe::egui;
 
-use crate::app::viewer::Viewer;
+use super::Field;
+use crate::app::shell::Shell;
+use crate::app::shell::chrome::value_grid;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
+use crate::scene::JobError;
 use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SignMode};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,13 +73,13 @@ pub fn compare(
     kind: CompareKind,
     gpu: Option<&SdfGpu>,
     progress: &Progress,
-) -> Result<Comparison, String> {
+) -> Result<Comparison, JobError> {
     let mut params = field.params;
     let backend = match kind {
         CompareKind::CpuVsGpu if field.backend.is_gpu() => Backend::CpuFast,
         CompareKind::CpuVsGpu => {
             if gpu.is_none() {
-                return Err("no GPU compute on this adapter".into());
+                return Err(JobError::Failed("no GPU compute on this adapter".into()));
             }
             Backend::Gpu
         }
@@ -88,8 +91,7 @@ pub fn compare(
             field.backend
         }
     };
-    let other =
-        sdf_grid::compute(mesh, &params, backend, gpu, progress).map_err(|e| e.to_string())?;
+    let other = sdf_grid::compute(mesh, &params, backend, gpu, progress)?;
     let abs_diff: Vec<f32> = field
         .values
         .iter()
@@ -116,7 +118,7 @@ pub fn compare(
     })
 }
 
-pub fn verify_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Verify");
     ui.horizontal(|ui| {
         if ui
@@ -124,22 +126,22 @@ pub fn verify_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             .on_hover_text("recompute with the other backend family and compare")
             .clicked()
         {
-            viewer.start_comparison(CompareKind::CpuVsGpu, ui.ctx());
+            mode.start_comparison(shell, CompareKind::CpuVsGpu);
         }
         if ui
             .button("Sign modes")
             .on_hover_text("recompute with the other sign mode and show where signs disagree")
             .clicked()
         {
-            viewer.start_comparison(CompareKind::SignModes, ui.ctx());
+            mode.start_comparison(shell, CompareKind::SignModes);
         }
     });
-    let Some(c) = &viewer.comparison else {
+    let Some(c) = &mode.comparison else {
         ui.label("No comparison yet.");
         return;
     };
-    let field_backend = viewer.field.as_ref().map_or("", |f| f.backend.name());
-    super::value_grid(ui, "verify", |row| {
+    let field_backend = shell.mesh.field.as_ref().map_or("", |f| f.backend.name());
+    value_grid(ui, "verify", |row| {
         row("compared", format!("{field_backend} vs {}", c.other));
         row("max |Δ|", format!("{:.3e}", c.max_abs));
         row("mean |Δ|", format!("{:.3e}", c.mean_abs));
@@ -149,9 +151,9 @@ pub fn verify_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
         CompareKind::SignModes => "show only cells whose signs disagree",
     };
-    let before = viewer.show_comparison;
-    ui.checkbox(&mut viewer.show_comparison, label);
-    if before != viewer.show_comparison {
-        viewer.refresh_cells();
+    let before = mode.show_comparison;
+    ui.checkbox(&mut mode.show_comparison, label);
+    if before != mode.show_comparison {
+        mode.refresh_cells(shell);
     }
 }

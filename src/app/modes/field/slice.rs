@@ -4,32 +4,33 @@
 
 use eframe::egui;
 
-use crate::app::viewer::Viewer;
+use super::Field;
+use crate::app::shell::Shell;
 use crate::view::{Axis, slice_image, slice_value};
 
 /// Upscaling of slice pixels, so iso-lines have room to be lines.
 const SCALE: u32 = 4;
 
-pub fn slice_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.strong("Slice");
         for (a, name) in [(Axis::X, "x"), (Axis::Y, "y"), (Axis::Z, "z")] {
-            ui.selectable_value(&mut viewer.settings.slice_axis, a, name);
+            ui.selectable_value(&mut shell.settings.slice_axis, a, name);
         }
-        ui.add(egui::Slider::new(&mut viewer.settings.slice_position, 0.0..=1.0).text("position"));
+        ui.add(egui::Slider::new(&mut shell.settings.slice_position, 0.0..=1.0).text("position"));
     });
-    let Some(field) = viewer.field.clone() else {
+    let Some(field) = shell.mesh.field.clone() else {
         ui.label("no field yet");
         return;
     };
-    let axis = viewer.settings.slice_axis;
+    let axis = shell.settings.slice_axis;
     let n_axis = match axis {
         Axis::X => field.grid.dims.x,
         Axis::Y => field.grid.dims.y,
         Axis::Z => field.grid.dims.z,
     };
-    let index = ((viewer.settings.slice_position * n_axis as f32) as u32).min(n_axis - 1);
-    let view = viewer.settings.view;
+    let index = ((shell.settings.slice_position * n_axis as f32) as u32).min(n_axis - 1);
+    let view = shell.settings.view;
     let key = (
         std::sync::Arc::as_ptr(&field) as usize,
         axis,
@@ -37,7 +38,7 @@ pub fn slice_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         view.color_map,
         view.value_range.to_bits(),
     );
-    let texture = viewer.viewport.slice_texture(ui.ctx(), key, || {
+    let texture = shell.viewport.slice_texture(ui.ctx(), key, || {
         slice_image(&field, axis, index, view.color_map, view.value_range, SCALE)
     });
     let size = texture.size_vec2();
@@ -72,7 +73,7 @@ pub fn slice_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
                 Axis::Z => glam::UVec3::new(ui_, vi, index),
             };
             if ijk.cmplt(field.grid.dims).all() {
-                viewer.set_pick(Some(field.grid.index(ijk)));
+                mode.set_pick(shell, Some(field.grid.index(ijk)));
             }
         }
     }

@@ -9,12 +9,11 @@ use eframe::egui_wgpu::{self, wgpu};
 use glam::{Vec2, Vec3};
 
 use super::overlays;
-use super::panels::ProfilerHistory;
+use super::profiler::ProfilerHistory;
 use super::settings::Overlays;
 use crate::geom::Aabb;
 use crate::gpu::GpuContext;
 use crate::scene::LoadedMesh;
-use crate::stages::sdf_grid::SdfField;
 use crate::view::{Camera, LineVertex, RenderTarget, ViewRenderer, ViewSettings};
 
 /// Pick radius around the click, in pixels.
@@ -73,8 +72,14 @@ impl Viewport {
         self.dirty = true;
     }
 
-    /// Frames `bounds` (a scene the viewport does not own, e.g. the
-    /// collide panel's bodies).
+    /// Drops what one mode set for its drawing (another takes over).
+    pub fn clear_overrides(&mut self) {
+        self.range_override = None;
+        self.point_size_min = None;
+    }
+
+    /// Frames `bounds` (a scene without one mesh, e.g. the collide mode's
+    /// bodies).
     pub fn frame_bounds(&mut self, bounds: crate::geom::Aabb) {
         self.bounds = bounds;
         self.frame_all();
@@ -114,7 +119,7 @@ impl Viewport {
         }
     }
 
-    /// Shows `mesh` without overlays or re-framing (the collide panel's
+    /// Shows `mesh` without overlays or re-framing (the collide mode's
     /// moving bodies).
     pub fn set_demo_mesh(&mut self, mesh: &crate::mesh::Mesh) {
         self.renderer.set_mesh(&self.render_state.device, mesh);
@@ -181,7 +186,6 @@ impl Viewport {
         ui: &mut egui::Ui,
         gpu: &GpuContext,
         view: &ViewSettings,
-        field: Option<&SdfField>,
         history: &mut ProfilerHistory,
     ) -> Option<Option<usize>> {
         let rect = ui.available_rect_before_wrap();
@@ -227,9 +231,7 @@ impl Viewport {
                 PICK_RADIUS / rect.width() * 2.0,
                 PICK_RADIUS / rect.height() * 2.0,
             );
-            picked = Some(
-                field.and_then(|_| self.pick(ndc, radius, rect.width() / rect.height(), view)),
-            );
+            picked = Some(self.pick(ndc, radius, rect.width() / rect.height(), view));
         }
 
         // Anything that changes the picture — view settings from a panel or
@@ -338,7 +340,7 @@ impl Viewport {
         self.renderer
             .render(gpu, target, &self.camera, &self.effective(view));
         let img = target.read_rgba(gpu).map_err(|e| e.to_string())?;
-        super::panels::write_png(&img, path)
+        super::export::write_png(&img, path)
     }
 
     /// The slice image as a texture, re-made only when `key` changes.

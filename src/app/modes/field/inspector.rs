@@ -1,14 +1,24 @@
 //! Inspector: the picked cell — index, position, GPU and CPU-reference
-//! values, the closest triangle and its Voronoi feature.
+//! values, the closest triangle and its Voronoi feature — and its marker in
+//! the viewport.
 
 use eframe::egui;
 
-use crate::app::viewer::Viewer;
+use super::Field;
+use crate::app::shell::Shell;
+use crate::app::shell::chrome::value_grid;
+use crate::app::shell::overlays::segment;
 use crate::geom::closest_point_triangle;
+use crate::mesh::PreparedMesh;
+use crate::stages::sdf_grid::SdfField;
+use crate::view::LineVertex;
+use glam::Vec3;
 
-pub fn inspector_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+const PICK: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
+
+pub fn inspector_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Inspector");
-    let (Some(field), Some(pick), Some(scene)) = (&viewer.field, &viewer.pick, &viewer.scene)
+    let (Some(field), Some(pick), Some(scene)) = (&shell.mesh.field, &mode.pick, &shell.mesh.scene)
     else {
         ui.label("Click a cell in the view or a pixel of the slice.");
         return;
@@ -18,7 +28,7 @@ pub fn inspector_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     let p = field.grid.center(ijk);
     let value = field.values[cell];
     let mut clear = false;
-    super::value_grid(ui, "inspector", |row| {
+    value_grid(ui, "inspector", |row| {
         row(
             "cell",
             format!("{cell}  (i {}, j {}, k {})", ijk.x, ijk.y, ijk.z),
@@ -62,6 +72,25 @@ pub fn inspector_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         clear = true;
     }
     if clear {
-        viewer.set_pick(None);
+        mode.set_pick(shell, None);
     }
+}
+
+/// The picked cell's marker: a small cross at the cell and a line to its
+/// closest point on the mesh.
+pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<LineVertex> {
+    let mut out = Vec::new();
+    let p = field.grid.center_of(cell);
+    let h = 0.5 * field.grid.cell_size;
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        segment(&mut out, p - axis * h, p + axis * h, PICK);
+    }
+    if let Some((t, _)) = field.closest_feature(cell) {
+        let q = closest_point_triangle(p, mesh.mesh.corners(t as usize)).point;
+        segment(&mut out, p, q, PICK);
+        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+            segment(&mut out, q - axis * h * 0.5, q + axis * h * 0.5, PICK);
+        }
+    }
+    out
 }

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use eframe::egui;
 
-use crate::app::viewer::Viewer;
+use super::Shell;
 use crate::stages::sdf_grid::export::{FieldSource, write_field};
 
-pub fn export_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
+pub fn export_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("Export", |ui| {
         if ui.button("Window screenshot (PNG)…").clicked() {
             ui.close();
             if let Some(path) = save_dialog("collidoscope.png", "PNG image", "png") {
-                let sink = viewer.async_sink();
+                let sink = shell.async_sink();
                 let shown = path.display().to_string();
                 request_window_screenshot(ui.ctx(), path, move |r| {
                     sink(r.map(|()| format!("wrote {shown}")))
@@ -26,24 +26,24 @@ pub fn export_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             ui.close();
             if let Some(path) = save_dialog("view.png", "PNG image", "png") {
                 let result =
-                    viewer
+                    shell
                         .viewport
-                        .export_png(&viewer.render_gpu, &viewer.settings.view, &path);
-                report(viewer, result, &path);
+                        .export_png(&shell.render_gpu, &shell.settings.view, &path);
+                report(shell, result, &path);
             }
         }
         if ui.button("Field (.npy + .json)…").clicked() {
             ui.close();
             if let Some(path) = save_dialog("field.npy", "NumPy array", "npy") {
-                let result = export_field(viewer, &path);
-                report(viewer, result, &path);
+                let result = export_field(shell, &path);
+                report(shell, result, &path);
             }
         }
         if ui.button("Timings (CSV + PNG plot)…").clicked() {
             ui.close();
             if let Some(path) = save_dialog("timings.csv", "CSV", "csv") {
-                let result = viewer.history.export(&path);
-                report(viewer, result, &path);
+                let result = shell.history.export(&path);
+                report(shell, result, &path);
             }
         }
     });
@@ -56,10 +56,10 @@ fn save_dialog(name: &str, what: &str, ext: &str) -> Option<PathBuf> {
         .save_file()
 }
 
-fn report(viewer: &mut Viewer, result: Result<(), String>, path: &Path) {
+fn report(shell: &mut Shell, result: Result<(), String>, path: &Path) {
     match result {
-        Ok(()) => viewer.notify(format!("wrote {}", path.display()), false),
-        Err(e) => viewer.notify(format!("export failed: {e}"), true),
+        Ok(()) => shell.notify(format!("wrote {}", path.display()), false),
+        Err(e) => shell.notify(format!("export failed: {e}"), true),
     }
 }
 
@@ -92,12 +92,12 @@ pub fn write_png(img: &image::RgbaImage, path: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
-/// Writes the shown field as .npy + JSON sidecar (the CLI's format).
-pub fn export_field(viewer: &Viewer, path: &Path) -> Result<(), String> {
-    let (Some(field), Some(scene)) = (&viewer.field, &viewer.scene) else {
+/// Writes the uniform field as .npy + JSON sidecar (the CLI's format).
+pub fn export_field(shell: &Shell, path: &Path) -> Result<(), String> {
+    let (Some(field), Some(scene)) = (&shell.mesh.field, &shell.mesh.scene) else {
         return Err("no field to export".into());
     };
-    let adapter = field.backend.is_gpu().then(|| viewer.render_gpu.describe());
+    let adapter = field.backend.is_gpu().then(|| shell.render_gpu.describe());
     let source = FieldSource {
         mesh_file: &scene.source.label(),
         cache: "off",

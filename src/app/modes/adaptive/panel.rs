@@ -1,36 +1,22 @@
 //! Adaptive field panel: the octree's parameters, its per-depth table and
 //! timings, the level whose cells are drawn as boxes, the side-by-side
 //! comparison with the uniform field, the inflating mesh and the picked
-//! node's upper bound. The scene itself is in [`crate::app::adaptive`].
+//! node's upper bound; and the caption over the viewport.
 
 use eframe::egui;
 
-use crate::app::adaptive::{self, AdaptiveState, draw, stats};
-use crate::app::viewer::Viewer;
+use super::draw;
+use super::state::Adaptive;
+use super::stats;
+use crate::app::shell::chrome::value_grid;
+use crate::app::shell::{Shell, cells_ui};
 use crate::geom::MORTON_BITS_PER_AXIS;
 use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, Backend, MAX_START_DEPTH};
 
-/// The collapsible section in the left panel; also runs the scene.
-pub fn adaptive_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let open = std::mem::take(&mut viewer.adaptive.open_header);
-    super::stage_section(
-        ui,
-        open,
-        "Adaptive field (octree)",
-        "adaptive_panel",
-        |ui| controls_ui(viewer, ui),
-    );
-    adaptive::update(viewer, ui.ctx());
-}
-
-fn controls_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let gpu_ok = viewer.sdf_gpu.is_some();
-    let st = &mut viewer.adaptive;
-    let mut active = st.active;
-    ui.checkbox(&mut active, "show in viewport");
-    if active != st.active {
-        st.set_active(active);
-    }
+/// The left panel.
+pub fn panel_ui(st: &mut Adaptive, shell: &mut Shell, ui: &mut egui::Ui) {
+    let gpu_ok = shell.gpu_ok();
+    ui.heading("Adaptive field (octree)");
     parameters_ui(st, gpu_ok, ui);
     if let Some(label) = st.job_label() {
         ui.horizontal(|ui| {
@@ -40,15 +26,16 @@ fn controls_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     }
     summary_ui(st, ui);
     ui.separator();
-    view_ui(viewer, ui);
-    let st = &mut viewer.adaptive;
+    view_ui(st, shell, ui);
+    ui.separator();
+    egui::CollapsingHeader::new("Cells").show(ui, |ui| cells_ui(shell, ui));
     ui.separator();
     deform_ui(st, ui);
     ui.separator();
     pick_ui(st, ui);
 }
 
-fn parameters_ui(st: &mut AdaptiveState, gpu_ok: bool, ui: &mut egui::Ui) {
+fn parameters_ui(st: &mut Adaptive, gpu_ok: bool, ui: &mut egui::Ui) {
     let before = (st.params, st.backend);
     ui.horizontal(|ui| {
         ui.label("backend");
@@ -136,7 +123,7 @@ fn bvh_ui(p: &mut AdaptiveParams, ui: &mut egui::Ui) {
     .on_hover_text("GPU: a depth with fewer nodes queries each with a whole workgroup, its BVHs spread over the invocations");
 }
 
-fn summary_ui(st: &AdaptiveState, ui: &mut egui::Ui) {
+fn summary_ui(st: &Adaptive, ui: &mut egui::Ui) {
     let Some(p) = &st.product else {
         return;
     };
@@ -189,8 +176,7 @@ fn swatch(ui: &mut egui::Ui, depth: u32) {
         .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
 }
 
-fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    let st = &mut viewer.adaptive;
+fn view_ui(st: &mut Adaptive, shell: &Shell, ui: &mut egui::Ui) {
     let deepest = st
         .product
         .as_ref()
@@ -249,9 +235,6 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             st.boxes.0, st.boxes.1
         ));
     }
-    ui.add(egui::Slider::new(&mut viewer.settings.view.point_size, 1.0..=16.0).text("point size (px)"))
-        .on_hover_text("the cell filters (inside / outside / clip plane) and colours are in the field panel's Cells section");
-    let st = &mut viewer.adaptive;
     ui.checkbox(&mut st.compare, "side by side with the uniform field")
         .on_hover_text("uniform grid cells left of the mesh's centre (as seen now), adaptive node centres right of it");
     if before
@@ -266,7 +249,7 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         st.request_redraw();
     }
     if let (true, Some((_, _, c))) = (st.compare, &st.comparison) {
-        let res = viewer.field.as_ref().map_or(0, |f| f.params.resolution);
+        let res = shell.mesh.field.as_ref().map_or(0, |f| f.params.resolution);
         ui.label(format!(
             "at {} node centres inside the {res}³ grid: max |adaptive − trilinear(uniform)| = {:.2e} \
              (node {}), mean {:.2e}; cell diagonal {:.2e}; {} sign disagreements",
@@ -280,7 +263,7 @@ fn view_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     }
 }
 
-fn deform_ui(st: &mut AdaptiveState, ui: &mut egui::Ui) {
+fn deform_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
     let d = &mut st.deform;
     let was = d.on;
     ui.horizontal(|ui| {
@@ -322,13 +305,13 @@ fn deform_ui(st: &mut AdaptiveState, ui: &mut egui::Ui) {
     }
 }
 
-fn pick_ui(st: &mut AdaptiveState, ui: &mut egui::Ui) {
+fn pick_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
     let Some(probe) = &st.pick else {
         ui.label("Click a node centre in the view to inspect it.");
         return;
     };
     let mut clear = false;
-    super::value_grid(ui, "adaptive_pick", |row| {
+    value_grid(ui, "adaptive_pick", |row| {
         let c = probe.center;
         row("node", probe.node.to_string());
         row("centre", format!("{:.4}, {:.4}, {:.4}", c.x, c.y, c.z));
@@ -379,4 +362,52 @@ fn pick_ui(st: &mut AdaptiveState, ui: &mut egui::Ui) {
     if clear {
         st.set_pick(None);
     }
+}
+
+/// The adaptive scene's caption over the viewport: what the points are,
+/// the side-by-side numbers, the deforming frame's rebuild time.
+pub fn caption_ui(ui: &mut egui::Ui, st: &Adaptive, shell: &Shell) {
+    let Some(p) = &st.product else {
+        return;
+    };
+    let f = &p.field;
+    let mut lines = vec![format!(
+        "adaptive field: {} node centres, depth {}..{}, α = {}, {} {:.1} ms",
+        f.octree.nodes.len(),
+        f.params.start_depth,
+        f.params.max_depth,
+        f.params.alpha,
+        p.backend.name(),
+        f.timings.total_wall_ms()
+    )];
+    if let (true, Some((_, _, c)), Some(u)) = (st.compare, &st.comparison, &shell.mesh.field) {
+        lines.push(format!(
+            "left: uniform {}³ cells · right: adaptive node centres\nmax |adaptive − trilinear(uniform)| {:.2e}, mean {:.2e} at {} centres (cell diagonal {:.2e}), {} sign disagreements",
+            u.params.resolution,
+            c.max_abs,
+            c.mean_abs,
+            c.compared,
+            c.cell_diagonal,
+            c.sign_disagreements
+        ));
+    }
+    if let Some(frame) = p.frame {
+        lines.push(format!(
+            "deforming: frame {}, offset {:+.4}, rebuilt in {:.1} ms",
+            st.deform.frames, frame.offset, p.job_ms
+        ));
+    }
+    // Wrapped left of the colour bar.
+    let rect = ui.max_rect();
+    let galley = ui.painter().layout(
+        lines.join("\n"),
+        egui::FontId::proportional(13.0),
+        egui::Color32::from_gray(230),
+        (rect.width() - 140.0).max(120.0),
+    );
+    ui.painter().galley(
+        rect.left_top() + egui::vec2(8.0, 8.0),
+        galley,
+        egui::Color32::from_gray(230),
+    );
 }

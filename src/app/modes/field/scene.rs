@@ -1,51 +1,17 @@
-//! Scene panel: what is loaded, the mesh report, how the mesh is drawn; the
-//! File menu (open, samples, recent files).
+//! The Scene section: what is loaded, the mesh report, how the mesh is
+//! drawn and which auxiliary lines are on it.
 
 use eframe::egui;
 
-use crate::app::viewer::Viewer;
-use crate::scene::MeshSource;
+use crate::app::shell::Shell;
 use crate::view::MeshMode;
 
-pub fn file_menu_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    ui.menu_button("File", |ui| {
-        if ui.button("Open OBJ…").clicked() {
-            ui.close();
-            if let Some(path) = rfd::FileDialog::new()
-                .add_filter("Wavefront OBJ", &["obj", "OBJ"])
-                .pick_file()
-            {
-                viewer.open(MeshSource::File(path), ui.ctx());
-            }
-        }
-        ui.menu_button("Samples", |ui| {
-            for (name, _) in crate::assets::SAMPLES {
-                if ui.button(*name).clicked() {
-                    ui.close();
-                    viewer.open(MeshSource::Sample(name.to_string()), ui.ctx());
-                }
-            }
-        });
-        ui.menu_button("Recent", |ui| {
-            if viewer.settings.recent.is_empty() {
-                ui.label("(none yet)");
-            }
-            for path in viewer.settings.recent.clone() {
-                if ui.button(path.display().to_string()).clicked() {
-                    ui.close();
-                    viewer.open(MeshSource::File(path), ui.ctx());
-                }
-            }
-        });
-    });
-}
-
-pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
-    ui.heading("Scene");
+/// Returns true when the overlay lines changed (they are drawn again).
+pub fn scene_ui(shell: &mut Shell, ui: &mut egui::Ui) -> bool {
     ui.label("Drop .obj files anywhere on the window, or File > Open.");
-    let Some(scene) = &viewer.scene else {
+    let Some(scene) = &shell.mesh.scene else {
         ui.label("loading…");
-        return;
+        return false;
     };
     let r = &scene.prepared.report;
     ui.strong(scene.source.label());
@@ -92,7 +58,7 @@ pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
     }
     ui.separator();
     ui.label("Mesh");
-    let view = &mut viewer.settings.view;
+    let view = &mut shell.settings.view;
     ui.horizontal_wrapped(|ui| {
         for (mode, name) in [
             (MeshMode::Shaded, "shaded"),
@@ -103,7 +69,7 @@ pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
             ui.selectable_value(&mut view.mesh_mode, mode, name);
         }
     });
-    let o = &mut viewer.settings.overlays;
+    let o = &mut shell.settings.overlays;
     let before = *o;
     ui.horizontal_wrapped(|ui| {
         ui.checkbox(&mut o.face_normals, "face normals");
@@ -112,9 +78,7 @@ pub fn scene_ui(viewer: &mut Viewer, ui: &mut egui::Ui) {
         ui.checkbox(&mut o.boundary_edges, "boundary / non-manifold edges");
     });
     ui.add(egui::Slider::new(&mut o.normal_length, 0.2..=10.0).text("normal length (cells)"));
-    if *o != before {
-        viewer.refresh_overlays();
-    }
+    *o != before
 }
 
 fn yes_no(b: bool) -> String {

@@ -1,14 +1,10 @@
-//! What the viewport draws besides the mesh: the cell cloud's instances and
-//! the auxiliary lines (normals, pseudo-normals, boundary and non-manifold
-//! edges, the inspector's closest-point marker).
+//! The auxiliary lines the viewport draws on a mesh: normals,
+//! pseudo-normals, boundary and non-manifold edges.
 
 use glam::Vec3;
 
 use super::settings::Overlays;
-use crate::geom::closest_point_triangle;
-use crate::mesh::PreparedMesh;
 use crate::mesh::{Mesh, PseudoNormals, Topology};
-use crate::stages::sdf_grid::SdfField;
 use crate::view::LineVertex;
 
 const FACE_NORMAL: [f32; 4] = [0.2, 0.8, 1.0, 1.0];
@@ -16,9 +12,8 @@ const EDGE_NORMAL: [f32; 4] = [1.0, 0.6, 0.1, 1.0];
 const VERTEX_NORMAL: [f32; 4] = [0.7, 0.3, 1.0, 1.0];
 const BOUNDARY: [f32; 4] = [1.0, 0.1, 0.1, 1.0];
 const NON_MANIFOLD: [f32; 4] = [1.0, 0.0, 1.0, 1.0];
-const PICK: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
 
-fn segment(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
+pub fn segment(out: &mut Vec<LineVertex>, a: Vec3, b: Vec3, color: [f32; 4]) {
     out.push(LineVertex {
         pos: a.to_array(),
         color,
@@ -75,25 +70,6 @@ pub fn mesh_lines(mesh: &Mesh, overlays: &Overlays) -> Vec<LineVertex> {
             if normals.vertex[v] != Vec3::ZERO {
                 segment(&mut out, *p, *p + normals.vertex[v] * len, VERTEX_NORMAL);
             }
-        }
-    }
-    out
-}
-
-/// The picked cell's marker: a small cross at the cell and a line to its
-/// closest point on the mesh.
-pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<LineVertex> {
-    let mut out = Vec::new();
-    let p = field.grid.center_of(cell);
-    let h = 0.5 * field.grid.cell_size;
-    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-        segment(&mut out, p - axis * h, p + axis * h, PICK);
-    }
-    if let Some((t, _)) = field.closest_feature(cell) {
-        let q = closest_point_triangle(p, mesh.mesh.corners(t as usize)).point;
-        segment(&mut out, p, q, PICK);
-        for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
-            segment(&mut out, q - axis * h * 0.5, q + axis * h * 0.5, PICK);
         }
     }
     out

@@ -1,0 +1,107 @@
+//! The adaptive field mode: the octree of [`crate::stages::sdf_adaptive`]
+//! on the current mesh, shown as the paper shows it (Liu & Kim 2014,
+//! figures 4 and 13) and taken apart for inspection.
+//!
+//! * [`draw`]: node centres as point sprites coloured by signed distance
+//!   (the viewer's colour maps and cell filters apply unchanged), octree
+//!   cells as line boxes with one colour per depth, and the uniform field
+//!   beside the adaptive one, split by a plane through the mesh's centre.
+//! * [`stats`]: the per-depth table (nodes, leaves, split nodes, the slack
+//!   of the parent's upper bound), declared as a list of columns.
+//! * [`probe`]: one node taken apart: its value, its closest triangle, and
+//!   the §5.1 upper bound its query started from — the exact distance from
+//!   its centre to the parent's closest triangle — against the true
+//!   distance; and the adaptive field against the uniform grid's trilinear
+//!   interpolation at every node centre inside the grid.
+//! * [`state`]: the scene's parameters and its background jobs: one
+//!   debounced rebuild per parameter change, or one per frame while the
+//!   mesh inflates and deflates ([`crate::scene::InflatingMesh`]).
+//! * [`panel`]: the controls, and the caption over the viewport.
+//! * [`steps`]: the `adaptive…` script steps.
+//!
+//! The uniform field it is compared with is the shell's, computed for the
+//! open mesh whichever mode is shown.
+
+pub mod draw;
+mod panel;
+pub mod probe;
+mod state;
+pub mod stats;
+mod steps;
+
+pub use state::Adaptive;
+pub use steps::AdaptiveStep;
+
+use eframe::egui;
+
+use super::{Mode, ModeRequest, Panels, parsed_step};
+use crate::app::shell::Shell;
+use crate::app::shell::legend::{ColorBar, color_bar_ui};
+
+impl Mode for Adaptive {
+    fn name(&self) -> &'static str {
+        "adaptive"
+    }
+
+    fn title(&self) -> &'static str {
+        "Adaptive field"
+    }
+
+    fn panels(&self) -> Panels {
+        Panels {
+            inspector: false,
+            slice: false,
+            profiler: true,
+        }
+    }
+
+    fn activate(&mut self, _shell: &mut Shell) {
+        self.redraw = true;
+        self.mesh_shown = None;
+        if self.product.is_none() {
+            self.request();
+        }
+    }
+
+    fn deactivate(&mut self, _shell: &mut Shell) {
+        self.cell_nodes.clear();
+    }
+
+    fn update(&mut self, shell: &mut Shell) {
+        self.run_frame(shell);
+    }
+
+    fn busy(&self) -> bool {
+        self.script_busy()
+    }
+
+    fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        panel::panel_ui(self, shell, ui);
+    }
+
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, picked: Option<Option<usize>>) {
+        if let Some(cell) = picked {
+            let node = cell.and_then(|c| self.node_of_cell(c));
+            self.set_pick(node);
+        }
+        if self.product.is_some() {
+            let view = &shell.settings.view;
+            color_bar_ui(ui, view, ColorBar::signed_distance(view));
+        }
+        panel::caption_ui(ui, self, shell);
+    }
+
+    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
+        steps::parse(verb, arg).map(|r| r.map(|_| ()))
+    }
+
+    fn apply_step(
+        &mut self,
+        shell: &mut Shell,
+        verb: &str,
+        arg: &str,
+    ) -> Result<ModeRequest, String> {
+        let step = parsed_step(steps::parse(verb, arg), self.name(), verb)?;
+        steps::apply(self, shell, step)
+    }
+}

@@ -1,0 +1,333 @@
+//! The field mode: the uniform signed distance field of the open mesh
+//! (computed by the shell whenever the mesh or the parameters change) as a
+//! cloud of cells, with the stage's parameters, a slice, an inspector for
+//! the picked cell and a verification against another backend or sign mode
+//! (its heat map replaces the cells while shown).
+//!
+//! The mode draws what changed since its last upload: the mesh and its
+//! overlay lines for a new mesh, the cells for a new field or comparison,
+//! the marker for a new pick.
+
+mod inspector;
+mod pipeline;
+mod scene;
+mod slice;
+mod verify;
+
+use std::sync::Arc;
+
+use eframe::egui;
+
+use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use crate::app::shell::cells::axis_from_name;
+use crate::app::shell::legend::{ColorBar, color_bar_ui};
+use crate::app::shell::{Shell, cells_ui};
+use crate::scene::{Job, JobError};
+use crate::stages::sdf_grid::{self, Backend, SignMode};
+use verify::{CompareKind, Comparison};
+
+/// The picked cell and what the inspector shows about it.
+pub struct Pick {
+    pub cell: usize,
+    /// Value of the CPU reference at this cell, computed on pick.
+    pub reference: Option<f32>,
+}
+
+#[derive(Default)]
+pub struct Field {
+    pick: Option<Pick>,
+    comparison: Option<Comparison>,
+    show_comparison: bool,
+    compare_job: Option<Job<Comparison>>,
+    /// The mesh and the field (by address) the viewport shows.
+    drawn_mesh: Option<usize>,
+    drawn_field: Option<usize>,
+}
+
+/// The field mode's script steps.
+#[derive(Clone, Debug, PartialEq)]
+enum FieldStep {
+    /// `res:N`: cells along the longest axis.
+    Resolution(u32),
+    /// `backend:NAME`: gpu, gpu-brute, cpu, cpu-ref.
+    Backend(String),
+    /// `sign:pseudo-normal|winding`.
+    Sign(String),
+    /// `verify:cpu-vs-gpu|sign-modes`: run a comparison, show its heat map.
+    Verify(String),
+    /// `hide-verify`: hide the comparison heat map.
+    HideVerify,
+    /// `pick[:N]`: the cell nearest the grid centre, or cell N.
+    Pick(Option<usize>),
+    /// `slice:x|y|z`: show the slice panel on an axis.
+    Slice(String),
+}
+
+fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
+    let need = |what: &str| args::need(verb, arg, what);
+    Some(match verb {
+        "res" => args::number(verb, arg, "a number").map(FieldStep::Resolution),
+        "backend" => need("a backend").map(FieldStep::Backend),
+        "sign" => need("pseudo-normal or winding").map(FieldStep::Sign),
+        "verify" => need("cpu-vs-gpu or sign-modes").map(FieldStep::Verify),
+        "hide-verify" => Ok(FieldStep::HideVerify),
+        "pick" if arg.is_empty() => Ok(FieldStep::Pick(None)),
+        "pick" => args::number(verb, arg, "a cell index").map(|c| FieldStep::Pick(Some(c))),
+        "slice" => need("an axis").map(FieldStep::Slice),
+        _ => return None,
+    })
+}
+
+fn key<T>(item: Option<&Arc<T>>) -> Option<usize> {
+    item.map(|a| Arc::as_ptr(a) as usize)
+}
+
+impl Field {
+    /// Uploads the cell cloud: the field, or the comparison heat map.
+    fn refresh_cells(&mut self, shell: &mut Shell) {
+        let (cells, range) = match (&shell.mesh.field, &self.comparison) {
+            (Some(field), Some(c)) if self.show_comparison => {
+                let range =
+                    (c.kind == CompareKind::CpuVsGpu).then_some(c.max_abs.max(f32::MIN_POSITIVE));
+                (c.heat_cells(field), range)
+            }
+            (Some(field), _) => (crate::view::cells_from_field(field), None),
+            _ => (Vec::new(), None),
+        };
+        shell.viewport.range_override = range;
+        shell.viewport.set_cells(&cells);
+    }
+
+    /// Uploads the mesh with its overlay lines, and the pick's marker.
+    fn refresh_overlays(&mut self, shell: &mut Shell) {
+        if let Some(scene) = &shell.mesh.scene {
+            shell.viewport.set_scene(scene, &shell.settings.overlays);
+            self.refresh_pick(shell);
+        }
+    }
+
+    /// Recomputes the inspector's reference value and its 3D marker.
+    fn refresh_pick(&mut self, shell: &mut Shell) {
+        let (Some(scene), Some(field), Some(pick)) =
+            (&shell.mesh.scene, &shell.mesh.field, &mut self.pick)
+        else {
+            shell.viewport.set_pick_lines(&[]);
+            return;
+        };
+        let p = field.grid.center_of(pick.cell);
+        pick.reference =
+            sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
+        let lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+        shell.viewport.set_pick_lines(&lines);
+    }
+
+    fn set_pick(&mut self, shell: &mut Shell, cell: Option<usize>) {
+        self.pick = cell.map(|cell| Pick {
+            cell,
+            reference: None,
+        });
+        self.refresh_pick(shell);
+    }
+
+    /// Starts a comparison job.
+    fn start_comparison(&mut self, shell: &mut Shell, kind: CompareKind) {
+        let (Some(scene), Some(field)) = (&shell.mesh.scene, &shell.mesh.field) else {
+            shell.notify("nothing to compare yet: compute a field first", true);
+            return;
+        };
+        let mesh = scene.prepared.clone();
+        let field = field.clone();
+        let gpu = shell.sdf_gpu.clone();
+        self.compare_job = Some(
+            shell.spawn(format!("comparing ({})", kind.name()), move |p| {
+                verify::compare(&mesh, &field, kind, gpu.as_deref(), p)
+            }),
+        );
+    }
+
+    fn apply(&mut self, shell: &mut Shell, step: FieldStep) -> Result<(), String> {
+        match step {
+            FieldStep::Resolution(r) => {
+                shell.settings.params.resolution = r;
+                shell.request_field();
+            }
+            FieldStep::Backend(b) => {
+                shell.settings.backend =
+                    Backend::from_name(&b).ok_or(format!("unknown backend {b}"))?;
+                shell.request_field();
+            }
+            FieldStep::Sign(s) => {
+                shell.settings.params.sign_mode = SignMode::ALL
+                    .into_iter()
+                    .find(|m| m.name() == s)
+                    .ok_or(format!("unknown sign mode {s}"))?;
+                shell.request_field();
+            }
+            FieldStep::Verify(kind) => {
+                let kind =
+                    CompareKind::from_name(&kind).ok_or(format!("unknown comparison {kind}"))?;
+                self.start_comparison(shell, kind);
+            }
+            FieldStep::HideVerify => {
+                self.show_comparison = false;
+                self.refresh_cells(shell);
+            }
+            FieldStep::Pick(cell) => {
+                let field = shell.mesh.field.as_ref().ok_or("no field to pick from")?;
+                let cell = cell.unwrap_or_else(|| field.grid.index(field.grid.dims / 2));
+                if cell >= field.values.len() {
+                    return Err(format!("cell {cell} is outside the grid"));
+                }
+                self.set_pick(shell, Some(cell));
+            }
+            FieldStep::Slice(axis) => {
+                shell.settings.slice_axis =
+                    axis_from_name(&axis).ok_or(format!("unknown axis {axis}"))?;
+                shell.settings.show_slice = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Mode for Field {
+    fn name(&self) -> &'static str {
+        "field"
+    }
+
+    fn title(&self) -> &'static str {
+        "Signed distance field"
+    }
+
+    fn panels(&self) -> Panels {
+        Panels {
+            inspector: true,
+            slice: true,
+            profiler: true,
+        }
+    }
+
+    fn activate(&mut self, _shell: &mut Shell) {
+        self.drawn_mesh = None;
+        self.drawn_field = None;
+    }
+
+    fn update(&mut self, shell: &mut Shell) {
+        let mesh = key(shell.mesh.scene.as_ref().map(|s| &s.prepared));
+        let field = key(shell.mesh.field.as_ref());
+        let mut cells = false;
+        if mesh != self.drawn_mesh {
+            // A new mesh: its field follows.
+            self.drawn_mesh = mesh;
+            self.pick = None;
+            self.comparison = None;
+            self.refresh_overlays(shell);
+            cells = true;
+        }
+        if field != self.drawn_field {
+            self.drawn_field = field;
+            self.comparison = None;
+            self.show_comparison = false;
+            let cell_count = shell.mesh.field.as_ref().map_or(0, |f| f.values.len());
+            if self.pick.as_ref().is_some_and(|p| p.cell >= cell_count) {
+                self.pick = None;
+            }
+            self.refresh_pick(shell);
+            cells = true;
+        }
+        if let Some(result) = self.compare_job.as_ref().and_then(Job::poll) {
+            self.compare_job = None;
+            match result {
+                Ok(c) => {
+                    self.comparison = Some(c);
+                    self.show_comparison = true;
+                    cells = true;
+                }
+                Err(JobError::Cancelled) => {}
+                Err(e) => shell.notify(format!("comparison: {e}"), true),
+            }
+        }
+        if cells {
+            self.refresh_cells(shell);
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.compare_job.is_some()
+    }
+
+    fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        pipeline::pipeline_ui(shell, ui);
+        ui.separator();
+        cells_ui(shell, ui);
+        ui.separator();
+        let overlays = egui::CollapsingHeader::new("Scene")
+            .default_open(true)
+            .show(ui, |ui| scene::scene_ui(shell, ui))
+            .body_returned;
+        if overlays == Some(true) {
+            self.refresh_overlays(shell);
+        }
+    }
+
+    fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        inspector::inspector_ui(self, shell, ui);
+        ui.separator();
+        verify::verify_ui(self, shell, ui);
+    }
+
+    fn slice_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        slice::slice_ui(self, shell, ui);
+    }
+
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, picked: Option<Option<usize>>) {
+        if let Some(cell) = picked {
+            self.set_pick(shell, cell);
+        }
+        if shell.mesh.field.is_none() {
+            return;
+        }
+        let view = &shell.settings.view;
+        let bar = match &self.comparison {
+            Some(c) if self.show_comparison && c.kind == CompareKind::CpuVsGpu => ColorBar {
+                title: "|Δ| (mesh units)",
+                lo: 0.0,
+                hi: c.max_abs.max(f32::MIN_POSITIVE),
+                signed: false,
+            },
+            _ => ColorBar::signed_distance(view),
+        };
+        color_bar_ui(ui, view, bar);
+    }
+
+    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
+        parse(verb, arg).map(|r| r.map(|_| ()))
+    }
+
+    fn apply_step(
+        &mut self,
+        shell: &mut Shell,
+        verb: &str,
+        arg: &str,
+    ) -> Result<ModeRequest, String> {
+        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
+        self.apply(shell, step)?;
+        Ok(ModeRequest::Stay)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_field_steps() {
+        assert_eq!(parse("res", "64"), Some(Ok(FieldStep::Resolution(64))));
+        assert!(matches!(parse("res", "many"), Some(Err(_))));
+        assert_eq!(parse("pick", ""), Some(Ok(FieldStep::Pick(None))));
+        assert_eq!(parse("pick", "7"), Some(Ok(FieldStep::Pick(Some(7)))));
+        assert_eq!(parse("hide-verify", ""), Some(Ok(FieldStep::HideVerify)));
+        assert!(matches!(parse("slice", ""), Some(Err(_))));
+        assert_eq!(parse("tritri", "tori"), None);
+    }
+}

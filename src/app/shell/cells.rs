@@ -1,0 +1,141 @@
+//! The Cells section: how the viewport's point sprites are drawn (shown or
+//! not, colour map, size, colour range, which values, a clip plane). The
+//! field and adaptive modes show it; script steps set the same settings.
+
+use eframe::egui;
+
+use super::Shell;
+use crate::stages::sdf_grid::SdfField;
+use crate::view::{Axis, ClipPlane, ColorMap, ViewSettings};
+
+/// The Cells controls. Ranges reach half the uniform field's diagonal.
+pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
+    ui.heading("Cells");
+    let view_before = shell.settings.view;
+    let v = &mut shell.settings.view;
+    ui.checkbox(&mut v.show_cells, "show cell cloud");
+    ui.horizontal(|ui| {
+        ui.label("colours");
+        for m in ColorMap::ALL {
+            ui.selectable_value(&mut v.color_map, m, m.name());
+        }
+    });
+    ui.add(egui::Slider::new(&mut v.point_size, 1.0..=16.0).text("point size (px)"));
+    let max_range = shell
+        .mesh
+        .field
+        .as_ref()
+        .map_or(1.0, |f| f.grid.bounds().diagonal() * 0.5);
+    ui.add(
+        egui::Slider::new(&mut v.value_range, (max_range * 1e-3)..=max_range)
+            .logarithmic(true)
+            .text("colour range"),
+    );
+    ui.horizontal_wrapped(|ui| {
+        let f = &mut v.filter;
+        let mut which = if f.inside_only {
+            1
+        } else if f.outside_only {
+            2
+        } else if f.band.is_some() {
+            3
+        } else {
+            0
+        };
+        for (i, name) in ["all", "inside", "outside", "|d| < band"]
+            .iter()
+            .enumerate()
+        {
+            ui.selectable_value(&mut which, i, *name);
+        }
+        f.inside_only = which == 1;
+        f.outside_only = which == 2;
+        if which == 3 {
+            if f.band.is_none() {
+                f.band = Some(max_range * 0.05);
+            }
+        } else {
+            f.band = None;
+        }
+    });
+    if let Some(b) = &mut v.filter.band {
+        ui.add(
+            egui::Slider::new(b, (max_range * 1e-3)..=max_range)
+                .logarithmic(true)
+                .text("band |d| <"),
+        );
+    }
+    let mut clip = v.filter.clip.is_some();
+    ui.checkbox(&mut clip, "clip plane");
+    if clip {
+        let c = v.filter.clip.get_or_insert(ClipPlane {
+            normal: glam::Vec3::X,
+            offset: 0.0,
+        });
+        ui.horizontal(|ui| {
+            for (n, name) in [
+                (glam::Vec3::X, "x"),
+                (glam::Vec3::Y, "y"),
+                (glam::Vec3::Z, "z"),
+            ] {
+                if ui.selectable_label(c.normal == n, name).clicked() {
+                    c.normal = n;
+                }
+            }
+        });
+        ui.add(egui::Slider::new(&mut c.offset, -max_range..=max_range).text("offset"));
+    } else {
+        v.filter.clip = None;
+    }
+    if view_before != shell.settings.view {
+        shell.viewport.request_redraw();
+    }
+}
+
+/// Sets the cell filter from a name (`all`, `inside`, `outside`, `band`).
+pub fn apply_filter_name(
+    view: &mut ViewSettings,
+    name: &str,
+    field: Option<&SdfField>,
+) -> Result<(), String> {
+    let f = &mut view.filter;
+    f.inside_only = false;
+    f.outside_only = false;
+    f.band = None;
+    match name {
+        "all" => {}
+        "inside" => f.inside_only = true,
+        "outside" => f.outside_only = true,
+        "band" => f.band = Some(field.map_or(0.05, |fl| 2.0 * fl.grid.cell_size)),
+        _ => return Err(format!("unknown filter {name}")),
+    }
+    Ok(())
+}
+
+pub fn axis_from_name(name: &str) -> Option<Axis> {
+    match name {
+        "x" | "X" => Some(Axis::X),
+        "y" | "Y" => Some(Axis::Y),
+        "z" | "Z" => Some(Axis::Z),
+        _ => None,
+    }
+}
+
+/// The clip plane a script names: `off`, or an axis (`x`, `-y`, …) through
+/// the centre of the field's grid, keeping the cells on its negative side.
+pub fn clip_plane(name: &str, field: Option<&SdfField>) -> Result<Option<ClipPlane>, String> {
+    if name == "off" {
+        return Ok(None);
+    }
+    let (sign, axis) = name.strip_prefix('-').map_or((1.0, name), |n| (-1.0, n));
+    let normal = match axis_from_name(axis).ok_or(format!("unknown clip {name}"))? {
+        Axis::X => glam::Vec3::X,
+        Axis::Y => glam::Vec3::Y,
+        Axis::Z => glam::Vec3::Z,
+    } * sign;
+    let center = field.ok_or("no field to clip")?.grid.bounds().center();
+    Ok(Some(ClipPlane {
+        normal,
+        offset: normal.dot(center),
+    }))
+}

@@ -1,0 +1,139 @@
+//! The window's chrome: the menu bar (File, View, Export), the mode switch
+//! under it, and the banner of errors and notices.
+
+use eframe::egui;
+
+use super::Shell;
+use crate::scene::MeshSource;
+
+/// Which panels beside the viewport the active mode fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Panels {
+    /// The right panel (the picked element, verification, read-back images).
+    pub inspector: bool,
+    /// A slice image in the bottom panel.
+    pub slice: bool,
+    /// The profiler in the bottom panel (the mode's stage runs, frame times).
+    pub profiler: bool,
+}
+
+/// The menu bar: File (open, samples, recent), View, Export.
+pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
+    egui::Panel::top("menu").show(ui, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            file_menu_ui(shell, ui);
+            ui.menu_button("View", |ui| {
+                ui.add_enabled_ui(panels.profiler, |ui| {
+                    ui.checkbox(&mut shell.settings.show_profiler, "Profiler")
+                });
+                ui.add_enabled_ui(panels.slice, |ui| {
+                    ui.checkbox(&mut shell.settings.show_slice, "Slice")
+                });
+                if ui.button("Frame all").clicked() {
+                    shell.viewport.frame_all();
+                }
+            });
+            super::export::export_menu_ui(shell, ui);
+            ui.separator();
+            ui.label(format!("GPU: {}", shell.render_gpu.describe()));
+        });
+    });
+}
+
+fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
+    ui.menu_button("File", |ui| {
+        if ui.button("Open OBJ…").clicked() {
+            ui.close();
+            if let Some(path) = rfd::FileDialog::new()
+                .add_filter("Wavefront OBJ", &["obj", "OBJ"])
+                .pick_file()
+            {
+                shell.open(MeshSource::File(path));
+            }
+        }
+        ui.menu_button("Samples", |ui| {
+            for (name, _) in crate::assets::SAMPLES {
+                if ui.button(*name).clicked() {
+                    ui.close();
+                    shell.open(MeshSource::Sample(name.to_string()));
+                }
+            }
+        });
+        ui.menu_button("Recent", |ui| {
+            if shell.settings.recent.is_empty() {
+                ui.label("(none yet)");
+            }
+            for path in shell.settings.recent.clone() {
+                if ui.button(path.display().to_string()).clicked() {
+                    ui.close();
+                    shell.open(MeshSource::File(path));
+                }
+            }
+        });
+    });
+}
+
+/// The mode switch: one tab per mode (`titles`), the active one selected.
+/// Returns the tab clicked, if another than `active`.
+pub fn mode_switch_ui(titles: &[&str], active: usize, ui: &mut egui::Ui) -> Option<usize> {
+    let mut chosen = None;
+    egui::Panel::top("modes").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            ui.label("Mode:");
+            for (i, title) in titles.iter().enumerate() {
+                let text = egui::RichText::new(*title).strong();
+                if ui.selectable_label(i == active, text).clicked() && i != active {
+                    chosen = Some(i);
+                }
+            }
+        });
+    });
+    chosen
+}
+
+/// Errors and notices, newest first; each can be dismissed.
+pub fn banner_ui(shell: &mut Shell, ui: &mut egui::Ui) {
+    let recent: Vec<usize> = (0..shell.messages.len())
+        .rev()
+        .filter(|&i| shell.messages[i].is_error || shell.messages[i].at.elapsed().as_secs() < 30)
+        .take(3)
+        .collect();
+    if recent.is_empty() {
+        return;
+    }
+    let mut dismiss = None;
+    egui::Panel::top("banner").show(ui, |ui| {
+        for i in recent {
+            let m = &shell.messages[i];
+            ui.horizontal(|ui| {
+                let (icon, color) = if m.is_error {
+                    ("error:", egui::Color32::from_rgb(230, 80, 80))
+                } else {
+                    ("note:", egui::Color32::from_rgb(210, 180, 60))
+                };
+                ui.colored_label(color, format!("{icon} {}", m.text));
+                if ui.small_button("dismiss").clicked() {
+                    dismiss = Some(i);
+                }
+            });
+        }
+    });
+    if let Some(i) = dismiss {
+        shell.messages.remove(i);
+    }
+}
+
+/// A striped two-column grid of names and monospaced values; `rows` adds
+/// each line through the `row(name, value)` it is given.
+pub fn value_grid(ui: &mut egui::Ui, id: &str, rows: impl FnOnce(&mut dyn FnMut(&str, String))) {
+    egui::Grid::new(id)
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            rows(&mut |k: &str, v: String| {
+                ui.label(k);
+                ui.monospace(v);
+                ui.end_row();
+            });
+        });
+}

@@ -1,0 +1,269 @@
+//! The shell: what every viewer mode shares, and the window around the
+//! modes.
+//!
+//! A mode ([`crate::app::modes::Mode`]) gets a `&mut Shell` and nothing
+//! else: the 3D [`Viewport`] it draws into, the banner's notices, the GPU
+//! contexts, a job runner ([`Shell::spawn`]), the profiler's history and the
+//! settings that are truly shared (the view settings, the overlays, the
+//! uniform field's parameters). The shell also holds the open mesh and its
+//! uniform signed distance field ([`MeshScene`]): opening a mesh computes
+//! that field whichever mode is shown, and the field and adaptive modes
+//! both work on them. The shell never draws a mode's products: the active
+//! mode uploads what it shows.
+//!
+//! The window's chrome — menu bar, mode switch, banner, profiler, export —
+//! is in [`chrome`], [`profiler`] and [`export`]; the frame loop that owns
+//! the modes is [`crate::app::viewer`].
+
+pub mod cells;
+pub mod chrome;
+pub mod export;
+pub mod legend;
+pub mod overlays;
+pub mod profiler;
+pub mod settings;
+pub mod viewport;
+
+pub use cells::cells_ui;
+pub use profiler::ProfilerHistory;
+pub use settings::Settings;
+pub use viewport::Viewport;
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use eframe::egui;
+
+use crate::gpu::GpuContext;
+use crate::progress::Progress;
+use crate::scene::{Job, JobError, LoadedMesh, MeshSource};
+use crate::stages::sdf_grid::{self, SdfField, SdfGpu};
+
+/// A message in the banner.
+pub struct Message {
+    pub text: String,
+    pub is_error: bool,
+    pub at: Instant,
+}
+
+/// The open mesh and its uniform field, and the jobs that make them.
+#[derive(Default)]
+pub struct MeshScene {
+    pub scene: Option<LoadedMesh>,
+    pub field: Option<Arc<SdfField>>,
+    load_job: Option<Job<LoadedMesh>>,
+    field_job: Option<Job<SdfField>>,
+    /// Parameters changed: recompute the field when possible.
+    field_wanted: bool,
+    /// The colour range was fitted to this scene's first field.
+    range_fitted: bool,
+}
+
+/// Outcomes other threads report to the banner (screenshots).
+type AsyncMessages = Arc<Mutex<Vec<Result<String, String>>>>;
+
+pub struct Shell {
+    pub settings: Settings,
+    /// GPU stages; `None` when the adapter cannot run them (banner shown).
+    pub sdf_gpu: Option<Arc<SdfGpu>>,
+    pub render_gpu: GpuContext,
+    pub viewport: Viewport,
+    pub mesh: MeshScene,
+    pub messages: Vec<Message>,
+    pub history: ProfilerHistory,
+    ctx: egui::Context,
+    async_messages: AsyncMessages,
+}
+
+impl Shell {
+    pub fn new(
+        ctx: egui::Context,
+        settings: Settings,
+        render_gpu: GpuContext,
+        sdf_gpu: Option<Arc<SdfGpu>>,
+        viewport: Viewport,
+        messages: Vec<Message>,
+    ) -> Self {
+        Shell {
+            settings,
+            sdf_gpu,
+            render_gpu,
+            viewport,
+            mesh: MeshScene::default(),
+            messages,
+            history: ProfilerHistory::default(),
+            ctx,
+            async_messages: Default::default(),
+        }
+    }
+
+    /// Whether the adapter runs the GPU stages.
+    pub fn gpu_ok(&self) -> bool {
+        self.sdf_gpu.is_some()
+    }
+
+    pub fn ctx(&self) -> &egui::Context {
+        &self.ctx
+    }
+
+    /// Runs `work` on its own thread; the window repaints when it ends.
+    pub fn spawn<T: Send + 'static>(
+        &self,
+        label: impl Into<String>,
+        work: impl FnOnce(&Progress) -> Result<T, JobError> + Send + 'static,
+    ) -> Job<T> {
+        let repaint = self.ctx.clone();
+        Job::spawn(label, move || repaint.request_repaint(), work)
+    }
+
+    pub fn notify(&mut self, text: impl Into<String>, is_error: bool) {
+        self.messages.push(Message {
+            text: text.into(),
+            is_error,
+            at: Instant::now(),
+        });
+        if self.messages.len() > 20 {
+            self.messages.remove(0);
+        }
+    }
+
+    /// A callback other threads use to report an outcome to the banner.
+    pub fn async_sink(&self) -> impl Fn(Result<String, String>) + Send + 'static {
+        let messages = self.async_messages.clone();
+        move |m| {
+            if let Ok(mut v) = messages.lock() {
+                v.push(m);
+            }
+        }
+    }
+
+    pub fn drain_async_messages(&mut self) {
+        let drained: Vec<_> = self
+            .async_messages
+            .lock()
+            .map(|mut v| std::mem::take(&mut *v))
+            .unwrap_or_default();
+        for m in drained {
+            match m {
+                Ok(text) => self.notify(text, false),
+                Err(text) => self.notify(text, true),
+            }
+        }
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.messages.iter().filter(|m| m.is_error).count()
+    }
+
+    /// Starts loading a mesh; the current scene stays until it succeeds.
+    pub fn open(&mut self, source: MeshSource) {
+        if let Some(job) = &self.mesh.load_job {
+            job.cancel();
+        }
+        let label = source.label();
+        self.mesh.load_job = Some(self.spawn(format!("loading {label}"), move |_| {
+            LoadedMesh::load(source).map_err(|e| JobError::Failed(e.to_string()))
+        }));
+    }
+
+    /// Recomputes the field with the current parameters (after the current
+    /// job, which is cancelled).
+    pub fn request_field(&mut self) {
+        self.mesh.field_wanted = true;
+    }
+
+    /// Loading a mesh or computing its field.
+    pub fn busy(&self) -> bool {
+        self.mesh.load_job.is_some() || self.mesh.field_job.is_some() || self.mesh.field_wanted
+    }
+
+    pub fn field_job_progress(&self) -> Option<(&str, f32)> {
+        self.mesh
+            .field_job
+            .as_ref()
+            .map(|j| (j.label.as_str(), j.progress.fraction()))
+    }
+
+    pub fn cancel_field(&mut self) {
+        if let Some(j) = self.mesh.field_job.take() {
+            j.cancel();
+            self.notify("field computation cancelled", false);
+        }
+        self.mesh.field_wanted = false;
+    }
+
+    /// Collects a loaded mesh or a computed field; starts the field a new
+    /// mesh or new parameters ask for.
+    pub fn poll_jobs(&mut self) {
+        if let Some(result) = self.mesh.load_job.as_ref().and_then(Job::poll) {
+            self.mesh.load_job = None;
+            match result {
+                Ok(loaded) => {
+                    if let MeshSource::File(p) = &loaded.source {
+                        self.settings.remember_file(p.clone());
+                    }
+                    self.settings.source = loaded.source.clone();
+                    self.mesh.scene = Some(loaded);
+                    self.mesh.field = None;
+                    self.mesh.field_wanted = true;
+                    self.mesh.range_fitted = false;
+                }
+                Err(JobError::Cancelled) => {}
+                Err(e) => self.notify(
+                    format!("could not open: {e} — the previous scene is kept"),
+                    true,
+                ),
+            }
+        }
+        if let Some(result) = self.mesh.field_job.as_ref().and_then(Job::poll) {
+            self.mesh.field_job = None;
+            match result {
+                Ok(field) => {
+                    self.history.record_field(&field);
+                    if !self.mesh.range_fitted {
+                        self.settings.view.value_range = crate::view::default_value_range(&field);
+                        self.settings.view.filter.clip = Some(
+                            self.viewport
+                                .facing_clip_plane(field.grid.bounds().center()),
+                        );
+                        self.mesh.range_fitted = true;
+                    }
+                    self.mesh.field = Some(Arc::new(field));
+                }
+                Err(JobError::Cancelled) => {}
+                Err(e) => self.notify(format!("field: {e}"), true),
+            }
+        }
+        if self.mesh.field_wanted && self.mesh.load_job.is_none() {
+            let Some(scene) = &self.mesh.scene else {
+                return;
+            };
+            if let Some(j) = self.mesh.field_job.take() {
+                j.cancel();
+            }
+            self.mesh.field_wanted = false;
+            let mesh = scene.prepared.clone();
+            let params = self.settings.params;
+            let backend = self.settings.backend;
+            let gpu = self.sdf_gpu.clone();
+            let label = format!("{} field {}³", backend.name(), params.resolution);
+            self.mesh.field_job = Some(self.spawn(label, move |p| {
+                Ok(sdf_grid::compute(
+                    &mesh,
+                    &params,
+                    backend,
+                    gpu.as_deref(),
+                    p,
+                )?)
+            }));
+        }
+    }
+
+    /// Files dropped on the window: the last one is opened (the scripted
+    /// `drop:` step comes through here too).
+    pub fn drop_paths(&mut self, paths: Vec<std::path::PathBuf>) {
+        if let Some(path) = paths.into_iter().last() {
+            self.open(MeshSource::File(path));
+        }
+    }
+}

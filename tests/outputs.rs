@@ -95,7 +95,7 @@ fn sdf_writes_only_the_field_and_its_sidecar_which_records_the_checksum() {
     assert_eq!(recorded.len(), 16);
     // The pair of another run is detected: a field beside an older sidecar.
     let old_meta = std::fs::read(dir.join("field.json")).unwrap();
-    let o = sdf(&out, &["--res", "10"]);
+    let o = sdf(&out, &["--pad", "0.25"]);
     assert!(o.status.success());
     std::fs::write(dir.join("field.json"), old_meta).unwrap();
     let err = read_field(&out).unwrap_err();
@@ -106,7 +106,7 @@ fn sdf_writes_only_the_field_and_its_sidecar_which_records_the_checksum() {
 fn sdf_out_that_is_its_own_sidecar_is_refused() {
     let dir = common::scratch("outputs-self");
     let o = sdf(&dir.join("x.json"), &[]);
-    assert_refused(&o, "same file");
+    assert_refused(&o, "share the name");
     assert!(names(&dir).is_empty(), "{:?}", names(&dir));
     let o = sdf(&dir.join("x.json"), &["--adaptive", "--depth", "4"]);
     assert!(!o.status.success());
@@ -169,7 +169,7 @@ fn every_writing_subcommand_refuses_a_special_out() {
     }
     // collide's CSV is --out with extension .csv.
     let csv = dir.join("contacts.csv").display().to_string();
-    assert_refused(&run(&["collide", &s, &s, "--out", &csv]), "same file");
+    assert_refused(&run(&["collide", &s, &s, "--out", &csv]), "share the name");
     // A benchmark's files go into --out; one of them a directory: refused.
     let bench = dir.join("bench");
     std::fs::create_dir_all(bench.join("collide.json")).unwrap();

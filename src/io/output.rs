@@ -78,7 +78,7 @@ pub fn check_targets(paths: &[&Path]) -> io::Result<()> {
         if paths[..i].contains(path) {
             return Err(refused(
                 path,
-                "names two files of one output (a file and its sidecar would be the same file); choose another extension",
+                "would hold two files of one output (a file and its sidecar share the name); choose another extension",
             ));
         }
         split(path)?;
@@ -88,14 +88,14 @@ pub fn check_targets(paths: &[&Path]) -> io::Result<()> {
             Ok(m) if m.file_type().is_symlink() => {
                 return Err(refused(
                     path,
-                    "is a symbolic link; outputs are not written through links, give the link's target",
+                    "is a symbolic link; outputs are not written through links (give the link's target)",
                 ));
             }
             Ok(m) if m.is_dir() => return Err(refused(path, "is a directory")),
             Ok(m) if !m.is_file() => {
                 return Err(refused(
                     path,
-                    "is a device, FIFO or socket, not a regular file",
+                    "is a device, FIFO or socket, not a regular file; refusing to replace it",
                 ));
             }
             Ok(_) => {}
@@ -161,7 +161,7 @@ fn write_set_with(
 fn refused(path: &Path, why: &str) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidInput,
-        format!("{} {why}; refusing to write it", path.display()),
+        format!("{} {why}", path.display()),
     )
 }
 
@@ -294,7 +294,7 @@ mod tests {
         assert_eq!(std::fs::read(&target).unwrap(), b"kept");
         let same = dir.join("x.json");
         let err = write_set(&[(&same, b"field"), (&same, b"sidecar")]).unwrap_err();
-        assert!(err.to_string().contains("same file"), "{err}");
+        assert!(err.to_string().contains("share the name"), "{err}");
         assert_eq!(names(&dir), ["fifo", "link.txt", "target.txt"]);
     }
 

@@ -227,3 +227,47 @@ fn stale_temporaries_of_dead_processes_are_removed_when_writing() {
         ]
     );
 }
+
+#[test]
+fn the_adaptive_sidecar_records_the_archive_checksum() {
+    let dir = common::scratch("outputs-adaptive");
+    let out = dir.join("field.npz");
+    let o = sdf(&out, &["--adaptive", "--depth", "4", "--start-depth", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(names(&dir), ["field.json", "field.npz"]);
+    let (_, meta) = collidoscope::io::read_verified(&out, &dir.join("field.json"))
+        .expect("the archive matches its sidecar");
+    assert_eq!(meta["format"], "collidoscope adaptive sdf 1");
+}
+
+#[test]
+fn interfere_writes_only_its_files_and_records_their_checksums() {
+    let dir = common::scratch("outputs-interfere-ok");
+    let out = dir.join("result.json");
+    let (s, o) = (spot(), out.display().to_string());
+    let r = run(&[
+        "interfere",
+        &s,
+        &s,
+        "--res",
+        "32x32",
+        "--axes",
+        "z",
+        "--out",
+        &o,
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        names(&dir),
+        ["result.json", "result_counts_z.npy", "result_stencil_z.png"]
+    );
+    let json: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let view = &json["views"][0];
+    for (file, key) in [
+        ("result_stencil_z.png", "stencil_png_xxh3_64"),
+        ("result_counts_z.npy", "counts_npy_xxh3_64"),
+    ] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        assert_eq!(view[key], collidoscope::io::checksum_hex(&bytes), "{file}");
+    }
+}

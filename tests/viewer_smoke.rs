@@ -122,7 +122,8 @@ fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
         wg > 1000 && wc > 1000,
         "window screenshot looks blank: {wg} grey, {wc} coloured"
     );
-    let npy = collidoscope::io::read_npy_f32(&field).expect("the exported field reads back");
+    let (npy, _) = collidoscope::stages::sdf_grid::export::read_field(&field)
+        .expect("the exported field reads back and matches its sidecar");
     assert!(
         npy.data.iter().any(|&v| v < 0.0),
         "the exported field has inside cells"

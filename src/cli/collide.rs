@@ -108,6 +108,8 @@ fn pose(flag: &str, text: Option<&str>) -> anyhow::Result<Mat4> {
 }
 
 pub fn run(args: CollideArgs) -> anyhow::Result<()> {
+    let csv_path = args.out.with_extension("csv");
+    super::check_out(&[&args.out, &csv_path])?;
     let sdf = SdfParams {
         resolution: args.res,
         ..SdfParams::default()
@@ -259,8 +261,6 @@ pub fn run(args: CollideArgs) -> anyhow::Result<()> {
         "points_tested": set.tests,
         "timings": timings,
     });
-    crate::io::write_atomically(&args.out, serde_json::to_string_pretty(&json)?.as_bytes())
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
     let mut csv = String::from("body,other,feature,sample,x,y,z,nx,ny,nz,depth,depth_cell\n");
     for c in &set.contacts {
         csv.push_str(&format!(
@@ -279,9 +279,9 @@ pub fn run(args: CollideArgs) -> anyhow::Result<()> {
             c.depth_cell
         ));
     }
-    let csv_path = args.out.with_extension("csv");
-    crate::io::write_atomically(&csv_path, csv.as_bytes())
-        .with_context(|| format!("cannot write {}", csv_path.display()))?;
+    let text = serde_json::to_string_pretty(&json)?;
+    crate::io::write_set(&[(&args.out, text.as_bytes()), (&csv_path, csv.as_bytes())])
+        .with_context(|| format!("cannot write {}", args.out.display()))?;
     let max_depth = set.contacts.iter().map(|c| c.depth).fold(0.0f32, f32::max);
     println!(
         "{} contacts from {} points tested over {} pairs (max depth {max_depth:.4}); wrote {} and {}",

@@ -6,7 +6,10 @@
 //! the file puts it) or 3 (`tx,ty,tz`) or 7 (`…,qx,qy,qz,qw`) numbers.
 //! Beside `result.json` go, per view axis, `result_stencil_<axis>.png`
 //! (false-colour counts) and `result_counts_<axis>.npy` (float32 counts,
-//! rows from the top).
+//! rows from the top). All of them and the JSON are written as one output
+//! set (`crate::io::write_set`): a failure leaves the old ones untouched,
+//! and each view records its files' xxh3-64 (`stencil_png_xxh3_64`,
+//! `counts_npy_xxh3_64`).
 //!
 //! The JSON: `interfering_pairs`, `objects` (`interfering`, `closed`,
 //! `negative_pixels`), `localised_points` (world position, count,
@@ -139,6 +142,12 @@ const MAX_POINTS: usize = 10_000;
 pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
     let (width, height) = parse_resolution(&args.res)?;
     let axes = parse_axes(&args.axes)?;
+    let mut targets = vec![args.out.clone()];
+    for axis in &axes {
+        targets.push(sibling(&args.out, &format!("stencil_{}.png", axis.name())));
+        targets.push(sibling(&args.out, &format!("counts_{}.npy", axis.name())));
+    }
+    super::check_out(&targets.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
     if let Some(o) = args.edge_offset
         && !(o.is_finite() && o >= 0.0)
     {
@@ -175,17 +184,21 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
     let (runs, summary) = detect_gpu(&gpu, &stage, &scene, &params, &axes, RunOptions::default())?;
 
     let mut views = Vec::new();
+    let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     for run in &runs {
         let Some(image) = &run.image else { continue };
         let axis = run.view.axis.name();
         let png = sibling(&args.out, &format!("stencil_{axis}.png"));
         let npy = sibling(&args.out, &format!("counts_{axis}.npy"));
+        let mut png_bytes = Vec::new();
         count_image_rgba(image)
-            .save(&png)
-            .with_context(|| format!("cannot write {}", png.display()))?;
+            .write_to(
+                &mut std::io::Cursor::new(&mut png_bytes),
+                image::ImageFormat::Png,
+            )
+            .context("cannot encode the stencil PNG")?;
         let counts: Vec<f32> = image.counts.iter().map(|&c| c as f32).collect();
-        crate::io::write_npy_f32(&npy, &[height as usize, width as usize], &counts)
-            .with_context(|| format!("cannot write {}", npy.display()))?;
+        let npy_bytes = crate::io::encode_npy_f32(&[height as usize, width as usize], &counts);
         let (px, py) = run.view.pixel_size();
         views.push(serde_json::json!({
             "axis": axis,
@@ -203,7 +216,11 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
             "identification": run.identification,
             "gpu_ms": run.phases.iter().filter_map(|p| p.gpu_ms).sum::<f64>(),
             "wall_ms": run.wall_ms,
+            "stencil_png_xxh3_64": crate::io::checksum_hex(&png_bytes),
+            "counts_npy_xxh3_64": crate::io::checksum_hex(&npy_bytes),
         }));
+        files.push((png, png_bytes));
+        files.push((npy, npy_bytes));
     }
     let located = Localisation::from_runs(&scene, &runs);
     let negative = |k: usize| {
@@ -263,8 +280,12 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         "adapter": gpu.describe(),
     });
     let text = serde_json::to_string_pretty(&json)?;
-    crate::io::write_atomically(&args.out, text.as_bytes())
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    files.push((args.out.clone(), text.into_bytes()));
+    let set: Vec<(&Path, &[u8])> = files
+        .iter()
+        .map(|(p, b)| (p.as_path(), b.as_slice()))
+        .collect();
+    crate::io::write_set(&set).with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
         "{} objects, {} interfering pairs {:?} → {}",
         scene.objects.len(),

@@ -111,6 +111,16 @@ pub fn run(command: Command) -> anyhow::Result<()> {
     }
 }
 
+/// Refuses at once, before any work, outputs that writing would refuse or
+/// harm (`crate::io::check_targets`): `paths` are `--out` and the files
+/// written beside it.
+pub fn check_out(paths: &[&std::path::Path]) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let first = paths.first().map(|p| p.display().to_string());
+    crate::io::check_targets(paths)
+        .with_context(|| format!("cannot write {}", first.unwrap_or_default()))
+}
+
 /// Loads an OBJ file as one mesh (objects merged), with the path in errors.
 pub fn load_mesh(path: &std::path::Path) -> anyhow::Result<crate::mesh::Mesh> {
     Ok(crate::mesh::load_obj_merged(path)?)

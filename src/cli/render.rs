@@ -143,6 +143,7 @@ impl FieldJob {
 }
 
 pub fn run(args: RenderArgs) -> anyhow::Result<()> {
+    super::check_out(&[&args.out])?;
     if !(args.point_size.is_finite() && args.point_size > 0.0) {
         anyhow::bail!(
             "--point-size {} must be a positive number of pixels",

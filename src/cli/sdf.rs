@@ -11,7 +11,7 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
 use crate::stages::sdf_adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
-use crate::stages::sdf_grid::export::{FieldSource, write_field};
+use crate::stages::sdf_grid::export::{FieldSource, sidecar_path, write_field};
 use crate::stages::sdf_grid::{
     self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
 };
@@ -114,6 +114,8 @@ impl AdaptiveOpts {
 }
 
 pub fn run(args: SdfArgs) -> anyhow::Result<()> {
+    // Both kinds of field put their sidecar at `--out` with extension .json.
+    super::check_out(&[&args.out, &sidecar_path(&args.out)])?;
     if args.adaptive {
         return run_adaptive(args);
     }

@@ -139,6 +139,7 @@ fn timings_json(t: &crate::timing::Timings) -> serde_json::Value {
 }
 
 pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
+    super::check_out(&[&args.out])?;
     let ma = TriModel::new(&super::load_mesh(&args.a)?)
         .with_context(|| format!("{}", args.a.display()))?;
     let mb = TriModel::new(&super::load_mesh(&args.b)?)

@@ -52,11 +52,6 @@ fn encode_npy(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Writes a `.npy` file atomically.
-pub fn write_npy_f32(path: &Path, shape: &[usize], data: &[f32]) -> std::io::Result<()> {
-    super::write_atomically(path, &encode_npy_f32(shape, data))
-}
-
 /// Reads a little-endian float32, C-order `.npy` file.
 pub fn read_npy_f32(path: &Path) -> Result<NpyArray, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;

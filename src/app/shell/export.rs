@@ -1,7 +1,10 @@
 //! Export: window screenshot (the app's own, via egui), the 3D view at full
 //! resolution, the field as .npy + JSON, the timing history as CSV + PNG.
-//! Every file is written to a temporary name and renamed, so a failed export
-//! leaves nothing broken behind.
+//! Every file goes through `crate::io`'s output sets: written to a temporary
+//! name and renamed (the field and its sidecar together, the sidecar
+//! recording the field's checksum), so a failed export leaves nothing broken
+//! behind; a directory, device or symbolic link chosen as the target is
+//! refused.
 
 use std::path::{Path, PathBuf};
 

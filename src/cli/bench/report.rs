@@ -114,10 +114,15 @@ pub struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    /// Creates the directory (and its parents) for benchmark `name`.
+    /// Creates the directory (and its parents) for benchmark `name` and
+    /// checks that its files can be written (`crate::io::check_targets`).
     pub fn create(dir: &'a Path, name: &'static str) -> anyhow::Result<Self> {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        Ok(Report { dir, name })
+        let report = Report { dir, name };
+        let files = ["json", "csv", "png"].map(|e| report.path(e));
+        crate::io::check_targets(&files.each_ref().map(|p| p.as_path()))
+            .with_context(|| format!("cannot write into {}", dir.display()))?;
+        Ok(report)
     }
 
     /// Writes `<name>.json` — `benchmark`, `adapter` (null: CPU only),
@@ -136,11 +141,13 @@ impl<'a> Report<'a> {
         }
         json.insert("rows".into(), serde_json::to_value(rows)?);
         let json = serde_json::Value::Object(json);
-        crate::io::write_atomically(
-            &self.path("json"),
-            serde_json::to_string_pretty(&json)?.as_bytes(),
-        )?;
-        crate::io::write_atomically(&self.path("csv"), csv(rows).as_bytes())?;
+        let text = serde_json::to_string_pretty(&json)?;
+        let (json_path, csv_path) = (self.path("json"), self.path("csv"));
+        crate::io::write_set(&[
+            (&json_path, text.as_bytes()),
+            (&csv_path, csv(rows).as_bytes()),
+        ])
+        .with_context(|| format!("cannot write {}", json_path.display()))?;
         Ok(())
     }
 

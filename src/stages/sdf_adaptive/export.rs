@@ -98,14 +98,16 @@ pub fn sidecar(
     })
 }
 
-/// Writes the `.npz` and its sidecar, each atomically.
+/// Writes the `.npz` and its sidecar as one output set
+/// (`crate::io::write_set`), adding the `.npz`'s checksum to the sidecar.
 pub fn write_adaptive_field(
     npz: &Path,
     field: &AdaptiveField,
     sidecar_json: &serde_json::Value,
 ) -> std::io::Result<()> {
     let bytes = encode_npz(field).map_err(std::io::Error::other)?;
-    crate::io::write_atomically(npz, &bytes)?;
-    let text = serde_json::to_string_pretty(sidecar_json).map_err(std::io::Error::other)?;
-    crate::io::write_atomically(&sidecar_path(npz), text.as_bytes())
+    let mut meta = sidecar_json.clone();
+    meta[crate::io::CHECKSUM_KEY] = crate::io::checksum_hex(&bytes).into();
+    let text = serde_json::to_string_pretty(&meta).map_err(std::io::Error::other)?;
+    crate::io::write_set(&[(npz, &bytes), (&sidecar_path(npz), text.as_bytes())])
 }

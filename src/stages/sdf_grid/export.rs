@@ -72,7 +72,8 @@ pub fn sidecar_path(npy: &Path) -> PathBuf {
     npy.with_extension("json")
 }
 
-/// Writes `field` to `npy` and its sidecar beside it, each atomically.
+/// Writes `field` to `npy` and its sidecar beside it as one output set
+/// (`crate::io::write_set`); the sidecar records the `.npy`'s checksum.
 pub fn write_field(
     npy: &Path,
     field: &SdfField,
@@ -80,12 +81,18 @@ pub fn write_field(
     source: &FieldSource<'_>,
 ) -> std::io::Result<()> {
     let d = field.grid.dims;
-    crate::io::write_npy_f32(
-        npy,
-        &[d.z as usize, d.y as usize, d.x as usize],
-        &field.values,
-    )?;
-    let text = serde_json::to_string_pretty(&sidecar(field, mesh, source))
-        .map_err(std::io::Error::other)?;
-    crate::io::write_atomically(&sidecar_path(npy), text.as_bytes())
+    let bytes =
+        crate::io::encode_npy_f32(&[d.z as usize, d.y as usize, d.x as usize], &field.values);
+    let mut meta = sidecar(field, mesh, source);
+    meta[crate::io::CHECKSUM_KEY] = crate::io::checksum_hex(&bytes).into();
+    let text = serde_json::to_string_pretty(&meta).map_err(std::io::Error::other)?;
+    crate::io::write_set(&[(npy, &bytes), (&sidecar_path(npy), text.as_bytes())])
+}
+
+/// Reads a field written by [`write_field`] with its sidecar, refusing a
+/// pair whose checksum does not match (one of them is from another run).
+pub fn read_field(npy: &Path) -> Result<(crate::io::NpyArray, serde_json::Value), String> {
+    let (bytes, meta) = crate::io::read_verified(npy, &sidecar_path(npy))?;
+    let array = crate::io::decode_npy_f32(&bytes).map_err(|e| format!("{}: {e}", npy.display()))?;
+    Ok((array, meta))
 }

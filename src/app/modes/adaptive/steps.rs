@@ -197,7 +197,8 @@ pub fn apply(
                 p.backend.name(),
                 adapter,
             );
-            export::write_adaptive_field(&path, &p.field, &meta).map_err(|e| e.to_string())?;
+            export::write_adaptive_field(&path, &p.field, &meta)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         }
     }
     Ok(ModeRequest::Stay)

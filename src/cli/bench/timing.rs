@@ -93,17 +93,26 @@ pub fn timed_gpu<T>(
 /// Repeats `run` (at least once) until [`GPU_WARM_UP`] has passed and its
 /// times have settled (see the module docs). `run` returns its GPU time;
 /// without one its wall time is watched.
-pub fn warm_up(mut run: impl FnMut() -> anyhow::Result<Option<f64>>) -> anyhow::Result<()> {
+pub fn warm_up(run: impl FnMut() -> anyhow::Result<Option<f64>>) -> anyhow::Result<()> {
     let start = Instant::now();
+    warm_up_on(|| start.elapsed(), run)
+}
+
+/// [`warm_up`] on the clock `elapsed` (the time since the warm-up began),
+/// so that a test can run it on a clock of its own, not the machine's.
+fn warm_up_on(
+    mut elapsed: impl FnMut() -> Duration,
+    mut run: impl FnMut() -> anyhow::Result<Option<f64>>,
+) -> anyhow::Result<()> {
     let mut recent: Vec<f64> = Vec::new();
     loop {
-        let t = Instant::now();
+        let t = elapsed();
         let gpu_ms = run()?;
-        recent.push(gpu_ms.unwrap_or_else(|| t.elapsed().as_secs_f64() * 1e3));
+        recent.push(gpu_ms.unwrap_or_else(|| (elapsed() - t).as_secs_f64() * 1e3));
         if recent.len() > STEADY_RUNS {
             recent.remove(0);
         }
-        let elapsed = start.elapsed();
+        let elapsed = elapsed();
         if elapsed >= MAX_WARM_UP || (elapsed >= GPU_WARM_UP && settled(&recent)) {
             return Ok(());
         }
@@ -156,22 +165,25 @@ mod tests {
         assert!(settled(&[10.0, 10.2, 10.4, 10.1]));
         assert!(!settled(&[30.0, 10.2, 10.4, 10.1]), "still ramping up");
         assert!(!settled(&[10.0, 10.0]), "too few runs");
-        // Times jumping between two clocks for 400 runs, then steady: the
-        // warm-up goes on until they are.
-        let mut calls = 0;
-        warm_up(|| {
-            calls += 1;
-            std::thread::sleep(Duration::from_millis(1));
-            Ok(Some(if calls < 400 && calls % 2 == 0 {
-                20.0
-            } else {
-                10.0
-            }))
-        })
+        // Times jumping between two clocks for 400 runs of 2 ms each (on a
+        // clock of the test's own, so a loaded machine cannot end the
+        // warm-up at MAX_WARM_UP first), then steady: the warm-up goes on
+        // until they are.
+        let calls = std::cell::Cell::new(0u32);
+        warm_up_on(
+            || Duration::from_millis(2 * u64::from(calls.get())),
+            || {
+                calls.set(calls.get() + 1);
+                let c = calls.get();
+                Ok(Some(if c < 400 && c % 2 == 0 { 20.0 } else { 10.0 }))
+            },
+        )
         .unwrap();
-        assert!(
-            calls >= 403,
-            "stopped after {calls} runs, before the times settled"
+        let calls = calls.get();
+        // The last slow run is the 398th; the 399th to 402nd agree.
+        assert_eq!(
+            calls, 402,
+            "stopped after {calls} runs, not when the times settled"
         );
     }
 }

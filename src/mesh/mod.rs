@@ -57,17 +57,30 @@ pub enum MeshError {
         vertex: usize,
         value: String,
     },
-    #[error(
-        "mesh '{name}': triangle {triangle} uses vertex {index}, but there are only {count} vertices"
-    )]
+    /// `index` as written in the file (OBJ counts from 1, negative indices
+    /// count back from the last vertex read); `count` the vertices it could
+    /// name.
+    #[error("mesh '{name}': triangle {triangle} {}", index_problem(*.index, *.count))]
     IndexOutOfRange {
         name: String,
         triangle: usize,
-        index: u32,
+        index: i64,
         count: usize,
     },
     #[error("mesh '{name}': every triangle has zero area")]
     AllDegenerate { name: String },
+}
+
+/// What is wrong with a face index: 0 (OBJ counts from 1), a relative index
+/// before the first vertex, or one past the last.
+fn index_problem(index: i64, count: usize) -> String {
+    match index {
+        0 => "uses index 0, but OBJ indices count from 1".into(),
+        i if i < 0 => format!(
+            "uses relative index {i}, which points before the first vertex: only {count} vertices precede it"
+        ),
+        i => format!("uses vertex {i}, but there are only {count} vertices"),
+    }
 }
 
 /// An indexed triangle mesh.
@@ -112,7 +125,7 @@ impl Mesh {
                 return Err(MeshError::IndexOutOfRange {
                     name: self.name.clone(),
                     triangle,
-                    index,
+                    index: i64::from(index),
                     count,
                 });
             }

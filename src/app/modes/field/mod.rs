@@ -66,7 +66,17 @@ enum FieldStep {
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
     let need = |what: &str| args::need(verb, arg, what);
     Some(match verb {
-        "res" => args::number(verb, arg, "a number").map(FieldStep::Resolution),
+        "res" => args::number(verb, arg, "a number").and_then(|r| {
+            // The bounds `collidoscope sdf --res` checks, with its message.
+            let params = sdf_grid::SdfParams {
+                resolution: r,
+                ..Default::default()
+            };
+            params
+                .validate()
+                .map(|()| FieldStep::Resolution(r))
+                .map_err(|e| format!("{verb}: {e}"))
+        }),
         "backend" => need("a backend").map(FieldStep::Backend),
         "sign" => need("pseudo-normal or winding").map(FieldStep::Sign),
         "verify" => need("cpu-vs-gpu or sign-modes").map(FieldStep::Verify),
@@ -324,6 +334,14 @@ mod tests {
     fn parses_the_field_steps() {
         assert_eq!(parse("res", "64"), Some(Ok(FieldStep::Resolution(64))));
         assert!(matches!(parse("res", "many"), Some(Err(_))));
+        for refused in ["0", "7", "513"] {
+            let err = parse("res", refused).and_then(Result::err);
+            assert!(
+                err.as_deref()
+                    .is_some_and(|e| e.contains("outside 8..=512")),
+                "res:{refused}: {err:?}"
+            );
+        }
         assert_eq!(parse("pick", ""), Some(Ok(FieldStep::Pick(None))));
         assert_eq!(parse("pick", "7"), Some(Ok(FieldStep::Pick(Some(7)))));
         assert_eq!(parse("hide-verify", ""), Some(Ok(FieldStep::HideVerify)));

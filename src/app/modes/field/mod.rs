@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::cells::axis_from_name;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
@@ -62,6 +62,17 @@ enum FieldStep {
     /// `slice:x|y|z`: show the slice panel on an axis.
     Slice(String),
 }
+
+/// This mode's script steps, for `--script help`.
+const STEPS: &[StepDoc] = &[
+    step("res", "N", "cells along the longest axis (8–512); recomputes the field"),
+    step("backend", "NAME", "the field's backend: cpu, gpu-brute or gpu"),
+    step("sign", "pseudo-normal|winding", "how inside and outside are told apart"),
+    step("verify", "cpu-vs-gpu|sign-modes", "compare the field with another computation"),
+    step("hide-verify", "", "hide the comparison"),
+    step("pick", "[CELL]", "select a cell for the inspector (none: clear)"),
+    step("slice", "AXIS", "the slice's axis: x, y or z"),
+];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
     let need = |what: &str| args::need(verb, arg, what);
@@ -308,6 +319,10 @@ impl Mode for Field {
             _ => ColorBar::signed_distance(view),
         };
         color_bar_ui(ui, view, bar);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
     }
 
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {

@@ -353,7 +353,11 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         .output()
         .expect("runs");
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for step in [
         "open:SAMPLE|PATH",
         "drop:PATH",
@@ -364,6 +368,9 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "interfere-move:X,Y,Z",
         "quit",
     ] {
-        assert!(help.contains(&format!("  {step}")), "{step} missing:\n{help}");
+        assert!(
+            help.contains(&format!("  {step}")),
+            "{step} missing:\n{help}"
+        );
     }
 }

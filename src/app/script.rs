@@ -85,24 +85,60 @@ pub struct ModeStep {
 
 /// The shell's steps, for `--script help`.
 pub const SHELL_STEPS: &[StepDoc] = &[
-    step("open", "SAMPLE|PATH", "open a sample by name or an OBJ file by path"),
-    step("drop", "PATH", "drop a file on the window, as a drag and drop does"),
-    step("compute", "", "wait until the field (and any comparison) is computed"),
+    step(
+        "open",
+        "SAMPLE|PATH",
+        "open a sample by name or an OBJ file by path",
+    ),
+    step(
+        "drop",
+        "PATH",
+        "drop a file on the window, as a drag and drop does",
+    ),
+    step(
+        "compute",
+        "",
+        "wait until the field (and any comparison) is computed",
+    ),
     step("filter", "all|inside|outside|band", "which cells are shown"),
     step("colormap", "sundholm|diverging", "the cells' colour map"),
-    step("mesh", "shaded|wireframe|shaded+wireframe|hidden", "how the mesh is drawn"),
+    step(
+        "mesh",
+        "shaded|wireframe|shaded+wireframe|hidden",
+        "how the mesh is drawn",
+    ),
     step("cells", "[on|off]", "show or hide the cell cloud"),
     step("points", "PIXELS", "point size of the cells"),
-    step("clip", "off|x|y|z|-x|-y|-z", "the cells' clip plane through the grid's centre"),
+    step(
+        "clip",
+        "off|x|y|z|-x|-y|-z",
+        "the cells' clip plane through the grid's centre",
+    ),
     step("profiler", "[on|off]", "show or hide the profiler"),
     step("orbit", "YAW,PITCH", "orbit the camera, in degrees"),
     step("screenshot", "PATH", "save the whole window as PNG"),
-    step("export-view", "PATH", "save the 3D view at full resolution as PNG"),
+    step(
+        "export-view",
+        "PATH",
+        "save the 3D view at full resolution as PNG",
+    ),
     step("export-field", "PATH", "export the field as .npy + .json"),
-    step("export-timings", "PATH", "export the timing history as CSV (and a PNG plot)"),
-    step("expect-error", "", "the step before must have shown an error"),
+    step(
+        "export-timings",
+        "PATH",
+        "export the timing history as CSV (and a PNG plot)",
+    ),
+    step(
+        "expect-error",
+        "",
+        "the step before must have shown an error",
+    ),
     step("expect-mesh", "NAME", "the mesh shown must be this one"),
-    step("mode", "NAME", "make a mode the active one (the modes are listed below)"),
+    step(
+        "mode",
+        "NAME",
+        "make a mode the active one (the modes are listed below)",
+    ),
     step("wait", "[FRAMES]", "let some frames pass (10 by default)"),
     step("quit", "", "end the session"),
 ];
@@ -126,7 +162,11 @@ pub fn help() -> String {
     );
     text.extend(SHELL_STEPS.iter().map(line));
     for mode in modes::all() {
-        text += &format!("\nSteps of the {} mode (mode:{}):\n", mode.title(), mode.name());
+        text += &format!(
+            "\nSteps of the {} mode (mode:{}):\n",
+            mode.title(),
+            mode.name()
+        );
         text.extend(mode.steps().iter().map(line));
     }
     text
@@ -319,7 +359,10 @@ mod tests {
                 assert!(text.contains(&format!("  {literal}")), "{literal}");
             }
         }
-        assert!(checked >= listed.len(), "{checked} steps found in the parsers");
+        assert!(
+            checked >= listed.len(),
+            "{checked} steps found in the parsers"
+        );
     }
 
     #[test]

@@ -197,9 +197,8 @@ impl Viewer {
             && step != Some(ScriptStep::ExpectError))
         .then(|| self.shell.last_error());
         let Some(step) = step.filter(|_| late_error.is_none()) else {
-            let result = late_error.map_or(Ok(()), |e| {
-                Err(format!("script step {}: {e}", runner.next))
-            });
+            let result =
+                late_error.map_or(Ok(()), |e| Err(format!("script step {}: {e}", runner.next)));
             runner.script.finish(result);
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
             return;

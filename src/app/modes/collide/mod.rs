@@ -223,7 +223,11 @@ enum CollideStep {
 
 /// This mode's script steps, for `--script help`.
 const STEPS: &[StepDoc] = &[
-    step("collide", "SCENE", "start a scene: drop-on-mesh, drop-on-plane, box-stack or line"),
+    step(
+        "collide",
+        "SCENE",
+        "start a scene: drop-on-mesh, drop-on-plane, box-stack or line",
+    ),
     step("collide-step", "N", "advance the simulation N steps"),
     step("collide-samples", "[on|off]", "draw the sampling points"),
     step("collide-gpu", "[on|off]", "detect contacts on the GPU"),

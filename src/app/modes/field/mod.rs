@@ -65,12 +65,32 @@ enum FieldStep {
 
 /// This mode's script steps, for `--script help`.
 const STEPS: &[StepDoc] = &[
-    step("res", "N", "cells along the longest axis (8–512); recomputes the field"),
-    step("backend", "NAME", "the field's backend: cpu, gpu-brute or gpu"),
-    step("sign", "pseudo-normal|winding", "how inside and outside are told apart"),
-    step("verify", "cpu-vs-gpu|sign-modes", "compare the field with another computation"),
+    step(
+        "res",
+        "N",
+        "cells along the longest axis (8–512); recomputes the field",
+    ),
+    step(
+        "backend",
+        "NAME",
+        "the field's backend: cpu, gpu-brute or gpu",
+    ),
+    step(
+        "sign",
+        "pseudo-normal|winding",
+        "how inside and outside are told apart",
+    ),
+    step(
+        "verify",
+        "cpu-vs-gpu|sign-modes",
+        "compare the field with another computation",
+    ),
     step("hide-verify", "", "hide the comparison"),
-    step("pick", "[CELL]", "select a cell for the inspector (none: clear)"),
+    step(
+        "pick",
+        "[CELL]",
+        "select a cell for the inspector (none: clear)",
+    ),
     step("slice", "AXIS", "the slice's axis: x, y or z"),
 ];
 

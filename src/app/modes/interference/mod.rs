@@ -350,13 +350,29 @@ enum InterfereStep {
 
 /// This mode's script steps, for `--script help`.
 const STEPS: &[StepDoc] = &[
-    step("interfere", "SCENE", "start a scene: random-boxes or random-mixed"),
+    step(
+        "interfere",
+        "SCENE",
+        "start a scene: random-boxes or random-mixed",
+    ),
     step("interfere-count", "N", "the number of objects"),
     step("interfere-seed", "N", "the scene's random seed"),
     step("interfere-res", "N", "the images' resolution"),
-    step("interfere-axis", "AXES", "view axes: x, y, z or a combination (xz)"),
-    step("interfere-mode", "read-pixels|occlusion", "how interference is read back"),
-    step("interfere-image", "NAME", "the image shown: counts, depth, ids, penetrating, penetrated"),
+    step(
+        "interfere-axis",
+        "AXES",
+        "view axes: x, y, z or a combination (xz)",
+    ),
+    step(
+        "interfere-mode",
+        "read-pixels|occlusion",
+        "how interference is read back",
+    ),
+    step(
+        "interfere-image",
+        "NAME",
+        "the image shown: counts, depth, ids, penetrating, penetrated",
+    ),
     step("interfere-select", "K", "select object K"),
     step("interfere-move", "X,Y,Z", "move the selected object"),
     step("interfere-verify", "", "check against the CPU reference"),

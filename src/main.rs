@@ -39,6 +39,10 @@ fn main() -> ExitCode {
 }
 
 fn viewer(open: Vec<std::path::PathBuf>, script: Option<String>) -> ExitCode {
+    if script.as_deref().map(str::trim) == Some("help") {
+        print!("{}", app::script::help());
+        return ExitCode::SUCCESS;
+    }
     let script = match script.as_deref().map(app::script::parse).transpose() {
         Ok(s) => s.map(Script::new),
         Err(e) => {

@@ -581,3 +581,72 @@ fn bench_refuses_a_flag_of_another_target() {
         "nothing runs when the flags are wrong"
     );
 }
+
+/// Writes `text` as `NAME.obj` into a fresh scratch directory.
+fn obj_file(name: &str, text: &str) -> PathBuf {
+    let path = common::scratch(name).join(format!("{name}.obj"));
+    std::fs::write(&path, text).expect("write obj");
+    path
+}
+
+#[test]
+fn info_and_sdf_reject_a_vanishing_tetrahedron_alike() {
+    let tiny = obj_file(
+        "tiny",
+        "v 0 0 0\nv 1e-40 0 0\nv 0 1e-40 0\nv 0 0 1e-40\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+    );
+    let tiny = tiny.to_str().unwrap();
+    let out = common::scratch("tiny-out").join("tiny.npy");
+    let info = run_err(&["info", tiny]);
+    let sdf = run_err(&[
+        "sdf",
+        tiny,
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(info.contains("every triangle has zero area"), "{info}");
+    assert_eq!(info, sdf);
+}
+
+#[test]
+fn bad_face_indices_and_cr_line_endings_get_accurate_messages() {
+    let triangle = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+    for (face, expected) in [
+        ("f 0 1 2", "uses index 0, but OBJ indices count from 1"),
+        (
+            "f -4 1 2",
+            "uses relative index -4, which points before the first vertex",
+        ),
+        (
+            "f 1 2 99999999999",
+            "uses vertex 99999999999, but there are only 3 vertices",
+        ),
+    ] {
+        let path = obj_file("index", &format!("{triangle}{face}\n"));
+        let err = run_err(&["info", path.to_str().unwrap()]);
+        assert!(err.contains(expected), "{face}: {err}");
+    }
+    let old_mac = obj_file(
+        "old-mac",
+        &format!("{triangle}f 1 2 3\n").replace('\n', "\r"),
+    );
+    let report = run_ok(&["info", old_mac.to_str().unwrap()]);
+    assert!(report.contains("triangles                1"), "{report}");
+}
+
+#[test]
+fn an_upload_beyond_the_gpu_binding_names_the_limit_and_the_cpu_backend() {
+    let gpu = common::gpu();
+    let limit = gpu.device.limits().max_storage_buffer_binding_size;
+    let words = usize::try_from(limit / 4 + 1).expect("fits in memory");
+    let err = collidoscope::gpu::storage_buffer_init(&gpu, "SdfGpu::tri_pos", &vec![0u32; words])
+        .expect_err("one word over the limit")
+        .to_string();
+    assert!(err.contains("max_storage_buffer_binding_size"), "{err}");
+    assert!(err.contains(&limit.to_string()), "{err}");
+    assert!(err.contains("--backend cpu"), "{err}");
+    assert!(!err.contains("resolution"), "{err}");
+}

@@ -318,3 +318,60 @@ fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
         .count();
     assert!(yellow > 20, "the picked node's box: {yellow} yellow pixels");
 }
+
+#[test]
+fn a_failed_open_or_drop_ends_the_session_with_the_message() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-bad-open");
+    let garbage = dir.join("garbage.obj");
+    std::fs::write(&garbage, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let cases = [
+        (
+            format!("open:{}", dir.join("missing.obj").display()),
+            "cannot read",
+        ),
+        (format!("drop:{}", garbage.display()), "not UTF-8 text"),
+        (format!("open:{}", dir.display()), "cannot read"),
+    ];
+    for (step, message) in cases {
+        let out = xvfb_run(&format!("{step}; quit"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "`{step}` must fail the session: {stderr}"
+        );
+        assert!(
+            stderr.contains("could not open") && stderr.contains(message),
+            "`{step}`: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
+    let out = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args(["--script", "help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for step in [
+        "open:SAMPLE|PATH",
+        "drop:PATH",
+        "res:N",
+        "adaptive-depth:DEPTH",
+        "collide:SCENE",
+        "tritri-offset:X,Y,Z",
+        "interfere-move:X,Y,Z",
+        "quit",
+    ] {
+        assert!(
+            help.contains(&format!("  {step}")),
+            "{step} missing:\n{help}"
+        );
+    }
+}

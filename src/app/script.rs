@@ -12,12 +12,19 @@
 //! the active mode, as `mode:NAME` does.
 //!
 //! A step that fails (an unexpected error, an unmet expectation) ends the
-//! session with a non-zero exit code.
+//! session with a non-zero exit code. So does an error a step's job shows
+//! later (an `open:` or `drop:` of a file that does not load), unless the
+//! step after it is `expect-error`.
+//!
+//! `collidoscope --script help` prints [`help`]: the shell's steps
+//! ([`SHELL_STEPS`], beside [`parse_step`]) and each mode's
+//! ([`Mode::steps`], beside the mode's parser); a test checks that every
+//! step the parsers accept is listed.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use super::modes::{self, Mode, args};
+use super::modes::{self, Mode, StepDoc, args, step};
 
 /// One scripted action of the shell, or a step a mode owns.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +81,95 @@ pub struct ModeStep {
     pub mode: &'static str,
     pub verb: String,
     pub arg: String,
+}
+
+/// The shell's steps, for `--script help`.
+pub const SHELL_STEPS: &[StepDoc] = &[
+    step(
+        "open",
+        "SAMPLE|PATH",
+        "open a sample by name or an OBJ file by path",
+    ),
+    step(
+        "drop",
+        "PATH",
+        "drop a file on the window, as a drag and drop does",
+    ),
+    step(
+        "compute",
+        "",
+        "wait until the field (and any comparison) is computed",
+    ),
+    step("filter", "all|inside|outside|band", "which cells are shown"),
+    step("colormap", "sundholm|diverging", "the cells' colour map"),
+    step(
+        "mesh",
+        "shaded|wireframe|shaded+wireframe|hidden",
+        "how the mesh is drawn",
+    ),
+    step("cells", "[on|off]", "show or hide the cell cloud"),
+    step("points", "PIXELS", "point size of the cells"),
+    step(
+        "clip",
+        "off|x|y|z|-x|-y|-z",
+        "the cells' clip plane through the grid's centre",
+    ),
+    step("profiler", "[on|off]", "show or hide the profiler"),
+    step("orbit", "YAW,PITCH", "orbit the camera, in degrees"),
+    step("screenshot", "PATH", "save the whole window as PNG"),
+    step(
+        "export-view",
+        "PATH",
+        "save the 3D view at full resolution as PNG",
+    ),
+    step("export-field", "PATH", "export the field as .npy + .json"),
+    step(
+        "export-timings",
+        "PATH",
+        "export the timing history as CSV (and a PNG plot)",
+    ),
+    step(
+        "expect-error",
+        "",
+        "the step before must have shown an error",
+    ),
+    step("expect-mesh", "NAME", "the mesh shown must be this one"),
+    step(
+        "mode",
+        "NAME",
+        "make a mode the active one (the modes are listed below)",
+    ),
+    step("wait", "[FRAMES]", "let some frames pass (10 by default)"),
+    step("quit", "", "end the session"),
+];
+
+/// The text of `collidoscope --script help`: every step with its argument.
+pub fn help() -> String {
+    let line = |s: &StepDoc| {
+        let call = if s.arg.is_empty() {
+            s.verb.to_string()
+        } else if let Some(optional) = s.arg.strip_prefix('[') {
+            format!("{}[:{optional}", s.verb)
+        } else {
+            format!("{}:{}", s.verb, s.arg)
+        };
+        format!("  {call:<44} {}\n", s.what)
+    };
+    let mut text = String::from(
+        "A script is a list of steps separated by `;` or new lines, run in order:\n\
+         collidoscope --script \"open:spot; compute; screenshot:shot.png; quit\"\n\
+         A step that fails ends the session with a non-zero exit code.\n\nViewer steps:\n",
+    );
+    text.extend(SHELL_STEPS.iter().map(line));
+    for mode in modes::all() {
+        text += &format!(
+            "\nSteps of the {} mode (mode:{}):\n",
+            mode.title(),
+            mode.name()
+        );
+        text.extend(mode.steps().iter().map(line));
+    }
+    text
 }
 
 /// Parses `step; step; …`.
@@ -209,6 +305,64 @@ mod tests {
         assert!(parse("interfere-res:big").is_err());
         assert!(parse("collide").is_err());
         assert!(parse("collide-step:lots").is_err());
+    }
+
+    /// Every string literal in the step parsers' files that the parser takes
+    /// for a step name (a known step fails differently from an unknown one)
+    /// must be in the help; and every step in the help must parse.
+    #[test]
+    fn help_lists_every_step_the_parsers_accept() {
+        let text = help();
+        let listed: Vec<&str> = SHELL_STEPS
+            .iter()
+            .copied()
+            .chain(modes::all().iter().flat_map(|m| m.steps().iter().copied()))
+            .map(|s| s.verb)
+            .collect();
+        for verb in &listed {
+            let parsed = parse(verb);
+            assert!(
+                !parsed.as_ref().is_err_and(|e| e.contains("unknown")),
+                "{verb} is listed but does not parse: {parsed:?}"
+            );
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+        let mut files = vec![dir.join("script.rs")];
+        let mut stack = vec![dir.join("modes")];
+        while let Some(d) = stack.pop() {
+            for entry in std::fs::read_dir(&d).expect("read src/app/modes") {
+                let path = entry.expect("entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        let mut checked = 0;
+        for file in files {
+            let source = std::fs::read_to_string(&file).expect("read source");
+            // Escaped quotes and the quote character would pair up wrongly.
+            let source = source.replace("\\\"", "").replace("'\"'", "");
+            for literal in source.split('"').skip(1).step_by(2) {
+                let is_word = !literal.is_empty()
+                    && literal.chars().all(|c| c.is_ascii_lowercase() || c == '-');
+                if !is_word || parse(literal).is_err_and(|e| e.contains("unknown script step")) {
+                    continue;
+                }
+                checked += 1;
+                assert!(
+                    listed.contains(&literal),
+                    "step `{literal}` ({}) is parsed but not in --script help",
+                    file.display()
+                );
+                assert!(text.contains(&format!("  {literal}")), "{literal}");
+            }
+        }
+        assert!(
+            checked >= listed.len(),
+            "{checked} steps found in the parsers"
+        );
     }
 
     #[test]

@@ -183,17 +183,26 @@ impl Viewer {
         let Some(runner) = &mut self.script else {
             return;
         };
-        let Some(step) = runner.script.steps.get(runner.next).cloned() else {
-            runner.script.finish(Ok(()));
-            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
-            return;
-        };
+        let step = runner.script.steps.get(runner.next).cloned();
         // Steps that start or inspect work wait for running jobs first, so
         // every step sees the products of the ones before it.
         if waiting_on_jobs {
             ctx.request_repaint();
             return;
         }
+        // An error shown since the last step ran came from a job it started
+        // (an `open:` that failed to load): it ends the session, unless this
+        // step expects it.
+        let late_error = (self.shell.error_count() > runner.error_count_at_step
+            && step != Some(ScriptStep::ExpectError))
+        .then(|| self.shell.last_error());
+        let Some(step) = step.filter(|_| late_error.is_none()) else {
+            let result =
+                late_error.map_or(Ok(()), |e| Err(format!("script step {}: {e}", runner.next)));
+            runner.script.finish(result);
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        };
         runner.next += 1;
         let errors_before = runner.error_count_at_step;
         let expects_error = step == ScriptStep::ExpectError;
@@ -206,14 +215,9 @@ impl Viewer {
                 runner.script.steps.get(runner.next) == Some(&ScriptStep::ExpectError);
             let failure = match result {
                 Err(e) => Some(e),
-                Ok(()) if errors > errors_before && !next_expects && !expects_error => Some(
-                    self.shell
-                        .messages
-                        .iter()
-                        .rev()
-                        .find(|m| m.is_error)
-                        .map_or(String::new(), |m| m.text.clone()),
-                ),
+                Ok(()) if errors > errors_before && !next_expects && !expects_error => {
+                    Some(self.shell.last_error())
+                }
                 Ok(()) => None,
             };
             if let (Some(e), Some(runner)) = (failure, &self.script) {

@@ -28,7 +28,7 @@ pub struct Cli {
     /// OBJ files to open in the viewer (without a subcommand).
     pub files: Vec<PathBuf>,
     /// A scripted viewer session, e.g. "open:spot; compute; filter:inside;
-    /// screenshot:shot.png; quit" (see `app::script` for the steps).
+    /// screenshot:shot.png; quit" (`--script help` lists the steps).
     #[arg(long)]
     pub script: Option<String>,
     #[command(subcommand)]

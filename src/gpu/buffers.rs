@@ -23,7 +23,7 @@ pub fn storage_buffer_init<T: bytemuck::Pod>(
     data: &[T],
 ) -> Result<wgpu::Buffer, GpuError> {
     let bytes = std::mem::size_of_val(data) as u64;
-    gpu.check_storage_size(label, bytes)?;
+    gpu.check_upload_size(label, bytes)?;
     // wgpu rejects zero-sized bindings; a stage with nothing to bind still
     // gets a valid (4-byte) buffer.
     let contents: &[u8] = if bytes == 0 {

@@ -58,8 +58,10 @@ pub enum GpuError {
     NoAdapter(String),
     #[error("the GPU device could not be created: {0}")]
     Device(String),
+    /// `remedy` says what can help: a smaller grid for a per-run buffer,
+    /// only a CPU backend for uploaded input (a mesh, its BVH).
     #[error(
-        "{what} needs {needed} bytes, beyond this adapter's {limit} of {allowed} bytes ({adapter}); lower the resolution or use a CPU backend"
+        "{what} needs {needed} bytes, beyond this adapter's {limit} of {allowed} bytes ({adapter}); {remedy}"
     )]
     TooLarge {
         what: String,
@@ -67,6 +69,7 @@ pub enum GpuError {
         limit: &'static str,
         allowed: u64,
         adapter: String,
+        remedy: &'static str,
     },
     #[error("reading back {what} from the GPU failed: {reason}")]
     Readback { what: String, reason: String },
@@ -152,9 +155,27 @@ impl GpuContext {
         format!("{} ({:?}, {})", i.name, i.backend, driver.trim())
     }
 
-    /// Checks that one storage binding of `bytes` fits this device, before
-    /// anything is allocated.
+    /// Checks that one storage binding of `bytes` for a run's results (a
+    /// grid, its cells) fits this device, before anything is allocated.
     pub fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+        self.check_size(
+            what,
+            bytes,
+            "lower the resolution or use a CPU backend (--backend cpu)",
+        )
+    }
+
+    /// Checks that uploaded input (a mesh, its BVH) fits one storage
+    /// binding: when it does not, no resolution helps, only a CPU backend.
+    pub fn check_upload_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+        self.check_size(
+            what,
+            bytes,
+            "the input itself is too large for this adapter: use the cpu backend (--backend cpu)",
+        )
+    }
+
+    fn check_size(&self, what: &str, bytes: u64, remedy: &'static str) -> Result<(), GpuError> {
         let limits = self.device.limits();
         let checks = [
             (
@@ -171,6 +192,7 @@ impl GpuContext {
                     limit,
                     allowed,
                     adapter: self.adapter_info.name.clone(),
+                    remedy,
                 });
             }
         }

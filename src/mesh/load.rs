@@ -9,6 +9,16 @@
 //! do not split vertices) and points and lines ignored. Materials are not
 //! loaded.
 //!
+//! Polygons are triangulated here, as a zigzag strip rather than a fan: the
+//! vertex order `1, 2, 0, 3, n-1, 4, n-2, …` taken three at a time, each
+//! triangle in the polygon's own vertex order. For triangles and quads this
+//! is exactly `tobj`'s fan; for larger convex polygons it is as valid as a
+//! fan, but no vertex is shared by more than a few triangles. A fan of an
+//! n-gon puts all n-2 triangles on one vertex, so every triangle's box
+//! overlaps every other's and the self-intersection count of `info` becomes
+//! quadratic (a 16,000-gon took seconds, a 510,000-gon hours); the strip
+//! keeps a huge polygon near-linear.
+//!
 //! Each OBJ object or group (`o`/`g`) becomes one [`Mesh`] named
 //! `"file_stem/object"`, or just `"file_stem"` for faces outside any object (`tobj` splits a group again at each `usemtl`; those
 //! parts are joined back). Objects without triangles are skipped. Each mesh
@@ -26,8 +36,11 @@
 //!
 //! For an out-of-range index found while parsing, `triangle` is the number
 //! of the offending `f` statement in the file (from 0), `index` the index as
-//! written (1-based; 0 for a negative, relative one) and `count` the number
-//! of `v` statements, since `tobj` reports none of them.
+//! written and `count` the number of vertices it could name: all `v`
+//! statements for a positive index, the ones before the face for a
+//! negative (relative) one; `tobj` reports none of them. The message tells
+//! the three cases apart: index 0 (OBJ counts from 1), a relative index
+//! reaching before the first vertex, an index past the last vertex.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -83,6 +96,14 @@ fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError>
         path: path.to_string(),
         reason,
     };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let unix;
+    let text = if text.contains('\r') {
+        unix = text.replace("\r\n", "\n").replace('\r', "\n");
+        unix.as_str()
+    } else {
+        text
+    };
     if text.contains('\0') {
         return Err(parse_error("contains NUL bytes (a binary file?)".into()));
     }
@@ -99,7 +120,7 @@ fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError>
     // when some crate enables them, hence the otherwise needless update.
     #[allow(clippy::needless_update)]
     let options = tobj::LoadOptions {
-        triangulate: true,
+        triangulate: false,
         single_index: false,
         ignore_points: true,
         ignore_lines: true,
@@ -130,12 +151,7 @@ fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError>
             .chunks_exact(3)
             .map(|c| Vec3::new(c[0], c[1], c[2]))
             .collect();
-        let triangles: Vec<[u32; 3]> = model
-            .mesh
-            .indices
-            .chunks_exact(3)
-            .map(|c| [c[0], c[1], c[2]])
-            .collect();
+        let triangles = triangulate(&model.mesh.indices, &model.mesh.face_arities);
         let part = Mesh::new(name.clone(), positions, triangles);
         // tobj starts a new model at every `usemtl`; join the parts of one group.
         match meshes.last_mut() {
@@ -158,6 +174,54 @@ fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError>
     Ok(meshes)
 }
 
+/// Triangles of faces given as `indices` with `arities` (empty when every
+/// face is a triangle), each polygon as a zigzag strip (see the module
+/// docs).
+fn triangulate(indices: &[u32], arities: &[u32]) -> Vec<[u32; 3]> {
+    if arities.is_empty() {
+        return indices
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
+    }
+    let mut triangles = Vec::with_capacity(indices.len());
+    let mut start = 0;
+    for &arity in arities {
+        let n = arity as usize;
+        let face = &indices[start..start + n];
+        start += n;
+        let order = strip_order(n);
+        triangles.extend(order.windows(3).map(|w| {
+            let mut corners = [w[0], w[1], w[2]];
+            corners.sort_unstable();
+            corners.map(|c| face[c])
+        }));
+    }
+    triangles
+}
+
+/// The zigzag order `1, 2, 0, 3, n-1, 4, n-2, …` of an n-gon's corners: it
+/// alternates between the chain `2, 3, 4, …` and the chain `0, n-1, n-2,
+/// …`, so consecutive triples cover the polygon without overlap.
+fn strip_order(n: usize) -> Vec<usize> {
+    if n < 3 {
+        return Vec::new();
+    }
+    let mut order = Vec::with_capacity(n);
+    order.push(1);
+    let (mut up, mut down) = (2, n);
+    while order.len() < n {
+        if order.len() % 2 == 1 {
+            order.push(up);
+            up += 1;
+        } else {
+            order.push(down % n);
+            down -= 1;
+        }
+    }
+    order
+}
+
 /// Finds the first face whose position index does not name a vertex, with
 /// `tobj`'s rules: positive indices count from 1 over the whole file,
 /// negative ones back from the vertices read so far.
@@ -175,13 +239,17 @@ fn find_out_of_range_face(stem: &str, text: &str) -> Option<MeshError> {
             Some("f") => {
                 for word in words {
                     let raw: i64 = word.split('/').next()?.parse().ok()?;
-                    let resolved = if raw < 0 { seen as i64 + raw } else { raw - 1 };
-                    if resolved < 0 || resolved >= count as i64 {
+                    let (resolved, reachable) = if raw < 0 {
+                        (seen as i64 + raw, seen)
+                    } else {
+                        (raw - 1, count)
+                    };
+                    if resolved < 0 || resolved >= reachable as i64 {
                         return Some(MeshError::IndexOutOfRange {
                             name: stem.to_string(),
                             triangle: face,
-                            index: u32::try_from(raw).unwrap_or(0),
-                            count,
+                            index: raw,
+                            count: reachable,
                         });
                     }
                 }
@@ -420,5 +488,92 @@ mod tests {
             parse_obj_str("flat", text),
             Err(MeshError::AllDegenerate { .. })
         ));
+    }
+
+    #[test]
+    fn byte_order_mark_keeps_the_first_vertex() {
+        let text = format!("\u{feff}{TRIANGLE}v 0 0 1\nf 1 2 3\nf 1 2 4\n");
+        let meshes = parse_obj_str("bom", &text).expect("parses");
+        assert_eq!(meshes[0].positions.len(), 4);
+        assert_eq!(meshes[0].positions[0], Vec3::ZERO);
+        assert_eq!(meshes[0].triangles, [[0, 1, 2], [0, 1, 3]]);
+    }
+
+    #[test]
+    fn carriage_return_line_endings_are_read() {
+        for newline in ["\r", "\r\n"] {
+            let text = format!("{TRIANGLE}f 1 2 3\n").replace('\n', newline);
+            let meshes = parse_obj_str("cr", &text).expect("parses");
+            assert_eq!(meshes[0].positions.len(), 3, "{newline:?}");
+            assert_eq!(meshes[0].triangles.len(), 1, "{newline:?}");
+        }
+    }
+
+    #[test]
+    fn each_bad_index_gets_its_own_message() {
+        let message = |face: &str| {
+            parse_obj_str("idx", &format!("{TRIANGLE}{face}\n"))
+                .expect_err(face)
+                .to_string()
+        };
+        assert_eq!(
+            message("f 0 1 2"),
+            "mesh 'idx': triangle 0 uses index 0, but OBJ indices count from 1"
+        );
+        assert_eq!(
+            message("f -4 1 2"),
+            "mesh 'idx': triangle 0 uses relative index -4, which points before the first vertex: only 3 vertices precede it"
+        );
+        assert_eq!(
+            message("f 1 2 99999999999"),
+            "mesh 'idx': triangle 0 uses vertex 99999999999, but there are only 3 vertices"
+        );
+    }
+
+    #[test]
+    fn polygons_become_strips_with_the_fan_for_quads() {
+        assert_eq!(strip_order(3), [1, 2, 0]);
+        assert_eq!(strip_order(6), [1, 2, 0, 3, 5, 4]);
+        // A quad is split as tobj split it.
+        assert_eq!(triangulate(&[7, 8, 9, 10], &[4]), [[7, 8, 9], [7, 9, 10]]);
+        assert_eq!(
+            triangulate(&[0, 1, 2, 3, 4, 5, 6], &[3, 4]),
+            [[0, 1, 2], [3, 4, 5], [3, 5, 6]]
+        );
+        // Every corner of a hexagon is used, the area is covered once.
+        let hexagon: Vec<Vec3> = (0..6)
+            .map(|i| {
+                let a = i as f32 * std::f32::consts::TAU / 6.0;
+                Vec3::new(a.cos(), a.sin(), 0.0)
+            })
+            .collect();
+        let mesh = Mesh::new("hex", hexagon, triangulate(&[0, 1, 2, 3, 4, 5], &[6]));
+        let area: f32 = (0..4)
+            .map(|t| {
+                let [a, b, c] = mesh.corners(t);
+                (b - a).cross(c - a).z / 2.0
+            })
+            .sum();
+        assert!((area - 1.5 * 3f32.sqrt()).abs() < 1e-5, "{area}");
+    }
+
+    #[test]
+    fn a_huge_polygon_loads_and_reports_in_near_linear_time() {
+        let n = 100_000;
+        let mut text = String::new();
+        for i in 0..n {
+            let a = i as f64 * std::f64::consts::TAU / n as f64;
+            text += &format!("v {} {} 0\n", a.cos(), a.sin());
+        }
+        text += "f";
+        for i in 1..=n {
+            text += &format!(" {i}");
+        }
+        let mesh = Mesh::merge(&parse_obj_str("huge", &text).expect("parses"), "huge");
+        assert_eq!(mesh.triangles.len(), n - 2);
+        // With a fan every triangle box overlaps every other at the shared
+        // corner, and this report's self-intersection pass took hours.
+        let report = MeshReport::analyze(&mesh);
+        assert!(report.boundary_edges == n, "{report}");
     }
 }

@@ -40,6 +40,21 @@ pub fn all() -> Vec<Box<dyn Mode>> {
     ]
 }
 
+/// One script step for `collidoscope --script help`: `verb:arg`, and what
+/// it does. Each mode lists its steps beside its step parser.
+#[derive(Clone, Copy, Debug)]
+pub struct StepDoc {
+    pub verb: &'static str,
+    /// The argument after `:`, empty for none; `[…]` when it may be left out.
+    pub arg: &'static str,
+    pub what: &'static str,
+}
+
+/// A [`StepDoc`] in a table.
+pub const fn step(verb: &'static str, arg: &'static str, what: &'static str) -> StepDoc {
+    StepDoc { verb, arg, what }
+}
+
 /// What a script step asks of the mode switch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModeRequest {
@@ -89,6 +104,8 @@ pub trait Mode {
         _picked: Option<Option<usize>>,
     ) {
     }
+    /// This mode's script steps, for `--script help`.
+    fn steps(&self) -> &'static [StepDoc];
     /// `Some` when `verb` is one of this mode's script steps: `Ok` when its
     /// argument is well formed.
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>>;

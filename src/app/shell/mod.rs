@@ -151,6 +151,15 @@ impl Shell {
         }
     }
 
+    /// The text of the last error shown (empty if none was).
+    pub fn last_error(&self) -> String {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.is_error)
+            .map_or(String::new(), |m| m.text.clone())
+    }
+
     pub fn error_count(&self) -> usize {
         self.messages.iter().filter(|m| m.is_error).count()
     }

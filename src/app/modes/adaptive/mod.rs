@@ -34,7 +34,7 @@ pub use steps::AdaptiveStep;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, parsed_step};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
 
@@ -89,6 +89,10 @@ impl Mode for Adaptive {
             color_bar_ui(ui, view, ColorBar::signed_distance(view));
         }
         panel::caption_ui(ui, self, shell);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        steps::STEPS
     }
 
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {

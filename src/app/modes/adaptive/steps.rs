@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use super::state::Adaptive;
-use crate::app::modes::{ModeRequest, args};
+use crate::app::modes::{ModeRequest, StepDoc, args, step};
 use crate::app::shell::Shell;
 use crate::stages::sdf_adaptive::{Backend, export};
 
@@ -44,6 +44,53 @@ pub enum AdaptiveStep {
     /// `adaptive-export:PATH.npz`: the field as `.npz` + JSON sidecar.
     Export(PathBuf),
 }
+
+/// The adaptive mode's steps, for `--script help`.
+pub const STEPS: &[StepDoc] = &[
+    step(
+        "adaptive",
+        "[on|off]",
+        "show the adaptive field (the mode) or leave it",
+    ),
+    step("adaptive-start", "DEPTH", "the octree's starting depth"),
+    step("adaptive-depth", "DEPTH", "the octree's maximum depth"),
+    step(
+        "adaptive-alpha",
+        "TRIANGLES",
+        "split a node above this many triangles",
+    ),
+    step(
+        "adaptive-bound",
+        "[on|off]",
+        "use the parent's bound to prune",
+    ),
+    step("adaptive-backend", "NAME", "the adaptive field's backend"),
+    step(
+        "adaptive-level",
+        "DEPTH|all",
+        "show one octree level or all",
+    ),
+    step("adaptive-boxes", "[on|off]", "draw the node boxes"),
+    step("adaptive-rss", "LEVEL|off", "draw one level of the RSS BVH"),
+    step(
+        "adaptive-points",
+        "level|all",
+        "sample points of the shown level or all",
+    ),
+    step(
+        "adaptive-compare",
+        "[on|off]",
+        "compare with the uniform field",
+    ),
+    step("adaptive-deform", "[on|off]", "animate a deforming mesh"),
+    step("adaptive-frames", "N", "run this many deformation frames"),
+    step("adaptive-pick", "[NODE]", "select a node (none: clear)"),
+    step(
+        "adaptive-export",
+        "PATH",
+        "export the adaptive field as .npz",
+    ),
+];
 
 /// The step `verb:arg`, if `verb` is one of this mode's.
 pub fn parse(verb: &str, arg: &str) -> Option<Result<AdaptiveStep, String>> {

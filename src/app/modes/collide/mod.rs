@@ -14,7 +14,7 @@ use std::time::Instant;
 use eframe::egui;
 use glam::{Quat, Vec3};
 
-use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::sim::rigid::{RigidParams, Scene, World};
 use crate::stages::colliders::{self, ColliderBackend, ColliderGpu, Contact};
@@ -221,6 +221,19 @@ enum CollideStep {
     Compare,
 }
 
+/// This mode's script steps, for `--script help`.
+const STEPS: &[StepDoc] = &[
+    step(
+        "collide",
+        "SCENE",
+        "start a scene: drop-on-mesh, drop-on-plane, box-stack or line",
+    ),
+    step("collide-step", "N", "advance the simulation N steps"),
+    step("collide-samples", "[on|off]", "draw the sampling points"),
+    step("collide-gpu", "[on|off]", "detect contacts on the GPU"),
+    step("collide-compare", "", "compare the CPU and GPU contacts"),
+];
+
 fn parse(verb: &str, arg: &str) -> Option<Result<CollideStep, String>> {
     Some(match verb {
         "collide" => args::need(
@@ -273,6 +286,10 @@ impl Mode for Collide {
 
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
     }
 
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {

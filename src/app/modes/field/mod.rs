@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::cells::axis_from_name;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
@@ -63,10 +63,51 @@ enum FieldStep {
     Slice(String),
 }
 
+/// This mode's script steps, for `--script help`.
+const STEPS: &[StepDoc] = &[
+    step(
+        "res",
+        "N",
+        "cells along the longest axis (8–512); recomputes the field",
+    ),
+    step(
+        "backend",
+        "NAME",
+        "the field's backend: cpu, gpu-brute or gpu",
+    ),
+    step(
+        "sign",
+        "pseudo-normal|winding",
+        "how inside and outside are told apart",
+    ),
+    step(
+        "verify",
+        "cpu-vs-gpu|sign-modes",
+        "compare the field with another computation",
+    ),
+    step("hide-verify", "", "hide the comparison"),
+    step(
+        "pick",
+        "[CELL]",
+        "select a cell for the inspector (none: clear)",
+    ),
+    step("slice", "AXIS", "the slice's axis: x, y or z"),
+];
+
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
     let need = |what: &str| args::need(verb, arg, what);
     Some(match verb {
-        "res" => args::number(verb, arg, "a number").map(FieldStep::Resolution),
+        "res" => args::number(verb, arg, "a number").and_then(|r| {
+            // The bounds `collidoscope sdf --res` checks, with its message.
+            let params = sdf_grid::SdfParams {
+                resolution: r,
+                ..Default::default()
+            };
+            params
+                .validate()
+                .map(|()| FieldStep::Resolution(r))
+                .map_err(|e| format!("{verb}: {e}"))
+        }),
         "backend" => need("a backend").map(FieldStep::Backend),
         "sign" => need("pseudo-normal or winding").map(FieldStep::Sign),
         "verify" => need("cpu-vs-gpu or sign-modes").map(FieldStep::Verify),
@@ -300,6 +341,10 @@ impl Mode for Field {
         color_bar_ui(ui, view, bar);
     }
 
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
+    }
+
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }
@@ -324,6 +369,14 @@ mod tests {
     fn parses_the_field_steps() {
         assert_eq!(parse("res", "64"), Some(Ok(FieldStep::Resolution(64))));
         assert!(matches!(parse("res", "many"), Some(Err(_))));
+        for refused in ["0", "7", "513"] {
+            let err = parse("res", refused).and_then(Result::err);
+            assert!(
+                err.as_deref()
+                    .is_some_and(|e| e.contains("outside 8..=512")),
+                "res:{refused}: {err:?}"
+            );
+        }
         assert_eq!(parse("pick", ""), Some(Ok(FieldStep::Pick(None))));
         assert_eq!(parse("pick", "7"), Some(Ok(FieldStep::Pick(Some(7)))));
         assert_eq!(parse("hide-verify", ""), Some(Ok(FieldStep::HideVerify)));

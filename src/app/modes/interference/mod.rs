@@ -29,7 +29,7 @@ mod run;
 use eframe::egui;
 use glam::Vec3;
 
-use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::mesh::Mesh;
 use crate::stages::interference::images::ImageKind;
@@ -348,6 +348,36 @@ enum InterfereStep {
     Verify,
 }
 
+/// This mode's script steps, for `--script help`.
+const STEPS: &[StepDoc] = &[
+    step(
+        "interfere",
+        "SCENE",
+        "start a scene: random-boxes or random-mixed",
+    ),
+    step("interfere-count", "N", "the number of objects"),
+    step("interfere-seed", "N", "the scene's random seed"),
+    step("interfere-res", "N", "the images' resolution"),
+    step(
+        "interfere-axis",
+        "AXES",
+        "view axes: x, y, z or a combination (xz)",
+    ),
+    step(
+        "interfere-mode",
+        "read-pixels|occlusion",
+        "how interference is read back",
+    ),
+    step(
+        "interfere-image",
+        "NAME",
+        "the image shown: counts, depth, ids, penetrating, penetrated",
+    ),
+    step("interfere-select", "K", "select object K"),
+    step("interfere-move", "X,Y,Z", "move the selected object"),
+    step("interfere-verify", "", "check against the CPU reference"),
+];
+
 fn parse(verb: &str, arg: &str) -> Option<Result<InterfereStep, String>> {
     let need = |what: &str| args::need(verb, arg, what);
     let whole = "a whole number";
@@ -427,6 +457,10 @@ impl Mode for Interference {
 
     fn inspector_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
         images::images_ui(self, ui);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
     }
 
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {

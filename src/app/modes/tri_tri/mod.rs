@@ -20,7 +20,7 @@ use std::sync::Arc;
 use eframe::egui;
 use glam::{EulerRot, Quat, Vec3};
 
-use super::{Mode, ModeRequest, Panels, args, parsed_step};
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::scene::Job;
 use crate::stages::tri_tri::{Backend, Pose, TriModel, TriTriGpu, TriTriParams, TriTriResult};
@@ -246,6 +246,13 @@ enum TriTriStep {
     Backend(String),
 }
 
+/// This mode's script steps, for `--script help`.
+const STEPS: &[StepDoc] = &[
+    step("tritri", "SCENE", "show two models: tori or rocker"),
+    step("tritri-offset", "X,Y,Z", "move the second model"),
+    step("tritri-backend", "NAME", "the triangle–triangle backend"),
+];
+
 fn parse(verb: &str, arg: &str) -> Option<Result<TriTriStep, String>> {
     Some(match verb {
         "tritri" => args::need(verb, arg, "a scene: tori or rocker").map(TriTriStep::Scene),
@@ -287,6 +294,10 @@ impl Mode for TriTri {
 
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
     }
 
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {

@@ -650,3 +650,38 @@ fn an_upload_beyond_the_gpu_binding_names_the_limit_and_the_cpu_backend() {
     assert!(err.contains("--backend cpu"), "{err}");
     assert!(!err.contains("resolution"), "{err}");
 }
+
+/// Issue 15, item 5: a 2-vertex face used to be dropped without a word
+/// (and the cube became open, switching the sign mode silently); it is
+/// reported with its line number, and `--strict` refuses the file.
+#[test]
+fn malformed_faces_are_reported_with_line_numbers_and_refused_by_strict() {
+    let cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n\
+                f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1\n";
+    let path = obj_file("two-vertex-face", cube);
+    let path = path.to_str().unwrap();
+    let out = exe().args(["info", path]).output().expect("runs");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 14: a face of 2 vertices, left out"),
+        "info must name the dropped face and its line: {stderr}"
+    );
+    let err = run_err(&["info", "--strict", path]);
+    assert!(err.contains("line 14") && err.contains("--strict"), "{err}");
+    let out_dir = common::scratch("strict-sdf");
+    let out = out_dir.join("f.npy");
+    let err = run_err(&[
+        "sdf",
+        path,
+        "--strict",
+        "--backend",
+        "cpu",
+        "--res",
+        "8",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(err.contains("line 14"), "{err}");
+    assert!(!out.exists(), "a refused file writes nothing");
+}

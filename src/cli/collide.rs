@@ -27,6 +27,8 @@ pub enum CollideBackendArg {
 
 #[derive(clap::Args, Debug)]
 pub struct CollideArgs {
+    #[command(flatten)]
+    pub load: super::LoadOpts,
     /// First mesh (Wavefront OBJ).
     pub a: PathBuf,
     /// Second mesh (optional when primitives are given).
@@ -200,7 +202,7 @@ pub fn run(args: CollideArgs) -> anyhow::Result<()> {
     let mut names = Vec::new();
     for (path, pose) in [(Some(&args.a), pose_a), (args.b.as_ref(), pose_b)] {
         let Some(path) = path else { continue };
-        let mesh = super::load_mesh(path)?;
+        let mesh = super::load_mesh(path, args.load)?;
         let start = Instant::now();
         let shape = ColliderShape::from_mesh(&mesh, &sdf, &sampling)
             .with_context(|| format!("{}", path.display()))?;

@@ -11,10 +11,14 @@ pub struct InfoArgs {
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub load: super::LoadOpts,
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let meshes = crate::mesh::load_obj(&args.mesh)?;
+    let loaded = crate::mesh::load_obj_checked(&args.mesh)?;
+    super::face_problems_ok(&args.mesh, &loaded.problems, args.load)?;
+    let meshes = loaded.meshes;
     let merged = crate::mesh::Mesh::merge(&meshes, args.mesh.display().to_string());
     merged.validate()?;
     let report = MeshReport::analyze(&merged);

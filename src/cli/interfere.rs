@@ -36,6 +36,8 @@ use crate::stages::interference::{
 
 #[derive(clap::Args, Debug)]
 pub struct InterfereArgs {
+    #[command(flatten)]
+    pub load: super::LoadOpts,
     /// Models (Wavefront OBJ, objects of a file merged), numbered from 0.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -159,7 +161,7 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
     };
     let mut objects = Vec::with_capacity(args.files.len());
     for (file, pose) in args.files.iter().zip(&poses) {
-        let mesh = super::load_mesh(file)?;
+        let mesh = super::load_mesh(file, args.load)?;
         objects.push(InterferenceObject::new(&mesh, *pose));
     }
     let scene = InterferenceScene::new(objects)?;

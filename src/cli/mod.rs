@@ -121,7 +121,41 @@ pub fn check_out(paths: &[&std::path::Path]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", first.unwrap_or_default()))
 }
 
+/// How strictly a subcommand loads its OBJ files.
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct LoadOpts {
+    /// Refuse a file with face statements that cannot be loaded as written
+    /// (a face of fewer than 3 vertices, a file cut off inside a face)
+    /// instead of warning and loading the rest.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 /// Loads an OBJ file as one mesh (objects merged), with the path in errors.
-pub fn load_mesh(path: &std::path::Path) -> anyhow::Result<crate::mesh::Mesh> {
-    Ok(crate::mesh::load_obj_merged(path)?)
+/// Face statements that were not loaded as written are warnings on stderr,
+/// or with `--strict` the error.
+pub fn load_mesh(path: &std::path::Path, opts: LoadOpts) -> anyhow::Result<crate::mesh::Mesh> {
+    let (mesh, problems) = crate::mesh::load_obj_merged_checked(path)?;
+    face_problems_ok(path, &problems, opts)?;
+    Ok(mesh)
+}
+
+/// Warns of each face problem on stderr, or refuses them all with `--strict`.
+pub fn face_problems_ok(
+    path: &std::path::Path,
+    problems: &[crate::mesh::FaceProblem],
+    opts: LoadOpts,
+) -> anyhow::Result<()> {
+    if opts.strict && !problems.is_empty() {
+        let listed: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
+        anyhow::bail!(
+            "{}: {} (refused by --strict)",
+            path.display(),
+            listed.join("; ")
+        );
+    }
+    for p in problems {
+        eprintln!("warning: {}: {p}", path.display());
+    }
+    Ok(())
 }

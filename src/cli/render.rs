@@ -59,6 +59,8 @@ pub enum AxisArg {
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
+    #[command(flatten)]
+    pub load: super::LoadOpts,
     /// Wavefront OBJ file (all objects merged).
     pub mesh: PathBuf,
     #[arg(long, value_enum, default_value = "field")]
@@ -161,7 +163,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     {
         anyhow::bail!("--range {r} must be a positive distance");
     }
-    let raw = super::load_mesh(&args.mesh)?;
+    let raw = super::load_mesh(&args.mesh, args.load)?;
     let needs_field = args.view != ViewArg::Mesh;
     let needs_gpu = args.view != ViewArg::Slice
         || args.frames.is_some()

@@ -18,6 +18,8 @@ use crate::stages::sdf_grid::{
 
 #[derive(clap::Args, Debug)]
 pub struct SdfArgs {
+    #[command(flatten)]
+    pub load: super::LoadOpts,
     /// Wavefront OBJ file (all objects merged).
     pub mesh: PathBuf,
     /// Cells along the longest axis (8–512).
@@ -119,7 +121,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     if args.adaptive {
         return run_adaptive(args);
     }
-    let raw = super::load_mesh(&args.mesh)?;
+    let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
     let (sign_mode, why) = match args.sign {
         Some(s) => (SignMode::from(s), "as requested".to_string()),
@@ -235,7 +237,7 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     if matches!(args.sign, Some(SignArg::Winding)) {
         anyhow::bail!("the adaptive field signs by pseudo-normal only (--sign pseudo-normal)");
     }
-    let raw = super::load_mesh(&args.mesh)?;
+    let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
     if !mesh.report.pseudo_normal_sign_trusted {
         eprintln!(

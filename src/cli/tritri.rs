@@ -40,6 +40,8 @@ impl From<TriBackendArg> for Backend {
 
 #[derive(clap::Args, Debug)]
 pub struct TriTriArgs {
+    #[command(flatten)]
+    pub load: super::LoadOpts,
     /// First model (Wavefront OBJ, objects merged).
     pub a: PathBuf,
     /// Second model.
@@ -140,9 +142,9 @@ fn timings_json(t: &crate::timing::Timings) -> serde_json::Value {
 
 pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
     super::check_out(&[&args.out])?;
-    let ma = TriModel::new(&super::load_mesh(&args.a)?)
+    let ma = TriModel::new(&super::load_mesh(&args.a, args.load)?)
         .with_context(|| format!("{}", args.a.display()))?;
-    let mb = TriModel::new(&super::load_mesh(&args.b)?)
+    let mb = TriModel::new(&super::load_mesh(&args.b, args.load)?)
         .with_context(|| format!("{}", args.b.display()))?;
     let backend = Backend::from(args.backend);
     let predicate = if args.tutorial {

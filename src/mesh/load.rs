@@ -49,8 +49,35 @@ use glam::Vec3;
 
 use super::{Mesh, MeshError};
 
+/// A face statement that was not loaded as written, with its line number
+/// (from 1), so that `info`, the CLI and the viewer can say what was left
+/// out instead of loading a different mesh silently.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FaceProblem {
+    pub line: usize,
+    pub what: String,
+}
+
+impl std::fmt::Display for FaceProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}: {}", self.line, self.what)
+    }
+}
+
+/// What an OBJ file gave: its validated meshes, and the face statements
+/// that were dropped or may be cut off ([`FaceProblem`]).
+pub struct LoadedObj {
+    pub meshes: Vec<Mesh>,
+    pub problems: Vec<FaceProblem>,
+}
+
 /// Loads every object of the OBJ file at `path` as its own validated mesh.
 pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
+    load_obj_checked(path).map(|l| l.meshes)
+}
+
+/// [`load_obj`], with the face statements that were not loaded as written.
+pub fn load_obj_checked(path: &Path) -> Result<LoadedObj, MeshError> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|err| MeshError::Io {
         path: shown.clone(),
@@ -66,18 +93,74 @@ pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
     let stem = path
         .file_stem()
         .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
-    parse_obj(&shown, &stem, text)
+    Ok(LoadedObj {
+        meshes: parse_obj(&shown, &stem, text)?,
+        problems: face_problems(text),
+    })
 }
 
 /// Loads the OBJ file at `path` with all objects merged into one mesh named
 /// after the file stem.
 pub fn load_obj_merged(path: &Path) -> Result<Mesh, MeshError> {
-    let meshes = load_obj(path)?;
+    load_obj_merged_checked(path).map(|(mesh, _)| mesh)
+}
+
+/// [`load_obj_merged`], with the face statements that were not loaded as
+/// written.
+pub fn load_obj_merged_checked(path: &Path) -> Result<(Mesh, Vec<FaceProblem>), MeshError> {
+    let loaded = load_obj_checked(path)?;
     let stem = path.file_stem().map_or_else(
         || path.display().to_string(),
         |s| s.to_string_lossy().into_owned(),
     );
-    Ok(Mesh::merge(&meshes, stem))
+    Ok((Mesh::merge(&loaded.meshes, stem), loaded.problems))
+}
+
+/// The face statements of `text` that are not loaded as written: a face of
+/// fewer than three vertices (`tobj` drops it without a word), and a last
+/// face that ends the file in the middle of a vertex (`f 1 2 3/`, the file
+/// cut off). Lines count from 1, as an editor shows them; a lone CR ends a
+/// line as LF does.
+pub fn face_problems(text: &str) -> Vec<FaceProblem> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let numbered: Vec<(usize, &str)> = text
+        .split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'))
+        .enumerate()
+        .map(|(i, line)| (i + 1, line))
+        .collect();
+    let ends_in_line_break = text.ends_with(['\n', '\r']);
+    let last_statement = numbered
+        .iter()
+        .rev()
+        .find(|(_, l)| !l.trim().is_empty())
+        .map(|&(n, _)| n);
+    let mut problems = Vec::new();
+    for &(number, line) in &numbered {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("f") {
+            continue;
+        }
+        let vertices: Vec<&str> = words.take_while(|w| !w.starts_with('#')).collect();
+        if vertices.len() < 3 {
+            problems.push(FaceProblem {
+                line: number,
+                what: format!(
+                    "a face of {} vertices, left out (a face needs at least 3)",
+                    vertices.len()
+                ),
+            });
+        } else if Some(number) == last_statement
+            && !ends_in_line_break
+            && vertices.last().is_some_and(|v| v.ends_with('/'))
+        {
+            problems.push(FaceProblem {
+                line: number,
+                what: "the file ends in the middle of this face (cut off?)".into(),
+            });
+        }
+    }
+    problems
 }
 
 /// Parses OBJ `text` as if read from a file with stem `name` (meshes are
@@ -575,5 +658,25 @@ mod tests {
         // corner, and this report's self-intersection pass took hours.
         let report = MeshReport::analyze(&mesh);
         assert!(report.boundary_edges == n, "{report}");
+    }
+
+    /// Issue 15, item 5: dropped and cut-off faces are found with the line
+    /// an editor shows, whatever the line endings; a clean file, and one
+    /// whose last face simply lacks a line break, have none.
+    #[test]
+    fn face_problems_name_their_lines() {
+        let text = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2\n# note\nf 1 2 3\nf 3\n";
+        let lines: Vec<usize> = face_problems(text).iter().map(|p| p.line).collect();
+        assert_eq!(lines, [4, 7]);
+        let crlf = text.replace('\n', "\r\n");
+        let lines: Vec<usize> = face_problems(&crlf).iter().map(|p| p.line).collect();
+        assert_eq!(lines, [4, 7], "CRLF counts as one line end");
+        let cut = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3/";
+        let problems = face_problems(cut);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].line, 6);
+        assert!(problems[0].what.contains("cut off"), "{}", problems[0]);
+        assert!(face_problems("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3").is_empty());
+        assert!(face_problems("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3 # a\n").is_empty());
     }
 }

@@ -26,7 +26,10 @@ mod self_intersect;
 mod topology;
 mod weld;
 
-pub use load::{load_obj, load_obj_merged, parse_obj_str};
+pub use load::{
+    FaceProblem, LoadedObj, face_problems, load_obj, load_obj_checked, load_obj_merged,
+    load_obj_merged_checked, parse_obj_str,
+};
 pub use normals::PseudoNormals;
 pub use prepared::PreparedMesh;
 pub use primitives::{

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::mesh::PreparedMesh;
-use crate::mesh::{Mesh, MeshError};
+use crate::mesh::{FaceProblem, Mesh, MeshError};
 
 /// Where a mesh came from.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -31,9 +31,15 @@ impl MeshSource {
     }
 
     pub fn load(&self) -> Result<Mesh, MeshError> {
+        self.load_checked().map(|(mesh, _)| mesh)
+    }
+
+    /// [`MeshSource::load`], with the face statements of a file that were
+    /// not loaded as written.
+    pub fn load_checked(&self) -> Result<(Mesh, Vec<FaceProblem>), MeshError> {
         match self {
-            MeshSource::Sample(name) => crate::assets::load_sample(name),
-            MeshSource::File(path) => crate::mesh::load_obj_merged(path),
+            MeshSource::Sample(name) => Ok((crate::assets::load_sample(name)?, Vec::new())),
+            MeshSource::File(path) => crate::mesh::load_obj_merged_checked(path),
         }
     }
 }
@@ -43,17 +49,20 @@ pub struct LoadedMesh {
     pub source: MeshSource,
     pub raw: Mesh,
     pub prepared: Arc<PreparedMesh>,
+    /// Face statements of the file that were not loaded as written.
+    pub problems: Vec<FaceProblem>,
 }
 
 impl LoadedMesh {
     /// Loads and prepares; an error leaves whatever scene the caller had.
     pub fn load(source: MeshSource) -> Result<Self, MeshError> {
-        let raw = source.load()?;
+        let (raw, problems) = source.load_checked()?;
         let prepared = Arc::new(PreparedMesh::new(&raw)?);
         Ok(LoadedMesh {
             source,
             raw,
             prepared,
+            problems,
         })
     }
 }

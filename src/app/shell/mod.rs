@@ -212,6 +212,9 @@ impl Shell {
                         self.settings.remember_file(p.clone());
                     }
                     self.settings.source = loaded.source.clone();
+                    for problem in &loaded.problems {
+                        self.notify(format!("{}: {problem}", loaded.source.label()), false);
+                    }
                     self.mesh.scene = Some(loaded);
                     self.mesh.field = None;
                     self.mesh.field_wanted = true;

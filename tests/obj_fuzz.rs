@@ -17,9 +17,10 @@
 //!   first `/`, 1-based over all the file's vertices, or negative
 //!   counting back from the vertices read so far; one out of range (0
 //!   included) is an error;
-//! - the vertex count is the number of distinct positions the faces use;
+//! - each `o` starts an object, loaded as its own mesh; the vertex count is
+//!   the number of distinct positions each object's faces use, summed;
 //! - no triangle at all, a non-finite coordinate in a used vertex, or every
-//!   triangle of zero area is an error.
+//!   triangle of one object of zero area is an error.
 //!
 //! Lines the simple parse does not understand (a `v` or `vn` without three
 //! numbers,
@@ -250,7 +251,9 @@ fn expect(bytes: &[u8]) -> Expected {
     };
     let (vertex_lines, texture_lines, normal_lines) = (count("v"), count("vt"), count("vn"));
     let mut positions: Vec<[f64; 3]> = Vec::new();
-    let mut triangles: Vec<[usize; 3]> = Vec::new();
+    // (object, corners): each `o` line starts an object, loaded as its own mesh.
+    let mut triangles: Vec<(usize, [usize; 3])> = Vec::new();
+    let mut object = 0usize;
     let mut out_of_range = false;
     for line in lines {
         let mut words = line.split_whitespace();
@@ -297,7 +300,7 @@ fn expect(bytes: &[u8]) -> Expected {
                     return Expected::Open;
                 }
                 for k in 1..corners.len() - 1 {
-                    triangles.push([corners[0], corners[k], corners[k + 1]]);
+                    triangles.push((object, [corners[0], corners[k], corners[k + 1]]));
                 }
             }
             Some(word) if word.starts_with('#') => {}
@@ -311,7 +314,8 @@ fn expect(bytes: &[u8]) -> Expected {
                     return Expected::Open;
                 }
             }
-            Some("o") | None => {}
+            Some("o") => object += 1,
+            None => {}
             Some(_) => return Expected::Open,
         }
     }
@@ -321,17 +325,26 @@ fn expect(bytes: &[u8]) -> Expected {
     if triangles.is_empty() {
         return Expected::Error("no triangles");
     }
-    let used: BTreeSet<usize> = triangles.iter().flatten().copied().collect();
+    // Each mesh keeps the positions its faces use.
+    let used: BTreeSet<(usize, usize)> = triangles
+        .iter()
+        .flat_map(|&(o, t)| t.map(|v| (o, v)))
+        .collect();
     if used
         .iter()
-        .any(|&v| positions[v].iter().any(|c| !(*c as f32).is_finite()))
+        .any(|&(_, v)| positions[v].iter().any(|c| !(*c as f32).is_finite()))
     {
         return Expected::Error("non-finite coordinate");
     }
-    let zero_area = triangles.iter().all(|t| {
-        // The loader's test: the f64 area vector of the f32 positions is 0.
+    // The loader's test, per mesh: the f64 area vector of the f32
+    // positions is 0 for every triangle.
+    let degenerate = |t: &[usize; 3]| {
         let [a, b, c] = t.map(|v| DVec3::from(positions[v].map(|x| x as f32 as f64)));
         (b - a).cross(c - a) == DVec3::ZERO
+    };
+    let zero_area = (0..=object).any(|o| {
+        let mut mesh = triangles.iter().filter(|(to, _)| *to == o).peekable();
+        mesh.peek().is_some() && mesh.all(|(_, t)| degenerate(t))
     });
     if zero_area {
         return Expected::ZeroArea;

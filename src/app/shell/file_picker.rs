@@ -245,9 +245,10 @@ mod tests {
         // Drawn headless for a frame: nothing chosen yet.
         let ctx = egui::Context::default();
         let mut outcome = None;
-        let _ = ctx.run_ui(egui::RawInput::default(), |ui| {
+        let mut frame = ctx.run_ui(egui::RawInput::default(), |ui| {
             outcome = Some(picker.ui(ui.ctx()));
         });
+        frame.textures_delta.clear();
         assert_eq!(outcome, Some(Outcome::Pending));
         std::fs::remove_dir_all(&dir).ok();
     }

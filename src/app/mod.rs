@@ -30,8 +30,25 @@ pub struct ViewerOptions {
     pub script: Option<Script>,
 }
 
+/// What to do instead of the window when there is no display.
+pub const NO_DISPLAY_HINT: &str = "run it under a virtual X server (`xvfb-run collidoscope ...`), \
+     or make images without a window with `collidoscope render`";
+
+/// `Some(reason)` when the environment names no display to open a window
+/// on (Linux and the BSDs: neither `DISPLAY` nor `WAYLAND_DISPLAY` is set).
+pub fn missing_display(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<String> {
+    let set = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+    let needs_one = cfg!(all(unix, not(target_os = "macos")));
+    (needs_one && !set("DISPLAY") && !set("WAYLAND_DISPLAY"))
+        .then(|| "no display (DISPLAY and WAYLAND_DISPLAY are not set)".to_string())
+}
+
 /// Opens the viewer window and runs until it is closed.
 pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
+    if let Some(reason) = missing_display(|name| std::env::var_os(name)) {
+        anyhow::bail!("the viewer cannot open a window: {reason}; {NO_DISPLAY_HINT}");
+    }
+    let runtime_dir = private_runtime_dir();
     let native = eframe::NativeOptions {
         viewport: eframe::egui::ViewportBuilder::default()
             .with_title("collidoscope")
@@ -43,12 +60,42 @@ pub fn run_viewer(options: ViewerOptions) -> anyhow::Result<()> {
         wgpu_options: wgpu_configuration(),
         ..Default::default()
     };
-    eframe::run_native(
+    let result = eframe::run_native(
         "collidoscope",
         native,
         Box::new(move |cc| Ok(Box::new(Viewer::new(cc, options)))),
-    )
-    .map_err(|e| anyhow::anyhow!("the viewer could not start: {e}"))
+    );
+    if let Some(dir) = runtime_dir {
+        std::fs::remove_dir_all(dir).ok();
+    }
+    result.map_err(|e| match e {
+        // The display named could not be reached.
+        eframe::Error::WinitEventLoop(_) => {
+            anyhow::anyhow!("the viewer could not open a window: {e}; {NO_DISPLAY_HINT}")
+        }
+        e => anyhow::anyhow!("the viewer could not start: {e}"),
+    })
+}
+
+/// Without `XDG_RUNTIME_DIR` the window works, but libwayland-client
+/// (probed while the window and the Vulkan device are made) prints "error:
+/// XDG_RUNTIME_DIR is invalid or not set in the environment." several
+/// times. So the viewer sets it, for itself only, to a fresh private
+/// (0700) folder in the temp dir, removed when the window closes; it
+/// returns that folder.
+fn private_runtime_dir() -> Option<PathBuf> {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|v| !v.is_empty()) {
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("collidoscope-runtime-{}", std::process::id()));
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(&dir).ok()?;
+    // SAFETY: called from `run_viewer` before eframe, wgpu or any stage
+    // starts a thread, so nothing reads the environment concurrently.
+    unsafe { std::env::set_var("XDG_RUNTIME_DIR", &dir) };
+    Some(dir)
 }
 
 /// eframe's device, asked for what the stages need beyond egui's defaults:

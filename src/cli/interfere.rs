@@ -272,6 +272,7 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         "interfering_pairs": summary.pairs,
         "objects": objects,
         "self_only": summary.self_only,
+        "touching_pairs": summary.touching,
         "edge_offset": scene.edge_offset(&params),
         "views": views,
         "localised_points": points,
@@ -295,6 +296,14 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         summary.pairs,
         args.out.display()
     );
+    if !summary.touching.is_empty() {
+        let tied: u64 = summary.touching.iter().map(|t| t.tied_pixels).sum();
+        let pairs: Vec<_> = summary.touching.iter().map(|t| t.objects).collect();
+        println!(
+            "{} touching pairs {pairs:?}: surfaces coincide at {tied} tied pixels",
+            pairs.len()
+        );
+    }
     Ok(())
 }
 

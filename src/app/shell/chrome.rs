@@ -1,9 +1,11 @@
-//! The window's chrome: the menu bar (File, View, Export), the mode switch
-//! under it, and the banner of errors and notices.
+//! The window's chrome: the menu bar (File, View, Export) with File →
+//! Open's own picker where there is no native dialog, the mode switch under
+//! it, and the banner of errors and notices.
 
 use eframe::egui;
 
 use super::Shell;
+use super::file_picker::{FilePicker, Outcome, native_dialog_available};
 use crate::scene::MeshSource;
 
 /// Which panels beside the viewport the active mode fills.
@@ -38,13 +40,29 @@ pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
             ui.label(format!("GPU: {}", shell.render_gpu.describe()));
         });
     });
+    let ctx = ui.ctx().clone();
+    if let Some(picker) = &mut shell.file_picker {
+        match picker.ui(&ctx) {
+            Outcome::Open(path) => {
+                shell.file_picker = None;
+                shell.open(MeshSource::File(path));
+            }
+            Outcome::Cancel => shell.file_picker = None,
+            Outcome::Pending => {}
+        }
+    }
 }
 
 fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("File", |ui| {
         if ui.button("Open OBJ…").clicked() {
             ui.close();
-            if let Some(path) = rfd::FileDialog::new()
+            if !native_dialog_available(|name| std::env::var_os(name)) {
+                let start = shell.settings.recent.first().and_then(|p| p.parent());
+                let start =
+                    start.map_or_else(|| std::env::current_dir().unwrap_or_default(), Into::into);
+                shell.file_picker = Some(FilePicker::new(start));
+            } else if let Some(path) = rfd::FileDialog::new()
                 .add_filter("Wavefront OBJ", &["obj", "OBJ"])
                 .pick_file()
             {

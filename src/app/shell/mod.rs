@@ -18,6 +18,7 @@
 pub mod cells;
 pub mod chrome;
 pub mod export;
+pub mod file_picker;
 pub mod legend;
 pub mod overlays;
 pub mod profiler;
@@ -71,6 +72,8 @@ pub struct Shell {
     pub mesh: MeshScene,
     pub messages: Vec<Message>,
     pub history: ProfilerHistory,
+    /// File → Open's own picker, while it is shown (no native dialog here).
+    pub file_picker: Option<file_picker::FilePicker>,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -92,6 +95,7 @@ impl Shell {
             mesh: MeshScene::default(),
             messages,
             history: ProfilerHistory::default(),
+            file_picker: None,
             ctx,
             async_messages: Default::default(),
         }

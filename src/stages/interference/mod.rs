@@ -95,6 +95,14 @@
 //! self-interference outside `S_X` disappears, and an open mesh gives
 //! negative counts only where it overlaps another object.
 //!
+//! **Touching** (`touching.rs`, our addition). Coincident surfaces give
+//! counts of 0 (the offset edges lie outside both solids), so two copies
+//! of one solid at one pose would pass as apart. Pixels whose edge point
+//! of one object lies on another's surface, within the test's precision
+//! (the edge offset plus half a pixel), are *tied*; pairs with tied pixels
+//! that do not interfere are reported as
+//! [`InterferenceSummary::touching`] with their number.
+//!
 //! **Localisation** (§4.5.5, [`Localisation`]): the ids and penetrated
 //! images with the edge depths give the world position of every
 //! interfering edge point, the interfering edges and the pairs, plus the
@@ -154,6 +162,7 @@ pub mod images;
 mod localise;
 mod product;
 pub mod scenes;
+mod touching;
 
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
 pub use cpu_run::run_cpu;
@@ -162,6 +171,7 @@ pub use gpu::{InterferenceGpu, RunOptions, UploadedScene};
 pub use identify::{Identification, IdentificationReport, MAX_OBJECTS, PairQuery};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 pub use product::{CountImage, DrawCounts, Drawn, InterferenceRun, PairQueries};
+pub use touching::TouchingPair;
 
 use glam::{DVec3, Mat4, Vec3};
 
@@ -445,6 +455,11 @@ pub struct InterferenceSummary {
     /// Objects whose edges passed pass 4 (inside something) but lie in no
     /// other object: spurious self-interference (§4.5.8), reported.
     pub self_only: Vec<usize>,
+    /// Pairs whose surfaces coincide without interfering (identical solids
+    /// at one pose, shared faces), with their tied pixels; see
+    /// `touching.rs`. Filled by [`detect_cpu`] and [`detect_gpu`] (it needs
+    /// the scene), empty from [`Self::from_runs`].
+    pub touching: Vec<TouchingPair>,
 }
 
 impl InterferenceSummary {
@@ -477,7 +492,19 @@ impl InterferenceSummary {
             pairs: pairs.into_iter().collect(),
             interfering,
             self_only,
+            touching: Vec::new(),
         }
+    }
+
+    /// [`Self::from_runs`] with the touching pairs of `scene`.
+    pub fn with_touching(
+        scene: &InterferenceScene,
+        runs: &[InterferenceRun],
+        edge_offset: f32,
+    ) -> InterferenceSummary {
+        let mut summary = Self::from_runs(scene.objects.len(), runs);
+        summary.touching = touching::touching_pairs(scene, runs, edge_offset, &summary.pairs);
+        summary
     }
 }
 
@@ -600,7 +627,7 @@ pub fn detect_cpu(
             run_cpu(scene, &view, offset, params.cull)
         })
         .collect();
-    let summary = InterferenceSummary::from_runs(scene.objects.len(), &runs);
+    let summary = InterferenceSummary::with_touching(scene, &runs, offset);
     (runs, summary)
 }
 
@@ -628,7 +655,7 @@ pub fn detect_gpu(
             stage.run(gpu, &uploaded, &view, offset, options)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let summary = InterferenceSummary::from_runs(scene.objects.len(), &runs);
+    let summary = InterferenceSummary::with_touching(scene, &runs, offset);
     Ok((runs, summary))
 }
 

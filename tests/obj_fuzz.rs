@@ -141,13 +141,14 @@ enum Corruption {
     NegativeOutOfRange,
     NonFinite,
     Crlf,
-    // Not generated until issue 15 item 3 (a BOM drops the first vertex)
-    // is merged: Bom,
-    // Not generated until issue 15 item 6 (CR-only endings give "color
-    // parse error") is merged: CrOnly,
+    /// A UTF-8 byte-order mark first (issue 15, item 3: it dropped the
+    /// first vertex).
+    Bom,
+    /// Lone CRs end the lines (issue 15, item 6: "color parse error").
+    CrOnly,
 }
 
-const CORRUPTIONS: [Corruption; 8] = [
+const CORRUPTIONS: [Corruption; 10] = [
     Corruption::None,
     Corruption::Truncate,
     Corruption::FlipBytes,
@@ -156,6 +157,8 @@ const CORRUPTIONS: [Corruption; 8] = [
     Corruption::NegativeOutOfRange,
     Corruption::NonFinite,
     Corruption::Crlf,
+    Corruption::Bom,
+    Corruption::CrOnly,
 ];
 
 /// Replaces one face index (the position part of a random corner) by
@@ -216,6 +219,8 @@ fn corrupt(text: String, kind: Corruption, rng: &mut Rng) -> Vec<u8> {
             (lines.join("\n") + "\n").into_bytes()
         }
         Corruption::Crlf => text.replace('\n', "\r\n").into_bytes(),
+        Corruption::Bom => format!("\u{feff}{text}").into_bytes(),
+        Corruption::CrOnly => text.replace('\n', "\r").into_bytes(),
     }
 }
 

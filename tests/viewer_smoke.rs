@@ -354,7 +354,7 @@ fn scripted_camera_round_trip_and_verify_threshold() {
     let saved = collidoscope::view::Camera::load(&camera).expect("the saved camera reads back");
     assert!(saved.pitch > 1.5, "a view from +Y looks down: {saved:?}");
     run(format!(
-        "camera:{}; open:spot; compute; export-view:{}; quit",
+        "open:spot; compute; camera:{}; export-view:{}; quit",
         camera.display(),
         again.display()
     ));

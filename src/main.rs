@@ -26,7 +26,7 @@ fn main() -> ExitCode {
     }
     let args = Cli::parse();
     let Some(command) = args.command else {
-        return viewer(args.files, args.script);
+        return viewer(args.files, args.script, args.camera);
     };
     match cli::run(command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -38,11 +38,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn viewer(open: Vec<std::path::PathBuf>, script: Option<String>) -> ExitCode {
+fn viewer(
+    open: Vec<std::path::PathBuf>,
+    script: Option<String>,
+    camera: Option<std::path::PathBuf>,
+) -> ExitCode {
     if script.as_deref().map(str::trim) == Some("help") {
         print!("{}", app::script::help());
         return ExitCode::SUCCESS;
     }
+    let camera = match camera.as_deref().map(collidoscope::view::Camera::load) {
+        None => None,
+        Some(Ok(c)) => Some(c),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let script = match script.as_deref().map(app::script::parse).transpose() {
         Ok(s) => s.map(Script::new),
         Err(e) => {
@@ -53,6 +65,7 @@ fn viewer(open: Vec<std::path::PathBuf>, script: Option<String>) -> ExitCode {
     let options = ViewerOptions {
         open,
         script: script.clone(),
+        camera,
     };
     if let Err(e) = app::run_viewer(options) {
         eprintln!("error: {e}");

@@ -340,3 +340,63 @@ fn render_cli_writes_a_png_and_fails_in_one_line() {
     assert!(lines[0].starts_with("error: "), "{stderr}");
     assert!(!dir.join("x.png").exists());
 }
+
+/// `render --camera FILE` looks from the saved camera: the mesh seen from
+/// +Y (from above) differs from the default framing, and a broken camera
+/// file fails in one line naming it.
+#[test]
+fn render_cli_takes_a_camera_saved_as_json() {
+    let dir = common::scratch("cli-render-camera");
+    let suzanne = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/suzanne.obj");
+    let mesh = collidoscope::mesh::load_obj_merged(&suzanne).unwrap();
+    let top = Camera::framing(mesh.bounds()).viewed_from(collidoscope::view::AxisView::PosY);
+    let camera = dir.join("top.json");
+    std::fs::write(&camera, top.to_json()).unwrap();
+    let shot = |out: &Path, camera: Option<&Path>| {
+        let mut c = exe();
+        c.args(["render", suzanne.to_str().unwrap(), "--view", "mesh"])
+            .args(["--size", "160x120", "--out", out.to_str().unwrap()]);
+        if let Some(camera) = camera {
+            c.args(["--camera", camera.to_str().unwrap()]);
+        }
+        let run = c.output().unwrap();
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        image::open(out).unwrap().to_rgba8()
+    };
+    let (default, above) = (dir.join("default.png"), dir.join("above.png"));
+    let (a, b) = (shot(&default, None), shot(&above, Some(&camera)));
+    assert_eq!(a.dimensions(), b.dimensions());
+    let background = a.get_pixel(0, 0).0;
+    assert!(
+        non_background(&b, background).len() > 500,
+        "the mesh is in view from above"
+    );
+    let differing = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(
+        differing > 1000,
+        "the camera changes the picture: {differing} pixels differ"
+    );
+    std::fs::write(dir.join("bad.json"), "{\"yaw\": 1}").unwrap();
+    let out = exe()
+        .args([
+            "render",
+            suzanne.to_str().unwrap(),
+            "--view",
+            "mesh",
+            "--camera",
+        ])
+        .arg(dir.join("bad.json"))
+        .args(["--out", dir.join("bad.png").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.lines().count() == 1,
+        "{err}"
+    );
+}

@@ -375,3 +375,64 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         );
     }
 }
+
+/// The camera and the CPU-vs-GPU verification in a scripted session: a
+/// view along +Y saved as JSON (`save-camera:`) and loaded again in a
+/// second session (`camera:`) gives the same picture; `verify-threshold`
+/// above the largest |Δ| leaves no heat-map cells, and bad arguments fail
+/// the script.
+#[test]
+fn scripted_camera_round_trip_and_verify_threshold() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-camera");
+    let (camera, top, again) = (
+        dir.join("camera.json"),
+        dir.join("top.png"),
+        dir.join("again.png"),
+    );
+    let (heat, none) = (dir.join("heat.png"), dir.join("none.png"));
+    let run = |script: String| {
+        let out = xvfb_run(&script);
+        assert!(
+            out.status.success(),
+            "{script}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(format!(
+        "open:spot; compute; view:+y; save-camera:{}; export-view:{}; \
+         res:24; compute; verify:cpu-vs-gpu; compute; cells:on; clip:off; mesh:hidden; \
+         verify-threshold:0; export-view:{}; verify-threshold:1; export-view:{}; quit",
+        camera.display(),
+        top.display(),
+        heat.display(),
+        none.display()
+    ));
+    let saved = collidoscope::view::Camera::load(&camera).expect("the saved camera reads back");
+    assert!(saved.pitch > 1.5, "a view from +Y looks down: {saved:?}");
+    run(format!(
+        "open:spot; compute; camera:{}; export-view:{}; quit",
+        camera.display(),
+        again.display()
+    ));
+    let (a, b) = (load(&top), load(&again));
+    let differing = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(
+        differing < (a.width() * a.height() / 100) as usize,
+        "the loaded camera shows the saved view: {differing} pixels differ"
+    );
+    let (_, coloured_none) = census(&load(&none));
+    let (_, coloured_heat) = census(&load(&heat));
+    assert!(
+        coloured_none < coloured_heat || coloured_heat == 0,
+        "ε above the largest |Δ| hides every cell: {coloured_none} vs {coloured_heat}"
+    );
+    for bad in [
+        "view:up; quit",
+        "camera:/nonexistent/c.json; quit",
+        "verify-threshold:-1; quit",
+    ] {
+        assert!(!xvfb_run(bad).status.success(), "{bad} must fail");
+    }
+}

@@ -28,6 +28,8 @@ pub struct ViewerOptions {
     pub open: Vec<PathBuf>,
     /// A scripted sequence (tests, screenshots for the README).
     pub script: Option<Script>,
+    /// The camera to start with (`--camera FILE`), instead of the saved one.
+    pub camera: Option<crate::view::Camera>,
 }
 
 /// What to do instead of the window when there is no display.

@@ -3,10 +3,12 @@
 //! with the app itself. `collidoscope --script "open:spot; compute;
 //! filter:inside; screenshot:shot.png; quit"`.
 //!
-//! The shell's steps (opening meshes, view settings, the camera, exports,
-//! expectations, `mode:NAME`) are [`ScriptStep`]s; every other step belongs
+//! The shell's steps (opening meshes, view settings, the camera — `orbit`,
+//! `view:+x`, `camera:FILE`, `save-camera:FILE` —, exports, expectations,
+//! `mode:NAME`) are [`ScriptStep`]s; every other step belongs
 //! to a mode, which parses and runs it ([`super::modes::Mode::parse_step`]):
-//! `res`, `backend`, `sign`, `verify`, `pick`, `slice` (field),
+//! `res`, `backend`, `sign`, `verify`, `verify-threshold`, `pick`, `slice`
+//! (field),
 //! `adaptive…`, `collide…`, `tritri…`, `interfere…`. A mode's first step
 //! (`adaptive`, `collide:SCENE`, `tritri:SCENE`, `interfere:SCENE`) makes it
 //! the active mode, as `mode:NAME` does.
@@ -25,6 +27,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::modes::{self, Mode, StepDoc, args, step};
+use crate::view::AxisView;
 
 /// One scripted action of the shell, or a step a mode owns.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +54,13 @@ pub enum ScriptStep {
     Profiler(bool),
     /// Orbit the camera by (yaw, pitch) degrees.
     Orbit(f32, f32),
+    /// `view:+x`: look from one side along an axis (`+x`, `-x`, … `-z`).
+    View(AxisView),
+    /// `camera:FILE`: use the camera saved as JSON in FILE (a mesh opened
+    /// next keeps it, as with `--camera`).
+    Camera(PathBuf),
+    /// `save-camera:FILE`: write the camera as JSON (what "copy camera" copies).
+    SaveCamera(PathBuf),
     /// Save the whole window (the app's own screenshot) as PNG.
     Screenshot(PathBuf),
     /// Save the 3D view at full resolution as PNG.
@@ -116,6 +126,13 @@ pub const SHELL_STEPS: &[StepDoc] = &[
     ),
     step("profiler", "[on|off]", "show or hide the profiler"),
     step("orbit", "YAW,PITCH", "orbit the camera, in degrees"),
+    step(
+        "view",
+        "+x|-x|+y|-y|+z|-z",
+        "look along an axis at the whole scene",
+    ),
+    step("camera", "PATH", "load the camera from a JSON file"),
+    step("save-camera", "PATH", "save the camera as JSON"),
     step("screenshot", "PATH", "save the whole window as PNG"),
     step(
         "export-view",
@@ -211,6 +228,11 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
                 b.trim().parse().map_err(|_| "bad pitch")?,
             )
         }
+        "view" => ScriptStep::View(AxisView::from_name(arg).ok_or(format!(
+            "script step `view` takes +x, -x, +y, -y, +z or -z, not {arg:?}"
+        ))?),
+        "camera" => ScriptStep::Camera(need("a camera JSON file")?.into()),
+        "save-camera" => ScriptStep::SaveCamera(need("a path")?.into()),
         "screenshot" => ScriptStep::Screenshot(need("a path")?.into()),
         "export-view" => ScriptStep::ExportView(need("a path")?.into()),
         "export-field" => ScriptStep::ExportField(need("a path")?.into()),
@@ -305,6 +327,12 @@ mod tests {
         assert!(parse("interfere-res:big").is_err());
         assert!(parse("collide").is_err());
         assert!(parse("collide-step:lots").is_err());
+        let steps = parse("view:-y; camera:/tmp/c.json; save-camera:/tmp/d.json").unwrap();
+        assert_eq!(steps[0], ScriptStep::View(AxisView::NegY));
+        assert_eq!(steps[1], ScriptStep::Camera("/tmp/c.json".into()));
+        assert_eq!(steps[2], ScriptStep::SaveCamera("/tmp/d.json".into()));
+        assert!(parse("view:up").unwrap_err().contains("+x"));
+        assert!(parse("camera:").is_err());
     }
 
     /// Every string literal in the step parsers' files that the parser takes

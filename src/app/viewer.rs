@@ -16,7 +16,10 @@ use eframe::egui_wgpu::wgpu;
 use super::ViewerOptions;
 use super::modes::{self, Mode, ModeRequest};
 use super::script::{Script, ScriptStep};
-use super::shell::{self, Message, Settings, Shell, Viewport, chrome, export, profiler};
+use super::shell::keys::{self, KeyAction};
+use super::shell::{
+    self, Message, Settings, Shell, Viewport, camera_bar, chrome, export, profiler,
+};
 use crate::gpu::GpuContext;
 use crate::scene::MeshSource;
 use crate::stages::sdf_grid::{Backend, SdfGpu};
@@ -80,7 +83,10 @@ impl Viewer {
                 None
             }
         };
-        let viewport = Viewport::new(&render_gpu, render_state);
+        let mut viewport = Viewport::new(&render_gpu, render_state);
+        if let Some(camera) = options.camera.or(settings.camera) {
+            viewport.set_camera(camera);
+        }
         let shell = Shell::new(
             cc.egui_ctx.clone(),
             settings,
@@ -138,6 +144,40 @@ impl Viewer {
     /// Script steps wait for the shell's jobs and the active mode's.
     fn busy(&self) -> bool {
         self.shell.busy() || self.modes[self.active].busy()
+    }
+
+    /// The keyboard shortcuts ([`keys`]).
+    fn handle_keys(&mut self, ctx: &egui::Context) {
+        for action in keys::pressed(ctx) {
+            let shell = &mut self.shell;
+            match action {
+                KeyAction::Frame => shell.viewport.frame_all(),
+                KeyAction::Reset => shell.viewport.reset_camera(),
+                KeyAction::View(side) => shell.viewport.view_from(side),
+                KeyAction::Screenshot => {
+                    let stamp = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_secs());
+                    let path = std::path::PathBuf::from(format!("collidoscope-{stamp}.png"));
+                    let sink = shell.async_sink();
+                    let shown = path.display().to_string();
+                    export::request_window_screenshot(ctx, path, move |r| {
+                        sink(r.map(|()| format!("wrote {shown}")))
+                    });
+                }
+                KeyAction::Pause => {
+                    if !self.modes[self.active].toggle_pause() {
+                        shell.notify("this mode has nothing to pause", false);
+                    }
+                }
+                KeyAction::Open => chrome::open_dialog(shell),
+                KeyAction::CopyCamera => camera_bar::copy_camera(shell, ctx),
+                KeyAction::PasteCamera(camera) => {
+                    shell.viewport.camera = camera;
+                    shell.viewport.request_redraw();
+                }
+            }
+        }
     }
 
     fn handle_dropped_files(&mut self, ctx: &egui::Context) {
@@ -289,6 +329,14 @@ impl Viewer {
                 .viewport
                 .camera
                 .orbit(yaw.to_radians(), pitch.to_radians()),
+            ScriptStep::View(side) => shell.viewport.view_from(side),
+            ScriptStep::Camera(path) => {
+                shell.viewport.set_camera(crate::view::Camera::load(&path)?)
+            }
+            ScriptStep::SaveCamera(path) => {
+                crate::io::write_atomically(&path, shell.viewport.camera.to_json().as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?
+            }
             ScriptStep::Screenshot(path) => {
                 let done = self
                     .script
@@ -414,6 +462,7 @@ impl eframe::App for Viewer {
         puffin::profile_function!();
         self.shell.drain_async_messages();
         self.handle_dropped_files(&ctx);
+        self.handle_keys(&ctx);
         self.shell.poll_jobs();
         self.run_script(&ctx);
         let panels = self.modes[self.active].panels();
@@ -436,6 +485,7 @@ impl eframe::App for Viewer {
                 &mut shell.history,
             );
             mode.viewport_ui(shell, ui, picked);
+            camera_bar::camera_bar_ui(shell, ui, ui.max_rect());
         });
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));
@@ -449,6 +499,7 @@ impl eframe::App for Viewer {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         if self.script.is_none() {
+            self.shell.settings.camera = Some(self.shell.viewport.camera);
             self.shell.settings.save(storage);
         }
     }

@@ -31,6 +31,10 @@ pub struct Cli {
     /// screenshot:shot.png; quit" (`--script help` lists the steps).
     #[arg(long)]
     pub script: Option<String>,
+    /// Start the viewer with this camera (JSON, as "copy camera" or the
+    /// `save-camera:` step writes it) instead of the saved one.
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

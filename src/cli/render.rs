@@ -1,5 +1,6 @@
 //! `collidoscope render MESH.obj --out shot.png`: an offscreen picture of a
-//! mesh, its field's cells or a field slice, and (`--frames N`) frame timings.
+//! mesh, its field's cells or a field slice, from the framing camera or
+//! one saved as JSON (`--camera`), and (`--frames N`) frame timings.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -103,6 +104,10 @@ pub struct RenderArgs {
     /// Slice index along the axis (default: the middle).
     #[arg(long)]
     pub slice_index: Option<u32>,
+    /// The camera as JSON (as the viewer's "copy camera" or `save-camera:`
+    /// writes it); default: framing the mesh and the grid.
+    #[arg(long)]
+    pub camera: Option<PathBuf>,
     /// Render this many frames and print median GPU and wall frame times.
     #[arg(long)]
     pub frames: Option<u32>,
@@ -163,6 +168,12 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     {
         anyhow::bail!("--range {r} must be a positive distance");
     }
+    let camera = args
+        .camera
+        .as_deref()
+        .map(Camera::load)
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let needs_field = args.view != ViewArg::Mesh;
     let needs_gpu = args.view != ViewArg::Slice
@@ -294,7 +305,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         Some(f) => raw.bounds().union(f.grid.bounds()),
         None => raw.bounds(),
     };
-    let camera = Camera::framing(bounds);
+    let camera = camera.unwrap_or_else(|| Camera::framing(bounds));
     let target = RenderTarget::new(&gpu.device, args.size.0, args.size.1);
     renderer.try_render(&gpu, &target, &camera, &settings)?;
     let img = target.read_rgba(&gpu)?;

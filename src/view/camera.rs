@@ -5,6 +5,11 @@
 //! target. Projection is perspective with WebGPU's 0..1 depth
 //! (`glam::camera::rh::proj::directx`); near and far planes scale with
 //! `distance`, so zooming keeps depth precision.
+//!
+//! A camera is saved and exchanged as JSON (its five fields:
+//! [`Camera::to_json`], [`Camera::from_json`]), so a view set in the viewer
+//! can be pasted into another session or given to `render --camera`.
+//! [`AxisView`] puts the eye on one side of the target along a world axis.
 
 use glam::camera::rh::{proj::directx, view::look_at_mat4};
 use glam::{Mat4, Vec2, Vec3, Vec4Swizzles};
@@ -45,7 +50,120 @@ impl Default for Camera {
     }
 }
 
+/// A view along a world axis: the eye on the axis's `+` or `−` side of
+/// the target, looking back at it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisView {
+    PosX,
+    NegX,
+    PosY,
+    NegY,
+    PosZ,
+    NegZ,
+}
+
+impl AxisView {
+    /// In the order of the keys 1–6.
+    pub const ALL: [AxisView; 6] = [
+        AxisView::PosX,
+        AxisView::NegX,
+        AxisView::PosY,
+        AxisView::NegY,
+        AxisView::PosZ,
+        AxisView::NegZ,
+    ];
+
+    /// `+x`, `-x`, … (script steps, buttons).
+    pub fn name(self) -> &'static str {
+        match self {
+            AxisView::PosX => "+x",
+            AxisView::NegX => "-x",
+            AxisView::PosY => "+y",
+            AxisView::NegY => "-y",
+            AxisView::PosZ => "+z",
+            AxisView::NegZ => "-z",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<AxisView> {
+        let name = name.trim().to_ascii_lowercase();
+        let name = if name.len() == 1 {
+            format!("+{name}")
+        } else {
+            name
+        };
+        AxisView::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// (yaw, pitch) of an eye on this side; ±Y stop just short of the
+    /// poles, where the orbit camera keeps its up vector.
+    fn angles(self) -> (f32, f32) {
+        use std::f32::consts::{FRAC_PI_2, PI};
+        match self {
+            AxisView::PosX => (FRAC_PI_2, 0.0),
+            AxisView::NegX => (3.0 * FRAC_PI_2, 0.0),
+            AxisView::PosY => (0.0, MAX_PITCH),
+            AxisView::NegY => (0.0, -MAX_PITCH),
+            AxisView::PosZ => (0.0, 0.0),
+            AxisView::NegZ => (PI, 0.0),
+        }
+    }
+}
+
 impl Camera {
+    /// The same target and distance, the eye on `side` of the target.
+    pub fn viewed_from(self, side: AxisView) -> Camera {
+        let (yaw, pitch) = side.angles();
+        Camera { yaw, pitch, ..self }
+    }
+
+    /// Fits `bounds` as [`Camera::framing`] does, looking from this
+    /// camera's direction ("frame", where "reset" is [`Camera::framing`]).
+    pub fn fitted(self, bounds: Aabb) -> Camera {
+        let framed = Camera::framing(bounds);
+        Camera {
+            target: framed.target,
+            distance: framed.distance * (0.5 * framed.fov_y).sin() / (0.5 * self.fov_y).sin(),
+            ..self
+        }
+    }
+
+    /// The camera as pretty-printed JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// A camera from [`Camera::to_json`]'s JSON; every field must be there
+    /// and usable (finite, a positive distance, a field of view in
+    /// (0, π), a pitch within ±[`MAX_PITCH`]).
+    pub fn from_json(text: &str) -> Result<Camera, String> {
+        let c: Camera =
+            serde_json::from_str(text).map_err(|e| format!("not a camera as JSON: {e}"))?;
+        if !(c.target.is_finite() && c.yaw.is_finite() && c.pitch.is_finite()) {
+            return Err("the camera's target and angles must be finite".into());
+        }
+        if !(c.distance.is_finite() && c.distance > 0.0) {
+            return Err(format!("camera distance {} must be positive", c.distance));
+        }
+        if !(c.fov_y > 0.0 && c.fov_y < std::f32::consts::PI) {
+            return Err(format!(
+                "camera fov_y {} must be in (0, π) radians",
+                c.fov_y
+            ));
+        }
+        if c.pitch.abs() > MAX_PITCH + 1e-6 {
+            return Err(format!("camera pitch {} is beyond ±{MAX_PITCH}", c.pitch));
+        }
+        Ok(c)
+    }
+
+    /// Reads a camera JSON file ([`Camera::from_json`]).
+    pub fn load(path: &std::path::Path) -> Result<Camera, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the camera {}: {e}", path.display()))?;
+        Camera::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
     /// "Frame all": looks at the centre of `bounds` from the default
     /// direction, far enough that the box's bounding sphere fits the
     /// vertical field of view (and the horizontal one for aspect ≥ 1).
@@ -233,5 +351,58 @@ mod tests {
         camera.zoom(f32::NAN);
         camera.zoom(0.0);
         assert_eq!(camera.distance, 1.5);
+    }
+
+    #[test]
+    fn camera_json_round_trips_and_bad_cameras_are_refused() {
+        let camera = Camera {
+            target: Vec3::new(1.0, -2.0, 0.5),
+            distance: 4.25,
+            yaw: 1.1,
+            pitch: -0.4,
+            fov_y: 0.9,
+        };
+        let json = camera.to_json();
+        assert!(json.contains("\"distance\""), "{json}");
+        assert_eq!(Camera::from_json(&json), Ok(camera));
+        assert!(Camera::from_json("{\"yaw\": 1}").is_err());
+        assert!(Camera::from_json("not json").unwrap_err().contains("JSON"));
+        let bad = Camera {
+            distance: -1.0,
+            ..camera
+        };
+        assert!(Camera::from_json(&bad.to_json()).is_err());
+        let bad = Camera {
+            fov_y: 4.0,
+            ..camera
+        };
+        assert!(Camera::from_json(&bad.to_json()).is_err());
+    }
+
+    #[test]
+    fn axis_views_put_the_eye_on_their_side() {
+        let camera = Camera::default();
+        for (side, dir) in
+            AxisView::ALL
+                .into_iter()
+                .zip([Vec3::X, -Vec3::X, Vec3::Y, -Vec3::Y, Vec3::Z, -Vec3::Z])
+        {
+            let v = camera.viewed_from(side);
+            assert!(v.backward().dot(dir) > 0.999, "{side:?}: {}", v.backward());
+            assert_eq!((v.target, v.distance), (camera.target, camera.distance));
+            assert_eq!(AxisView::from_name(side.name()), Some(side));
+        }
+        assert_eq!(AxisView::from_name("x"), Some(AxisView::PosX));
+        assert_eq!(AxisView::from_name("w"), None);
+        // Fitting keeps the direction and matches framing's distance.
+        let bounds = Aabb {
+            min: Vec3::splat(2.0),
+            max: Vec3::splat(4.0),
+        };
+        let fitted = camera.viewed_from(AxisView::NegZ).fitted(bounds);
+        let framed = Camera::framing(bounds);
+        assert_eq!(fitted.target, framed.target);
+        assert!((fitted.distance - framed.distance).abs() < 1e-5);
+        assert_eq!(fitted.yaw, std::f32::consts::PI);
     }
 }

@@ -13,6 +13,10 @@
 //! darker; the zero level set is black and thicker. Far cells of a narrow
 //! band are drawn with the colour of ±range and get no iso-lines (their
 //! values are ±band, not their distance).
+//!
+//! [`slice_cells_image`] draws another per-cell quantity of the same grid
+//! (a difference |Δ| from 0 to its maximum) as plain cell blocks, without
+//! iso-lines.
 
 use glam::{UVec3, Vec2};
 
@@ -154,6 +158,50 @@ pub fn slice_image(
     img
 }
 
+/// Slice `index` of `values` (one per cell of `field`'s grid, e.g. the
+/// |Δ| of a comparison) as cell blocks coloured by `map` up to `range`;
+/// the image has the size [`slice_image`] gives. Values that do not
+/// match the grid give a 1×1 image.
+pub fn slice_cells_image(
+    field: &SdfField,
+    values: &[f32],
+    axis: Axis,
+    index: u32,
+    map: ColorMap,
+    range: f32,
+    scale: u32,
+) -> image::RgbaImage {
+    let (nu, nv, na) = slice_dims(field, axis);
+    let scale = scale.max(1);
+    if nu == 0 || nv == 0 || na == 0 || values.len() != field.grid.num_cells() {
+        return image::RgbaImage::from_pixel(1, 1, image::Rgba([0, 0, 0, 255]));
+    }
+    let index = index.min(na - 1);
+    image::RgbaImage::from_fn(nu * scale, nv * scale, |px, py| {
+        let (u, v) = (px / scale, nv - 1 - py / scale);
+        image::Rgba(map.color(values[cell_index(field, axis, index, u, v)], range))
+    })
+}
+
+/// The value in `values` (one per cell) under (u, v) of the slice, as
+/// [`slice_value`] reads the field.
+pub fn slice_cell_value(
+    field: &SdfField,
+    values: &[f32],
+    axis: Axis,
+    index: u32,
+    u: f32,
+    v: f32,
+) -> Option<f32> {
+    let (nu, nv, na) = slice_dims(field, axis);
+    if index >= na || !(u >= 0.0 && v >= 0.0 && u < nu as f32 && v < nv as f32) {
+        return None;
+    }
+    values
+        .get(cell_index(field, axis, index, u as u32, v as u32))
+        .copied()
+}
+
 fn darken(c: u8) -> u8 {
     (c as f32 * ISO_DARKEN).round() as u8
 }
@@ -290,5 +338,32 @@ mod tests {
         let img = slice_image(&field, Axis::Z, 4, ColorMap::Sundholm, 0.4, 4);
         // Cell (0, 0) is the bottom-left block.
         assert_eq!(img.get_pixel(1, 30).0, ColorMap::Sundholm.color(0.4, 0.4));
+    }
+
+    #[test]
+    fn a_per_cell_quantity_is_drawn_in_its_cells() {
+        let field = sphere_field(8, 0.5);
+        let mut diff = vec![0.0; field.values.len()];
+        let hot = field.grid.index(UVec3::new(2, 5, 4));
+        diff[hot] = 1e-7;
+        let img = slice_cells_image(&field, &diff, Axis::Z, 4, ColorMap::Sundholm, 1e-7, 3);
+        assert_eq!(img.dimensions(), (24, 24));
+        let cold = ColorMap::Sundholm.color(0.0, 1e-7);
+        let warm = ColorMap::Sundholm.color(1e-7, 1e-7);
+        // Cell (u 2, v 5) is pixels x 6..9, rows (from the top) 6..9.
+        assert_eq!(img.get_pixel(7, 7).0, warm);
+        assert_eq!(img.get_pixel(1, 1).0, cold);
+        assert_eq!(
+            img.pixels().filter(|p| p.0 == warm).count(),
+            9,
+            "one cell of 3×3 pixels"
+        );
+        assert_eq!(
+            slice_cell_value(&field, &diff, Axis::Z, 4, 2.5, 5.5),
+            Some(1e-7)
+        );
+        assert_eq!(slice_cell_value(&field, &diff, Axis::Z, 4, 8.5, 0.0), None);
+        let short = slice_cells_image(&field, &diff[1..], Axis::Z, 4, ColorMap::Sundholm, 1.0, 3);
+        assert_eq!(short.dimensions(), (1, 1));
     }
 }

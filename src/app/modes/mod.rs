@@ -86,6 +86,11 @@ pub trait Mode {
     fn update(&mut self, shell: &mut Shell);
     /// Work a script step waits for before it runs.
     fn busy(&self) -> bool;
+    /// Space: pauses or plays what the mode animates; `false` when it has
+    /// nothing to pause (the default).
+    fn toggle_pause(&mut self) -> bool {
+        false
+    }
     /// The left panel.
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui);
     /// The right panel; called only when [`Mode::panels`] names it (the

@@ -1,11 +1,11 @@
-//! The window's chrome: the menu bar (File, View, Export) with File →
+//! The window's chrome: the menu bar (File, View, Export, Help) with File →
 //! Open's own picker where there is no native dialog, the mode switch under
 //! it, and the banner of errors and notices.
 
 use eframe::egui;
 
-use super::Shell;
 use super::file_picker::{FilePicker, Outcome, native_dialog_available};
+use super::{Shell, keys};
 use crate::scene::MeshSource;
 
 /// Which panels beside the viewport the active mode fills.
@@ -19,7 +19,7 @@ pub struct Panels {
     pub profiler: bool,
 }
 
-/// The menu bar: File (open, samples, recent), View, Export.
+/// The menu bar: File (open, samples, recent), View, Export, Help.
 pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
     egui::Panel::top("menu").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -36,6 +36,7 @@ pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
                 }
             });
             super::export::export_menu_ui(shell, ui);
+            help_menu_ui(ui);
             ui.separator();
             ui.label(format!("GPU: {}", shell.render_gpu.describe()));
         });
@@ -57,17 +58,7 @@ fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("File", |ui| {
         if ui.button("Open OBJ…").clicked() {
             ui.close();
-            if !native_dialog_available(|name| std::env::var_os(name)) {
-                let start = shell.settings.recent.first().and_then(|p| p.parent());
-                let start =
-                    start.map_or_else(|| std::env::current_dir().unwrap_or_default(), Into::into);
-                shell.file_picker = Some(FilePicker::new(start));
-            } else if let Some(path) = rfd::FileDialog::new()
-                .add_filter("Wavefront OBJ", &["obj", "OBJ"])
-                .pick_file()
-            {
-                shell.open(MeshSource::File(path));
-            }
+            open_dialog(shell);
         }
         ui.menu_button("Samples", |ui| {
             for (name, _) in crate::assets::SAMPLES {
@@ -88,6 +79,37 @@ fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
                 }
             }
         });
+    });
+}
+
+/// Asks for an OBJ file and opens it (File → Open, Ctrl+O).
+pub fn open_dialog(shell: &mut Shell) {
+    if !native_dialog_available(|name| std::env::var_os(name)) {
+        let start = shell.settings.recent.first().and_then(|p| p.parent());
+        let start = start.map_or_else(|| std::env::current_dir().unwrap_or_default(), Into::into);
+        shell.file_picker = Some(FilePicker::new(start));
+    } else if let Some(path) = rfd::FileDialog::new()
+        .add_filter("Wavefront OBJ", &["obj", "OBJ"])
+        .pick_file()
+    {
+        shell.open(MeshSource::File(path));
+    }
+}
+
+/// Help: the keyboard shortcuts.
+fn help_menu_ui(ui: &mut egui::Ui) {
+    ui.menu_button("Help", |ui| {
+        ui.strong("Keyboard shortcuts");
+        egui::Grid::new("shortcuts")
+            .num_columns(2)
+            .striped(true)
+            .show(ui, |ui| {
+                for (keys, action) in keys::SHORTCUTS {
+                    ui.monospace(keys);
+                    ui.label(action);
+                    ui.end_row();
+                }
+            });
     });
 }
 

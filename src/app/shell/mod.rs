@@ -11,14 +11,17 @@
 //! both work on them. The shell never draws a mode's products: the active
 //! mode uploads what it shows.
 //!
-//! The window's chrome — menu bar, mode switch, banner, profiler, export —
-//! is in [`chrome`], [`profiler`] and [`export`]; the frame loop that owns
-//! the modes is [`crate::app::viewer`].
+//! The window's chrome — menu bar, mode switch, banner, profiler, export,
+//! the camera's buttons and the keyboard shortcuts — is in [`chrome`],
+//! [`profiler`], [`export`], [`camera_bar`] and [`keys`]; the frame loop
+//! that owns the modes is [`crate::app::viewer`].
 
+pub mod camera_bar;
 pub mod cells;
 pub mod chrome;
 pub mod export;
 pub mod file_picker;
+pub mod keys;
 pub mod legend;
 pub mod overlays;
 pub mod profiler;

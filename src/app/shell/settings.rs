@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::scene::MeshSource;
 use crate::stages::sdf_grid::{Backend, SdfParams};
-use crate::view::{Axis, ViewSettings};
+use crate::view::{Axis, Camera, ViewSettings};
 
 const KEY: &str = "collidoscope.settings";
 const MAX_RECENT: usize = 10;
@@ -37,6 +37,9 @@ pub struct Settings {
     pub slice_position: f32,
     pub show_profiler: bool,
     pub show_slice: bool,
+    /// The 3D view's camera when the viewer was closed (the next session
+    /// starts with it).
+    pub camera: Option<Camera>,
 }
 
 impl Default for Settings {
@@ -56,6 +59,7 @@ impl Default for Settings {
             slice_position: 0.5,
             show_profiler: true,
             show_slice: true,
+            camera: None,
         }
     }
 }
@@ -117,6 +121,11 @@ mod tests {
         let mut s = Settings::default();
         s.params.resolution = 99;
         s.remember_file("/tmp/a.obj".into());
+        s.camera = Some(Camera {
+            yaw: 2.5,
+            distance: 0.75,
+            ..Camera::default()
+        });
         s.save(&mut storage);
         let (back, notice) = Settings::load(Some(&storage));
         assert_eq!(back, s);

@@ -1,6 +1,10 @@
 //! The 3D viewport: an offscreen render target shown as an egui image, an
 //! orbit camera (drag: orbit, right/middle drag: pan, wheel: zoom,
-//! double-click: frame all) and cell picking by click.
+//! double-click: frame all; views along the axes, frame and reset from
+//! the keys) and cell picking by click.
+//!
+//! A camera given at start (saved with the settings, or `--camera`) is
+//! kept when the first mesh arrives instead of framing it.
 
 use std::time::Instant;
 
@@ -14,7 +18,7 @@ use super::settings::Overlays;
 use crate::geom::Aabb;
 use crate::gpu::GpuContext;
 use crate::scene::LoadedMesh;
-use crate::view::{Camera, LineVertex, RenderTarget, ViewRenderer, ViewSettings};
+use crate::view::{AxisView, Camera, LineVertex, RenderTarget, ViewRenderer, ViewSettings};
 
 /// Pick radius around the click, in pixels.
 const PICK_RADIUS: f32 = 8.0;
@@ -40,6 +44,8 @@ pub struct Viewport {
     pub point_size_min: Option<f32>,
     /// What the target shows now.
     last_rendered: Option<(ViewSettings, Camera)>,
+    /// The next new mesh keeps the camera (one given at start).
+    keep_camera: bool,
 }
 
 impl Viewport {
@@ -65,7 +71,28 @@ impl Viewport {
             range_override: None,
             point_size_min: None,
             last_rendered: None,
+            keep_camera: false,
         }
+    }
+
+    /// Uses `camera`, also for the next mesh opened (instead of framing
+    /// it): a camera saved with the settings or given with `--camera`.
+    pub fn set_camera(&mut self, camera: Camera) {
+        self.camera = camera;
+        self.keep_camera = true;
+        self.dirty = true;
+    }
+
+    /// Looks at the scene from `side`, keeping target and distance.
+    pub fn view_from(&mut self, side: AxisView) {
+        self.camera = self.camera.viewed_from(side);
+        self.dirty = true;
+    }
+
+    /// The default camera framing the scene ("reset").
+    pub fn reset_camera(&mut self) {
+        self.camera = Camera::framing(self.bounds);
+        self.dirty = true;
     }
 
     pub fn request_redraw(&mut self) {
@@ -82,11 +109,12 @@ impl Viewport {
     /// bodies).
     pub fn frame_bounds(&mut self, bounds: crate::geom::Aabb) {
         self.bounds = bounds;
-        self.frame_all();
+        self.reset_camera();
     }
 
+    /// Fits the scene into the view, looking from where the camera looks.
     pub fn frame_all(&mut self) {
-        self.camera = Camera::framing(self.bounds);
+        self.camera = self.camera.fitted(self.bounds);
         self.dirty = true;
     }
 
@@ -98,7 +126,9 @@ impl Viewport {
         let bounds = mesh.bounds();
         if bounds != self.bounds {
             self.bounds = bounds;
-            self.camera = Camera::framing(bounds);
+            if !std::mem::take(&mut self.keep_camera) {
+                self.camera = Camera::framing(bounds);
+            }
         }
         self.mesh_lines = overlays::mesh_lines(mesh, overlays);
         self.upload_lines();
@@ -142,7 +172,7 @@ impl Viewport {
         self.upload_lines();
         if frame {
             self.bounds = mesh.bounds();
-            self.frame_all();
+            self.reset_camera();
         }
     }
 

@@ -9,6 +9,7 @@ use super::draw;
 use super::state::Adaptive;
 use super::stats;
 use crate::app::shell::chrome::value_grid;
+use crate::app::shell::profiler::ms_label;
 use crate::app::shell::{Shell, cells_ui};
 use crate::geom::MORTON_BITS_PER_AXIS;
 use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, Backend, MAX_START_DEPTH};
@@ -148,8 +149,8 @@ fn summary_ui(st: &Adaptive, ui: &mut egui::Ui) {
             ui.end_row();
             for ph in &f.timings.phases {
                 ui.label(&ph.name);
-                ui.label(format!("{:.2}", ph.wall_ms));
-                ui.label(ph.gpu_ms.map_or("-".into(), |g| format!("{g:.3}")));
+                ui.label(ms_label(Some(ph.wall_ms)));
+                ui.label(ms_label(ph.gpu_ms));
                 ui.end_row();
             }
         });

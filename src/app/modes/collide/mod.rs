@@ -255,6 +255,11 @@ impl Mode for Collide {
         "collide"
     }
 
+    fn toggle_pause(&mut self) -> bool {
+        self.playing = !self.playing;
+        true
+    }
+
     fn title(&self) -> &'static str {
         "Collide"
     }

@@ -20,10 +20,11 @@ use eframe::egui;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::cells::axis_from_name;
-use crate::app::shell::legend::{ColorBar, color_bar_ui};
+use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::scene::{Job, JobError};
-use crate::stages::sdf_grid::{self, Backend, SignMode};
+use crate::stages::sdf_grid::{self, Backend, SdfField, SignMode};
+use glam::Vec3;
 use verify::{CompareKind, Comparison};
 
 /// The picked cell and what the inspector shows about it.
@@ -38,6 +39,10 @@ pub struct Field {
     pick: Option<Pick>,
     comparison: Option<Comparison>,
     show_comparison: bool,
+    /// The CPU-vs-GPU heat map shows the cells with |Δ| above this.
+    threshold: f32,
+    /// How many cells the cloud shows now.
+    shown_cells: usize,
     compare_job: Option<Job<Comparison>>,
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
@@ -57,7 +62,9 @@ enum FieldStep {
     Verify(String),
     /// `hide-verify`: hide the comparison heat map.
     HideVerify,
-    /// `pick[:N]`: the cell nearest the grid centre, or cell N.
+    /// `verify-threshold:EPS`: the heat map shows only |Δ| > EPS.
+    VerifyThreshold(f32),
+    /// `pick[:N]`: the default pick ([`default_pick`]), or cell N.
     Pick(Option<usize>),
     /// `slice:x|y|z`: show the slice panel on an axis.
     Slice(String),
@@ -87,6 +94,11 @@ const STEPS: &[StepDoc] = &[
     ),
     step("hide-verify", "", "hide the comparison"),
     step(
+        "verify-threshold",
+        "EPS",
+        "the CPU-vs-GPU heat map shows only |Δ| > EPS",
+    ),
+    step(
         "pick",
         "[CELL]",
         "select a cell for the inspector (none: clear)",
@@ -112,11 +124,34 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
         "sign" => need("pseudo-normal or winding").map(FieldStep::Sign),
         "verify" => need("cpu-vs-gpu or sign-modes").map(FieldStep::Verify),
         "hide-verify" => Ok(FieldStep::HideVerify),
+        "verify-threshold" => match arg.parse::<f32>() {
+            Ok(eps) if eps.is_finite() && eps >= 0.0 => Ok(FieldStep::VerifyThreshold(eps)),
+            _ => Err(format!(
+                "verify-threshold needs a distance ≥ 0 such as 1e-7, not {arg:?}"
+            )),
+        },
         "pick" if arg.is_empty() => Ok(FieldStep::Pick(None)),
         "pick" => args::number(verb, arg, "a cell index").map(|c| FieldStep::Pick(Some(c))),
         "slice" => need("an axis").map(FieldStep::Slice),
         _ => return None,
     })
+}
+
+/// The default pick: from the grid's centre towards the eye, the first
+/// cell at least two cells outside the surface. Its closest-point line then
+/// runs in front of the mesh, where it can be seen; the centre cell itself
+/// is often inside the mesh, its line hidden by the shaded surface. The
+/// centre cell when no cell on the way is that far out.
+fn default_pick(field: &SdfField, toward_eye: Vec3) -> usize {
+    let grid = &field.grid;
+    let centre = grid.index(grid.dims / 2);
+    let start = grid.center_of(centre);
+    let step = 0.5 * grid.cell_size;
+    (1..4 * grid.dims.max_element())
+        .map_while(|k| grid.cell_at(start + toward_eye * (k as f32 * step)))
+        .map(|ijk| grid.index(ijk))
+        .find(|&c| field.values[c] > 2.0 * grid.cell_size)
+        .unwrap_or(centre)
 }
 
 fn key<T>(item: Option<&Arc<T>>) -> Option<usize> {
@@ -130,13 +165,38 @@ impl Field {
             (Some(field), Some(c)) if self.show_comparison => {
                 let range =
                     (c.kind == CompareKind::CpuVsGpu).then_some(c.max_abs.max(f32::MIN_POSITIVE));
-                (c.heat_cells(field), range)
+                (c.heat_cells(field, self.threshold), range)
             }
             (Some(field), _) => (crate::view::cells_from_field(field), None),
             _ => (Vec::new(), None),
         };
         shell.viewport.range_override = range;
+        self.shown_cells = cells.len();
         shell.viewport.set_cells(&cells);
+    }
+
+    /// The viewport's caption: the quantity the cells show.
+    fn caption(&self, shell: &Shell) -> String {
+        let Some(field) = &shell.mesh.field else {
+            return String::new();
+        };
+        let backend = field.backend.name();
+        match &self.comparison {
+            Some(c) if self.show_comparison => c.caption(backend, self.threshold, self.shown_cells),
+            _ => format!(
+                "signed distance field ({backend}, {}×{}×{} cells, mesh units)",
+                field.grid.dims.x, field.grid.dims.y, field.grid.dims.z
+            ),
+        }
+    }
+
+    /// |Δ| per cell while the CPU-vs-GPU heat map is shown (the slice
+    /// shows it instead of the field).
+    fn shown_difference(&self) -> Option<(&[f32], f32)> {
+        self.comparison
+            .as_ref()
+            .filter(|c| self.show_comparison && c.kind == CompareKind::CpuVsGpu)
+            .map(|c| (c.abs_diff.as_slice(), c.max_abs.max(f32::MIN_POSITIVE)))
     }
 
     /// Uploads the mesh with its overlay lines, and the pick's marker.
@@ -213,9 +273,14 @@ impl Field {
                 self.show_comparison = false;
                 self.refresh_cells(shell);
             }
+            FieldStep::VerifyThreshold(eps) => {
+                self.threshold = eps;
+                self.refresh_cells(shell);
+            }
             FieldStep::Pick(cell) => {
                 let field = shell.mesh.field.as_ref().ok_or("no field to pick from")?;
-                let cell = cell.unwrap_or_else(|| field.grid.index(field.grid.dims / 2));
+                let cell =
+                    cell.unwrap_or_else(|| default_pick(field, shell.viewport.camera.backward()));
                 if cell >= field.values.len() {
                     return Err(format!("cell {cell} is outside the grid"));
                 }
@@ -280,6 +345,12 @@ impl Mode for Field {
             self.compare_job = None;
             match result {
                 Ok(c) => {
+                    let res = shell.mesh.field.as_ref().map_or(0, |f| f.params.resolution);
+                    shell.history.record_run(
+                        self.name(),
+                        format!("verify: {} {res}³", c.other),
+                        c.phases.clone(),
+                    );
                     self.comparison = Some(c);
                     self.show_comparison = true;
                     cells = true;
@@ -335,10 +406,12 @@ impl Mode for Field {
                 lo: 0.0,
                 hi: c.max_abs.max(f32::MIN_POSITIVE),
                 signed: false,
+                threshold: Some(self.threshold),
             },
             _ => ColorBar::signed_distance(view),
         };
         color_bar_ui(ui, view, bar);
+        caption_ui(ui, &self.caption(shell));
     }
 
     fn steps(&self) -> &'static [StepDoc] {
@@ -366,6 +439,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_default_pick_lies_outside_the_mesh_towards_the_eye() {
+        use crate::stages::sdf_grid::{GridSpec, SdfParams};
+        // A sphere of radius 0.5 in a 16³ grid over [-1, 1]³.
+        let cell_size = 2.0 / 16.0;
+        let grid = GridSpec {
+            origin: Vec3::splat(-1.0 + 0.5 * cell_size),
+            cell_size,
+            dims: glam::UVec3::splat(16),
+        };
+        let values: Vec<f32> = (0..grid.num_cells())
+            .map(|i| grid.center_of(i).length() - 0.5)
+            .collect();
+        let field = SdfField {
+            grid,
+            params: SdfParams::default(),
+            backend: Backend::CpuReference,
+            closest: vec![0; values.len()],
+            values,
+            distance_evaluations: 0,
+            timings: Default::default(),
+        };
+        let toward_eye = Vec3::new(0.3, 0.2, 1.0).normalize();
+        let cell = default_pick(&field, toward_eye);
+        let p = field.grid.center_of(cell);
+        assert!(field.values[cell] > 2.0 * cell_size, "outside: {p}");
+        assert!(p.normalize().dot(toward_eye) > 0.95, "towards the eye: {p}");
+        // Nothing far enough outside on the way: the centre cell.
+        let mut inside = field.clone();
+        inside.values.iter_mut().for_each(|v| *v = -1.0);
+        assert_eq!(
+            default_pick(&inside, toward_eye),
+            field.grid.index(field.grid.dims / 2)
+        );
+    }
+
+    #[test]
     fn parses_the_field_steps() {
         assert_eq!(parse("res", "64"), Some(Ok(FieldStep::Resolution(64))));
         assert!(matches!(parse("res", "many"), Some(Err(_))));
@@ -380,6 +489,12 @@ mod tests {
         assert_eq!(parse("pick", ""), Some(Ok(FieldStep::Pick(None))));
         assert_eq!(parse("pick", "7"), Some(Ok(FieldStep::Pick(Some(7)))));
         assert_eq!(parse("hide-verify", ""), Some(Ok(FieldStep::HideVerify)));
+        assert_eq!(
+            parse("verify-threshold", "1e-7"),
+            Some(Ok(FieldStep::VerifyThreshold(1e-7)))
+        );
+        assert!(matches!(parse("verify-threshold", "-1"), Some(Err(_))));
+        assert!(matches!(parse("verify-threshold", "small"), Some(Err(_))));
         assert!(matches!(parse("slice", ""), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);
     }

@@ -2,16 +2,23 @@
 //! other sign mode — max and mean |Δ|, sign disagreements, and a heat map in
 //! the viewport (cells coloured by |Δ|; for sign modes, only the cells whose
 //! signs disagree).
+//!
+//! The CPU-vs-GPU heat map shows only the cells with |Δ| above a threshold
+//! ε (0 at first: every cell that differs at all), so that at large grids
+//! the few cells that matter do not bury the mesh under the many that
+//! agree to the last bit.
 
 use eframe::egui;
 
 use super::Field;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
+use crate::app::shell::legend::sig_figs;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::scene::JobError;
 use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SignMode};
+use crate::timing::PhaseTiming;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompareKind {
@@ -46,23 +53,43 @@ pub struct Comparison {
     /// |Δ| per cell.
     pub abs_diff: Vec<f32>,
     pub sign_differs: Vec<bool>,
+    /// The other field's phases, for the profiler.
+    pub phases: Vec<PhaseTiming>,
 }
 
 impl Comparison {
-    /// Cells for the heat map: `[x, y, z, value]`, value = |Δ| (CPU vs GPU)
-    /// or the shown value where signs differ (sign modes).
-    pub fn heat_cells(&self, field: &SdfField) -> Vec<[f32; 4]> {
+    /// Cells for the heat map: `[x, y, z, value]`, value = |Δ| for the
+    /// cells with |Δ| > `threshold` (CPU vs GPU) or the shown value where
+    /// signs differ (sign modes).
+    pub fn heat_cells(&self, field: &SdfField, threshold: f32) -> Vec<[f32; 4]> {
         (0..field.values.len())
             .filter_map(|c| {
                 let p = field.grid.center_of(c);
                 match self.kind {
-                    CompareKind::CpuVsGpu => Some([p.x, p.y, p.z, self.abs_diff[c]]),
+                    CompareKind::CpuVsGpu => {
+                        (self.abs_diff[c] > threshold).then_some([p.x, p.y, p.z, self.abs_diff[c]])
+                    }
                     CompareKind::SignModes => {
                         self.sign_differs[c].then_some([p.x, p.y, p.z, field.values[c]])
                     }
                 }
             })
             .collect()
+    }
+
+    /// What the heat map shows, for the viewport's caption.
+    pub fn caption(&self, field_backend: &str, threshold: f32, shown: usize) -> String {
+        match self.kind {
+            CompareKind::CpuVsGpu => format!(
+                "|Δ| of {field_backend} vs {}: {shown} cells with |Δ| > {} (mesh units)",
+                self.other,
+                sig_figs(threshold as f64, 3)
+            ),
+            CompareKind::SignModes => format!(
+                "sign disagreements of {field_backend} vs {}: {shown} cells, coloured by distance",
+                self.other
+            ),
+        }
     }
 }
 
@@ -115,6 +142,7 @@ pub fn compare(
         sign_disagreements: sign_differs.iter().filter(|&&d| d).count(),
         abs_diff,
         sign_differs,
+        phases: other.timings.phases,
     })
 }
 
@@ -143,17 +171,28 @@ pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
     let field_backend = shell.mesh.field.as_ref().map_or("", |f| f.backend.name());
     value_grid(ui, "verify", |row| {
         row("compared", format!("{field_backend} vs {}", c.other));
-        row("max |Δ|", format!("{:.3e}", c.max_abs));
-        row("mean |Δ|", format!("{:.3e}", c.mean_abs));
+        row("max |Δ|", sig_figs(c.max_abs as f64, 3));
+        row("mean |Δ|", sig_figs(c.mean_abs as f64, 3));
         row("sign disagreements", c.sign_disagreements.to_string());
     });
     let label = match c.kind {
         CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
         CompareKind::SignModes => "show only cells whose signs disagree",
     };
-    let before = mode.show_comparison;
+    let before = (mode.show_comparison, mode.threshold);
     ui.checkbox(&mut mode.show_comparison, label);
-    if before != mode.show_comparison {
+    if c.kind == CompareKind::CpuVsGpu {
+        let max = c.max_abs.max(f32::MIN_POSITIVE);
+        ui.add_enabled(
+            mode.show_comparison,
+            egui::Slider::new(&mut mode.threshold, 0.0..=max)
+                .logarithmic(true)
+                .smallest_positive((max as f64 * 1e-4).max(f32::MIN_POSITIVE as f64))
+                .custom_formatter(|v, _| sig_figs(v, 2))
+                .text("show only |Δ| > ε"),
+        );
+    }
+    if before != (mode.show_comparison, mode.threshold) {
         mode.refresh_cells(shell);
     }
 }

@@ -5,6 +5,7 @@ use eframe::egui;
 
 use super::{BackendTime, ModelSource, TriScene, TriTri};
 use crate::app::shell::Shell;
+use crate::app::shell::profiler::ms_label;
 use crate::stages::tri_tri::{Backend, TriModel};
 
 pub fn panel_ui(st: &mut TriTri, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -137,8 +138,8 @@ fn times_table_ui(ui: &mut egui::Ui, times: &[BackendTime]) {
             for t in times {
                 ui.label(t.backend.name());
                 ui.label(if t.all_pairs { "all pairs" } else { "yes/no" });
-                ui.label(format!("{:.3}", t.wall_ms));
-                ui.label(t.gpu_ms.map_or("-".into(), |g| format!("{g:.3}")));
+                ui.label(ms_label(Some(t.wall_ms)));
+                ui.label(ms_label(t.gpu_ms));
                 let answer = match (t.collides, t.pairs) {
                     (_, Some(n)) => format!("{n} pairs"),
                     (true, None) => "collide".into(),

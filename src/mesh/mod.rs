@@ -23,6 +23,7 @@ mod prepared;
 mod primitives;
 mod report;
 mod self_intersect;
+mod shells;
 mod topology;
 mod weld;
 
@@ -34,6 +35,7 @@ pub use primitives::{
 };
 pub use report::MeshReport;
 pub use self_intersect::self_intersecting_pairs;
+pub use shells::{Duplicates, Shell, cancel_duplicates, closed_shells};
 pub use topology::Topology;
 pub use weld::{DEFAULT_WELD_TOLERANCE, Welded};
 

@@ -1,10 +1,13 @@
-//! A mesh made ready for distance queries: welded, checked, degenerate
+//! A mesh made ready for distance queries: welded, checked, duplicate faces
+//! cancelled (opposite pairs removed, repeats kept once), inward-facing
+//! closed shells flipped (both as in [`super::shells`]), degenerate
 //! triangles set aside, per-triangle feature normals and a BVH.
 
 use std::sync::OnceLock;
 
 use glam::Vec3;
 
+use super::shells::{cancel_duplicates, closed_shells, reversed};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 use crate::geom::{Aabb, Bvh, FastWinding};
 
@@ -22,6 +25,10 @@ pub struct PreparedMesh {
     pub report: MeshReport,
     /// Zero-area triangles left out of the field.
     pub degenerate_skipped: usize,
+    /// Duplicate faces left out of the field (opposite pairs, repeats).
+    pub duplicates_removed: usize,
+    /// Closed shells turned outward (they faced inward).
+    pub shells_flipped: usize,
     /// `[face, edge01, edge12, edge20, v0, v1, v2]` pseudo-normals per triangle.
     pub feature_normals: Vec<[Vec3; 7]>,
     /// Corners of each triangle, stored together for cache-friendly queries.
@@ -57,8 +64,24 @@ impl PreparedMesh {
         puffin::profile_function!();
         source.validate()?;
         let report = MeshReport::analyze(source);
-        let welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
-        let topology = Topology::build(&welded);
+        let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
+        let (unique, _) = cancel_duplicates(&welded.triangles);
+        let duplicates_removed = welded.triangles.len() - unique.len();
+        welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
+        let mut topology = Topology::build(&welded);
+        let flipped: Vec<_> = closed_shells(&welded, &topology)
+            .into_iter()
+            .filter(|s| s.flip)
+            .collect();
+        let shells_flipped = flipped.len();
+        let flips: Vec<u32> = flipped.into_iter().flat_map(|s| s.faces).collect();
+        if !flips.is_empty() {
+            for t in flips {
+                welded.triangles[t as usize] = reversed(welded.triangles[t as usize]);
+            }
+            // Flipping moves edges between corner slots: rebuild.
+            topology = Topology::build(&welded);
+        }
         let normals = PseudoNormals::compute(&welded, &topology);
         let keep: Vec<usize> = (0..welded.triangles.len())
             .filter(|&t| welded.triangle_area(t) > 0.0)
@@ -83,6 +106,8 @@ impl PreparedMesh {
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
             degenerate_skipped: welded.triangles.len() - keep.len(),
+            duplicates_removed,
+            shells_flipped,
             mesh,
             source_hash: source.content_hash(),
             report,

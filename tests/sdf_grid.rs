@@ -465,6 +465,11 @@ fn an_opposite_pair_of_duplicate_faces_cancels() {
     let mut doubled = cube.clone();
     let [a, b, c] = cube.triangles[3];
     doubled.triangles.extend([[a, b, c], [a, c, b]]);
+    assert_same_fields(
+        "cube with an opposite pair",
+        &fields_in_both_modes(&cube, &sdf_gpu),
+        &fields_in_both_modes(&doubled, &sdf_gpu),
+    );
     let prepared = PreparedMesh::new(&doubled).unwrap();
     assert_eq!(prepared.report.duplicate_faces, 2);
     assert_eq!(prepared.report.opposite_duplicate_pairs, 1);
@@ -478,9 +483,41 @@ fn an_opposite_pair_of_duplicate_faces_cancels() {
         "{}",
         prepared.report
     );
-    assert_same_fields(
-        "cube with an opposite pair",
-        &fields_in_both_modes(&cube, &sdf_gpu),
-        &fields_in_both_modes(&doubled, &sdf_gpu),
-    );
+}
+
+#[test]
+fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
+    let ok = |padding| {
+        SdfParams {
+            padding,
+            ..SdfParams::default()
+        }
+        .validate()
+        .is_ok()
+    };
+    assert!(ok(0.0) && ok(10.0));
+    assert!(!ok(10.5) && !ok(1e30) && !ok(-0.1) && !ok(f32::NAN));
+    let adaptive_ok = |padding| {
+        let params = collidoscope::stages::sdf_adaptive::AdaptiveParams {
+            padding,
+            ..Default::default()
+        };
+        params.validate().is_ok()
+    };
+    assert!(adaptive_ok(10.0) && !adaptive_ok(1e30));
+    let unit = box_mesh(1);
+    for scale in [1e-6, 1.0, 1e6] {
+        let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
+        assert!(PreparedMesh::new(&scaled).is_ok(), "{scale}");
+    }
+    for scale in [1e-12, 1e10, 1e25] {
+        let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
+        let err = PreparedMesh::new(&scaled)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("beyond what float32"), "{scale}: {err}");
+    }
+    let moved = unit.transformed(glam::Mat4::from_translation(Vec3::splat(1e8)));
+    assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e8");
 }

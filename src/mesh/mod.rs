@@ -29,7 +29,7 @@ mod weld;
 
 pub use load::{load_obj, load_obj_merged, parse_obj_str};
 pub use normals::PseudoNormals;
-pub use prepared::PreparedMesh;
+pub use prepared::{MAX_EXTENT, MAX_PADDING, MIN_EXTENT, PreparedMesh};
 pub use primitives::{
     PrimitiveKind, box_mesh, cone, cylinder, primitive_with_triangles, torus, uv_sphere,
 };
@@ -70,6 +70,14 @@ pub enum MeshError {
     },
     #[error("mesh '{name}': every triangle has zero area")]
     AllDegenerate { name: String },
+    #[error(
+        "mesh '{name}': its size ({extent:e}) or a coordinate ({coordinate:e}) is beyond what float32 fields can hold (sizes {MIN_EXTENT:e}..={MAX_EXTENT:e}, coordinates up to {MAX_EXTENT:e}); rescale it"
+    )]
+    OutOfRange {
+        name: String,
+        extent: f32,
+        coordinate: f32,
+    },
 }
 
 /// An indexed triangle mesh.

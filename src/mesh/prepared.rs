@@ -11,6 +11,21 @@ use super::shells::{cancel_duplicates, closed_shells, reversed};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 use crate::geom::{Aabb, Bvh, FastWinding};
 
+/// Largest padding of a field around the mesh, a fraction of its longest
+/// side on every side (re-exported as `stages::MAX_PADDING`).
+pub const MAX_PADDING: f32 = 10.0;
+
+/// Largest mesh diagonal and coordinate: the distance and normal code forms
+/// products of four coordinate differences (squared areas), which must stay
+/// finite in float32 over the largest grid, `1 + 2·MAX_PADDING` = 21 times
+/// the mesh: `(21 · 6e7)⁴ < f32::MAX`; 1e7 keeps a margin of 1.6e3.
+pub const MAX_EXTENT: f32 = 1e7;
+
+/// Smallest mesh diagonal: the fourth power, 1e-32, stays six orders above
+/// the smallest normal float32 (1.2e-38), room for triangles a thousand
+/// times smaller than the mesh.
+pub const MIN_EXTENT: f32 = 1e-8;
+
 /// Largest leaf of the query BVH (triangles).
 const BVH_LEAF_SIZE: usize = 4;
 
@@ -63,6 +78,16 @@ impl PreparedMesh {
     pub fn new(source: &Mesh) -> Result<Self, MeshError> {
         puffin::profile_function!();
         source.validate()?;
+        let bounds = source.bounds();
+        let extent = bounds.diagonal();
+        let coordinate = bounds.min.abs().max(bounds.max.abs()).max_element();
+        if !(MIN_EXTENT..=MAX_EXTENT).contains(&extent) || coordinate > MAX_EXTENT {
+            return Err(MeshError::OutOfRange {
+                name: source.name.clone(),
+                extent,
+                coordinate,
+            });
+        }
         let report = MeshReport::analyze(source);
         let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
         let (unique, _) = cancel_duplicates(&welded.triangles);

@@ -213,7 +213,7 @@ pub enum SdfError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error("resolution {0} is outside {MIN_RESOLUTION}..={MAX_RESOLUTION}")]
     Resolution(u32),
-    #[error("padding {0} must be a finite number ≥ 0")]
+    #[error("padding {0} must be a number in [0, {max}] (a fraction of the longest side)", max = crate::stages::MAX_PADDING)]
     Padding(f32),
     #[error("band {0} must be a finite number of cells ≥ 1")]
     Band(f32),
@@ -232,7 +232,7 @@ impl SdfParams {
         if !(MIN_RESOLUTION..=MAX_RESOLUTION).contains(&self.resolution) {
             return Err(SdfError::Resolution(self.resolution));
         }
-        if !(self.padding.is_finite() && self.padding >= 0.0) {
+        if !(0.0..=crate::stages::MAX_PADDING).contains(&self.padding) {
             return Err(SdfError::Padding(self.padding));
         }
         if let Some(b) = self.band

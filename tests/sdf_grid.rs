@@ -470,6 +470,17 @@ fn an_opposite_pair_of_duplicate_faces_cancels() {
         &fields_in_both_modes(&cube, &sdf_gpu),
         &fields_in_both_modes(&doubled, &sdf_gpu),
     );
+    // A face stored once more, wound the other way: the pair cancels, and
+    // the field is the one of the cube without that face.
+    let mut paired = cube.clone();
+    paired.triangles.push([a, c, b]);
+    let mut holed = cube.clone();
+    holed.triangles.remove(3);
+    assert_same_fields(
+        "cube with a face stored both ways",
+        &fields_in_both_modes(&holed, &sdf_gpu),
+        &fields_in_both_modes(&paired, &sdf_gpu),
+    );
     let prepared = PreparedMesh::new(&doubled).unwrap();
     assert_eq!(prepared.report.duplicate_faces, 2);
     assert_eq!(prepared.report.opposite_duplicate_pairs, 1);

@@ -15,7 +15,8 @@
 //!   consistently oriented meshes; on open meshes the sign near holes is
 //!   arbitrary.
 //! * **winding** — the generalised winding number w (Jacobson 2013) with the
-//!   fast hierarchical evaluation of Barill 2018: inside where w > ½. Robust
+//!   fast hierarchical evaluation of Barill 2018: inside where |w| > ½, exact
+//!   wherever the evaluation's error bound leaves that open. Robust
 //!   on open and broken meshes. Only the sign changes: magnitudes stay exact.
 //!
 //! Four backends produce the same [`SdfField`]:

@@ -685,3 +685,38 @@ fn malformed_faces_are_reported_with_line_numbers_and_refused_by_strict() {
     assert!(err.contains("line 14"), "{err}");
     assert!(!out.exists(), "a refused file writes nothing");
 }
+
+#[test]
+fn out_of_range_padding_and_sizes_are_refused() {
+    let dir = common::scratch("cli-range");
+    let out = dir.join("out.npy").display().to_string();
+    let spot = asset("spot.obj").display().to_string();
+    for pad in ["1e30", "-0.5", "10.5"] {
+        let pad = format!("--pad={pad}");
+        let err = run_err(&["sdf", &spot, &pad, "--no-cache", "--out", &out]);
+        assert!(
+            err.contains("padding") && err.contains("[0, 10]"),
+            "{pad}: {err}"
+        );
+    }
+    let huge = dir.join("huge.obj");
+    std::fs::write(
+        &huge,
+        b"v 0 0 0\nv 1e10 0 0\nv 0 1e10 0\nv 0 0 1e10\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+    )
+    .unwrap();
+    let huge = huge.display().to_string();
+    for backend in ["cpu", "gpu"] {
+        let err = run_err(&[
+            "sdf",
+            &huge,
+            "--backend",
+            backend,
+            "--no-cache",
+            "--out",
+            &out,
+        ]);
+        assert!(err.contains("beyond what float32"), "{backend}: {err}");
+    }
+    assert!(!Path::new(&out).exists(), "a failed run writes no output");
+}

@@ -363,3 +363,172 @@ fn closed_meshes_have_no_sign_errors_and_self_intersections_are_reported() {
     );
     assert!(!cow.report.pseudo_normal_sign_trusted);
 }
+
+/// `mesh` with every triangle wound the other way.
+fn inside_out(mesh: &Mesh) -> Mesh {
+    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect();
+    Mesh::new(mesh.name.clone(), mesh.positions.clone(), triangles)
+}
+
+/// The fields of `mesh` in both sign modes on the CPU and `gpu-brute`.
+fn fields_in_both_modes(mesh: &Mesh, sdf_gpu: &SdfGpu) -> Vec<SdfField> {
+    let prepared = PreparedMesh::new(mesh).unwrap();
+    let mut fields = Vec::new();
+    for sign_mode in SignMode::ALL {
+        let params = SdfParams {
+            resolution: 16,
+            sign_mode,
+            ..SdfParams::default()
+        };
+        fields.push(field(&prepared, &params, Backend::CpuFast, None));
+        fields.push(field(&prepared, &params, Backend::GpuBrute, Some(sdf_gpu)));
+    }
+    fields
+}
+
+/// Every field of `got` has the values of the matching one of `expected`,
+/// up to float32 rounding, and the same signs.
+fn assert_same_fields(label: &str, expected: &[SdfField], got: &[SdfField]) {
+    for (e, g) in expected.iter().zip(got) {
+        let tol = 1e-5 * e.grid.bounds().diagonal();
+        for cell in 0..e.values.len() {
+            let (a, b) = (e.values[cell], g.values[cell]);
+            assert!(
+                (a - b).abs() <= tol,
+                "{label}, {} {}: cell {cell}: {a} vs {b}",
+                g.backend.name(),
+                g.params.sign_mode.name()
+            );
+        }
+    }
+}
+
+#[test]
+fn inward_facing_and_nested_shells_get_the_winding_numbers_signs() {
+    let ctx = common::gpu();
+    let sdf_gpu = SdfGpu::new(&ctx);
+    let outer = box_mesh(2);
+    let inner = outer.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
+
+    // A closed mesh facing inward: reported, flipped, same field.
+    let inward = inside_out(&outer);
+    let report = PreparedMesh::new(&inward).unwrap().report;
+    assert_eq!(report.inward_shells, 1);
+    assert!(report.closed_shell_volumes[0] < 0.0, "{report}");
+    assert!(report.to_string().contains("faces inward"), "{report}");
+    let expected = fields_in_both_modes(&outer, &sdf_gpu);
+    assert!(expected.iter().all(|f| f.inside_cells() > 100));
+    assert_same_fields(
+        "inward box",
+        &expected,
+        &fields_in_both_modes(&inward, &sdf_gpu),
+    );
+
+    // A hollow box (cavity wound inward), and the same turned inside out:
+    // the cavity is outside (w = 0) in both, in both sign modes.
+    let hollow = Mesh::merge(&[outer.clone(), inside_out(&inner)], "hollow");
+    let report = PreparedMesh::new(&hollow).unwrap().report;
+    assert_eq!(report.inward_shells, 0, "{report}");
+    let expected = fields_in_both_modes(&hollow, &sdf_gpu);
+    for f in &expected {
+        let centre = f.grid.index(f.grid.cell_at(Vec3::ZERO).unwrap());
+        assert!(f.values[centre] > 0.0, "the cavity is outside");
+    }
+    let inverted = inside_out(&hollow);
+    assert_eq!(
+        PreparedMesh::new(&inverted).unwrap().report.inward_shells,
+        2
+    );
+    assert_same_fields(
+        "inverted hollow box",
+        &expected,
+        &fields_in_both_modes(&inverted, &sdf_gpu),
+    );
+
+    // A shell inside a shell, both outward: w = 2 at the centre, inside.
+    let nested = Mesh::merge(&[outer, inner], "nested");
+    for f in fields_in_both_modes(&nested, &sdf_gpu) {
+        let centre = f.grid.index(f.grid.cell_at(Vec3::ZERO).unwrap());
+        assert!(
+            f.values[centre] < 0.0,
+            "{}: w = 2 is inside",
+            f.params.sign_mode.name()
+        );
+    }
+}
+
+#[test]
+fn an_opposite_pair_of_duplicate_faces_cancels() {
+    let ctx = common::gpu();
+    let sdf_gpu = SdfGpu::new(&ctx);
+    let cube = box_mesh(2);
+    let mut doubled = cube.clone();
+    let [a, b, c] = cube.triangles[3];
+    doubled.triangles.extend([[a, b, c], [a, c, b]]);
+    assert_same_fields(
+        "cube with an opposite pair",
+        &fields_in_both_modes(&cube, &sdf_gpu),
+        &fields_in_both_modes(&doubled, &sdf_gpu),
+    );
+    // A face stored once more, wound the other way: the pair cancels, and
+    // the field is the one of the cube without that face.
+    let mut paired = cube.clone();
+    paired.triangles.push([a, c, b]);
+    let mut holed = cube.clone();
+    holed.triangles.remove(3);
+    assert_same_fields(
+        "cube with a face stored both ways",
+        &fields_in_both_modes(&holed, &sdf_gpu),
+        &fields_in_both_modes(&paired, &sdf_gpu),
+    );
+    let prepared = PreparedMesh::new(&doubled).unwrap();
+    assert_eq!(prepared.report.duplicate_faces, 2);
+    assert_eq!(prepared.report.opposite_duplicate_pairs, 1);
+    assert_eq!(prepared.duplicates_removed, 2);
+    assert!(
+        prepared
+            .report
+            .warnings()
+            .iter()
+            .any(|w| w.contains("opposite")),
+        "{}",
+        prepared.report
+    );
+}
+
+#[test]
+fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
+    let ok = |padding| {
+        SdfParams {
+            padding,
+            ..SdfParams::default()
+        }
+        .validate()
+        .is_ok()
+    };
+    assert!(ok(0.0) && ok(10.0));
+    assert!(!ok(10.5) && !ok(1e30) && !ok(-0.1) && !ok(f32::NAN));
+    let adaptive_ok = |padding| {
+        let params = collidoscope::stages::sdf_adaptive::AdaptiveParams {
+            padding,
+            ..Default::default()
+        };
+        params.validate().is_ok()
+    };
+    assert!(adaptive_ok(10.0) && !adaptive_ok(1e30));
+    let unit = box_mesh(1);
+    for scale in [1e-6, 1.0, 1e6] {
+        let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
+        assert!(PreparedMesh::new(&scaled).is_ok(), "{scale}");
+    }
+    for scale in [1e-12, 1e10, 1e25] {
+        let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
+        let err = PreparedMesh::new(&scaled)
+            .err()
+            .expect("refused")
+            .to_string();
+        assert!(err.contains("beyond what float32"), "{scale}: {err}");
+    }
+    let moved = unit.transformed(glam::Mat4::from_translation(Vec3::splat(1e8)));
+    assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e8");
+}

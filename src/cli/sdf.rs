@@ -123,15 +123,16 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     }
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
-    let (sign_mode, why) = match args.sign {
-        Some(s) => (SignMode::from(s), "as requested".to_string()),
-        None if mesh.report.pseudo_normal_sign_trusted => (
+    let problem = mesh.report.pseudo_normal_problem();
+    let (sign_mode, why) = match (args.sign, &problem) {
+        (Some(s), _) => (SignMode::from(s), "as requested".to_string()),
+        (None, None) => (
             SignMode::PseudoNormal,
             "the mesh is closed and consistently oriented".to_string(),
         ),
-        None => (
+        (None, Some(problem)) => (
             SignMode::Winding,
-            "the mesh is open or broken, so the pseudo-normal sign cannot be trusted".to_string(),
+            format!("the mesh is {problem}, so the pseudo-normal sign cannot be trusted"),
         ),
     };
     let params = SdfParams {
@@ -142,11 +143,10 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     };
     params.validate()?;
     let backend = Backend::from(args.backend);
-    if sign_mode == SignMode::PseudoNormal && !mesh.report.pseudo_normal_sign_trusted {
-        eprintln!(
-            "warning: pseudo-normal sign on a mesh that is not closed and consistently oriented; signs near holes are arbitrary (try --sign winding)"
-        );
+    if sign_mode == SignMode::PseudoNormal {
+        warn_pseudo_normal(&mesh, " (try --sign winding)");
     }
+    note_repairs(&mesh);
 
     let cache = (!args.no_cache).then(|| {
         FieldCache::new(
@@ -239,11 +239,8 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     }
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
-    if !mesh.report.pseudo_normal_sign_trusted {
-        eprintln!(
-            "warning: pseudo-normal sign on a mesh that is not closed and consistently oriented; signs near holes are arbitrary"
-        );
-    }
+    warn_pseudo_normal(&mesh, "");
+    note_repairs(&mesh);
     // The reference is printed as "cpu-ref", as the grid names it.
     let (stage_backend, backend) = match args.backend {
         BackendArg::Gpu | BackendArg::GpuBrute => (sdf_adaptive::Backend::Gpu, "gpu"),
@@ -271,4 +268,29 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
         args.out.display(),
     );
     Ok(())
+}
+
+/// What is wrong with the mesh for the pseudo-normal sign, on stderr.
+fn warn_pseudo_normal(mesh: &PreparedMesh, hint: &str) {
+    if let Some(problem) = mesh.report.pseudo_normal_problem() {
+        eprintln!(
+            "warning: pseudo-normal sign on a mesh that is {problem}; signs near those defects are arbitrary{hint}"
+        );
+    }
+}
+
+/// What the field did about the defects it repairs, on stderr.
+fn note_repairs(mesh: &PreparedMesh) {
+    if mesh.shells_flipped > 0 {
+        eprintln!(
+            "note: {} closed shells faced inward (negative signed volume); they were flipped, so their inside is inside",
+            mesh.shells_flipped
+        );
+    }
+    if mesh.duplicates_removed > 0 {
+        eprintln!(
+            "note: {} duplicate faces left out of the field (pairs wound opposite ways cancel; repeats count once)",
+            mesh.duplicates_removed
+        );
+    }
 }

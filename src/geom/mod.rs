@@ -16,4 +16,6 @@ pub use morton::*;
 pub use rss::*;
 pub use tri_tri::*;
 pub use triangle_batch::{LANES, TriangleBatch, with_simd};
-pub use winding::{BETA, FastWinding, solid_angle_triangle, winding_number_exact};
+pub use winding::{
+    BETA, BoundedWinding, FastWinding, REFINE_BETA, solid_angle_triangle, winding_number_exact,
+};

@@ -18,64 +18,141 @@
 //!
 //! Barill, Dickson, Schmidt, Levin & Jacobson, "Fast Winding Numbers for
 //! Soups and Clouds" (SIGGRAPH 2018) §3: far from a cluster of triangles,
-//! its solid angle is well approximated by a dipole. Per BVH node we store
-//! the area-weighted normal sum `N = Σ aₜ nₜ`, the area-weighted centroid
-//! `c` and a radius `r` bounding all its corners around `c`. If
-//! `|p − c| > β·r` the node contributes
+//! its solid angle is well approximated by a truncated expansion. With
+//! `y = c − p` and `g(y) = y/|y|³` (minus the gradient of `1/|y|`), a
+//! triangle of area `a`, unit normal `n` and centroid `x̄` subtends
+//! `∫ n·g(x − p) dA`; Taylor-expanding `g` about the node's area-weighted
+//! centroid `c` and integrating exactly (`∫ (x − c) dA = a (x̄ − c)`) gives,
+//! per BVH node,
 //!
 //! ```text
-//! w ≈ (1/4π) (c − p)·N / |c − p|³
+//! Ω ≈ N·g(y) + Σᵢⱼ Mᵢⱼ ∂ⱼgᵢ(y),   N = Σ a n,   M = Σ a n ⊗ (x̄ − c)
+//!   = N·y/|y|³ + tr M/|y|³ − 3 yᵀM y/|y|⁵
 //! ```
 //!
-//! (the order-1 term of the paper's expansion; positive when `p` is behind
-//! the outward normals, i.e. inside). Otherwise we recurse, and leaves sum
-//! exact solid angles.
+//! (orders 1 and 2 of the paper's expansion; positive when `p` is behind the
+//! outward normals, i.e. inside). A node is approximated when
+//! `|y| > β·r`, `r` bounding all its corners around `c`; otherwise we
+//! recurse, and leaves sum exact solid angles.
 //!
-//! β is 4 here, not the paper's 2: the paper pairs β = 2 with its order-2
-//! term, and with order 1 alone β = 2 gave errors up to 0.028 at 0.1·size
-//! from an open cube and 0.016 at 1.5 radii from a closed sphere, β = 3 still
-//! 0.011 inside the sphere; β = 4 keeps both under 0.01 (see the tests).
-//! An order-2 term (`Σ aₜ (xₜ − c) ⊗ nₜ`) was tried and verified to converge
-//! one order faster far away, but at these β it made the sphere test worse,
-//! so it is left out.
+//! β is 5 ([`BETA`]), not the paper's 2: at β = 4 this expansion still
+//! erred by 0.015 inside a closed sphere (the sphere test asks for 0.01),
+//! and at β = 5 the error bound below is at most 0.29 of a node's
+//! `A/|y|²`, so points whose exact w is an integer (inside or outside a
+//! closed shell) are decided in the first pass.
+//!
+//! # Error bound and exact fallback
+//!
+//! The remainder of the expansion is bounded by Taylor's theorem: every
+//! point `x` of the node lies within `r` of `c`, and the second derivatives
+//! of `n·g` are third derivatives of `1/|y|`, whose largest value over
+//! directions is `3!/|y|⁴` (the Legendre expansion of `1/|y − u|` has
+//! coefficients `|P₃| ≤ 1`). Along the segment from `c` to `x`,
+//! `|y| ≥ |c − p| − r`, so a node of total (unsigned) area `A` is off by at
+//! most
+//!
+//! ```text
+//! ε = 3 A r² / (|c − p| − r)⁴          (solid angle; w is off by ε / 4π)
+//! ```
+//!
+//! plus the float32 rounding of the node's data and of the evaluation,
+//! bounded by [`ROUNDING`] × `(|N| + tr|M|/|y|)/|y|²`. The traversal adds up
+//! these bounds into `B`. The inside test `|w| > ½` (see below) is then
+//! certain when `||w| − ½| > B`; otherwise the point is evaluated again
+//! with the stricter [`REFINE_BETA`] (the remainder shrinks as `(r/|y|)²`),
+//! and if that is still undecided, by the exact O(n) sum. The sign of
+//! [`FastWinding::is_inside`] is therefore the exact winding number's sign
+//! everywhere, while most points only take the fast pass.
+//!
+//! # Inside
+//!
+//! Inside means `|w| > ½`: a closed mesh whose faces point inward has
+//! `w = −1` inside, and nested shells give `w = 2`; both are inside.
 
 use std::f64::consts::PI;
 
-use glam::{DVec3, Vec3};
+use glam::{DMat3, DVec3, Vec3};
 use rayon::prelude::*;
 
 use super::{Aabb, Bvh};
 
-/// Accuracy parameter β of Barill et al.: a node is approximated when the
-/// query is farther than β times its radius from its centroid. 4 rather
-/// than the paper's 2 because we use order 1 only (module docs).
-pub const BETA: f32 = 4.0;
+/// Accuracy parameter β of Barill et al. for the fast pass: a node is
+/// approximated when the query is farther than β times its radius from its
+/// centroid.
+pub const BETA: f64 = 5.0;
+
+/// β of the second pass, for points the fast pass leaves undecided: its
+/// remainder bound is (5/8)² ≈ 2.6 times smaller relative to a node's
+/// contribution, and (4/5 / 7/8)⁴ ≈ 1.4 once more.
+pub const REFINE_BETA: f64 = 8.0;
+
+/// Relative rounding allowance of one f64 term (node or triangle), far
+/// above the few ulps each evaluation costs.
+const ROUNDING: f64 = 1e-9;
 
 /// Triangles per BVH leaf: small, so that few exact solid angles are needed
 /// near the surface.
 const LEAF_SIZE: usize = 4;
 
-/// Per-node dipole data, parallel to `Bvh::nodes`.
+/// Per-node expansion data, parallel to `Bvh::nodes`, in f64 so that the
+/// evaluation adds no float32 rounding to the bound.
 #[derive(Clone, Copy, Debug)]
 struct Dipole {
-    /// Area-weighted centroid.
-    centroid: Vec3,
+    /// Area-weighted centroid `c`.
+    centroid: DVec3,
     /// Distance from `centroid` to the farthest corner of the node's box.
-    radius: f32,
-    /// `Σ area · unit normal` = `Σ ½ (b − a) × (c − a)`.
-    normal_sum: Vec3,
+    radius: f64,
+    /// `N = Σ area · unit normal` = `Σ ½ (b − a) × (c − a)`.
+    normal_sum: DVec3,
+    /// `M = Σ area · n ⊗ (x̄ − c)`, `M[j][i] = Mᵢⱼ` (glam's column-major).
+    moment: DMat3,
+    /// `Σ area` (unsigned), for the error bound.
+    area: f64,
+}
+
+impl Dipole {
+    /// The order-1 and -2 solid angle seen from `p` and its error bound, or
+    /// `None` when `p` is within `beta · radius`.
+    fn approximate(&self, p: DVec3, beta: f64) -> Option<(f64, f64)> {
+        let y = self.centroid - p;
+        let d = y.length();
+        if d <= beta * self.radius {
+            return None;
+        }
+        let (d2, d3) = (d * d, d * d * d);
+        let order1 = y.dot(self.normal_sum) / d3;
+        let order2 = (self.moment.col(0).x + self.moment.col(1).y + self.moment.col(2).z) / d3
+            - 3.0 * y.dot(self.moment * y) / (d3 * d2);
+        let gap = d - self.radius;
+        let remainder = 3.0 * self.area * self.radius * self.radius / (gap * gap * gap * gap);
+        let rounding = ROUNDING * self.area * (1.0 / d2 + 4.0 * self.radius / d3);
+        Some((order1 + order2, remainder + rounding))
+    }
 }
 
 /// Area-weighted sums over a node's triangles, in f64 so that large meshes
 /// do not lose small triangles in the sums.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Sums {
-    /// Σ a·x
+    /// Σ a·x̄
     weighted_centroid: DVec3,
     /// Σ a
     area: f64,
     /// Σ a·n
     normal: DVec3,
+    /// Σ a·n ⊗ x̄ (about the origin; moved to the centroid at the end)
+    moment: DMat3,
+}
+
+impl Default for Sums {
+    fn default() -> Self {
+        Sums {
+            weighted_centroid: DVec3::ZERO,
+            area: 0.0,
+            normal: DVec3::ZERO,
+            moment: DMat3::ZERO,
+        }
+    }
 }
 
 impl std::ops::Add for Sums {
@@ -85,7 +162,29 @@ impl std::ops::Add for Sums {
             weighted_centroid: self.weighted_centroid + o.weighted_centroid,
             area: self.area + o.area,
             normal: self.normal + o.normal,
+            moment: self.moment + o.moment,
         }
+    }
+}
+
+/// `u ⊗ v` (entry `ij` = `uᵢ vⱼ`).
+fn outer(u: DVec3, v: DVec3) -> DMat3 {
+    DMat3::from_cols(u * v.x, u * v.y, u * v.z)
+}
+
+/// A winding number with a bound on its error: the exact value lies in
+/// `[w − bound, w + bound]`.
+#[derive(Clone, Copy, Debug)]
+pub struct BoundedWinding {
+    pub w: f64,
+    pub bound: f64,
+}
+
+impl BoundedWinding {
+    /// `Some(|w| > ½)` when the whole interval agrees, else `None`.
+    pub fn inside(self) -> Option<bool> {
+        let margin = self.w.abs() - 0.5;
+        (margin.abs() > self.bound).then_some(margin > 0.0)
     }
 }
 
@@ -98,8 +197,8 @@ pub struct FastWinding {
 }
 
 impl FastWinding {
-    /// Builds the BVH and the dipole data. Triangle indices must be in range
-    /// of `positions` (checked by the mesh loader, asserted here).
+    /// Builds the BVH and the expansion data. Triangle indices must be in
+    /// range of `positions` (checked by the mesh loader, asserted here).
     pub fn new(positions: &[Vec3], triangles: &[[u32; 3]]) -> Self {
         let corners = |t: &[u32; 3]| t.map(|i| positions[i as usize]);
         let bounds: Vec<Aabb> = triangles
@@ -129,6 +228,7 @@ impl FastWinding {
                             weighted_centroid: area * x,
                             area,
                             normal,
+                            moment: outer(normal, x),
                         }
                     })
                     .fold(Sums::default(), |acc, s| acc + s)
@@ -142,17 +242,19 @@ impl FastWinding {
             .zip(&sums)
             .map(|(node, s)| {
                 let aabb = node.aabb();
+                let (lo, hi) = (aabb.min.as_dvec3(), aabb.max.as_dvec3());
                 // Zero-area nodes have no meaningful weighted centroid.
                 let centroid = if s.area > 0.0 {
                     s.weighted_centroid / s.area
                 } else {
-                    aabb.center().as_dvec3()
+                    0.5 * (lo + hi)
                 };
-                let c = centroid.as_vec3();
                 Dipole {
-                    centroid: c,
-                    radius: (c - aabb.min).max(aabb.max - c).length(),
-                    normal_sum: s.normal.as_vec3(),
+                    centroid,
+                    radius: (centroid - lo).max(hi - centroid).length(),
+                    normal_sum: s.normal,
+                    moment: s.moment - outer(s.normal, centroid),
+                    area: s.area,
                 }
             })
             .collect();
@@ -164,37 +266,64 @@ impl FastWinding {
         }
     }
 
-    /// Approximate winding number at `p` (Barill et al. 2018, order 1).
-    pub fn winding_number(&self, p: Vec3) -> f32 {
-        if self.bvh.nodes.is_empty() {
-            return 0.0;
-        }
+    /// Winding number at `p` with its error bound, approximating nodes
+    /// farther than `beta` radii (module docs).
+    pub fn bounded(&self, p: Vec3, beta: f64) -> BoundedWinding {
         let mut solid_angle = 0.0f64;
+        let mut bound = 0.0f64;
+        if self.bvh.nodes.is_empty() {
+            return BoundedWinding { w: 0.0, bound };
+        }
+        let p = p.as_dvec3();
         let mut stack = vec![0u32];
         while let Some(i) = stack.pop() {
-            let dipole = &self.dipoles[i as usize];
-            let to_centroid = dipole.centroid - p;
-            let d = to_centroid.length();
-            if d > BETA * dipole.radius {
-                solid_angle += f64::from(to_centroid.dot(dipole.normal_sum) / (d * d * d));
+            if let Some((omega, err)) = self.dipoles[i as usize].approximate(p, beta) {
+                solid_angle += omega;
+                bound += err;
                 continue;
             }
             let node = &self.bvh.nodes[i as usize];
             if Bvh::is_leaf(node) {
                 for &t in &self.bvh.order[Bvh::leaf_range(node)] {
                     let tri = self.triangles[t as usize].map(|v| self.positions[v as usize]);
-                    solid_angle += solid_angle_triangle(p.as_dvec3(), tri.map(Vec3::as_dvec3));
+                    solid_angle += solid_angle_triangle(p, tri.map(Vec3::as_dvec3));
+                    bound += ROUNDING;
                 }
             } else {
                 stack.extend([node.a, node.b]);
             }
         }
-        (solid_angle / (4.0 * PI)) as f32
+        BoundedWinding {
+            w: solid_angle / (4.0 * PI),
+            bound: bound / (4.0 * PI),
+        }
+    }
+
+    /// Approximate winding number at `p` (Barill et al. 2018, orders 1–2).
+    pub fn winding_number(&self, p: Vec3) -> f32 {
+        self.bounded(p, BETA).w as f32
     }
 
     /// [`FastWinding::winding_number`] for many points, in parallel.
     pub fn winding_numbers(&self, points: &[Vec3]) -> Vec<f32> {
         points.par_iter().map(|&p| self.winding_number(p)).collect()
+    }
+
+    /// Whether `|w| > ½` at `p` for the exact winding number: the fast pass,
+    /// then [`REFINE_BETA`], then the exact sum where the bounds leave it
+    /// open (module docs).
+    pub fn is_inside(&self, p: Vec3) -> bool {
+        [BETA, REFINE_BETA]
+            .into_iter()
+            .find_map(|beta| self.bounded(p, beta).inside())
+            .unwrap_or_else(|| {
+                winding_number_exact(&self.positions, &self.triangles, p).abs() > 0.5
+            })
+    }
+
+    /// [`FastWinding::is_inside`] for many points, in parallel.
+    pub fn inside_flags(&self, points: &[Vec3]) -> Vec<bool> {
+        points.par_iter().map(|&p| self.is_inside(p)).collect()
     }
 }
 
@@ -337,6 +466,96 @@ mod tests {
             assert!(w.is_finite() && (0.3..0.7).contains(&w), "{p}: w = {w}");
             assert!((f64::from(w) - exact).abs() < 0.02, "{p}: {w} vs {exact}");
         }
+    }
+
+    /// The open cube of `cube(3, Some(5))` with every vertex moved by up to
+    /// `jitter` (faces keep their own vertices, so the seams tear too).
+    fn random_open_mesh(seed: u64, jitter: f32) -> (Vec<Vec3>, Vec<[u32; 3]>) {
+        let (mut positions, triangles) = cube(3, Some(5));
+        let mut rng = Rng(seed | 1);
+        for p in &mut positions {
+            *p += rng.vec3(jitter);
+        }
+        (positions, triangles)
+    }
+
+    /// Bisects the segment `a`–`b` (exact `w` above ½ at `a`, below at `b`)
+    /// down to two neighbouring float32 points on either side of w = ½.
+    fn straddle_half(positions: &[Vec3], triangles: &[[u32; 3]], a: Vec3, b: Vec3) -> [Vec3; 2] {
+        let exact = |p| winding_number_exact(positions, triangles, p);
+        let (mut a, mut b) = (a, b);
+        for _ in 0..64 {
+            let m = 0.5 * (a + b);
+            if m == a || m == b {
+                break;
+            }
+            if exact(m) > 0.5 { a = m } else { b = m }
+        }
+        [a, b]
+    }
+
+    #[test]
+    fn bound_holds_and_sign_is_exact_where_w_is_a_half() {
+        let mut fast_only_wrong = 0;
+        for seed in 1..=8u64 {
+            let (positions, triangles) = random_open_mesh(seed * 0x9e37_79b9, 0.15);
+            let fast = FastWinding::new(&positions, &triangles);
+            let mut rng = Rng(seed);
+            for _ in 0..8 {
+                let inner = rng.vec3(0.3) - 0.2 * Vec3::Z;
+                let outer = rng.vec3(0.6) + 2.0 * Vec3::Z;
+                for p in straddle_half(&positions, &triangles, inner, outer) {
+                    let exact = winding_number_exact(&positions, &triangles, p);
+                    for beta in [BETA, REFINE_BETA] {
+                        let b = fast.bounded(p, beta);
+                        assert!((b.w - exact).abs() <= b.bound, "{p}: {b:?} vs {exact}");
+                    }
+                    assert_eq!(fast.is_inside(p), exact.abs() > 0.5, "{p}: w = {exact}");
+                    fast_only_wrong +=
+                        usize::from((fast.bounded(p, BETA).w > 0.5) != (exact > 0.5));
+                }
+            }
+        }
+        // Without the exact fallback these points would have the wrong sign.
+        assert!(fast_only_wrong > 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+        #[test]
+        fn sign_equals_exact_near_a_half(
+            seed in 1u64..u64::MAX,
+            jitter in 0.0f32..0.3,
+            inner in proptest::array::uniform3(-0.4f32..0.4),
+            outer in proptest::array::uniform3(-1.0f32..1.0),
+        ) {
+            let (positions, triangles) = random_open_mesh(seed, jitter);
+            let fast = FastWinding::new(&positions, &triangles);
+            let (a, b) = (Vec3::from(inner) - 0.3 * Vec3::Z, Vec3::from(outer) + 2.5 * Vec3::Z);
+            let exact = |p| winding_number_exact(&positions, &triangles, p);
+            proptest::prop_assume!(exact(a) > 0.5 && exact(b) < 0.5);
+            for p in straddle_half(&positions, &triangles, a, b) {
+                let w = exact(p);
+                let fast_w = fast.bounded(p, BETA);
+                proptest::prop_assert!((fast_w.w - w).abs() <= fast_w.bound, "{:?} vs {}", fast_w, w);
+                proptest::prop_assert_eq!(fast.is_inside(p), w.abs() > 0.5);
+            }
+        }
+    }
+
+    #[test]
+    fn inward_facing_surfaces_are_inside_where_w_is_minus_one() {
+        // An open cube wound inward: w ≈ −5/6 at its centre.
+        let (positions, mut triangles) = cube(8, Some(5));
+        for t in &mut triangles {
+            t.swap(1, 2);
+        }
+        let fast = FastWinding::new(&positions, &triangles);
+        let w = winding_number_exact(&positions, &triangles, Vec3::ZERO);
+        assert!(w < -0.8, "{w}");
+        assert!(fast.is_inside(Vec3::ZERO));
+        assert!(fast.is_inside(Vec3::new(0.5, -0.5, -0.5)));
+        assert!(!fast.is_inside(Vec3::new(0.0, 0.0, -1.5)));
     }
 
     #[test]

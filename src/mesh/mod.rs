@@ -23,6 +23,7 @@ mod prepared;
 mod primitives;
 mod report;
 mod self_intersect;
+mod shells;
 mod topology;
 mod weld;
 
@@ -31,12 +32,13 @@ pub use load::{
     load_obj_merged_checked, parse_obj_str,
 };
 pub use normals::PseudoNormals;
-pub use prepared::PreparedMesh;
+pub use prepared::{MAX_EXTENT, MAX_PADDING, MIN_EXTENT, PreparedMesh};
 pub use primitives::{
     PrimitiveKind, box_mesh, cone, cylinder, primitive_with_triangles, torus, uv_sphere,
 };
 pub use report::MeshReport;
 pub use self_intersect::self_intersecting_pairs;
+pub use shells::{Duplicates, Shell, cancel_duplicates, closed_shells};
 pub use topology::Topology;
 pub use weld::{DEFAULT_WELD_TOLERANCE, Welded};
 
@@ -72,6 +74,14 @@ pub enum MeshError {
     },
     #[error("mesh '{name}': every triangle has zero area")]
     AllDegenerate { name: String },
+    #[error(
+        "mesh '{name}': its size ({extent:e}) or a coordinate ({coordinate:e}) is beyond what float32 fields can hold (sizes {MIN_EXTENT:e}..={MAX_EXTENT:e}, coordinates up to {MAX_EXTENT:e}); rescale it"
+    )]
+    OutOfRange {
+        name: String,
+        extent: f32,
+        coordinate: f32,
+    },
 }
 
 /// What is wrong with a face index: 0 (OBJ counts from 1), a relative index

@@ -1,12 +1,30 @@
-//! A mesh made ready for distance queries: welded, checked, degenerate
+//! A mesh made ready for distance queries: welded, checked, duplicate faces
+//! cancelled (opposite pairs removed, repeats kept once), inward-facing
+//! closed shells flipped (both as in [`super::shells`]), degenerate
 //! triangles set aside, per-triangle feature normals and a BVH.
 
 use std::sync::OnceLock;
 
 use glam::Vec3;
 
+use super::shells::{cancel_duplicates, closed_shells, reversed};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 use crate::geom::{Aabb, Bvh, FastWinding};
+
+/// Largest padding of a field around the mesh, a fraction of its longest
+/// side on every side (re-exported as `stages::MAX_PADDING`).
+pub const MAX_PADDING: f32 = 10.0;
+
+/// Largest mesh diagonal and coordinate: the distance and normal code forms
+/// products of four coordinate differences (squared areas), which must stay
+/// finite in float32 over the largest grid, `1 + 2·MAX_PADDING` = 21 times
+/// the mesh: `(21 · 6e7)⁴ < f32::MAX`; 1e7 keeps a margin of 1.6e3.
+pub const MAX_EXTENT: f32 = 1e7;
+
+/// Smallest mesh diagonal: the fourth power, 1e-32, stays six orders above
+/// the smallest normal float32 (1.2e-38), room for triangles a thousand
+/// times smaller than the mesh.
+pub const MIN_EXTENT: f32 = 1e-8;
 
 /// Largest leaf of the query BVH (triangles).
 const BVH_LEAF_SIZE: usize = 4;
@@ -22,6 +40,10 @@ pub struct PreparedMesh {
     pub report: MeshReport,
     /// Zero-area triangles left out of the field.
     pub degenerate_skipped: usize,
+    /// Duplicate faces left out of the field (opposite pairs, repeats).
+    pub duplicates_removed: usize,
+    /// Closed shells turned outward (they faced inward).
+    pub shells_flipped: usize,
     /// `[face, edge01, edge12, edge20, v0, v1, v2]` pseudo-normals per triangle.
     pub feature_normals: Vec<[Vec3; 7]>,
     /// Corners of each triangle, stored together for cache-friendly queries.
@@ -56,9 +78,35 @@ impl PreparedMesh {
     pub fn new(source: &Mesh) -> Result<Self, MeshError> {
         puffin::profile_function!();
         source.validate()?;
+        let bounds = source.bounds();
+        let extent = bounds.diagonal();
+        let coordinate = bounds.min.abs().max(bounds.max.abs()).max_element();
+        if !(MIN_EXTENT..=MAX_EXTENT).contains(&extent) || coordinate > MAX_EXTENT {
+            return Err(MeshError::OutOfRange {
+                name: source.name.clone(),
+                extent,
+                coordinate,
+            });
+        }
         let report = MeshReport::analyze(source);
-        let welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
-        let topology = Topology::build(&welded);
+        let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
+        let (unique, _) = cancel_duplicates(&welded.triangles);
+        let duplicates_removed = welded.triangles.len() - unique.len();
+        welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
+        let mut topology = Topology::build(&welded);
+        let flipped: Vec<_> = closed_shells(&welded, &topology)
+            .into_iter()
+            .filter(|s| s.flip)
+            .collect();
+        let shells_flipped = flipped.len();
+        let flips: Vec<u32> = flipped.into_iter().flat_map(|s| s.faces).collect();
+        if !flips.is_empty() {
+            for t in flips {
+                welded.triangles[t as usize] = reversed(welded.triangles[t as usize]);
+            }
+            // Flipping moves edges between corner slots: rebuild.
+            topology = Topology::build(&welded);
+        }
         let normals = PseudoNormals::compute(&welded, &topology);
         let keep: Vec<usize> = (0..welded.triangles.len())
             .filter(|&t| welded.triangle_area(t) > 0.0)
@@ -83,6 +131,8 @@ impl PreparedMesh {
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
             degenerate_skipped: welded.triangles.len() - keep.len(),
+            duplicates_removed,
+            shells_flipped,
             mesh,
             source_hash: source.content_hash(),
             report,

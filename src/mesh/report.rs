@@ -9,15 +9,20 @@
 //! * non-manifold edges (more than two faces);
 //! * orientation: the two faces of every manifold edge must traverse it in
 //!   opposite directions (`a→b` in one, `b→a` in the other);
+//! * the signed volume of every closed shell, and the shells that face
+//!   inward (an outermost shell with negative volume; the field flips them,
+//!   see [`super::shells`]);
 //! * degenerate faces (zero area, including those the weld collapsed) and
-//!   duplicate faces (same vertex set after welding, in any order).
+//!   duplicate faces (same vertex set after welding, in any order), among
+//!   them the pairs wound opposite ways, which cancel and are left out of the
+//!   field.
 //!
 //! `pseudo_normal_sign_trusted = closed && consistently_oriented &&
 //! non_manifold_edges == 0`.
 
 use std::fmt;
 
-use super::fast_hash::FastMap;
+use super::shells::{cancel_duplicates, closed_shells, runs_forward};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, Topology};
 use glam::Vec3;
 
@@ -37,6 +42,15 @@ pub struct MeshReport {
     pub degenerate_faces: usize,
     /// Faces beyond the first with the same vertex set (after welding).
     pub duplicate_faces: usize,
+    /// Pairs of duplicate faces wound opposite ways: they cancel and are left
+    /// out of the field.
+    pub opposite_duplicate_pairs: usize,
+    /// Signed volume of each closed, manifold, consistently oriented
+    /// component (negative: its faces point inward).
+    pub closed_shell_volumes: Vec<f64>,
+    /// Shells flipped for the field: outermost shells that face inward and
+    /// the shells they enclose.
+    pub inward_shells: usize,
     /// Components of faces connected through shared vertices.
     pub connected_components: usize,
     /// No boundary edges (and at least one triangle).
@@ -48,11 +62,6 @@ pub struct MeshReport {
     /// self-intersections: the conditions under which the pseudo-normal
     /// sign is exact (Bærentzen & Aanæs).
     pub pseudo_normal_sign_trusted: bool,
-}
-
-/// Whether triangle `tri` runs along edge `[lo, hi]` from `lo` to `hi`.
-fn runs_forward(tri: [u32; 3], [lo, hi]: [u32; 2]) -> bool {
-    (0..3).any(|k| tri[k] == lo && tri[(k + 1) % 3] == hi)
 }
 
 impl MeshReport {
@@ -82,16 +91,8 @@ impl MeshReport {
             + (0..mesh.triangles.len())
                 .filter(|&t| mesh.face_normal(t) == Vec3::ZERO)
                 .count();
-        let mut seen: FastMap<[u32; 3], ()> = FastMap::default();
-        let duplicate_faces = mesh
-            .triangles
-            .iter()
-            .filter(|tri| {
-                let mut key = **tri;
-                key.sort_unstable();
-                seen.insert(key, ()).is_some()
-            })
-            .count();
+        let (_, duplicates) = cancel_duplicates(&mesh.triangles);
+        let shells = closed_shells(mesh, &topo);
 
         let bounds = raw.bounds();
         let closed = boundary_edges == 0 && !mesh.triangles.is_empty();
@@ -106,7 +107,10 @@ impl MeshReport {
             boundary_edges,
             non_manifold_edges,
             degenerate_faces,
-            duplicate_faces,
+            duplicate_faces: duplicates.faces,
+            opposite_duplicate_pairs: duplicates.opposite_pairs,
+            closed_shell_volumes: shells.iter().map(|s| s.signed_volume).collect(),
+            inward_shells: shells.iter().filter(|s| s.flip).count(),
             connected_components: topo.components(),
             closed,
             consistently_oriented,
@@ -142,6 +146,12 @@ impl MeshReport {
                     .to_string(),
             );
         }
+        if self.inward_shells > 0 {
+            warnings.push(format!(
+                "faces inward: {} closed shells have their faces pointing inward (negative signed volume, or inside such a shell) — the field flips them, so inside is inside in both sign modes",
+                self.inward_shells
+            ));
+        }
         if self.self_intersecting_pairs > 0 {
             warnings.push(format!(
                 "self-intersecting: {} pairs of triangles cross each other — inside and outside are ambiguous and the pseudo-normal sign is not reliable; use --sign winding",
@@ -156,8 +166,8 @@ impl MeshReport {
         }
         if self.duplicate_faces > 0 {
             warnings.push(format!(
-                "{} duplicate faces (same three vertices as another face)",
-                self.duplicate_faces
+                "{} duplicate faces (same three vertices as another face), {} of them pairs wound opposite ways — the field leaves out each opposite pair (they cancel) and counts the other copies once",
+                self.duplicate_faces, self.opposite_duplicate_pairs
             ));
         }
         if self.connected_components > 1 {
@@ -167,6 +177,63 @@ impl MeshReport {
             ));
         }
         warnings
+    }
+}
+
+/// Volumes listed in the `closed shells` row before "…".
+const LISTED_VOLUMES: usize = 6;
+
+impl MeshReport {
+    /// `N (signed volumes v1, v2, …; K face inward)`.
+    fn shells_summary(&self) -> String {
+        let v = &self.closed_shell_volumes;
+        if v.is_empty() {
+            return "0".to_string();
+        }
+        let mut listed: Vec<String> = v
+            .iter()
+            .take(LISTED_VOLUMES)
+            .map(|x| format!("{x:.4e}"))
+            .collect();
+        if v.len() > LISTED_VOLUMES {
+            listed.push("…".to_string());
+        }
+        let inward = if self.inward_shells > 0 {
+            format!("; {} face inward", self.inward_shells)
+        } else {
+            String::new()
+        };
+        format!(
+            "{} (signed volume{} {}{inward})",
+            v.len(),
+            if v.len() == 1 { "" } else { "s" },
+            listed.join(", ")
+        )
+    }
+
+    /// Why the pseudo-normal sign cannot be trusted, in words; `None` when
+    /// it can.
+    pub fn pseudo_normal_problem(&self) -> Option<String> {
+        let mut problems = Vec::new();
+        if self.boundary_edges > 0 {
+            problems.push(format!("open ({} boundary edges)", self.boundary_edges));
+        }
+        if self.non_manifold_edges > 0 {
+            problems.push(format!("{} non-manifold edges", self.non_manifold_edges));
+        }
+        if !self.consistently_oriented {
+            problems.push("inconsistently oriented".to_string());
+        }
+        if self.self_intersecting_pairs > 0 {
+            problems.push(format!(
+                "self-intersecting ({} pairs)",
+                self.self_intersecting_pairs
+            ));
+        }
+        if self.triangles == 0 {
+            problems.push("empty".to_string());
+        }
+        (!problems.is_empty()).then(|| problems.join(", "))
     }
 }
 
@@ -193,8 +260,13 @@ impl fmt::Display for MeshReport {
             ("non-manifold edges", self.non_manifold_edges.to_string()),
             ("degenerate faces", self.degenerate_faces.to_string()),
             ("duplicate faces", self.duplicate_faces.to_string()),
+            (
+                "opposite duplicate pairs",
+                self.opposite_duplicate_pairs.to_string(),
+            ),
             ("components", self.connected_components.to_string()),
             ("closed", yes_no(self.closed).to_string()),
+            ("closed shells", self.shells_summary()),
             (
                 "consistently oriented",
                 yes_no(self.consistently_oriented).to_string(),

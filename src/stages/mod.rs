@@ -38,6 +38,12 @@
 //! [`crate::io`] (and each other, one way): the viewer, the CLI and the
 //! simulations build on them, never the reverse.
 
+/// Largest padding ("grid thickness") a field accepts, as a fraction of the
+/// mesh's longest side on every side: a grid 21 times the mesh. Beyond it
+/// the mesh is a speck in the grid, and the extent limits of
+/// [`crate::mesh::PreparedMesh`] assume it.
+pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
+
 pub mod colliders;
 pub mod interference;
 #[doc(hidden)]

@@ -280,7 +280,7 @@ pub enum AdaptiveError {
         "depths must satisfy start ≤ max ≤ {MORTON_BITS_PER_AXIS} and start ≤ {MAX_START_DEPTH} (got start {start}, max {max})"
     )]
     Depth { start: u32, max: u32 },
-    #[error("padding {0} must be a finite number ≥ 0")]
+    #[error("padding {0} must be a number in [0, {max}] (a fraction of the longest side)", max = crate::stages::MAX_PADDING)]
     Padding(f32),
     #[error("the group level must be at most {MAX_START_DEPTH} (got {0})")]
     GroupLevel(u32),
@@ -303,7 +303,7 @@ impl AdaptiveParams {
                 max: self.max_depth,
             });
         }
-        if !(self.padding.is_finite() && self.padding >= 0.0) {
+        if !(0.0..=crate::stages::MAX_PADDING).contains(&self.padding) {
             return Err(AdaptiveError::Padding(self.padding));
         }
         if self.group_level > MAX_START_DEPTH {

@@ -8,9 +8,11 @@
 //! 6-connected component of far cells has one sign, which one exactly
 //! evaluated representative decides (a full BVH query, pseudo-normal sign).
 //!
-//! In *winding* mode every cell's sign is the generalised winding number's
-//! (inside where w > ½, Barill et al. 2018's fast evaluation), magnitudes
-//! untouched.
+//! In *winding* mode every cell's sign is the generalised winding number's:
+//! inside where |w| > ½ (an inward-facing closed mesh has w = −1 inside),
+//! decided by [`crate::geom::FastWinding::is_inside`], whose fast evaluation
+//! falls back to the exact sum where its error bound leaves the side open,
+//! so the sign is the exact winding number's. Magnitudes stay untouched.
 
 use std::time::Instant;
 
@@ -20,9 +22,6 @@ use super::cpu::{nearest_triangle, signed_cell};
 use super::{FAR, SdfField, SignMode};
 use crate::mesh::PreparedMesh;
 
-/// Inside where the winding number exceeds this.
-pub const WINDING_INSIDE: f32 = 0.5;
-
 pub(super) fn finish_signs(mesh: &PreparedMesh, field: &mut SdfField) {
     let start = Instant::now();
     let mut touched = false;
@@ -30,15 +29,15 @@ pub(super) fn finish_signs(mesh: &PreparedMesh, field: &mut SdfField) {
         let points: Vec<_> = (0..field.grid.num_cells())
             .map(|c| field.grid.center_of(c))
             .collect();
-        let w = mesh.winding().winding_numbers(&points);
-        field.values.par_iter_mut().zip(w).for_each(|(v, w)| {
-            let magnitude = v.abs();
-            *v = if w > WINDING_INSIDE {
-                -magnitude
-            } else {
-                magnitude
-            };
-        });
+        let inside = mesh.winding().inside_flags(&points);
+        field
+            .values
+            .par_iter_mut()
+            .zip(inside)
+            .for_each(|(v, inside)| {
+                let magnitude = v.abs();
+                *v = if inside { -magnitude } else { magnitude };
+            });
         touched = true;
     } else if field.closest.contains(&FAR) {
         sign_far_components(mesh, field);

@@ -15,7 +15,8 @@
 //!   consistently oriented meshes; on open meshes the sign near holes is
 //!   arbitrary.
 //! * **winding** — the generalised winding number w (Jacobson 2013) with the
-//!   fast hierarchical evaluation of Barill 2018: inside where w > ½. Robust
+//!   fast hierarchical evaluation of Barill 2018: inside where |w| > ½, exact
+//!   wherever the evaluation's error bound leaves that open. Robust
 //!   on open and broken meshes. Only the sign changes: magnitudes stay exact.
 //!
 //! Four backends produce the same [`SdfField`]:
@@ -213,7 +214,7 @@ pub enum SdfError {
     Gpu(#[from] crate::gpu::GpuError),
     #[error("resolution {0} is outside {MIN_RESOLUTION}..={MAX_RESOLUTION}")]
     Resolution(u32),
-    #[error("padding {0} must be a finite number ≥ 0")]
+    #[error("padding {0} must be a number in [0, {max}] (a fraction of the longest side)", max = crate::stages::MAX_PADDING)]
     Padding(f32),
     #[error("band {0} must be a finite number of cells ≥ 1")]
     Band(f32),
@@ -232,7 +233,7 @@ impl SdfParams {
         if !(MIN_RESOLUTION..=MAX_RESOLUTION).contains(&self.resolution) {
             return Err(SdfError::Resolution(self.resolution));
         }
-        if !(self.padding.is_finite() && self.padding >= 0.0) {
+        if !(0.0..=crate::stages::MAX_PADDING).contains(&self.padding) {
             return Err(SdfError::Padding(self.padding));
         }
         if let Some(b) = self.band

@@ -146,7 +146,6 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     if sign_mode == SignMode::PseudoNormal {
         warn_pseudo_normal(&mesh, " (try --sign winding)");
     }
-    note_repairs(&mesh);
 
     let cache = (!args.no_cache).then(|| {
         FieldCache::new(
@@ -197,6 +196,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     };
     write_field(&args.out, &field, &mesh, &source)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    note_repairs(&mesh);
     let d = field.grid.dims;
     println!(
         "{}×{}×{} field of {} ({} triangles) by {} in {:.1} ms{}; sign: {} ({why}); {} inside, {} far → {}",
@@ -240,7 +240,6 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
     warn_pseudo_normal(&mesh, "");
-    note_repairs(&mesh);
     // The reference is printed as "cpu-ref", as the grid names it.
     let (stage_backend, backend) = match args.backend {
         BackendArg::Gpu | BackendArg::GpuBrute => (sdf_adaptive::Backend::Gpu, "gpu"),
@@ -256,6 +255,7 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     let json = sidecar(&field, &mesh, &mesh_file, backend, adapter);
     write_adaptive_field(&args.out, &field, &json)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
+    note_repairs(&mesh);
     let inside = field.values.iter().filter(|&&v| v < 0.0).count();
     println!(
         "adaptive field of {} ({} triangles): {} nodes, depths {}..={}, by {backend} in {:.1} ms; {inside} inside → {}",
@@ -279,7 +279,8 @@ fn warn_pseudo_normal(mesh: &PreparedMesh, hint: &str) {
     }
 }
 
-/// What the field did about the defects it repairs, on stderr.
+/// What the written field did about the defects it repairs, on stderr
+/// (after the field is written, so a failed run prints its error alone).
 fn note_repairs(mesh: &PreparedMesh) {
     if mesh.shells_flipped > 0 {
         eprintln!(

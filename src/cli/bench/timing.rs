@@ -175,7 +175,11 @@ mod tests {
             || {
                 calls.set(calls.get() + 1);
                 let c = calls.get();
-                Ok(Some(if c < 400 && c.is_multiple_of(2) { 20.0 } else { 10.0 }))
+                Ok(Some(if c < 400 && c.is_multiple_of(2) {
+                    20.0
+                } else {
+                    10.0
+                }))
             },
         )
         .unwrap();

@@ -526,10 +526,6 @@ impl Backend {
             Backend::Gpu => "gpu",
         }
     }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
 }
 
 impl StageBackend for Backend {

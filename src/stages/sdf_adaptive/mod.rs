@@ -153,10 +153,6 @@ impl Backend {
             Backend::Cpu => "cpu",
         }
     }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
 }
 
 impl StageBackend for Backend {

@@ -70,12 +70,12 @@ impl BoneFrame {
         let axis = b - a;
         let length = axis.length();
         let scale = a.abs().max(b.abs()).max_element().max(1.0);
-        if !(length > scale * 1e-6) {
+        if length <= scale * 1e-6 {
             return Err(FrameError::DegenerateAxis(length));
         }
         let w = axis / length;
         let n = normal - normal.dot(w) * w;
-        if !(n.length() > 1e-6 * normal.length()) {
+        if n.length() <= 1e-6 * normal.length() {
             return Err(FrameError::NormalAlongAxis);
         }
         let u = n.normalize();

@@ -4,6 +4,7 @@
 //! without a window. Errors print one line and exit non-zero.
 
 mod bench;
+mod check;
 mod collide;
 mod info;
 mod interfere;
@@ -58,6 +59,9 @@ pub enum Command {
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
     Interfere(interfere::InterfereArgs),
+    /// Check a signed distance field from any tool (.npy grid, .npz points)
+    /// against the exact one: errors, sign disagreements, a JSON report.
+    Check(check::CheckArgs),
 }
 
 /// `--backend` values.
@@ -112,6 +116,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
         Command::Interfere(args) => interfere::run(args),
+        Command::Check(args) => check::run(args),
     }
 }
 

@@ -68,6 +68,19 @@ pub fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
     Ok(NpyArray { shape, data })
 }
 
+/// Decodes little-endian float32 or float64 (as float32), C-order `.npy`
+/// bytes: numpy's default dtype is float64, other tools write float32.
+pub fn decode_npy_float(bytes: &[u8]) -> Result<NpyArray, String> {
+    if let Ok((shape, data)) = decode_npy(bytes, "<f8", "float64") {
+        let data = data
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32)
+            .collect();
+        return Ok(NpyArray { shape, data });
+    }
+    decode_npy_f32(bytes).map_err(|e| e.replace("float32", "float32 or float64"))
+}
+
 /// Decodes little-endian int32, C-order `.npy` bytes: (shape, data).
 pub fn decode_npy_i32(bytes: &[u8]) -> Result<(Vec<usize>, Vec<i32>), String> {
     let (shape, data) = decode_npy(bytes, "<i4", "int32")?;
@@ -83,6 +96,7 @@ fn decode_npy<'a>(
     descr: &str,
     what: &str,
 ) -> Result<(Vec<usize>, &'a [u8]), String> {
+    let width = if descr.ends_with('8') { 8 } else { 4 };
     if bytes.len() < 10 || &bytes[..6] != MAGIC || bytes[6] != 1 {
         return Err("not a version-1 .npy file".into());
     }
@@ -112,7 +126,7 @@ fn decode_npy<'a>(
         .collect::<Result<Vec<_>, _>>()?;
     let data = &bytes[10 + header_len..];
     let count: usize = shape.iter().product();
-    if data.len() != count * 4 {
+    if data.len() != count * width {
         return Err(format!(
             "expected {count} values, found {} bytes",
             data.len()
@@ -124,6 +138,23 @@ fn decode_npy<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn float64_arrays_are_read_as_float32() {
+        let data = [1.5f64, -2.25, 1e-3];
+        let bytes = encode_npy(
+            "<f8",
+            &[3],
+            &data
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect::<Vec<_>>(),
+        );
+        let back = decode_npy_float(&bytes).unwrap();
+        assert_eq!(back.shape, vec![3]);
+        assert_eq!(back.data, vec![1.5, -2.25, 1e-3f64 as f32]);
+        assert!(decode_npy_float(&bytes[..bytes.len() - 1]).is_err());
+    }
 
     #[test]
     fn round_trip_keeps_shape_and_values_and_aligns_data() {
@@ -139,5 +170,7 @@ mod tests {
         let ints = encode_npy_i32(&[3], &[-1, 0, 7]);
         assert_eq!(decode_npy_i32(&ints).unwrap(), (vec![3], vec![-1, 0, 7]));
         assert!(decode_npy_f32(&ints).is_err(), "dtype is checked");
+        assert!(decode_npy_float(&ints).is_err());
+        assert_eq!(decode_npy_float(&bytes).unwrap(), back);
     }
 }

@@ -44,6 +44,7 @@
 /// [`crate::mesh::PreparedMesh`] assume it.
 pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 
+pub mod check;
 pub mod colliders;
 pub mod interference;
 #[doc(hidden)]

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)] // each test binary uses a different subset
 
+pub mod cli;
+
 use collidoscope::gpu::GpuContext;
 use collidoscope::mesh::Mesh;
 use collidoscope::progress::Progress;

@@ -95,6 +95,16 @@ pub fn compute_cpu_reference(
     progress: &Progress,
 ) -> SdfField {
     let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    reference_on(mesh, grid, params, progress)
+}
+
+/// [`compute_cpu_reference`] on a given grid.
+pub(super) fn reference_on(
+    mesh: &PreparedMesh,
+    grid: GridSpec,
+    params: &SdfParams,
+    progress: &Progress,
+) -> SdfField {
     let n = grid.num_cells();
     progress.start(n as u64);
     let start = Instant::now();
@@ -259,6 +269,16 @@ struct BrickScratch {
 /// with the batch kernel; see the module docs.
 pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Progress) -> SdfField {
     let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    fast_on(mesh, grid, params, progress)
+}
+
+/// [`compute_cpu_fast`] on a given grid.
+pub(super) fn fast_on(
+    mesh: &PreparedMesh,
+    grid: GridSpec,
+    params: &SdfParams,
+    progress: &Progress,
+) -> SdfField {
     let bricks = grid.bricks();
     let num_bricks = (bricks.x * bricks.y * bricks.z) as usize;
     progress.start(num_bricks as u64);

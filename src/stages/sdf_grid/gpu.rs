@@ -129,7 +129,20 @@ impl SdfGpu {
         params: &SdfParams,
         accelerated: bool,
     ) -> Result<SdfField, SdfError> {
-        let ran = self.run(mesh, params, accelerated)?;
+        let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+        self.compute_on(mesh, grid, params, accelerated)
+    }
+
+    /// [`SdfGpu::compute`] on a given grid (`params`' resolution and padding
+    /// unused).
+    pub fn compute_on(
+        &self,
+        mesh: &PreparedMesh,
+        grid: GridSpec,
+        params: &SdfParams,
+        accelerated: bool,
+    ) -> Result<SdfField, SdfError> {
+        let ran = self.run(mesh, grid, params, accelerated)?;
         self.read_field(params, ran, accelerated)
     }
 
@@ -143,18 +156,20 @@ impl SdfGpu {
         params: &SdfParams,
         accelerated: bool,
     ) -> Result<Timings, SdfError> {
-        self.run(mesh, params, accelerated).map(|ran| ran.timings)
+        let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+        self.run(mesh, grid, params, accelerated)
+            .map(|ran| ran.timings)
     }
 
     fn run(
         &self,
         mesh: &PreparedMesh,
+        grid: GridSpec,
         params: &SdfParams,
         accelerated: bool,
     ) -> Result<Ran, SdfError> {
         puffin::profile_function!();
         let gpu = &self.gpu;
-        let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
         let n = grid.num_cells();
         let mut timings = Timings::default();
         let upload_start = Instant::now();

@@ -236,12 +236,15 @@ impl SdfParams {
         if !(0.0..=crate::stages::MAX_PADDING).contains(&self.padding) {
             return Err(SdfError::Padding(self.padding));
         }
-        if let Some(b) = self.band
-            && !(b.is_finite() && b >= 1.0)
-        {
-            return Err(SdfError::Band(b));
+        self.validate_band()
+    }
+
+    /// The band alone is valid (all a given grid needs).
+    fn validate_band(&self) -> Result<(), SdfError> {
+        match self.band {
+            Some(b) if !(b.is_finite() && b >= 1.0) => Err(SdfError::Band(b)),
+            _ => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -298,12 +301,28 @@ pub fn compute(
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
     params.validate()?;
+    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    compute_on_grid(mesh, grid, params, backend, gpu, progress)
+}
+
+/// [`compute`] on a given grid, e.g. one another tool's field was sampled
+/// on (`params`' resolution and padding are then unused; its band is
+/// checked).
+pub fn compute_on_grid(
+    mesh: &PreparedMesh,
+    grid: GridSpec,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<SdfField, SdfError> {
+    params.validate_band()?;
     let mut field = match backend {
-        Backend::CpuReference => compute_cpu_reference(mesh, params, progress),
-        Backend::CpuFast => compute_cpu_fast(mesh, params, progress),
+        Backend::CpuReference => cpu::reference_on(mesh, grid, params, progress),
+        Backend::CpuFast => cpu::fast_on(mesh, grid, params, progress),
         Backend::GpuBrute | Backend::Gpu => {
             let gpu = gpu.ok_or_else(super::no_gpu)?;
-            gpu.compute(mesh, params, backend == Backend::Gpu)?
+            gpu.compute_on(mesh, grid, params, backend == Backend::Gpu)?
         }
     };
     if progress.is_cancelled() {

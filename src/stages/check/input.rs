@@ -1,0 +1,286 @@
+//! Reading a field to check: a `.npy` grid with collidoscope's sidecar, a
+//! bare `.npy` grid with its layout given, or an `.npz` point set.
+//!
+//! Grids are stored internally in collidoscope's order (cell `(i, j, k)` at
+//! index `i + nx*(j + ny*k)`, the value at `origin + (i, j, k) * h`); an
+//! `xyz` array (`field[i][j][k]`, numpy's `meshgrid(..., indexing="ij")`) is
+//! reordered on reading.
+
+use std::path::Path;
+
+use glam::{UVec3, Vec3};
+
+use super::{CellUnit, CheckError, FieldSamples, Layout};
+use crate::io::{NpyArray, decode_npy_float, read_npz_entries, read_verified};
+use crate::stages::sdf_grid::GridSpec;
+
+/// Index order of a bare `.npy` grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AxisOrder {
+    /// `field[k][j][i]`, shape `(nz, ny, nx)` (collidoscope's).
+    Zyx,
+    /// `field[i][j][k]`, shape `(nx, ny, nz)`.
+    Xyz,
+}
+
+impl AxisOrder {
+    pub fn name(self) -> &'static str {
+        match self {
+            AxisOrder::Zyx => "zyx",
+            AxisOrder::Xyz => "xyz",
+        }
+    }
+}
+
+/// How to read the field: the layout of a grid without a sidecar, and a
+/// cell size to measure point-set errors in.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions {
+    /// World position of the value `[0, 0, 0]`.
+    pub origin: Option<Vec3>,
+    /// Grid spacing (grids), or the length errors are measured in (point sets).
+    pub cell_size: Option<f32>,
+    pub axis_order: Option<AxisOrder>,
+}
+
+/// Reads `path` (`.npy` or `.npz`) as samples of a signed distance field.
+pub fn read_samples(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
+    if let Some(h) = options.cell_size
+        && !(h.is_finite() && h > 0.0)
+    {
+        return Err(CheckError::Input(format!(
+            "--cell-size {h} must be a positive number"
+        )));
+    }
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("npy") => read_grid(path, options),
+        Some("npz") => read_points(path, options),
+        _ => Err(CheckError::Input(format!(
+            "{}: a field is a .npy grid or an .npz point set",
+            path.display()
+        ))),
+    }
+}
+
+fn input(path: &Path, what: impl std::fmt::Display) -> CheckError {
+    CheckError::Input(format!("{}: {what}", path.display()))
+}
+
+/// The sidecar beside `data`, when it is one of collidoscope's: the data's
+/// bytes checked against it, and the sidecar.
+fn collidoscope_sidecar(data: &Path) -> Result<Option<(Vec<u8>, serde_json::Value)>, CheckError> {
+    let sidecar = data.with_extension("json");
+    let Ok(text) = std::fs::read(&sidecar) else {
+        return Ok(None);
+    };
+    let meta: serde_json::Value = serde_json::from_slice(&text)
+        .map_err(|e| input(&sidecar, format!("sidecar is not JSON: {e}")))?;
+    if !meta["format"]
+        .as_str()
+        .is_some_and(|f| f.starts_with("collidoscope"))
+    {
+        return Ok(None);
+    }
+    read_verified(data, &sidecar)
+        .map(Some)
+        .map_err(CheckError::Input)
+}
+
+fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
+    let given = options.origin.is_some() || options.axis_order.is_some();
+    let (bytes, layout) = if given || options.cell_size.is_some() {
+        let bytes = std::fs::read(path).map_err(|e| input(path, e))?;
+        let missing: Vec<&str> = [
+            (options.origin.is_none(), "--origin x,y,z"),
+            (options.cell_size.is_none(), "--cell-size h"),
+            (options.axis_order.is_none(), "--axis-order zyx|xyz"),
+        ]
+        .into_iter()
+        .filter_map(|(m, flag)| m.then_some(flag))
+        .collect();
+        if !missing.is_empty() {
+            return Err(input(
+                path,
+                format!("a grid's layout needs {} as well", missing.join(" and ")),
+            ));
+        }
+        (bytes, None)
+    } else {
+        match collidoscope_sidecar(path)? {
+            Some((bytes, meta)) => (bytes, Some(meta)),
+            None => {
+                return Err(input(
+                    path,
+                    format!(
+                        "no collidoscope sidecar ({}); for another tool's field give --origin x,y,z --cell-size h --axis-order zyx|xyz",
+                        path.with_extension("json").display()
+                    ),
+                ));
+            }
+        }
+    };
+    let array = decode_npy_float(&bytes).map_err(|e| input(path, e))?;
+    if array.shape.len() != 3 {
+        return Err(input(
+            path,
+            format!(
+                "a grid is a 3-D array, this one has shape {:?}",
+                array.shape
+            ),
+        ));
+    }
+    let s = [array.shape[0], array.shape[1], array.shape[2]];
+    let (origin, cell_size, order, band_world, mesh_hash) = match &layout {
+        Some(meta) => {
+            let sidecar = path.with_extension("json");
+            let shape: Option<Vec<usize>> = serde_json::from_value(meta["shape"].clone()).ok();
+            if shape.as_deref() != Some(&s[..]) {
+                return Err(input(
+                    &sidecar,
+                    format!(
+                        "the sidecar's shape {} does not match the array's {s:?}",
+                        meta["shape"]
+                    ),
+                ));
+            }
+            if meta["axis_order"] != "zyx" {
+                return Err(input(
+                    &sidecar,
+                    format!("axis_order {} (expected \"zyx\")", meta["axis_order"]),
+                ));
+            }
+            let origin: [f32; 3] = serde_json::from_value(meta["origin"].clone())
+                .map_err(|_| input(&sidecar, "no origin [x, y, z]"))?;
+            let h = meta["cell_size"]
+                .as_f64()
+                .filter(|h| *h > 0.0)
+                .ok_or_else(|| input(&sidecar, "no positive cell_size"))?;
+            (
+                Vec3::from(origin),
+                h as f32,
+                AxisOrder::Zyx,
+                meta["band_world"].as_f64().map(|b| b as f32),
+                meta["mesh_hash"].as_str().map(str::to_string),
+            )
+        }
+        None => (
+            options.origin.unwrap_or_default(),
+            options.cell_size.unwrap_or_default(),
+            options.axis_order.unwrap_or(AxisOrder::Zyx),
+            None,
+            None,
+        ),
+    };
+    let dims = match order {
+        AxisOrder::Zyx => UVec3::new(s[2] as u32, s[1] as u32, s[0] as u32),
+        AxisOrder::Xyz => UVec3::new(s[0] as u32, s[1] as u32, s[2] as u32),
+    };
+    let grid = GridSpec {
+        origin,
+        cell_size,
+        dims,
+    };
+    let values = match order {
+        AxisOrder::Zyx => array.data,
+        AxisOrder::Xyz => (0..grid.num_cells())
+            .map(|c| {
+                let ijk = grid.coords(c);
+                array.data[ijk.z as usize + s[2] * (ijk.y as usize + s[1] * ijk.x as usize)]
+            })
+            .collect(),
+    };
+    finite(path, &values, |c| format!("{:?}", kji(&grid, c)))?;
+    Ok(FieldSamples {
+        layout: Layout::Grid(grid),
+        values,
+        unit: CellUnit::Uniform(cell_size),
+        band_world,
+        mesh_hash,
+        axis_order: Some(order),
+    })
+}
+
+/// The `[k, j, i]` of a cell.
+pub(super) fn kji(grid: &GridSpec, cell: usize) -> [u32; 3] {
+    let c = grid.coords(cell);
+    [c.z, c.y, c.x]
+}
+
+fn finite(path: &Path, values: &[f32], name: impl Fn(usize) -> String) -> Result<(), CheckError> {
+    let bad: Vec<usize> = (0..values.len())
+        .filter(|&i| !values[i].is_finite())
+        .collect();
+    match bad.first() {
+        None => Ok(()),
+        Some(&first) => Err(input(
+            path,
+            format!(
+                "{} values are not finite numbers (the first, {}, is {})",
+                bad.len(),
+                name(first),
+                values[first]
+            ),
+        )),
+    }
+}
+
+fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
+    if options.origin.is_some() || options.axis_order.is_some() {
+        return Err(input(
+            path,
+            "--origin and --axis-order describe grids; a point set carries its points",
+        ));
+    }
+    let (bytes, meta) = match collidoscope_sidecar(path)? {
+        Some((bytes, meta)) => (bytes, Some(meta)),
+        None => (std::fs::read(path).map_err(|e| input(path, e))?, None),
+    };
+    let entries = read_npz_entries(&bytes)
+        .map_err(|e| input(path, format!("{e} (np.savez writes what is read here)")))?;
+    let array = |name: &str| -> Result<Option<NpyArray>, CheckError> {
+        entries
+            .iter()
+            .find(|(n, _)| n.trim_end_matches(".npy") == name)
+            .map(|(_, b)| decode_npy_float(b).map_err(|e| input(path, format!("{name}: {e}"))))
+            .transpose()
+    };
+    let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
+    let points = match (array("centers")?, array("points")?) {
+        (Some(p), _) | (None, Some(p)) => p,
+        (None, None) => {
+            return Err(input(
+                path,
+                format!("no `centers` or `points` array (found {names:?})"),
+            ));
+        }
+    };
+    let values = array("values")?
+        .ok_or_else(|| input(path, format!("no `values` array (found {names:?})")))?;
+    let n = values.data.len();
+    if points.shape != [n, 3] || values.shape.len() != 1 {
+        return Err(input(
+            path,
+            format!(
+                "points must have shape (N, 3) and values (N,); found {:?} and {:?}",
+                points.shape, values.shape
+            ),
+        ));
+    }
+    finite(path, &points.data, |i| format!("point {}", i / 3))?;
+    finite(path, &values.data, |i| format!("value {i}"))?;
+    let unit = match (options.cell_size, array("half_sizes")?) {
+        (Some(h), _) => CellUnit::Uniform(h),
+        (None, Some(half)) if half.data.len() == n => {
+            CellUnit::PerPoint(half.data.iter().map(|h| 2.0 * h).collect())
+        }
+        _ => CellUnit::None,
+    };
+    Ok(FieldSamples {
+        layout: Layout::Points(points.data.chunks_exact(3).map(Vec3::from_slice).collect()),
+        values: values.data,
+        unit,
+        band_world: None,
+        mesh_hash: meta.and_then(|m| m["mesh_hash"].as_str().map(str::to_string)),
+        axis_order: None,
+    })
+}

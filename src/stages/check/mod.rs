@@ -1,0 +1,159 @@
+//! Checking anyone's signed distance field against the exact one.
+//!
+//! # How it works
+//!
+//! A field from any tool (mesh_to_sdf, Kaolin, Warp, Open3D, one's own code,
+//! or collidoscope itself) is read as samples: a uniform grid ([`input`]:
+//! `.npy` with collidoscope's sidecar, or with `--origin`, `--cell-size` and
+//! `--axis-order` given) or a point set (`.npz` with `centers` or `points`
+//! and `values`). The exact field is evaluated at the same points
+//! ([`reference`]):
+//!
+//! * **magnitude** — the exact distance to the closest point on any triangle
+//!   (Ericson's Voronoi-region closest point), on a grid by the `sdf_grid`
+//!   stage's backends (GPU by default), on points by a BVH query on the CPU;
+//! * **sign** — the generalised winding number w (Jacobson 2013), inside
+//!   where |w| > ½, by Barill 2018's fast evaluation with the exact sum
+//!   wherever its error bound leaves the side open
+//!   ([`crate::geom::FastWinding`]): robust on open and broken meshes, where
+//!   the pseudo-normal sign many tools use is arbitrary.
+//!
+//! A field written with a narrow band (its sidecar's `band_world`) is
+//! compared with the exact field clamped to the band, as the band defines it.
+//!
+//! [`Comparison`] then holds per-sample errors |value − exact|, in world
+//! units and in cells (the grid spacing, an adaptive node's edge, or a
+//! `--cell-size` given for points), and the *sign disagreements*: samples
+//! whose value and exact value lie on opposite sides of the surface (a
+//! sample exactly on it, exact value 0, has no side). [`CheckReport`] is
+//! what `collidoscope check` writes as report.json.
+
+mod input;
+mod reference;
+mod report;
+
+pub use input::{AxisOrder, ReadOptions, read_samples};
+pub use reference::{Exact, exact_values};
+pub use report::{
+    CheckReport, Comparison, HISTOGRAM_EDGES, HistogramBin, SampleIndex, WORST, Worst,
+};
+
+use glam::Vec3;
+
+use crate::mesh::PreparedMesh;
+use crate::stages::sdf_grid::GridSpec;
+
+/// Where the samples lie.
+#[derive(Clone, Debug)]
+pub enum Layout {
+    /// Values at the cell centres, collidoscope's order (`i + nx*(j + ny*k)`).
+    Grid(GridSpec),
+    /// Values at these points, in file order.
+    Points(Vec<Vec3>),
+}
+
+/// The length that errors are counted in, as "cells".
+#[derive(Clone, Debug)]
+pub enum CellUnit {
+    /// One length for every sample (a grid's spacing).
+    Uniform(f32),
+    /// A length per sample (an adaptive field's node edges).
+    PerPoint(Vec<f32>),
+    /// None known: errors in world units only.
+    None,
+}
+
+impl CellUnit {
+    /// The cell length at sample `i`.
+    pub fn at(&self, i: usize) -> Option<f32> {
+        match self {
+            CellUnit::Uniform(h) => Some(*h),
+            CellUnit::PerPoint(h) => Some(h[i]),
+            CellUnit::None => None,
+        }
+    }
+}
+
+/// A field to check: its samples and what its file says about them.
+#[derive(Clone, Debug)]
+pub struct FieldSamples {
+    pub layout: Layout,
+    /// Signed distance per sample, negative inside.
+    pub values: Vec<f32>,
+    pub unit: CellUnit,
+    /// A narrow band's half-width in world units (collidoscope's sidecar).
+    pub band_world: Option<f32>,
+    /// The mesh the field was made from, as collidoscope's sidecar records it.
+    pub mesh_hash: Option<String>,
+    /// The array's order, for grids.
+    pub axis_order: Option<AxisOrder>,
+}
+
+impl FieldSamples {
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The position of sample `i`.
+    pub fn position(&self, i: usize) -> Vec3 {
+        match &self.layout {
+            Layout::Grid(g) => g.center_of(i),
+            Layout::Points(p) => p[i],
+        }
+    }
+
+    /// How sample `i` is named in reports: `[k, j, i]` or the point index.
+    pub fn index(&self, i: usize) -> SampleIndex {
+        match &self.layout {
+            Layout::Grid(g) => SampleIndex::Cell(input::kji(g, i)),
+            Layout::Points(_) => SampleIndex::Point(i),
+        }
+    }
+
+    /// Refuses a mesh other than the one the field was made from (when the
+    /// sidecar says), or one the samples do not come near.
+    pub fn check_mesh(&self, mesh: &PreparedMesh) -> Result<(), CheckError> {
+        let hash = format!("{:016x}", mesh.source_hash);
+        if let Some(recorded) = &self.mesh_hash
+            && *recorded != hash
+        {
+            return Err(CheckError::Mesh(format!(
+                "the field was made from a mesh with hash {recorded}, this mesh's is {hash} (another mesh, or the file changed since)"
+            )));
+        }
+        let mesh_box = mesh.mesh.bounds();
+        let samples_box = match &self.layout {
+            Layout::Grid(g) => g.bounds(),
+            Layout::Points(p) => crate::geom::Aabb::from_points(p),
+        };
+        if !samples_box.overlaps(&mesh_box) {
+            return Err(CheckError::Mesh(format!(
+                "the samples span {:?}..{:?}, the mesh {:?}..{:?}: they do not overlap (another mesh, or a wrong origin, cell size or axis order)",
+                samples_box.min.to_array(),
+                samples_box.max.to_array(),
+                mesh_box.min.to_array(),
+                mesh_box.max.to_array()
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Errors of a check, each one readable line.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The field file, its sidecar or its layout flags.
+    #[error("{0}")]
+    Input(String),
+    /// The mesh does not belong to the field.
+    #[error("{0}")]
+    Mesh(String),
+    #[error(transparent)]
+    Sdf(#[from] crate::stages::sdf_grid::SdfError),
+    #[error("cancelled")]
+    Cancelled,
+}

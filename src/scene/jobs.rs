@@ -35,6 +35,18 @@ impl From<crate::stages::sdf_grid::SdfError> for JobError {
     }
 }
 
+/// A check that saw its progress cancelled stopped as the job asked.
+impl From<crate::stages::check::CheckError> for JobError {
+    fn from(e: crate::stages::check::CheckError) -> Self {
+        use crate::stages::check::CheckError;
+        match e {
+            CheckError::Cancelled => JobError::Cancelled,
+            CheckError::Sdf(e) => e.into(),
+            e => JobError::Failed(e.to_string()),
+        }
+    }
+}
+
 impl From<&str> for JobError {
     fn from(message: &str) -> Self {
         JobError::Failed(message.to_string())

@@ -46,7 +46,7 @@ pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
         match picker.ui(&ctx) {
             Outcome::Open(path) => {
                 shell.file_picker = None;
-                shell.open(MeshSource::File(path));
+                shell.open_path(path);
             }
             Outcome::Cancel => shell.file_picker = None,
             Outcome::Pending => {}
@@ -59,6 +59,10 @@ fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
         if ui.button("Open OBJ…").clicked() {
             ui.close();
             open_dialog(shell);
+        }
+        if ui.button("Open field (.npy, .npz)…").clicked() {
+            ui.close();
+            open_field_dialog(shell);
         }
         ui.menu_button("Samples", |ui| {
             for (name, _) in crate::assets::SAMPLES {
@@ -93,6 +97,20 @@ pub fn open_dialog(shell: &mut Shell) {
         .pick_file()
     {
         shell.open(MeshSource::File(path));
+    }
+}
+
+/// Asks for a field file to check against the mesh (File → Open field);
+/// without a native dialog, the picker takes its path typed in.
+pub fn open_field_dialog(shell: &mut Shell) {
+    if !native_dialog_available(|name| std::env::var_os(name)) {
+        let start = std::env::current_dir().unwrap_or_default();
+        shell.file_picker = Some(FilePicker::new(start));
+    } else if let Some(path) = rfd::FileDialog::new()
+        .add_filter("Signed distance field", &["npy", "npz"])
+        .pick_file()
+    {
+        shell.open_path(path);
     }
 }
 

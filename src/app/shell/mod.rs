@@ -77,6 +77,9 @@ pub struct Shell {
     pub history: ProfilerHistory,
     /// File → Open's own picker, while it is shown (no native dialog here).
     pub file_picker: Option<file_picker::FilePicker>,
+    /// A field file to check against the mesh (File → Open field, a dropped
+    /// .npy/.npz), until the field mode takes it.
+    pub pending_field: Option<std::path::PathBuf>,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -99,6 +102,7 @@ impl Shell {
             messages,
             history: ProfilerHistory::default(),
             file_picker: None,
+            pending_field: None,
             ctx,
             async_messages: Default::default(),
         }
@@ -282,6 +286,27 @@ impl Shell {
     /// `drop:` step comes through here too).
     pub fn drop_paths(&mut self, paths: Vec<std::path::PathBuf>) {
         if let Some(path) = paths.into_iter().last() {
+            self.open_path(path);
+        }
+    }
+
+    /// Opens a file: a field (.npy, .npz) to check against the mesh in the
+    /// field mode, anything else as a mesh.
+    pub fn open_path(&mut self, path: std::path::PathBuf) {
+        let field = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("npy") || e.eq_ignore_ascii_case("npz"));
+        if field {
+            self.notify(
+                format!(
+                    "{}: checked against the mesh in the signed distance field mode's Verify view",
+                    path.display()
+                ),
+                false,
+            );
+            self.pending_field = Some(path);
+        } else {
             self.open(MeshSource::File(path));
         }
     }

@@ -2,12 +2,15 @@
 //! (computed by the shell whenever the mesh or the parameters change) as a
 //! cloud of cells, with the stage's parameters, a slice, an inspector for
 //! the picked cell and a verification against another backend or sign mode
-//! (its heat map replaces the cells while shown).
+//! (its heat map replaces the cells while shown), and a field from another
+//! tool loaded beside the mesh and checked against the exact one
+//! ([`checked`]).
 //!
 //! The mode draws what changed since its last upload: the mesh and its
 //! overlay lines for a new mesh, the cells for a new field or comparison,
 //! the marker for a new pick.
 
+mod checked;
 mod inspector;
 mod pipeline;
 mod scene;
@@ -44,6 +47,11 @@ pub struct Field {
     /// How many cells the cloud shows now.
     shown_cells: usize,
     compare_job: Option<Job<Comparison>>,
+    /// A loaded field checked against the exact one, and whether the view
+    /// shows it.
+    checked: Option<checked::Checked>,
+    show_checked: bool,
+    checked_job: Option<Job<checked::Checked>>,
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
     drawn_field: Option<usize>,
@@ -68,6 +76,10 @@ enum FieldStep {
     Pick(Option<usize>),
     /// `slice:x|y|z`: show the slice panel on an axis.
     Slice(String),
+    /// `open-field:PATH`: load a field file and check it against the exact one.
+    OpenField(String),
+    /// `check-pick:N`: inspect the loaded field's N-th worst sample (0: the worst).
+    CheckPick(usize),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -104,6 +116,16 @@ const STEPS: &[StepDoc] = &[
         "select a cell for the inspector (none: clear)",
     ),
     step("slice", "AXIS", "the slice's axis: x, y or z"),
+    step(
+        "open-field",
+        "PATH",
+        "load a field (.npy with sidecar, .npz points) and verify it against the exact one",
+    ),
+    step(
+        "check-pick",
+        "N",
+        "inspect the loaded field's N-th worst sample (0: the worst)",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
@@ -133,6 +155,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
         "pick" if arg.is_empty() => Ok(FieldStep::Pick(None)),
         "pick" => args::number(verb, arg, "a cell index").map(|c| FieldStep::Pick(Some(c))),
         "slice" => need("an axis").map(FieldStep::Slice),
+        "open-field" => need("a .npy or .npz file").map(FieldStep::OpenField),
+        "check-pick" => args::number(verb, arg, "a rank").map(FieldStep::CheckPick),
         _ => return None,
     })
 }
@@ -161,6 +185,16 @@ fn key<T>(item: Option<&Arc<T>>) -> Option<usize> {
 impl Field {
     /// Uploads the cell cloud: the field, or the comparison heat map.
     fn refresh_cells(&mut self, shell: &mut Shell) {
+        if let (Some(c), true, Some(scene)) = (&self.checked, self.show_checked, &shell.mesh.scene)
+        {
+            let cells = c.heat_cells(self.threshold);
+            shell.viewport.range_override = Some(c.max_abs.max(f32::MIN_POSITIVE));
+            self.shown_cells = cells.len();
+            shell.viewport.set_cells(&cells);
+            shell.viewport.set_pick_lines(&c.lines(&scene.prepared));
+            return;
+        }
+        self.refresh_pick(shell);
         let (cells, range) = match (&shell.mesh.field, &self.comparison) {
             (Some(field), Some(c)) if self.show_comparison => {
                 let range =
@@ -181,6 +215,9 @@ impl Field {
             return String::new();
         };
         let backend = field.backend.name();
+        if let (Some(c), true) = (&self.checked, self.show_checked) {
+            return c.caption(self.threshold, self.shown_cells);
+        }
         match &self.comparison {
             Some(c) if self.show_comparison => c.caption(backend, self.threshold, self.shown_cells),
             _ => format!(
@@ -271,6 +308,7 @@ impl Field {
             }
             FieldStep::HideVerify => {
                 self.show_comparison = false;
+                self.show_checked = false;
                 self.refresh_cells(shell);
             }
             FieldStep::VerifyThreshold(eps) => {
@@ -285,6 +323,17 @@ impl Field {
                     return Err(format!("cell {cell} is outside the grid"));
                 }
                 self.set_pick(shell, Some(cell));
+            }
+            FieldStep::OpenField(path) => checked::start(self, shell, path.into()),
+            FieldStep::CheckPick(rank) => {
+                let c = self.checked.as_mut().ok_or("no field loaded (open-field:PATH)")?;
+                let i = *c.comparison.worst.get(rank).ok_or(format!(
+                    "the loaded field lists {} worst samples",
+                    c.comparison.worst.len()
+                ))?;
+                c.selected = Some(i);
+                self.show_checked = true;
+                self.refresh_cells(shell);
             }
             FieldStep::Slice(axis) => {
                 shell.settings.slice_axis =
@@ -327,6 +376,8 @@ impl Mode for Field {
             self.drawn_mesh = mesh;
             self.pick = None;
             self.comparison = None;
+            self.checked = None;
+            self.show_checked = false;
             self.refresh_overlays(shell);
             cells = true;
         }
@@ -353,10 +404,36 @@ impl Mode for Field {
                     );
                     self.comparison = Some(c);
                     self.show_comparison = true;
+                    self.show_checked = false;
                     cells = true;
                 }
                 Err(JobError::Cancelled) => {}
                 Err(e) => shell.notify(format!("comparison: {e}"), true),
+            }
+        }
+        if let Some(path) = shell.pending_field.take() {
+            checked::start(self, shell, path);
+        }
+        if let Some(result) = self.checked_job.as_ref().and_then(Job::poll) {
+            self.checked_job = None;
+            match result {
+                Ok(c) => {
+                    shell.notify(
+                        format!(
+                            "{}: {} sign disagreements, max |Δ| {}",
+                            c.path.display(),
+                            c.comparison.sign_disagreements.len(),
+                            crate::app::shell::legend::sig_figs(c.max_abs as f64, 3)
+                        ),
+                        false,
+                    );
+                    self.checked = Some(c);
+                    self.show_checked = true;
+                    self.comparison = None;
+                    cells = true;
+                }
+                Err(JobError::Cancelled) => {}
+                Err(e) => shell.notify(format!("open field: {e}"), true),
             }
         }
         if cells {
@@ -365,7 +442,7 @@ impl Mode for Field {
     }
 
     fn busy(&self) -> bool {
-        self.compare_job.is_some()
+        self.compare_job.is_some() || self.checked_job.is_some()
     }
 
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -386,6 +463,8 @@ impl Mode for Field {
         inspector::inspector_ui(self, shell, ui);
         ui.separator();
         verify::verify_ui(self, shell, ui);
+        ui.separator();
+        checked::checked_ui(self, shell, ui);
     }
 
     fn slice_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -401,6 +480,13 @@ impl Mode for Field {
         }
         let view = &shell.settings.view;
         let bar = match &self.comparison {
+            _ if self.show_checked && self.checked.is_some() => ColorBar {
+                title: "|Δ| vs exact (mesh units)",
+                lo: 0.0,
+                hi: self.checked.as_ref().map_or(0.0, |c| c.max_abs),
+                signed: false,
+                threshold: Some(self.threshold),
+            },
             Some(c) if self.show_comparison && c.kind == CompareKind::CpuVsGpu => ColorBar {
                 title: "|Δ| (mesh units)",
                 lo: 0.0,

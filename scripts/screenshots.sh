@@ -21,3 +21,6 @@ run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collid
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-level:5; clip:z; mesh:hidden; points:3; adaptive-pick; wait:3; screenshot:$s/adaptive-bunny.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-compare:on; clip:z; mesh:hidden; points:3; wait:3; screenshot:$s/adaptive-compare.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-rss:3; cells:off; mesh:hidden; orbit:-35,0; wait:3; screenshot:$s/adaptive-rss.png; quit"
+f=$(mktemp -d)/suzanne.npy
+"$bin" sdf assets/suzanne.obj --sign pseudo-normal --res 48 --backend cpu --no-cache --out "$f" > /dev/null 2>&1
+run "open:suzanne; compute; open-field:$f; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:7; check-pick:0; wait:3; screenshot:$s/verify-loaded-field.png; quit"

@@ -436,3 +436,31 @@ fn scripted_camera_round_trip_and_verify_threshold() {
         assert!(!xvfb_run(bad).status.success(), "{bad} must fail");
     }
 }
+
+#[test]
+fn a_loaded_field_is_verified_against_the_exact_one() {
+    let dir = common::scratch("open-field");
+    let field = dir.join("suzanne.npy");
+    // Pseudo-normal signs on the open suzanne are wrong near its holes.
+    let made = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args(["sdf", common::cli::asset("suzanne.obj").to_str().unwrap()])
+        .args(["--sign", "pseudo-normal", "--res", "32", "--backend", "cpu"])
+        .args(["--no-cache", "--out", field.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let view = dir.join("view.png");
+    let missing = dir.join("missing.npy");
+    assert_script_shows_red(
+        &format!(
+            "open:suzanne; compute; open-field:{}; expect-error;
+             open-field:{}; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:6;
+             check-pick:0; export-view:{}; quit",
+            missing.display(),
+            field.display(),
+            view.display()
+        ),
+        &view,
+        "loaded field (sign disagreements as red crosses)",
+    );
+}

@@ -10,7 +10,7 @@ pub const WORST: usize = 20;
 
 /// Histogram bin edges, in cells (in world units when no cell size is
 /// known); the last bin is open above.
-pub const HISTOGRAM_EDGES: [f32; 10] = [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
+pub const HISTOGRAM_EDGES: [f64; 10] = [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// A sample's name in a report: `[k, j, i]` of a grid cell, or a point's index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -92,6 +92,7 @@ impl Comparison {
         let measure = cells.as_deref().unwrap_or(&self.errors);
         let mut counts = [0u64; HISTOGRAM_EDGES.len()];
         for &e in measure {
+            let e = f64::from(e);
             let bin = HISTOGRAM_EDGES.partition_point(|&edge| edge <= e).max(1) - 1;
             counts[bin] += 1;
         }
@@ -151,9 +152,9 @@ pub struct Worst {
 /// Samples whose error (in the histogram's unit) is in `[from, to)`.
 #[derive(Clone, Debug, Serialize)]
 pub struct HistogramBin {
-    pub from: f32,
+    pub from: f64,
     /// `None` (JSON null): no upper end.
-    pub to: Option<f32>,
+    pub to: Option<f64>,
     pub count: u64,
 }
 
@@ -212,7 +213,7 @@ mod tests {
         assert!((r.max_abs_error - 1.4).abs() < 1e-6);
         assert!((r.max_abs_error_cells.unwrap() - 14.0).abs() < 1e-4);
         assert_eq!(r.sign_disagreement_indices, vec![SampleIndex::Point(3)]);
-        let count = |from: f32| r.histogram.iter().find(|b| b.from == from).unwrap().count;
+        let count = |from: f64| r.histogram.iter().find(|b| b.from == from).unwrap().count;
         assert_eq!(count(0.0), 27);
         assert_eq!(count(0.5), 1, "0.6 cells");
         assert_eq!(count(2.0), 1, "3 cells");

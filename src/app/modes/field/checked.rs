@@ -121,7 +121,7 @@ impl Checked {
     /// What the view shows, for the caption.
     pub fn caption(&self, threshold: f32, shown: usize) -> String {
         format!(
-            "|Δ| of {} vs the exact field ({}): {shown} samples with |Δ| > {} (mesh units); sign disagreements as red crosses",
+            "|Δ| of {} vs exact ({}): {shown} samples > {}; red crosses: sign disagreements",
             self.file_name(),
             self.backend.name(),
             sig_figs(threshold as f64, 3)

@@ -108,7 +108,7 @@ const STEPS: &[StepDoc] = &[
     step(
         "verify-threshold",
         "EPS",
-        "the CPU-vs-GPU heat map shows only |Δ| > EPS",
+        "the CPU-vs-GPU and loaded-field heat maps show only |Δ| > EPS",
     ),
     step(
         "pick",

@@ -8,6 +8,7 @@ pub struct Progress {
     done: AtomicU64,
     total: AtomicU64,
     cancelled: AtomicBool,
+    finished: AtomicBool,
 }
 
 impl Progress {
@@ -35,5 +36,14 @@ impl Progress {
 
     pub fn is_cancelled(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed)
+    }
+
+    /// The work ended (with a product or not).
+    pub fn finish(&self) {
+        self.finished.store(true, Ordering::Release);
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
     }
 }

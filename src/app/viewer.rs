@@ -472,6 +472,7 @@ impl eframe::App for Viewer {
             self.switch_to(index);
         }
         chrome::banner_ui(&mut self.shell, ui);
+        crate::app::shell::jobs_bar::jobs_bar_ui(&mut self.shell, ui);
         let panels = self.modes[self.active].panels();
         self.panels_ui(panels, ui);
         let mode = &mut self.modes[self.active];

@@ -6,7 +6,7 @@ mod inflate;
 mod jobs;
 
 pub use inflate::InflatingMesh;
-pub use jobs::{Job, JobError};
+pub use jobs::{Job, JobError, Latest};
 
 use std::path::PathBuf;
 use std::sync::Arc;

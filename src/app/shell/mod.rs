@@ -21,6 +21,7 @@ pub mod cells;
 pub mod chrome;
 pub mod export;
 pub mod file_picker;
+pub mod jobs_bar;
 pub mod keys;
 pub mod legend;
 pub mod overlays;
@@ -40,8 +41,19 @@ use eframe::egui;
 
 use crate::gpu::GpuContext;
 use crate::progress::Progress;
-use crate::scene::{Job, JobError, LoadedMesh, MeshSource};
-use crate::stages::sdf_grid::{self, SdfField, SdfGpu};
+use crate::scene::{Job, JobError, Latest, LoadedMesh, MeshSource};
+use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams};
+
+/// What a field is made from: the mesh (by content), the parameters and the
+/// backend. Asking again for a field of the same inputs reuses it.
+type FieldKey = (u64, SdfParams, Backend);
+
+/// How long parameter changes must pause before the field is recomputed
+/// (a slider being dragged changes them every frame).
+const FIELD_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(150);
+
+/// Jobs that ran this long get a progress bar.
+pub const PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_millis(300);
 
 /// A message in the banner.
 pub struct Message {
@@ -51,16 +63,28 @@ pub struct Message {
 }
 
 /// The open mesh and its uniform field, and the jobs that make them.
-#[derive(Default)]
 pub struct MeshScene {
     pub scene: Option<LoadedMesh>,
     pub field: Option<Arc<SdfField>>,
     load_job: Option<Job<LoadedMesh>>,
-    field_job: Option<Job<SdfField>>,
+    fields: Latest<FieldKey, SdfField>,
     /// Parameters changed: recompute the field when possible.
     field_wanted: bool,
     /// The colour range was fitted to this scene's first field.
     range_fitted: bool,
+}
+
+impl Default for MeshScene {
+    fn default() -> Self {
+        MeshScene {
+            scene: None,
+            field: None,
+            load_job: None,
+            fields: Latest::new(FIELD_DEBOUNCE),
+            field_wanted: false,
+            range_fitted: false,
+        }
+    }
 }
 
 /// Outcomes other threads report to the banner (screenshots).
@@ -80,6 +104,8 @@ pub struct Shell {
     /// A field file to check against the mesh (File → Open field, a dropped
     /// .npy/.npz), until the field mode takes it.
     pub pending_field: Option<std::path::PathBuf>,
+    /// Every job started, for the progress bars.
+    pub running_jobs: Mutex<jobs_bar::RunningJobs>,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -103,6 +129,7 @@ impl Shell {
             history: ProfilerHistory::default(),
             file_picker: None,
             pending_field: None,
+            running_jobs: Default::default(),
             ctx,
             async_messages: Default::default(),
         }
@@ -124,7 +151,17 @@ impl Shell {
         work: impl FnOnce(&Progress) -> Result<T, JobError> + Send + 'static,
     ) -> Job<T> {
         let repaint = self.ctx.clone();
-        Job::spawn(label, move || repaint.request_repaint(), work)
+        let job = Job::spawn(label, move || repaint.request_repaint(), work);
+        self.watch(&job);
+        job
+    }
+
+    /// Shows `job`'s progress bar once it runs long (see [`jobs_bar`]).
+    fn watch<T>(&self, job: &Job<T>) {
+        self.running_jobs
+            .lock()
+            .expect("jobs lock")
+            .watch(&job.label, &job.progress, job.started);
     }
 
     pub fn notify(&mut self, text: impl Into<String>, is_error: bool) {
@@ -194,22 +231,34 @@ impl Shell {
 
     /// Loading a mesh or computing its field.
     pub fn busy(&self) -> bool {
-        self.mesh.load_job.is_some() || self.mesh.field_job.is_some() || self.mesh.field_wanted
+        self.mesh.load_job.is_some() || self.mesh.fields.busy() || self.mesh.field_wanted
     }
 
     pub fn field_job_progress(&self) -> Option<(&str, f32)> {
         self.mesh
-            .field_job
-            .as_ref()
+            .fields
+            .running()
             .map(|j| (j.label.as_str(), j.progress.fraction()))
     }
 
     pub fn cancel_field(&mut self) {
-        if let Some(j) = self.mesh.field_job.take() {
-            j.cancel();
+        if self.mesh.fields.cancel() {
             self.notify("field computation cancelled", false);
         }
         self.mesh.field_wanted = false;
+    }
+
+    /// Shows `field`, fitting the colour range to the scene's first one.
+    fn show_field(&mut self, field: Arc<SdfField>) {
+        if !self.mesh.range_fitted {
+            self.settings.view.value_range = crate::view::default_value_range(&field);
+            self.settings.view.filter.clip = Some(
+                self.viewport
+                    .facing_clip_plane(field.grid.bounds().center()),
+            );
+            self.mesh.range_fitted = true;
+        }
+        self.mesh.field = Some(field);
     }
 
     /// Collects a loaded mesh or a computed field; starts the field a new
@@ -238,47 +287,58 @@ impl Shell {
                 ),
             }
         }
-        if let Some(result) = self.mesh.field_job.as_ref().and_then(Job::poll) {
-            self.mesh.field_job = None;
+        if let Some(result) = self.mesh.fields.poll() {
             match result {
                 Ok(field) => {
                     self.history.record_field(&field);
-                    if !self.mesh.range_fitted {
-                        self.settings.view.value_range = crate::view::default_value_range(&field);
-                        self.settings.view.filter.clip = Some(
-                            self.viewport
-                                .facing_clip_plane(field.grid.bounds().center()),
-                        );
-                        self.mesh.range_fitted = true;
-                    }
-                    self.mesh.field = Some(Arc::new(field));
+                    self.show_field(field);
                 }
                 Err(JobError::Cancelled) => {}
                 Err(e) => self.notify(format!("field: {e}"), true),
             }
         }
+        let now = Instant::now();
         if self.mesh.field_wanted && self.mesh.load_job.is_none() {
             let Some(scene) = &self.mesh.scene else {
                 return;
             };
-            if let Some(j) = self.mesh.field_job.take() {
-                j.cancel();
-            }
             self.mesh.field_wanted = false;
-            let mesh = scene.prepared.clone();
-            let params = self.settings.params;
-            let backend = self.settings.backend;
-            let gpu = self.sdf_gpu.clone();
+            let key = (
+                scene.prepared.source_hash,
+                self.settings.params,
+                self.settings.backend,
+            );
+            if let Some(field) = self.mesh.fields.want(key, now) {
+                // Nothing changed: the field made last is this one.
+                self.show_field(field);
+            }
+        }
+        let (Some(scene), repaint) = (&self.mesh.scene, self.ctx.clone()) else {
+            return;
+        };
+        let mesh = scene.prepared.clone();
+        let gpu = self.sdf_gpu.clone();
+        let started = self.mesh.fields.start_due(now, |&(_, params, backend)| {
             let label = format!("{} field {}³", backend.name(), params.resolution);
-            self.mesh.field_job = Some(self.spawn(label, move |p| {
-                Ok(sdf_grid::compute(
-                    &mesh,
-                    &params,
-                    backend,
-                    gpu.as_deref(),
-                    p,
-                )?)
-            }));
+            Job::spawn(
+                label,
+                move || repaint.request_repaint(),
+                move |p| {
+                    Ok(sdf_grid::compute(
+                        &mesh,
+                        &params,
+                        backend,
+                        gpu.as_deref(),
+                        p,
+                    )?)
+                },
+            )
+        });
+        if started && let Some(job) = self.mesh.fields.running() {
+            self.watch(job);
+        }
+        if !started && self.mesh.fields.busy() {
+            self.ctx.request_repaint_after(FIELD_DEBOUNCE);
         }
     }
 

@@ -22,9 +22,7 @@ use crate::geom::closest_point_triangle;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::scene::JobError;
-use crate::stages::check::{
-    self, Comparison, FieldSamples, Layout, ReadOptions, SampleIndex,
-};
+use crate::stages::check::{self, Comparison, FieldSamples, Layout, ReadOptions, SampleIndex};
 use crate::stages::sdf_grid::{Backend, SdfGpu};
 use crate::view::LineVertex;
 
@@ -178,7 +176,11 @@ pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         .show(ui, |ui| {
             for (rank, w) in report.worst.iter().enumerate() {
                 let i = c.comparison.worst[rank];
-                let text = format!("{}  |Δ| {}", index_text(w.index), sig_figs(w.error as f64, 3));
+                let text = format!(
+                    "{}  |Δ| {}",
+                    index_text(w.index),
+                    sig_figs(w.error as f64, 3)
+                );
                 if ui.selectable_label(c.selected == Some(i), text).clicked() {
                     c.selected = Some(i);
                 }

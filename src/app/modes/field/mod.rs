@@ -326,7 +326,10 @@ impl Field {
             }
             FieldStep::OpenField(path) => checked::start(self, shell, path.into()),
             FieldStep::CheckPick(rank) => {
-                let c = self.checked.as_mut().ok_or("no field loaded (open-field:PATH)")?;
+                let c = self
+                    .checked
+                    .as_mut()
+                    .ok_or("no field loaded (open-field:PATH)")?;
                 let i = *c.comparison.worst.get(rank).ok_or(format!(
                     "the loaded field lists {} worst samples",
                     c.comparison.worst.len()

@@ -82,9 +82,15 @@ impl PoseSliders {
     }
 }
 
+/// The models and B's pose a query ran on: the per-backend table holds
+/// the rows of one scene only, so rows of different scenes never read as
+/// backends that disagree.
+type SceneKey = (ModelSource, ModelSource, PoseSliders);
+
 /// One query's time, for the per-backend table.
 #[derive(Clone, Debug)]
 struct BackendTime {
+    scene: SceneKey,
     backend: Backend,
     all_pairs: bool,
     wall_ms: f64,
@@ -99,6 +105,7 @@ type Models = (Arc<TriModel>, Arc<TriModel>);
 struct Outcome {
     models: Models,
     key: (ModelSource, ModelSource),
+    scene: SceneKey,
     result: Option<TriTriResult>,
     /// "time all backends": one row per backend.
     times: Vec<BackendTime>,
@@ -215,7 +222,7 @@ impl TriTri {
                     let (ka, kb) = outcome.key;
                     self.models = Some((ka, kb, outcome.models));
                     if let Some(r) = outcome.result {
-                        self.record(shell, r);
+                        self.record(shell, r, outcome.scene);
                     }
                     if !outcome.times.is_empty() {
                         self.times = outcome.times;

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{BackendTime, ModelSource, Models, Outcome, TriTri};
+use super::{BackendTime, ModelSource, Models, Outcome, SceneKey, TriTri};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, torus};
 use crate::stages::tri_tri::{self, Backend, Pose, TriModel, TriTriGpu, TriTriResult};
@@ -24,8 +24,9 @@ fn load_model(source: &ModelSource, current: Option<&Mesh>) -> Result<TriModel, 
 
 impl TriTri {
     /// A finished query: keep it, time it, draw it.
-    pub(super) fn record(&mut self, shell: &mut Shell, r: TriTriResult) {
+    pub(super) fn record(&mut self, shell: &mut Shell, r: TriTriResult, scene: SceneKey) {
         let row = BackendTime {
+            scene,
             backend: r.backend,
             all_pairs: r.params.all_pairs,
             wall_ms: r.timings.total_wall_ms(),
@@ -33,10 +34,7 @@ impl TriTri {
             collides: r.collides,
             pairs: r.params.all_pairs.then_some(r.contacts.len()),
         };
-        self.times.retain(|t| t.backend != row.backend);
-        self.times.push(row);
-        self.times
-            .sort_by_key(|t| Backend::ALL.iter().position(|&b| b == t.backend));
+        merge_time(&mut self.times, row);
         shell.history.record_run(
             "tri-tri",
             format!("tri-tri {}", r.backend.name()),
@@ -52,6 +50,8 @@ impl TriTri {
     pub(super) fn start_job(&mut self, shell: &mut Shell, time_all: bool) {
         let gpu_ok = shell.gpu_ok();
         let key = (self.source_a(), self.source_b());
+        let scene: SceneKey = (key.0.clone(), key.1.clone(), self.sliders());
+        let job_scene = scene.clone();
         let mut backend = self.backend();
         if backend.is_gpu() && !gpu_ok {
             backend = Backend::Cpu;
@@ -110,6 +110,7 @@ impl TriTri {
                     run(b)?;
                     let r = run(b)?;
                     times.push(BackendTime {
+                        scene: job_scene.clone(),
                         backend: b,
                         all_pairs: params.all_pairs,
                         wall_ms: r.timings.total_wall_ms(),
@@ -128,6 +129,7 @@ impl TriTri {
             Ok(Outcome {
                 models,
                 key: key.clone(),
+                scene: job_scene.clone(),
                 result,
                 times,
             })
@@ -139,7 +141,7 @@ impl TriTri {
             match work(cached) {
                 Ok(outcome) => {
                     if let Some(r) = outcome.result {
-                        self.record(shell, r);
+                        self.record(shell, r, scene);
                     }
                 }
                 Err(e) => self.error = Some(e),
@@ -155,5 +157,57 @@ impl TriTri {
             format!("{} query", backend.name())
         };
         self.job = Some(shell.spawn(label, move |_| Ok(work(cached)?)));
+    }
+}
+
+/// Puts `row` in the per-backend table: it replaces its backend's row, and
+/// rows of another scene go (they timed other models or another pose).
+fn merge_time(times: &mut Vec<BackendTime>, row: BackendTime) {
+    times.retain(|t| t.backend != row.backend && t.scene == row.scene);
+    times.push(row);
+    times.sort_by_key(|t| Backend::ALL.iter().position(|&b| b == t.backend));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(scene: &SceneKey, backend: Backend, pairs: usize) -> BackendTime {
+        BackendTime {
+            scene: scene.clone(),
+            backend,
+            all_pairs: true,
+            wall_ms: 1.0,
+            gpu_ms: None,
+            collides: true,
+            pairs: Some(pairs),
+        }
+    }
+
+    #[test]
+    fn the_backend_table_holds_one_scene() {
+        let tori: SceneKey = (
+            ModelSource::Torus,
+            ModelSource::Torus,
+            TriTri::default().sliders(),
+        );
+        let rocker = ModelSource::Sample("rocker-arm".into());
+        let rockers: SceneKey = (rocker.clone(), rocker, tori.2);
+        let mut times = Vec::new();
+        merge_time(&mut times, row(&tori, Backend::Gpu, 56));
+        merge_time(&mut times, row(&tori, Backend::Cpu, 56));
+        assert_eq!(times.len(), 2, "two backends of one scene");
+        merge_time(&mut times, row(&rockers, Backend::Gpu, 1447));
+        assert_eq!(times.len(), 1, "the tori's rows went with their scene");
+        assert_eq!(times[0].pairs, Some(1447));
+        let mut moved = rockers.clone();
+        moved.2.translation[0] += 0.1;
+        merge_time(&mut times, row(&moved, Backend::Cpu, 1200));
+        assert!(
+            times.iter().all(|t| t.scene == moved),
+            "another pose is another scene"
+        );
+        merge_time(&mut times, row(&moved, Backend::Cpu, 1200));
+        assert_eq!(times.len(), 1, "a backend's row is replaced");
     }
 }

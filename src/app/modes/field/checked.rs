@@ -167,8 +167,9 @@ pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         row("mean |Δ|", sig_figs(report.mean_abs_error, 3));
         row("sign disagreements", report.sign_disagreements.to_string());
     });
-    let before = (mode.show_checked, c.selected);
+    let before = (mode.show_checked, c.selected, mode.threshold);
     ui.checkbox(&mut mode.show_checked, "show |Δ| and sign disagreements");
+    super::verify::threshold_slider(ui, &mut mode.threshold, c.max_abs, mode.show_checked);
     ui.label("Worst samples (click to inspect):");
     egui::ScrollArea::vertical()
         .id_salt("worst")
@@ -205,7 +206,7 @@ pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
             );
         });
     }
-    if before != (mode.show_checked, c.selected) {
+    if before != (mode.show_checked, c.selected, mode.threshold) {
         mode.refresh_cells(shell);
     }
 }

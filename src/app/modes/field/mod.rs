@@ -585,6 +585,13 @@ mod tests {
         assert!(matches!(parse("verify-threshold", "-1"), Some(Err(_))));
         assert!(matches!(parse("verify-threshold", "small"), Some(Err(_))));
         assert!(matches!(parse("slice", ""), Some(Err(_))));
+        assert_eq!(
+            parse("open-field", "theirs.npz"),
+            Some(Ok(FieldStep::OpenField("theirs.npz".into())))
+        );
+        assert!(matches!(parse("open-field", ""), Some(Err(_))));
+        assert_eq!(parse("check-pick", "3"), Some(Ok(FieldStep::CheckPick(3))));
+        assert!(matches!(parse("check-pick", "worst"), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);
     }
 }

@@ -182,17 +182,22 @@ pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
     let before = (mode.show_comparison, mode.threshold);
     ui.checkbox(&mut mode.show_comparison, label);
     if c.kind == CompareKind::CpuVsGpu {
-        let max = c.max_abs.max(f32::MIN_POSITIVE);
-        ui.add_enabled(
-            mode.show_comparison,
-            egui::Slider::new(&mut mode.threshold, 0.0..=max)
-                .logarithmic(true)
-                .smallest_positive((max as f64 * 1e-4).max(f32::MIN_POSITIVE as f64))
-                .custom_formatter(|v, _| sig_figs(v, 2))
-                .text("show only |Δ| > ε"),
-        );
+        threshold_slider(ui, &mut mode.threshold, c.max_abs, mode.show_comparison);
     }
     if before != (mode.show_comparison, mode.threshold) {
         mode.refresh_cells(shell);
     }
+}
+
+/// The heat maps' threshold ε (log scale up to the largest |Δ|).
+pub fn threshold_slider(ui: &mut egui::Ui, threshold: &mut f32, max_abs: f32, enabled: bool) {
+    let max = max_abs.max(f32::MIN_POSITIVE);
+    ui.add_enabled(
+        enabled,
+        egui::Slider::new(threshold, 0.0..=max)
+            .logarithmic(true)
+            .smallest_positive((max as f64 * 1e-4).max(f32::MIN_POSITIVE as f64))
+            .custom_formatter(|v, _| sig_figs(v, 2))
+            .text("show only |Δ| > ε"),
+    );
 }

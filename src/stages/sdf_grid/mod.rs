@@ -96,11 +96,12 @@ mod far_sign;
 pub(super) mod gpu;
 pub(super) mod grid;
 pub(super) mod slab_bvh;
+pub(super) mod winding_gpu;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
 pub(crate) use cpu::{nearest_triangle, signed_cell};
-pub use gpu::SdfGpu;
+pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
 
 use crate::geom::TriangleFeature;
@@ -309,7 +310,10 @@ pub fn compute(
     if progress.is_cancelled() {
         return Err(SdfError::Cancelled);
     }
-    far_sign::finish_signs(mesh, &mut field);
+    // The GPU backends sign by winding number themselves.
+    if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
+        far_sign::finish_signs(mesh, &mut field);
+    }
     Ok(field)
 }
 

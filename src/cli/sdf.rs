@@ -123,17 +123,9 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     }
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
-    let problem = mesh.report.pseudo_normal_problem();
-    let (sign_mode, why) = match (args.sign, &problem) {
-        (Some(s), _) => (SignMode::from(s), "as requested".to_string()),
-        (None, None) => (
-            SignMode::PseudoNormal,
-            "the mesh is closed and consistently oriented".to_string(),
-        ),
-        (None, Some(problem)) => (
-            SignMode::Winding,
-            format!("the mesh is {problem}, so the pseudo-normal sign cannot be trusted"),
-        ),
+    let (sign_mode, why) = match args.sign {
+        Some(s) => (SignMode::from(s), "as requested".to_string()),
+        None => sdf_grid::default_sign_mode(&mesh.report),
     };
     let params = SdfParams {
         resolution: args.res,

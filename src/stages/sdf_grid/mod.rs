@@ -131,6 +131,23 @@ impl SignMode {
     }
 }
 
+/// The sign a mesh gets when none is asked for, and why: pseudo-normal for
+/// a closed, consistently oriented, manifold mesh without self-intersections
+/// (where it is exact and cheaper), the winding number otherwise. The CLI
+/// and the viewer follow this rule, for grids and adaptive fields.
+pub fn default_sign_mode(report: &crate::mesh::MeshReport) -> (SignMode, String) {
+    match report.pseudo_normal_problem() {
+        None => (
+            SignMode::PseudoNormal,
+            "the mesh is closed and consistently oriented".to_string(),
+        ),
+        Some(problem) => (
+            SignMode::Winding,
+            format!("the mesh is {problem}, so the pseudo-normal sign cannot be trusted"),
+        ),
+    }
+}
+
 /// Which implementation computes the field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Backend {

@@ -3,13 +3,18 @@
 //!
 //! # Method
 //!
-//! After the distance kernels, one invocation per cell (a workgroup per 4³
-//! brick, so a subgroup's cells are neighbours that open the same nodes)
-//! walks [`FastWinding`]'s tree with the order-1 and -2 expansions of
-//! Barill et al. 2018 §3 and the error bound of [`crate::geom::FastWinding`]'s
+//! After the distance kernels, one workgroup per 4³ brick of cells walks
+//! [`FastWinding`]'s tree with the order-1 and -2 expansions of Barill et
+//! al. 2018 §3 and the error bound of [`crate::geom::FastWinding`]'s
 //! module docs, in float32, with the float32 rounding added to the bound.
-//! Where `||w| − ½|` exceeds the bound, the kernel signs the cell; the rest
-//! (cells near the `|w| = ½` sheet over a hole, or on the surface itself)
+//! The brick's cells share its far field: the nodes far from the brick's
+//! bounding ball are expanded once about its centre as a value and a
+//! gradient (a first-order local expansion, as in the fast multipole
+//! method, with its Taylor remainder in the bound), so that a cell pays one
+//! dot product for them and walks only the nodes near its brick itself
+//! (the shader's header says how). Where `||w| − ½|` exceeds the bound, the
+//! kernel signs the cell; the rest (cells near the `|w| = ½` sheet over a
+//! hole, or on the surface itself)
 //! are appended to a list, and the CPU decides each with
 //! [`FastWinding::is_inside`] — a stricter expansion in f64, then the
 //! exact sum. The sign is therefore the exact winding number's sign, the

@@ -130,3 +130,45 @@ fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     // A real open scan.
     assert_exact_signs("teapot", &common::sample("teapot"), 24, &sdf_gpu);
 }
+
+#[test]
+fn adaptive_winding_signs_equal_the_exact_winding_numbers() {
+    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    let ctx = common::gpu();
+    let adaptive_gpu = AdaptiveGpu::new(&ctx);
+    let mesh = PreparedMesh::new(&common::sample("teapot")).unwrap();
+    let (positions, triangles) = (&mesh.mesh.positions, &mesh.mesh.triangles);
+    let params = |sign_mode| AdaptiveParams {
+        max_depth: 6,
+        sign_mode,
+        ..AdaptiveParams::default()
+    };
+    for backend in [sdf_adaptive::Backend::Cpu, sdf_adaptive::Backend::Gpu] {
+        let run = |sign_mode| {
+            sdf_adaptive::run(&mesh, &params(sign_mode), backend, Some(&adaptive_gpu))
+                .unwrap_or_else(|e| panic!("{backend:?}: {e}"))
+        };
+        let (winding, pseudo) = (run(SignMode::Winding), run(SignMode::PseudoNormal));
+        let mut pseudo_wrong = 0;
+        for (i, node) in winding.octree.nodes.iter().enumerate() {
+            let p = Vec3::from_array(node.center);
+            let inside = winding_number_exact(positions, triangles, p).abs() > 0.5;
+            assert_eq!(
+                winding.values[i].is_sign_negative(),
+                inside,
+                "{backend:?}: node {i} (depth {}) at {p}: value {}",
+                node.depth,
+                winding.values[i]
+            );
+            assert_eq!(winding.values[i].abs(), pseudo.values[i].abs(), "node {i}");
+            pseudo_wrong += usize::from(pseudo.values[i].is_sign_negative() != inside);
+        }
+        // The open teapot's pseudo-normal sign is wrong somewhere: the
+        // winding sign fixes real nodes.
+        assert!(pseudo_wrong > 0, "{backend:?}");
+        eprintln!(
+            "{backend:?}: {pseudo_wrong} of {} nodes signed wrongly by pseudo-normal",
+            winding.values.len()
+        );
+    }
+}

@@ -18,6 +18,9 @@
 //!   fast hierarchical evaluation of Barill 2018: inside where |w| > ½, exact
 //!   wherever the evaluation's error bound leaves that open. Robust
 //!   on open and broken meshes. Only the sign changes: magnitudes stay exact.
+//!   The GPU backends evaluate it on the GPU, the cells of a brick sharing
+//!   their far field, and leave only the cells their float32 bound cannot
+//!   decide to the CPU ([`winding_gpu`]); the signs are the CPU's.
 //!
 //! Four backends produce the same [`SdfField`]:
 //!

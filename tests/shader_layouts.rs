@@ -488,6 +488,20 @@ fn sdf_grid() {
     c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
     let entries = ["packet_cells", "finish_cells"];
     c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
+    mirror! { c, "sdf_winding.wgsl", "WindingParams", sl::SdfWindingParams {
+        origin, cell_size, dims, capacity, bricks, beta, frame, slack,
+    } }
+    mirror! { c, "sdf_winding.wgsl", "WindingNode", sl::WindingNode {
+        centroid, radius, normal_sum, area, m0, a, m1, b, m2, _pad,
+    } }
+    constant!(c, "sdf_winding.wgsl", BRICK, sl::BRICK);
+    constant!(c, "sdf_winding.wgsl", WINDING_STACK, sl::SDF_WINDING_STACK);
+    c.workgroup(
+        "sdf_winding.wgsl",
+        &["winding_sign"],
+        "SDF_GRID_WORKGROUP",
+        size,
+    );
     c.finish();
 }
 

@@ -111,6 +111,7 @@ impl AdaptiveOpts {
             small_node: self.small_node,
             axis_approximation: !self.no_axis_approximation,
             wide_below: self.wide_below,
+            sign_mode: SignMode::PseudoNormal,
         }
     }
 }
@@ -123,17 +124,9 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     }
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
-    let problem = mesh.report.pseudo_normal_problem();
-    let (sign_mode, why) = match (args.sign, &problem) {
-        (Some(s), _) => (SignMode::from(s), "as requested".to_string()),
-        (None, None) => (
-            SignMode::PseudoNormal,
-            "the mesh is closed and consistently oriented".to_string(),
-        ),
-        (None, Some(problem)) => (
-            SignMode::Winding,
-            format!("the mesh is {problem}, so the pseudo-normal sign cannot be trusted"),
-        ),
+    let (sign_mode, why) = match args.sign {
+        Some(s) => (SignMode::from(s), "as requested".to_string()),
+        None => sdf_grid::default_sign_mode(&mesh.report),
     };
     let params = SdfParams {
         resolution: args.res,
@@ -234,12 +227,19 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     if args.band.is_some() {
         anyhow::bail!("--band applies to grids; the adaptive field is exact everywhere");
     }
-    if matches!(args.sign, Some(SignArg::Winding)) {
-        anyhow::bail!("the adaptive field signs by pseudo-normal only (--sign pseudo-normal)");
-    }
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
-    warn_pseudo_normal(&mesh, "");
+    let (sign_mode, why) = match args.sign {
+        Some(s) => (SignMode::from(s), "as requested".to_string()),
+        None => sdf_grid::default_sign_mode(&mesh.report),
+    };
+    let params = AdaptiveParams {
+        sign_mode,
+        ..params
+    };
+    if sign_mode == SignMode::PseudoNormal {
+        warn_pseudo_normal(&mesh, " (try --sign winding)");
+    }
     // The reference is printed as "cpu-ref", as the grid names it.
     let (stage_backend, backend) = match args.backend {
         BackendArg::Gpu | BackendArg::GpuBrute => (sdf_adaptive::Backend::Gpu, "gpu"),
@@ -258,13 +258,14 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     note_repairs(&mesh);
     let inside = field.values.iter().filter(|&&v| v < 0.0).count();
     println!(
-        "adaptive field of {} ({} triangles): {} nodes, depths {}..={}, by {backend} in {:.1} ms; {inside} inside → {}",
+        "adaptive field of {} ({} triangles): {} nodes, depths {}..={}, by {backend} in {:.1} ms; sign: {} ({why}); {inside} inside → {}",
         mesh_file,
         mesh.triangle_count(),
         field.octree.nodes.len(),
         params.start_depth,
         params.max_depth,
         field.timings.total_wall_ms(),
+        sign_mode.name(),
         args.out.display(),
     );
     Ok(())

@@ -17,5 +17,6 @@ pub use rss::*;
 pub use tri_tri::*;
 pub use triangle_batch::{LANES, TriangleBatch, with_simd};
 pub use winding::{
-    BETA, BoundedWinding, FastWinding, REFINE_BETA, solid_angle_triangle, winding_number_exact,
+    BETA, BoundedWinding, FastWinding, PackedWinding, REFINE_BETA, WindingNode,
+    solid_angle_triangle, winding_number_exact,
 };

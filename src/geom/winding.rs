@@ -325,6 +325,80 @@ impl FastWinding {
     pub fn inside_flags(&self, points: &[Vec3]) -> Vec<bool> {
         points.par_iter().map(|&p| self.is_inside(p)).collect()
     }
+
+    /// The tree for the GPU evaluation, relative to `frame` (rounded to
+    /// float32 after the subtraction, in f64, so that a mesh far from the
+    /// origin keeps its detail).
+    pub fn packed(&self, frame: DVec3) -> PackedWinding {
+        let local = |v: DVec3| (v - frame).as_vec3().to_array();
+        let nodes = self
+            .bvh
+            .nodes
+            .iter()
+            .zip(&self.dipoles)
+            .map(|(node, d)| WindingNode {
+                centroid: local(d.centroid),
+                // Rounded up, and grown by the centroid's own rounding, so
+                // that the float32 ball still holds every corner.
+                radius: (d.radius as f32 + f32::EPSILON * (d.centroid - frame).length() as f32)
+                    .next_up(),
+                normal_sum: d.normal_sum.as_vec3().to_array(),
+                area: d.area as f32,
+                m0: d.moment.col(0).as_vec3().to_array(),
+                a: node.a,
+                m1: d.moment.col(1).as_vec3().to_array(),
+                b: node.b,
+                m2: d.moment.col(2).as_vec3().to_array(),
+                _pad: 0,
+            })
+            .collect();
+        let corners = self
+            .bvh
+            .order
+            .iter()
+            .flat_map(|&t| {
+                self.triangles[t as usize].map(|v| {
+                    let [x, y, z] = local(self.positions[v as usize].as_dvec3());
+                    [x, y, z, 0.0]
+                })
+            })
+            .collect();
+        PackedWinding {
+            nodes,
+            corners,
+            depth: self.bvh.depth(),
+        }
+    }
+}
+
+/// One node of [`FastWinding`]'s tree as the GPU reads it
+/// (`struct WindingNode` of shaders/shared/winding.wgsl, checked by
+/// tests/shader_layouts.rs): the expansion data in float32, relative to a
+/// frame centre, and the tree links (`a`, `b` as in [`crate::geom::BvhNode`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct WindingNode {
+    pub centroid: [f32; 3],
+    pub radius: f32,
+    pub normal_sum: [f32; 3],
+    pub area: f32,
+    /// Columns of `M` (as [`glam::DMat3`]), each followed by a link.
+    pub m0: [f32; 3],
+    pub a: u32,
+    pub m1: [f32; 3],
+    pub b: u32,
+    pub m2: [f32; 3],
+    pub _pad: u32,
+}
+
+/// The tree and triangle corners of a [`FastWinding`] for the GPU, in a
+/// frame centred on `frame` (world = local + frame).
+pub struct PackedWinding {
+    pub nodes: Vec<WindingNode>,
+    /// 3 corners per triangle in tree order (leaf slots index them), w = 0.
+    pub corners: Vec<[f32; 4]>,
+    /// Nodes on the longest root-to-leaf path.
+    pub depth: usize,
 }
 
 /// Signed solid angle of triangle `tri` seen from `p` (Van Oosterom &

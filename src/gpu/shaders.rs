@@ -80,6 +80,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.
     "sdf_packet.wgsl",
+    "sdf_winding.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
     "shared/bvh_bounds.wgsl",
@@ -87,6 +88,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/closest_point.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
+    "shared/winding.wgsl",
 ];
 
 /// The text of an embedded file of `shaders/`.

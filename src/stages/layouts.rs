@@ -28,7 +28,11 @@ pub use super::sdf_grid::gpu::{
 };
 pub use super::sdf_grid::grid::BRICK;
 pub use super::sdf_grid::slab_bvh::SlabNode;
+pub use super::sdf_grid::winding_gpu::{
+    WINDING_STACK as SDF_WINDING_STACK, WindingParams as SdfWindingParams,
+};
 pub use super::tri_tri::gpu::{
     B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
     Params as TriTriParams, QueryPose, WORKGROUP as TRI_TRI_WORKGROUP,
 };
+pub use crate::geom::WindingNode;

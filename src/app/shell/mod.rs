@@ -275,6 +275,13 @@ impl Shell {
                     for problem in &loaded.problems {
                         self.notify(format!("{}: {problem}", loaded.source.label()), false);
                     }
+                    // Each mesh starts with the CLI's default sign; the
+                    // panel or a `sign:` step changes it until the next.
+                    let (sign, why) = sdf_grid::default_sign_mode(&loaded.prepared.report);
+                    if sign != self.settings.params.sign_mode {
+                        self.notify(format!("sign: {} ({why})", sign.name()), false);
+                    }
+                    self.settings.params.sign_mode = sign;
                     self.mesh.scene = Some(loaded);
                     self.mesh.field = None;
                     self.mesh.field_wanted = true;

@@ -4,7 +4,11 @@
 //! Per row: GPU time (timestamp queries, kernels only) where the adapter has
 //! them, wall-clock time end to end (upload, kernels, read-back), cells per
 //! second, distance evaluations per cell, and the largest difference from
-//! the CPU fast backend (the exactness check). The single-threaded CPU
+//! the CPU fast backend in the same sign mode (the exactness check). Each
+//! sign mode of `--signs` gets its rows (column "sign"); a GPU winding row's
+//! GPU time adds the CPU's exact decisions for the cells the GPU bound
+//! leaves open (their wall time; column "exact", the count). The
+//! single-threaded CPU
 //! reference is timed on a strided sample of cells and extrapolated when the
 //! full grid would take minutes (marked "est.").
 
@@ -16,12 +20,12 @@ use serde::Serialize;
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::{timed, timed_gpu};
-use crate::cli::BackendArg;
+use crate::cli::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
-    self, Backend, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
+    self, Backend, FALLBACK_PHASE, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
 };
 
 #[derive(clap::Args, Debug)]
@@ -31,6 +35,14 @@ pub struct Args {
     /// Backends to run (default: all four).
     #[arg(long, value_enum, value_delimiter = ',')]
     pub backends: Vec<BackendArg>,
+    /// Sign modes, each with its rows (the distances are the same).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "pseudo-normal,winding"
+    )]
+    pub signs: Vec<SignArg>,
     /// Grid resolutions (cells along the longest axis).
     #[arg(long, value_delimiter = ',', default_value = "128")]
     pub res: Vec<u32>,
@@ -52,6 +64,9 @@ struct Row {
     resolution: u32,
     cells: usize,
     backend: &'static str,
+    sign: &'static str,
+    /// Cells whose winding sign the GPU left to the CPU's exact sum.
+    exact_cells: Option<usize>,
     /// Kernel time from timestamp queries (GPU backends).
     gpu_ms: Option<f64>,
     /// End-to-end wall-clock time of the stage.
@@ -80,6 +95,8 @@ impl report::Row for Row {
             "resolution",
             "cells",
             "backend",
+            "sign",
+            "exact_cells",
             "gpu_ms",
             "wall_ms",
             "estimated",
@@ -97,6 +114,8 @@ impl report::Row for Row {
             self.resolution.to_string(),
             self.cells.to_string(),
             self.backend.to_string(),
+            self.sign.to_string(),
+            or_empty(self.exact_cells, |v| v.to_string()),
             or_empty(self.gpu_ms, |v| format!("{v:.4}")),
             format!("{:.4}", self.wall_ms),
             self.estimated.to_string(),
@@ -113,6 +132,8 @@ impl report::Row for Row {
             Column::right("triangles", 9),
             Column::right("res", 5),
             Column::left("backend", 9),
+            Column::left("sign", 13),
+            Column::right("exact", 6),
             Column::right("gpu ms", 11),
             Column::right("wall ms", 11),
             Column::right("Mcells/s", 9),
@@ -128,6 +149,8 @@ impl report::Row for Row {
             self.triangles.to_string(),
             self.resolution.to_string(),
             self.backend.to_string(),
+            self.sign.to_string(),
+            or_dash(self.exact_cells, |v| v.to_string()),
             or_dash(self.gpu_ms, |v| format!("{v:.2}")),
             format!(
                 "{:.1}{}",
@@ -172,12 +195,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             prep_start.elapsed().as_secs_f64() * 1e3,
             mesh.bvh.depth()
         );
-        for &res in &args.res {
+        for (&res, &sign) in args
+            .res
+            .iter()
+            .flat_map(|r| args.signs.iter().map(move |s| (r, s)))
+        {
             let params = SdfParams {
                 resolution: res,
                 padding: 0.1,
                 band: None,
-                sign_mode: SignMode::PseudoNormal,
+                sign_mode: sign.into(),
             };
             let mut cpu_field: Option<SdfField> = None;
             for &backend in &backends {
@@ -187,6 +214,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                         "  {res}³ gpu-brute skipped: {} triangles > --brute-max-triangles",
                         mesh.triangle_count()
                     );
+                    continue;
+                }
+                // The reference times distances (pseudo-normal signs) only.
+                if backend == Backend::CpuReference && params.sign_mode != SignMode::PseudoNormal {
                     continue;
                 }
                 let row = match backend {
@@ -210,8 +241,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     }
                 };
                 eprintln!(
-                    "  {res}³ {:<9} {:>10.2} ms{}",
+                    "  {res}³ {:<9} {:<13} {:>10.2} ms{}",
                     row.backend,
+                    row.sign,
                     row.best_ms(),
                     if row.estimated { " (est.)" } else { "" }
                 );
@@ -258,15 +290,24 @@ fn bench_backend(
             &Progress::default(),
         )?)
     };
+    let mut exact_cells = None;
     let t = match gpu.filter(|_| backend.is_gpu()) {
-        // GPU time from runs that read nothing back (see `timing`).
+        // GPU time from runs that read nothing back (see `timing`) but the
+        // cells whose winding sign the CPU decides, whose time is added.
         Some(g) => {
             let accelerated = backend == Backend::Gpu;
-            timed_gpu(
-                repeats,
-                || Ok(g.time(mesh, params, accelerated)?.total_gpu_ms()),
-                whole,
-            )?
+            let gpu_run = || {
+                let (timings, exact) = g.time(mesh, params, accelerated)?;
+                exact_cells = exact;
+                let fallback: f64 = timings
+                    .phases
+                    .iter()
+                    .filter(|p| p.name == FALLBACK_PHASE)
+                    .map(|p| p.wall_ms)
+                    .sum();
+                Ok(timings.total_gpu_ms().map(|ms| ms + fallback))
+            };
+            timed_gpu(repeats, gpu_run, whole)?
         }
         None => timed(repeats, false, || {
             let f = whole()?;
@@ -301,6 +342,8 @@ fn bench_backend(
         resolution: params.resolution,
         cells,
         backend: backend.name(),
+        sign: params.sign_mode.name(),
+        exact_cells,
         gpu_ms: gpu_med,
         wall_ms: wall_med,
         estimated: false,
@@ -351,6 +394,8 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         resolution: params.resolution,
         cells,
         backend: Backend::CpuReference.name(),
+        sign: params.sign_mode.name(),
+        exact_cells: None,
         gpu_ms: None,
         wall_ms: wall,
         estimated: stride > 1,
@@ -370,9 +415,15 @@ fn plot(report: &Report, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<
     let mut resolutions: Vec<u32> = rows.iter().map(|r| r.resolution).collect();
     resolutions.dedup();
     for &res in &resolutions {
-        for backend in Backend::ALL {
-            let of_backend = |r: &Row| r.resolution == res && r.backend == backend.name();
-            let time = series(format!("{} {res}³", backend.name()), rows, |r| {
+        for (sign, backend) in SignMode::ALL
+            .into_iter()
+            .flat_map(|s| Backend::ALL.map(|b| (s, b)))
+        {
+            let of_backend = |r: &Row| {
+                r.resolution == res && r.backend == backend.name() && r.sign == sign.name()
+            };
+            let label = format!("{} {} {res}³", backend.name(), sign.name());
+            let time = series(label.clone(), rows, |r| {
                 of_backend(r).then(|| (r.triangles as f64, r.best_ms()))
             });
             if time.points.is_empty() {
@@ -380,21 +431,17 @@ fn plot(report: &Report, rows: &[Row], adapter: Option<&str>) -> anyhow::Result<
             }
             times.push(time);
             if backend.is_gpu() {
-                let speedup = series(
-                    format!("{} vs cpu-ref {res}³", backend.name()),
-                    rows,
-                    |r| {
-                        if !of_backend(r) {
-                            return None;
-                        }
-                        let reference = rows.iter().find(|q| {
-                            q.model == r.model
-                                && q.resolution == res
-                                && q.backend == Backend::CpuReference.name()
-                        })?;
-                        Some((r.triangles as f64, reference.best_ms() / r.best_ms()))
-                    },
-                );
+                let speedup = series(format!("{label} vs cpu-ref"), rows, |r| {
+                    if !of_backend(r) {
+                        return None;
+                    }
+                    let reference = rows.iter().find(|q| {
+                        q.model == r.model
+                            && q.resolution == res
+                            && q.backend == Backend::CpuReference.name()
+                    })?;
+                    Some((r.triangles as f64, reference.best_ms() / r.best_ms()))
+                });
                 if !speedup.points.is_empty() {
                     speedups.push(speedup);
                 }

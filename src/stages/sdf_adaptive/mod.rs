@@ -36,7 +36,11 @@
 //!    when its RSS is not closer than `u`; the survivors are traversed with
 //!    a stack, nearer child first. The result is exact whatever the bound.
 //!    The sign is the side of the closest feature's angle-weighted
-//!    pseudo-normal, as in [`crate::stages::sdf_grid`]. Per depth, the
+//!    pseudo-normal, as in [`crate::stages::sdf_grid`], or, with
+//!    `sign_mode` [`SignMode::Winding`], the generalised winding number's
+//!    (inside where |w| > ½, the exact winding number's side everywhere:
+//!    [`crate::geom::FastWinding::inside_flags`]), on both backends, under
+//!    the grid's default rule ([`crate::stages::sdf_grid::default_sign_mode`]). Per depth, the
 //!    candidate BVHs, RSS tests and triangle tests are summed
 //!    ([`DepthStats`], the paper's table 1). [`AdaptiveBvh::Aabb`] instead
 //!    traverses the mesh's AABB BVH ([`crate::geom::Bvh`], built once per
@@ -89,6 +93,7 @@ pub use rss_bvh::{
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
+pub use crate::stages::sdf_grid::SignMode;
 use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
@@ -198,6 +203,8 @@ pub struct AdaptiveParams {
     /// never). A small level otherwise leaves the GPU nearly idle while a
     /// few long queries run one invocation each.
     pub wide_below: u32,
+    /// How the inside/outside sign is decided.
+    pub sign_mode: SignMode,
 }
 
 impl Default for AdaptiveParams {
@@ -212,6 +219,7 @@ impl Default for AdaptiveParams {
             group_level: 3,
             small_node: 32,
             axis_approximation: true,
+            sign_mode: SignMode::PseudoNormal,
             wide_below: 8_192,
         }
     }
@@ -406,10 +414,33 @@ pub fn run(
     backend: Backend,
     gpu: Option<&AdaptiveGpu>,
 ) -> Result<AdaptiveField, AdaptiveError> {
-    match backend {
+    let mut field = match backend {
         Backend::Cpu => compute_cpu(mesh, params),
         Backend::Gpu => gpu.ok_or_else(super::no_gpu)?.compute(mesh, params),
+    }?;
+    if params.sign_mode == SignMode::Winding {
+        sign_by_winding(mesh, &mut field);
     }
+    Ok(field)
+}
+
+/// Every node's sign from the winding number at its centre: inside where
+/// the exact |w| > ½. Magnitudes stay exact.
+fn sign_by_winding(mesh: &PreparedMesh, field: &mut AdaptiveField) {
+    let start = std::time::Instant::now();
+    let points: Vec<glam::Vec3> = field
+        .octree
+        .nodes
+        .iter()
+        .map(|n| glam::Vec3::from_array(n.center))
+        .collect();
+    let inside = mesh.winding().inside_flags(&points);
+    for (v, inside) in field.values.iter_mut().zip(inside) {
+        *v = if inside { -v.abs() } else { v.abs() };
+    }
+    field
+        .timings
+        .push("sign", start.elapsed().as_secs_f64() * 1e3, None);
 }
 
 /// The adaptive SDF stage ([`run`]).

@@ -8,7 +8,9 @@
 //! 6-connected component of far cells has one sign, which one exactly
 //! evaluated representative decides (a full BVH query, pseudo-normal sign).
 //!
-//! In *winding* mode every cell's sign is the generalised winding number's:
+//! In *winding* mode (the CPU backends here; the GPU backends sign on the
+//! GPU, [`super::winding_gpu`]) every cell's sign is the generalised
+//! winding number's:
 //! inside where |w| > ½ (an inward-facing closed mesh has w = −1 inside),
 //! decided by [`crate::geom::FastWinding::is_inside`], whose fast evaluation
 //! falls back to the exact sum where its error bound leaves the side open,

@@ -9,7 +9,9 @@ use std::time::Instant;
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
+use super::SignMode;
 use super::slab_bvh::{self, SlabNode};
+use super::winding_gpu::{Recorded, WindingGpu};
 use super::{Backend, FAR, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
@@ -34,6 +36,10 @@ pub struct Params {
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
+/// The timing phase of the CPU's exact decisions for the cells the GPU
+/// winding sign leaves undecided.
+pub const FALLBACK_PHASE: &str = "sign fallback";
+
 /// Deepest BVH the shader's traversal stack holds.
 pub const GPU_STACK: usize = 64;
 /// Invocations per workgroup in every entry point.
@@ -47,6 +53,8 @@ pub struct SdfGpu {
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
     packet: Option<[wgpu::ComputePipeline; 2]>,
+    /// The winding-number sign of both backends.
+    winding: WindingGpu,
 }
 
 impl SdfGpu {
@@ -75,6 +83,7 @@ impl SdfGpu {
             resident: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
+            winding: WindingGpu::new(gpu),
             kernels,
         }
     }
@@ -143,22 +152,34 @@ impl SdfGpu {
         accelerated: bool,
     ) -> Result<SdfField, SdfError> {
         let ran = self.run(mesh, grid, params, accelerated)?;
-        self.read_field(params, ran, accelerated)
+        self.read_field(mesh, params, ran, accelerated)
     }
 
     /// [`SdfGpu::compute`]'s GPU work (the copy of the field to
-    /// host-visible memory included), reading nothing back: for benchmarks,
-    /// whose repeated runs then keep the GPU busy and at its clock (see
-    /// `cli/bench_timing.rs`).
+    /// host-visible memory included), reading nothing back but the cells
+    /// the winding sign leaves to the CPU, which it decides (phase
+    /// [`FALLBACK_PHASE`]), and how many there were (winding mode): for
+    /// benchmarks, whose repeated runs then keep the GPU busy and at its
+    /// clock (see `cli/bench_timing.rs`).
     pub fn time(
         &self,
         mesh: &PreparedMesh,
         params: &SdfParams,
         accelerated: bool,
-    ) -> Result<Timings, SdfError> {
+    ) -> Result<(Timings, Option<usize>), SdfError> {
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
-        self.run(mesh, grid, params, accelerated)
-            .map(|ran| ran.timings)
+        let mut ran = self.run(mesh, grid, params, accelerated)?;
+        if let Some(recorded) = ran.winding.take() {
+            let start = Instant::now();
+            let mut values = vec![0.0; ran.grid.num_cells()];
+            let undecided =
+                self.winding
+                    .finish(&self.gpu, recorded, mesh, &ran.grid, &mut values)?;
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            ran.timings.push(FALLBACK_PHASE, ms, None);
+            return Ok((ran.timings, Some(undecided)));
+        }
+        Ok((ran.timings, None))
     }
 
     fn run(
@@ -252,6 +273,9 @@ impl SdfGpu {
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
+        // Recorded first (allocations and checks), dispatched after the
+        // distance kernels.
+        let winding_pass = (params.sign_mode == SignMode::Winding).then_some(&self.winding);
         if let Some([packet_cells, finish_cells]) = packet {
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(packet_cells);
@@ -273,6 +297,10 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
+        let winding = match winding_pass {
+            Some(w) => Some(w.record(gpu, mesh, &grid, &values_buf, &mut run)?),
+            None => None,
+        };
         run.encoder_work("copy out", |encoder| {
             encoder.copy_buffer_to_buffer(&values_buf, 0, &staging, 0, cells_bytes);
             encoder.copy_buffer_to_buffer(&closest_buf, 0, &staging, cells_bytes, cells_bytes);
@@ -293,12 +321,14 @@ impl SdfGpu {
             grid,
             staging,
             mesh_buffers,
+            winding,
         })
     }
 
     /// The field of a finished run.
     fn read_field(
         &self,
+        mesh: &PreparedMesh,
         params: &SdfParams,
         ran: Ran,
         accelerated: bool,
@@ -308,12 +338,13 @@ impl SdfGpu {
             grid,
             staging,
             mesh_buffers,
+            winding,
         } = ran;
         let n = grid.num_cells();
         let readback_start = Instant::now();
         let bytes: Vec<u32> = map_staging(&self.gpu, &staging, "the field")?;
         let cells = n;
-        let values: Vec<f32> = bytemuck::cast_slice(&bytes[..cells]).to_vec();
+        let mut values: Vec<f32> = bytemuck::cast_slice(&bytes[..cells]).to_vec();
         let mut closest: Vec<u32> = bytes[cells..2 * cells].to_vec();
         let evaluations = if accelerated {
             bytes[2 * cells] as u64
@@ -330,6 +361,12 @@ impl SdfGpu {
             readback_start.elapsed().as_secs_f64() * 1e3,
             None,
         );
+        if let Some(recorded) = winding {
+            let start = Instant::now();
+            self.winding
+                .finish(&self.gpu, recorded, mesh, &grid, &mut values)?;
+            timings.push(FALLBACK_PHASE, start.elapsed().as_secs_f64() * 1e3, None);
+        }
         Ok(SdfField {
             grid,
             params: *params,
@@ -352,6 +389,8 @@ struct Ran {
     grid: GridSpec,
     staging: wgpu::Buffer,
     mesh_buffers: Arc<MeshBuffers>,
+    /// The winding sign's pass, in winding mode.
+    winding: Option<Recorded>,
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's

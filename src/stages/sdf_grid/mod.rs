@@ -18,6 +18,9 @@
 //!   fast hierarchical evaluation of Barill 2018: inside where |w| > ½, exact
 //!   wherever the evaluation's error bound leaves that open. Robust
 //!   on open and broken meshes. Only the sign changes: magnitudes stay exact.
+//!   The GPU backends evaluate it on the GPU, the cells of a brick sharing
+//!   their far field, and leave only the cells their float32 bound cannot
+//!   decide to the CPU ([`winding_gpu`]); the signs are the CPU's.
 //!
 //! Four backends produce the same [`SdfField`]:
 //!
@@ -96,11 +99,12 @@ mod far_sign;
 pub(super) mod gpu;
 pub(super) mod grid;
 pub(super) mod slab_bvh;
+pub(super) mod winding_gpu;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
 pub(crate) use cpu::{nearest_triangle, signed_cell};
-pub use gpu::SdfGpu;
+pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
 
 use crate::geom::TriangleFeature;
@@ -127,6 +131,23 @@ impl SignMode {
             SignMode::PseudoNormal => "pseudo-normal",
             SignMode::Winding => "winding",
         }
+    }
+}
+
+/// The sign a mesh gets when none is asked for, and why: pseudo-normal for
+/// a closed, consistently oriented, manifold mesh without self-intersections
+/// (where it is exact and cheaper), the winding number otherwise. The CLI
+/// and the viewer follow this rule, for grids and adaptive fields.
+pub fn default_sign_mode(report: &crate::mesh::MeshReport) -> (SignMode, String) {
+    match report.pseudo_normal_problem() {
+        None => (
+            SignMode::PseudoNormal,
+            "the mesh is closed and consistently oriented".to_string(),
+        ),
+        Some(problem) => (
+            SignMode::Winding,
+            format!("the mesh is {problem}, so the pseudo-normal sign cannot be trusted"),
+        ),
     }
 }
 
@@ -328,7 +349,10 @@ pub fn compute_on_grid(
     if progress.is_cancelled() {
         return Err(SdfError::Cancelled);
     }
-    far_sign::finish_signs(mesh, &mut field);
+    // The GPU backends sign by winding number themselves.
+    if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
+        far_sign::finish_signs(mesh, &mut field);
+    }
     Ok(field)
 }
 

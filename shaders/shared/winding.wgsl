@@ -1,0 +1,162 @@
+// Generalised winding number with an error bound, in float32: the GPU twin
+// of FastWinding::bounded (src/geom/winding.rs, whose module docs derive
+// the method): Barill, Dickson, Schmidt, Levin & Jacobson, "Fast Winding
+// Numbers for Soups and Clouds" (SIGGRAPH 2018) §3, the order-1 and -2
+// expansion of every node farther than beta radii, exact solid angles
+// (Van Oosterom & Strackee 1983) in the leaves reached, and a bound on the
+// error: the expansion's Taylor remainder 3 A r² / (|c − p| − r)⁴ plus the
+// float32 rounding of every term, which the f64 CPU version need not
+// count. A caller decides |w| > ½ only where ||w| − ½| exceeds the bound and
+// leaves the rest to the exact f64 sum. Points that share a far field (a
+// brick of cells) take it as one local expansion (winding_local).
+//
+// Uses the includer's bindings, both in a frame centred on the mesh (p too):
+//   winding_nodes  array<WindingNode>  the tree, root first (src/geom/winding.rs)
+//   winding_tris   array<vec4f>        3 corners per triangle, leaf slot order
+// and LEAF_BIT of shared/bvh_bounds.wgsl.
+
+struct WindingNode {
+    centroid: vec3f,    // area-weighted centroid c
+    radius: f32,        // every corner of the node lies within radius of c
+    normal_sum: vec3f,  // N = Σ area · n
+    area: f32,          // A = Σ area (unsigned)
+    m0: vec3f,          // columns of M = Σ area · n ⊗ (x̄ − c)
+    a: u32,             // inner: left child; leaf: first slot
+    m1: vec3f,
+    b: u32,             // inner: right child; leaf: LEAF_BIT | count
+    m2: vec3f,
+    _pad: u32,
+}
+
+const WINDING_FOUR_PI: f32 = 12.566371;
+// Relative rounding of a stored or computed coordinate (about 8 ulps).
+const WINDING_EPS: f32 = 1e-6;
+// Relative rounding of one node's or one triangle's evaluation, far above
+// the few dozen ulps its operations can cost.
+const WINDING_EVAL: f32 = 2e-5;
+// atan2's relative error: WGSL allows 4096 ulps.
+const WINDING_ATAN: f32 = 1e-3;
+const WINDING_STACK: u32 = 64u;
+
+// The signed solid angle of triangle (a0, b0, c0) seen from p and a bound
+// on its error, with every coordinate off by up to `slack` besides its own
+// rounding. Near the triangle's edges the bound grows without limit.
+fn winding_triangle(p: vec3f, a0: vec3f, b0: vec3f, c0: vec3f, slack: f32) -> vec2f {
+    let a = a0 - p;
+    let b = b0 - p;
+    let c = c0 - p;
+    let la = length(a);
+    let lb = length(b);
+    let lc = length(c);
+    let num = dot(a, cross(b, c));
+    let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
+    let omega = 2.0 * atan2(num, den);
+    // Each of a, b, c is off by s; moving one of them changes the numerator
+    // and each of the denominator's four terms by at most s times the
+    // product of the other two lengths, and each is rounded: relative to
+    // la·lb·lc (so that nothing overflows) the pair (num, den) is off by
+    // err (counted with a factor 3 to spare).
+    let s = slack + WINDING_EPS * (max(max(length(a0), length(b0)), length(c0)) + length(p));
+    let l3 = la * lb * lc;
+    let h = length(vec2f(num, den)) / l3;
+    let err = 5.0 * (3.0 * s * (1.0 / la + 1.0 / lb + 1.0 / lc) + WINDING_EVAL);
+    // Undecided: p at a corner, too close to an edge for the bound, or in
+    // the triangle's plane inside it, where Ω jumps between ±2π.
+    let on_cut = den <= 0.0 && abs(num) / l3 <= err;
+    if (!(l3 > 0.0) || !(2.0 * err < h) || on_cut) {
+        return vec2f(0.0, WINDING_FOUR_PI);
+    }
+    // atan2 moves by at most (π/2)·err/h when its arguments move by err < h/2;
+    // Ω = 2 atan2.
+    return vec2f(omega, 4.0 * err / h + WINDING_ATAN * abs(omega) + 1e-6);
+}
+
+// The order-1 and -2 expansion of node n at p (|c − p| = d > beta · r) and
+// its error bound.
+fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> vec2f {
+    let u = y / d;
+    let d2 = d * d;
+    let mu = n.m0 * u.x + n.m1 * u.y + n.m2 * u.z;
+    let trace = n.m0.x + n.m1.y + n.m2.z;
+    let omega = dot(u, n.normal_sum) / d2 + (trace - 3.0 * dot(u, mu)) / d2 / d;
+    // The remainder (module docs of src/geom/winding.rs) with d shrunk by
+    // its own rounding, and the expansion's change when y moves by s: its
+    // gradient is at most 3|N|/d³ + 24|M|/d⁴, |N| ≤ A, |M| ≤ A r.
+    let s = slack + WINDING_EPS * (length(n.centroid) + length(p));
+    let gap = d * (1.0 - WINDING_EVAL) - s - n.radius;
+    let ag = n.area / (gap * gap);
+    let rg = n.radius / gap;
+    let remainder = 3.0 * ag * rg * rg;
+    let moved = s / gap * ag * (3.0 + 24.0 * rg);
+    let rounding = WINDING_EVAL * n.area / d2 * (1.0 + 4.0 * n.radius / d);
+    return vec2f(omega, remainder + moved + rounding);
+}
+
+// (Ω, bound): the solid angle at p of the subtree under node `root`, the
+// exact value within bound of Ω. Nodes farther than beta radii are
+// expanded, the others opened.
+fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32) -> vec2f {
+    var sum = vec2f(0.0);
+    var stack: array<u32, WINDING_STACK>;
+    stack[0] = root;
+    var sp = 1u;
+    // The host checks that the tree is shallower than WINDING_STACK - 1:
+    // popping one node and pushing two grows the stack by one per level.
+    while (sp > 0u) {
+        sp -= 1u;
+        let n = winding_nodes[stack[sp]];
+        let y = n.centroid - p;
+        let d = length(y);
+        if (d > beta * n.radius) {
+            sum += winding_expansion(n, p, y, d, slack);
+        } else if ((n.b & LEAF_BIT) != 0u) {
+            let end = n.a + (n.b & ~LEAF_BIT);
+            for (var t = n.a; t < end; t++) {
+                sum += winding_triangle(p, winding_tris[3u * t].xyz, winding_tris[3u * t + 1u].xyz, winding_tris[3u * t + 2u].xyz, slack);
+            }
+        } else if (sp + 2u <= WINDING_STACK) {
+            stack[sp] = n.a;
+            stack[sp + 1u] = n.b;
+            sp += 2u;
+        }
+    }
+    return sum;
+}
+
+// A node far from a whole ball (centre q, radius rho; |c − q| > beta·(r + rho))
+// as a local expansion about q, valid for every p of the ball:
+// Ω(p) ≈ value + dot(gradient, p − q). Returns (value, gradient) and the
+// bound. The error is the node expansion's remainder at q (3 A r²/gap⁴),
+// that of its gradient times rho (12 A r² rho/gap⁵: one more derivative of
+// 1/|y|, at most 4!/|y|⁵), the linear Taylor remainder over the ball
+// (½ rho² · 6 A/g⁴, g = gap − rho the nearest the ball comes to the node),
+// the moves of q and p by s, and rounding.
+fn winding_local(n: WindingNode, q: vec3f, rho: f32, slack: f32, bound: ptr<function, f32>) -> vec4f {
+    let y = n.centroid - q;
+    let d = length(y);
+    let u = y / d;
+    let d2 = d * d;
+    let d3 = d2 * d;
+    let mu = n.m0 * u.x + n.m1 * u.y + n.m2 * u.z;
+    let mtu = vec3f(dot(n.m0, u), dot(n.m1, u), dot(n.m2, u));
+    let trace = n.m0.x + n.m1.y + n.m2.z;
+    let umu = dot(u, mu);
+    let nu = dot(n.normal_sum, u);
+    let value = nu / d2 + (trace - 3.0 * umu) / d3;
+    // ∂/∂y of N·y/|y|³ + tr M/|y|³ − 3 yᵀMy/|y|⁵; y = c − p, so ∇_p = −∂/∂y.
+    let dy = (n.normal_sum - 3.0 * nu * u) / d3
+        - (3.0 * trace * u + 3.0 * (mu + mtu) - 15.0 * umu * u) / (d3 * d);
+    let s = slack + WINDING_EPS * (length(n.centroid) + length(q) + rho);
+    let gap = d * (1.0 - WINDING_EVAL) - s - n.radius;
+    let g = gap - rho;
+    let ag = n.area / (gap * gap);
+    let rg = n.radius / gap;
+    let ab = n.area / (g * g);
+    let pg = rho / g;
+    let remainder = 3.0 * ag * rg * rg * (1.0 + 4.0 * rho / gap);
+    let taylor = 3.0 * ab * pg * pg;
+    let moved = s / g * ab * (6.0 + 24.0 * rg);
+    let rounding = WINDING_EVAL * ab * (2.0 + 8.0 * (n.radius + rho) / g);
+    *bound += remainder + taylor + moved + rounding;
+    return vec4f(value, -dy);
+}

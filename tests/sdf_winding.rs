@@ -1,0 +1,174 @@
+//! The winding-number sign on the GPU (`gpu` and `gpu-brute`): every cell
+//! signed as the CPU backend and the exact winding number sign it, on open,
+//! inward-facing, nested and doubled meshes, with the fast pass on the GPU
+//! and only the cells its bound leaves open decided on the CPU.
+
+mod common;
+
+use collidoscope::geom::winding_number_exact;
+use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
+use collidoscope::progress::Progress;
+use collidoscope::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
+use glam::Vec3;
+
+fn winding_field(mesh: &PreparedMesh, resolution: u32, backend: Backend, gpu: &SdfGpu) -> SdfField {
+    let params = SdfParams {
+        resolution,
+        sign_mode: SignMode::Winding,
+        ..SdfParams::default()
+    };
+    sdf_grid::compute(mesh, &params, backend, Some(gpu), &Progress::default())
+        .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
+}
+
+/// `mesh` with every triangle wound the other way.
+fn inside_out(mesh: &Mesh) -> Mesh {
+    let triangles = mesh.triangles.iter().map(|&[a, b, c]| [a, c, b]).collect();
+    Mesh::new(mesh.name.clone(), mesh.positions.clone(), triangles)
+}
+
+/// The box [-½, ½]³ without its +z face, and a small closed cube above it
+/// that centres the bounds on the hole's plane z = ½: at an odd resolution
+/// a layer of cell centres lies in that plane, where w = ½ (the cube adds
+/// 0), which no float32 bound can decide.
+fn open_box() -> Mesh {
+    let cube = box_mesh(2);
+    let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.0);
+    let triangles = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
+    let open = Mesh::new("open box", cube.positions.clone(), triangles);
+    let lid = cube.transformed(
+        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.375))
+            * glam::Mat4::from_scale(Vec3::splat(0.25)),
+    );
+    Mesh::merge(&[open, lid], "open box")
+}
+
+/// Both GPU backends and the CPU backend give every cell the exact
+/// winding number's side (|w| > ½ inside), the GPU ones from a GPU pass;
+/// names the first cell that differs. Returns the number of cells the GPU
+/// left to the exact sum.
+fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -> usize {
+    let prepared = PreparedMesh::new(mesh).unwrap();
+    let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
+    let fields = [Backend::CpuFast, Backend::GpuBrute, Backend::Gpu]
+        .map(|b| winding_field(&prepared, resolution, b, gpu));
+    let grid = fields[0].grid;
+    let mut inside = 0;
+    for cell in 0..grid.num_cells() {
+        let p = grid.center_of(cell);
+        let w = winding_number_exact(positions, triangles, p);
+        inside += usize::from(w.abs() > 0.5);
+        for f in &fields {
+            let v = f.values[cell];
+            assert_eq!(
+                v.is_sign_negative(),
+                w.abs() > 0.5,
+                "{label}, {}: cell {cell} ({}) at {p}: value {v}, exact w = {w}",
+                f.backend.name(),
+                grid.coords(cell)
+            );
+        }
+    }
+    assert!(
+        inside > 0 && inside < grid.num_cells(),
+        "{label}: {inside} inside"
+    );
+    for f in &fields[1..] {
+        assert!(
+            f.timings
+                .phases
+                .iter()
+                .any(|p| p.name == "winding" && p.wall_ms >= 0.0),
+            "{label}, {}: no GPU winding pass in {:?}",
+            f.backend.name(),
+            f.timings.phases
+        );
+    }
+    let params = fields[2].params;
+    let (_, undecided) = gpu.time(&prepared, &params, true).unwrap();
+    let undecided = undecided.expect("winding mode reports the cells left to the CPU");
+    assert!(
+        undecided * 20 < grid.num_cells(),
+        "{label}: {undecided} of {} cells left to the CPU",
+        grid.num_cells()
+    );
+    eprintln!(
+        "{label}: {undecided} of {} cells decided on the CPU",
+        grid.num_cells()
+    );
+    undecided
+}
+
+#[test]
+fn gpu_winding_signs_equal_the_exact_winding_numbers() {
+    let ctx = common::gpu();
+    let sdf_gpu = SdfGpu::new(&ctx);
+    let cube = box_mesh(2);
+    let inner = cube.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
+
+    // An open box: w = ½ exactly in the plane of its hole, which the float32
+    // bound cannot decide; the CPU's exact sum does.
+    let open = open_box();
+    let undecided = assert_exact_signs("open box", &open, 21, &sdf_gpu);
+    assert!(undecided > 0, "the hole's plane goes to the exact sum");
+    // The same facing inward: w ≈ −5/6 inside, still inside.
+    assert_exact_signs("inward open box", &inside_out(&open), 21, &sdf_gpu);
+    // A shell in a shell (w = 2 in the middle) and a hollow box.
+    assert_exact_signs(
+        "nested boxes",
+        &Mesh::merge(&[cube.clone(), inner.clone()], "nested"),
+        20,
+        &sdf_gpu,
+    );
+    let hollow = Mesh::merge(&[cube.clone(), inside_out(&inner)], "hollow");
+    assert_exact_signs("hollow box", &hollow, 20, &sdf_gpu);
+    // A face stored once more, wound the other way: the pair cancels.
+    let mut paired = cube.clone();
+    let [a, b, c] = cube.triangles[3];
+    paired.triangles.push([a, c, b]);
+    assert_exact_signs("box with a face stored both ways", &paired, 20, &sdf_gpu);
+    // A real open scan.
+    assert_exact_signs("teapot", &common::sample("teapot"), 24, &sdf_gpu);
+}
+
+#[test]
+fn adaptive_winding_signs_equal_the_exact_winding_numbers() {
+    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    let ctx = common::gpu();
+    let adaptive_gpu = AdaptiveGpu::new(&ctx);
+    let mesh = PreparedMesh::new(&common::sample("teapot")).unwrap();
+    let (positions, triangles) = (&mesh.mesh.positions, &mesh.mesh.triangles);
+    let params = |sign_mode| AdaptiveParams {
+        max_depth: 6,
+        sign_mode,
+        ..AdaptiveParams::default()
+    };
+    for backend in [sdf_adaptive::Backend::Cpu, sdf_adaptive::Backend::Gpu] {
+        let run = |sign_mode| {
+            sdf_adaptive::run(&mesh, &params(sign_mode), backend, Some(&adaptive_gpu))
+                .unwrap_or_else(|e| panic!("{backend:?}: {e}"))
+        };
+        let (winding, pseudo) = (run(SignMode::Winding), run(SignMode::PseudoNormal));
+        let mut pseudo_wrong = 0;
+        for (i, node) in winding.octree.nodes.iter().enumerate() {
+            let p = Vec3::from_array(node.center);
+            let inside = winding_number_exact(positions, triangles, p).abs() > 0.5;
+            assert_eq!(
+                winding.values[i].is_sign_negative(),
+                inside,
+                "{backend:?}: node {i} (depth {}) at {p}: value {}",
+                node.depth,
+                winding.values[i]
+            );
+            assert_eq!(winding.values[i].abs(), pseudo.values[i].abs(), "node {i}");
+            pseudo_wrong += usize::from(pseudo.values[i].is_sign_negative() != inside);
+        }
+        // The open teapot's pseudo-normal sign is wrong somewhere: the
+        // winding sign fixes real nodes.
+        assert!(pseudo_wrong > 0, "{backend:?}");
+        eprintln!(
+            "{backend:?}: {pseudo_wrong} of {} nodes signed wrongly by pseudo-normal",
+            winding.values.len()
+        );
+    }
+}

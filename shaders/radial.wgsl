@@ -37,6 +37,7 @@ struct FieldFrame {
 const INF_BITS: u32 = 0x7f800000u;
 const CLEAR_GROUP: u32 = 256u;
 const MAX_DISTANCE: f32 = 3.4e38;
+const NEAR_AXIS: f32 = 1e-3;
 const TAU: f32 = 6.283185307179586;
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -94,6 +95,23 @@ fn vs_main(@builtin(vertex_index) vertex: u32) -> Corner {
     let e1 = perp_dot(q[1].xy, q[2].xy);
     let e2 = perp_dot(q[2].xy, q[0].xy);
     if (e0 >= 0.0 && e1 >= 0.0 && e2 >= 0.0) || (e0 <= 0.0 && e1 <= 0.0 && e2 <= 0.0) {
+        return culled(pair.x);
+    }
+    // Nearly on the axis: culled on a well-conditioned distance.
+    var near = 3.4e38;
+    var longest = 0.0;
+    for (var j = 0u; j < 3u; j++) {
+        let a = q[j].xy;
+        let ab = q[(j + 1u) % 3u].xy - a;
+        let len2 = dot(ab, ab);
+        var t = 0.0;
+        if len2 > 0.0 {
+            t = clamp(-dot(a, ab) / len2, 0.0, 1.0);
+        }
+        near = min(near, length(a + ab * t));
+        longest = max(longest, sqrt(len2));
+    }
+    if near < NEAR_AXIS * longest {
         return culled(pair.x);
     }
     // (u, v, w) is left-handed: swapped edges give the world normal.

@@ -81,6 +81,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.
     "sdf_packet.wgsl",
+    "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
     "shared/bvh_bounds.wgsl",

@@ -8,6 +8,11 @@
 //!   xy-plane must not contain the origin (the axis). With the origin as the
 //!   test point only the constant terms of the edge functions remain,
 //!   `x_j y_{j+1} − y_j x_{j+1}`; all of one sign (zero included) culls.
+//!   So does passing within [`NEAR_AXIS`] of the longest projected edge
+//!   of the axis: there θ is ill-conditioned (a vertex on the axis has
+//!   none) and the sign test hangs on rounding, so two backends — or two
+//!   frames — would decide differently; with the margin the decision
+//!   rests on a well-conditioned distance.
 //! * **Facing** (§5.2.2): the unit normal (of the world winding,
 //!   counter-clockwise seen from outside) against the unit radial direction
 //!   at the centroid; below `min_facing` the triangle is back-facing (< 0)
@@ -34,6 +39,11 @@ use super::frame::BoneFrame;
 /// Distances at or beyond this (and +inf) are dropped; the shader has no
 /// `isinf`, so both sides compare with this bound.
 pub const MAX_DISTANCE: f32 = 3.4e38;
+
+/// Triangles whose xy-projection comes closer to the axis than this
+/// fraction of their longest projected edge are culled with those that
+/// cross it (see the module docs).
+pub const NEAR_AXIS: f32 = 1e-3;
 
 /// One triangle set up for rasterising in one field.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,6 +82,20 @@ pub fn setup(frame: &BoneFrame, corners: [Vec3; 3], min_facing: f32) -> Option<T
     let xy = q.map(|p| Vec2::new(p.x, p.y));
     let e = [0, 1, 2].map(|j| xy[j].perp_dot(xy[(j + 1) % 3]));
     if (e[0] >= 0.0 && e[1] >= 0.0 && e[2] >= 0.0) || (e[0] <= 0.0 && e[1] <= 0.0 && e[2] <= 0.0) {
+        return None;
+    }
+    let (near, longest) = (0..3).fold((f32::MAX, 0.0f32), |(near, longest), j| {
+        let (a, b) = (xy[j], xy[(j + 1) % 3]);
+        let ab = b - a;
+        let len2 = ab.length_squared();
+        let t = if len2 > 0.0 {
+            (-a.dot(ab) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (near.min((a + ab * t).length()), longest.max(len2.sqrt()))
+    });
+    if near < NEAR_AXIS * longest {
         return None;
     }
     // (u, v, w) is left-handed (v = u × w), so the cross product of

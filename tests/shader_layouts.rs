@@ -629,3 +629,40 @@ fn view() {
     }
     c.finish();
 }
+
+#[test]
+fn radial() {
+    let mut c = Checks::default();
+    mirror! { c, "radial.wgsl", "Params", sl::RadialParams {
+        n_theta, n_z, pairs, cells, min_facing, clamp_far, _pad0, _pad1,
+    } }
+    mirror! { c, "radial.wgsl", "FieldFrame", sl::FieldFrameGpu {
+        a, length, u, n_theta, v, n_z, w, offset,
+    } }
+    constant!(c, "radial.wgsl", CLEAR_GROUP, sl::RADIAL_CLEAR_GROUP);
+    constant!(c, "radial.wgsl", INF_BITS, sl::RADIAL_INF_BITS);
+    constant!(c, "radial.wgsl", MAX_DISTANCE, sl::RADIAL_MAX_DISTANCE);
+    constant!(c, "radial.wgsl", NEAR_AXIS, sl::RADIAL_NEAR_AXIS);
+    c.workgroup(
+        "radial.wgsl",
+        &["clear"],
+        "RADIAL_CLEAR_GROUP",
+        [sl::RADIAL_CLEAR_GROUP, 1, 1],
+    );
+    c.finish();
+}
+
+#[test]
+fn skinning() {
+    use collidoscope::sim::character::skinning::{SKIN_GROUP, SkinParams};
+    let mut c = Checks::default();
+    mirror! { c, "skinning.wgsl", "Params", SkinParams { vertices, joints, _pad0, _pad1 } }
+    constant!(c, "skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
+    c.workgroup(
+        "skinning.wgsl",
+        &["skin_vertices"],
+        "SKIN_GROUP",
+        [SKIN_GROUP, 1, 1],
+    );
+    c.finish();
+}

@@ -8,6 +8,7 @@ mod check;
 mod collide;
 mod info;
 mod interfere;
+mod radial;
 mod render;
 mod sdf;
 mod tritri;
@@ -62,6 +63,9 @@ pub enum Command {
     /// Check a signed distance field from any tool (.npy grid, .npz points)
     /// against the exact one: errors, sign disagreements, a JSON report.
     Check(check::CheckArgs),
+    /// Radial field (Friston & Steed 2019) of a mesh around one axis:
+    /// float32 (nz, nθ) .npy + .json sidecar (+ false-colour PNG).
+    Radial(radial::RadialArgs),
 }
 
 /// `--backend` values.
@@ -117,6 +121,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Collide(args) => collide::run(args),
         Command::Interfere(args) => interfere::run(args),
         Command::Check(args) => check::run(args),
+        Command::Radial(args) => radial::run(args),
     }
 }
 

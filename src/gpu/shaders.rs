@@ -72,6 +72,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference.wgsl",
     "interference_cull.wgsl",
     "interference_identify.wgsl",
+    "radial.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",
@@ -81,6 +82,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // subgroup operations.
     "sdf_packet.wgsl",
     "sdf_winding.wgsl",
+    "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
     "shared/bvh_bounds.wgsl",

@@ -3,6 +3,8 @@
 //! A stage ([`crate::stages`]) turns one input into one product; a
 //! simulation owns state that evolves over time and calls stages every step
 //! for what it needs (contacts, fields). Today: the rigid-body demonstrator
-//! ([`rigid`]), stepping on the colliders' contacts.
+//! ([`rigid`]), stepping on the colliders' contacts; the skinned, animated
+//! character carrying radial fields ([`character`]).
 
+pub mod character;
 pub mod rigid;

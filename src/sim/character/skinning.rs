@@ -1,0 +1,146 @@
+//! Linear blend skinning: each vertex moves with up to four joints,
+//! `p' = Σ wₖ · Sₖ · p` where `S = world · inverse_bind` are the skin
+//! matrices. [`skin_cpu`] is the reference; [`SkinningGpu`] runs
+//! `shaders/skinning.wgsl`, one invocation per vertex, writing vec4
+//! positions into a buffer the caller gives — the radial-field
+//! rasteriser's [`crate::stages::radial::RadialScene::positions`], so the
+//! skinned mesh never leaves the GPU.
+
+use eframe::egui_wgpu::wgpu;
+use glam::{Mat4, Vec3};
+
+use crate::gpu::{Access, GpuContext, Kernels, dispatch_dims, shader_source, storage_buffer_init};
+
+/// Threads per workgroup of `skin_vertices`.
+pub const SKIN_GROUP: u32 = 64;
+
+/// Up to four joints and weights per vertex (weights sum to 1; unused
+/// slots have weight 0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Skin {
+    pub joints: Vec<[u32; 4]>,
+    pub weights: Vec<[f32; 4]>,
+}
+
+impl Skin {
+    /// Every vertex on joint 0 alone (a rigid character).
+    pub fn rigid(vertices: usize) -> Skin {
+        Skin {
+            joints: vec![[0; 4]; vertices],
+            weights: vec![[1.0, 0.0, 0.0, 0.0]; vertices],
+        }
+    }
+
+    /// The joint with the largest weight at vertex `v`.
+    pub fn dominant(&self, v: usize) -> u32 {
+        let (w, j) = (&self.weights[v], &self.joints[v]);
+        let k = (0..4).fold(0, |best, k| if w[k] > w[best] { k } else { best });
+        j[k]
+    }
+}
+
+/// The skinned positions of `rest` under `skin_matrices`.
+pub fn skin_cpu(rest: &[Vec3], skin: &Skin, skin_matrices: &[Mat4]) -> Vec<Vec3> {
+    rest.iter()
+        .zip(skin.joints.iter().zip(&skin.weights))
+        .map(|(&p, (j, w))| {
+            (0..4)
+                .filter(|&k| w[k] != 0.0)
+                .map(|k| w[k] * skin_matrices[j[k] as usize].transform_point3(p))
+                .sum()
+        })
+        .collect()
+}
+
+/// The uniform of `skinning.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SkinParams {
+    pub vertices: u32,
+    pub joints: u32,
+    pub _pad0: u32,
+    pub _pad1: u32,
+}
+
+/// The skinning kernel and one character's resident buffers.
+pub struct SkinningGpu {
+    pipeline: wgpu::ComputePipeline,
+    matrices: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    vertices: u32,
+    joints: u32,
+}
+
+impl SkinningGpu {
+    /// Uploads the rest positions and the skin, writing into `out` (vec4
+    /// per vertex, at least as many as `rest`).
+    pub fn new(
+        gpu: &GpuContext,
+        rest: &[Vec3],
+        skin: &Skin,
+        joints: usize,
+        out: &wgpu::Buffer,
+    ) -> Result<Self, crate::gpu::GpuError> {
+        use Access::{ReadOnly, ReadWrite};
+        let kernels = Kernels::new(
+            gpu,
+            "SkinningGpu",
+            shader_source("skinning.wgsl"),
+            &[ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite],
+        );
+        let pipeline = kernels.pipeline(gpu, "skin_vertices");
+        let params = SkinParams {
+            vertices: rest.len() as u32,
+            joints: joints as u32,
+            _pad0: 0,
+            _pad1: 0,
+        };
+        let uniform = wgpu::util::DeviceExt::create_buffer_init(
+            &gpu.device,
+            &wgpu::util::BufferInitDescriptor {
+                label: Some("SkinningGpu::params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            },
+        );
+        let rest4: Vec<[f32; 4]> = rest.iter().map(|p| p.extend(1.0).into()).collect();
+        let rest_buffer = storage_buffer_init(gpu, "skinning rest", &rest4)?;
+        let joint_buffer = storage_buffer_init(gpu, "skinning joints", &skin.joints)?;
+        let weight_buffer = storage_buffer_init(gpu, "skinning weights", &skin.weights)?;
+        let matrices =
+            storage_buffer_init(gpu, "skin matrices", &vec![Mat4::IDENTITY; joints.max(1)])?;
+        let bind_group = kernels.bind_group(
+            gpu,
+            &[
+                &uniform,
+                &rest_buffer,
+                &joint_buffer,
+                &weight_buffer,
+                &matrices,
+                out,
+            ],
+        );
+        Ok(SkinningGpu {
+            pipeline,
+            matrices,
+            bind_group,
+            vertices: rest.len() as u32,
+            joints: joints as u32,
+        })
+    }
+
+    /// Writes this frame's skin matrices.
+    pub fn write_matrices(&self, gpu: &GpuContext, skin_matrices: &[Mat4]) {
+        let n = skin_matrices.len().min(self.joints as usize);
+        gpu.queue
+            .write_buffer(&self.matrices, 0, bytemuck::cast_slice(&skin_matrices[..n]));
+    }
+
+    /// Records the skinning pass.
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        let (x, y) = dispatch_dims(self.vertices.div_ceil(SKIN_GROUP));
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}

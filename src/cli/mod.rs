@@ -9,6 +9,7 @@ mod info;
 mod interfere;
 mod render;
 mod sdf;
+mod simulate;
 mod tritri;
 
 use std::path::PathBuf;
@@ -58,6 +59,9 @@ pub enum Command {
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
     Interfere(interfere::InterfereArgs),
+    /// Many meshes falling, colliding and settling (broad phase, narrow
+    /// phase, response every frame): a trajectory as JSON.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// `--backend` values.
@@ -111,6 +115,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Render(args) => render::run(args),
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
+        Command::Simulate(args) => simulate::run(args),
         Command::Interfere(args) => interfere::run(args),
     }
 }

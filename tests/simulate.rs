@@ -146,3 +146,57 @@ fn a_bad_scene_gets_one_line_naming_the_field() {
     );
     assert!(!dir.join("t.json").exists());
 }
+
+#[test]
+fn bench_simulate_writes_a_row_per_body_count_and_backend() {
+    let dir = common::scratch("bench-simulate");
+    let run = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args(["bench", "simulate", "--bodies", "4,9", "--triangles", "200"])
+        .args([
+            "--res",
+            "16",
+            "--warm",
+            "2",
+            "--repeats",
+            "2",
+            "--cpu",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let csv = std::fs::read_to_string(dir.join("simulate.csv")).expect("csv");
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some(
+            "bodies,triangles,samples_per_body,backend,frames,wall_ms,upload_ms,kernels_ms,\
+             gpu_ms,readback_ms,response_ms,pairs,contacts,target_ms"
+        )
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[3])).collect();
+    assert_eq!(
+        keys,
+        [("4", "gpu"), ("4", "cpu"), ("9", "gpu"), ("9", "cpu")]
+    );
+    for r in &rows {
+        let wall: f64 = r[5].parse().expect("wall");
+        let parts: f64 = [6, 7, 9, 10]
+            .iter()
+            .map(|&k| r[k].parse::<f64>().expect("ms"))
+            .sum();
+        assert!(
+            wall > 0.0 && parts <= wall * 1.5 + 0.5,
+            "{r:?}: phases {parts} vs wall {wall}"
+        );
+    }
+    assert!(dir.join("simulate.png").exists() && dir.join("simulate.json").exists());
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("Pipeline benchmark"), "{stdout}");
+}

@@ -26,6 +26,7 @@ use std::mem::{offset_of, size_of};
 
 use collidoscope::geom::{self, BvhNode, TriangleFeature};
 use collidoscope::gpu::layouts as gl;
+use collidoscope::sim::layouts as siml;
 use collidoscope::stages::layouts as sl;
 use collidoscope::stages::sampling::FeatureKind;
 use collidoscope::view::ColorMap;
@@ -547,6 +548,17 @@ fn sdf_adaptive_and_rss_bvh() {
     constant!(c, "rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
     constant!(c, "rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
     constant!(c, "rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
+    c.finish();
+}
+
+#[test]
+fn broad_phase() {
+    let mut c = Checks::default();
+    mirror! { c, "broad_phase.wgsl", "Params", siml::BroadParams {
+        n, capacity, ground, ground_index, plane,
+    } }
+    mirror! { c, "broad_phase.wgsl", "Box", siml::BodyBox { lo, flags, hi, body } }
+    constant!(c, "broad_phase.wgsl", STATIC, siml::FLAG_STATIC);
     c.finish();
 }
 

@@ -11,6 +11,7 @@ mod interfere;
 mod radial;
 mod render;
 mod sdf;
+mod simulate;
 mod tritri;
 
 use std::path::PathBuf;
@@ -66,6 +67,9 @@ pub enum Command {
     /// Radial field (Friston & Steed 2019) of a mesh around one axis:
     /// float32 (nz, nθ) .npy + .json sidecar (+ false-colour PNG).
     Radial(radial::RadialArgs),
+    /// Many meshes falling, colliding and settling (broad phase, narrow
+    /// phase, response every frame): a trajectory as JSON.
+    Simulate(simulate::SimulateArgs),
 }
 
 /// `--backend` values.
@@ -119,6 +123,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Render(args) => render::run(args),
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
+        Command::Simulate(args) => simulate::run(args),
         Command::Interfere(args) => interfere::run(args),
         Command::Check(args) => check::run(args),
         Command::Radial(args) => radial::run(args),

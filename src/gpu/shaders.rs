@@ -68,6 +68,7 @@ macro_rules! wgsl_files {
 
 /// Every WGSL file under `shaders/`, by path relative to it.
 pub const FILES: &[(&str, &str)] = wgsl_files![
+    "broad_phase.wgsl",
     "colliders.wgsl",
     "interference.wgsl",
     "interference_cull.wgsl",

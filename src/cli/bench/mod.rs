@@ -13,6 +13,7 @@ mod common;
 mod interfere;
 mod report;
 mod sdf;
+mod simulate;
 mod timing;
 mod tritri;
 
@@ -34,6 +35,9 @@ pub enum BenchCommand {
     /// Image-space interference: time vs objects and polygons, read
     /// pixels vs occlusion queries, early non-interference.
     Interfere(interfere::Args),
+    /// The full collision pipeline: a settling pile of 100 and 1000 bodies,
+    /// time per frame split by phase.
+    Simulate(simulate::Args),
 }
 
 /// Runs one benchmark.
@@ -44,6 +48,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Collide(args) => collide::run(&args),
         BenchCommand::Adaptive(args) => adaptive::run(&args),
         BenchCommand::Interfere(args) => interfere::run(&args),
+        BenchCommand::Simulate(args) => simulate::run(&args),
     }
 }
 
@@ -82,14 +87,24 @@ mod tests {
         let cli = Cli::command();
         let bench = cli.find_subcommand("bench").unwrap();
         let names: Vec<&str> = bench.get_subcommands().map(|s| s.get_name()).collect();
-        assert_eq!(names, ["sdf", "tritri", "collide", "adaptive", "interfere"]);
+        assert_eq!(
+            names,
+            [
+                "sdf",
+                "tritri",
+                "collide",
+                "adaptive",
+                "interfere",
+                "simulate"
+            ]
+        );
     }
 
     #[test]
     fn each_target_has_only_its_own_flags() {
         let common = ["out", "repeats"];
         let models = ["models", "suite"];
-        let expected: [(&str, Vec<&str>); 5] = [
+        let expected: [(&str, Vec<&str>); 6] = [
             (
                 "sdf",
                 vec!["backends", "brute-max-triangles", "cpu-ref-budget", "res"],
@@ -128,6 +143,10 @@ mod tests {
                     "target-box-k",
                     "target-objects",
                 ],
+            ),
+            (
+                "simulate",
+                vec!["bodies", "cpu", "res", "triangles", "warm"],
             ),
         ];
         for (target, own) in expected {

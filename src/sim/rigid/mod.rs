@@ -25,7 +25,7 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 use crate::mesh::{Mesh, box_mesh, torus, uv_sphere};
 use crate::stages::colliders::{
     self, Body, BodyShape, ColliderBackend, ColliderError, ColliderGpu, ColliderParams,
-    ColliderShape, ContactSet, ResidentShapes,
+    ColliderShape, Contact, ContactSet, ResidentShapes,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -62,12 +62,13 @@ impl RigidBody {
         self.inverse_mass == 0.0
     }
 
-    fn inverse_inertia_world(&self) -> Mat3 {
+    pub fn inverse_inertia_world(&self) -> Mat3 {
         let r = Mat3::from_quat(self.state.rotation);
         r * Mat3::from_diagonal(self.inverse_inertia) * r.transpose()
     }
 
-    fn fixed(shape: BodyShape, position: Vec3, rotation: Quat) -> Self {
+    /// A static body (infinite mass) at rest.
+    pub fn fixed(shape: BodyShape, position: Vec3, rotation: Quat) -> Self {
         RigidBody {
             shape,
             state: BodyState {
@@ -82,7 +83,13 @@ impl RigidBody {
     }
 
     /// A dynamic body of `mass` with the inertia of a solid box of `size`.
-    fn dynamic(shape: BodyShape, position: Vec3, rotation: Quat, mass: f32, size: Vec3) -> Self {
+    pub fn dynamic(
+        shape: BodyShape,
+        position: Vec3,
+        rotation: Quat,
+        mass: f32,
+        size: Vec3,
+    ) -> Self {
         let s2 = size * size;
         let inertia = mass / 12.0 * Vec3::new(s2.y + s2.z, s2.x + s2.z, s2.x + s2.y);
         RigidBody {
@@ -366,113 +373,16 @@ impl World {
         params: &RigidParams,
         gpu: Option<&ColliderGpu>,
     ) -> Result<(), ColliderError> {
-        let dt = params.dt;
-        for b in self.bodies.iter_mut().filter(|b| !b.is_static()) {
-            b.state.velocity += params.gravity * dt;
-        }
+        integrate_velocities(&mut self.bodies, params);
         self.detect(params, gpu)?;
-        self.solve(params);
-        for b in self.bodies.iter_mut().filter(|b| !b.is_static()) {
-            let s = &mut b.state;
-            s.position += s.velocity * dt;
-            let w = s.angular_velocity;
-            let dq = Quat::from_xyzw(w.x, w.y, w.z, 0.0) * s.rotation;
-            s.rotation =
-                Quat::from_vec4(glam::Vec4::from(s.rotation) + 0.5 * dt * glam::Vec4::from(dq))
-                    .normalize();
-            // A little damping keeps resting contact quiet.
-            s.angular_velocity *= 0.998;
-        }
+        solve_contacts(&mut self.bodies, &self.contacts.contacts, params);
+        integrate_positions(&mut self.bodies, params.dt);
         self.steps += 1;
         self.history.push(self.states());
         if self.history.len() > HISTORY {
             self.history.remove(0);
         }
         Ok(())
-    }
-
-    fn solve(&mut self, params: &RigidParams) {
-        struct Row {
-            i: usize,
-            j: usize,
-            n: Vec3,
-            ra: Vec3,
-            rb: Vec3,
-            target: f32,
-            mass_n: f32,
-            acc_n: f32,
-            acc_t: Vec3,
-        }
-        let bodies = &mut self.bodies;
-        let velocity_at =
-            |b: &RigidBody, r: Vec3| b.state.velocity + b.state.angular_velocity.cross(r);
-        let mut rows: Vec<Row> = Vec::with_capacity(self.contacts.contacts.len());
-        for c in &self.contacts.contacts {
-            let (i, j) = (c.body as usize, c.other as usize);
-            let (a, b) = (&bodies[i], &bodies[j]);
-            if a.is_static() && b.is_static() {
-                continue;
-            }
-            let ra = c.position - a.state.position;
-            let rb = c.position - b.state.position;
-            let n = c.normal;
-            let k = a.inverse_mass
-                + b.inverse_mass
-                + n.dot((a.inverse_inertia_world() * ra.cross(n)).cross(ra))
-                + n.dot((b.inverse_inertia_world() * rb.cross(n)).cross(rb));
-            if k <= 0.0 {
-                continue;
-            }
-            let vn = (velocity_at(a, ra) - velocity_at(b, rb)).dot(n);
-            let bounce = if vn < -0.5 {
-                -params.restitution * vn
-            } else {
-                0.0
-            };
-            let correction = params.baumgarte / params.dt * (c.depth - params.slop).max(0.0);
-            rows.push(Row {
-                i,
-                j,
-                n,
-                ra,
-                rb,
-                target: bounce.max(correction),
-                mass_n: 1.0 / k,
-                acc_n: 0.0,
-                acc_t: Vec3::ZERO,
-            });
-        }
-        let apply = |bodies: &mut [RigidBody], row: &Row, impulse: Vec3| {
-            let a = &mut bodies[row.i];
-            a.state.velocity += impulse * a.inverse_mass;
-            a.state.angular_velocity += a.inverse_inertia_world() * row.ra.cross(impulse);
-            let b = &mut bodies[row.j];
-            b.state.velocity -= impulse * b.inverse_mass;
-            b.state.angular_velocity -= b.inverse_inertia_world() * row.rb.cross(impulse);
-        };
-        for _ in 0..params.iterations {
-            for row in &mut rows {
-                let rel = velocity_at(&bodies[row.i], row.ra) - velocity_at(&bodies[row.j], row.rb);
-                let vn = rel.dot(row.n);
-                let new = (row.acc_n + (row.target - vn) * row.mass_n).max(0.0);
-                let dj = new - row.acc_n;
-                row.acc_n = new;
-                apply(bodies, row, row.n * dj);
-                // Friction against the tangential slip, clamped to the cone.
-                let rel = velocity_at(&bodies[row.i], row.ra) - velocity_at(&bodies[row.j], row.rb);
-                let vt = rel - row.n * rel.dot(row.n);
-                let wanted = row.acc_t - vt * row.mass_n;
-                let limit = params.friction * row.acc_n;
-                let clamped = if wanted.length() > limit {
-                    wanted.normalize_or_zero() * limit
-                } else {
-                    wanted
-                };
-                let dt = clamped - row.acc_t;
-                row.acc_t = clamped;
-                apply(bodies, row, dt);
-            }
-        }
     }
 
     /// Steps kept that [`World::rewind`] can go back.
@@ -491,6 +401,114 @@ impl World {
         }
         self.steps -= back.min(self.steps);
         self.contacts = ContactSet::default();
+    }
+}
+
+/// Gravity on every dynamic body's velocity over `params.dt`.
+pub fn integrate_velocities(bodies: &mut [RigidBody], params: &RigidParams) {
+    for b in bodies.iter_mut().filter(|b| !b.is_static()) {
+        b.state.velocity += params.gravity * params.dt;
+    }
+}
+
+/// Sequential impulses (Catto) over `contacts`: per contact an accumulated
+/// non-negative normal impulse reaching `max(restitution · approach speed,
+/// β/dt · (depth − slop))`, then Coulomb friction clamped to
+/// `friction × normal impulse`; `params.iterations` sweeps.
+pub fn solve_contacts(bodies: &mut [RigidBody], contacts: &[Contact], params: &RigidParams) {
+    struct Row {
+        i: usize,
+        j: usize,
+        n: Vec3,
+        ra: Vec3,
+        rb: Vec3,
+        target: f32,
+        mass_n: f32,
+        acc_n: f32,
+        acc_t: Vec3,
+    }
+    let velocity_at = |b: &RigidBody, r: Vec3| b.state.velocity + b.state.angular_velocity.cross(r);
+    let mut rows: Vec<Row> = Vec::with_capacity(contacts.len());
+    for c in contacts {
+        let (i, j) = (c.body as usize, c.other as usize);
+        let (a, b) = (&bodies[i], &bodies[j]);
+        if a.is_static() && b.is_static() {
+            continue;
+        }
+        let ra = c.position - a.state.position;
+        let rb = c.position - b.state.position;
+        let n = c.normal;
+        let k = a.inverse_mass
+            + b.inverse_mass
+            + n.dot((a.inverse_inertia_world() * ra.cross(n)).cross(ra))
+            + n.dot((b.inverse_inertia_world() * rb.cross(n)).cross(rb));
+        if k <= 0.0 {
+            continue;
+        }
+        let vn = (velocity_at(a, ra) - velocity_at(b, rb)).dot(n);
+        let bounce = if vn < -0.5 {
+            -params.restitution * vn
+        } else {
+            0.0
+        };
+        let correction = params.baumgarte / params.dt * (c.depth - params.slop).max(0.0);
+        rows.push(Row {
+            i,
+            j,
+            n,
+            ra,
+            rb,
+            target: bounce.max(correction),
+            mass_n: 1.0 / k,
+            acc_n: 0.0,
+            acc_t: Vec3::ZERO,
+        });
+    }
+    let apply = |bodies: &mut [RigidBody], row: &Row, impulse: Vec3| {
+        let a = &mut bodies[row.i];
+        a.state.velocity += impulse * a.inverse_mass;
+        a.state.angular_velocity += a.inverse_inertia_world() * row.ra.cross(impulse);
+        let b = &mut bodies[row.j];
+        b.state.velocity -= impulse * b.inverse_mass;
+        b.state.angular_velocity -= b.inverse_inertia_world() * row.rb.cross(impulse);
+    };
+    for _ in 0..params.iterations {
+        for row in &mut rows {
+            let rel = velocity_at(&bodies[row.i], row.ra) - velocity_at(&bodies[row.j], row.rb);
+            let vn = rel.dot(row.n);
+            let new = (row.acc_n + (row.target - vn) * row.mass_n).max(0.0);
+            let dj = new - row.acc_n;
+            row.acc_n = new;
+            apply(bodies, row, row.n * dj);
+            // Friction against the tangential slip, clamped to the cone.
+            let rel = velocity_at(&bodies[row.i], row.ra) - velocity_at(&bodies[row.j], row.rb);
+            let vt = rel - row.n * rel.dot(row.n);
+            let wanted = row.acc_t - vt * row.mass_n;
+            let limit = params.friction * row.acc_n;
+            let clamped = if wanted.length() > limit {
+                wanted.normalize_or_zero() * limit
+            } else {
+                wanted
+            };
+            let dt = clamped - row.acc_t;
+            row.acc_t = clamped;
+            apply(bodies, row, dt);
+        }
+    }
+}
+
+/// Semi-implicit Euler on positions and orientations of the dynamic bodies,
+/// with a little angular damping that keeps resting contact quiet.
+pub fn integrate_positions(bodies: &mut [RigidBody], dt: f32) {
+    for b in bodies.iter_mut().filter(|b| !b.is_static()) {
+        let s = &mut b.state;
+        s.position += s.velocity * dt;
+        let w = s.angular_velocity;
+        let dq = Quat::from_xyzw(w.x, w.y, w.z, 0.0) * s.rotation;
+        s.rotation =
+            Quat::from_vec4(glam::Vec4::from(s.rotation) + 0.5 * dt * glam::Vec4::from(dq))
+                .normalize();
+        s.angular_velocity *= 0.998;
     }
 }
 

@@ -1,0 +1,313 @@
+//! `collidoscope bench simulate`: the full collision pipeline
+//! ([`crate::sim::pipeline`]) on a settling pile of N copies of one mesh of
+//! about `--triangles` triangles (a torus; fields at `--res`³) dropped on a
+//! ground plane in a lattice of layers, seeded random orientations.
+//!
+//! Per body count and backend, after `--warm` frames (the pile starts
+//! falling and touching), `--repeats` frames are timed one by one. The row
+//! gives the median wall time of a frame end to end (every phase, the
+//! summary included) and, averaged over the frames, where it goes: upload
+//! (boxes and narrow-phase tasks), kernels (broad and narrow, wall time from
+//! submit to done; their GPU time beside it where the adapter has
+//! timestamps), read-back (mapping the pairs and contacts and converting
+//! them on the host) and the response (the CPU solver). Targets from issue
+//! 18: 100 bodies ≤ 2 ms, 1000 bodies ≤ 8 ms per frame on the H100.
+
+use glam::{EulerRot, Quat, Vec3};
+use serde::Serialize;
+
+use super::common::CommonArgs;
+use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::timing::median;
+use crate::gpu::GpuContext;
+use crate::mesh::{PrimitiveKind, primitive_with_triangles};
+use crate::sim::pipeline::{
+    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+};
+use crate::stages::sdf_grid::SdfParams;
+use crate::timing::Timings;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// Body counts (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
+    pub bodies: Vec<usize>,
+    /// Triangles of the mesh every body is a copy of.
+    #[arg(long, default_value_t = 5000)]
+    pub triangles: usize,
+    /// Field cells along the mesh's longest axis.
+    #[arg(long, default_value_t = 64)]
+    pub res: u32,
+    /// Frames simulated before the timed ones.
+    #[arg(long, default_value_t = 30)]
+    pub warm: usize,
+    /// Also run the CPU backend (slow for many bodies).
+    #[arg(long)]
+    pub cpu: bool,
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Row {
+    bodies: usize,
+    triangles: usize,
+    samples_per_body: usize,
+    backend: &'static str,
+    frames: usize,
+    /// Median per frame, end to end.
+    wall_ms: f64,
+    upload_ms: f64,
+    kernels_ms: f64,
+    gpu_ms: Option<f64>,
+    readback_ms: f64,
+    response_ms: f64,
+    pairs: usize,
+    contacts: usize,
+    target_ms: Option<f64>,
+}
+
+/// The issue's targets (H100): 100 bodies in 2 ms, 1000 in 8 ms.
+fn target(bodies: usize) -> Option<f64> {
+    match bodies {
+        100 => Some(2.0),
+        1000 => Some(8.0),
+        _ => None,
+    }
+}
+
+/// `n` bodies in layers of a square lattice `spacing` apart, from just above
+/// the ground up.
+fn pile(n: usize, spacing: f32) -> Vec<BodySpec> {
+    let side = (n as f32).sqrt().ceil().max(1.0) as usize;
+    let mut seed = 0x9e37_79b9u32;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 17;
+        seed ^= seed << 5;
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    (0..n)
+        .map(|i| {
+            let (x, z, y) = (i % side, (i / side) % side, i / (side * side));
+            let centre = side as f32 * spacing / 2.0;
+            BodySpec {
+                mesh: 0,
+                position: Vec3::new(
+                    x as f32 * spacing - centre,
+                    spacing * (0.6 + y as f32),
+                    z as f32 * spacing - centre,
+                ),
+                orientation: Quat::from_euler(EulerRot::XYZ, 6.0 * next(), 6.0 * next(), 0.0),
+                velocity: Vec3::ZERO,
+                angular_velocity: Vec3::ZERO,
+                density: 1000.0,
+                is_static: false,
+            }
+        })
+        .collect()
+}
+
+/// Sums the frame's phases into upload, kernels (wall, GPU), read-back and
+/// response.
+fn split(t: &Timings) -> [f64; 4] {
+    let mut out = [0.0; 4];
+    for p in &t.phases {
+        let k = if p.name.contains("upload") {
+            0
+        } else if p.name.contains("read") {
+            2
+        } else if p.name == "response" {
+            3
+        } else {
+            1
+        };
+        out[k] += p.wall_ms;
+    }
+    out
+}
+
+pub fn run(args: &Args) -> anyhow::Result<()> {
+    let report = Report::create(&args.common.out, "simulate")?;
+    let ctx = GpuContext::headless()?;
+    let adapter = ctx.describe();
+    eprintln!("adapter: {adapter}");
+    let mesh = primitive_with_triangles(PrimitiveKind::Torus, args.triangles);
+    let fields = FieldParams {
+        sdf: SdfParams {
+            resolution: args.res,
+            ..SdfParams::default()
+        },
+        ..FieldParams::default()
+    };
+    fields.sdf.validate()?;
+    let spacing = 1.1 * mesh.bounds().size().max_element();
+    let mut backends = vec![PipelineBackend::Gpu];
+    if args.cpu {
+        backends.push(PipelineBackend::Cpu);
+    }
+    let mut rows = Vec::new();
+    for &n in &args.bodies {
+        let specs = pile(n, spacing);
+        let ground = Some(Ground {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        });
+        for &backend in &backends {
+            let gpu = (backend == PipelineBackend::Gpu).then_some(&ctx);
+            let mut p = Pipeline::new(std::slice::from_ref(&mesh), &specs, ground, &fields, gpu)?;
+            let params = PipelineParams {
+                backend,
+                ..PipelineParams::default()
+            };
+            for _ in 0..args.warm {
+                p.step(&params)?;
+            }
+            let mut wall = Vec::with_capacity(args.common.repeats);
+            let mut sums = [0.0; 4];
+            let mut gpu_sum = Some(0.0);
+            for _ in 0..args.common.repeats.max(1) {
+                let start = std::time::Instant::now();
+                let summary = p.step(&params)?;
+                wall.push(start.elapsed().as_secs_f64() * 1e3);
+                for (s, v) in sums.iter_mut().zip(split(&summary.timings)) {
+                    *s += v;
+                }
+                gpu_sum = gpu_sum
+                    .zip(summary.timings.total_gpu_ms())
+                    .map(|(a, b)| a + b);
+            }
+            let frames = wall.len() as f64;
+            let row = Row {
+                bodies: n,
+                triangles: mesh.triangles.len(),
+                samples_per_body: p.shapes[0].samples.samples.len(),
+                backend: backend.name(),
+                frames: wall.len(),
+                wall_ms: median(&mut wall),
+                upload_ms: sums[0] / frames,
+                kernels_ms: sums[1] / frames,
+                gpu_ms: gpu_sum.map(|g| g / frames),
+                readback_ms: sums[2] / frames,
+                response_ms: sums[3] / frames,
+                pairs: p.summary.pairs.len(),
+                contacts: p.summary.contacts,
+                target_ms: target(n),
+            };
+            eprintln!(
+                "  {n:>5} bodies {:<4} {:>9.3} ms/frame",
+                row.backend, row.wall_ms
+            );
+            rows.push(row);
+        }
+    }
+    report.write(
+        Some(&adapter),
+        &[("res", args.res.into()), ("warm_frames", args.warm.into())],
+        &rows,
+    )?;
+    plot(&report, &rows, &adapter)?;
+    print_table(&format!("Pipeline benchmark — {adapter}"), &rows);
+    Ok(())
+}
+
+impl report::Row for Row {
+    fn csv_header() -> Vec<&'static str> {
+        vec![
+            "bodies",
+            "triangles",
+            "samples_per_body",
+            "backend",
+            "frames",
+            "wall_ms",
+            "upload_ms",
+            "kernels_ms",
+            "gpu_ms",
+            "readback_ms",
+            "response_ms",
+            "pairs",
+            "contacts",
+            "target_ms",
+        ]
+    }
+
+    fn csv_cells(&self) -> Vec<String> {
+        vec![
+            self.bodies.to_string(),
+            self.triangles.to_string(),
+            self.samples_per_body.to_string(),
+            self.backend.to_string(),
+            self.frames.to_string(),
+            format!("{:.4}", self.wall_ms),
+            format!("{:.4}", self.upload_ms),
+            format!("{:.4}", self.kernels_ms),
+            or_empty(self.gpu_ms, |v| format!("{v:.4}")),
+            format!("{:.4}", self.readback_ms),
+            format!("{:.4}", self.response_ms),
+            self.pairs.to_string(),
+            self.contacts.to_string(),
+            or_empty(self.target_ms, |v| format!("{v}")),
+        ]
+    }
+
+    fn table_columns() -> Vec<Column> {
+        vec![
+            Column::right("bodies", 7),
+            Column::right("tris", 6),
+            Column::right("samples", 8),
+            Column::left("backend", 8),
+            Column::right("wall ms", 9),
+            Column::right("upload", 8),
+            Column::right("kernels", 8),
+            Column::right("gpu ms", 8),
+            Column::right("read-back", 10),
+            Column::right("response", 9),
+            Column::right("pairs", 7),
+            Column::right("contacts", 9),
+            Column::right("target", 7),
+        ]
+    }
+
+    fn table_cells(&self) -> Vec<String> {
+        vec![
+            self.bodies.to_string(),
+            self.triangles.to_string(),
+            self.samples_per_body.to_string(),
+            self.backend.to_string(),
+            format!("{:.3}", self.wall_ms),
+            format!("{:.3}", self.upload_ms),
+            format!("{:.3}", self.kernels_ms),
+            or_dash(self.gpu_ms, |v| format!("{v:.3}")),
+            format!("{:.3}", self.readback_ms),
+            format!("{:.3}", self.response_ms),
+            self.pairs.to_string(),
+            self.contacts.to_string(),
+            or_dash(self.target_ms, |v| format!("{v}")),
+        ]
+    }
+}
+
+/// Wall time per frame, and the GPU's kernel time, against the body count.
+fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
+    let mut all = Vec::new();
+    for backend in ["gpu", "cpu"] {
+        let wall = series(format!("{backend} (wall)"), rows, |r| {
+            (r.backend == backend).then_some((r.bodies as f64, r.wall_ms))
+        });
+        if !wall.points.is_empty() {
+            all.push(wall);
+        }
+        let kernel = series(format!("{backend} (kernels, GPU)"), rows, |r| {
+            Some((r.bodies as f64, r.gpu_ms.filter(|_| r.backend == backend)?))
+        });
+        if !kernel.points.is_empty() {
+            all.push(kernel);
+        }
+    }
+    let title = format!("Pipeline: time per frame vs bodies — {adapter}");
+    report.plot(
+        1000,
+        650,
+        &[report::log_log(&title, "bodies", "ms per frame", &all)],
+    )
+}

@@ -1,0 +1,187 @@
+//! The collision pipeline on the GPU (lavapipe here): each phase against
+//! the CPU path, and the physical checks of the CPU unit tests on the GPU
+//! backend.
+
+mod common;
+
+use collidoscope::mesh::{Mesh, box_mesh, torus};
+use collidoscope::sim::pipeline::{
+    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+};
+use collidoscope::stages::colliders::{ContactTolerance, compare_contacts};
+use collidoscope::stages::sdf_grid::SdfParams;
+use collidoscope::timing::Timings;
+use glam::{Quat, Vec3};
+
+fn fields() -> FieldParams {
+    FieldParams {
+        sdf: SdfParams {
+            resolution: 16,
+            ..SdfParams::default()
+        },
+        ..FieldParams::default()
+    }
+}
+
+fn at(mesh: usize, position: Vec3, orientation: Quat) -> BodySpec {
+    BodySpec {
+        mesh,
+        position,
+        orientation,
+        velocity: Vec3::ZERO,
+        angular_velocity: Vec3::ZERO,
+        density: 1000.0,
+        is_static: false,
+    }
+}
+
+fn ground() -> Option<Ground> {
+    Some(Ground {
+        point: Vec3::ZERO,
+        normal: Vec3::Y,
+    })
+}
+
+fn params(backend: PipelineBackend) -> PipelineParams {
+    PipelineParams {
+        backend,
+        ..PipelineParams::default()
+    }
+}
+
+/// A pile of boxes and tori at pseudo-random poses, some overlapping.
+fn pile(n: usize) -> (Vec<Mesh>, Vec<BodySpec>) {
+    let meshes = vec![box_mesh(2), torus(16, 8, 0.4, 0.15)];
+    let mut seed = 7u32;
+    let mut next = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        (seed >> 8) as f32 / (1u32 << 24) as f32
+    };
+    let specs = (0..n)
+        .map(|i| {
+            let p = Vec3::new(3.0 * next() - 1.5, 0.3 + 3.0 * next(), 3.0 * next() - 1.5);
+            let q = Quat::from_euler(glam::EulerRot::XYZ, 3.0 * next(), 3.0 * next(), 0.0);
+            BodySpec {
+                is_static: i == 0,
+                ..at(i % 2, p, q)
+            }
+        })
+        .collect();
+    (meshes, specs)
+}
+
+#[test]
+fn gpu_phases_match_the_cpu_path_frame_by_frame() {
+    let ctx = common::gpu();
+    let (meshes, specs) = pile(24);
+    let mut p = Pipeline::new(&meshes, &specs, ground(), &fields(), Some(&ctx)).expect("pipeline");
+    let (cpu, gpu) = (params(PipelineBackend::Cpu), params(PipelineBackend::Gpu));
+    let mut compared_contacts = 0;
+    for frame in 0..40 {
+        let mut t = Timings::default();
+        let (cpu_pairs, cpu_set) = p.detect(&cpu, &mut t).expect("cpu phases");
+        let (gpu_pairs, gpu_set) = p.detect(&gpu, &mut t).expect("gpu phases");
+        assert_eq!(
+            gpu_pairs, cpu_pairs,
+            "frame {frame}: broad-phase pairs differ"
+        );
+        let pairs: Vec<(usize, usize)> = cpu_pairs
+            .iter()
+            .map(|&(i, j)| (i as usize, j as usize))
+            .collect();
+        let cmp = compare_contacts(
+            &p.shapes,
+            &p.collider_bodies(),
+            &pairs,
+            &gpu.colliders,
+            &cpu_set.contacts,
+            &gpu_set.contacts,
+            &ContactTolerance::default(),
+        )
+        .expect("compare");
+        if let Some(m) = cmp.unexplained().next() {
+            let c = m.cpu.or(m.gpu).expect("a side");
+            panic!(
+                "frame {frame}: pair ({}, {}) sample {}: cpu {:?} gpu {:?} ({})",
+                c.body,
+                c.other,
+                c.sample,
+                m.cpu,
+                m.gpu,
+                cmp.summary()
+            );
+        }
+        compared_contacts += cmp.matched;
+        // Advance on the CPU path so both backends see the same states.
+        p.step(&cpu).expect("step");
+    }
+    assert!(
+        compared_contacts > 100,
+        "only {compared_contacts} contacts compared"
+    );
+}
+
+#[test]
+fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
+    let ctx = common::gpu();
+    let gpu = params(PipelineBackend::Gpu);
+    let mesh = [box_mesh(2)];
+
+    let rest = [at(0, Vec3::new(0.0, 0.5, 0.0), Quat::IDENTITY)];
+    let mut p = Pipeline::new(&mesh, &rest, ground(), &fields(), Some(&ctx)).expect("pipeline");
+    for _ in 0..50 {
+        p.step(&gpu).expect("step");
+    }
+    let settled = p.bodies[0].state.position;
+    for _ in 50..1000 {
+        p.step(&gpu).expect("step");
+    }
+    let s = p.bodies[0].state;
+    assert!(
+        s.position.distance(settled) < 0.01,
+        "{settled} → {:?}",
+        s.position
+    );
+    assert!(s.velocity.length() < 0.05, "{s:?}");
+
+    let stack: Vec<BodySpec> = (0..3)
+        .map(|k| {
+            at(
+                0,
+                Vec3::new(0.0, 0.5 + 1.02 * k as f32, 0.0),
+                Quat::IDENTITY,
+            )
+        })
+        .collect();
+    let mut p = Pipeline::new(&mesh, &stack, ground(), &fields(), Some(&ctx)).expect("pipeline");
+    let mut lowest = p.energy(gpu.gravity);
+    for frame in 0..200 {
+        let e = p.step(&gpu).expect("step").energy;
+        assert!(
+            e <= lowest + 3.0 * 1000.0 * 9.81 * 0.005,
+            "frame {frame}: {lowest} → {e}"
+        );
+        lowest = lowest.min(e);
+    }
+    for k in 0..3 {
+        let y = p.bodies[k].state.position.y;
+        assert!((y - (0.5 + k as f32)).abs() < 0.06, "box {k} at {y}");
+    }
+
+    let fall = [
+        BodySpec {
+            is_static: true,
+            ..at(0, Vec3::ZERO, Quat::IDENTITY)
+        },
+        BodySpec {
+            velocity: Vec3::new(0.0, -8.0, 0.0),
+            ..at(0, Vec3::new(0.0, 2.0, 0.0), Quat::IDENTITY)
+        },
+    ];
+    let mut p = Pipeline::new(&mesh, &fall, None, &fields(), Some(&ctx)).expect("pipeline");
+    for frame in 0..120 {
+        p.step(&gpu).expect("step");
+        let y = p.bodies[1].state.position.y;
+        assert!(y > 0.8, "frame {frame}: the falling box is at {y}");
+    }
+}

@@ -128,9 +128,9 @@ fn planted_errors_are_found_at_their_cells_in_either_axis_order() {
     let zyx = dir.join("zyx.npy");
     std::fs::write(&zyx, encode_npy_f32(&[nz, ny, nx], &values)).unwrap();
     let mut xyz_values = vec![0.0; values.len()];
-    for c in 0..values.len() {
+    for (c, &v) in values.iter().enumerate() {
         let ijk = field.grid.coords(c);
-        xyz_values[ijk.z as usize + nz * (ijk.y as usize + ny * ijk.x as usize)] = values[c];
+        xyz_values[ijk.z as usize + nz * (ijk.y as usize + ny * ijk.x as usize)] = v;
     }
     let xyz = dir.join("xyz.npy");
     std::fs::write(&xyz, encode_npy_f32(&[nx, ny, nz], &xyz_values)).unwrap();

@@ -316,6 +316,8 @@ fn bad_inputs_get_one_readable_line() {
     std::fs::copy(&field, &bare).unwrap();
     let flat = dir.join("flat.npy");
     std::fs::write(&flat, encode_npy_f32(&[4, 2], &[0.0; 8])).unwrap();
+    let empty = dir.join("empty.npy");
+    std::fs::write(&empty, encode_npy_f32(&[0, 2, 2], &[])).unwrap();
     let lost = dir.join("lost.npz");
     std::fs::write(
         &lost,
@@ -351,6 +353,18 @@ fn bad_inputs_get_one_readable_line() {
                 "xyz",
             ],
             "3-D",
+        ),
+        (
+            vec![
+                s(&empty),
+                "--origin",
+                "0,0,0",
+                "--cell-size",
+                "1",
+                "--axis-order",
+                "zyx",
+            ],
+            "no cells",
         ),
         (vec![s(&lost)], "no `values` array"),
         (vec![s(&lost), "--axis-order", "xyz"], "describe grids"),

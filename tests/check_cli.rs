@@ -128,9 +128,9 @@ fn planted_errors_are_found_at_their_cells_in_either_axis_order() {
     let zyx = dir.join("zyx.npy");
     std::fs::write(&zyx, encode_npy_f32(&[nz, ny, nx], &values)).unwrap();
     let mut xyz_values = vec![0.0; values.len()];
-    for c in 0..values.len() {
+    for (c, &v) in values.iter().enumerate() {
         let ijk = field.grid.coords(c);
-        xyz_values[ijk.z as usize + nz * (ijk.y as usize + ny * ijk.x as usize)] = values[c];
+        xyz_values[ijk.z as usize + nz * (ijk.y as usize + ny * ijk.x as usize)] = v;
     }
     let xyz = dir.join("xyz.npy");
     std::fs::write(&xyz, encode_npy_f32(&[nx, ny, nz], &xyz_values)).unwrap();
@@ -316,6 +316,8 @@ fn bad_inputs_get_one_readable_line() {
     std::fs::copy(&field, &bare).unwrap();
     let flat = dir.join("flat.npy");
     std::fs::write(&flat, encode_npy_f32(&[4, 2], &[0.0; 8])).unwrap();
+    let empty = dir.join("empty.npy");
+    std::fs::write(&empty, encode_npy_f32(&[0, 2, 2], &[])).unwrap();
     let lost = dir.join("lost.npz");
     std::fs::write(
         &lost,
@@ -351,6 +353,18 @@ fn bad_inputs_get_one_readable_line() {
                 "xyz",
             ],
             "3-D",
+        ),
+        (
+            vec![
+                s(&empty),
+                "--origin",
+                "0,0,0",
+                "--cell-size",
+                "1",
+                "--axis-order",
+                "zyx",
+            ],
+            "no cells",
         ),
         (vec![s(&lost)], "no `values` array"),
         (vec![s(&lost), "--axis-order", "xyz"], "describe grids"),

@@ -130,6 +130,9 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
         ));
     }
     let s = [array.shape[0], array.shape[1], array.shape[2]];
+    if array.data.is_empty() {
+        return Err(input(path, format!("the grid {s:?} has no cells")));
+    }
     let (origin, cell_size, order, band_world, mesh_hash) = match &layout {
         Some(meta) => {
             let sidecar = path.with_extension("json");
@@ -265,6 +268,9 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
                 points.shape, values.shape
             ),
         ));
+    }
+    if n == 0 {
+        return Err(input(path, "the point set is empty"));
     }
     finite(path, &points.data, |i| format!("point {}", i / 3))?;
     finite(path, &values.data, |i| format!("value {i}"))?;

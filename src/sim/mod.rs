@@ -5,4 +5,5 @@
 //! for what it needs (contacts, fields). Today: the rigid-body demonstrator
 //! ([`rigid`]), stepping on the colliders' contacts.
 
+pub mod radial;
 pub mod rigid;

@@ -1,0 +1,18 @@
+//! Particles and cloth colliding with radial fields (Friston & Steed 2019,
+//! §6 and §8), on the GPU with CPU references.
+//!
+//! - [`fields`]: the field set the kernels read (current and previous
+//!   frames, broad-phase radii, cells) and the surface approximation of a
+//!   cell (§6.3.1);
+//! - [`collide`]: broad phase, pseudo-continuous detection and response
+//!   with friction (§6.1–6.3), the CPU reference.
+//!
+//! The fields come from the rasterising stage ([`crate::stages::radial`])
+//! or, in tests, are filled analytically (a cylinder of radius r: every
+//! cell r).
+
+pub mod collide;
+pub mod fields;
+
+pub use collide::{CollideParams, Collision, NO_CONTACT, collide, collide_particle};
+pub use fields::{FieldSet, FieldSetError, MAX_SUBSTEPS, Plane};

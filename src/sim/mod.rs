@@ -5,5 +5,7 @@
 //! for what it needs (contacts, fields). Today: the rigid-body demonstrator
 //! ([`rigid`]), stepping on the colliders' contacts.
 
+#[doc(hidden)]
+pub mod layouts;
 pub mod radial;
 pub mod rigid;

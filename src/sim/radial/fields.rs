@@ -225,7 +225,7 @@ pub fn surface(f: &FieldFrameGpu, values: &[f32], s: Vec3) -> Option<Plane> {
     if len <= 0.0 {
         return None;
     }
-    let n = if n.dot(outward) < 0.0 { -n } else { n } / len;
+    let n = (if n.dot(outward) < 0.0 { -n } else { n }) / len;
     Some(Plane {
         origin: a,
         normal: n,

@@ -5,7 +5,10 @@
 //!   frames, broad-phase radii, cells) and the surface approximation of a
 //!   cell (§6.3.1);
 //! - [`collide`]: broad phase, pseudo-continuous detection and response
-//!   with friction (§6.1–6.3), the CPU reference.
+//!   with friction (§6.1–6.3), the CPU reference;
+//! - [`particles`]: the position-based particle step (predict, collide,
+//!   update) and the free particle stream, on the CPU;
+//! - [`gpu`]: the same on the GPU (`shaders/radial_particles.wgsl`).
 //!
 //! The fields come from the rasterising stage ([`crate::stages::radial`])
 //! or, in tests, are filled analytically (a cylinder of radius r: every
@@ -13,6 +16,10 @@
 
 pub mod collide;
 pub mod fields;
+pub mod gpu;
+pub mod particles;
 
 pub use collide::{CollideParams, Collision, NO_CONTACT, collide, collide_particle};
 pub use fields::{FieldSet, FieldSetError, MAX_SUBSTEPS, Plane};
+pub use gpu::{GpuFields, GpuParticles, RadialSimError, RadialSimGpu};
+pub use particles::{Particles, StepParams, stream};

@@ -1,0 +1,5 @@
+//! The simulations' `#[repr(C)]` types and constants that the shaders
+//! mirror, in one list for `tests/shader_layouts.rs`. Not an API.
+
+pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
+pub use super::radial::gpu::{Params as RadialParticleParams, WORKGROUP as RADIAL_WORKGROUP};

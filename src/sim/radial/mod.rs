@@ -8,17 +8,21 @@
 //!   with friction (§6.1–6.3), the CPU reference;
 //! - [`particles`]: the position-based particle step (predict, collide,
 //!   update) and the free particle stream, on the CPU;
+//! - [`cloth`]: PBD cloth (§8), distance and bending constraints, on the
+//!   CPU;
 //! - [`gpu`]: the same on the GPU (`shaders/radial_particles.wgsl`).
 //!
 //! The fields come from the rasterising stage ([`crate::stages::radial`])
 //! or, in tests, are filled analytically (a cylinder of radius r: every
 //! cell r).
 
+pub mod cloth;
 pub mod collide;
 pub mod fields;
 pub mod gpu;
 pub mod particles;
 
+pub use cloth::{Cloth, ClothError, ClothParams};
 pub use collide::{CollideParams, Collision, NO_CONTACT, collide, collide_particle};
 pub use fields::{FieldSet, FieldSetError, MAX_SUBSTEPS, Plane};
 pub use gpu::{GpuFields, GpuParticles, RadialSimError, RadialSimGpu};

@@ -176,3 +176,62 @@ fn gpu_particle_steps_match_the_cpu() {
         .count();
     assert!(fallen > 48, "the particles fall ({fallen} of 96)");
 }
+
+#[test]
+fn gpu_cloth_matches_the_cpu() {
+    use collidoscope::sim::radial::{Cloth, ClothGpu, ClothParams, GpuCloth};
+    let gpu = common::gpu();
+    let sim = RadialSimGpu::new(&gpu);
+    let cloth_gpu = ClothGpu::new(&gpu);
+    let set = limbs(false);
+    // A small cloth falling on the slanted limb, one corner pinned.
+    let mut cpu = Cloth::grid(
+        12,
+        10,
+        Vec3::new(0.45, 0.75, -0.25),
+        Vec3::X * 0.6,
+        Vec3::Z * 0.5,
+        |i, j| i == 0 && j == 0,
+    )
+    .unwrap();
+    let fields = GpuFields::new(&gpu, &set).unwrap();
+    let cloth = GpuCloth::new(&gpu, &cpu).unwrap();
+    let step = StepParams::default();
+    // An odd iteration count exercises the copy back from scratch.
+    let params = ClothParams {
+        iterations: 5,
+        ..ClothParams::default()
+    };
+    let bound = sim.bind(&fields, &cloth.particles, &step).unwrap();
+    let constraints = cloth_gpu.bind(&cloth, &params).unwrap();
+    let steps = 30;
+    let mut run = GpuRun::new(&gpu, "test").unwrap();
+    let mut touched = 0;
+    for _ in 0..steps {
+        cloth_gpu.record_step(&mut run, &sim, &cloth, &bound, &constraints);
+        cpu.step(&set, &step, &params).unwrap();
+        touched += cpu
+            .particles
+            .contacts
+            .iter()
+            .filter(|&&c| c != NO_CONTACT)
+            .count();
+    }
+    run.finish().unwrap();
+    assert!(
+        touched > 50,
+        "the cloth reaches the fields ({touched} contacts)"
+    );
+    let got = cloth.particles.read(&gpu).unwrap();
+    for i in 0..cpu.particles.len() {
+        let (c, g) = (cpu.particles.pos[i], got.pos[i]);
+        assert!(
+            (c - g).length() < 1e-3,
+            "cloth particle {i} after {steps} steps: cpu {c}, gpu {g}"
+        );
+    }
+    assert_eq!(
+        got.pos[0], cpu.particles.spawn[0],
+        "the pinned corner stays"
+    );
+}

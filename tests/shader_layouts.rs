@@ -644,3 +644,18 @@ fn radial_particles() {
     );
     c.finish();
 }
+
+#[test]
+fn radial_cloth() {
+    use collidoscope::sim::layouts as siml;
+    let mut c = Checks::default();
+    mirror! { c, "radial_cloth.wgsl", "Params", siml::ClothParams {
+        num_particles, stretch, bend, _pad,
+    } }
+    mirror! { c, "radial_cloth.wgsl", "Link", siml::ClothLink { other, rest, kind, _pad } }
+    constant!(c, "radial_cloth.wgsl", WG, siml::RADIAL_WORKGROUP);
+    constant!(c, "radial_cloth.wgsl", LINK_BEND, siml::LINK_BEND);
+    let size = [siml::RADIAL_WORKGROUP, 1, 1];
+    c.workgroup("radial_cloth.wgsl", &["project"], "RADIAL_WORKGROUP", size);
+    c.finish();
+}

@@ -2,4 +2,6 @@
 //! mirror, in one list for `tests/shader_layouts.rs`. Not an API.
 
 pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
+pub use super::radial::cloth::{LINK_BEND, Link as ClothLink};
+pub use super::radial::cloth_gpu::Params as ClothParams;
 pub use super::radial::gpu::{Params as RadialParticleParams, WORKGROUP as RADIAL_WORKGROUP};

@@ -659,3 +659,24 @@ fn radial_cloth() {
     c.workgroup("radial_cloth.wgsl", &["project"], "RADIAL_WORKGROUP", size);
     c.finish();
 }
+
+#[test]
+fn radial() {
+    let mut c = Checks::default();
+    mirror! { c, "radial.wgsl", "Params", sl::RadialParams {
+        n_theta, n_z, pairs, cells, min_facing, clamp_far, _pad0, _pad1,
+    } }
+    mirror! { c, "radial.wgsl", "FieldFrame", sl::FieldFrameGpu {
+        a, length, u, n_theta, v, n_z, w, offset,
+    } }
+    constant!(c, "radial.wgsl", CLEAR_GROUP, sl::RADIAL_CLEAR_GROUP);
+    constant!(c, "radial.wgsl", INF_BITS, sl::RADIAL_INF_BITS);
+    constant!(c, "radial.wgsl", MAX_DISTANCE, sl::RADIAL_MAX_DISTANCE);
+    c.workgroup(
+        "radial.wgsl",
+        &["clear"],
+        "RADIAL_CLEAR_GROUP",
+        [sl::RADIAL_CLEAR_GROUP, 1, 1],
+    );
+    c.finish();
+}

@@ -7,6 +7,7 @@ mod bench;
 mod collide;
 mod info;
 mod interfere;
+mod radial;
 mod render;
 mod sdf;
 mod tritri;
@@ -58,6 +59,9 @@ pub enum Command {
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
     Interfere(interfere::InterfereArgs),
+    /// Radial field (Friston & Steed 2019) of a mesh around one axis:
+    /// float32 (nz, nθ) .npy + .json sidecar (+ false-colour PNG).
+    Radial(radial::RadialArgs),
 }
 
 /// `--backend` values.
@@ -112,6 +116,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
         Command::Interfere(args) => interfere::run(args),
+        Command::Radial(args) => radial::run(args),
     }
 }
 

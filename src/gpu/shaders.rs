@@ -72,6 +72,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference.wgsl",
     "interference_cull.wgsl",
     "interference_identify.wgsl",
+    "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
     "radix_sort.wgsl",

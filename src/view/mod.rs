@@ -29,6 +29,7 @@ pub mod layouts;
 mod renderer;
 mod slice;
 mod target;
+pub mod unwrap;
 
 pub use camera::{AxisView, Camera, MAX_PITCH};
 pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};

@@ -235,3 +235,44 @@ fn gpu_cloth_matches_the_cpu() {
         "the pinned corner stays"
     );
 }
+
+#[test]
+fn bench_radial_writes_its_table_small() {
+    let dir = common::scratch("bench-radial");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args([
+            "bench",
+            "radial",
+            "--triangles",
+            "2000",
+            "--cloth",
+            "64,300",
+        ])
+        .args(["--res", "16x8", "--repeats", "1", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("run collidoscope");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "bench radial failed: {stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("upd+CD ms"),
+        "the table is printed: {stdout}"
+    );
+    let csv = std::fs::read_to_string(dir.join("radial.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "a header and a row per cloth: {csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    for (line, particles) in lines[1..].iter().zip(["64", "289"]) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert_eq!(cells[col("particles")], particles, "{line}");
+        assert_eq!(cells[col("bones")], "20", "{line}");
+        let mem: f64 = cells[col("field_memory_mb")].parse().unwrap();
+        assert!(
+            (mem - (20.0 * 16.0 * 8.0 * 4.0 + 20.0 * 128.0) / 1e6).abs() < 1e-3,
+            "{line}"
+        );
+    }
+    assert!(dir.join("radial.json").exists() && dir.join("radial.png").exists());
+}

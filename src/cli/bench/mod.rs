@@ -11,6 +11,7 @@ mod adaptive;
 mod collide;
 mod common;
 mod interfere;
+mod radial;
 mod report;
 mod sdf;
 mod timing;
@@ -34,6 +35,9 @@ pub enum BenchCommand {
     /// Image-space interference: time vs objects and polygons, read
     /// pixels vs occlusion queries, early non-interference.
     Interfere(interfere::Args),
+    /// Radial fields on an animated character with cloth (Friston & Steed
+    /// table 1): structure update and collision GPU time, memory.
+    Radial(radial::Args),
 }
 
 /// Runs one benchmark.
@@ -44,6 +48,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Collide(args) => collide::run(&args),
         BenchCommand::Adaptive(args) => adaptive::run(&args),
         BenchCommand::Interfere(args) => interfere::run(&args),
+        BenchCommand::Radial(args) => radial::run(&args),
     }
 }
 
@@ -82,14 +87,24 @@ mod tests {
         let cli = Cli::command();
         let bench = cli.find_subcommand("bench").unwrap();
         let names: Vec<&str> = bench.get_subcommands().map(|s| s.get_name()).collect();
-        assert_eq!(names, ["sdf", "tritri", "collide", "adaptive", "interfere"]);
+        assert_eq!(
+            names,
+            [
+                "sdf",
+                "tritri",
+                "collide",
+                "adaptive",
+                "interfere",
+                "radial"
+            ]
+        );
     }
 
     #[test]
     fn each_target_has_only_its_own_flags() {
         let common = ["out", "repeats"];
         let models = ["models", "suite"];
-        let expected: [(&str, Vec<&str>); 5] = [
+        let expected: [(&str, Vec<&str>); 6] = [
             (
                 "sdf",
                 vec!["backends", "brute-max-triangles", "cpu-ref-budget", "res"],
@@ -128,6 +143,10 @@ mod tests {
                     "target-box-k",
                     "target-objects",
                 ],
+            ),
+            (
+                "radial",
+                vec!["cloth", "iterations", "res", "substeps", "triangles"],
             ),
         ];
         for (target, own) in expected {

@@ -17,6 +17,7 @@ use crate::gpu::{
     Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init,
 };
+use crate::stages::radial::FieldFrameGpu;
 
 /// Invocations per workgroup of every entry point.
 pub const WORKGROUP: u32 = 64;
@@ -65,6 +66,42 @@ impl GpuFields {
             values: storage_buffer_init(gpu, "GpuFields::values", &set.values)?,
             count: set.len() as u32,
         })
+    }
+
+    /// Fields whose frames and cells already live on the GPU (the
+    /// rasterising stage's `RadialScene` writes them every frame), with
+    /// their previous frames and broad-phase radii uploaded here. The
+    /// previous frames change each step through [`GpuFields::write_prev`].
+    pub fn resident(
+        gpu: &GpuContext,
+        frames: &wgpu::Buffer,
+        values: &wgpu::Buffer,
+        prev: &[FieldFrameGpu],
+        radius: &[f32],
+    ) -> Result<Self, RadialSimError> {
+        if prev.len() != radius.len() {
+            return Err(FieldSetError::Counts {
+                frames: prev.len(),
+                prev: prev.len(),
+                radii: radius.len(),
+            }
+            .into());
+        }
+        Ok(GpuFields {
+            frames: frames.clone(),
+            prev: storage_buffer_init(gpu, "GpuFields::prev", prev)?,
+            radius: storage_buffer_init(gpu, "GpuFields::radius", radius)?,
+            values: values.clone(),
+            count: prev.len() as u32,
+        })
+    }
+
+    /// The frames the fields had at the start of the step (as many as the
+    /// fields).
+    pub fn write_prev(&self, gpu: &GpuContext, prev: &[FieldFrameGpu]) {
+        let n = prev.len().min(self.count as usize);
+        gpu.queue
+            .write_buffer(&self.prev, 0, bytemuck::cast_slice(&prev[..n]));
     }
 
     /// Writes `set` into these buffers when it has the same shape (field

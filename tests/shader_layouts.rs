@@ -643,6 +643,50 @@ fn view() {
 }
 
 #[test]
+fn radial_particles() {
+    use collidoscope::sim::layouts as siml;
+    use collidoscope::stages::radial::FieldFrameGpu;
+    let mut c = Checks::default();
+    mirror! { c, "radial_particles.wgsl", "Params", siml::RadialParticleParams {
+        gravity, dt, num_particles, num_fields, substeps, friction, floor, damping,
+        _pad0 = _pad, _pad1 = _pad + 4,
+    } }
+    mirror! { c, "radial_particles.wgsl", "FieldFrame", FieldFrameGpu {
+        a, length, u, n_theta, v, n_z, w, offset,
+    } }
+    constant!(c, "radial_particles.wgsl", WG, siml::RADIAL_WORKGROUP);
+    constant!(
+        c,
+        "radial_particles.wgsl",
+        NO_CONTACT,
+        siml::RADIAL_NO_CONTACT
+    );
+    let size = [siml::RADIAL_WORKGROUP, 1, 1];
+    c.workgroup(
+        "radial_particles.wgsl",
+        &["predict", "collide", "update"],
+        "RADIAL_WORKGROUP",
+        size,
+    );
+    c.finish();
+}
+
+#[test]
+fn radial_cloth() {
+    use collidoscope::sim::layouts as siml;
+    let mut c = Checks::default();
+    mirror! { c, "radial_cloth.wgsl", "Params", siml::ClothParams {
+        num_particles, stretch, bend, _pad,
+    } }
+    mirror! { c, "radial_cloth.wgsl", "Link", siml::ClothLink { other, rest, kind, _pad } }
+    constant!(c, "radial_cloth.wgsl", WG, siml::RADIAL_WORKGROUP);
+    constant!(c, "radial_cloth.wgsl", LINK_BEND, siml::LINK_BEND);
+    let size = [siml::RADIAL_WORKGROUP, 1, 1];
+    c.workgroup("radial_cloth.wgsl", &["project"], "RADIAL_WORKGROUP", size);
+    c.finish();
+}
+
+#[test]
 fn radial() {
     let mut c = Checks::default();
     mirror! { c, "radial.wgsl", "Params", sl::RadialParams {

@@ -1,5 +1,9 @@
-//! The simulations' `#[repr(C)]` types that the shaders mirror, for
-//! `tests/shader_layouts.rs`. Not an API: use the types where they are
-//! defined.
+//! The simulations' `#[repr(C)]` types and constants that the shaders
+//! mirror, in one list for `tests/shader_layouts.rs`. Not an API: use the
+//! types where they are defined.
 
 pub use super::pipeline::{BodyBox, BroadParams, FLAG_STATIC};
+pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
+pub use super::radial::cloth::{LINK_BEND, Link as ClothLink};
+pub use super::radial::cloth_gpu::Params as ClothParams;
+pub use super::radial::gpu::{Params as RadialParticleParams, WORKGROUP as RADIAL_WORKGROUP};

@@ -6,9 +6,12 @@
 //! ([`rigid`]), stepping on the colliders' contacts; the full collision
 //! pipeline of many bodies ([`pipeline`]: broad phase, narrow phase and
 //! response every frame, on the GPU or the CPU); the skinned, animated
-//! character carrying radial fields ([`character`]).
+//! character carrying radial fields ([`character`]), and particles and PBD
+//! cloth colliding with those fields ([`radial`]).
 
 pub mod character;
+#[doc(hidden)]
 pub mod layouts;
 pub mod pipeline;
+pub mod radial;
 pub mod rigid;

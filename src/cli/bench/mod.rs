@@ -11,6 +11,7 @@ mod adaptive;
 mod collide;
 mod common;
 mod interfere;
+mod radial;
 mod report;
 mod sdf;
 mod simulate;
@@ -38,6 +39,9 @@ pub enum BenchCommand {
     /// The full collision pipeline: a settling pile of 100 and 1000 bodies,
     /// time per frame split by phase.
     Simulate(simulate::Args),
+    /// Radial fields on an animated character with cloth (Friston & Steed
+    /// table 1): structure update and collision GPU time, memory.
+    Radial(radial::Args),
 }
 
 /// Runs one benchmark.
@@ -49,6 +53,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Adaptive(args) => adaptive::run(&args),
         BenchCommand::Interfere(args) => interfere::run(&args),
         BenchCommand::Simulate(args) => simulate::run(&args),
+        BenchCommand::Radial(args) => radial::run(&args),
     }
 }
 
@@ -95,7 +100,8 @@ mod tests {
                 "collide",
                 "adaptive",
                 "interfere",
-                "simulate"
+                "simulate",
+                "radial"
             ]
         );
     }
@@ -104,7 +110,7 @@ mod tests {
     fn each_target_has_only_its_own_flags() {
         let common = ["out", "repeats"];
         let models = ["models", "suite"];
-        let expected: [(&str, Vec<&str>); 6] = [
+        let expected: [(&str, Vec<&str>); 7] = [
             (
                 "sdf",
                 vec!["backends", "brute-max-triangles", "cpu-ref-budget", "res"],
@@ -147,6 +153,10 @@ mod tests {
             (
                 "simulate",
                 vec!["bodies", "cpu", "res", "triangles", "warm"],
+            ),
+            (
+                "radial",
+                vec!["cloth", "iterations", "res", "substeps", "triangles"],
             ),
         ];
         for (target, own) in expected {

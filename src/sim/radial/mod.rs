@@ -1,0 +1,33 @@
+//! Particles and cloth colliding with radial fields (Friston & Steed 2019,
+//! §6 and §8), on the GPU with CPU references.
+//!
+//! - [`fields`]: the field set the kernels read (current and previous
+//!   frames, broad-phase radii, cells) and the surface approximation of a
+//!   cell (§6.3.1);
+//! - [`collide`]: broad phase, pseudo-continuous detection and response
+//!   with friction (§6.1–6.3), the CPU reference;
+//! - [`particles`]: the position-based particle step (predict, collide,
+//!   update) and the free particle stream, on the CPU;
+//! - [`cloth`]: PBD cloth (§8), distance and bending constraints, on the
+//!   CPU;
+//! - [`gpu`]: the particles on the GPU (`shaders/radial_particles.wgsl`);
+//! - [`cloth_gpu`]: the cloth's constraints on the GPU
+//!   (`shaders/radial_cloth.wgsl`).
+//!
+//! The fields come from the rasterising stage ([`crate::stages::radial`])
+//! or, in tests, are filled analytically (a cylinder of radius r: every
+//! cell r).
+
+pub mod cloth;
+pub mod cloth_gpu;
+pub mod collide;
+pub mod fields;
+pub mod gpu;
+pub mod particles;
+
+pub use cloth::{Cloth, ClothError, ClothParams};
+pub use cloth_gpu::{ClothGpu, GpuCloth};
+pub use collide::{CollideParams, Collision, NO_CONTACT, collide, collide_particle};
+pub use fields::{FieldSet, FieldSetError, MAX_SUBSTEPS, Plane};
+pub use gpu::{GpuFields, GpuParticles, RadialSimError, RadialSimGpu};
+pub use particles::{Particles, StepParams, stream};

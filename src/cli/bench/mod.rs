@@ -113,7 +113,13 @@ mod tests {
         let expected: [(&str, Vec<&str>); 7] = [
             (
                 "sdf",
-                vec!["backends", "brute-max-triangles", "cpu-ref-budget", "res"],
+                vec![
+                    "backends",
+                    "brute-max-triangles",
+                    "cpu-ref-budget",
+                    "res",
+                    "signs",
+                ],
             ),
             (
                 "tritri",

@@ -179,11 +179,11 @@ impl PipelineMode {
         {
             self.error = Some(e);
         }
-        if self.playing || std::mem::take(&mut self.step_once) {
-            if let Err(e) = self.advance(shell, 1) {
-                self.error = Some(e);
-                self.playing = false;
-            }
+        if (self.playing || std::mem::take(&mut self.step_once))
+            && let Err(e) = self.advance(shell, 1)
+        {
+            self.error = Some(e);
+            self.playing = false;
         }
         let Some(sim) = &self.sim else { return };
         draw::draw(

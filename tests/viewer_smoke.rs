@@ -230,6 +230,42 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
 }
 
+/// The pipeline mode in a scripted session: bodies spawned, stepped on the
+/// GPU and the CPU, rewound, one picked, the view exported; a bad body
+/// count and a pick beyond the bodies fail the run.
+#[test]
+fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-pipeline");
+    let view = dir.join("pipeline-view.png");
+    let script = format!(
+        "pipeline:6; pipeline-gpu:on; pipeline-step:40; pipeline-gpu:off; pipeline-step:10; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; wait:3; export-view:{}; quit",
+        view.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted pipeline session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = load(&view);
+    let (grey, coloured) = census(&img);
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        grey > total / 200,
+        "the bodies should be visible: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > 50,
+        "samples, field and contacts should be visible: {coloured}"
+    );
+    for bad in ["pipeline:0; quit", "pipeline:3; pipeline-pick:7; quit"] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the run");
+    }
+}
+
 /// Without GPU compute the viewer still opens, says so, and computes the
 /// field with a CPU backend.
 #[test]
@@ -365,6 +401,7 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "res:N",
         "adaptive-depth:DEPTH",
         "collide:SCENE",
+        "pipeline:N",
         "tritri-offset:X,Y,Z",
         "interfere-move:X,Y,Z",
         "quit",

@@ -15,12 +15,15 @@
 //!   contacts.
 //! * [`tri_tri`]: two models and their exact triangle–triangle contacts.
 //! * [`interference`]: image-space interference of many objects.
+//! * [`pipeline`]: many bodies falling and settling, the full collision
+//!   pipeline every frame.
 
 pub mod adaptive;
 pub mod args;
 pub mod collide;
 pub mod field;
 pub mod interference;
+pub mod pipeline;
 pub mod tri_tri;
 
 use eframe::egui;
@@ -37,6 +40,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(collide::Collide::default()),
         Box::new(tri_tri::TriTri::default()),
         Box::new(interference::Interference::default()),
+        Box::new(pipeline::PipelineMode::default()),
     ]
 }
 

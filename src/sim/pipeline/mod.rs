@@ -60,8 +60,8 @@ use crate::sim::rigid::{
     BodyState, RigidBody, RigidParams, integrate_positions, integrate_velocities, solve_contacts,
 };
 use crate::stages::colliders::{
-    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, ContactSet,
-    ResidentShapes,
+    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact,
+    ContactSet, ResidentShapes,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -215,6 +215,8 @@ pub struct Pipeline {
     /// Frames stepped.
     pub frame: usize,
     pub summary: FrameSummary,
+    /// The contacts of the last substep (for drawing).
+    pub contacts: Vec<Contact>,
     gpu: Option<GpuParts>,
 }
 
@@ -306,6 +308,7 @@ impl Pipeline {
             ground,
             frame: 0,
             summary: FrameSummary::default(),
+            contacts: Vec::new(),
             gpu,
         })
     }
@@ -440,20 +443,21 @@ impl Pipeline {
     pub fn step(&mut self, params: &PipelineParams) -> Result<&FrameSummary, PipelineError> {
         let rigid = params.rigid();
         let mut timings = Timings::default();
-        let mut last = (Vec::new(), 0);
+        let mut pairs = Vec::new();
         for _ in 0..params.substeps.max(1) {
             integrate_velocities(&mut self.bodies, &rigid);
-            let (pairs, set) = self.detect(params, &mut timings)?;
+            let set;
+            (pairs, set) = self.detect(params, &mut timings)?;
             let start = Instant::now();
             solve_contacts(&mut self.bodies, &set.contacts, &rigid);
             integrate_positions(&mut self.bodies, rigid.dt);
             timings.push("response", ms(start), None);
-            last = (pairs, set.contacts.len());
+            self.contacts = set.contacts;
         }
         self.frame += 1;
         self.summary = FrameSummary {
-            pairs: last.0,
-            contacts: last.1,
+            pairs,
+            contacts: self.contacts.len(),
             energy: self.energy(params.gravity),
             timings: summed(&timings),
         };

@@ -1,0 +1,379 @@
+//! The pipeline mode: the full collision pipeline live
+//! ([`crate::sim::pipeline`]) — N copies of a box and a torus spawned at
+//! seeded random poses fall on the ground, collide and settle; every frame
+//! runs broad phase, narrow phase and response on the GPU or the CPU.
+//!
+//! The viewport shows the bodies, the contacts as points coloured by depth
+//! with their normals, the broad phase's candidate pairs as lines between
+//! the bodies' centres, and for a picked body its sampling points and the
+//! inside cells of its field ([`draw`]). Each stepped frame's phases go to
+//! the profiler; the states are kept so the run can be rewound.
+
+mod draw;
+mod panel;
+
+use eframe::egui;
+use glam::{EulerRot, Mat4, Quat, Vec3};
+
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use crate::app::shell::Shell;
+use crate::mesh::{Mesh, box_mesh, torus};
+use crate::sim::pipeline::{
+    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+};
+use crate::sim::rigid::BodyState;
+use crate::stages::sdf_grid::SdfParams;
+
+/// Frames kept for rewinding.
+const HISTORY: usize = 2000;
+
+/// The mode's state.
+pub struct PipelineMode {
+    count: u32,
+    seed: u32,
+    fields: FieldParams,
+    params: PipelineParams,
+    use_gpu: bool,
+    sim: Option<Pipeline>,
+    /// The meshes as spawned (their own coordinates), for drawing.
+    meshes: Vec<Mesh>,
+    history: Vec<Vec<BodyState>>,
+    playing: bool,
+    step_once: bool,
+    picked: Option<usize>,
+    show_pairs: bool,
+    step_ms: f64,
+    error: Option<String>,
+    frame_pending: bool,
+}
+
+impl Default for PipelineMode {
+    fn default() -> Self {
+        PipelineMode {
+            count: 12,
+            seed: 1,
+            fields: FieldParams {
+                sdf: SdfParams {
+                    resolution: 24,
+                    ..SdfParams::default()
+                },
+                ..FieldParams::default()
+            },
+            params: PipelineParams::default(),
+            use_gpu: true,
+            sim: None,
+            meshes: Vec::new(),
+            history: Vec::new(),
+            playing: false,
+            step_once: false,
+            picked: None,
+            show_pairs: true,
+            step_ms: 0.0,
+            error: None,
+            frame_pending: true,
+        }
+    }
+}
+
+/// `n` bodies alternating between the meshes, at seeded random poses in a
+/// column above the ground.
+fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9) | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        (s >> 8) as f32 / (1u32 << 24) as f32
+    };
+    (0..n)
+        .map(|i| BodySpec {
+            mesh: (i % 2) as usize,
+            position: Vec3::new(3.0 * next() - 1.5, 0.8 + 1.2 * i as f32, 3.0 * next() - 1.5),
+            orientation: Quat::from_euler(EulerRot::XYZ, 6.0 * next(), 6.0 * next(), 0.0),
+            velocity: Vec3::ZERO,
+            angular_velocity: Vec3::ZERO,
+            density: 1000.0,
+            is_static: false,
+        })
+        .collect()
+}
+
+impl PipelineMode {
+    fn backend(&self, gpu_ok: bool) -> PipelineBackend {
+        if self.use_gpu && gpu_ok {
+            PipelineBackend::Gpu
+        } else {
+            PipelineBackend::Cpu
+        }
+    }
+
+    /// The scene built afresh (paused).
+    fn rebuild(&mut self, shell: &Shell) -> Result<(), String> {
+        let meshes = vec![
+            box_mesh(2).transformed(Mat4::from_scale(Vec3::new(0.8, 0.5, 0.6))),
+            torus(24, 12, 0.4, 0.15),
+        ];
+        let ground = Some(Ground {
+            point: Vec3::ZERO,
+            normal: Vec3::Y,
+        });
+        let gpu = shell.gpu_ok().then_some(&shell.render_gpu);
+        let specs = spawn(self.count, self.seed);
+        let sim =
+            Pipeline::new(&meshes, &specs, ground, &self.fields, gpu).map_err(|e| e.to_string())?;
+        self.history = vec![sim.states()];
+        self.sim = Some(sim);
+        self.meshes = meshes;
+        self.playing = false;
+        self.picked = None;
+        self.error = None;
+        self.frame_pending = true;
+        Ok(())
+    }
+
+    /// Advances `n` frames now, recording each one's phases.
+    fn advance(&mut self, shell: &mut Shell, n: u32) -> Result<(), String> {
+        self.params.backend = self.backend(shell.gpu_ok());
+        let sim = self.sim.as_mut().ok_or("no pipeline scene is open")?;
+        for _ in 0..n {
+            let start = std::time::Instant::now();
+            let phases = sim
+                .step(&self.params)
+                .map_err(|e| e.to_string())?
+                .timings
+                .phases
+                .clone();
+            self.step_ms = start.elapsed().as_secs_f64() * 1e3;
+            shell.history.record_run(
+                "pipeline",
+                format!("frame {} ({})", sim.frame, self.params.backend.name()),
+                phases,
+            );
+            self.history.push(sim.states());
+            if self.history.len() > HISTORY {
+                self.history.remove(0);
+            }
+        }
+        Ok(())
+    }
+
+    /// Goes back `n` frames (as far as the history reaches).
+    fn rewind(&mut self, n: usize) {
+        let Some(sim) = &mut self.sim else { return };
+        let back = n.min(self.history.len().saturating_sub(1));
+        self.history.truncate(self.history.len() - back);
+        if let Some(states) = self.history.last() {
+            for (b, s) in sim.bodies.iter_mut().zip(states) {
+                b.state = *s;
+            }
+        }
+        sim.frame -= back.min(sim.frame);
+        sim.contacts.clear();
+        sim.summary.pairs.clear();
+    }
+
+    fn run_frame(&mut self, shell: &mut Shell) {
+        if self.sim.is_none()
+            && self.error.is_none()
+            && let Err(e) = self.rebuild(shell)
+        {
+            self.error = Some(e);
+        }
+        if (self.playing || std::mem::take(&mut self.step_once))
+            && let Err(e) = self.advance(shell, 1)
+        {
+            self.error = Some(e);
+            self.playing = false;
+        }
+        let Some(sim) = &self.sim else { return };
+        draw::draw(
+            sim,
+            &self.meshes,
+            self.picked,
+            self.show_pairs,
+            &mut shell.viewport,
+            self.frame_pending,
+        );
+        self.frame_pending = false;
+        if self.playing {
+            shell.ctx().request_repaint();
+        }
+    }
+
+    fn apply(&mut self, shell: &mut Shell, step: PipelineStep) -> Result<ModeRequest, String> {
+        match step {
+            PipelineStep::Spawn(n) => {
+                if !(1..=2000).contains(&n) {
+                    return Err(format!("pipeline:{n}: the body count must be in 1..=2000"));
+                }
+                self.count = n;
+                self.rebuild(shell)?;
+                return Ok(ModeRequest::Activate);
+            }
+            PipelineStep::Step(n) => self.advance(shell, n)?,
+            PipelineStep::Rewind(n) => self.rewind(n as usize),
+            PipelineStep::Gpu(on) => {
+                if on && !shell.gpu_ok() {
+                    return Err(
+                        "the GPU pipeline needs GPU compute, which this adapter lacks".into(),
+                    );
+                }
+                self.use_gpu = on;
+            }
+            PipelineStep::Pick(i) => {
+                let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
+                if i >= count {
+                    return Err(format!("pipeline-pick:{i}: there are {count} bodies"));
+                }
+                self.picked = Some(i);
+            }
+        }
+        Ok(ModeRequest::Stay)
+    }
+}
+
+/// The pipeline mode's script steps.
+#[derive(Clone, Debug, PartialEq)]
+enum PipelineStep {
+    /// `pipeline:N`: show the mode with N bodies spawned afresh.
+    Spawn(u32),
+    /// `pipeline-step:N`: advance N frames.
+    Step(u32),
+    /// `pipeline-rewind:N`: go back N frames.
+    Rewind(u32),
+    /// `pipeline-gpu:on|off`: broad and narrow phase on the GPU or the CPU.
+    Gpu(bool),
+    /// `pipeline-pick:I`: show body I's samples and field.
+    Pick(usize),
+}
+
+const STEPS: &[StepDoc] = &[
+    step(
+        "pipeline",
+        "N",
+        "spawn N bodies at random poses above the ground",
+    ),
+    step("pipeline-step", "N", "advance the pipeline N frames"),
+    step("pipeline-rewind", "N", "go back N frames"),
+    step(
+        "pipeline-gpu",
+        "[on|off]",
+        "broad and narrow phase on the GPU",
+    ),
+    step(
+        "pipeline-pick",
+        "I",
+        "show body I's sampling points and field",
+    ),
+];
+
+fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
+    Some(match verb {
+        "pipeline" => args::number(verb, arg, "a body count").map(PipelineStep::Spawn),
+        "pipeline-step" => args::number(verb, arg, "a frame count").map(PipelineStep::Step),
+        "pipeline-rewind" => args::number(verb, arg, "a frame count").map(PipelineStep::Rewind),
+        "pipeline-gpu" => args::on_off(verb, arg).map(PipelineStep::Gpu),
+        "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
+        _ => return None,
+    })
+}
+
+impl Mode for PipelineMode {
+    fn name(&self) -> &'static str {
+        "pipeline"
+    }
+
+    fn title(&self) -> &'static str {
+        "Pipeline"
+    }
+
+    fn toggle_pause(&mut self) -> bool {
+        self.playing = !self.playing;
+        true
+    }
+
+    fn panels(&self) -> Panels {
+        Panels {
+            inspector: false,
+            slice: false,
+            profiler: true,
+        }
+    }
+
+    fn activate(&mut self, _shell: &mut Shell) {
+        self.frame_pending = true;
+    }
+
+    fn deactivate(&mut self, _shell: &mut Shell) {
+        self.playing = false;
+    }
+
+    fn update(&mut self, shell: &mut Shell) {
+        self.run_frame(shell);
+    }
+
+    fn busy(&self) -> bool {
+        false
+    }
+
+    fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        panel::panel_ui(self, shell, ui);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
+    }
+
+    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
+        parse(verb, arg).map(|r| r.map(|_| ()))
+    }
+
+    fn apply_step(
+        &mut self,
+        shell: &mut Shell,
+        verb: &str,
+        arg: &str,
+    ) -> Result<ModeRequest, String> {
+        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
+        self.apply(shell, step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_pipeline_steps() {
+        let steps: Vec<PipelineStep> = [
+            ("pipeline", "20"),
+            ("pipeline-step", "60"),
+            ("pipeline-rewind", "10"),
+            ("pipeline-gpu", "off"),
+            ("pipeline-pick", "3"),
+        ]
+        .into_iter()
+        .map(|(verb, arg)| parse(verb, arg).unwrap().unwrap())
+        .collect();
+        assert_eq!(
+            steps,
+            vec![
+                PipelineStep::Spawn(20),
+                PipelineStep::Step(60),
+                PipelineStep::Rewind(10),
+                PipelineStep::Gpu(false),
+                PipelineStep::Pick(3),
+            ]
+        );
+        assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
+        assert_eq!(parse("collide", "line"), None);
+    }
+
+    #[test]
+    fn spawned_bodies_are_seeded_and_above_the_ground() {
+        let a = spawn(10, 4);
+        assert_eq!(a, spawn(10, 4));
+        assert_ne!(a, spawn(10, 5));
+        assert!(a.iter().all(|b| b.position.y >= 0.8));
+    }
+}

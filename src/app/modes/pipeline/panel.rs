@@ -1,0 +1,97 @@
+//! The pipeline mode's panel: the scene (body count, field resolution,
+//! sampling threshold, narrow band: a change rebuilds), the simulation's
+//! parameters, play / step / rewind, picking, and the last frame's summary
+//! with its phases.
+
+use eframe::egui;
+
+use super::PipelineMode;
+use crate::app::shell::Shell;
+
+pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
+    ui.heading("Collision pipeline (many bodies)");
+    let mut rebuild = false;
+    rebuild |= ui
+        .add(egui::Slider::new(&mut st.count, 1..=500).text("bodies"))
+        .changed();
+    rebuild |= ui
+        .add(egui::Slider::new(&mut st.fields.sdf.resolution, 8..=64).text("field resolution"))
+        .changed();
+    rebuild |= ui
+        .add(
+            egui::Slider::new(&mut st.fields.sampling.threshold, 0.0..=0.5)
+                .text("sampling threshold"),
+        )
+        .changed();
+    let mut band = st.fields.sdf.band.unwrap_or(0.0);
+    if ui
+        .add(egui::Slider::new(&mut band, 0.0..=8.0).text("narrow band (cells, 0 = exact)"))
+        .changed()
+    {
+        st.fields.sdf.band = (band >= 1.0).then_some(band);
+        rebuild = true;
+    }
+    if rebuild && let Err(e) = st.rebuild(shell) {
+        st.error = Some(e);
+    }
+    ui.add_enabled_ui(shell.gpu_ok(), |ui| {
+        ui.checkbox(&mut st.use_gpu, "broad and narrow phase on the GPU")
+    });
+    ui.add(egui::Slider::new(&mut st.params.restitution, 0.0..=1.0).text("restitution"));
+    ui.add(egui::Slider::new(&mut st.params.friction, 0.0..=1.5).text("friction"));
+    ui.add(egui::Slider::new(&mut st.params.substeps, 1..=8).text("substeps"));
+    ui.add(egui::Slider::new(&mut st.params.margin, 0.0..=0.2).text("box margin"));
+    ui.checkbox(&mut st.show_pairs, "candidate pairs (lines)");
+    ui.horizontal(|ui| {
+        let label = if st.playing { "pause" } else { "play" };
+        if ui.button(label).clicked() {
+            st.playing = !st.playing;
+        }
+        st.step_once |= ui.button("step").clicked();
+        if ui.button("rewind 1 s").clicked() {
+            st.rewind((1.0 / st.params.timestep) as usize);
+        }
+        if ui.button("reset").clicked()
+            && let Err(e) = st.rebuild(shell)
+        {
+            st.error = Some(e);
+        }
+    });
+    let Some(sim) = &st.sim else { return };
+    let count = sim.body_count();
+    let mut pick = st.picked.map_or(-1, |i| i as i64);
+    if ui
+        .add(egui::Slider::new(&mut pick, -1..=count as i64 - 1).text("picked body (−1: none)"))
+        .changed()
+    {
+        st.picked = usize::try_from(pick).ok();
+    }
+    ui.separator();
+    let s = &sim.summary;
+    ui.label(format!(
+        "frame {}  ·  {} pairs  ·  {} contacts  ·  energy {:.1} J  ·  {:.2} ms",
+        sim.frame,
+        s.pairs.len(),
+        s.contacts,
+        s.energy,
+        st.step_ms
+    ));
+    egui::Grid::new("pipeline-phases")
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("phase");
+            ui.label("CPU ms");
+            ui.label("GPU ms");
+            ui.end_row();
+            for p in &s.timings.phases {
+                ui.label(&p.name);
+                ui.label(format!("{:.3}", p.wall_ms));
+                ui.label(p.gpu_ms.map_or("—".into(), |g| format!("{g:.3}")));
+                ui.end_row();
+            }
+        });
+    ui.label("Contacts: points coloured by depth, normals yellow (shallow) to red (deep); candidate pairs: blue lines.");
+    if let Some(e) = &st.error {
+        ui.colored_label(egui::Color32::LIGHT_RED, e);
+    }
+}

@@ -72,6 +72,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference.wgsl",
     "interference_cull.wgsl",
     "interference_identify.wgsl",
+    // The compute backend of interference (no rasteriser).
+    "interference_compute.wgsl",
+    "interference_compute_args.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",

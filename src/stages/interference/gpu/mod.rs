@@ -64,6 +64,8 @@ pub struct InterferenceGpu {
     targets: std::sync::Mutex<Option<Targets>>,
     /// The device the pipelines were made on.
     context: GpuContext,
+    /// The compute backend's pipelines, made on first use.
+    compute: std::sync::OnceLock<super::compute::InterferenceCompute>,
 }
 
 /// The counting pipelines that also sum the weights (two-sided, front
@@ -106,6 +108,12 @@ impl InterferenceGpu {
     /// The device the stage was made on.
     pub fn context(&self) -> &GpuContext {
         &self.context
+    }
+
+    /// The compute backend's pipelines on the same device.
+    pub fn compute(&self) -> &super::compute::InterferenceCompute {
+        self.compute
+            .get_or_init(|| super::compute::InterferenceCompute::new(&self.context))
     }
 
     /// Runs the passes for one view: with `options.cull`, the culling

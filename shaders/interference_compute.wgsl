@@ -1,0 +1,488 @@
+// Interference by ray counting on the compute units (src/stages/
+// interference/compute/): Knott's passes 1–4 without the rasteriser.
+//
+// * `edge_depth`, `edge_ids`: pass 1. One thread per edge, offset along its
+//   vertex pseudo-normals as vs_edge does, walks the pixel columns (or rows)
+//   of its major axis; the pixel whose centre is nearest the segment in the
+//   minor axis is covered, at the depth of the segment at the projection of
+//   the pixel centre. The nearest depth per pixel is an atomic max of
+//   `DEPTH_ONE − bits(depth)` (0 = no edge), then the edge of that depth
+//   (the smallest id on a tie) an atomic max of `NO_ID − id` among the
+//   edges at exactly that depth (the two-pass resolve; `edge_nearest` in
+//   interference_compute_int64.wgsl does both at once where the adapter
+//   has 64-bit atomics).
+// * `faces`, `large_faces`: passes 2–3. Per face (one thread, or a
+//   workgroup for faces covering more than SMALL_FACE pixel centres), per
+//   covered pixel centre (the CPU reference's coverage, exact ties by a
+//   top-left rule) in front of the pixel's edge point: atomically add
+//   s·(2^24 + j + 1) and s·(j + 1)² (s = +1 front, −1 back, j its object),
+//   and mark open meshes. Integer sums are exact; the first one packs the
+//   count (top 8 bits, wrapping like an 8-bit stencil) over Σ s·(j + 1).
+// * `decode`: pass 4 and the weighted-sum identification per pixel.
+// * `pair_counts`: Alg. 4 for the pixels the sums cannot decode: each
+//   candidate object's faces alone counted at the pixel's edge point.
+//
+// `Params` and the constants mirror src/stages/interference/compute/
+// (checked by tests/shader_layouts.rs).
+
+struct Params {
+    // Framebuffer x, y (pixels, y down) and depth of a world point: the
+    // rows of OrthoView::to_screen.
+    screen_x: vec4<f32>,
+    screen_y: vec4<f32>,
+    screen_z: vec4<f32>,
+    width: u32,
+    height: u32,
+    objects: u32,
+    faces: u32,
+    edges: u32,
+    // 1: the pair passes for every pixel inside something (Alg. 4).
+    pair_passes: u32,
+    edge_offset: f32,
+    pad: u32,
+}
+
+struct Edge {
+    // xyz: end points; a.w: object (bits), b.w: global edge + 1 (bits).
+    a: vec4<f32>,
+    b: vec4<f32>,
+    // xyz: vertex pseudo-normals.
+    na: vec4<f32>,
+    nb: vec4<f32>,
+}
+
+const WORKGROUP: u32 = 64u;
+const LARGE_GROUP: u32 = 256u;
+// Faces covering more pixel centres than this go to `large_faces`.
+const SMALL_FACE: u32 = 64u;
+const OPEN_BIT: u32 = 0x80000000u;
+// bits(1.0): the depth key of "no edge".
+const DEPTH_ONE: u32 = 0x3f800000u;
+const NO_ID: u32 = 0xffffffffu;
+// Planes of `pixels` (each width · height words).
+const PLANE_DEPTH: u32 = 0u;
+const PLANE_ID: u32 = 1u;
+const PLANE_SUM: u32 = 2u;
+const PLANE_SQUARES: u32 = 3u;
+const PLANE_OPEN: u32 = 4u;
+// Planes of `images`.
+const IMAGE_COUNT: u32 = 0u;
+const IMAGE_OBJECT: u32 = 1u;
+const IMAGE_EDGE: u32 = 2u;
+const IMAGE_DEPTH: u32 = 3u;
+const IMAGE_PENETRATED: u32 = 4u;
+// `tallies`: counters, then per object its pixels inside something and
+// its pixels the sums cannot decode, then objects × objects pair pixels.
+const TALLY_LARGE: u32 = 0u;
+const TALLY_FALLBACK: u32 = 1u;
+const TALLY_HEAD: u32 = 2u;
+// `view` (u32 words): per object a region of REGION_WORDS, then face
+// starts (objects + 1), then neighbour starts (objects + 1), then the
+// neighbour lists.
+const REGION_WORDS: u32 = 12u;
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
+// i0, i1, i2, object (| OPEN_BIT for an open mesh).
+@group(0) @binding(2) var<storage, read> faces: array<vec4<u32>>;
+@group(0) @binding(3) var<storage, read> edges: array<Edge>;
+@group(0) @binding(4) var<storage, read> view: array<u32>;
+@group(0) @binding(5) var<storage, read_write> pixels: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> images: array<u32>;
+@group(0) @binding(7) var<storage, read_write> tallies: array<atomic<u32>>;
+// Large faces (up to `faces`), then fallback pixels (up to width · height).
+@group(0) @binding(8) var<storage, read_write> work: array<u32>;
+
+fn pixel_count() -> u32 {
+    return p.width * p.height;
+}
+
+fn flat_id(wid: vec3<u32>, groups: vec3<u32>, lid: u32, size: u32) -> u32 {
+    return (wid.y * groups.x + wid.x) * size + lid;
+}
+
+fn screen(q: vec3<f32>) -> vec3<f32> {
+    let h = vec4(q, 1.0);
+    return vec3(dot(p.screen_x, h), dot(p.screen_y, h), dot(p.screen_z, h));
+}
+
+// Object k's region: x0, y0, x1, y1 (its faces count only there), the
+// screen box its edges must meet, active (1) or not drawn at all (0).
+struct Region {
+    scissor: vec4<u32>,
+    edge_min: vec3<f32>,
+    edge_max: vec3<f32>,
+    drawn: bool,
+}
+
+fn region(k: u32) -> Region {
+    let o = REGION_WORDS * k;
+    let s = vec4(view[o], view[o + 1u], view[o + 2u], view[o + 3u]);
+    let lo = bitcast<vec4<f32>>(vec4(view[o + 4u], view[o + 5u], view[o + 6u], view[o + 7u]));
+    let hi = bitcast<vec4<f32>>(vec4(view[o + 8u], view[o + 9u], view[o + 10u], view[o + 11u]));
+    return Region(s, lo.xyz, hi.xyz, lo.w != 0.0);
+}
+
+fn face_start(k: u32) -> u32 {
+    return view[REGION_WORDS * p.objects + k];
+}
+
+fn neighbour_start(k: u32) -> u32 {
+    return view[REGION_WORDS * p.objects + p.objects + 1u + k];
+}
+
+fn neighbour(at: u32) -> u32 {
+    return view[REGION_WORDS * p.objects + 2u * (p.objects + 1u) + at];
+}
+
+// ---- pass 1: edges ----
+
+fn depth_key(depth: f32) -> u32 {
+    // Positive floats order as their bits; −0 and below are the near plane.
+    return DEPTH_ONE - bitcast<u32>(select(min(depth, 1.0), 0.0, depth <= 0.0));
+}
+
+fn edge_depth_at(pixel: u32) -> f32 {
+    return bitcast<f32>(DEPTH_ONE - atomicLoad(&pixels[PLANE_DEPTH * pixel_count() + pixel]));
+}
+
+// The covered pixels of edge `k` (culled edges none); `resolve` 0 writes the
+// depth keys, 1 the ids of the edges at the winning depth.
+fn rasterise_edge(k: u32, resolve: u32) {
+    let e = edges[k];
+    let object = bitcast<u32>(e.a.w);
+    let id = bitcast<u32>(e.b.w);
+    let r = region(object);
+    if !r.drawn {
+        return;
+    }
+    let a = screen(e.a.xyz + p.edge_offset * e.na.xyz);
+    let b = screen(e.b.xyz + p.edge_offset * e.nb.xyz);
+    if any(max(a, b) < r.edge_min) || any(min(a, b) > r.edge_max) {
+        return;
+    }
+    let d = b.xy - a.xy;
+    let len2 = dot(d, d);
+    if len2 < 1e-12 {
+        return;
+    }
+    // Walk the major axis m; n is the other.
+    let x_major = abs(d.x) >= abs(d.y);
+    let m = select(1u, 0u, x_major);
+    let n = 1u - m;
+    let size = vec2(i32(p.width), i32(p.height));
+    let first = max(i32(ceil(min(a[m], b[m]) - 0.5)), 0);
+    let last = min(i32(floor(max(a[m], b[m]) - 0.5)), size[m] - 1);
+    let plane = pixel_count();
+    for (var c = first; c <= last; c++) {
+        let centre_m = f32(c) + 0.5;
+        let minor = a[n] + (centre_m - a[m]) / d[m] * d[n];
+        let row = i32(floor(minor));
+        if row < 0 || row >= size[n] {
+            continue;
+        }
+        var at = vec2(c, row);
+        if !x_major {
+            at = vec2(row, c);
+        }
+        let centre = vec2<f32>(at) + 0.5;
+        let t = clamp(dot(centre - a.xy, d) / len2, 0.0, 1.0);
+        let key = depth_key(a.z + t * (b.z - a.z));
+        let pixel = u32(at.y) * p.width + u32(at.x);
+        if resolve == 0u {
+            atomicMax(&pixels[PLANE_DEPTH * plane + pixel], key);
+        } else if atomicLoad(&pixels[PLANE_DEPTH * plane + pixel]) == key {
+            atomicMax(&pixels[PLANE_ID * plane + pixel], NO_ID - id);
+        }
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn edge_depth(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = flat_id(wid, groups, lid, WORKGROUP);
+    if k < p.edges {
+        rasterise_edge(k, 0u);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn edge_ids(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = flat_id(wid, groups, lid, WORKGROUP);
+    if k < p.edges {
+        rasterise_edge(k, 1u);
+    }
+}
+
+// ---- passes 2–3: faces ----
+
+struct Tri {
+    c0: vec2<f32>,
+    c1: vec2<f32>,
+    c2: vec2<f32>,
+    depths: vec3<f32>,
+    area2: f32,
+    // +1 front-facing, −1 back-facing.
+    sign: i32,
+    // Its object (without OPEN_BIT) and whether that is an open mesh.
+    object: u32,
+    open: bool,
+    // The pixels whose centres its screen box holds, within its object's
+    // scissor: x0, y0, x1, y1 inclusive (empty when x1 < x0 or y1 < y0).
+    box: vec4<i32>,
+}
+
+fn cross2(a: vec2<f32>, b: vec2<f32>) -> f32 {
+    return a.x * b.y - a.y * b.x;
+}
+
+fn setup(t: u32) -> Tri {
+    let f = faces[t];
+    let s0 = screen(positions[f.x].xyz);
+    let s1 = screen(positions[f.y].xyz);
+    let s2 = screen(positions[f.z].xyz);
+    let object = f.w & ~OPEN_BIT;
+    let area2 = cross2(s1.xy - s0.xy, s2.xy - s0.xy);
+    let r = region(object);
+    let lo = min(s0.xy, min(s1.xy, s2.xy));
+    let hi = max(s0.xy, max(s1.xy, s2.xy));
+    var box = vec4(
+        max(vec2<i32>(ceil(lo - 0.5)), vec2<i32>(r.scissor.xy)),
+        min(vec2<i32>(floor(hi - 0.5)), vec2<i32>(r.scissor.zw) - 1),
+    );
+    // Seen edge-on (§4.5.7) or its object not drawn: nothing.
+    if area2 == 0.0 || !r.drawn {
+        box = vec4(0, 0, -1, -1);
+    }
+    // y points down: counter-clockwise in NDC is a negative area here.
+    return Tri(s0.xy, s1.xy, s2.xy, vec3(s0.z, s1.z, s2.z), area2,
+        select(-1, 1, area2 < 0.0), object, (f.w & OPEN_BIT) != 0u, box);
+}
+
+// Whether an exact tie on the edge from `a` to `b` covers: the edges are
+// oriented so the face lies to their positive side, and of two faces
+// sharing an edge (traversing it in opposite directions) exactly one owns it.
+fn owns(a: vec2<f32>, b: vec2<f32>, orient: f32) -> bool {
+    let d = (b - a) * orient;
+    return d.y > 0.0 || (d.y == 0.0 && d.x < 0.0);
+}
+
+// The face's depth at pixel centre `q`, or 2 (behind everything) where it
+// does not cover `q`.
+fn depth_at(f: Tri, q: vec2<f32>) -> f32 {
+    let e0 = cross2(f.c2 - f.c1, q - f.c1);
+    let e1 = cross2(f.c0 - f.c2, q - f.c2);
+    let e2 = cross2(f.c1 - f.c0, q - f.c0);
+    let o = sign(f.area2);
+    let w = vec3(e0, e1, e2) * o;
+    let inside = (w.x > 0.0 || (w.x == 0.0 && owns(f.c1, f.c2, o)))
+        && (w.y > 0.0 || (w.y == 0.0 && owns(f.c2, f.c0, o)))
+        && (w.z > 0.0 || (w.z == 0.0 && owns(f.c0, f.c1, o)));
+    if !inside {
+        return 2.0;
+    }
+    return (e0 * f.depths.x + e1 * f.depths.y + e2 * f.depths.z) / f.area2;
+}
+
+// Adds face `f` at pixel (x, y) if it covers the centre in front of the
+// edge point there.
+fn count_at(f: Tri, x: i32, y: i32) {
+    let pixel = u32(y) * p.width + u32(x);
+    if depth_at(f, vec2(f32(x), f32(y)) + 0.5) >= edge_depth_at(pixel) {
+        return;
+    }
+    let plane = pixel_count();
+    let j1 = f.object + 1u;
+    atomicAdd(&pixels[PLANE_SUM * plane + pixel], u32(f.sign * (1 << 24u) + f.sign * i32(j1)));
+    atomicAdd(&pixels[PLANE_SQUARES * plane + pixel], u32(f.sign * i32(j1 * j1)));
+    if f.open {
+        atomicOr(&pixels[PLANE_OPEN * plane + pixel], 1u);
+    }
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn count_faces(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let t = flat_id(wid, groups, lid, WORKGROUP);
+    if t >= p.faces {
+        return;
+    }
+    let f = setup(t);
+    let size = f.box.zw - f.box.xy + 1;
+    if any(size <= vec2(0)) {
+        return;
+    }
+    if u32(size.x) * u32(size.y) > SMALL_FACE {
+        work[atomicAdd(&tallies[TALLY_LARGE], 1u)] = t;
+        return;
+    }
+    for (var y = f.box.y; y <= f.box.w; y++) {
+        for (var x = f.box.x; x <= f.box.z; x++) {
+            count_at(f, x, y);
+        }
+    }
+}
+
+// One workgroup per large face, its pixels split over the threads.
+@compute @workgroup_size(LARGE_GROUP)
+fn count_large_faces(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = wid.y * groups.x + wid.x;
+    if k >= atomicLoad(&tallies[TALLY_LARGE]) {
+        return;
+    }
+    let f = setup(work[k]);
+    let w = u32(f.box.z - f.box.x + 1);
+    let n = w * u32(f.box.w - f.box.y + 1);
+    for (var i = lid; i < n; i += LARGE_GROUP) {
+        count_at(f, f.box.x + i32(i % w), f.box.y + i32(i / w));
+    }
+}
+
+// ---- pass 4 and identification ----
+
+// x: 1 when decoded, 0 ambiguous; y, z: the objects inside + 1 (0: none).
+// As solve() in interference_identify.wgsl, on exact integer sums.
+fn solve(s0: i32, s1: i32, s2: i32, open: bool) -> vec3<u32> {
+    let bad = vec3(0u, 0u, 0u);
+    let n = i32(p.objects);
+    if open || s1 < 0 || s1 > 2 * n || s2 < 0 || s2 > 2 * n * n {
+        return bad;
+    }
+    if s0 == 0 && s1 == 0 && s2 == 0 {
+        return vec3(1u, 0u, 0u);
+    }
+    if s0 == 1 && s1 >= 1 && s1 <= n && s2 == s1 * s1 {
+        return vec3(1u, u32(s1), 0u);
+    }
+    if s0 == 2 {
+        // x + y = S1, x² + y² = S2: (y − x)² = 2·S2 − S1².
+        let d = 2 * s2 - s1 * s1;
+        let r = i32(round(sqrt(f32(max(d, 0)))));
+        let x = (s1 - r) / 2;
+        let y = (s1 + r) / 2;
+        if d > 0 && r * r == d && (s1 - r) % 2 == 0 && x >= 1 && y <= n {
+            return vec3(1u, u32(x), u32(y));
+        }
+    }
+    return bad;
+}
+
+fn pair_tally(i: u32, j: u32) -> u32 {
+    return TALLY_HEAD + 2u * p.objects + i * p.objects + j;
+}
+
+// The edge id (global edge + 1, 0 = none) at `pixel`.
+fn edge_id_at(pixel: u32) -> u32 {
+    let key = atomicLoad(&pixels[PLANE_ID * pixel_count() + pixel]);
+    return select(0u, NO_ID - key, key != 0u);
+}
+
+@compute @workgroup_size(WORKGROUP)
+fn decode(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let pixel = flat_id(wid, groups, lid, WORKGROUP);
+    let plane = pixel_count();
+    if pixel >= plane {
+        return;
+    }
+    let packed = atomicLoad(&pixels[PLANE_SUM * plane + pixel]);
+    // Σ s·(j + 1) in the low 24 bits, sign-extended; the count above.
+    let s1 = bitcast<i32>(packed << 8u) >> 8u;
+    let count = (bitcast<i32>(packed) - s1) >> 24u;
+    let s2 = bitcast<i32>(atomicLoad(&pixels[PLANE_SQUARES * plane + pixel]));
+    let open = atomicLoad(&pixels[PLANE_OPEN * plane + pixel]) != 0u;
+    let id = edge_id_at(pixel);
+    var object = 0u;
+    var into = 0u;
+    if id != 0u {
+        object = bitcast<u32>(edges[id - 1u].a.w) + 1u;
+        let i = object - 1u;
+        if count > 0 {
+            atomicAdd(&tallies[TALLY_HEAD + i], 1u);
+        }
+        let solved = solve(count, s1, s2, open);
+        if solved.x == 0u {
+            atomicAdd(&tallies[TALLY_HEAD + p.objects + i], 1u);
+        }
+        if solved.x == 0u || (p.pair_passes != 0u && count > 0) {
+            work[p.faces + atomicAdd(&tallies[TALLY_FALLBACK], 1u)] = pixel;
+        } else {
+            // The edge's own object among them: spurious self-interference
+            // (§4.5.8), filtered by identity.
+            for (var k = 1u; k < 3u; k++) {
+                let o = solved[k];
+                if o != 0u && o != object {
+                    atomicAdd(&tallies[pair_tally(i, o - 1u)], 1u);
+                    // Of two, the larger, as the pair passes leave it.
+                    into = max(into, o);
+                }
+            }
+        }
+    }
+    images[IMAGE_COUNT * plane + pixel] = bitcast<u32>(count);
+    images[IMAGE_OBJECT * plane + pixel] = object;
+    images[IMAGE_EDGE * plane + pixel] = id;
+    images[IMAGE_DEPTH * plane + pixel] = bitcast<u32>(edge_depth_at(pixel));
+    images[IMAGE_PENETRATED * plane + pixel] = into;
+}
+
+// Alg. 4 at one pixel the sums left ambiguous (or every pixel inside
+// something, with `pair_passes`): each candidate j ≠ i (the objects whose
+// grown boxes meet the edge's object i's) counts its own faces alone in
+// front of the edge point, inside its scissor; j > 0 names a penetrated
+// object.
+@compute @workgroup_size(WORKGROUP)
+fn pair_counts(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let k = flat_id(wid, groups, lid, WORKGROUP);
+    if k >= atomicLoad(&tallies[TALLY_FALLBACK]) {
+        return;
+    }
+    let pixel = work[p.faces + k];
+    let x = i32(pixel % p.width);
+    let y = i32(pixel / p.width);
+    let q = vec2(f32(x), f32(y)) + 0.5;
+    let depth = edge_depth_at(pixel);
+    let i = bitcast<u32>(edges[edge_id_at(pixel) - 1u].a.w);
+    var into = 0u;
+    for (var at = neighbour_start(i); at < neighbour_start(i + 1u); at++) {
+        let j = neighbour(at);
+        let r = region(j);
+        let inside = vec4(x, y, -x, -y) >= vec4(vec2<i32>(r.scissor.xy), -vec2<i32>(r.scissor.zw) + 1);
+        if j == i || !r.drawn || !all(inside) {
+            continue;
+        }
+        var count = 0;
+        for (var t = face_start(j); t < face_start(j + 1u); t++) {
+            let f = setup(t);
+            if depth_at(f, q) < depth {
+                count += f.sign;
+            }
+        }
+        if count > 0 {
+            atomicAdd(&tallies[pair_tally(i, j)], 1u);
+            into = max(into, j + 1u);
+        }
+    }
+    images[IMAGE_PENETRATED * pixel_count() + pixel] = into;
+}

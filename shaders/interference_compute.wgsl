@@ -1,3 +1,5 @@
+//!include shared/interference_compute.wgsl
+
 // Interference by ray counting on the compute units (src/stages/
 // interference/compute/): Knott's passes 1–4 without the rasteriser.
 //
@@ -11,7 +13,7 @@
 //   edges at exactly that depth (the two-pass resolve; `edge_nearest` in
 //   interference_compute_int64.wgsl does both at once where the adapter
 //   has 64-bit atomics).
-// * `faces`, `large_faces`: passes 2–3. Per face (one thread, or a
+// * `count_faces`, `count_large_faces`: passes 2–3. Per face (one thread, or a
 //   workgroup for faces covering more than SMALL_FACE pixel centres), per
 //   covered pixel centre (the CPU reference's coverage, exact ties by a
 //   top-left rule) in front of the pixel's edge point: atomically add
@@ -22,178 +24,34 @@
 // * `pair_counts`: Alg. 4 for the pixels the sums cannot decode: each
 //   candidate object's faces alone counted at the pixel's edge point.
 //
-// `Params` and the constants mirror src/stages/interference/compute/
-// (checked by tests/shader_layouts.rs).
+// The constants mirror src/stages/interference/compute/ (checked by
+// tests/shader_layouts.rs).
 
-struct Params {
-    // Framebuffer x, y (pixels, y down) and depth of a world point: the
-    // rows of OrthoView::to_screen.
-    screen_x: vec4<f32>,
-    screen_y: vec4<f32>,
-    screen_z: vec4<f32>,
-    width: u32,
-    height: u32,
-    objects: u32,
-    faces: u32,
-    edges: u32,
-    // 1: the pair passes for every pixel inside something (Alg. 4).
-    pair_passes: u32,
-    edge_offset: f32,
-    pad: u32,
-}
-
-struct Edge {
-    // xyz: end points; a.w: object (bits), b.w: global edge + 1 (bits).
-    a: vec4<f32>,
-    b: vec4<f32>,
-    // xyz: vertex pseudo-normals.
-    na: vec4<f32>,
-    nb: vec4<f32>,
-}
-
-const WORKGROUP: u32 = 64u;
-const LARGE_GROUP: u32 = 256u;
-// Faces covering more pixel centres than this go to `large_faces`.
-const SMALL_FACE: u32 = 64u;
-const OPEN_BIT: u32 = 0x80000000u;
-// bits(1.0): the depth key of "no edge".
-const DEPTH_ONE: u32 = 0x3f800000u;
-const NO_ID: u32 = 0xffffffffu;
-// Planes of `pixels` (each width · height words).
-const PLANE_DEPTH: u32 = 0u;
-const PLANE_ID: u32 = 1u;
-const PLANE_SUM: u32 = 2u;
-const PLANE_SQUARES: u32 = 3u;
-const PLANE_OPEN: u32 = 4u;
-// Planes of `images`.
-const IMAGE_COUNT: u32 = 0u;
-const IMAGE_OBJECT: u32 = 1u;
-const IMAGE_EDGE: u32 = 2u;
-const IMAGE_DEPTH: u32 = 3u;
-const IMAGE_PENETRATED: u32 = 4u;
-// `tallies`: counters, then per object its pixels inside something and
-// its pixels the sums cannot decode, then objects × objects pair pixels.
-const TALLY_LARGE: u32 = 0u;
-const TALLY_FALLBACK: u32 = 1u;
-const TALLY_HEAD: u32 = 2u;
-// `view` (u32 words): per object a region of REGION_WORDS, then face
-// starts (objects + 1), then neighbour starts (objects + 1), then the
-// neighbour lists.
-const REGION_WORDS: u32 = 12u;
-
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage, read> positions: array<vec4<f32>>;
-// i0, i1, i2, object (| OPEN_BIT for an open mesh).
-@group(0) @binding(2) var<storage, read> faces: array<vec4<u32>>;
-@group(0) @binding(3) var<storage, read> edges: array<Edge>;
-@group(0) @binding(4) var<storage, read> view: array<u32>;
 @group(0) @binding(5) var<storage, read_write> pixels: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> images: array<u32>;
 @group(0) @binding(7) var<storage, read_write> tallies: array<atomic<u32>>;
 // Large faces (up to `faces`), then fallback pixels (up to width · height).
 @group(0) @binding(8) var<storage, read_write> work: array<u32>;
 
-fn pixel_count() -> u32 {
-    return p.width * p.height;
+fn depth_word(pixel: u32) -> u32 {
+    return 2u * pixel + 1u;
 }
 
-fn flat_id(wid: vec3<u32>, groups: vec3<u32>, lid: u32, size: u32) -> u32 {
-    return (wid.y * groups.x + wid.x) * size + lid;
-}
-
-fn screen(q: vec3<f32>) -> vec3<f32> {
-    let h = vec4(q, 1.0);
-    return vec3(dot(p.screen_x, h), dot(p.screen_y, h), dot(p.screen_z, h));
-}
-
-// Object k's region: x0, y0, x1, y1 (its faces count only there), the
-// screen box its edges must meet, active (1) or not drawn at all (0).
-struct Region {
-    scissor: vec4<u32>,
-    edge_min: vec3<f32>,
-    edge_max: vec3<f32>,
-    drawn: bool,
-}
-
-fn region(k: u32) -> Region {
-    let o = REGION_WORDS * k;
-    let s = vec4(view[o], view[o + 1u], view[o + 2u], view[o + 3u]);
-    let lo = bitcast<vec4<f32>>(vec4(view[o + 4u], view[o + 5u], view[o + 6u], view[o + 7u]));
-    let hi = bitcast<vec4<f32>>(vec4(view[o + 8u], view[o + 9u], view[o + 10u], view[o + 11u]));
-    return Region(s, lo.xyz, hi.xyz, lo.w != 0.0);
-}
-
-fn face_start(k: u32) -> u32 {
-    return view[REGION_WORDS * p.objects + k];
-}
-
-fn neighbour_start(k: u32) -> u32 {
-    return view[REGION_WORDS * p.objects + p.objects + 1u + k];
-}
-
-fn neighbour(at: u32) -> u32 {
-    return view[REGION_WORDS * p.objects + 2u * (p.objects + 1u) + at];
-}
-
-// ---- pass 1: edges ----
-
-fn depth_key(depth: f32) -> u32 {
-    // Positive floats order as their bits; −0 and below are the near plane.
-    return DEPTH_ONE - bitcast<u32>(select(min(depth, 1.0), 0.0, depth <= 0.0));
+fn id_word(pixel: u32) -> u32 {
+    return 2u * pixel;
 }
 
 fn edge_depth_at(pixel: u32) -> f32 {
-    return bitcast<f32>(DEPTH_ONE - atomicLoad(&pixels[PLANE_DEPTH * pixel_count() + pixel]));
+    return bitcast<f32>(DEPTH_ONE - atomicLoad(&pixels[depth_word(pixel)]));
 }
 
-// The covered pixels of edge `k` (culled edges none); `resolve` 0 writes the
-// depth keys, 1 the ids of the edges at the winning depth.
-fn rasterise_edge(k: u32, resolve: u32) {
-    let e = edges[k];
-    let object = bitcast<u32>(e.a.w);
-    let id = bitcast<u32>(e.b.w);
-    let r = region(object);
-    if !r.drawn {
-        return;
-    }
-    let a = screen(e.a.xyz + p.edge_offset * e.na.xyz);
-    let b = screen(e.b.xyz + p.edge_offset * e.nb.xyz);
-    if any(max(a, b) < r.edge_min) || any(min(a, b) > r.edge_max) {
-        return;
-    }
-    let d = b.xy - a.xy;
-    let len2 = dot(d, d);
-    if len2 < 1e-12 {
-        return;
-    }
-    // Walk the major axis m; n is the other.
-    let x_major = abs(d.x) >= abs(d.y);
-    let m = select(1u, 0u, x_major);
-    let n = 1u - m;
-    let size = vec2(i32(p.width), i32(p.height));
-    let first = max(i32(ceil(min(a[m], b[m]) - 0.5)), 0);
-    let last = min(i32(floor(max(a[m], b[m]) - 0.5)), size[m] - 1);
-    let plane = pixel_count();
-    for (var c = first; c <= last; c++) {
-        let centre_m = f32(c) + 0.5;
-        let minor = a[n] + (centre_m - a[m]) / d[m] * d[n];
-        let row = i32(floor(minor));
-        if row < 0 || row >= size[n] {
-            continue;
-        }
-        var at = vec2(c, row);
-        if !x_major {
-            at = vec2(row, c);
-        }
-        let centre = vec2<f32>(at) + 0.5;
-        let t = clamp(dot(centre - a.xy, d) / len2, 0.0, 1.0);
-        let key = depth_key(a.z + t * (b.z - a.z));
-        let pixel = u32(at.y) * p.width + u32(at.x);
-        if resolve == 0u {
-            atomicMax(&pixels[PLANE_DEPTH * plane + pixel], key);
-        } else if atomicLoad(&pixels[PLANE_DEPTH * plane + pixel]) == key {
-            atomicMax(&pixels[PLANE_ID * plane + pixel], NO_ID - id);
-        }
+// Pass 1's two-pass resolve: `resolve` 0 keeps the nearest depth, 1 the
+// smallest id among the edges at exactly that depth.
+fn cover_edge(pixel: u32, key: u32, id: u32, resolve: u32) {
+    if resolve == 0u {
+        atomicMax(&pixels[depth_word(pixel)], key);
+    } else if atomicLoad(&pixels[depth_word(pixel)]) == key {
+        atomicMax(&pixels[id_word(pixel)], NO_ID - id);
     }
 }
 
@@ -205,7 +63,7 @@ fn edge_depth(
 ) {
     let k = flat_id(wid, groups, lid, WORKGROUP);
     if k < p.edges {
-        rasterise_edge(k, 0u);
+        walk_edge(k, 0u);
     }
 }
 
@@ -217,7 +75,7 @@ fn edge_ids(
 ) {
     let k = flat_id(wid, groups, lid, WORKGROUP);
     if k < p.edges {
-        rasterise_edge(k, 1u);
+        walk_edge(k, 1u);
     }
 }
 
@@ -387,7 +245,7 @@ fn pair_tally(i: u32, j: u32) -> u32 {
 
 // The edge id (global edge + 1, 0 = none) at `pixel`.
 fn edge_id_at(pixel: u32) -> u32 {
-    let key = atomicLoad(&pixels[PLANE_ID * pixel_count() + pixel]);
+    let key = atomicLoad(&pixels[id_word(pixel)]);
     return select(0u, NO_ID - key, key != 0u);
 }
 

@@ -6,6 +6,7 @@
 
 mod common;
 
+use collidoscope::stages::interference::compute::EdgePass;
 use collidoscope::stages::interference::{
     Backend, Identification, Interference, InterferenceGpu, InterferenceParams, InterferenceRun,
     OrthoView, RunOptions, ViewAxis, count_cpu, detect_compute, identify_cpu, run_cpu,
@@ -48,22 +49,20 @@ fn compute_equals_cpu_reference_pixel_for_pixel() {
     for (name, scene) in scenes() {
         let uploaded = compute.upload(&gpu, &scene).unwrap();
         let offset = scene.edge_offset(&InterferenceParams::default());
-        for (axis, cull) in ViewAxis::ALL
-            .into_iter()
-            .flat_map(|axis| CULLING.map(|cull| (axis, cull)))
-        {
+        let cases = ViewAxis::ALL.into_iter().flat_map(|axis| {
+            CULLING.into_iter().flat_map(move |cull| {
+                let passes = compute.edge_passes().into_iter();
+                passes.map(move |edge_pass| (axis, cull, edge_pass))
+            })
+        });
+        for (axis, cull, edge_pass) in cases {
             let view = OrthoView::fit(&scene, axis, W, H, offset);
+            let o = options(cull, Identification::WeightedSums);
             let run = compute
-                .run(
-                    &gpu,
-                    &uploaded,
-                    &view,
-                    offset,
-                    options(cull, Identification::WeightedSums),
-                )
+                .run_with(&gpu, &uploaded, &view, offset, o, edge_pass)
                 .unwrap();
             let image = run.image.as_ref().expect("read_pixels gives images");
-            let case = format!("{name}, axis {axis:?}, cull {cull}");
+            let case = format!("{name}, axis {axis:?}, cull {cull}, {edge_pass:?}");
             let at =
                 |p: usize| format!("{case}: pixel {p} ({}, {})", p % W as usize, p / W as usize);
 
@@ -111,6 +110,47 @@ fn compute_equals_cpu_reference_pixel_for_pixel() {
                 run.queries.object_pixels, by_pixels,
                 "{case}: object pixels"
             );
+        }
+    }
+}
+
+/// Both edge passes leave the same images bit for bit (the nearest depth,
+/// on a tie the smallest edge id), where the device has 64-bit atomics
+/// (lavapipe has); the two-pass resolve is always there.
+#[test]
+fn one_pass_and_two_pass_edge_resolves_agree() {
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let compute = stage.compute();
+    let passes = compute.edge_passes();
+    assert_eq!(passes.last(), Some(&EdgePass::TwoPass));
+    if passes.len() == 1 {
+        eprintln!(
+            "{}: no 64-bit atomics, only the two-pass resolve",
+            gpu.describe()
+        );
+        return;
+    }
+    for (name, scene) in scenes() {
+        let uploaded = compute.upload(&gpu, &scene).unwrap();
+        let offset = scene.edge_offset(&InterferenceParams::default());
+        for axis in ViewAxis::ALL {
+            let view = OrthoView::fit(&scene, axis, 2 * W, 2 * H, offset);
+            let [one, two] = [EdgePass::Atomic64, EdgePass::TwoPass].map(|edge_pass| {
+                let o = options(true, Identification::WeightedSums);
+                let run = compute.run_with(&gpu, &uploaded, &view, offset, o, edge_pass);
+                run.unwrap().image.unwrap()
+            });
+            let depth_bits = |d: &[f32]| d.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            let case = format!("{name}, axis {axis:?}");
+            assert_eq!(
+                depth_bits(&one.edge_depth),
+                depth_bits(&two.edge_depth),
+                "{case}: depths"
+            );
+            assert_eq!(one.ids, two.ids, "{case}: ids");
+            assert_eq!(one.counts, two.counts, "{case}: counts");
+            assert!(one.edge_depth.iter().any(|&d| d < 1.0), "{case}: no edge");
         }
     }
 }

@@ -75,6 +75,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // The compute backend of interference (no rasteriser).
     "interference_compute.wgsl",
     "interference_compute_args.wgsl",
+    // Its one-pass edge resolve: created only on devices with 64-bit atomics.
+    "interference_compute_int64.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",
@@ -88,6 +90,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/bvh_bounds.wgsl",
     "shared/bvh_nearest.wgsl",
     "shared/closest_point.wgsl",
+    "shared/interference_compute.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
 ];

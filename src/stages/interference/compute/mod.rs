@@ -12,10 +12,13 @@
 //! centre within `½·max(|cos θ|, |sin θ|)` of the line, between its ends:
 //! the Bresenham/diamond rule the CPU reference accepts — at the depth of
 //! the segment at the projection of the pixel centre. The nearest edge
-//! point per pixel is found with atomics: a 32-bit atomic max of
-//! `bits(1) − bits(depth)`, then, from the same walk again, an atomic max
-//! of `2³² − 1 − id` by the edges at exactly that depth (the two-pass
-//! depth-then-id resolve; ties go to the smallest edge id).
+//! point per pixel is found with atomics ([`EdgePass`]): where the device
+//! has 64-bit atomic min/max, one atomic max of `key << 32 | (2³² − 1 −
+//! id)` with `key = bits(1) − bits(depth)`; elsewhere a 32-bit atomic max
+//! of `key`, then, from the same walk again, an atomic max of `2³² − 1 −
+//! id` by the edges at exactly that depth (the two-pass depth-then-id
+//! resolve). Both leave the same words: the nearest depth, on a tie the
+//! smallest edge id.
 //!
 //! **Passes 2–3, counting** (equation 4.2). One thread per face takes the
 //! pixel centres in its screen box, within its object's scissor (the
@@ -83,11 +86,22 @@ const PIXEL_PLANES: u64 = 5;
 /// penetrated + 1).
 const IMAGE_PLANES: usize = 5;
 
+/// How pass 1 finds the nearest edge point per pixel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum EdgePass {
+    /// One pass, a 64-bit atomic max of depth and id together.
+    Atomic64,
+    /// Depth first, then the id at that depth (32-bit atomics).
+    TwoPass,
+}
+
 /// The compute pipelines; create once per device.
 pub struct InterferenceCompute {
     kernels: Kernels,
     edge_depth: wgpu::ComputePipeline,
     edge_ids: wgpu::ComputePipeline,
+    /// The one-pass resolve, where the device has 64-bit atomic min/max.
+    edge_nearest: Option<wgpu::ComputePipeline>,
     count_faces: wgpu::ComputePipeline,
     count_large_faces: wgpu::ComputePipeline,
     decode: wgpu::ComputePipeline,
@@ -124,7 +138,13 @@ impl InterferenceCompute {
             shader_source("interference_compute_args.wgsl"),
             &[Binding::Storage(ReadOnly), Binding::Storage(ReadWrite)],
         );
+        let int64 = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX;
+        let edge_nearest = gpu.device.features().contains(int64).then(|| {
+            let module = gpu.shader(shader_source("interference_compute_int64.wgsl"));
+            kernels.pipeline_in(gpu, &module, "edge_nearest")
+        });
         InterferenceCompute {
+            edge_nearest,
             edge_depth: kernels.pipeline(gpu, "edge_depth"),
             edge_ids: kernels.pipeline(gpu, "edge_ids"),
             count_faces: kernels.pipeline(gpu, "count_faces"),
@@ -184,10 +204,17 @@ impl InterferenceCompute {
         })
     }
 
-    /// Runs the passes for one view (see the module docs): with
-    /// `options.cull`, the culling of [`CullPlan`]; with `options.pairs`,
-    /// the identification by `options.identification`; the images read
-    /// back with `options.read_pixels` (`options.passes` does not apply).
+    /// The edge passes this device can run, the fastest first.
+    pub fn edge_passes(&self) -> Vec<EdgePass> {
+        let one_pass = self.edge_nearest.as_ref().map(|_| EdgePass::Atomic64);
+        one_pass.into_iter().chain([EdgePass::TwoPass]).collect()
+    }
+
+    /// Runs the passes for one view (see the module docs) with the
+    /// fastest edge pass: with `options.cull`, the culling of
+    /// [`CullPlan`]; with `options.pairs`, the identification by
+    /// `options.identification`; the images read back with
+    /// `options.read_pixels` (`options.passes` does not apply).
     pub fn run(
         &self,
         gpu: &GpuContext,
@@ -195,6 +222,21 @@ impl InterferenceCompute {
         view: &OrthoView,
         edge_offset: f32,
         options: RunOptions,
+    ) -> Result<InterferenceRun, InterferenceError> {
+        let fastest = self.edge_passes()[0];
+        self.run_with(gpu, scene, view, edge_offset, options, fastest)
+    }
+
+    /// [`Self::run`] with `edge_pass` (one of [`Self::edge_passes`]; the
+    /// others run the two-pass resolve).
+    pub fn run_with(
+        &self,
+        gpu: &GpuContext,
+        scene: &ComputeScene,
+        view: &OrthoView,
+        edge_offset: f32,
+        options: RunOptions,
+        edge_pass: EdgePass,
     ) -> Result<InterferenceRun, InterferenceError> {
         let max = gpu.device.limits().max_texture_dimension_2d;
         if view.width == 0 || view.height == 0 || view.width > max || view.height > max {
@@ -241,9 +283,20 @@ impl InterferenceCompute {
             pass.set_bind_group(0, &group, &[]);
             pass.dispatch_workgroups(x, y, 1);
         };
-        run.compute_pass("compute edges (pass 1)", |pass| {
-            flat(pass, &self.edge_depth, scene.edge_count);
-            flat(pass, &self.edge_ids, scene.edge_count);
+        let one_pass = self
+            .edge_nearest
+            .as_ref()
+            .filter(|_| edge_pass == EdgePass::Atomic64);
+        let edges_phase = match one_pass {
+            Some(_) => "compute edges (pass 1, 64-bit atomics)",
+            None => "compute edges (pass 1, depth then id)",
+        };
+        run.compute_pass(edges_phase, |pass| match one_pass {
+            Some(pipeline) => flat(pass, pipeline, scene.edge_count),
+            None => {
+                flat(pass, &self.edge_depth, scene.edge_count);
+                flat(pass, &self.edge_ids, scene.edge_count);
+            }
         });
         run.compute_pass("compute counts (passes 2–3)", |pass| {
             flat(pass, &self.count_faces, scene.face_count());

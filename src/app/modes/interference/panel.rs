@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use super::{Interference, MAX_OBJECTS, Outcome, RESOLUTIONS, ReadMode};
 use crate::stages::interference::scenes::Shapes;
-use crate::stages::interference::{Identification, ViewAxis};
+use crate::stages::interference::{Backend, Identification, ViewAxis};
 
 pub fn controls_ui(st: &mut Interference, ui: &mut egui::Ui) {
     ui.heading("Interference (stencil ray counting)");
@@ -50,6 +50,19 @@ pub fn controls_ui(st: &mut Interference, ui: &mut egui::Ui) {
          its overlap with other objects' boxes, only edges reaching that overlap \
          are drawn, and objects overlapping nothing are not drawn at all.",
         );
+    ui.horizontal(|ui| {
+        ui.label("backend");
+        for backend in Backend::ALL {
+            ui.selectable_value(&mut st.backend, backend, backend.name());
+        }
+    })
+    .response
+    .on_hover_text(
+        "stencil: the paper's rendering passes (edges as lines, faces counted in \
+         the stencil buffer). compute: the same rays and signed counts on the \
+         compute units, no rasteriser, with the CPU reference's coverage rules. \
+         cpu: the reference itself.",
+    );
     ui.horizontal(|ui| {
         ui.label("penetrated by");
         for id in Identification::ALL {

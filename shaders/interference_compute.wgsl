@@ -153,7 +153,9 @@ fn depth_at(f: Tri, q: vec2<f32>) -> f32 {
 // edge point there.
 fn count_at(f: Tri, x: i32, y: i32) {
     let pixel = u32(y) * p.width + u32(x);
-    if depth_at(f, vec2(f32(x), f32(y)) + 0.5) >= edge_depth_at(pixel) {
+    let edge = edge_depth_at(pixel);
+    // Without images only the edge points' counts are read.
+    if (edge >= 1.0 && p.images == 0u) || depth_at(f, vec2(f32(x), f32(y)) + 0.5) >= edge {
         return;
     }
     let plane = pixel_count();
@@ -294,6 +296,9 @@ fn decode(
             }
         }
     }
+    if p.images == 0u {
+        return;
+    }
     images[IMAGE_COUNT * plane + pixel] = bitcast<u32>(count);
     images[IMAGE_OBJECT * plane + pixel] = object;
     images[IMAGE_EDGE * plane + pixel] = id;
@@ -342,5 +347,7 @@ fn pair_counts(
             into = max(into, j + 1u);
         }
     }
-    images[IMAGE_PENETRATED * pixel_count() + pixel] = into;
+    if p.images != 0u {
+        images[IMAGE_PENETRATED * pixel_count() + pixel] = into;
+    }
 }

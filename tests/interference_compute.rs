@@ -236,6 +236,31 @@ fn compute_pairs_equal_reference_and_stencil_pairs() {
                     );
                 }
                 assert!(!pairs.is_empty(), "{case}: no pair");
+                // Reading only the tallies (no images: pixels without an
+                // edge point count nothing) answers the same.
+                let queries = RunOptions {
+                    read_pixels: false,
+                    ..options(cull, identification)
+                };
+                let quick = compute
+                    .run(&gpu, &uploaded, &view, offset, queries)
+                    .unwrap();
+                assert!(quick.image.is_none(), "{case}: images without read_pixels");
+                assert_eq!(
+                    quick.queries.object_pixels, run.queries.object_pixels,
+                    "{case}: object pixels without images"
+                );
+                let pixels = |r: &InterferenceRun| {
+                    let mut p: Vec<_> = r
+                        .queries
+                        .pairs
+                        .iter()
+                        .map(|q| (q.penetrating, q.penetrated, q.pixels))
+                        .collect();
+                    p.sort();
+                    p
+                };
+                assert_eq!(pixels(&quick), pixels(&run), "{case}: pairs without images");
             }
         }
     }
@@ -280,6 +305,67 @@ fn compute_summary_equals_stencil_and_cpu_summaries() {
             )
             .unwrap();
             assert_eq!(direct, compute.summary, "{name}: detect_compute");
+        }
+    }
+}
+
+/// Boxes apart: with culling nothing is drawn (no GPU pass, early
+/// non-interference, empty images); without it every edge is drawn, no
+/// pair is found, and the counts equal the CPU reference's on every pixel
+/// it can decide (spurious self-interference, §4.5.8, included: culling
+/// is what removes it).
+#[test]
+fn apart_boxes_count_nothing() {
+    use collidoscope::mesh::box_mesh;
+    use common::interference_scenes::posed;
+    use glam::{Quat, Vec3};
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let compute = stage.compute();
+    let b = box_mesh(2);
+    let scene = collidoscope::stages::interference::InterferenceScene::new(vec![
+        posed(&b, 1.0, Quat::IDENTITY, Vec3::ZERO),
+        posed(
+            &b,
+            1.0,
+            Quat::from_rotation_z(0.3),
+            Vec3::new(2.0, 0.4, 0.0),
+        ),
+        posed(&b, 0.5, Quat::IDENTITY, Vec3::new(0.2, 2.5, -0.3)),
+    ])
+    .unwrap();
+    let uploaded = compute.upload(&gpu, &scene).unwrap();
+    let offset = scene.edge_offset(&InterferenceParams::default());
+    for axis in ViewAxis::ALL {
+        let view = OrthoView::fit(&scene, axis, W, H, offset);
+        let [culled, drawn] = CULLING.map(|cull| {
+            let o = options(cull, Identification::WeightedSums);
+            compute.run(&gpu, &uploaded, &view, offset, o).unwrap()
+        });
+        assert!(culled.queries.early_exit, "{axis:?}: {:?}", culled.queries);
+        assert!(
+            culled.phases.is_empty(),
+            "{axis:?}: culling drew nothing, ran nothing"
+        );
+        let ci = culled.image.unwrap();
+        assert!(
+            ci.edge_depth.iter().all(|&d| d == 1.0),
+            "{axis:?}: culled edges"
+        );
+        assert!(ci.counts.iter().all(|&c| c == 0), "{axis:?}: culled count");
+        assert!(
+            drawn.queries.pairs.is_empty(),
+            "{axis:?}: {:?}",
+            drawn.queries
+        );
+        let di = drawn.image.unwrap();
+        assert!(
+            di.edge_depth.iter().any(|&d| d < 1.0),
+            "{axis:?}: no edge drawn"
+        );
+        let reference = count_cpu(&scene, &view, &di.edge_depth, None);
+        for p in (0..di.counts.len()).filter(|&p| !reference.ambiguous[p]) {
+            assert_eq!(di.counts[p], reference.counts[p], "{axis:?}: pixel {p}");
         }
     }
 }

@@ -576,7 +576,7 @@ fn interference() {
     ] {
         mirror! { c, shader, "Params", sl::ComputeParams {
             screen_x, screen_y, screen_z, width, height, objects, faces, edges, pair_passes,
-            edge_offset, pad,
+            edge_offset, images,
         } }
         mirror! { c, shader, "Edge", sl::ComputeEdge { a, b, na, nb } }
         constant!(c, shader, WORKGROUP, sl::COMPUTE_WORKGROUP);

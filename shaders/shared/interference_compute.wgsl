@@ -23,7 +23,9 @@ struct Params {
     // 1: the pair passes for every pixel inside something (Alg. 4).
     pair_passes: u32,
     edge_offset: f32,
-    pad: u32,
+    // 1: write the images (read pixels); 0: only the tallies, and pixels
+    // without an edge point count nothing.
+    images: u32,
 }
 
 struct Edge {
@@ -38,7 +40,7 @@ struct Edge {
 const WORKGROUP: u32 = 64u;
 const LARGE_GROUP: u32 = 256u;
 // Faces covering more pixel centres than this go to `large_faces`.
-const SMALL_FACE: u32 = 64u;
+const SMALL_FACE: u32 = 256u;
 const OPEN_BIT: u32 = 0x80000000u;
 // bits(1.0): the depth key of "no edge".
 const DEPTH_ONE: u32 = 0x3f800000u;

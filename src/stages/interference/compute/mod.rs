@@ -56,26 +56,29 @@
 //! reference's ambiguity bands. Its [`InterferenceRun::drawn`] is all
 //! zero (nothing goes to the rasteriser).
 
+mod scratch;
 mod upload;
 
 pub use upload::{ComputeScene, GpuEdge, Params, REGION_WORDS};
 
 use eframe::egui_wgpu::wgpu;
 
+use self::scratch::Scratch;
 use super::identify::{Identification, IdentificationReport, PairQuery};
 use super::product::{CountImage, DrawCounts, InterferenceRun, PairQueries};
 use super::{CullPlan, InterferenceError, OrthoView, RunOptions};
 use crate::gpu::{
-    Access, Binding, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging,
-    shader_source, staging_buffer, storage_buffer_zeroed,
+    Access, Binding, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
+    storage_buffer_init,
 };
+use wgpu::util::DeviceExt;
 
 /// Threads per workgroup of the per-edge, per-face and per-pixel kernels.
 pub const WORKGROUP: u32 = 64;
 /// Threads per workgroup of `count_large_faces` (one large face each).
 pub const LARGE_GROUP: u32 = 256;
 /// Faces covering more pixel centres than this are split over a workgroup.
-pub const SMALL_FACE: u32 = 64;
+pub const SMALL_FACE: u32 = 256;
 /// Counters at the head of the tallies buffer (large faces, ambiguous
 /// pixels).
 pub const TALLY_HEAD: u32 = 2;
@@ -84,7 +87,7 @@ pub const TALLY_HEAD: u32 = 2;
 const PIXEL_PLANES: u64 = 5;
 /// Word planes of the images (count, object + 1, edge + 1, depth,
 /// penetrated + 1).
-const IMAGE_PLANES: usize = 5;
+const IMAGE_PLANES: u64 = 5;
 
 /// How pass 1 finds the nearest edge point per pixel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -108,17 +111,9 @@ pub struct InterferenceCompute {
     pair_counts: wgpu::ComputePipeline,
     args_kernels: Kernels,
     dispatch_args: wgpu::ComputePipeline,
-}
-
-/// The buffers of one run.
-struct RunBuffers {
-    uniforms: wgpu::Buffer,
-    view: wgpu::Buffer,
-    pixels: wgpu::Buffer,
-    images: wgpu::Buffer,
-    tallies: wgpu::Buffer,
-    work: wgpu::Buffer,
-    args: wgpu::Buffer,
+    /// The buffers of the last run's sizes, reused by the next run of
+    /// those sizes; the lock also keeps runs from sharing them.
+    scratch: std::sync::Mutex<Option<Scratch>>,
 }
 
 impl InterferenceCompute {
@@ -154,54 +149,8 @@ impl InterferenceCompute {
             dispatch_args: args_kernels.pipeline(gpu, "dispatch_args"),
             kernels,
             args_kernels,
+            scratch: Default::default(),
         }
-    }
-
-    fn buffers(
-        &self,
-        gpu: &GpuContext,
-        scene: &ComputeScene,
-        params: &Params,
-        view_words: &[u32],
-    ) -> Result<RunBuffers, InterferenceError> {
-        use wgpu::util::DeviceExt;
-        let pixels = params.width as u64 * params.height as u64;
-        let n = scene.object_count() as u64;
-        let zeroed = |label, words: u64| {
-            storage_buffer_zeroed(
-                gpu,
-                BufferCheck {
-                    label,
-                    bytes: 4 * words,
-                },
-            )
-        };
-        Ok(RunBuffers {
-            uniforms: gpu
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("InterferenceCompute::params"),
-                    contents: bytemuck::bytes_of(params),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                }),
-            view: crate::gpu::storage_buffer_init(gpu, "InterferenceCompute::view", view_words)?,
-            pixels: zeroed("InterferenceCompute::pixels", PIXEL_PLANES * pixels)?,
-            images: zeroed("InterferenceCompute::images", IMAGE_PLANES as u64 * pixels)?,
-            tallies: zeroed(
-                "InterferenceCompute::tallies (objects² pair pixels)",
-                TALLY_HEAD as u64 + 2 * n + n * n,
-            )?,
-            work: zeroed(
-                "InterferenceCompute::work",
-                scene.face_count() as u64 + pixels,
-            )?,
-            args: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("InterferenceCompute::args"),
-                size: 4 * 6,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
-                mapped_at_creation: false,
-            }),
-        })
     }
 
     /// The edge passes this device can run, the fastest first.
@@ -250,17 +199,37 @@ impl InterferenceCompute {
         let n = scene.object_count();
         let plan = CullPlan::new(&scene.bounds, view, edge_offset);
         let pair_passes = options.pairs && options.identification == Identification::PairPasses;
-        let params = upload::params(scene, view, edge_offset, pair_passes);
+        if options.cull && plan.active().next().is_none() {
+            // Culling draws nothing: no edge, no count, nothing inside.
+            return Ok(nothing_drawn(view, plan, n, options, started));
+        }
+        let params = upload::params(scene, view, edge_offset, pair_passes, options.read_pixels);
         let words = upload::view_words(scene, view, &plan, options.cull);
-        let b = self.buffers(gpu, scene, &params, &words)?;
+        let mut cached = self
+            .scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let key = (view.width, view.height, scene.face_count(), n);
+        let b: &Scratch = match &mut *cached {
+            Some(s) if s.key == key => s,
+            slot => slot.insert(Scratch::new(gpu, key)?),
+        };
+        let uniforms = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("InterferenceCompute::params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let view_buffer = storage_buffer_init(gpu, "InterferenceCompute::view", &words)?;
         let group = self.kernels.bind_group(
             gpu,
             &[
-                &b.uniforms,
+                &uniforms,
                 &scene.positions,
                 &scene.faces,
                 &scene.edges,
-                &b.view,
+                &view_buffer,
                 &b.pixels,
                 &b.images,
                 &b.tallies,
@@ -270,13 +239,14 @@ impl InterferenceCompute {
         let args_group = self.args_kernels.bind_group(gpu, &[&b.tallies, &b.args]);
         let pixel_count = view.width * view.height;
         let tallies_bytes = b.tallies.size();
-        let tallies_staging =
-            staging_buffer(&gpu.device, "InterferenceCompute::tallies", tallies_bytes);
-        let images_staging = options
-            .read_pixels
-            .then(|| staging_buffer(&gpu.device, "InterferenceCompute::images", b.images.size()));
+        let tallies_staging = &b.tallies_staging;
+        let images_staging = options.read_pixels.then_some(&b.images_staging);
 
         let mut run = GpuRun::new(gpu, "InterferenceCompute::encoder")?;
+        run.encoder_work("compute clear", |encoder| {
+            encoder.clear_buffer(&b.pixels, 0, None);
+            encoder.clear_buffer(&b.tallies, 0, None);
+        });
         let flat = |pass: &mut wgpu::ComputePass<'_>, pipeline, items: u32| {
             let (x, y) = dispatch_dims(items.div_ceil(WORKGROUP));
             pass.set_pipeline(pipeline);
@@ -319,14 +289,14 @@ impl InterferenceCompute {
             }
         });
         run.encoder_work("compute read-back copies", |encoder| {
-            encoder.copy_buffer_to_buffer(&b.tallies, 0, &tallies_staging, 0, tallies_bytes);
-            if let Some(staging) = &images_staging {
+            encoder.copy_buffer_to_buffer(&b.tallies, 0, tallies_staging, 0, tallies_bytes);
+            if let Some(staging) = images_staging {
                 encoder.copy_buffer_to_buffer(&b.images, 0, staging, 0, staging.size());
             }
         });
         let (phases, _) = run.finish()?;
-        let tallies: Vec<u32> = map_staging(gpu, &tallies_staging, "interference tallies")?;
-        let image = match &images_staging {
+        let tallies: Vec<u32> = map_staging(gpu, tallies_staging, "interference tallies")?;
+        let image = match images_staging {
             Some(staging) => Some(read_image(
                 view,
                 &map_staging(gpu, staging, "interference images")?,
@@ -383,10 +353,54 @@ impl InterferenceCompute {
     }
 }
 
+/// The run of a view where culling leaves nothing to draw (every box
+/// apart): no edge point, every count zero, early non-interference.
+fn nothing_drawn(
+    view: &OrthoView,
+    plan: CullPlan,
+    objects: usize,
+    options: RunOptions,
+    started: std::time::Instant,
+) -> InterferenceRun {
+    let pixels = (view.width * view.height) as usize;
+    let image = options.read_pixels.then(|| CountImage {
+        view: *view,
+        counts: vec![0; pixels],
+        edge_depth: vec![1.0; pixels],
+        ids: vec![[0, 0]; pixels],
+        inside_ids: vec![[0, 0]; pixels],
+        penetrated: vec![0; pixels],
+        ambiguous: None,
+    });
+    let weighted = options.identification == Identification::WeightedSums;
+    InterferenceRun {
+        view: *view,
+        cull: Some(plan),
+        drawn: DrawCounts::default(),
+        image,
+        queries: PairQueries {
+            object_pixels: vec![0; objects],
+            pairs: Vec::new(),
+            early_exit: true,
+        },
+        identification: IdentificationReport {
+            used: options.pairs.then_some(options.identification),
+            fallback: None,
+            ambiguous_pixels: match options.pairs && weighted {
+                true => vec![0; objects],
+                false => Vec::new(),
+            },
+            pair_pass_objects: Vec::new(),
+        },
+        phases: Vec::new(),
+        wall_ms: started.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
 /// The product's images from the image planes (see the shader).
 fn read_image(view: &OrthoView, words: &[u32]) -> CountImage {
     let plane = (view.width * view.height) as usize;
-    let planes: Vec<&[u32]> = words.chunks(plane).take(IMAGE_PLANES).collect();
+    let planes: Vec<&[u32]> = words.chunks(plane).take(IMAGE_PLANES as usize).collect();
     let counts: Vec<i32> = planes[0].iter().map(|&c| c as i32).collect();
     let ids: Vec<[u32; 2]> = planes[1]
         .iter()

@@ -32,7 +32,9 @@ pub struct Params {
     /// 1: Alg. 4's per-object counts at every pixel inside something.
     pub pair_passes: u32,
     pub edge_offset: f32,
-    pub pad: u32,
+    /// 1: write the images (read pixels); 0: only the tallies, and
+    /// pixels without an edge point count nothing.
+    pub images: u32,
 }
 
 /// One edge of shaders/interference_compute.wgsl: end points (`a.w`: the
@@ -124,6 +126,7 @@ pub(super) fn params(
     view: &OrthoView,
     edge_offset: f32,
     pair_passes: bool,
+    images: bool,
 ) -> Params {
     // to_screen is affine: its rows from the images of the origin and the
     // unit vectors.
@@ -150,7 +153,7 @@ pub(super) fn params(
         edges: scene.edge_count,
         pair_passes: pair_passes as u32,
         edge_offset,
-        pad: 0,
+        images: images as u32,
     }
 }
 

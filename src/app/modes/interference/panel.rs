@@ -9,7 +9,7 @@ use crate::stages::interference::scenes::Shapes;
 use crate::stages::interference::{Backend, Identification, ViewAxis};
 
 pub fn controls_ui(st: &mut Interference, ui: &mut egui::Ui) {
-    ui.heading("Interference (stencil ray counting)");
+    ui.heading("Interference (ray counting)");
     let before = st.inputs();
     ui.horizontal(|ui| {
         ui.label("objects");
@@ -145,19 +145,24 @@ fn result_ui(r: &Outcome, ui: &mut egui::Ui) {
             run.view.height
         ));
         let d = &run.drawn;
-        ui.label(format!(
-            "  drew {}/{} objects, {}/{} triangles, {}/{} edges; pairs {}/{} triangles, {}/{} edges",
-            d.objects.drawn,
-            d.objects.total,
-            d.triangles.drawn,
-            d.triangles.total,
-            d.edges.drawn,
-            d.edges.total,
-            d.pair_triangles.drawn,
-            d.pair_triangles.total,
-            d.pair_edges.drawn,
-            d.pair_edges.total,
-        ));
+        // Only the stencil passes draw (their totals count every object).
+        if d.objects.total == 0 {
+            ui.label("  nothing rasterised (compute or CPU backend)");
+        } else {
+            ui.label(format!(
+                "  drew {}/{} objects, {}/{} triangles, {}/{} edges; pairs {}/{} triangles, {}/{} edges",
+                d.objects.drawn,
+                d.objects.total,
+                d.triangles.drawn,
+                d.triangles.total,
+                d.edges.drawn,
+                d.edges.total,
+                d.pair_triangles.drawn,
+                d.pair_triangles.total,
+                d.pair_edges.drawn,
+                d.pair_edges.total,
+            ));
+        }
         let id = &run.identification;
         if let Some(used) = id.used {
             let ambiguous: u64 = id.ambiguous_pixels.iter().sum();

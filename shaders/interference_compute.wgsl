@@ -307,26 +307,37 @@ fn decode(
 }
 
 // Alg. 4 at one pixel the sums left ambiguous (or every pixel inside
-// something, with `pair_passes`): each candidate j ≠ i (the objects whose
-// grown boxes meet the edge's object i's) counts its own faces alone in
-// front of the edge point, inside its scissor; j > 0 names a penetrated
-// object.
+// something, with `pair_passes`), one workgroup per pixel: each candidate
+// j ≠ i (the objects whose grown boxes meet the edge's object i's) counts
+// its own faces alone in front of the edge point, inside its scissor, the
+// faces split over the threads; a count > 0 names a penetrated object.
+var<workgroup> wg_pixel: u32;
+var<workgroup> wg_object: u32;
+var<workgroup> wg_count: atomic<i32>;
+
 @compute @workgroup_size(WORKGROUP)
 fn pair_counts(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let k = flat_id(wid, groups, lid, WORKGROUP);
-    if k >= atomicLoad(&tallies[TALLY_FALLBACK]) {
+    let k = wid.y * groups.x + wid.x;
+    if lid == 0u {
+        wg_pixel = NO_ID;
+        if k < atomicLoad(&tallies[TALLY_FALLBACK]) {
+            wg_pixel = work[p.faces + k];
+            wg_object = bitcast<u32>(edges[edge_id_at(wg_pixel) - 1u].a.w);
+        }
+    }
+    let pixel = workgroupUniformLoad(&wg_pixel);
+    if pixel == NO_ID {
         return;
     }
-    let pixel = work[p.faces + k];
+    let i = workgroupUniformLoad(&wg_object);
     let x = i32(pixel % p.width);
     let y = i32(pixel / p.width);
     let q = vec2(f32(x), f32(y)) + 0.5;
     let depth = edge_depth_at(pixel);
-    let i = bitcast<u32>(edges[edge_id_at(pixel) - 1u].a.w);
     var into = 0u;
     for (var at = neighbour_start(i); at < neighbour_start(i + 1u); at++) {
         let j = neighbour(at);
@@ -335,19 +346,27 @@ fn pair_counts(
         if j == i || !r.drawn || !all(inside) {
             continue;
         }
+        if lid == 0u {
+            atomicStore(&wg_count, 0);
+        }
+        workgroupBarrier();
         var count = 0;
-        for (var t = face_start(j); t < face_start(j + 1u); t++) {
+        for (var t = face_start(j) + lid; t < face_start(j + 1u); t += WORKGROUP) {
             let f = setup(t);
             if depth_at(f, q) < depth {
                 count += f.sign;
             }
         }
-        if count > 0 {
+        if count != 0 {
+            atomicAdd(&wg_count, count);
+        }
+        workgroupBarrier();
+        if lid == 0u && atomicLoad(&wg_count) > 0 {
             atomicAdd(&tallies[pair_tally(i, j)], 1u);
             into = max(into, j + 1u);
         }
     }
-    if p.images != 0u {
+    if lid == 0u && p.images != 0u {
         images[IMAGE_PENETRATED * pixel_count() + pixel] = into;
     }
 }

@@ -608,12 +608,6 @@ fn interference() {
         "COMPUTE_WORKGROUP",
         size,
     );
-    constant!(
-        c,
-        "interference_compute_args.wgsl",
-        WORKGROUP,
-        sl::COMPUTE_WORKGROUP
-    );
     c.finish();
 }
 

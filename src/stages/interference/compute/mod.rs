@@ -39,10 +39,10 @@
 //! (none, one, or two objects inside; the edge's own object dropped,
 //! §4.5.8). Pixels the sums cannot decode (inside three or more, an open
 //! mesh crossed) — or, with [`Identification::PairPasses`], every pixel
-//! inside something — get Alg. 4 per pixel: a thread loops over the
+//! inside something — get Alg. 4 per pixel: a workgroup loops over the
 //! candidates `j` (the objects whose grown boxes meet `i`'s, as the
 //! stencil path's pair passes) and counts `j`'s faces alone in front of
-//! the edge point. Their dispatch sizes come from the counters on the GPU
+//! the edge point, the faces split over its threads. Their dispatch sizes come from the counters on the GPU
 //! (indirect dispatch), so one submission does everything.
 //!
 //! **Culling** ([`CullPlan`]) as in the stencil path: objects whose grown

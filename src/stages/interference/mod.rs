@@ -168,7 +168,7 @@ mod touching;
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
 pub use cpu_run::run_cpu;
 pub use cull::{CullPlan, ObjectRegion, PixelRect};
-pub use gpu::{InterferenceGpu, RunOptions, UploadedScene};
+pub use gpu::{InterferenceGpu, UploadedScene};
 pub use identify::{Identification, IdentificationReport, MAX_OBJECTS, PairQuery};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 pub use product::{CountImage, DrawCounts, Drawn, InterferenceRun, PairQueries};
@@ -254,6 +254,34 @@ pub enum StencilPasses {
     /// The paper's passes 2 and 3 per object: cull back faces and
     /// increment, then cull front faces and decrement.
     Separate,
+}
+
+/// What one run of a GPU backend reads back (the stencil passes'
+/// `passes` do not apply to the compute backend).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    pub passes: StencilPasses,
+    /// Read the stencil, edge-depth and id images back (§4.4.1's pixel
+    /// scan); without it only the occlusion queries come back.
+    pub read_pixels: bool,
+    /// Also identify the penetrated objects (pair queries).
+    pub pairs: bool,
+    /// Bounding-box culling ([`CullPlan`]).
+    pub cull: bool,
+    /// How the pairs are identified (with `pairs`).
+    pub identification: Identification,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            passes: StencilPasses::TwoSided,
+            read_pixels: true,
+            pairs: true,
+            cull: true,
+            identification: Identification::WeightedSums,
+        }
+    }
 }
 
 /// Parameters of one interference test.

@@ -28,7 +28,7 @@ use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes, read_ima
 use super::cull::CullPlan;
 use super::identify::{Decoder, Identification, IdentificationReport, PairQuery, unavailable};
 use super::product::{InterferenceRun, PairQueries};
-use super::{InterferenceError, OrthoView, StencilPasses};
+use super::{InterferenceError, OrthoView, RunOptions};
 use crate::gpu::{GpuContext, GpuRun, Kernels, staging_buffer};
 
 /// `Uniforms` of shaders/interference.wgsl and interference_cull.wgsl (the
@@ -75,33 +75,6 @@ struct Weighted {
     front_increment: wgpu::RenderPipeline,
     back_decrement: wgpu::RenderPipeline,
     decoder: Decoder,
-}
-
-/// What one run reads back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunOptions {
-    pub passes: StencilPasses,
-    /// Read the stencil, edge-depth and id images back (§4.4.1's pixel
-    /// scan); without it only the occlusion queries come back.
-    pub read_pixels: bool,
-    /// Also identify the penetrated objects (pair queries).
-    pub pairs: bool,
-    /// Bounding-box culling ([`super::cull`]).
-    pub cull: bool,
-    /// How the pairs are identified (with `pairs`).
-    pub identification: Identification,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            passes: StencilPasses::TwoSided,
-            read_pixels: true,
-            pairs: true,
-            cull: true,
-            identification: Identification::WeightedSums,
-        }
-    }
 }
 
 impl InterferenceGpu {

@@ -154,6 +154,14 @@ fn bad_interfere_input_gets_one_error_line() {
             &s(&out),
         ],
         vec!["interfere", "/nonexistent/m.obj", "--out", &s(&out)],
+        vec![
+            "interfere",
+            &s(&a),
+            "--backend",
+            "raster",
+            "--out",
+            &s(&out),
+        ],
     ] {
         let o = run(&args);
         let stderr = String::from_utf8_lossy(&o.stderr);
@@ -164,5 +172,56 @@ fn bad_interfere_input_gets_one_error_line() {
             lines[0].starts_with("error: ") && !stderr.contains("panicked"),
             "{args:?}: {stderr}"
         );
+    }
+}
+
+/// Every backend (and `gpu`, the stencil path's old name) finds the same
+/// pair and names itself in the JSON; the penetrated objects of the
+/// localised points agree.
+#[test]
+fn interfere_backends_agree() {
+    let dir = common::scratch("interfere-cli-backends");
+    let a = dir.join("a.obj");
+    let b = dir.join("b.obj");
+    write_cube(&a, [0.0, 0.0, 0.0]);
+    write_cube(&b, [0.7, 0.2, 0.1]);
+    let s = |p: &Path| p.display().to_string();
+    for (backend, name) in [
+        ("stencil", "stencil"),
+        ("gpu", "stencil"),
+        ("compute", "compute"),
+        ("cpu", "cpu"),
+    ] {
+        let out = dir.join(format!("{backend}.json"));
+        let o = run(&[
+            "interfere",
+            &s(&a),
+            &s(&b),
+            "--res",
+            "64x48",
+            "--backend",
+            backend,
+            "--out",
+            &s(&out),
+        ]);
+        assert!(
+            o.status.success(),
+            "{backend}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+        assert_eq!(json["backend"], name);
+        assert_eq!(
+            json["interfering_pairs"],
+            serde_json::json!([[0, 1]]),
+            "{backend}"
+        );
+        let points = json["localised_points"].as_array().unwrap();
+        assert!(!points.is_empty(), "{backend}: no localised point");
+        for p in points {
+            let pair = (p["object"].as_u64().unwrap(), p["inside"].as_u64().unwrap());
+            assert!(matches!(pair, (0, 1) | (1, 0)), "{backend}: point {p}");
+        }
     }
 }

@@ -5,7 +5,7 @@
 
 mod common;
 
-use collidoscope::mesh::{Mesh, box_mesh, torus};
+use collidoscope::mesh::{box_mesh, torus};
 use collidoscope::stages::interference::{
     Backend, Identification, Interference, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceRun, InterferenceScene, InterferenceSummary, Localisation, OrthoView, RunOptions,
@@ -13,88 +13,7 @@ use collidoscope::stages::interference::{
 };
 use glam::{Mat4, Quat, Vec3};
 
-fn posed(mesh: &Mesh, scale: f32, rotation: Quat, at: Vec3) -> InterferenceObject {
-    InterferenceObject::new(
-        mesh,
-        Mat4::from_scale_rotation_translation(Vec3::splat(scale), rotation, at),
-    )
-}
-
-fn tilt() -> Quat {
-    Quat::from_euler(glam::EulerRot::XYZ, 0.11, 0.23, 0.07)
-}
-
-/// The unit box split `k × k` per side without its +z side: an open mesh.
-fn open_box(k: u32) -> Mesh {
-    let mut m = box_mesh(k);
-    let keep: Vec<[u32; 3]> = (0..m.triangles.len())
-        .filter(|&t| m.face_normal(t).z < 0.5)
-        .map(|t| m.triangles[t])
-        .collect();
-    assert_eq!(keep.len(), 10 * (k * k) as usize);
-    m.triangles = keep;
-    m
-}
-
-/// An open box whose bottom overlaps the box of a unit box turned 45°
-/// about z (a diamond, inside the open box's corners only near the
-/// middle): the rays through the hole to the bottom's edges near the
-/// corners leave the open box without entering it, negative counts, inside
-/// the overlap region, so culling keeps them. Plus a box far from both,
-/// which culling does not draw at all.
-fn open_box_scene() -> InterferenceScene {
-    InterferenceScene::new(vec![
-        posed(&open_box(4), 1.0, Quat::from_rotation_x(0.05), Vec3::ZERO),
-        posed(
-            &box_mesh(1),
-            1.0,
-            Quat::from_rotation_z(std::f32::consts::FRAC_PI_4),
-            Vec3::new(0.0, 0.0, -0.6),
-        ),
-        posed(&box_mesh(1), 0.5, tilt(), Vec3::new(2.5, 0.0, 0.0)),
-    ])
-    .unwrap()
-}
-
-fn scenes() -> Vec<(&'static str, InterferenceScene)> {
-    let b = box_mesh(2);
-    let ring = torus(16, 8, 0.6, 0.2);
-    let s = |objects| InterferenceScene::new(objects).unwrap();
-    vec![
-        (
-            "overlapping boxes",
-            s(vec![
-                posed(&b, 1.0, Quat::IDENTITY, Vec3::ZERO),
-                posed(&b, 0.8, tilt(), Vec3::new(0.6, 0.15, 0.1)),
-            ]),
-        ),
-        (
-            "box inside box",
-            s(vec![
-                posed(&b, 3.0, Quat::IDENTITY, Vec3::ZERO),
-                posed(&b, 1.0, tilt(), Vec3::new(0.2, 0.1, 0.05)),
-            ]),
-        ),
-        (
-            "box through torus",
-            s(vec![
-                posed(&ring, 1.0, tilt(), Vec3::ZERO),
-                posed(&b, 0.5, Quat::IDENTITY, Vec3::new(0.55, 0.0, 0.0)),
-            ]),
-        ),
-        ("open box and a diamond", open_box_scene()),
-        (
-            "overlapping boxes and one apart",
-            s(vec![
-                posed(&b, 1.0, Quat::IDENTITY, Vec3::ZERO),
-                posed(&ring, 0.8, tilt(), Vec3::new(0.6, 0.15, 0.1)),
-                posed(&b, 0.6, tilt(), Vec3::new(0.2, 2.5, 0.3)),
-            ]),
-        ),
-    ]
-}
-
-const CULLING: [bool; 2] = [true, false];
+use common::interference_scenes::{CULLING, open_box, open_box_scene, posed, scenes, tilt};
 
 /// GPU stencil counts equal the CPU reference counts on every pixel where
 /// the rasteriser's tie rules cannot decide (at most a few percent are
@@ -188,8 +107,8 @@ fn cpu_run_equals_gpu_run() {
                 ..Default::default()
             };
             let input = (&scene, &ViewAxis::ALL[..]);
-            let [cpu, gpu] =
-                common::run_each::<Interference, 2>(input, &params, Backend::ALL, &stage);
+            let backends = [Backend::Cpu, Backend::Stencil];
+            let [cpu, gpu] = common::run_each::<Interference, 2>(input, &params, backends, &stage);
             assert_eq!(cpu.summary, gpu.summary, "{name}, cull {cull}: summaries");
             for (c, g) in cpu.runs.iter().zip(&gpu.runs) {
                 let axis = c.view.axis;
@@ -1059,7 +978,7 @@ fn too_many_objects_for_the_sums_fall_back_to_pair_passes() {
 /// pose, and two copies of a closed torus at one pose, give zero counts
 /// wherever the CPU can decide (the offset edges lie outside both), so
 /// they are reported as touching with their tied pixels; two cubes apart
-/// are not. Both backends report the pair: as touching, or as interfering
+/// are not. All three backends report the pair: as touching, or as interfering
 /// where the rasteriser's ties on grazing faces give a positive count at
 /// pixels the CPU cannot decide (the GPU on the tori). Where both call it
 /// touching, their tied pixels differ by at most the undecided pixels.
@@ -1103,14 +1022,15 @@ fn coincident_solids_are_touching_on_both_backends() {
     };
     for (name, scene, touching) in cases {
         let input = (&scene, &ViewAxis::ALL[..]);
-        let [cpu, gpu] = common::run_each::<Interference, 2>(input, &params, Backend::ALL, &stage);
+        let [cpu, stencil, compute] =
+            common::run_each::<Interference, 3>(input, &params, Backend::ALL, &stage);
         let undecided: u64 = cpu
             .runs
             .iter()
             .filter_map(|r| r.image.as_ref()?.ambiguous.as_ref())
             .map(|a| a.iter().filter(|&&x| x).count() as u64)
             .sum();
-        for d in [&cpu, &gpu] {
+        for d in [&cpu, &stencil, &compute] {
             let backend = d.backend.name();
             let mut reported = d.summary.pairs.clone();
             reported.extend(d.summary.touching.iter().map(|t| t.objects));
@@ -1120,12 +1040,16 @@ fn coincident_solids_are_touching_on_both_backends() {
                 assert!(t.tied_pixels > 100, "{name}, {backend}: {t:?}");
             }
         }
-        if let (Some(c), Some(g)) = (cpu.summary.touching.first(), gpu.summary.touching.first()) {
-            let (c, g) = (c.tied_pixels, g.tied_pixels);
-            assert!(
-                c.abs_diff(g) <= undecided,
-                "{name}: tied pixels CPU {c}, GPU {g}, {undecided} undecided"
-            );
+        for gpu in [&stencil, &compute] {
+            let backend = gpu.backend.name();
+            if let (Some(c), Some(g)) = (cpu.summary.touching.first(), gpu.summary.touching.first())
+            {
+                let (c, g) = (c.tied_pixels, g.tied_pixels);
+                assert!(
+                    c.abs_diff(g) <= undecided,
+                    "{name}: tied pixels CPU {c}, {backend} {g}, {undecided} undecided"
+                );
+            }
         }
     }
 }

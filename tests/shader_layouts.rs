@@ -596,6 +596,44 @@ fn interference() {
         "IDENTIFY_GROUP",
         size,
     );
+    for shader in [
+        "interference_compute.wgsl",
+        "interference_compute_int64.wgsl",
+    ] {
+        mirror! { c, shader, "Params", sl::ComputeParams {
+            screen_x, screen_y, screen_z, width, height, objects, faces, edges, pair_passes,
+            edge_offset, images,
+        } }
+        mirror! { c, shader, "Edge", sl::ComputeEdge { a, b, na, nb } }
+        constant!(c, shader, WORKGROUP, sl::COMPUTE_WORKGROUP);
+        constant!(c, shader, REGION_WORDS, sl::COMPUTE_REGION_WORDS);
+    }
+    let compute = "interference_compute.wgsl";
+    constant!(c, compute, LARGE_GROUP, sl::COMPUTE_LARGE_GROUP);
+    constant!(c, compute, SMALL_FACE, sl::COMPUTE_SMALL_FACE);
+    constant!(c, compute, TALLY_HEAD, sl::COMPUTE_TALLY_HEAD);
+    let size = [sl::COMPUTE_WORKGROUP, 1, 1];
+    c.workgroup(
+        compute,
+        &[
+            "edge_depth",
+            "edge_ids",
+            "count_faces",
+            "decode",
+            "pair_counts",
+        ],
+        "COMPUTE_WORKGROUP",
+        size,
+    );
+    let size = [sl::COMPUTE_LARGE_GROUP, 1, 1];
+    c.workgroup(compute, &["count_large_faces"], "COMPUTE_LARGE_GROUP", size);
+    let size = [sl::COMPUTE_WORKGROUP, 1, 1];
+    c.workgroup(
+        "interference_compute_int64.wgsl",
+        &["edge_nearest"],
+        "COMPUTE_WORKGROUP",
+        size,
+    );
     c.finish();
 }
 

@@ -170,7 +170,8 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
 
 /// The interference panel in a scripted session: a dense random scene of
 /// boxes at a small viewport, read pixels and then occlusion queries only,
-/// all three axes (their counts verified against the CPU reference);
+/// all three axes (their counts verified against the CPU reference, with
+/// the stencil and then the compute backend);
 /// interfering boxes show red in the exported view. Bad steps fail the
 /// script.
 #[test]
@@ -180,7 +181,8 @@ fn scripted_interference_session_highlights_interfering_objects() {
     let view = dir.join("interfere.png");
     let script = format!(
         "interfere:random-boxes; interfere-count:12; interfere-res:64; wait:3; \
-         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-verify; interfere-mode:occlusion; \
+         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-verify; \
+         interfere-backend:compute; interfere-verify; interfere-mode:occlusion; \
          interfere-select:2; interfere-move:0.5,0.5,0.5; wait:3; quit",
         view.display()
     );
@@ -188,6 +190,7 @@ fn scripted_interference_session_highlights_interfering_objects() {
     for bad in [
         "interfere:random-spheres; quit",
         "interfere:random-boxes; interfere-res:0; quit",
+        "interfere:random-boxes; interfere-backend:raster; quit",
     ] {
         let out = xvfb_run(bad);
         assert!(!out.status.success(), "{bad} must fail the script");

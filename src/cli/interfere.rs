@@ -23,15 +23,21 @@
 //! where they were not) and timings. `--no-cull` draws everything (the
 //! bounding-box culling is exact; it only draws less); `--pair-passes`
 //! identifies the penetrated objects by the paper's Alg. 4 alone.
+//! `--backend` picks the implementation: `stencil` (the default; the
+//! rendering passes, also called `gpu`), `compute` (the same rays and
+//! counts on the compute units, no rasteriser) or `cpu` (the reference,
+//! no GPU needed); the JSON names it (`backend`).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
+use crate::stages::StageBackend;
 use crate::stages::interference::{
-    CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
-    InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_gpu, images,
+    Backend, CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
+    InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_cpu, detect_with,
+    images,
 };
 
 #[derive(clap::Args, Debug)]
@@ -65,6 +71,10 @@ pub struct InterfereArgs {
     /// alone, not by the weighted sums of the counting pass.
     #[arg(long)]
     pub pair_passes: bool,
+    /// Implementation: stencil (rendering passes; `gpu` is an alias),
+    /// compute (compute units, no rasteriser) or cpu (the reference).
+    #[arg(long, default_value = "stencil")]
+    pub backend: String,
     /// Result JSON; the images go beside it.
     #[arg(long)]
     pub out: PathBuf,
@@ -143,6 +153,12 @@ const MAX_POINTS: usize = 10_000;
 
 pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
     let (width, height) = parse_resolution(&args.res)?;
+    let backend = Backend::from_name(&args.backend).with_context(|| {
+        format!(
+            "--backend '{}': expected stencil, compute or cpu",
+            args.backend
+        )
+    })?;
     let axes = parse_axes(&args.axes)?;
     let mut targets = vec![args.out.clone()];
     for axis in &axes {
@@ -181,9 +197,19 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
             Identification::WeightedSums
         },
     };
-    let gpu = GpuContext::headless()?;
-    let stage = InterferenceGpu::new(&gpu)?;
-    let (runs, summary) = detect_gpu(&gpu, &stage, &scene, &params, &axes, RunOptions::default())?;
+    let (runs, summary, adapter) = match backend {
+        Backend::Cpu => {
+            let (runs, summary) = detect_cpu(&scene, &params, &axes);
+            (runs, summary, "CPU reference".to_string())
+        }
+        _ => {
+            let gpu = GpuContext::headless()?;
+            let stage = InterferenceGpu::new(&gpu)?;
+            let options = RunOptions::default();
+            let (runs, summary) = detect_with(backend, &stage, &scene, &params, &axes, options)?;
+            (runs, summary, gpu.describe())
+        }
+    };
 
     let mut views = Vec::new();
     let mut files: Vec<(PathBuf, Vec<u8>)> = Vec::new();
@@ -280,7 +306,8 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         "interfering_edges": edges,
         "self_interference": located.self_interference,
         "open_meshes": located.open_meshes,
-        "adapter": gpu.describe(),
+        "backend": backend.name(),
+        "adapter": adapter,
     });
     let text = serde_json::to_string_pretty(&json)?;
     files.push((args.out.clone(), text.into_bytes()));

@@ -83,11 +83,14 @@ pub enum GpuError {
 /// depths with edge depths read back exactly (no 24-bit quantisation);
 /// Float32Blendable, for its weighted counting pass (additive blending into
 /// Rgba32Float); subgroup operations, for the uniform SDF's packet
-/// traversal.
+/// traversal; 64-bit integers with atomic min/max, for the compute
+/// interference backend's one-pass nearest-edge resolve.
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
     .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
     .union(wgpu::Features::FLOAT32_BLENDABLE)
-    .union(wgpu::Features::SUBGROUP);
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SHADER_INT64)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
 
 /// Device, queue and what we know about the adapter.
 #[derive(Clone)]

@@ -76,6 +76,11 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
+    // The compute backend of interference (no rasteriser).
+    "interference_compute.wgsl",
+    "interference_compute_args.wgsl",
+    // Its one-pass edge resolve: created only on devices with 64-bit atomics.
+    "interference_compute_int64.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",
@@ -92,6 +97,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/bvh_nearest.wgsl",
     "shared/closest_point.wgsl",
     "shared/radial_collide.wgsl",
+    "shared/interference_compute.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
     "shared/winding.wgsl",

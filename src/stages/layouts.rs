@@ -10,6 +10,11 @@ pub use super::colliders::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
     TASK_SEGMENT_FIELD, Task,
 };
+pub use super::interference::compute::{
+    GpuEdge as ComputeEdge, LARGE_GROUP as COMPUTE_LARGE_GROUP, Params as ComputeParams,
+    REGION_WORDS as COMPUTE_REGION_WORDS, SMALL_FACE as COMPUTE_SMALL_FACE,
+    TALLY_HEAD as COMPUTE_TALLY_HEAD, WORKGROUP as COMPUTE_WORKGROUP,
+};
 pub use super::interference::gpu::Uniforms as InterferenceUniforms;
 pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
 pub use super::interference::gpu::upload::EdgeVertex;

@@ -8,6 +8,8 @@ use collidoscope::mesh::Mesh;
 use collidoscope::progress::Progress;
 use collidoscope::stages::{Stage, StageBackend};
 
+pub mod interference_scenes;
+
 /// The GPU context for tests. There is no silent skip: without an adapter
 /// the test fails and says what to install.
 pub fn gpu() -> GpuContext {

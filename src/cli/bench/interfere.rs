@@ -22,6 +22,15 @@
 //! (see `timing`).
 //! The geometry is uploaded once per scene, outside the timed runs; the
 //! render targets are reused between runs of one viewport size.
+//!
+//! Every row is timed with each backend of `--backends` in the same run,
+//! on the same scenes: `stencil` (the rendering passes) and `compute` (the
+//! same rays and counts on the compute units,
+//! [`crate::stages::interference::compute`]). For `compute` the modes mean
+//! the same options: "occlusion queries" reads back only the per-object
+//! and per-pair pixel tallies (its pass 4), "pairs" identifies by Alg. 4
+//! per pixel, "weighted sums" by the sums, "read pixels" also reads the
+//! images. The figures plot both backends.
 
 use serde::Serialize;
 
@@ -29,9 +38,11 @@ use super::common::CommonArgs;
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::timed;
 use crate::gpu::GpuContext;
+use crate::stages::StageBackend;
 use crate::stages::interference::{
-    DrawCounts, Drawn, Identification, IdentificationReport, InterferenceGpu, InterferenceParams,
-    InterferenceScene, InterferenceSummary, OrthoView, RunOptions, StencilPasses, ViewAxis, scenes,
+    Backend, DrawCounts, Drawn, Identification, IdentificationReport, InterferenceGpu,
+    InterferenceParams, InterferenceRun, InterferenceScene, InterferenceSummary, OrthoView,
+    RunOptions, StencilPasses, ViewAxis, scenes,
 };
 
 #[derive(clap::Args, Debug)]
@@ -59,6 +70,10 @@ pub struct Args {
     /// Box subdivision of the target study (12·k² triangles each).
     #[arg(long, default_value_t = 17)]
     pub target_box_k: u32,
+    /// GPU backends timed on every row, comma-separated: stencil (`gpu`
+    /// is an alias), compute.
+    #[arg(long, value_delimiter = ',', default_value = "stencil,compute")]
+    pub backends: Vec<String>,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -95,6 +110,7 @@ impl Study {
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
+    backend: &'static str,
     study: &'static str,
     scene: &'static str,
     objects: usize,
@@ -136,6 +152,7 @@ fn boxes(
 }
 
 /// One scene, one viewport, one mode.
+#[derive(Clone, Copy)]
 struct Case<'a> {
     study: Study,
     name: &'static str,
@@ -148,6 +165,7 @@ struct Case<'a> {
 fn time_run(
     gpu: &GpuContext,
     stage: &InterferenceGpu,
+    backend: Backend,
     case: Case<'_>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
@@ -158,15 +176,30 @@ fn time_run(
         height,
         ..Default::default()
     };
-    let uploaded = stage.upload(gpu, scene);
     let offset = scene.edge_offset(&params);
     let view = OrthoView::fit(scene, ViewAxis::Z, width, height, offset);
-    let t = timed(repeats, true, || {
-        let run = stage.run(gpu, &uploaded, &view, offset, case.options)?;
+    let with_gpu_ms = |run: InterferenceRun| {
         let all_timed = !run.phases.is_empty() && run.phases.iter().all(|p| p.gpu_ms.is_some());
         let g = all_timed.then(|| run.phases.iter().filter_map(|p| p.gpu_ms).sum());
-        Ok((run, g))
-    })?;
+        (run, g)
+    };
+    let t = match backend {
+        Backend::Compute => {
+            let compute = stage.compute();
+            let uploaded = compute.upload(gpu, scene)?;
+            timed(repeats, true, || {
+                let run = compute.run(gpu, &uploaded, &view, offset, case.options)?;
+                Ok(with_gpu_ms(run))
+            })?
+        }
+        _ => {
+            let uploaded = stage.upload(gpu, scene);
+            timed(repeats, true, || {
+                let run = stage.run(gpu, &uploaded, &view, offset, case.options)?;
+                Ok(with_gpu_ms(run))
+            })?
+        }
+    };
     let run = t.last;
     let early_exit = run.queries.early_exit;
     let drawn = run.drawn;
@@ -179,6 +212,7 @@ fn time_run(
         run.queries.object_pixels.iter().filter(|&&p| p > 0).count()
     };
     let row = Row {
+        backend: backend.name(),
         study: case.study.name(),
         scene: case.name,
         objects: scene.objects.len(),
@@ -238,6 +272,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     if args.objects.contains(&0) || args.target_objects == 0 || args.target_box_k == 0 {
         anyhow::bail!("--objects, --target-objects and --target-box-k must be at least 1");
     }
+    let backends = parse_backends(&args.backends)?;
     let gpu = GpuContext::headless()?;
     let adapter = gpu.describe();
     let stage = InterferenceGpu::new(&gpu)?;
@@ -246,8 +281,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let study = |s: Study| args.studies.contains(&s);
     let cull = !args.no_cull;
     let culling = |options: RunOptions| RunOptions { cull, ..options };
+    // Each case once per backend, one after the other.
     let mut time = |case: Case<'_>| -> anyhow::Result<()> {
-        rows.push(time_run(&gpu, &stage, case, repeats)?);
+        for &backend in &backends {
+            rows.push(time_run(&gpu, &stage, backend, case, repeats)?);
+        }
         Ok(())
     };
     // Figures 4.15–4.16: (objects, box subdivision, seed) per row.
@@ -343,9 +381,29 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     plot(&report, &rows)
 }
 
+/// The GPU backends of `--backends`, each once, in the order given.
+fn parse_backends(names: &[String]) -> anyhow::Result<Vec<Backend>> {
+    let mut backends = Vec::new();
+    for name in names {
+        let backend = Backend::from_name(name.trim())
+            .filter(|b| b.is_gpu())
+            .ok_or_else(|| {
+                anyhow::anyhow!("--backends: '{name}' is not a GPU backend (stencil, compute)")
+            })?;
+        if !backends.contains(&backend) {
+            backends.push(backend);
+        }
+    }
+    if backends.is_empty() {
+        anyhow::bail!("--backends: name at least one of stencil, compute");
+    }
+    Ok(backends)
+}
+
 impl report::Row for Row {
     fn csv_header() -> Vec<&'static str> {
         vec![
+            "backend",
             "study",
             "scene",
             "objects",
@@ -373,6 +431,7 @@ impl report::Row for Row {
     fn csv_cells(&self) -> Vec<String> {
         let d = &self.drawn;
         vec![
+            self.backend.to_string(),
             self.study.to_string(),
             self.scene.to_string(),
             self.objects.to_string(),
@@ -399,6 +458,7 @@ impl report::Row for Row {
 
     fn table_columns() -> Vec<Column> {
         vec![
+            Column::left("backend", 7),
             Column::left("study", 10),
             Column::left("scene", 12),
             Column::right("objects", 7),
@@ -421,6 +481,7 @@ impl report::Row for Row {
     fn table_cells(&self) -> Vec<String> {
         let d = &self.drawn;
         vec![
+            self.backend.to_string(),
             self.study.to_string(),
             self.scene.to_string(),
             self.objects.to_string(),
@@ -453,11 +514,22 @@ fn ratio(d: Drawn) -> String {
 
 /// Figures 4.15 and 4.16: time against objects and against triangles.
 fn plot(report: &Report, rows: &[Row]) -> anyhow::Result<()> {
-    // The figures' rows share one culling setting.
+    // The figures' rows share one culling setting; one series per backend.
+    let mut backends: Vec<&str> = Vec::new();
+    for r in rows {
+        if !backends.contains(&r.backend) {
+            backends.push(r.backend);
+        }
+    }
     let figure = |study: &str, x: fn(&Row) -> f64| {
-        [series("occlusion queries + pairs", rows, |r| {
-            (r.study == study).then(|| (x(r), r.best_ms()))
-        })]
+        backends
+            .iter()
+            .map(|&b| {
+                series(format!("{b}: occlusion queries + pairs"), rows, |r| {
+                    (r.study == study && r.backend == b).then(|| (x(r), r.best_ms()))
+                })
+            })
+            .collect::<Vec<_>>()
     };
     let by_objects = figure("objects", |r| r.objects as f64);
     let by_polygons = figure("polygons", |r| r.triangles as f64);

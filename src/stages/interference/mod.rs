@@ -153,6 +153,7 @@
 //!            depth Depth32Float + stencil Stencil8 (128 + count)
 //! ```
 
+pub mod compute;
 mod cpu;
 mod cpu_run;
 mod cull;
@@ -167,7 +168,7 @@ mod touching;
 pub use cpu::{CpuCounts, CpuPairs, count_cpu, count_cpu_objects, identify_cpu};
 pub use cpu_run::run_cpu;
 pub use cull::{CullPlan, ObjectRegion, PixelRect};
-pub use gpu::{InterferenceGpu, RunOptions, UploadedScene};
+pub use gpu::{InterferenceGpu, UploadedScene};
 pub use identify::{Identification, IdentificationReport, MAX_OBJECTS, PairQuery};
 pub use localise::{Localisation, LocalisedPoint, OpenMeshReport, SelfInterference};
 pub use product::{CountImage, DrawCounts, Drawn, InterferenceRun, PairQueries};
@@ -253,6 +254,34 @@ pub enum StencilPasses {
     /// The paper's passes 2 and 3 per object: cull back faces and
     /// increment, then cull front faces and decrement.
     Separate,
+}
+
+/// What one run of a GPU backend reads back (the stencil passes'
+/// `passes` do not apply to the compute backend).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunOptions {
+    pub passes: StencilPasses,
+    /// Read the stencil, edge-depth and id images back (§4.4.1's pixel
+    /// scan); without it only the occlusion queries come back.
+    pub read_pixels: bool,
+    /// Also identify the penetrated objects (pair queries).
+    pub pairs: bool,
+    /// Bounding-box culling ([`CullPlan`]).
+    pub cull: bool,
+    /// How the pairs are identified (with `pairs`).
+    pub identification: Identification,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            passes: StencilPasses::TwoSided,
+            read_pixels: true,
+            pairs: true,
+            cull: true,
+            identification: Identification::WeightedSums,
+        }
+    }
 }
 
 /// Parameters of one interference test.
@@ -513,17 +542,25 @@ impl InterferenceSummary {
 pub enum Backend {
     /// The CPU reference, pass 1 included ([`run_cpu`]).
     Cpu,
-    /// The rendering passes ([`InterferenceGpu`]).
-    Gpu,
+    /// The rendering passes, counting in the stencil buffer
+    /// ([`InterferenceGpu`]); the default.
+    #[serde(alias = "Gpu")]
+    Stencil,
+    /// The same rays and counts on the compute units, no rasteriser
+    /// ([`compute`]).
+    Compute,
 }
 
 impl Backend {
-    pub const ALL: [Backend; 2] = [Backend::Cpu, Backend::Gpu];
+    pub const ALL: [Backend; 3] = [Backend::Cpu, Backend::Stencil, Backend::Compute];
+    /// The GPU backends.
+    pub const GPU: [Backend; 2] = [Backend::Stencil, Backend::Compute];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
-            Backend::Gpu => "gpu",
+            Backend::Stencil => "stencil",
+            Backend::Compute => "compute",
         }
     }
 }
@@ -536,7 +573,16 @@ impl StageBackend for Backend {
     }
 
     fn is_gpu(self) -> bool {
-        self == Backend::Gpu
+        self != Backend::Cpu
+    }
+
+    /// The names, and `gpu`: the stencil path's name before the compute
+    /// backend.
+    fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "gpu" => Some(Backend::Stencil),
+            _ => Backend::ALL.into_iter().find(|b| b.name() == name),
+        }
     }
 }
 
@@ -550,8 +596,8 @@ pub struct Detection {
 }
 
 /// Tests `scene` along every axis of `axes` with `backend`, reading the
-/// images back and identifying the pairs. `gpu` is needed for
-/// [`Backend::Gpu`] (`None` gives [`crate::gpu::GpuError::NoAdapter`]).
+/// images back and identifying the pairs. `gpu` is needed for the GPU
+/// backends (`None` gives [`crate::gpu::GpuError::NoAdapter`]).
 pub fn run(
     scene: &InterferenceScene,
     axes: &[ViewAxis],
@@ -561,16 +607,9 @@ pub fn run(
 ) -> Result<Detection, InterferenceError> {
     let (runs, summary) = match backend {
         Backend::Cpu => detect_cpu(scene, params, axes),
-        Backend::Gpu => {
+        Backend::Stencil | Backend::Compute => {
             let stage = gpu.ok_or_else(super::no_gpu)?;
-            detect_gpu(
-                stage.context(),
-                stage,
-                scene,
-                params,
-                axes,
-                RunOptions::default(),
-            )?
+            detect_with(backend, stage, scene, params, axes, RunOptions::default())?
         }
     };
     Ok(Detection {
@@ -625,6 +664,53 @@ pub fn detect_cpu(
         .collect();
     let summary = InterferenceSummary::with_touching(scene, &runs, offset);
     (runs, summary)
+}
+
+/// Runs the GPU `backend` ([`Backend::Stencil`] or [`Backend::Compute`];
+/// [`Backend::Cpu`] runs [`detect_cpu`]) on `stage`'s device over every
+/// axis of `axes` and combines the answers.
+pub fn detect_with(
+    backend: Backend,
+    stage: &InterferenceGpu,
+    scene: &InterferenceScene,
+    params: &InterferenceParams,
+    axes: &[ViewAxis],
+    options: RunOptions,
+) -> Result<(Vec<InterferenceRun>, InterferenceSummary), InterferenceError> {
+    match backend {
+        Backend::Cpu => Ok(detect_cpu(scene, params, axes)),
+        Backend::Stencil => detect_gpu(stage.context(), stage, scene, params, axes, options),
+        Backend::Compute => detect_compute(stage, scene, params, axes, options),
+    }
+}
+
+/// The compute backend ([`compute`]) over every axis of `axes`, combined
+/// as [`detect_gpu`] combines the stencil path's.
+pub fn detect_compute(
+    stage: &InterferenceGpu,
+    scene: &InterferenceScene,
+    params: &InterferenceParams,
+    axes: &[ViewAxis],
+    options: RunOptions,
+) -> Result<(Vec<InterferenceRun>, InterferenceSummary), InterferenceError> {
+    let gpu = stage.context();
+    let compute = stage.compute();
+    let uploaded = compute.upload(gpu, scene)?;
+    let offset = scene.edge_offset(params);
+    let options = RunOptions {
+        cull: params.cull,
+        identification: params.identification,
+        ..options
+    };
+    let runs = axes
+        .iter()
+        .map(|&axis| {
+            let view = OrthoView::fit(scene, axis, params.width, params.height, offset);
+            compute.run(gpu, &uploaded, &view, offset, options)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let summary = InterferenceSummary::with_touching(scene, &runs, offset);
+    Ok((runs, summary))
 }
 
 /// Runs the GPU stage over every axis of `axes` and combines the answers.

@@ -14,7 +14,9 @@
 //! pixels (Alg. 5): only the pairs and the timing come back. "bounding-box
 //! culling" (on by default, exact: [`crate::stages::interference::CullPlan`])
 //! draws each object only where its box meets another's; the panel shows
-//! how many triangles and edges the passes drew.
+//! how many triangles and edges the passes drew. "backend" picks the
+//! implementation: the stencil passes, the compute backend (the same rays
+//! and counts without the rasteriser) or the CPU reference.
 //!
 //! A run renders into small viewports and takes milliseconds, so it runs
 //! on the UI thread whenever an input changes ([`run`]). The controls are
@@ -32,11 +34,12 @@ use glam::Vec3;
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::mesh::Mesh;
+use crate::stages::StageBackend;
 use crate::stages::interference::images::ImageKind;
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{
-    Identification, InterferenceGpu, InterferenceRun, InterferenceScene, InterferenceSummary,
-    Localisation, ViewAxis,
+    Backend, Identification, InterferenceGpu, InterferenceRun, InterferenceScene,
+    InterferenceSummary, Localisation, ViewAxis,
 };
 
 /// Viewport sizes the slider offers.
@@ -89,6 +92,7 @@ pub struct Interference {
     mode: ReadMode,
     cull: bool,
     identification: Identification,
+    backend: Backend,
     image: ImageKind,
     /// Which run's images are shown.
     image_run: usize,
@@ -104,7 +108,8 @@ pub struct Interference {
 }
 
 /// What a run depends on besides the poses: shapes, count, seed,
-/// resolution, edge offset, axes, read mode, culling and identification.
+/// resolution, edge offset, axes, read mode, culling, identification and
+/// backend.
 type Inputs = (
     Shapes,
     usize,
@@ -113,7 +118,7 @@ type Inputs = (
     f32,
     [bool; 3],
     ReadMode,
-    (bool, Identification),
+    (bool, Identification, Backend),
 );
 
 impl Default for Interference {
@@ -132,6 +137,7 @@ impl Default for Interference {
             mode: ReadMode::ReadPixels,
             cull: true,
             identification: Identification::default(),
+            backend: Backend::Stencil,
             image: ImageKind::Counts,
             image_run: 0,
             gpu: None,
@@ -215,6 +221,14 @@ impl Interference {
         Ok(())
     }
 
+    fn set_backend(&mut self, name: &str) -> Result<(), String> {
+        self.backend = Backend::from_name(name).ok_or(format!(
+            "unknown interference backend {name} (stencil, compute, cpu)"
+        ))?;
+        self.dirty = true;
+        Ok(())
+    }
+
     fn set_image(&mut self, name: &str) -> Result<(), String> {
         self.image = match name {
             "counts" | "stencil" => ImageKind::Counts,
@@ -285,7 +299,7 @@ impl Interference {
             self.offset_permille,
             self.axes,
             self.mode,
-            (self.cull, self.identification),
+            (self.cull, self.identification, self.backend),
         )
     }
 
@@ -337,6 +351,8 @@ enum InterfereStep {
     Axes(String),
     /// `interfere-mode:read-pixels|occlusion` (queries only).
     Mode(String),
+    /// `interfere-backend:stencil|compute|cpu`.
+    Backend(String),
     /// `interfere-image:NAME`: counts, depth, ids, penetrating, penetrated.
     Image(String),
     /// `interfere-select:N`: the object the pose sliders move.
@@ -369,6 +385,11 @@ const STEPS: &[StepDoc] = &[
         "how interference is read back",
     ),
     step(
+        "interfere-backend",
+        "stencil|compute|cpu",
+        "rendering passes, compute units, or the CPU reference",
+    ),
+    step(
         "interfere-image",
         "NAME",
         "the image shown: counts, depth, ids, penetrating, penetrated",
@@ -388,6 +409,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<InterfereStep, String>> {
         "interfere-res" => args::number(verb, arg, whole).map(InterfereStep::Resolution),
         "interfere-axis" => need("x, y, z or a combination").map(InterfereStep::Axes),
         "interfere-mode" => need("read-pixels or occlusion").map(InterfereStep::Mode),
+        "interfere-backend" => need("stencil, compute or cpu").map(InterfereStep::Backend),
         "interfere-image" => need("an image name").map(InterfereStep::Image),
         "interfere-select" => args::number(verb, arg, whole).map(InterfereStep::Select),
         "interfere-move" => args::vec3(verb, arg).map(InterfereStep::Move),
@@ -408,6 +430,7 @@ impl Interference {
             InterfereStep::Resolution(res) => self.set_resolution(res)?,
             InterfereStep::Axes(axes) => self.set_axes(&axes)?,
             InterfereStep::Mode(mode) => self.set_mode(&mode)?,
+            InterfereStep::Backend(backend) => self.set_backend(&backend)?,
             InterfereStep::Image(image) => self.set_image(&image)?,
             InterfereStep::Select(k) => self.select(k)?,
             InterfereStep::Move(to) => self.move_selected(to)?,
@@ -490,6 +513,7 @@ mod tests {
             ("interfere-res", "256"),
             ("interfere-axis", "xz"),
             ("interfere-mode", "occlusion"),
+            ("interfere-backend", "compute"),
             ("interfere-select", "3"),
             ("interfere-move", "1,2,3"),
         ]
@@ -504,6 +528,7 @@ mod tests {
                 InterfereStep::Resolution(256),
                 InterfereStep::Axes("xz".into()),
                 InterfereStep::Mode("occlusion".into()),
+                InterfereStep::Backend("compute".into()),
                 InterfereStep::Select(3),
                 InterfereStep::Move(Vec3::new(1.0, 2.0, 3.0)),
             ]

@@ -6,10 +6,10 @@ use glam::Vec3;
 
 use super::{Interference, MAX_OBJECTS, Outcome, RESOLUTIONS, ReadMode};
 use crate::stages::interference::scenes::Shapes;
-use crate::stages::interference::{Identification, ViewAxis};
+use crate::stages::interference::{Backend, Identification, ViewAxis};
 
 pub fn controls_ui(st: &mut Interference, ui: &mut egui::Ui) {
-    ui.heading("Interference (stencil ray counting)");
+    ui.heading("Interference (ray counting)");
     let before = st.inputs();
     ui.horizontal(|ui| {
         ui.label("objects");
@@ -50,6 +50,19 @@ pub fn controls_ui(st: &mut Interference, ui: &mut egui::Ui) {
          its overlap with other objects' boxes, only edges reaching that overlap \
          are drawn, and objects overlapping nothing are not drawn at all.",
         );
+    ui.horizontal(|ui| {
+        ui.label("backend");
+        for backend in Backend::ALL {
+            ui.selectable_value(&mut st.backend, backend, backend.name());
+        }
+    })
+    .response
+    .on_hover_text(
+        "stencil: the paper's rendering passes (edges as lines, faces counted in \
+         the stencil buffer). compute: the same rays and signed counts on the \
+         compute units, no rasteriser, with the CPU reference's coverage rules. \
+         cpu: the reference itself.",
+    );
     ui.horizontal(|ui| {
         ui.label("penetrated by");
         for id in Identification::ALL {
@@ -132,19 +145,24 @@ fn result_ui(r: &Outcome, ui: &mut egui::Ui) {
             run.view.height
         ));
         let d = &run.drawn;
-        ui.label(format!(
-            "  drew {}/{} objects, {}/{} triangles, {}/{} edges; pairs {}/{} triangles, {}/{} edges",
-            d.objects.drawn,
-            d.objects.total,
-            d.triangles.drawn,
-            d.triangles.total,
-            d.edges.drawn,
-            d.edges.total,
-            d.pair_triangles.drawn,
-            d.pair_triangles.total,
-            d.pair_edges.drawn,
-            d.pair_edges.total,
-        ));
+        // Only the stencil passes draw (their totals count every object).
+        if d.objects.total == 0 {
+            ui.label("  nothing rasterised (compute or CPU backend)");
+        } else {
+            ui.label(format!(
+                "  drew {}/{} objects, {}/{} triangles, {}/{} edges; pairs {}/{} triangles, {}/{} edges",
+                d.objects.drawn,
+                d.objects.total,
+                d.triangles.drawn,
+                d.triangles.total,
+                d.edges.drawn,
+                d.edges.total,
+                d.pair_triangles.drawn,
+                d.pair_triangles.total,
+                d.pair_edges.drawn,
+                d.pair_edges.total,
+            ));
+        }
         let id = &run.identification;
         if let Some(used) = id.used {
             let ambiguous: u64 = id.ambiguous_pixels.iter().sum();

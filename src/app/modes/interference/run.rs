@@ -11,7 +11,7 @@ use crate::app::shell::Shell;
 use crate::mesh::Mesh;
 use crate::stages::interference::scenes;
 use crate::stages::interference::{
-    InterferenceGpu, InterferenceParams, Localisation, RunOptions, detect_gpu,
+    InterferenceGpu, InterferenceParams, Localisation, RunOptions, detect_with,
 };
 use crate::timing::PhaseTiming;
 use crate::view::LineVertex;
@@ -69,15 +69,9 @@ impl Interference {
             ..Default::default()
         };
         let stage = st.gpu.clone().expect("created above");
-        let (runs, summary) = detect_gpu(
-            &shell.render_gpu,
-            &stage,
-            &scene,
-            &params,
-            &st.axes(),
-            options,
-        )
-        .map_err(|e| e.to_string())?;
+        // The stage was made on the viewer's device (shell.render_gpu).
+        let (runs, summary) = detect_with(st.backend, &stage, &scene, &params, &st.axes(), options)
+            .map_err(|e| e.to_string())?;
         let located = Localisation::from_runs(&scene, &runs);
         // One profiler phase per view axis.
         let timings = runs

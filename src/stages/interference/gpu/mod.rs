@@ -28,7 +28,7 @@ use self::targets::{Queries, Readback, TargetImage, Targets, map_bytes, read_ima
 use super::cull::CullPlan;
 use super::identify::{Decoder, Identification, IdentificationReport, PairQuery, unavailable};
 use super::product::{InterferenceRun, PairQueries};
-use super::{InterferenceError, OrthoView, StencilPasses};
+use super::{InterferenceError, OrthoView, RunOptions};
 use crate::gpu::{GpuContext, GpuRun, Kernels, staging_buffer};
 
 /// `Uniforms` of shaders/interference.wgsl and interference_cull.wgsl (the
@@ -64,6 +64,8 @@ pub struct InterferenceGpu {
     targets: std::sync::Mutex<Option<Targets>>,
     /// The device the pipelines were made on.
     context: GpuContext,
+    /// The compute backend's pipelines, made on first use.
+    compute: std::sync::OnceLock<super::compute::InterferenceCompute>,
 }
 
 /// The counting pipelines that also sum the weights (two-sided, front
@@ -75,37 +77,16 @@ struct Weighted {
     decoder: Decoder,
 }
 
-/// What one run reads back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunOptions {
-    pub passes: StencilPasses,
-    /// Read the stencil, edge-depth and id images back (§4.4.1's pixel
-    /// scan); without it only the occlusion queries come back.
-    pub read_pixels: bool,
-    /// Also identify the penetrated objects (pair queries).
-    pub pairs: bool,
-    /// Bounding-box culling ([`super::cull`]).
-    pub cull: bool,
-    /// How the pairs are identified (with `pairs`).
-    pub identification: Identification,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            passes: StencilPasses::TwoSided,
-            read_pixels: true,
-            pairs: true,
-            cull: true,
-            identification: Identification::WeightedSums,
-        }
-    }
-}
-
 impl InterferenceGpu {
     /// The device the stage was made on.
     pub fn context(&self) -> &GpuContext {
         &self.context
+    }
+
+    /// The compute backend's pipelines on the same device.
+    pub fn compute(&self) -> &super::compute::InterferenceCompute {
+        self.compute
+            .get_or_init(|| super::compute::InterferenceCompute::new(&self.context))
     }
 
     /// Runs the passes for one view: with `options.cull`, the culling

@@ -293,6 +293,7 @@ impl InterferenceGpu {
             cull_kernels,
             targets: Default::default(),
             context: gpu.clone(),
+            compute: std::sync::OnceLock::new(),
         })
     }
 }

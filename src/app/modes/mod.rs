@@ -21,6 +21,7 @@ pub mod args;
 pub mod collide;
 pub mod field;
 pub mod interference;
+pub mod radial;
 pub mod tri_tri;
 
 use eframe::egui;
@@ -37,6 +38,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(collide::Collide::default()),
         Box::new(tri_tri::TriTri::default()),
         Box::new(interference::Interference::default()),
+        Box::new(radial::RadialMode::default()),
     ]
 }
 

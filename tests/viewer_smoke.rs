@@ -168,6 +168,49 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
     );
 }
 
+/// The radial mode in a scripted session: the humanoid paused mid-squat,
+/// fields rasterised on the CPU then the GPU, the selected bone's unwrap
+/// drawn (its seam magenta, its cells false-coloured); a bad resolution
+/// fails the script.
+#[test]
+fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-radial");
+    let shot = dir.join("radial.png");
+    let script = format!(
+        "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; radial-backend:cpu; wait:2; radial-backend:gpu; wait:2; screenshot:{}; quit",
+        shot.display()
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted radial session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let img = load(&shot);
+    let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
+        img.pixels()
+            .filter(|p| {
+                let [r, g, b, _] = p.0.map(i32::from);
+                f(r, g, b)
+            })
+            .count()
+    };
+    let seam = count(&|r, g, b| r > 200 && g < 60 && b > 150);
+    let red = count(&|r, g, b| r > 150 && g < 90 && b < 90);
+    assert!(seam > 100, "the seam should show in magenta: {seam} pixels");
+    assert!(
+        red > 2000,
+        "the unwrap's far cells should show in red: {red} pixels"
+    );
+    let bad = xvfb_run("radial; radial-res:63x32; quit");
+    assert!(
+        !bad.status.success(),
+        "an odd θ resolution must fail the script"
+    );
+}
+
 /// The interference panel in a scripted session: a dense random scene of
 /// boxes at a small viewport, read pixels and then occlusion queries only,
 /// all three axes (their counts verified against the CPU reference, with
@@ -407,6 +450,7 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "pipeline:N",
         "tritri-offset:X,Y,Z",
         "interfere-move:X,Y,Z",
+        "radial-res:WxH",
         "quit",
     ] {
         assert!(

@@ -9,7 +9,8 @@
 //! the centre, `+inf` where no face covers the cell. Beside it
 //! `unwrap.json` records the axis, u, v, w, the resolution, the meaning of
 //! +inf, the parameters and the array's xxh3-64; with `--png`,
-//! `unwrap.png` is the false-colour unwrap (`crate::view::unwrap`). All
+//! `unwrap.png` is the false-colour unwrap (`crate::view::unwrap`, 0 blue to
+//! the largest distance red). All
 //! are written as one output set (`crate::io::write_set`).
 
 use std::path::{Path, PathBuf};
@@ -121,7 +122,7 @@ pub fn run(args: RadialArgs) -> anyhow::Result<()> {
     let png = args
         .png
         .then(|| -> anyhow::Result<Vec<u8>> {
-            let pixels = crate::view::unwrap::unwrap_rgba(values, n_theta, range);
+            let pixels = crate::view::unwrap::unwrap_rgba(values, n_theta, (0.0, range));
             let image = image::RgbaImage::from_fn(n_theta, n_z, |x, y| {
                 image::Rgba(pixels[(y * n_theta + x) as usize])
             });

@@ -24,6 +24,7 @@ pub mod collide;
 pub mod field;
 pub mod interference;
 pub mod pipeline;
+pub mod radial;
 pub mod tri_tri;
 
 use eframe::egui;
@@ -41,6 +42,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(tri_tri::TriTri::default()),
         Box::new(interference::Interference::default()),
         Box::new(pipeline::PipelineMode::default()),
+        Box::new(radial::RadialMode::default()),
     ]
 }
 

@@ -109,7 +109,7 @@ pub fn setup(frame: &BoneFrame, corners: [Vec3; 3], min_facing: f32) -> Option<T
     }
     let normal = n / n_len;
     let facing = (normal.x * radial.x + normal.y * radial.y) / radial_len;
-    if !(facing >= min_facing) {
+    if facing.is_nan() || facing < min_facing {
         return None;
     }
     let theta = q.map(theta_of);

@@ -1,0 +1,394 @@
+//! The radial mode (Friston & Steed 2019): the procedural humanoid
+//! ([`crate::sim::character::humanoid`]) animated through its loop of
+//! extreme motions, one radial field per bone rasterised every frame
+//! ([`crate::stages::radial`], GPU or CPU), the fields drawn as wire
+//! cylinders on the character and the selected bone's field unwrapped as a
+//! live θ × z image ([`unwrap_view`]); thumbnails of every bone's unwrap in
+//! the side panel. Sliders set the field resolution and the animation
+//! speed; the time can be paused and scrubbed; the selected field's axis
+//! and normal are editable (bind-pose coordinates). The profiler records
+//! skinning and rasterisation times (CPU, and GPU timestamps on `gpu`).
+
+mod draw;
+mod live;
+mod panel;
+mod unwrap_view;
+
+use std::time::Instant;
+
+use eframe::egui;
+
+use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use crate::app::shell::Shell;
+use crate::app::shell::legend::caption_ui;
+use crate::sim::character::Character;
+use crate::sim::character::humanoid::{Detail, humanoid};
+use crate::stages::StageBackend;
+use crate::stages::radial::{Backend, RadialParams};
+use crate::timing::Timings;
+
+/// Profiler records at most this often (seconds): the mode runs every frame.
+const RECORD_EVERY_S: f64 = 1.0;
+
+/// The mode's state.
+pub struct RadialMode {
+    character: Option<Character>,
+    params: RadialParams,
+    backend: Backend,
+    /// Animation time (seconds) and speed.
+    time: f32,
+    speed: f32,
+    paused: bool,
+    /// The selected field.
+    bone: usize,
+    live: live::Live,
+    values: Vec<f32>,
+    framed: bool,
+    /// Compute the next frame even when paused.
+    dirty: bool,
+    error: Option<String>,
+    last_frame: Option<Instant>,
+    last_record: Option<Instant>,
+    timings: Timings,
+    /// One texture per field.
+    textures: Vec<Option<egui::TextureHandle>>,
+}
+
+impl Default for RadialMode {
+    fn default() -> Self {
+        RadialMode {
+            character: None,
+            params: RadialParams::new(64, 32),
+            backend: Backend::Gpu,
+            time: 0.0,
+            speed: 1.0,
+            paused: false,
+            bone: 0,
+            live: live::Live::default(),
+            values: Vec::new(),
+            framed: false,
+            dirty: true,
+            error: None,
+            last_frame: None,
+            last_record: None,
+            timings: Timings::default(),
+            textures: Vec::new(),
+        }
+    }
+}
+
+impl RadialMode {
+    fn set_resolution(&mut self, n_theta: u32, n_z: u32) -> Result<(), String> {
+        let params = RadialParams {
+            n_theta,
+            n_z,
+            ..self.params
+        };
+        params.validate().map_err(|e| e.to_string())?;
+        self.params = params;
+        self.dirty = true;
+        Ok(())
+    }
+
+    fn select_bone(&mut self, which: &str) -> Result<(), String> {
+        let c = self.character.get_or_insert_with(|| humanoid(Detail::LOW));
+        let index = match which.parse::<usize>() {
+            Ok(i) => i,
+            Err(_) => (0..c.fields.len())
+                .find(|&f| c.field_name(f) == which)
+                .ok_or(format!("no bone called {which}"))?,
+        };
+        if index >= c.fields.len() {
+            return Err(format!(
+                "bone {index}: the character has {} fields",
+                c.fields.len()
+            ));
+        }
+        self.bone = index;
+        self.dirty = true;
+        Ok(())
+    }
+
+    /// Advances the clock and computes a frame when something moved.
+    fn run_frame(&mut self, shell: &mut Shell) {
+        let now = Instant::now();
+        let dt = self
+            .last_frame
+            .map_or(0.0, |t| (now - t).as_secs_f32())
+            .min(0.1);
+        self.last_frame = Some(now);
+        if !self.paused {
+            self.time += dt * self.speed;
+            shell.ctx().request_repaint();
+        } else if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        let c = self.character.get_or_insert_with(|| humanoid(Detail::LOW));
+        let gpu = shell.render_gpu.clone();
+        match self
+            .live
+            .frame(&gpu, c, self.time, &self.params, self.backend)
+        {
+            Ok(frame) => {
+                self.error = None;
+                self.values = frame.values;
+                let frames = c
+                    .field_frames(&c.pose(self.time).skin_matrices)
+                    .unwrap_or_default();
+                self.timings = frame.timings;
+                let due = self
+                    .last_record
+                    .is_none_or(|t| t.elapsed().as_secs_f64() >= RECORD_EVERY_S);
+                if due {
+                    self.last_record = Some(now);
+                    let label = format!(
+                        "{} {}×{} × {} fields",
+                        self.backend.name(),
+                        self.params.n_theta,
+                        self.params.n_z,
+                        frames.len()
+                    );
+                    shell
+                        .history
+                        .record_run("radial", label, self.timings.phases.clone());
+                }
+                self.draw(shell, &frame.skinned, &frames);
+                self.update_textures(shell.ctx());
+            }
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn update_textures(&mut self, ctx: &egui::Context) {
+        let Some(c) = &self.character else { return };
+        let n = (self.params.n_theta * self.params.n_z) as usize;
+        self.textures.resize_with(c.fields.len(), || None);
+        for f in 0..c.fields.len() {
+            let Some(values) = self.values.get(f * n..(f + 1) * n) else {
+                continue;
+            };
+            let u = self.unwrap(f, values);
+            unwrap_view::texture(
+                ctx,
+                &mut self.textures[f],
+                &format!("radial unwrap {f}"),
+                &u,
+            );
+        }
+    }
+
+    fn unwrap<'a>(&self, f: usize, values: &'a [f32]) -> unwrap_view::Unwrap<'a> {
+        let name = self.character.as_ref().map_or("", |c| c.field_name(f));
+        unwrap_view::Unwrap {
+            title: format!(
+                "field {f}: {name} — {}×{} (θ × z), t = {:.2} s",
+                self.params.n_theta, self.params.n_z, self.time
+            ),
+            values,
+            n_theta: self.params.n_theta,
+            n_z: self.params.n_z,
+            lo: crate::view::unwrap::finite_min(values),
+            hi: crate::view::unwrap::finite_max(values)
+                .max(crate::view::unwrap::finite_min(values) + 1e-6),
+        }
+    }
+
+    fn apply(&mut self, step: RadialStep) -> Result<ModeRequest, String> {
+        match step {
+            RadialStep::Show => return Ok(ModeRequest::Activate),
+            RadialStep::Resolution(w, h) => self.set_resolution(w, h)?,
+            RadialStep::Bone(b) => self.select_bone(&b)?,
+            RadialStep::Time(t) => {
+                self.time = t;
+                self.paused = true;
+                self.dirty = true;
+            }
+            RadialStep::Speed(s) => self.speed = s,
+            RadialStep::Pause(p) => self.paused = p,
+            RadialStep::Backend(name) => {
+                self.backend = Backend::from_name(&name)
+                    .ok_or(format!("unknown radial backend {name} (gpu, cpu)"))?;
+                self.dirty = true;
+            }
+        }
+        Ok(ModeRequest::Stay)
+    }
+}
+
+/// The radial mode's script steps.
+#[derive(Clone, Debug, PartialEq)]
+enum RadialStep {
+    Show,
+    Resolution(u32, u32),
+    Bone(String),
+    Time(f32),
+    Speed(f32),
+    Pause(bool),
+    Backend(String),
+}
+
+const STEPS: &[StepDoc] = &[
+    step(
+        "radial",
+        "",
+        "show the animated character with its radial fields",
+    ),
+    step("radial-res", "WxH", "field resolution θ × z (θ even)"),
+    step(
+        "radial-bone",
+        "N|NAME",
+        "select a bone's field (index or joint name)",
+    ),
+    step("radial-time", "T", "pause the animation at T seconds"),
+    step("radial-speed", "S", "animation speed (1 = real time)"),
+    step("radial-pause", "on|off", "pause or run the animation"),
+    step("radial-backend", "NAME", "rasterise on gpu or cpu"),
+];
+
+fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
+    let finite = |v: f32| {
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(format!("{verb} needs a finite number"))
+        }
+    };
+    Some(match verb {
+        "radial" => Ok(RadialStep::Show),
+        "radial-res" => arg
+            .split_once(['x', 'X', '×'])
+            .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+            .map(|(w, h)| RadialStep::Resolution(w, h))
+            .ok_or(format!("{verb} needs WxH, e.g. 64x32, not {arg:?}")),
+        "radial-bone" => args::need(verb, arg, "a bone index or name").map(RadialStep::Bone),
+        "radial-time" => args::number(verb, arg, "seconds")
+            .and_then(finite)
+            .map(RadialStep::Time),
+        "radial-speed" => args::number(verb, arg, "a speed")
+            .and_then(finite)
+            .map(RadialStep::Speed),
+        "radial-pause" => args::on_off(verb, arg).map(RadialStep::Pause),
+        "radial-backend" => args::need(verb, arg, "gpu or cpu").map(RadialStep::Backend),
+        _ => return None,
+    })
+}
+
+impl Mode for RadialMode {
+    fn name(&self) -> &'static str {
+        "radial"
+    }
+
+    fn title(&self) -> &'static str {
+        "Radial fields"
+    }
+
+    fn panels(&self) -> Panels {
+        Panels {
+            inspector: false,
+            slice: false,
+            profiler: true,
+        }
+    }
+
+    fn activate(&mut self, _shell: &mut Shell) {
+        self.framed = false;
+        self.dirty = true;
+        self.last_frame = None;
+    }
+
+    fn update(&mut self, shell: &mut Shell) {
+        self.run_frame(shell);
+    }
+
+    fn busy(&self) -> bool {
+        self.dirty
+    }
+
+    fn toggle_pause(&mut self) -> bool {
+        self.paused = !self.paused;
+        true
+    }
+
+    fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        panel::panel_ui(self, shell, ui);
+    }
+
+    fn viewport_ui(
+        &mut self,
+        _shell: &mut Shell,
+        ui: &mut egui::Ui,
+        _picked: Option<Option<usize>>,
+    ) {
+        caption_ui(
+            ui,
+            "Radial fields (Friston & Steed 2019): one per bone, rasterised every frame",
+        );
+        let n = (self.params.n_theta * self.params.n_z) as usize;
+        let Some(values) = self.values.get(self.bone * n..(self.bone + 1) * n) else {
+            return;
+        };
+        let Some(texture) = self
+            .textures
+            .get(self.bone)
+            .and_then(|t| t.as_ref())
+            .map(|t| t.id())
+        else {
+            return;
+        };
+        let area = ui.max_rect();
+        let width = (area.width() * 0.42).min(640.0);
+        let height = width * self.params.n_z as f32 / self.params.n_theta as f32;
+        let rect = egui::Rect::from_min_size(
+            egui::pos2(area.left() + 16.0, area.bottom() - height - 40.0),
+            egui::vec2(width, height),
+        );
+        let u = self.unwrap(self.bone, values);
+        unwrap_view::unwrap_ui(ui, rect, texture, &u);
+    }
+
+    fn steps(&self) -> &'static [StepDoc] {
+        STEPS
+    }
+
+    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
+        parse(verb, arg).map(|r| r.map(|_| ()))
+    }
+
+    fn apply_step(
+        &mut self,
+        _shell: &mut Shell,
+        verb: &str,
+        arg: &str,
+    ) -> Result<ModeRequest, String> {
+        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
+        self.apply(step)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_radial_steps() {
+        assert_eq!(parse("radial", ""), Some(Ok(RadialStep::Show)));
+        assert_eq!(
+            parse("radial-res", "64x32"),
+            Some(Ok(RadialStep::Resolution(64, 32)))
+        );
+        assert_eq!(
+            parse("radial-bone", "forearm.l"),
+            Some(Ok(RadialStep::Bone("forearm.l".into())))
+        );
+        assert_eq!(parse("radial-time", "1.5"), Some(Ok(RadialStep::Time(1.5))));
+        assert!(matches!(parse("radial-res", "64"), Some(Err(_))));
+        assert!(matches!(parse("radial-time", "inf"), Some(Err(_))));
+        assert_eq!(parse("tritri", "tori"), None);
+        let mut m = RadialMode::default();
+        assert!(m.apply(RadialStep::Resolution(63, 32)).is_err(), "odd θ");
+        assert!(m.apply(RadialStep::Bone("nose".into())).is_err());
+        assert!(m.apply(RadialStep::Bone("shin.r".into())).is_ok());
+        assert_eq!(m.character.as_ref().unwrap().field_name(m.bone), "shin.r");
+    }
+}

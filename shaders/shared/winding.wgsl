@@ -37,6 +37,8 @@ const WINDING_EVAL: f32 = 2e-5;
 // atan2's relative error: WGSL allows 4096 ulps.
 const WINDING_ATAN: f32 = 1e-3;
 const WINDING_STACK: u32 = 64u;
+// A bound that leaves every decision to the exact sum.
+const WINDING_HUGE: f32 = 1e30;
 
 // The signed solid angle of triangle (a0, b0, c0) seen from p and a bound
 // on its error, with every coordinate off by up to `slack` besides its own
@@ -84,6 +86,10 @@ fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> 
     // gradient is at most 3|N|/d³ + 24|M|/d⁴, |N| ≤ A, |M| ≤ A r.
     let s = slack + WINDING_EPS * (length(n.centroid) + length(p));
     let gap = d * (1.0 - WINDING_EVAL) - s - n.radius;
+    if (!(gap > 0.0)) {
+        // The point's own rounding reaches the node: undecidable here.
+        return vec2f(0.0, WINDING_HUGE);
+    }
     let ag = n.area / (gap * gap);
     let rg = n.radius / gap;
     let remainder = 3.0 * ag * rg * rg;
@@ -149,6 +155,11 @@ fn winding_local(n: WindingNode, q: vec3f, rho: f32, slack: f32, bound: ptr<func
     let s = slack + WINDING_EPS * (length(n.centroid) + length(q) + rho);
     let gap = d * (1.0 - WINDING_EVAL) - s - n.radius;
     let g = gap - rho;
+    if (!(g > 0.0)) {
+        // The points' own rounding reaches the node: undecidable here.
+        *bound += WINDING_HUGE;
+        return vec4f(0.0);
+    }
     let ag = n.area / (gap * gap);
     let rg = n.radius / gap;
     let ab = n.area / (g * g);

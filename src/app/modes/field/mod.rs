@@ -197,8 +197,11 @@ impl Field {
         self.refresh_pick(shell);
         let (cells, range) = match (&shell.mesh.field, &self.comparison) {
             (Some(field), Some(c)) if self.show_comparison => {
-                let range =
-                    (c.kind == CompareKind::CpuVsGpu).then_some(c.max_abs.max(f32::MIN_POSITIVE));
+                // Sign diagnostics: class values over a range of 1.
+                let range = Some(match c.kind {
+                    CompareKind::CpuVsGpu => c.max_abs.max(f32::MIN_POSITIVE),
+                    CompareKind::SignModes => 1.0,
+                });
                 (c.heat_cells(field, self.threshold), range)
             }
             (Some(field), _) => (crate::view::cells_from_field(field), None),
@@ -482,6 +485,15 @@ impl Mode for Field {
             return;
         }
         let view = &shell.settings.view;
+        if let Some(c) = self
+            .comparison
+            .as_ref()
+            .filter(|c| self.show_comparison && c.kind == CompareKind::SignModes)
+        {
+            verify::sign_legend_ui(ui, view, c);
+            caption_ui(ui, &self.caption(shell));
+            return;
+        }
         let bar = match &self.comparison {
             _ if self.show_checked && self.checked.is_some() => ColorBar {
                 title: "|Δ| vs exact (mesh units)",

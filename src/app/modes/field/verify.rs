@@ -1,7 +1,19 @@
 //! Verify: the whole field against another backend (CPU vs GPU) or the
 //! other sign mode — max and mean |Δ|, sign disagreements, and a heat map in
-//! the viewport (cells coloured by |Δ|; for sign modes, only the cells whose
-//! signs disagree).
+//! the viewport (cells coloured by |Δ|; for sign modes, the sign
+//! diagnostics below).
+//!
+//! **Sign diagnostics** (`verify:sign-modes`): every cell gets three signs —
+//! the closest feature's pseudo-normal, the fast winding number alone
+//! (Barill et al.'s expansion at β = 5, no fallback:
+//! [`crate::geom::FastWinding::bounded`]) and the exact winding number's
+//! side ([`crate::geom::FastWinding::is_inside`], the winding mode's sign).
+//! Where they differ, one of the three is the odd one out, and the cell is
+//! coloured by which: the pseudo-normal against both winding signs (an open
+//! or broken surface), the fast winding number against the other two (a
+//! cell near |w| = ½ that the error bound sends to the exact sum), or the
+//! exact winding number against both (a cell where pseudo-normal and fast
+//! winding agree on the wrong side). A legend names the colours.
 //!
 //! The CPU-vs-GPU heat map shows only the cells with |Δ| above a threshold
 //! ε (0 at first: every cell that differs at all), so that at large grids
@@ -14,6 +26,7 @@ use super::Field;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::legend::sig_figs;
+use crate::geom::BETA;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::scene::JobError;
@@ -43,6 +56,54 @@ impl CompareKind {
     }
 }
 
+/// Which of a cell's three signs (pseudo-normal, fast winding, exact
+/// winding) is the odd one out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignClass {
+    Agree,
+    PseudoNormal,
+    FastWinding,
+    ExactWinding,
+}
+
+impl SignClass {
+    pub const DISAGREEING: [SignClass; 3] = [
+        SignClass::PseudoNormal,
+        SignClass::FastWinding,
+        SignClass::ExactWinding,
+    ];
+
+    /// The class of three insides.
+    pub fn of(pseudo_normal: bool, fast: bool, exact: bool) -> Self {
+        match (pseudo_normal == fast, fast == exact) {
+            (true, true) => SignClass::Agree,
+            (false, true) => SignClass::PseudoNormal,
+            (false, false) => SignClass::FastWinding,
+            (true, false) => SignClass::ExactWinding,
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            SignClass::Agree => "all three agree",
+            SignClass::PseudoNormal => "pseudo-normal ≠ both winding signs",
+            SignClass::FastWinding => "fast winding ≠ pseudo-normal and exact",
+            SignClass::ExactWinding => "exact winding ≠ pseudo-normal and fast",
+        }
+    }
+
+    /// The value its cells carry in the viewport, over a colour range of 1:
+    /// three well-apart colours of either colour map.
+    pub fn value(self) -> f32 {
+        match self {
+            SignClass::Agree => 0.0,
+            SignClass::PseudoNormal => 1.0,
+            SignClass::FastWinding => -1.0,
+            SignClass::ExactWinding => 0.5,
+        }
+    }
+}
+
 /// A comparison of the shown field with another one.
 pub struct Comparison {
     pub kind: CompareKind,
@@ -52,7 +113,8 @@ pub struct Comparison {
     pub sign_disagreements: usize,
     /// |Δ| per cell.
     pub abs_diff: Vec<f32>,
-    pub sign_differs: Vec<bool>,
+    /// Sign modes: each cell's [`SignClass`].
+    pub sign_classes: Vec<SignClass>,
     /// The other field's phases, for the profiler.
     pub phases: Vec<PhaseTiming>,
 }
@@ -70,7 +132,8 @@ impl Comparison {
                         (self.abs_diff[c] > threshold).then_some([p.x, p.y, p.z, self.abs_diff[c]])
                     }
                     CompareKind::SignModes => {
-                        self.sign_differs[c].then_some([p.x, p.y, p.z, field.values[c]])
+                        let class = self.sign_classes[c];
+                        (class != SignClass::Agree).then_some([p.x, p.y, p.z, class.value()])
                     }
                 }
             })
@@ -86,8 +149,7 @@ impl Comparison {
                 sig_figs(threshold as f64, 3)
             ),
             CompareKind::SignModes => format!(
-                "sign disagreements of {field_backend} vs {}: {shown} cells, coloured by distance",
-                self.other
+                "sign diagnostics ({field_backend}): {shown} cells where the pseudo-normal, fast winding and exact winding signs differ, coloured by the odd one out"
             ),
         }
     }
@@ -125,12 +187,22 @@ pub fn compare(
         .zip(&other.values)
         .map(|(a, b)| (a - b).abs())
         .collect();
-    let sign_differs: Vec<bool> = field
+    let sign_disagreements = field
         .values
         .iter()
         .zip(&other.values)
-        .map(|(a, b)| (*a < 0.0) != (*b < 0.0))
-        .collect();
+        .filter(|(a, b)| (**a < 0.0) != (**b < 0.0))
+        .count();
+    let sign_classes = match kind {
+        CompareKind::CpuVsGpu => Vec::new(),
+        CompareKind::SignModes => {
+            let pseudo_normal = match field.params.sign_mode {
+                SignMode::PseudoNormal => &field.values,
+                SignMode::Winding => &other.values,
+            };
+            sign_classes(mesh, field, pseudo_normal)
+        }
+    };
     let max_abs = abs_diff.iter().copied().fold(0.0, f32::max);
     let mean_abs =
         abs_diff.iter().map(|&d| d as f64).sum::<f64>() as f32 / abs_diff.len().max(1) as f32;
@@ -139,11 +211,64 @@ pub fn compare(
         other: format!("{} with {} sign", backend.name(), params.sign_mode.name()),
         max_abs,
         mean_abs,
-        sign_disagreements: sign_differs.iter().filter(|&&d| d).count(),
+        sign_disagreements,
         abs_diff,
-        sign_differs,
+        sign_classes,
         phases: other.timings.phases,
     })
+}
+
+/// Each cell's [`SignClass`] from the pseudo-normal field's signs and the
+/// fast and exact winding signs at its centre.
+fn sign_classes(mesh: &PreparedMesh, field: &SdfField, pseudo_normal: &[f32]) -> Vec<SignClass> {
+    use rayon::prelude::*;
+    let winding = mesh.winding();
+    (0..field.values.len())
+        .into_par_iter()
+        .map(|c| {
+            let p = field.grid.center_of(c);
+            let fast = winding.bounded(p, BETA).w.abs() > 0.5;
+            SignClass::of(pseudo_normal[c] < 0.0, fast, winding.is_inside(p))
+        })
+        .collect()
+}
+
+/// The sign diagnostics' legend, in place of the colour bar: each class's
+/// colour (as the viewport draws it), name and number of cells.
+pub fn sign_legend_ui(ui: &mut egui::Ui, view: &crate::view::ViewSettings, c: &Comparison) {
+    if !view.show_cells {
+        return;
+    }
+    let rect = ui.max_rect();
+    let row_h = 20.0;
+    let top_left = egui::pos2(rect.right() - 360.0, rect.top() + 40.0);
+    let frame = egui::Rect::from_min_size(top_left, egui::vec2(350.0, 30.0 + 3.0 * row_h));
+    let painter = ui.painter();
+    painter.rect_filled(frame, 4.0, egui::Color32::from_black_alpha(150));
+    let text = egui::Color32::from_gray(230);
+    let font = egui::FontId::proportional(13.0);
+    painter.text(
+        top_left + egui::vec2(8.0, 6.0),
+        egui::Align2::LEFT_TOP,
+        "signs that differ (odd one out)",
+        font.clone(),
+        text,
+    );
+    for (i, class) in SignClass::DISAGREEING.into_iter().enumerate() {
+        let y = top_left.y + 28.0 + i as f32 * row_h;
+        let [r, g, b, _] = view.color_map.color(class.value(), 1.0);
+        let swatch =
+            egui::Rect::from_min_size(egui::pos2(top_left.x + 8.0, y), egui::vec2(14.0, 14.0));
+        painter.rect_filled(swatch, 2.0, egui::Color32::from_rgb(r, g, b));
+        let count = c.sign_classes.iter().filter(|&&k| k == class).count();
+        painter.text(
+            egui::pos2(top_left.x + 30.0, y),
+            egui::Align2::LEFT_TOP,
+            format!("{}: {count}", class.label()),
+            font.clone(),
+            text,
+        );
+    }
 }
 
 pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -174,10 +299,16 @@ pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         row("max |Δ|", sig_figs(c.max_abs as f64, 3));
         row("mean |Δ|", sig_figs(c.mean_abs as f64, 3));
         row("sign disagreements", c.sign_disagreements.to_string());
+        for class in SignClass::DISAGREEING {
+            if c.kind == CompareKind::SignModes {
+                let count = c.sign_classes.iter().filter(|&&k| k == class).count();
+                row(class.label(), count.to_string());
+            }
+        }
     });
     let label = match c.kind {
         CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
-        CompareKind::SignModes => "show only cells whose signs disagree",
+        CompareKind::SignModes => "sign diagnostics in the view",
     };
     let before = (mode.show_comparison, mode.threshold);
     ui.checkbox(&mut mode.show_comparison, label);
@@ -200,4 +331,45 @@ pub fn threshold_slider(ui: &mut egui::Ui, threshold: &mut f32, max_abs: f32, en
             .custom_formatter(|v, _| sig_figs(v, 2))
             .text("show only |Δ| > ε"),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_odd_sign_out_names_the_class() {
+        assert_eq!(SignClass::of(true, true, true), SignClass::Agree);
+        assert_eq!(SignClass::of(false, false, false), SignClass::Agree);
+        assert_eq!(SignClass::of(true, false, false), SignClass::PseudoNormal);
+        assert_eq!(SignClass::of(false, true, false), SignClass::FastWinding);
+        assert_eq!(SignClass::of(true, true, false), SignClass::ExactWinding);
+        assert_eq!(SignClass::of(false, false, true), SignClass::ExactWinding);
+    }
+
+    #[test]
+    fn sign_diagnostics_find_the_open_meshs_pseudo_normal_errors() {
+        use crate::stages::sdf_grid::SdfParams;
+        let mesh = PreparedMesh::new(&crate::assets::load_sample("teapot").unwrap()).unwrap();
+        let params = SdfParams {
+            resolution: 24,
+            sign_mode: SignMode::Winding,
+            ..SdfParams::default()
+        };
+        let progress = Progress::default();
+        let field = sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &progress).unwrap();
+        let c = compare(&mesh, &field, CompareKind::SignModes, None, &progress).unwrap();
+        let count = |class| c.sign_classes.iter().filter(|&&k| k == class).count();
+        // The winding field's signs are the exact ones; the pseudo-normal
+        // field differs on the open teapot, and the two fields disagree
+        // where the pseudo-normal is the odd one out or the fast winding
+        // number agrees with it.
+        assert!(count(SignClass::PseudoNormal) > 0);
+        assert_eq!(
+            c.sign_disagreements,
+            count(SignClass::PseudoNormal) + count(SignClass::ExactWinding)
+        );
+        let shown = c.heat_cells(&field, 0.0);
+        assert_eq!(shown.len(), field.values.len() - count(SignClass::Agree));
+    }
 }

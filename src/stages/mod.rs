@@ -48,6 +48,7 @@ pub mod colliders;
 pub mod interference;
 #[doc(hidden)]
 pub mod layouts;
+pub mod particles;
 pub mod radial;
 pub mod sampling;
 pub mod sdf_adaptive;

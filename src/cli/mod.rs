@@ -7,6 +7,7 @@ mod bench;
 mod collide;
 mod info;
 mod interfere;
+mod particles;
 mod render;
 mod sdf;
 mod tritri;
@@ -58,6 +59,7 @@ pub enum Command {
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
     Interfere(interfere::InterfereArgs),
+    Particles(particles::ParticlesArgs),
 }
 
 /// `--backend` values.
@@ -112,6 +114,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tritri(args) => tritri::run(args),
         Command::Collide(args) => collide::run(args),
         Command::Interfere(args) => interfere::run(args),
+        Command::Particles(args) => particles::run(args),
     }
 }
 

@@ -72,6 +72,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference.wgsl",
     "interference_cull.wgsl",
     "interference_identify.wgsl",
+    "particles_eval.wgsl",
+    "particles_map.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",
@@ -85,6 +87,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/bvh_bounds.wgsl",
     "shared/bvh_nearest.wgsl",
     "shared/closest_point.wgsl",
+    "shared/particles.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
 ];

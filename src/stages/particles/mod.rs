@@ -31,14 +31,20 @@
 pub mod collider;
 pub mod cpu;
 pub mod flight;
+pub mod gpu;
 pub mod map;
 pub mod poly;
+pub mod ring;
 pub mod scene;
 
 pub use map::ImpactMap;
 pub use scene::ParticleScene;
 
 use glam::DVec3;
+
+use crate::gpu::GpuContext;
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
 
 /// Largest impact-map side.
 pub const MAX_MAP_RES: u32 = 4096;
@@ -157,6 +163,92 @@ pub struct FlightRecord {
     pub frame: u32,
     pub start: FlightStart,
     pub hit: i32,
+}
+
+/// Which implementation answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Backend {
+    /// f64 on all cores ([`cpu`]).
+    Cpu,
+    /// f32 compute + render pipelines, windows streamed ([`gpu`]).
+    Gpu,
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu];
+
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    fn is_gpu(self) -> bool {
+        self == Backend::Gpu
+    }
+}
+
+/// The answer of a run.
+#[derive(Clone, Debug)]
+pub struct ParticleRun {
+    /// Sorted by frame, particle, generation, flight.
+    pub events: Vec<Event>,
+    /// Flights started in the run (when asked), same order.
+    pub flights: Vec<FlightRecord>,
+    /// One per collider, over the whole run (global earliest times).
+    pub maps: Vec<ImpactMap>,
+    pub backend: Backend,
+    /// The GPU's frames in flight; `None` on the CPU.
+    pub stream: Option<gpu::StreamStats>,
+    pub wall_ms: f64,
+}
+
+/// The stage's marker type.
+pub struct Particles;
+
+impl Stage for Particles {
+    type Input<'a> = &'a ParticleScene;
+    type Params = ParticleParams;
+    type Product = ParticleRun;
+    type Error = ParticleError;
+    type Backend = Backend;
+    type Gpu = (GpuContext, gpu::ParticlesGpu);
+
+    fn gpu(ctx: &GpuContext) -> Result<Self::Gpu, ParticleError> {
+        Ok((ctx.clone(), gpu::ParticlesGpu::new(ctx)?))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        scene: &ParticleScene,
+        params: &ParticleParams,
+        backend: Backend,
+        gpu_state: Option<&Self::Gpu>,
+        _progress: &Progress,
+    ) -> Result<ParticleRun, ParticleError> {
+        params.validate()?;
+        let started = std::time::Instant::now();
+        let (events, flights, maps, stream) = match backend {
+            Backend::Cpu => {
+                let (e, f, m) = cpu::simulate(scene, params);
+                (e, f, m, None)
+            }
+            Backend::Gpu => {
+                let (ctx, pipes) = gpu_state.ok_or_else(crate::stages::no_gpu)?;
+                let (e, f, m, s) = gpu::simulate(ctx, pipes, scene, params)?;
+                (e, f, m, Some(s))
+            }
+        };
+        Ok(ParticleRun {
+            events,
+            flights,
+            maps,
+            backend,
+            stream,
+            wall_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
 }
 
 #[cfg(test)]

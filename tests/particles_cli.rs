@@ -9,6 +9,9 @@ use collidoscope::io::read_npy_f32;
 fn exe(args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
     c.env_remove("RUST_BACKTRACE");
+    let xdg = std::env::temp_dir().join(format!("collidoscope-xdg-{}", std::process::id()));
+    std::fs::create_dir_all(&xdg).unwrap();
+    c.env("XDG_RUNTIME_DIR", xdg);
     c.arg("particles").args(args).output().expect("runs")
 }
 
@@ -35,8 +38,17 @@ fn small_hail(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn events_flights_and_maps_agree() {
-    let dir = scratch("ok");
+fn events_flights_and_maps_agree_cpu() {
+    events_flights_and_maps_agree("cpu");
+}
+
+#[test]
+fn events_flights_and_maps_agree_gpu() {
+    events_flights_and_maps_agree("gpu");
+}
+
+fn events_flights_and_maps_agree(backend: &str) {
+    let dir = scratch(backend);
     let scene = small_hail(&dir);
     let (events, flights, maps) = (
         dir.join("events.csv"),

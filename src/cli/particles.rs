@@ -1,5 +1,5 @@
 //! `collidoscope particles SCENE.json --frames N --dt 0.0166 --out events.csv
-//! [--flights flights.csv] [--maps DIR] [--map-res R] [--backend cpu]`.
+//! [--flights flights.csv] [--maps DIR] [--map-res R] [--backend gpu|cpu]`.
 //!
 //! Runs the particle stage (Knott 2003, chapter 3) over `frames` windows of
 //! `dt` seconds from t = 0 and writes one CSV row per impact (and per
@@ -14,14 +14,19 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use crate::gpu::GpuContext;
+use crate::progress::Progress;
 use crate::stages::particles::{
-    Event, FlightRecord, FlightStart, ImpactMap, ParticleParams, ParticleScene, cpu,
+    Backend, Event, FlightRecord, FlightStart, ImpactMap, ParticleParams, ParticleScene, Particles,
 };
+use crate::stages::{Stage, StageBackend};
 use crate::view::ColorMap;
 
 /// `--backend` values of `particles`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 pub enum ParticleBackendArg {
+    /// GPU: compute evaluation, impact maps rendered as points, async read-back.
+    Gpu,
     /// CPU reference (f64, all cores).
     Cpu,
 }
@@ -48,7 +53,7 @@ pub struct ParticlesArgs {
     /// Impact-map side, texels.
     #[arg(long, default_value_t = 256)]
     pub map_res: u32,
-    #[arg(long, value_enum, default_value = "cpu")]
+    #[arg(long, value_enum, default_value = "gpu")]
     pub backend: ParticleBackendArg,
 }
 
@@ -188,18 +193,29 @@ pub fn run(args: ParticlesArgs) -> anyhow::Result<()> {
     }
     super::check_out(&targets)?;
 
-    let started = std::time::Instant::now();
-    let (events, flights, maps) = match args.backend {
-        ParticleBackendArg::Cpu => cpu::simulate(&scene, &params),
+    let backend = match args.backend {
+        ParticleBackendArg::Gpu => Backend::Gpu,
+        ParticleBackendArg::Cpu => Backend::Cpu,
     };
-    let ms = started.elapsed().as_secs_f64() * 1e3;
+    let state = match backend {
+        Backend::Gpu => Some(Particles::gpu(&GpuContext::headless()?)?),
+        Backend::Cpu => None,
+    };
+    let run = Particles::run(
+        &scene,
+        &params,
+        backend,
+        state.as_ref(),
+        &Progress::default(),
+    )?;
+    let (events, flights, maps) = (&run.events, &run.flights, &run.maps);
 
     let mut files: Vec<(PathBuf, Vec<u8>)> =
-        vec![(args.out.clone(), events_csv(&events).into_bytes())];
+        vec![(args.out.clone(), events_csv(events).into_bytes())];
     if let Some(path) = &args.flights {
-        files.push((path.clone(), flights_csv(&flights).into_bytes()));
+        files.push((path.clone(), flights_csv(flights).into_bytes()));
     }
-    for ((npy, png), map) in map_files.iter().zip(&maps) {
+    for ((npy, png), map) in map_files.iter().zip(maps) {
         let r = map.res as usize;
         files.push((
             npy.clone(),
@@ -221,16 +237,22 @@ pub fn run(args: ParticlesArgs) -> anyhow::Result<()> {
         .enumerate()
         .map(|(i, m)| format!("{i}:{}={}", scene.colliders[i].kind(), m.total()))
         .collect();
+    let stream = run.stream.map_or(String::new(), |s| {
+        format!(
+            "; read-back latency up to {} frames (mean {:.2} ms), {} stalls, {} windows rerun",
+            s.max_latency_frames, s.mean_readback_ms, s.stalls, s.reruns
+        )
+    });
     println!(
-        "{} particles, {} frames of {} s: {} impacts ({}), {} flights listed; {:.1} ms ({:?})",
+        "{} particles, {} frames of {} s: {} impacts ({}), {} flights listed; {:.1} ms on {}{stream}",
         scene.particle_count(),
         params.frames,
         params.dt,
         events.len(),
         per_collider.join(", "),
         flights.len(),
-        ms,
-        args.backend
+        run.wall_ms,
+        backend.name(),
     );
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! trait and implemented by a marker type per stage ([`sdf_grid::SdfGrid`],
 //! [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //! [`colliders::Colliders`], [`tri_tri::TriTri`],
-//! [`interference::Interference`]):
+//! [`interference::Interference`], [`particles::Particles`]):
 //!
 //! * **Params** — plain data (`Copy` or `Clone`, serialisable where the CLI
 //!   or the viewer store it), checked before anything runs (a `validate`,
@@ -126,5 +126,6 @@ mod tests {
         names_round_trip::<colliders::ColliderBackend>();
         names_round_trip::<tri_tri::Backend>();
         names_round_trip::<interference::Backend>();
+        names_round_trip::<particles::Backend>();
     }
 }

@@ -21,3 +21,8 @@ run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collid
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-level:5; clip:z; mesh:hidden; points:3; adaptive-pick; wait:3; screenshot:$s/adaptive-bunny.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-compare:on; clip:z; mesh:hidden; points:3; wait:3; screenshot:$s/adaptive-compare.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-rss:3; cells:off; mesh:hidden; orbit:-35,0; wait:3; screenshot:$s/adaptive-rss.png; quit"
+# The particle stage's impact maps (CLI; no viewer mode yet).
+maps=$(mktemp -d)
+"$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend cpu
+cp "$maps/collider4_ellipsoid.png" "$s/particles-map-dome.png"
+cp "$maps/collider5_cone.png" "$s/particles-map-cone.png"

@@ -7,14 +7,11 @@ use rayon::prelude::*;
 use super::collider::Collider;
 use super::flight::{birth, chain, first_flight, generation_at, particle_key, phase};
 use super::map::ImpactMap;
-use super::{Event, FlightRecord, FlightStart, ParticleParams, ParticleScene};
+use super::{Event, FlightRecord, FlightStart, ParticleParams, ParticleScene, RunOutputs};
 
 /// Events (sorted by frame, particle, generation, flight), flights started
 /// in the run when asked (same order) and the maps of the whole run.
-pub fn simulate(
-    scene: &ParticleScene,
-    params: &ParticleParams,
-) -> (Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>) {
+pub fn simulate(scene: &ParticleScene, params: &ParticleParams) -> RunOutputs {
     let colliders: Vec<Collider> = scene.colliders.iter().map(Collider::new).collect();
     let (t_begin, t_end) = params.span();
     let frame_of =

@@ -21,9 +21,9 @@ use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 
 use super::collider::{Collider, Constraint};
-use super::ring::{FrameResult, FrameRing, Window};
+use super::ring::{FrameResult, FrameRing, Outputs, Window};
 use super::scene::{Order, ParticleScene};
-use super::{Event, FlightRecord, FlightStart, ImpactMap, ParticleParams};
+use super::{Event, FlightRecord, FlightStart, ImpactMap, ParticleParams, RunOutputs};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuError, Kernels, shader_source, storage_buffer_init,
     storage_buffer_zeroed,
@@ -405,7 +405,7 @@ pub fn simulate(
     pipes: &ParticlesGpu,
     scene: &ParticleScene,
     params: &ParticleParams,
-) -> Result<(Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>, StreamStats), GpuError> {
+) -> Result<(RunOutputs, StreamStats), GpuError> {
     let gs = GpuScene::new(gpu, scene, params.map_res)?;
     let n = scene.particle_count() as u32;
     let mut ring = FrameRing::new(&gs, n / 16, if params.flights { n / 8 } else { 1 });
@@ -422,7 +422,11 @@ pub fn simulate(
     let mut done = Vec::new();
     while !todo.is_empty() || ring.in_flight() > 0 {
         if let Some(w) = todo.pop() {
-            ring.submit(gpu, pipes, &gs, w, params.flights, None, &mut results)?;
+            let what = Outputs {
+                flights: params.flights,
+                positions_at: None,
+            };
+            ring.submit(gpu, pipes, &gs, w, what, &mut results)?;
             results.extend(ring.poll(gpu)?);
         } else {
             results.extend(ring.drain(gpu)?);
@@ -459,5 +463,5 @@ pub fn simulate(
             f.start.flight,
         )
     });
-    Ok((events, flights, maps, stats))
+    Ok(((events, flights, maps), stats))
 }

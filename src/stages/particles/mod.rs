@@ -165,6 +165,9 @@ pub struct FlightRecord {
     pub hit: i32,
 }
 
+/// Events, flights and maps of a run, as both backends return them.
+pub type RunOutputs = (Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>);
+
 /// Which implementation answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Backend {
@@ -236,7 +239,7 @@ impl Stage for Particles {
             }
             Backend::Gpu => {
                 let (ctx, pipes) = gpu_state.ok_or_else(crate::stages::no_gpu)?;
-                let (e, f, m, s) = gpu::simulate(ctx, pipes, scene, params)?;
+                let ((e, f, m), s) = gpu::simulate(ctx, pipes, scene, params)?;
                 (e, f, m, Some(s))
             }
         };

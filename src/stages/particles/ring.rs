@@ -33,6 +33,15 @@ pub struct Window {
     pub dt: f64,
 }
 
+/// What a window computes besides its impacts and maps.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Outputs {
+    /// Also list the flights started in the window.
+    pub flights: bool,
+    /// Also write every particle's position at this time.
+    pub positions_at: Option<f64>,
+}
+
 /// A window's read-back.
 #[derive(Clone, Debug)]
 pub struct FrameResult {
@@ -242,8 +251,7 @@ impl FrameRing {
         pipes: &ParticlesGpu,
         scene: &GpuScene,
         window: Window,
-        record_flights: bool,
-        t_show: Option<f64>,
+        what: Outputs,
         ready: &mut Vec<FrameResult>,
     ) -> Result<(), GpuError> {
         if self.slots.len() < RING {
@@ -268,10 +276,10 @@ impl FrameRing {
         let frame = Frame {
             t_begin: window.t_begin as f32,
             dt: window.dt as f32,
-            t_show: t_show.unwrap_or(window.t_begin) as f32,
+            t_show: what.positions_at.unwrap_or(window.t_begin) as f32,
             capacity: slot.capacity,
             flight_capacity: slot.flight_capacity,
-            record_flights: u32::from(record_flights),
+            record_flights: u32::from(what.flights),
             ..scene.frame
         };
         gpu.queue
@@ -292,7 +300,7 @@ impl FrameRing {
             pass.set_bind_group(0, &slot.eval_bind, &[]);
             pass.set_pipeline(&pipes.impacts);
             pass.dispatch_workgroups(x, y, 1);
-            if t_show.is_some() {
+            if what.positions_at.is_some() {
                 pass.set_pipeline(&pipes.positions);
                 pass.dispatch_workgroups(x, y, 1);
             }

@@ -2,8 +2,7 @@
 // Particles evaluated from time alone (Knott 2003 §3.2, §3.4): one
 // invocation per particle. `impacts_main` walks the flight chains of the
 // lives overlapping the frame window and appends every impact in it (and,
-// when asked, every flight started in it); `positions_main` writes each
-// particle's position at frame.t_show (w = 0: eliminated).
+// when asked, every flight started in it).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<storage, read> emitters: array<Emitter>;
@@ -12,7 +11,6 @@
 @group(0) @binding(4) var<storage, read_write> flights: array<FlightRecord>;
 // [impact count (the draw's vertex count), 1, 0, 0, flight count]
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>, 5>;
-@group(0) @binding(6) var<storage, read_write> positions: array<vec4<f32>>;
 
 const WORKGROUP: u32 = 64u;
 // Most lives one window may overlap (a window longer than a life).
@@ -56,30 +54,4 @@ fn impacts_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
             f = bounce(f, h);
         }
     }
-}
-
-@compute @workgroup_size(WORKGROUP)
-fn positions_main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pid = particle_index(gid, groups);
-    if pid >= frame.num_particles {
-        return;
-    }
-    let pt = particle_of(pid);
-    let t = frame.t_show;
-    let g = max(generation_at(t, emitters[pt.emitter], pt.phase), 0);
-    var f = first_flight(pt, u32(g));
-    var out = vec4<f32>(position(f, max(t - f.t0, 0.0)), 1.0);
-    loop {
-        let h = earliest_hit(f);
-        if !h.found || h.t > t {
-            out = vec4<f32>(position(f, t - f.t0), 1.0);
-            break;
-        }
-        if f.index >= frame.bounces {
-            out = vec4<f32>(h.p, 0.0);
-            break;
-        }
-        f = bounce(f, h);
-    }
-    positions[pid] = out;
 }

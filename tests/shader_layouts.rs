@@ -621,7 +621,7 @@ fn particles() {
     let mut c = Checks::default();
     for shader in ["particles_eval.wgsl", "particles_map.wgsl"] {
         mirror! { c, shader, "Frame", sl::ParticleFrame {
-            t_begin, dt, t_show, restitution, num_particles, num_emitters, num_colliders,
+            t_begin, dt, _pad, restitution, num_particles, num_emitters, num_colliders,
             bounces, capacity, flight_capacity, record_flights, map_res,
         } }
         mirror! { c, shader, "Emitter", sl::ParticleEmitter {
@@ -655,7 +655,7 @@ fn particles() {
     let size = [sl::PARTICLES_WORKGROUP, 1, 1];
     c.workgroup(
         "particles_eval.wgsl",
-        &["impacts_main", "positions_main"],
+        &["impacts_main"],
         "PARTICLES_WORKGROUP",
         size,
     );

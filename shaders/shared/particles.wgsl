@@ -4,10 +4,10 @@
 // `emitters` and `colliders` and its uniform `frame`.
 
 struct Frame {
-    // Window [t_begin, t_begin + dt) of the impacts pass; t_show for positions.
+    // The window [t_begin, t_begin + dt).
     t_begin: f32,
     dt: f32,
-    t_show: f32,
+    _pad: f32,
     restitution: f32,
     num_particles: u32,
     num_emitters: u32,

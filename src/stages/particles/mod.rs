@@ -36,6 +36,7 @@ pub mod map;
 pub mod poly;
 pub mod ring;
 pub mod scene;
+pub mod stream;
 
 pub use map::ImpactMap;
 pub use scene::ParticleScene;
@@ -173,7 +174,7 @@ pub type RunOutputs = (Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>);
 pub enum Backend {
     /// f64 on all cores ([`cpu`]).
     Cpu,
-    /// f32 compute + render pipelines, windows streamed ([`gpu`]).
+    /// f32 compute + render pipelines, windows streamed ([`gpu`], [`stream`]).
     Gpu,
 }
 
@@ -203,7 +204,7 @@ pub struct ParticleRun {
     pub maps: Vec<ImpactMap>,
     pub backend: Backend,
     /// The GPU's frames in flight; `None` on the CPU.
-    pub stream: Option<gpu::StreamStats>,
+    pub stream: Option<stream::StreamStats>,
     pub wall_ms: f64,
 }
 
@@ -239,7 +240,7 @@ impl Stage for Particles {
             }
             Backend::Gpu => {
                 let (ctx, pipes) = gpu_state.ok_or_else(crate::stages::no_gpu)?;
-                let ((e, f, m), s) = gpu::simulate(ctx, pipes, scene, params)?;
+                let ((e, f, m), s) = stream::simulate(ctx, pipes, scene, params)?;
                 (e, f, m, Some(s))
             }
         };

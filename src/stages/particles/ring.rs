@@ -33,15 +33,6 @@ pub struct Window {
     pub dt: f64,
 }
 
-/// What a window computes besides its impacts and maps.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Outputs {
-    /// Also list the flights started in the window.
-    pub flights: bool,
-    /// Also write every particle's position at this time.
-    pub positions_at: Option<f64>,
-}
-
 /// A window's read-back.
 #[derive(Clone, Debug)]
 pub struct FrameResult {
@@ -207,7 +198,6 @@ impl FrameRing {
                 &impacts,
                 &flights,
                 &counters,
-                &scene.positions,
             ],
         );
         let map_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -242,8 +232,8 @@ impl FrameRing {
         self.slots.iter().filter(|s| s.pending.is_some()).count()
     }
 
-    /// Records and submits `window` (and, with `t_show`, the particles'
-    /// positions at that time); waits only when every slot is in flight.
+    /// Records and submits `window` (with its flights when asked); waits
+    /// only when every slot is in flight.
     /// Results that land meanwhile go to `ready`.
     pub fn submit(
         &mut self,
@@ -251,7 +241,7 @@ impl FrameRing {
         pipes: &ParticlesGpu,
         scene: &GpuScene,
         window: Window,
-        what: Outputs,
+        record_flights: bool,
         ready: &mut Vec<FrameResult>,
     ) -> Result<(), GpuError> {
         if self.slots.len() < RING {
@@ -276,10 +266,9 @@ impl FrameRing {
         let frame = Frame {
             t_begin: window.t_begin as f32,
             dt: window.dt as f32,
-            t_show: what.positions_at.unwrap_or(window.t_begin) as f32,
             capacity: slot.capacity,
             flight_capacity: slot.flight_capacity,
-            record_flights: u32::from(what.flights),
+            record_flights: u32::from(record_flights),
             ..scene.frame
         };
         gpu.queue
@@ -300,10 +289,6 @@ impl FrameRing {
             pass.set_bind_group(0, &slot.eval_bind, &[]);
             pass.set_pipeline(&pipes.impacts);
             pass.dispatch_workgroups(x, y, 1);
-            if what.positions_at.is_some() {
-                pass.set_pipeline(&pipes.positions);
-                pass.dispatch_workgroups(x, y, 1);
-            }
         }
         let views = slot
             .maps

@@ -760,3 +760,49 @@ fn skinning() {
     );
     c.finish();
 }
+
+#[test]
+fn particles() {
+    let mut c = Checks::default();
+    for shader in ["particles_eval.wgsl", "particles_map.wgsl"] {
+        mirror! { c, shader, "Frame", sl::ParticleFrame {
+            t_begin, dt, _pad, restitution, num_particles, num_emitters, num_colliders,
+            bounces, capacity, flight_capacity, record_flights, map_res,
+        } }
+        mirror! { c, shader, "Emitter", sl::ParticleEmitter {
+            position, position_jitter, velocity, velocity_jitter, acc, lifetime, first, count,
+            seed, _pad,
+        } }
+        mirror! { c, shader, "Collider", sl::ParticleCollider {
+            q, con, half, kinds, map_origin, map_axes,
+        } }
+        mirror! { c, shader, "Impact", sl::ParticleImpact {
+            p, t, n, speed, p0, t0, v0, collider, particle, generation, flight, _pad,
+        } }
+        mirror! { c, shader, "FlightRecord", sl::ParticleFlight {
+            p0, t0, v0, hit, particle, generation, flight, _pad,
+        } }
+        constant!(c, shader, MAP_LINEAR, sl::ParticleMapKind::Linear as u32);
+        constant!(
+            c,
+            shader,
+            MAP_ANGLE_HEIGHT,
+            sl::ParticleMapKind::AngleHeight as u32
+        );
+        constant!(
+            c,
+            shader,
+            MAP_SPHERICAL,
+            sl::ParticleMapKind::Spherical as u32
+        );
+    }
+    constant!(c, "particles_eval.wgsl", WORKGROUP, sl::PARTICLES_WORKGROUP);
+    let size = [sl::PARTICLES_WORKGROUP, 1, 1];
+    c.workgroup(
+        "particles_eval.wgsl",
+        &["impacts_main"],
+        "PARTICLES_WORKGROUP",
+        size,
+    );
+    c.finish();
+}

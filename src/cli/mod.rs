@@ -9,6 +9,7 @@ mod collide;
 mod info;
 mod interfere;
 mod radial;
+mod particles;
 mod render;
 mod sdf;
 mod simulate;
@@ -70,6 +71,7 @@ pub enum Command {
     /// Many meshes falling, colliding and settling (broad phase, narrow
     /// phase, response every frame): a trajectory as JSON.
     Simulate(simulate::SimulateArgs),
+    Particles(particles::ParticlesArgs),
 }
 
 /// `--backend` values.
@@ -127,6 +129,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Interfere(args) => interfere::run(args),
         Command::Check(args) => check::run(args),
         Command::Radial(args) => radial::run(args),
+        Command::Particles(args) => particles::run(args),
     }
 }
 

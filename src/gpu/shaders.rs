@@ -81,6 +81,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference_compute_args.wgsl",
     // Its one-pass edge resolve: created only on devices with 64-bit atomics.
     "interference_compute_int64.wgsl",
+    "particles_eval.wgsl",
+    "particles_map.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",
@@ -98,6 +100,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/closest_point.wgsl",
     "shared/radial_collide.wgsl",
     "shared/interference_compute.wgsl",
+    "shared/particles.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
     "shared/winding.wgsl",

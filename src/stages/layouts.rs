@@ -24,6 +24,11 @@ pub use super::radial::setup::{
     MAX_DISTANCE as RADIAL_MAX_DISTANCE, NEAR_AXIS as RADIAL_NEAR_AXIS,
 };
 pub use super::radial::{FieldFrameGpu, RasterParams as RadialParams};
+pub use super::particles::collider::MapKind as ParticleMapKind;
+pub use super::particles::gpu::{
+    Frame as ParticleFrame, GpuCollider as ParticleCollider, GpuEmitter as ParticleEmitter,
+    GpuFlight as ParticleFlight, GpuImpact as ParticleImpact, WORKGROUP as PARTICLES_WORKGROUP,
+};
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
 pub use super::sdf_adaptive::gpu::{

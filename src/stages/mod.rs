@@ -8,7 +8,8 @@
 //! trait and implemented by a marker type per stage ([`sdf_grid::SdfGrid`],
 //! [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //! [`colliders::Colliders`], [`tri_tri::TriTri`],
-//! [`interference::Interference`], [`radial::Radial`]):
+//! [`interference::Interference`], [`radial::Radial`],
+//! [`particles::Particles`]):
 //!
 //! * **Params** — plain data (`Copy` or `Clone`, serialisable where the CLI
 //!   or the viewer store it), checked before anything runs (a `validate`,
@@ -49,6 +50,7 @@ pub mod colliders;
 pub mod interference;
 #[doc(hidden)]
 pub mod layouts;
+pub mod particles;
 pub mod radial;
 pub mod sampling;
 pub mod sdf_adaptive;
@@ -127,5 +129,6 @@ mod tests {
         names_round_trip::<tri_tri::Backend>();
         names_round_trip::<interference::Backend>();
         names_round_trip::<radial::Backend>();
+        names_round_trip::<particles::Backend>();
     }
 }

@@ -1,0 +1,259 @@
+//! Closed-form particles against implicit colliders, and impact maps
+//! (Knott 2003, "CInDeR", chapter 3).
+//!
+//! # Method
+//!
+//! * **Particles** (§3.2.1) have periodic lives; a hash of the generation
+//!   count varies each life's start position and velocity, so a particle's
+//!   state at any time is a function of time alone ([`flight`]). Flights
+//!   are of order 1 (p₀ + v₀τ, eq. 3.7) or 2 (p₀ + v₀τ + ½gτ², eq. 3.4).
+//! * **Colliders** (§3.2.2–3.2.4) are implicit surfaces f(p) = pᵀQp with
+//!   constraints c(p) > 0: planes (eq. 3.5) bounded to rectangles or discs,
+//!   and quadrics (eq. 3.8) — sphere, ellipsoid, cylinder, cone, or any Q —
+//!   bounded by slabs ([`collider`]).
+//! * **The hit** (eq. 3.3, 3.6, 3.9) is the first sign change of the
+//!   polynomial h(τ) = f(g(τ)) of degree ≤ 4 whose point meets the
+//!   constraints, solved in closed form and robustly for grazing paths
+//!   ([`poly`] says how); the earliest over all colliders wins.
+//! * **Response** (§3.3): with `bounces` = 0 a particle is eliminated at its
+//!   first impact (§3.3.1); otherwise up to `bounces` times it starts a new
+//!   closed-form flight from the hit with its velocity reflected and its
+//!   normal part scaled by the restitution (§3.3.2).
+//! * **Impact maps** (§3.4): each collider's surface has a 2D
+//!   parameterisation; each impact adds to one texel its count, the
+//!   earliest time and the largest speed ([`map`]).
+//!
+//! A run covers `frames` windows [start + k·dt, start + (k+1)·dt): an impact
+//! belongs to the window holding its time, a flight to the window holding
+//! its start. The CPU reference ([`cpu`]) solves every life overlapping
+//! the run in f64.
+
+pub mod collider;
+pub mod cpu;
+pub mod flight;
+pub mod gpu;
+pub mod map;
+pub mod poly;
+pub mod ring;
+pub mod scene;
+pub mod stream;
+
+pub use map::ImpactMap;
+pub use scene::ParticleScene;
+
+use glam::DVec3;
+
+use crate::gpu::GpuContext;
+use crate::progress::Progress;
+use crate::stages::{Stage, StageBackend};
+
+/// Largest impact-map side.
+pub const MAX_MAP_RES: u32 = 4096;
+
+/// Errors of the particle stage. Each message is one readable line.
+#[derive(Debug, thiserror::Error)]
+pub enum ParticleError {
+    /// A scene file that does not parse or check; names the field.
+    #[error("{0}")]
+    Scene(String),
+    #[error("invalid parameter: {0}")]
+    Params(String),
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+}
+
+/// What one run computes.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ParticleParams {
+    /// Number of frame windows (≥ 1).
+    pub frames: u32,
+    /// Window length, seconds (> 0).
+    pub dt: f64,
+    /// Start of the first window, seconds (≥ 0).
+    pub start: f64,
+    /// Impact-map side, texels.
+    pub map_res: u32,
+    /// Also list the flights started in the run.
+    pub flights: bool,
+}
+
+impl Default for ParticleParams {
+    fn default() -> Self {
+        ParticleParams {
+            frames: 60,
+            dt: 1.0 / 60.0,
+            start: 0.0,
+            map_res: 256,
+            flights: false,
+        }
+    }
+}
+
+impl ParticleParams {
+    pub fn validate(&self) -> Result<(), ParticleError> {
+        let bad = |m: String| Err(ParticleError::Params(m));
+        if self.frames == 0 {
+            return bad("frames is 0; at least one frame".into());
+        }
+        if !(self.dt.is_finite() && self.dt > 0.0) {
+            return bad(format!("dt is {}; it must be finite and > 0", self.dt));
+        }
+        if !(self.start.is_finite() && self.start >= 0.0) {
+            return bad(format!(
+                "start is {}; it must be finite and >= 0",
+                self.start
+            ));
+        }
+        if self.map_res == 0 || self.map_res > MAX_MAP_RES {
+            return bad(format!(
+                "map resolution is {}; it must be in 1..={MAX_MAP_RES}",
+                self.map_res
+            ));
+        }
+        Ok(())
+    }
+
+    /// The run's time span [begin, end).
+    pub fn span(&self) -> (f64, f64) {
+        (self.start, self.start + f64::from(self.frames) * self.dt)
+    }
+}
+
+/// A flight's identity and start conditions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlightStart {
+    /// Index over all emitters, in scene order.
+    pub particle: u32,
+    pub generation: u32,
+    /// Bounce index: 0 from birth.
+    pub flight: u32,
+    pub t0: f64,
+    pub p0: DVec3,
+    pub v0: DVec3,
+}
+
+/// One impact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Event {
+    pub frame: u32,
+    /// The flight that hit.
+    pub start: FlightStart,
+    pub collider: u32,
+    /// Impact time (global), position, unit normal facing the particle and speed.
+    pub t: f64,
+    pub p: DVec3,
+    pub n: DVec3,
+    pub speed: f64,
+}
+
+impl Event {
+    /// The order events are listed in.
+    pub fn key(&self) -> (u32, u32, u32, u32) {
+        (
+            self.frame,
+            self.start.particle,
+            self.start.generation,
+            self.start.flight,
+        )
+    }
+}
+
+/// One flight started in the run, with the collider that ends it (−1: none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlightRecord {
+    pub frame: u32,
+    pub start: FlightStart,
+    pub hit: i32,
+}
+
+/// Events, flights and maps of a run, as both backends return them.
+pub type RunOutputs = (Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>);
+
+/// Which implementation answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Backend {
+    /// f64 on all cores ([`cpu`]).
+    Cpu,
+    /// f32 compute + render pipelines, windows streamed ([`gpu`], [`stream`]).
+    Gpu,
+}
+
+impl StageBackend for Backend {
+    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu];
+
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "cpu",
+            Backend::Gpu => "gpu",
+        }
+    }
+
+    fn is_gpu(self) -> bool {
+        self == Backend::Gpu
+    }
+}
+
+/// The answer of a run.
+#[derive(Clone, Debug)]
+pub struct ParticleRun {
+    /// Sorted by frame, particle, generation, flight.
+    pub events: Vec<Event>,
+    /// Flights started in the run (when asked), same order.
+    pub flights: Vec<FlightRecord>,
+    /// One per collider, over the whole run (global earliest times).
+    pub maps: Vec<ImpactMap>,
+    pub backend: Backend,
+    /// The GPU's frames in flight; `None` on the CPU.
+    pub stream: Option<stream::StreamStats>,
+    pub wall_ms: f64,
+}
+
+/// The stage's marker type.
+pub struct Particles;
+
+impl Stage for Particles {
+    type Input<'a> = &'a ParticleScene;
+    type Params = ParticleParams;
+    type Product = ParticleRun;
+    type Error = ParticleError;
+    type Backend = Backend;
+    type Gpu = (GpuContext, gpu::ParticlesGpu);
+
+    fn gpu(ctx: &GpuContext) -> Result<Self::Gpu, ParticleError> {
+        Ok((ctx.clone(), gpu::ParticlesGpu::new(ctx)?))
+    }
+
+    /// Not interruptible: `progress` is not used.
+    fn run(
+        scene: &ParticleScene,
+        params: &ParticleParams,
+        backend: Backend,
+        gpu_state: Option<&Self::Gpu>,
+        _progress: &Progress,
+    ) -> Result<ParticleRun, ParticleError> {
+        params.validate()?;
+        let started = std::time::Instant::now();
+        let (events, flights, maps, stream) = match backend {
+            Backend::Cpu => {
+                let (e, f, m) = cpu::simulate(scene, params);
+                (e, f, m, None)
+            }
+            Backend::Gpu => {
+                let (ctx, pipes) = gpu_state.ok_or_else(crate::stages::no_gpu)?;
+                let ((e, f, m), s) = stream::simulate(ctx, pipes, scene, params)?;
+                (e, f, m, Some(s))
+            }
+        };
+        Ok(ParticleRun {
+            events,
+            flights,
+            maps,
+            backend,
+            stream,
+            wall_ms: started.elapsed().as_secs_f64() * 1e3,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,463 @@
+//! Frames in flight: each window's impacts, flights and maps copied to a
+//! staging buffer and mapped asynchronously (see [`super::gpu`]'s docs).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use eframe::egui_wgpu::wgpu;
+
+use super::gpu::{
+    Frame, GpuFlight, GpuImpact, GpuScene, MAP_FORMAT, ParticlesGpu, RING, WORKGROUP,
+};
+use crate::gpu::{
+    BufferCheck, GpuContext, GpuError, dispatch_dims, staging_buffer, storage_buffer_zeroed,
+};
+
+/// The time channel's clear value: later than any sub-frame time.
+pub const NO_TIME: f32 = 1e30;
+const ALIGN: u64 = 256;
+
+fn readback_error(reason: String) -> GpuError {
+    GpuError::Readback {
+        what: "particle impacts and maps".into(),
+        reason,
+    }
+}
+
+/// One frame window.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Window {
+    pub frame: u32,
+    pub t_begin: f64,
+    pub dt: f64,
+}
+
+/// A window's read-back.
+#[derive(Clone, Debug)]
+pub struct FrameResult {
+    pub window: Window,
+    pub impacts: Vec<GpuImpact>,
+    pub flights: Vec<GpuFlight>,
+    /// Impacts and flights the shader found; more than read back when the
+    /// buffers overflowed (then the window must run again).
+    pub impact_count: u32,
+    pub flight_count: u32,
+    /// The atlas channels (count, sub-frame time as a fraction of dt or
+    /// [`NO_TIME`], speed), `res` wide and `res`·colliders high.
+    pub maps: [Vec<f32>; 3],
+    /// Windows submitted after this one before it arrived.
+    pub latency_frames: u64,
+    /// Wall-clock time from submission to arrival.
+    pub readback_ms: f64,
+}
+
+impl FrameResult {
+    pub fn overflowed(&self) -> bool {
+        self.impact_count as usize > self.impacts.len()
+            || self.flight_count as usize > self.flights.len()
+    }
+}
+
+struct Pending {
+    window: Window,
+    seq: u64,
+    submitted: Instant,
+    done: Arc<AtomicBool>,
+}
+
+struct Slot {
+    capacity: u32,
+    flight_capacity: u32,
+    uniform: wgpu::Buffer,
+    counters: wgpu::Buffer,
+    impacts: wgpu::Buffer,
+    flights: wgpu::Buffer,
+    maps: [wgpu::Texture; 3],
+    staging: wgpu::Buffer,
+    eval_bind: wgpu::BindGroup,
+    map_bind: wgpu::BindGroup,
+    pending: Option<Pending>,
+}
+
+/// Offsets of the staging regions: counters, impacts, flights, maps.
+struct Regions {
+    impacts: u64,
+    flights: u64,
+    maps: u64,
+    padded_row: u32,
+    map_bytes: u64,
+    total: u64,
+}
+
+fn regions(capacity: u32, flight_capacity: u32, res: u32, height: u32) -> Regions {
+    let up = |x: u64| x.next_multiple_of(ALIGN);
+    let impacts = ALIGN;
+    let flights = up(impacts + u64::from(capacity) * 80);
+    let maps = up(flights + u64::from(flight_capacity) * 48);
+    let padded_row = (res * 4).next_multiple_of(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT);
+    let map_bytes = u64::from(padded_row) * u64::from(height);
+    Regions {
+        impacts,
+        flights,
+        maps,
+        padded_row,
+        map_bytes,
+        total: maps + 3 * map_bytes,
+    }
+}
+
+/// [`RING`] windows in flight over one scene.
+pub struct FrameRing {
+    slots: Vec<Slot>,
+    seq: u64,
+    /// Impacts and flights one window holds; grown after an overflow.
+    pub capacity: u32,
+    pub flight_capacity: u32,
+    /// Submissions that had to wait for a slot.
+    pub stalls: u64,
+    res: u32,
+    height: u32,
+}
+
+impl FrameRing {
+    pub fn new(scene: &GpuScene, capacity: u32, flight_capacity: u32) -> Self {
+        FrameRing {
+            slots: Vec::new(),
+            seq: 0,
+            capacity: capacity.max(64),
+            flight_capacity: flight_capacity.max(1),
+            stalls: 0,
+            res: scene.frame.map_res,
+            height: scene.frame.map_res * scene.frame.num_colliders.max(1),
+        }
+    }
+
+    fn slot(
+        &self,
+        gpu: &GpuContext,
+        pipes: &ParticlesGpu,
+        scene: &GpuScene,
+    ) -> Result<Slot, GpuError> {
+        let device = &gpu.device;
+        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("particles::frame"),
+            size: std::mem::size_of::<Frame>() as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let counters = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("particles::counters"),
+            size: 20,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let impacts = storage_buffer_zeroed(
+            gpu,
+            BufferCheck {
+                label: "particles::impacts",
+                bytes: u64::from(self.capacity) * 80,
+            },
+        )?;
+        let flights = storage_buffer_zeroed(
+            gpu,
+            BufferCheck {
+                label: "particles::flights",
+                bytes: u64::from(self.flight_capacity) * 48,
+            },
+        )?;
+        let maps = ["count", "time", "speed"].map(|name| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(&format!("particles::map_{name}")),
+                size: wgpu::Extent3d {
+                    width: self.res,
+                    height: self.height,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: MAP_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                    | wgpu::TextureUsages::COPY_SRC
+                    | wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            })
+        });
+        let r = regions(self.capacity, self.flight_capacity, self.res, self.height);
+        let staging = staging_buffer(device, "particles::staging", r.total);
+        let eval_bind = pipes.kernels.bind_group(
+            gpu,
+            &[
+                &uniform,
+                &scene.emitters,
+                &scene.colliders,
+                &impacts,
+                &flights,
+                &counters,
+            ],
+        );
+        let map_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("particles::map_bind"),
+            layout: &pipes.map_layout,
+            entries: &[&uniform, &scene.emitters, &scene.colliders, &impacts]
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect::<Vec<_>>(),
+        });
+        Ok(Slot {
+            capacity: self.capacity,
+            flight_capacity: self.flight_capacity,
+            uniform,
+            counters,
+            impacts,
+            flights,
+            maps,
+            staging,
+            eval_bind,
+            map_bind,
+            pending: None,
+        })
+    }
+
+    /// Windows in flight.
+    pub fn in_flight(&self) -> usize {
+        self.slots.iter().filter(|s| s.pending.is_some()).count()
+    }
+
+    /// Records and submits `window` (with its flights when asked); waits
+    /// only when every slot is in flight.
+    /// Results that land meanwhile go to `ready`.
+    pub fn submit(
+        &mut self,
+        gpu: &GpuContext,
+        pipes: &ParticlesGpu,
+        scene: &GpuScene,
+        window: Window,
+        record_flights: bool,
+        ready: &mut Vec<FrameResult>,
+    ) -> Result<(), GpuError> {
+        if self.slots.len() < RING {
+            self.slots.push(self.slot(gpu, pipes, scene)?);
+        }
+        let mut free = self.slots.iter().position(|s| s.pending.is_none());
+        while free.is_none() {
+            self.stalls += 1;
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| readback_error(e.to_string()))?;
+            ready.extend(self.collect()?);
+            free = self.slots.iter().position(|s| s.pending.is_none());
+        }
+        let i = free.unwrap_or_default();
+        if self.slots[i].capacity < self.capacity
+            || self.slots[i].flight_capacity < self.flight_capacity
+        {
+            self.slots[i] = self.slot(gpu, pipes, scene)?;
+        }
+        let slot = &mut self.slots[i];
+        let frame = Frame {
+            t_begin: window.t_begin as f32,
+            dt: window.dt as f32,
+            capacity: slot.capacity,
+            flight_capacity: slot.flight_capacity,
+            record_flights: u32::from(record_flights),
+            ..scene.frame
+        };
+        gpu.queue
+            .write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&frame));
+        gpu.queue
+            .write_buffer(&slot.counters, 0, bytemuck::cast_slice(&[0u32, 1, 0, 0, 0]));
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("particles::frame"),
+            });
+        let (x, y) = dispatch_dims(frame.num_particles.div_ceil(WORKGROUP));
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("particles::evaluation"),
+                timestamp_writes: None,
+            });
+            pass.set_bind_group(0, &slot.eval_bind, &[]);
+            pass.set_pipeline(&pipes.impacts);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        let views = slot
+            .maps
+            .each_ref()
+            .map(|t| t.create_view(&Default::default()));
+        {
+            let clear = |v: f32| wgpu::Color {
+                r: f64::from(v),
+                g: 0.0,
+                b: 0.0,
+                a: 0.0,
+            };
+            let attach = |view, v| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(clear(v)),
+                        store: wgpu::StoreOp::Store,
+                    },
+                })
+            };
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some("particles::map_rendering"),
+                color_attachments: &[
+                    attach(&views[0], 0.0),
+                    attach(&views[1], NO_TIME),
+                    attach(&views[2], 0.0),
+                ],
+                depth_stencil_attachment: None,
+                timestamp_writes: None,
+                occlusion_query_set: None,
+                multiview_mask: None,
+            });
+            pass.set_pipeline(&pipes.map_pipeline);
+            pass.set_bind_group(0, &slot.map_bind, &[]);
+            pass.draw_indirect(&slot.counters, 0);
+        }
+        let r = regions(slot.capacity, slot.flight_capacity, self.res, self.height);
+        encoder.copy_buffer_to_buffer(&slot.counters, 0, &slot.staging, 0, 20);
+        encoder.copy_buffer_to_buffer(
+            &slot.impacts,
+            0,
+            &slot.staging,
+            r.impacts,
+            u64::from(slot.capacity) * 80,
+        );
+        encoder.copy_buffer_to_buffer(
+            &slot.flights,
+            0,
+            &slot.staging,
+            r.flights,
+            u64::from(slot.flight_capacity) * 48,
+        );
+        for (k, texture) in slot.maps.iter().enumerate() {
+            encoder.copy_texture_to_buffer(
+                wgpu::TexelCopyTextureInfo {
+                    texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d::ZERO,
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &slot.staging,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: r.maps + k as u64 * r.map_bytes,
+                        bytes_per_row: Some(r.padded_row),
+                        rows_per_image: Some(self.height),
+                    },
+                },
+                wgpu::Extent3d {
+                    width: self.res,
+                    height: self.height,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        gpu.queue.submit([encoder.finish()]);
+        let done = Arc::new(AtomicBool::new(false));
+        let flag = done.clone();
+        slot.staging
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                flag.store(r.is_ok(), Ordering::Release)
+            });
+        self.seq += 1;
+        slot.pending = Some(Pending {
+            window,
+            seq: self.seq,
+            submitted: Instant::now(),
+            done,
+        });
+        Ok(())
+    }
+
+    /// The windows whose read-back has landed, without waiting.
+    pub fn poll(&mut self, gpu: &GpuContext) -> Result<Vec<FrameResult>, GpuError> {
+        gpu.device
+            .poll(wgpu::PollType::Poll)
+            .map_err(|e| readback_error(e.to_string()))?;
+        self.collect()
+    }
+
+    /// Waits for every window in flight.
+    pub fn drain(&mut self, gpu: &GpuContext) -> Result<Vec<FrameResult>, GpuError> {
+        let mut out = Vec::new();
+        while self.in_flight() > 0 {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| readback_error(e.to_string()))?;
+            out.extend(self.collect()?);
+        }
+        Ok(out)
+    }
+
+    fn collect(&mut self) -> Result<Vec<FrameResult>, GpuError> {
+        let (res, height, seq) = (self.res, self.height, self.seq);
+        let mut out = Vec::new();
+        for slot in &mut self.slots {
+            let Some(p) = slot.pending.take_if(|p| p.done.load(Ordering::Acquire)) else {
+                continue;
+            };
+            let r = regions(slot.capacity, slot.flight_capacity, res, height);
+            {
+                let data = slot
+                    .staging
+                    .slice(..)
+                    .get_mapped_range()
+                    .map_err(|e| readback_error(e.to_string()))?;
+                let counters: &[u32] = bytemuck::cast_slice(&data[..20]);
+                let (impact_count, flight_count) = (counters[0], counters[4]);
+                let take = |off: u64, n: u32, size: u64| {
+                    &data[off as usize..(off + u64::from(n) * size) as usize]
+                };
+                let impacts = bytemuck::pod_collect_to_vec(take(
+                    r.impacts,
+                    impact_count.min(slot.capacity),
+                    80,
+                ));
+                let flights = bytemuck::pod_collect_to_vec(take(
+                    r.flights,
+                    flight_count.min(slot.flight_capacity),
+                    48,
+                ));
+                let maps = [0u64, 1, 2].map(|k| {
+                    let base = (r.maps + k * r.map_bytes) as usize;
+                    (0..height as usize)
+                        .flat_map(|row| {
+                            let at = base + row * r.padded_row as usize;
+                            bytemuck::cast_slice::<u8, f32>(&data[at..at + 4 * res as usize])
+                                .to_vec()
+                        })
+                        .collect()
+                });
+                out.push(FrameResult {
+                    window: p.window,
+                    impacts,
+                    flights,
+                    impact_count,
+                    flight_count,
+                    maps,
+                    latency_frames: seq - p.seq,
+                    readback_ms: p.submitted.elapsed().as_secs_f64() * 1e3,
+                });
+            }
+            slot.staging.unmap();
+        }
+        out.sort_by_key(|r| r.window.frame);
+        Ok(out)
+    }
+}

@@ -1,0 +1,163 @@
+//! The particle stage's GPU path (compute + point rendering into impact
+//! maps + asynchronous read-back) against the CPU reference, on the sample
+//! hail scene.
+
+mod common;
+
+use std::collections::HashMap;
+
+use collidoscope::stages::Stage;
+use collidoscope::stages::particles::{Backend, Event, ParticleParams, ParticleScene, Particles};
+
+fn hail(count: u64) -> ParticleScene {
+    let text = include_str!("../assets/hail.json");
+    ParticleScene::from_json(text, "hail.json")
+        .unwrap()
+        .with_particle_count(count)
+}
+
+type Key = (u32, u32, u32);
+
+fn by_flight(events: &[Event]) -> HashMap<Key, &Event> {
+    events
+        .iter()
+        .map(|e| ((e.start.particle, e.start.generation, e.start.flight), e))
+        .collect()
+}
+
+#[test]
+fn gpu_events_and_maps_match_the_cpu_reference() {
+    let ctx = common::gpu();
+    let state = Particles::gpu(&ctx).unwrap();
+    let scene = hail(3000);
+    let params = ParticleParams {
+        frames: 36,
+        dt: 1.0 / 30.0,
+        start: 0.0,
+        map_res: 32,
+        flights: true,
+    };
+    let [cpu, gpu] =
+        common::run_each::<Particles, 2>(&scene, &params, [Backend::Cpu, Backend::Gpu], &state);
+    assert!(cpu.events.len() > 300, "{} CPU events", cpu.events.len());
+    let stream = gpu.stream.unwrap();
+    assert!(
+        stream.reruns > 0 || stream.max_latency_frames <= 3,
+        "{stream:?}"
+    );
+
+    // Every GPU map counts exactly the GPU's events of its collider.
+    for (c, m) in gpu.maps.iter().enumerate() {
+        let n = gpu.events.iter().filter(|e| e.collider == c as u32).count() as u64;
+        assert_eq!(m.total(), n, "GPU collider {c}: map counts vs events");
+    }
+
+    // Events: the same flights hit the same colliders at the same time and
+    // place, but for f32 rounding at a window's or life's edge or a graze.
+    let (c_map, g_map) = (by_flight(&cpu.events), by_flight(&gpu.events));
+    let mut unmatched = Vec::new();
+    for (k, c) in &c_map {
+        match g_map.get(k) {
+            None => unmatched.push(format!(
+                "CPU event of particle {} gen {} flight {} (t = {:.6}) missing on the GPU",
+                k.0, k.1, k.2, c.t
+            )),
+            Some(g) => {
+                let close = g.collider == c.collider
+                    && (g.t - c.t).abs() < 2e-4
+                    && (g.p - c.p).length() < 2e-3
+                    && (g.n - c.n).length() < 1e-2
+                    && (g.speed - c.speed).abs() < 1e-3 * c.speed.max(1.0);
+                if !close {
+                    unmatched.push(format!(
+                        "particle {} gen {} flight {}: CPU {c:?} vs GPU {g:?}",
+                        k.0, k.1, k.2
+                    ));
+                }
+            }
+        }
+    }
+    unmatched.extend(g_map.keys().filter(|k| !c_map.contains_key(*k)).map(|k| {
+        format!(
+            "GPU-only event of particle {} gen {} flight {}",
+            k.0, k.1, k.2
+        )
+    }));
+    let allowed = cpu.events.len() / 200 + 1;
+    assert!(
+        unmatched.len() <= allowed,
+        "{} of {} events differ (allowed {allowed}); first: {:?}",
+        unmatched.len(),
+        cpu.events.len(),
+        &unmatched[..unmatched.len().min(5)]
+    );
+
+    // Flights: same count within the same tolerance.
+    let df = cpu.flights.len().abs_diff(gpu.flights.len());
+    assert!(
+        df <= cpu.flights.len() / 200 + 1,
+        "flights: CPU {} GPU {}",
+        cpu.flights.len(),
+        gpu.flights.len()
+    );
+
+    // Maps: texel by texel, counts differ only by the unmatched events and
+    // impacts on a texel edge; earliest times and speeds agree where the
+    // counts do.
+    for (c, (cm, gm)) in cpu.maps.iter().zip(&gpu.maps).enumerate() {
+        let diff: u32 = cm
+            .count
+            .iter()
+            .zip(&gm.count)
+            .map(|(a, b)| a.abs_diff(*b))
+            .sum();
+        assert!(
+            diff as usize <= 2 * unmatched.len() + cm.total() as usize / 100 + 1,
+            "collider {c}: texel counts differ by {diff}"
+        );
+        for (i, ((&a, &b), (&ta, &tb))) in cm
+            .count
+            .iter()
+            .zip(&gm.count)
+            .zip(cm.earliest.iter().zip(&gm.earliest))
+            .enumerate()
+        {
+            if a == b && a > 0 {
+                assert!(
+                    (ta - tb).abs() < 1e-3,
+                    "collider {c} texel {i}: earliest CPU {ta} GPU {tb}"
+                );
+                let (sa, sb) = (cm.max_speed[i], gm.max_speed[i]);
+                assert!(
+                    (sa - sb).abs() < 1e-2 * sa.max(1.0),
+                    "collider {c} texel {i}: speed CPU {sa} GPU {sb}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn overflowing_windows_run_again_with_room() {
+    let ctx = common::gpu();
+    let state = Particles::gpu(&ctx).unwrap();
+    // Many particles, long frames: far more impacts per window than the
+    // first buffers hold.
+    let scene = hail(2000);
+    let params = ParticleParams {
+        frames: 4,
+        dt: 0.5,
+        start: 0.0,
+        map_res: 16,
+        flights: false,
+    };
+    let [cpu, gpu] =
+        common::run_each::<Particles, 2>(&scene, &params, [Backend::Cpu, Backend::Gpu], &state);
+    assert!(gpu.stream.unwrap().reruns > 0, "{:?}", gpu.stream);
+    assert!(
+        cpu.events.len().abs_diff(gpu.events.len()) <= cpu.events.len() / 200 + 1,
+        "CPU {} GPU {}",
+        cpu.events.len(),
+        gpu.events.len()
+    );
+}

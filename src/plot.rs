@@ -2,6 +2,8 @@
 //! an RGB buffer, encoded by `image`; text in egui's embedded Ubuntu font, so
 //! no system fonts are needed).
 
+pub mod figure;
+
 use std::path::Path;
 use std::sync::OnceLock;
 

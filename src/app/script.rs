@@ -40,8 +40,10 @@ pub enum ScriptStep {
     Compute,
     /// `all`, `inside`, `outside` or `band`.
     Filter(String),
-    /// `sundholm` or `diverging`.
+    /// `sundholm`, `diverging`, `viridis` or `turbo`.
     ColorMap(String),
+    /// The colour range: `data`, `band` or `MIN,MAX`.
+    Range(String),
     /// `shaded`, `wireframe`, `shaded+wireframe`, `hidden`.
     MeshMode(String),
     /// Show or hide the cell cloud.
@@ -111,7 +113,16 @@ pub const SHELL_STEPS: &[StepDoc] = &[
         "wait until the field (and any comparison) is computed",
     ),
     step("filter", "all|inside|outside|band", "which cells are shown"),
-    step("colormap", "sundholm|diverging", "the cells' colour map"),
+    step(
+        "colormap",
+        "sundholm|diverging|viridis|turbo",
+        "the cells' colour map",
+    ),
+    step(
+        "range",
+        "data|band|MIN,MAX",
+        "the colour range: fit to the field's values, to ± the band, or MIN to MAX",
+    ),
     step(
         "mesh",
         "shaded|wireframe|shaded+wireframe|hidden",
@@ -210,7 +221,8 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         "drop" => ScriptStep::Drop(need("a path")?.into()),
         "compute" => ScriptStep::Compute,
         "filter" => ScriptStep::Filter(need("all, inside, outside or band")?),
-        "colormap" => ScriptStep::ColorMap(need("sundholm or diverging")?),
+        "colormap" => ScriptStep::ColorMap(need("sundholm, diverging, viridis or turbo")?),
+        "range" => ScriptStep::Range(need("data, band or MIN,MAX")?),
         "mesh" => ScriptStep::MeshMode(need("a mesh mode")?),
         "cells" => ScriptStep::Cells(on_off()?),
         "points" => ScriptStep::PointSize(

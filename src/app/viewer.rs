@@ -309,6 +309,14 @@ impl Viewer {
                     .find(|m| m.name().eq_ignore_ascii_case(&c))
                     .ok_or(format!("unknown colour map {c}"))?;
             }
+            ScriptStep::Range(how) => {
+                let field = shell
+                    .mesh
+                    .field
+                    .as_deref()
+                    .ok_or("no field to fit the range to")?;
+                shell::cells::fit_range(&mut shell.settings.view, field, &how)?
+            }
             ScriptStep::MeshMode(m) => {
                 shell.settings.view.mesh_mode = match m.as_str() {
                     "shaded" => MeshMode::Shaded,

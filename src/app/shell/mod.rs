@@ -21,6 +21,7 @@ pub mod cells;
 pub mod chrome;
 pub mod export;
 pub mod file_picker;
+pub mod image_view;
 pub mod keys;
 pub mod legend;
 pub mod overlays;
@@ -240,7 +241,9 @@ impl Shell {
                 Ok(field) => {
                     self.history.record_field(&field);
                     if !self.mesh.range_fitted {
-                        self.settings.view.value_range = crate::view::default_value_range(&field);
+                        self.settings
+                            .view
+                            .set_symmetric_range(crate::view::default_value_range(&field));
                         self.settings.view.filter.clip = Some(
                             self.viewport
                                 .facing_clip_plane(field.grid.bounds().center()),

@@ -20,6 +20,7 @@ use eframe::egui;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::cells::axis_from_name;
+use crate::app::shell::image_view::ImageView;
 use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::scene::{Job, JobError};
@@ -47,6 +48,10 @@ pub struct Field {
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
     drawn_field: Option<usize>,
+    /// The slice panel's image.
+    slice_view: ImageView,
+    /// The slice whose plane the 3D view draws, if shown.
+    drawn_slice: Option<(crate::view::Axis, u32)>,
 }
 
 /// The field mode's script steps.
@@ -190,13 +195,21 @@ impl Field {
         }
     }
 
-    /// |Δ| per cell while the CPU-vs-GPU heat map is shown (the slice
-    /// shows it instead of the field).
-    fn shown_difference(&self) -> Option<(&[f32], f32)> {
-        self.comparison
-            .as_ref()
-            .filter(|c| self.show_comparison && c.kind == CompareKind::CpuVsGpu)
-            .map(|c| (c.abs_diff.as_slice(), c.max_abs.max(f32::MIN_POSITIVE)))
+    /// What the slice shows: what the viewport's cells show.
+    fn slice_quantity(&self) -> slice::Quantity<'_> {
+        match &self.comparison {
+            Some(c) if self.show_comparison => match c.kind {
+                CompareKind::CpuVsGpu => slice::Quantity::Difference {
+                    values: &c.abs_diff,
+                    max: c.max_abs.max(f32::MIN_POSITIVE),
+                    threshold: self.threshold,
+                },
+                CompareKind::SignModes => slice::Quantity::SignDisagreements {
+                    differs: &c.sign_differs,
+                },
+            },
+            _ => slice::Quantity::Field,
+        }
     }
 
     /// Uploads the mesh with its overlay lines, and the pick's marker.
@@ -207,18 +220,21 @@ impl Field {
         }
     }
 
-    /// Recomputes the inspector's reference value and its 3D marker.
+    /// Recomputes the inspector's reference value and its 3D marker, and
+    /// the slice's plane.
     fn refresh_pick(&mut self, shell: &mut Shell) {
-        let (Some(scene), Some(field), Some(pick)) =
+        let mut lines = Vec::new();
+        if let (Some(scene), Some(field), Some(pick)) =
             (&shell.mesh.scene, &shell.mesh.field, &mut self.pick)
-        else {
-            shell.viewport.set_pick_lines(&[]);
-            return;
-        };
-        let p = field.grid.center_of(pick.cell);
-        pick.reference =
-            sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
-        let lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+        {
+            let p = field.grid.center_of(pick.cell);
+            pick.reference =
+                sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
+            lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+        }
+        if let (Some(field), Some((axis, index))) = (&shell.mesh.field, self.drawn_slice) {
+            lines.extend(slice::slice_plane_lines(field, axis, index));
+        }
         shell.viewport.set_pick_lines(&lines);
     }
 
@@ -341,6 +357,22 @@ impl Mode for Field {
             self.refresh_pick(shell);
             cells = true;
         }
+        let slice = shell
+            .mesh
+            .field
+            .as_ref()
+            .filter(|_| shell.settings.show_slice)
+            .map(|f| {
+                let axis = shell.settings.slice_axis;
+                (
+                    axis,
+                    slice::slice_index(f, axis, shell.settings.slice_position),
+                )
+            });
+        if slice != self.drawn_slice {
+            self.drawn_slice = slice;
+            self.refresh_pick(shell);
+        }
         if let Some(result) = self.compare_job.as_ref().and_then(Job::poll) {
             self.compare_job = None;
             match result {
@@ -410,7 +442,7 @@ impl Mode for Field {
             },
             _ => ColorBar::signed_distance(view),
         };
-        color_bar_ui(ui, view, bar);
+        color_bar_ui(ui, shell, bar);
         caption_ui(ui, &self.caption(shell));
     }
 

@@ -31,6 +31,7 @@ use glam::Vec3;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
+use crate::app::shell::image_view::ImageView;
 use crate::mesh::Mesh;
 use crate::stages::interference::images::ImageKind;
 use crate::stages::interference::scenes::{self, Placement, Shapes};
@@ -94,7 +95,7 @@ pub struct Interference {
     image_run: usize,
     gpu: Option<Arc<InterferenceGpu>>,
     result: Option<Outcome>,
-    texture: Option<(egui::TextureHandle, usize, ImageKind)>,
+    image_view: ImageView,
     dirty: bool,
     redraw: bool,
     framed: Option<(Shapes, usize, u64)>,
@@ -136,7 +137,7 @@ impl Default for Interference {
             image_run: 0,
             gpu: None,
             result: None,
-            texture: None,
+            image_view: ImageView::default(),
             dirty: false,
             redraw: false,
             framed: None,

@@ -21,3 +21,5 @@ run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collid
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-level:5; clip:z; mesh:hidden; points:3; adaptive-pick; wait:3; screenshot:$s/adaptive-bunny.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-compare:on; clip:z; mesh:hidden; points:3; wait:3; screenshot:$s/adaptive-compare.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-rss:3; cells:off; mesh:hidden; orbit:-35,0; wait:3; screenshot:$s/adaptive-rss.png; quit"
+run "open:stanford-bunny; backend:gpu; res:64; compute; pick; slice:x; colormap:viridis; range:data; wait:3; screenshot:$s/bunny-viridis-slice.png;
+     export-slice:$s/figure-slice.png@2x+caption; export-figure:$s/figure-view.png+caption; quit"

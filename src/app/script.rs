@@ -67,6 +67,9 @@ pub enum ScriptStep {
     Screenshot(PathBuf),
     /// Save the 3D view at full resolution as PNG.
     ExportView(PathBuf),
+    /// `export-figure:PATH[@2x][+caption]`: the 3D view at 1×, 2× or 4×
+    /// with its colour bar (and caption).
+    ExportFigure(PathBuf, u32, bool),
     /// Export the field as .npy + .json.
     ExportField(PathBuf),
     /// Export the timing history as CSV (and a PNG plot beside it).
@@ -149,6 +152,11 @@ pub const SHELL_STEPS: &[StepDoc] = &[
         "export-view",
         "PATH",
         "save the 3D view at full resolution as PNG",
+    ),
+    step(
+        "export-figure",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the 3D view at 1×, 2× or 4× its size with the colour bar (and a caption: mesh, quantity, range)",
     ),
     step("export-field", "PATH", "export the field as .npy + .json"),
     step(
@@ -247,6 +255,10 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         "save-camera" => ScriptStep::SaveCamera(need("a path")?.into()),
         "screenshot" => ScriptStep::Screenshot(need("a path")?.into()),
         "export-view" => ScriptStep::ExportView(need("a path")?.into()),
+        "export-figure" => {
+            let (path, factor, caption) = crate::app::shell::export::figure_target(arg)?;
+            ScriptStep::ExportFigure(path, factor, caption)
+        }
         "export-field" => ScriptStep::ExportField(need("a path")?.into()),
         "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
         "expect-error" => ScriptStep::ExpectError,

@@ -365,6 +365,9 @@ impl Viewer {
                     .viewport
                     .export_png(&shell.render_gpu, &shell.settings.view, &path)?
             }
+            ScriptStep::ExportFigure(path, factor, caption) => {
+                export::export_view_figure(shell, &path, factor, caption)?
+            }
             ScriptStep::ExportField(path) => export::export_field(shell, &path)?,
             ScriptStep::ExportTimings(path) => shell.history.export(&path)?,
             ScriptStep::ExpectError => {
@@ -492,6 +495,7 @@ impl eframe::App for Viewer {
                 &shell.settings.view,
                 &mut shell.history,
             );
+            shell.shown_key = None;
             mode.viewport_ui(shell, ui, picked);
             camera_bar::camera_bar_ui(shell, ui, ui.max_rect());
         });

@@ -103,6 +103,22 @@ fn key_width(key: &Key) -> u32 {
     }
 }
 
+/// `text` in lines of at most `width` characters, broken at spaces (a
+/// longer word gets a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width.max(1) => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// Copies `img` with every pixel a `k × k` block (nearest neighbour).
 pub fn upscale(img: &image::RgbaImage, k: u32) -> image::RgbaImage {
     let k = k.max(1);
@@ -131,11 +147,12 @@ pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String>
         _ => 0,
     };
     let body_h = (ih + below_image).max(bar_h + empty_row).max(classes_h);
-    let caption_h = fig.caption.map_or(0, |_| CAPTION_H * f);
-    let caption_w = fig
-        .caption
-        .map_or(0, |c| (c.chars().count() as u32 * 7 + 2 * PAD) * f);
-    let width = (left + iw + key_w + PAD * f).max(caption_w);
+    let width = left + iw + key_w + PAD * f;
+    // The caption wraps to the figure's width (about 7 px a character).
+    let caption = fig.caption.map_or(Vec::new(), |c| {
+        wrap(c, ((width / f).saturating_sub(2 * PAD) / 7) as usize)
+    });
+    let caption_h = caption.len() as u32 * CAPTION_H * f;
     let height = top + body_h + caption_h + PAD * f;
 
     let mut rgb = vec![255u8; (width * height * 3) as usize];
@@ -162,15 +179,11 @@ pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String>
                 .map_err(|e| e.to_string())?,
             None => {}
         }
-        if let Some(caption) = fig.caption {
-            d.text(
-                caption,
-                PAD * f,
-                height - PAD * f - CAPTION_H * f / 2,
-                TITLE_FONT,
-                HPos::Left,
-            )
-            .map_err(|e| e.to_string())?;
+        let caption_top = height - PAD * f - caption_h;
+        for (i, line) in caption.iter().enumerate() {
+            let y = caption_top + i as u32 * CAPTION_H * f + CAPTION_H * f / 2;
+            d.text(line, PAD * f, y, TITLE_FONT, HPos::Left)
+                .map_err(|e| e.to_string())?;
         }
         root.present().map_err(|e| e.to_string())?;
     }
@@ -400,6 +413,13 @@ mod tests {
             .filter(|&(x, y)| one.get_pixel(x, y).0[0] < 100)
             .count();
         assert!(dark_below > 50, "{dark_below} dark pixels below the image");
+    }
+
+    #[test]
+    fn captions_wrap_at_spaces() {
+        assert_eq!(wrap("a bb ccc dddd", 6), ["a bb", "ccc", "dddd"]);
+        assert_eq!(wrap("overlongword x", 4), ["overlongword", "x"]);
+        assert!(wrap("  ", 10).is_empty());
     }
 
     #[test]

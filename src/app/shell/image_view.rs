@@ -332,6 +332,18 @@ pub fn export_image(
     )
 }
 
+/// The key's column width: room for the longest class label.
+fn key_width(key: &Key) -> f32 {
+    match key {
+        Key::Bar(_) => KEY_W,
+        Key::Classes(title, entries) => entries
+            .iter()
+            .map(|e| 24.0 + 6.5 * e.0.chars().count() as f32)
+            .fold(6.5 * title.chars().count() as f32, f32::max)
+            .max(KEY_W),
+    }
+}
+
 fn draw(
     ui: &mut egui::Ui,
     s: &Cached,
@@ -344,7 +356,8 @@ fn draw(
     let left = if has_axes { AXIS_LEFT } else { 4.0 };
     let bottom = if has_axes { AXIS_BOTTOM } else { 4.0 };
     // A narrow panel gets the key under the image, a wide one beside it.
-    let key_below = avail.x < 3.0 * KEY_W;
+    let key_w = key_width(&s.bar);
+    let key_below = avail.x < 3.0 * key_w;
     let key_h = match &s.bar {
         Key::Bar(_) => 140.0,
         Key::Classes(_, entries) => entries.len() as f32 * 16.0,
@@ -355,7 +368,7 @@ fn draw(
             avail.y - TITLE_H - bottom - key_h - 50.0,
         )
     } else {
-        egui::vec2(avail.x - left - KEY_W, avail.y - TITLE_H - bottom - 24.0)
+        egui::vec2(avail.x - left - key_w, avail.y - TITLE_H - bottom - 24.0)
     }
     .max(egui::vec2(40.0, 40.0));
     let size = egui::vec2(p.width.max(1) as f32, p.height.max(1) as f32);
@@ -363,13 +376,13 @@ fn draw(
     let image_size = size * fit;
     let outer_size = if key_below {
         egui::vec2(
-            left + image_size.x.max(KEY_W),
+            left + image_size.x.max(key_w),
             TITLE_H + image_size.y + bottom + TITLE_H + key_h + 24.0,
         )
     } else {
         let bar_h = image_size.y.max(120.0);
         egui::vec2(
-            left + image_size.x + KEY_W,
+            left + image_size.x + key_w,
             TITLE_H + image_size.y.max(bar_h + 22.0) + bottom,
         )
     };
@@ -383,7 +396,7 @@ fn draw(
     } else {
         egui::Rect::from_min_size(
             egui::pos2(rect.right() + 10.0, rect.top()),
-            egui::vec2(KEY_W - 10.0, image_size.y.max(120.0)),
+            egui::vec2(key_w - 10.0, image_size.y.max(120.0)),
         )
     };
     let response = ui.interact(rect, ui.scope_id().with("image view"), egui::Sense::click());

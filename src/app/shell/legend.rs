@@ -160,6 +160,19 @@ pub fn color_bar_ui(ui: &mut egui::Ui, shell: &mut Shell, bar: ColorBar) {
     }
     let histogram = shell.viewport.value_histogram(bar.lo, bar.hi);
     let key = Key::Bar(bar.key(view.color_map, histogram));
+    let mesh = shell
+        .mesh
+        .scene
+        .as_ref()
+        .map_or("no mesh".into(), |s| s.source.label());
+    let caption = format!(
+        "{mesh}: {} from {} to {}, {} colour map",
+        bar.title,
+        sig_figs(bar.lo as f64, 3),
+        sig_figs(bar.hi as f64, 3),
+        view.color_map.name()
+    );
+    shell.shown_key = Some((key.clone(), caption));
     let rect = ui.max_rect();
     let column = egui::Rect::from_min_max(
         egui::pos2(rect.right() - BAR_COLUMN, rect.top() + 8.0),

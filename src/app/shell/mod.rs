@@ -78,6 +78,10 @@ pub struct Shell {
     pub history: ProfilerHistory,
     /// File → Open's own picker, while it is shown (no native dialog here).
     pub file_picker: Option<file_picker::FilePicker>,
+    /// The colour key the viewport shows this frame and the figure
+    /// caption for it (mesh, quantity, range), for the 3D figure export;
+    /// set by [`legend::color_bar_ui`], cleared before each frame's modes.
+    pub shown_key: Option<(crate::plot::figure::Key, String)>,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -100,6 +104,7 @@ impl Shell {
             messages,
             history: ProfilerHistory::default(),
             file_picker: None,
+            shown_key: None,
             ctx,
             async_messages: Default::default(),
         }

@@ -374,6 +374,33 @@ impl Viewport {
         best.map(|(i, _)| i)
     }
 
+    /// Renders the 3D view offscreen at `factor` × its current size, the
+    /// cell sprites `factor` × as large so the picture looks the same.
+    pub fn render_scaled(
+        &self,
+        gpu: &GpuContext,
+        view: &ViewSettings,
+        factor: u32,
+    ) -> Result<image::RgbaImage, String> {
+        let shown = self
+            .target
+            .as_ref()
+            .ok_or("the view has not been shown yet")?;
+        let (w, h) = shown.size();
+        let target = crate::view::RenderTarget::new(&gpu.device, w * factor, h * factor);
+        if target.size() != (w * factor, h * factor) {
+            return Err(format!(
+                "{}×{} pixels is beyond this adapter's texture limit",
+                w * factor,
+                h * factor
+            ));
+        }
+        let mut v = self.effective(view);
+        v.point_size *= factor as f32;
+        self.renderer.render(gpu, &target, &self.camera, &v);
+        target.read_rgba(gpu).map_err(|e| e.to_string())
+    }
+
     /// Renders the 3D view offscreen at its current size and writes a PNG.
     pub fn export_png(
         &self,

@@ -73,6 +73,8 @@ enum FieldStep {
     Pick(Option<usize>),
     /// `slice:x|y|z`: show the slice panel on an axis.
     Slice(String),
+    /// `export-slice:PATH[@2x][+caption]`: the slice with its colour bar.
+    ExportSlice(std::path::PathBuf, u32, bool),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -109,6 +111,11 @@ const STEPS: &[StepDoc] = &[
         "select a cell for the inspector (none: clear)",
     ),
     step("slice", "AXIS", "the slice's axis: x, y or z"),
+    step(
+        "export-slice",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the slice at 1×, 2× or 4× with its colour bar and axes (and a caption)",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
@@ -138,6 +145,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
         "pick" if arg.is_empty() => Ok(FieldStep::Pick(None)),
         "pick" => args::number(verb, arg, "a cell index").map(|c| FieldStep::Pick(Some(c))),
         "slice" => need("an axis").map(FieldStep::Slice),
+        "export-slice" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| FieldStep::ExportSlice(path, factor, caption)),
         _ => return None,
     })
 }
@@ -306,6 +315,9 @@ impl Field {
                 shell.settings.slice_axis =
                     axis_from_name(&axis).ok_or(format!("unknown axis {axis}"))?;
                 shell.settings.show_slice = true;
+            }
+            FieldStep::ExportSlice(path, factor, caption) => {
+                slice::export_slice(self, shell, &path, factor, caption)?
             }
         }
         Ok(())

@@ -11,7 +11,8 @@ use eframe::egui;
 
 use super::Field;
 use crate::app::shell::Shell;
-use crate::app::shell::image_view::{Coloring, Extent, Picture};
+use crate::app::shell::export::figure_menu_ui;
+use crate::app::shell::image_view::{self, Coloring, Extent, Picture};
 use crate::app::shell::legend::sig_figs;
 use crate::stages::sdf_grid::SdfField;
 use crate::view::{
@@ -242,12 +243,48 @@ pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         |[x, y]| hover_text(&field, quantity, axis, index, x, y),
     );
     mode.slice_view = widget;
+    figure_menu_ui(
+        shell,
+        ui,
+        "Export slice",
+        "slice.png",
+        |shell, path, f, c| export_slice(mode, shell, path, f, c),
+    );
     if let Some([x, y]) = shown.clicked {
         let ijk = slice_cell(axis, index, x, nv - 1 - y);
         if ijk.cmplt(field.grid.dims).all() {
             mode.set_pick(shell, Some(field.grid.index(ijk)));
         }
     }
+}
+
+/// Writes the slice the settings select, of the quantity the mode shows,
+/// with its colour bar and axes (and caption) at `factor` × its pixel size.
+pub fn export_slice(
+    mode: &Field,
+    shell: &Shell,
+    path: &std::path::Path,
+    factor: u32,
+    caption: bool,
+) -> Result<(), String> {
+    let field = shell.mesh.field.as_ref().ok_or("no field to slice")?;
+    let axis = shell.settings.slice_axis;
+    let index = slice_index(field, axis, shell.settings.slice_position);
+    let mesh = shell
+        .mesh
+        .scene
+        .as_ref()
+        .map_or(String::new(), |s| s.source.label());
+    let picture = slice_picture(
+        field,
+        mode.slice_quantity(),
+        axis,
+        index,
+        &shell.settings.view,
+        &mesh,
+    );
+    let img = image_view::export_image(&picture, factor, caption)?;
+    crate::app::shell::export::write_png(&img, path)
 }
 
 /// The hover text of image pixel (x, y) (rows from the top).

@@ -6,12 +6,16 @@
 use eframe::egui;
 
 use super::Interference;
-use crate::app::shell::image_view::{Coloring, Extent, Picture};
+use std::path::Path;
+
+use crate::app::shell::Shell;
+use crate::app::shell::export::figure_menu_ui;
+use crate::app::shell::image_view::{self, Coloring, Extent, Picture};
 use crate::stages::interference::images::{self, ImageKind};
 use crate::stages::interference::{CountImage, CullPlan, InterferenceScene, count_cpu};
 
 /// The read-back images in the right panel, with legend and hover details.
-pub fn images_ui(st: &mut Interference, ui: &mut egui::Ui) {
+pub fn images_ui(st: &mut Interference, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Interference images");
     let Some(r) = &st.result else {
         ui.label("no run yet");
@@ -37,11 +41,7 @@ pub fn images_ui(st: &mut Interference, ui: &mut egui::Ui) {
                 ui.selectable_value(&mut st.image, kind, kind.name());
             }
         });
-    let run_index = if with_images.contains(&st.image_run) {
-        st.image_run
-    } else {
-        with_images[0]
-    };
+    let run_index = shown_run(st).expect("a run has images");
     let cull = r.runs[run_index].cull.as_ref();
     let image = r.runs[run_index].image.as_ref().expect("filtered above");
     let kind = st.image;
@@ -53,6 +53,7 @@ pub fn images_ui(st: &mut Interference, ui: &mut egui::Ui) {
         None,
         |[x, y]| Some(describe_pixel(image, x, y)),
     );
+    export_menu_ui(st, shell, ui);
     if cull.is_some() {
         ui.label(
             "culled: faces count only inside each object's overlap rectangle and only \
@@ -97,6 +98,43 @@ pub fn verify_image(
             cpu.counts[i]
         )),
     }
+}
+
+/// The run whose image is shown: the chosen one, or the first with images.
+fn shown_run(st: &Interference) -> Option<usize> {
+    let r = st.result.as_ref()?;
+    let has = |k: usize| r.runs.get(k).is_some_and(|run| run.image.is_some());
+    if has(st.image_run) {
+        Some(st.image_run)
+    } else {
+        (0..r.runs.len()).find(|&k| has(k))
+    }
+}
+
+/// Writes the shown image with its key and axes (and caption) as a PNG
+/// at `factor` × its pixel size.
+pub fn export_image(
+    st: &Interference,
+    path: &Path,
+    factor: u32,
+    caption: bool,
+) -> Result<(), String> {
+    let run = shown_run(st).ok_or("no interference image to export")?;
+    let image = st.result.as_ref().and_then(|r| r.runs[run].image.as_ref());
+    let image = image.ok_or("no interference image to export")?;
+    let fig = image_view::export_image(&picture(image, st.image), factor, caption)?;
+    crate::app::shell::export::write_png(&fig, path)
+}
+
+/// The image's "Export PNG" menu.
+fn export_menu_ui(st: &Interference, shell: &mut Shell, ui: &mut egui::Ui) {
+    figure_menu_ui(
+        shell,
+        ui,
+        "Export image",
+        "interference.png",
+        |_, path, f, c| export_image(st, path, f, c),
+    );
 }
 
 /// The hover text of pixel (x, y).

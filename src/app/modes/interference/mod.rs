@@ -347,6 +347,8 @@ enum InterfereStep {
     /// `interfere-verify`: compare the counts with the CPU reference;
     /// fails on a difference.
     Verify,
+    /// `export-image:PATH[@2x][+caption]`: the shown image with its key.
+    Export(std::path::PathBuf, u32, bool),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -374,6 +376,11 @@ const STEPS: &[StepDoc] = &[
         "NAME",
         "the image shown: counts, depth, ids, penetrating, penetrated",
     ),
+    step(
+        "export-image",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the shown image at 1×, 2× or 4× with its key and axes (and a caption)",
+    ),
     step("interfere-select", "K", "select object K"),
     step("interfere-move", "X,Y,Z", "move the selected object"),
     step("interfere-verify", "", "check against the CPU reference"),
@@ -390,6 +397,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<InterfereStep, String>> {
         "interfere-axis" => need("x, y, z or a combination").map(InterfereStep::Axes),
         "interfere-mode" => need("read-pixels or occlusion").map(InterfereStep::Mode),
         "interfere-image" => need("an image name").map(InterfereStep::Image),
+        "export-image" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| InterfereStep::Export(path, factor, caption)),
         "interfere-select" => args::number(verb, arg, whole).map(InterfereStep::Select),
         "interfere-move" => args::vec3(verb, arg).map(InterfereStep::Move),
         "interfere-verify" => Ok(InterfereStep::Verify),
@@ -415,6 +424,9 @@ impl Interference {
             InterfereStep::Verify => {
                 let text = self.verify()?;
                 shell.notify(text, false);
+            }
+            InterfereStep::Export(path, factor, caption) => {
+                images::export_image(self, &path, factor, caption)?
             }
         }
         Ok(ModeRequest::Stay)
@@ -456,8 +468,8 @@ impl Mode for Interference {
         panel::controls_ui(self, ui);
     }
 
-    fn inspector_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
-        images::images_ui(self, ui);
+    fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        images::images_ui(self, shell, ui);
     }
 
     fn steps(&self) -> &'static [StepDoc] {

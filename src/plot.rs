@@ -174,8 +174,8 @@ where
         .light_line_style(RGBColor(235, 235, 235))
         .x_labels(x_labels)
         .y_labels(y_labels)
-        .x_label_formatter(&|v| tick_label(*v))
-        .y_label_formatter(&|v| tick_label(*v))
+        .x_label_formatter(&|v| axis_label(*v, panel.log_x))
+        .y_label_formatter(&|v| axis_label(*v, panel.log_y))
         .draw()?;
     for (i, s) in panel.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -201,6 +201,20 @@ where
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+/// A tick's label: on a log axis only 1, 2 and 5 × 10^k are written (the
+/// other sub-decade ticks keep their grid line but no label, so 6e5…9e5
+/// do not run into each other).
+fn axis_label(v: f64, log: bool) -> String {
+    if !log || v <= 0.0 {
+        return tick_label(v);
+    }
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    let named = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6 * m);
+    if named { tick_label(v) } else { String::new() }
 }
 
 /// Axis numbers as people write them: `1e6` rather than `1000000.0`, no
@@ -230,6 +244,17 @@ mod tests {
         assert_eq!(tick_label(0.5), "0.5");
         assert_eq!(tick_label(0.001), "1e-3");
         assert_eq!(tick_label(0.0), "0");
+    }
+
+    #[test]
+    fn log_axes_label_only_one_two_and_five() {
+        let labels: Vec<String> = [1e5, 2e5, 3e5, 5e5, 6e5, 9e5, 1e6]
+            .iter()
+            .map(|&v| axis_label(v, true))
+            .collect();
+        assert_eq!(labels, ["1e5", "2e5", "", "5e5", "", "", "1e6"]);
+        assert_eq!(axis_label(3.0, false), "3");
+        assert_eq!(axis_label(0.002, true), "2e-3");
     }
 
     #[test]

@@ -275,7 +275,7 @@ impl<'b> Draw<'_, 'b> {
         for (i, &len) in bar.histogram.iter().enumerate() {
             let y0 = y + i as u32 * h / bins;
             let y1 = (y + (i as u32 + 1) * h / bins).max(y0 + 1);
-            let lx = ((len.clamp(0.0, 1.0) * (HIST_W * self.f) as f32).round() as u32).max(0);
+            let lx = (len.clamp(0.0, 1.0) * (HIST_W * self.f) as f32).round() as u32;
             if lx > 0 {
                 self.root.draw(&Rectangle::new(
                     [

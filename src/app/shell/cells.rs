@@ -138,7 +138,7 @@ fn range_ui(ui: &mut egui::Ui, v: &mut ViewSettings, field: Option<&SdfField>, m
 
 /// Keeps `value_min < value_max` (an edit past the other end pushes it).
 fn order_range(v: &mut ViewSettings) {
-    if !(v.value_min < v.value_max) {
+    if v.value_min.partial_cmp(&v.value_max) != Some(std::cmp::Ordering::Less) {
         let gap = (v.value_min.abs().max(v.value_max.abs()) * 1e-3).max(1e-9);
         v.value_max = v.value_min + gap;
     }

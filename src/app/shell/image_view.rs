@@ -178,7 +178,7 @@ impl Picture {
 /// count) from 0 to 1. Empty when no value is in range.
 pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<f32> {
     let (a, b) = (lo.min(hi), lo.max(hi));
-    if !(b > a) || bins == 0 {
+    if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) || bins == 0 {
         return Vec::new();
     }
     let mut counts = vec![0u64; bins];
@@ -386,6 +386,9 @@ fn draw(
             TITLE_H + image_size.y.max(bar_h + 22.0) + bottom,
         )
     };
+    // Never more than the space there is: a resizable panel would grow to
+    // fit, frame after frame.
+    let outer_size = outer_size.min(egui::vec2(f32::INFINITY, avail.y.max(80.0)));
     let (outer, _) = ui.allocate_exact_size(outer_size, egui::Sense::hover());
     let rect = egui::Rect::from_min_size(outer.min + egui::vec2(left, TITLE_H), image_size);
     let key_rect = if key_below {

@@ -198,6 +198,9 @@ pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
             ui.selectable_value(&mut shell.settings.slice_axis, a, a.name());
         }
         ui.add(egui::Slider::new(&mut shell.settings.slice_position, 0.0..=1.0).text("position"));
+        figure_menu_ui(shell, ui, "Export", "slice.png", |shell, path, f, c| {
+            export_slice(mode, shell, path, f, c)
+        });
     });
     let Some(field) = shell.mesh.field.clone() else {
         ui.label("no field yet");
@@ -243,13 +246,6 @@ pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         |[x, y]| hover_text(&field, quantity, axis, index, x, y),
     );
     mode.slice_view = widget;
-    figure_menu_ui(
-        shell,
-        ui,
-        "Export slice",
-        "slice.png",
-        |shell, path, f, c| export_slice(mode, shell, path, f, c),
-    );
     if let Some([x, y]) = shown.clicked {
         let ijk = slice_cell(axis, index, x, nv - 1 - y);
         if ijk.cmplt(field.grid.dims).all() {

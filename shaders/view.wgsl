@@ -19,9 +19,9 @@ struct ViewUniforms {
     viewport: vec4<f32>,
     // xyz: clip-plane normal; w: offset. Cells with dot(n, p) > offset are cut.
     clip_plane: vec4<f32>,
-    // x: |value| at full colour-map saturation; y: band (keep |value| < band).
+    // x: colour range low end; y: band (keep |value| < band); z: high end.
     cell_params: vec4<f32>,
-    // x: colour map id (0 sundholm, 1 diverging); y: FILTER_* bits.
+    // x: colour map id (0 sundholm, 1 diverging, 2 viridis, 3 turbo); y: FILTER_* bits.
     cell_flags: vec4<u32>,
 }
 
@@ -68,20 +68,70 @@ fn ramp_stop(map: u32, side: u32, i: u32) -> vec3<f32> {
         case 16u: { return vec3(245.0, 196.0, 173.0); }
         case 17u: { return vec3(244.0, 154.0, 123.0); }
         case 18u: { return vec3(222.0, 96.0, 77.0); }
-        default: { return vec3(180.0, 4.0, 38.0); }
+        case 19u: { return vec3(180.0, 4.0, 38.0); }
+        // viridis from the middle down
+        case 20u: { return vec3(33.0, 145.0, 140.0); }
+        case 21u: { return vec3(44.0, 114.0, 142.0); }
+        case 22u: { return vec3(59.0, 82.0, 139.0); }
+        case 23u: { return vec3(71.0, 45.0, 123.0); }
+        case 24u: { return vec3(68.0, 1.0, 84.0); }
+        // viridis from the middle up
+        case 25u: { return vec3(33.0, 145.0, 140.0); }
+        case 26u: { return vec3(40.0, 174.0, 128.0); }
+        case 27u: { return vec3(94.0, 201.0, 98.0); }
+        case 28u: { return vec3(173.0, 220.0, 48.0); }
+        case 29u: { return vec3(253.0, 231.0, 37.0); }
+        // turbo from the middle down
+        case 30u: { return vec3(164.0, 252.0, 60.0); }
+        case 31u: { return vec3(38.0, 236.0, 161.0); }
+        case 32u: { return vec3(41.0, 187.0, 236.0); }
+        case 33u: { return vec3(70.0, 107.0, 227.0); }
+        case 34u: { return vec3(48.0, 18.0, 59.0); }
+        // turbo from the middle up
+        case 35u: { return vec3(164.0, 252.0, 60.0); }
+        case 36u: { return vec3(232.0, 212.0, 58.0); }
+        case 37u: { return vec3(251.0, 129.0, 34.0); }
+        case 38u: { return vec3(208.0, 47.0, 5.0); }
+        default: { return vec3(122.0, 4.0, 3.0); }
     }
 }
 
-// sRGB colour (0..1) of a signed distance; mirrors ColorMap::color.
-fn colormap(map: u32, value: f32, range: f32) -> vec3<f32> {
-    let side = select(1u, 0u, value < 0.0);
-    let r = select(1.0e-30, range, range > 0.0);
-    let t = clamp(abs(value) / r, 0.0, 1.0);
-    let x = t * 4.0;
+// The first map id of a sequential map (nine stops from lo to hi, stored as
+// two ramps split at the middle stop).
+const SEQUENTIAL_FROM: u32 = 2u;
+
+// sRGB colour (0..1) at u (0..1) along ramp `side` of `map`.
+fn ramp(map: u32, side: u32, u: f32) -> vec3<f32> {
+    let x = u * 4.0;
     let i = min(u32(floor(x)), 3u);
     let f = x - f32(i);
     let c = mix(ramp_stop(map, side, i), ramp_stop(map, side, i + 1u), f);
     return round(c) / 255.0;
+}
+
+// |v| / span clamped to 0..1 (NaN: 1); mirrors ColorMap::color_between.
+fn fraction(v: f32, span: f32) -> f32 {
+    let u = clamp(v / max(span, 1.0e-38), 0.0, 1.0);
+    return select(1.0, u, u == u);
+}
+
+// sRGB colour (0..1) of `value` on the range lo..hi; mirrors
+// ColorMap::color_between.
+fn colormap(map: u32, value: f32, lo: f32, hi: f32) -> vec3<f32> {
+    if map >= SEQUENTIAL_FROM {
+        let t = 2.0 * fraction(value - lo, hi - lo) - 1.0;
+        return ramp(map, select(0u, 1u, t >= 0.0), abs(t));
+    }
+    if lo < 0.0 && hi > 0.0 {
+        if value < 0.0 {
+            return ramp(map, 0u, fraction(-value, -lo));
+        }
+        return ramp(map, 1u, fraction(value, hi));
+    }
+    if lo >= 0.0 {
+        return ramp(map, 1u, fraction(value - lo, hi - lo));
+    }
+    return ramp(map, 0u, fraction(hi - value, hi - lo));
 }
 
 // ---- mesh: flat shading with a headlight ---------------------------------
@@ -201,7 +251,7 @@ fn vs_points(v: PointIn) -> PointOut {
         out.color = vec3(0.0);
         return out;
     }
-    out.color = srgb_to_linear(colormap(u.cell_flags.x, v.cell.w, u.cell_params.x));
+    out.color = srgb_to_linear(colormap(u.cell_flags.x, v.cell.w, u.cell_params.x, u.cell_params.z));
     let c = u.clip_from_world * vec4(v.cell.xyz, 1.0);
     // corner is ±1, so the quad spans point_size pixels: NDC spans 2 per viewport.
     let offset = corner * u.viewport.z / u.viewport.xy;

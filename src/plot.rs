@@ -2,6 +2,8 @@
 //! an RGB buffer, encoded by `image`; text in egui's embedded Ubuntu font, so
 //! no system fonts are needed).
 
+pub mod figure;
+
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -109,28 +111,54 @@ fn draw_panel<DB: DrawingBackend>(
             .flat_map(|s| s.points.iter().map(|p| p.1)),
         panel.log_y,
     );
+    let (width, height) = area.dim_in_pixel();
     let mut builder = ChartBuilder::on(area);
     builder
-        .caption(panel.title, (FONT, 22))
+        .caption(panel.title, (FONT, title_size(panel.title, width)))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64);
     // plotters types log and linear axes differently; one macro-free helper
     // per combination keeps the drawing code shared.
+    let labels = (label_count(width, 90), label_count(height, 45));
     match (panel.log_x, panel.log_y) {
         (true, true) => plot_series(
             builder.build_cartesian_2d(xs.log_scale(), ys.log_scale())?,
             panel,
+            labels,
         ),
-        (true, false) => plot_series(builder.build_cartesian_2d(xs.log_scale(), ys)?, panel),
-        (false, true) => plot_series(builder.build_cartesian_2d(xs, ys.log_scale())?, panel),
-        (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel),
+        (true, false) => plot_series(
+            builder.build_cartesian_2d(xs.log_scale(), ys)?,
+            panel,
+            labels,
+        ),
+        (false, true) => plot_series(
+            builder.build_cartesian_2d(xs, ys.log_scale())?,
+            panel,
+            labels,
+        ),
+        (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel, labels),
     }
+}
+
+/// The title's font size: 22 px, smaller for a title too long for the
+/// panel (Ubuntu averages about 0.55 em a character), never under 11 px —
+/// so a long title (the adapter's name) is not clipped.
+fn title_size(title: &str, width: u32) -> f64 {
+    let chars = title.chars().count().max(1) as f64;
+    ((width as f64 - 24.0) / (0.55 * chars)).clamp(11.0, 22.0)
+}
+
+/// How many tick labels fit along `pixels` with `spacing` pixels each (at
+/// least 2), so log axes' labels do not run into each other.
+fn label_count(pixels: u32, spacing: u32) -> usize {
+    ((pixels / spacing.max(1)) as usize).max(2)
 }
 
 fn plot_series<'a, DB, X, Y>(
     mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     panel: &Panel<'_>,
+    (x_labels, y_labels): (usize, usize),
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB: DrawingBackend + 'a,
@@ -144,8 +172,10 @@ where
         .label_style((FONT, 15))
         .axis_desc_style((FONT, 17))
         .light_line_style(RGBColor(235, 235, 235))
-        .x_label_formatter(&|v| tick_label(*v))
-        .y_label_formatter(&|v| tick_label(*v))
+        .x_labels(x_labels)
+        .y_labels(y_labels)
+        .x_label_formatter(&|v| axis_label(*v, panel.log_x))
+        .y_label_formatter(&|v| axis_label(*v, panel.log_y))
         .draw()?;
     for (i, s) in panel.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
@@ -171,6 +201,20 @@ where
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+/// A tick's label: on a log axis only 1, 2 and 5 × 10^k are written (the
+/// other sub-decade ticks keep their grid line but no label, so 6e5…9e5
+/// do not run into each other).
+fn axis_label(v: f64, log: bool) -> String {
+    if !log || v <= 0.0 {
+        return tick_label(v);
+    }
+    let mantissa = v / 10f64.powf(v.log10().floor());
+    let named = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|m| (mantissa - m).abs() < 1e-6 * m);
+    if named { tick_label(v) } else { String::new() }
 }
 
 /// Axis numbers as people write them: `1e6` rather than `1000000.0`, no
@@ -200,6 +244,29 @@ mod tests {
         assert_eq!(tick_label(0.5), "0.5");
         assert_eq!(tick_label(0.001), "1e-3");
         assert_eq!(tick_label(0.0), "0");
+    }
+
+    #[test]
+    fn log_axes_label_only_one_two_and_five() {
+        let labels: Vec<String> = [1e5, 2e5, 3e5, 5e5, 6e5, 9e5, 1e6]
+            .iter()
+            .map(|&v| axis_label(v, true))
+            .collect();
+        assert_eq!(labels, ["1e5", "2e5", "", "5e5", "", "", "1e6"]);
+        assert_eq!(axis_label(3.0, false), "3");
+        assert_eq!(axis_label(0.002, true), "2e-3");
+    }
+
+    #[test]
+    fn long_titles_shrink_to_fit_and_labels_keep_their_spacing() {
+        let long = "whole pipeline, depth 10 — NVIDIA H100 80GB HBM3 (Vulkan, NVIDIA 570.124.06)";
+        let size = title_size(long, 700);
+        assert!(size < 22.0, "{size}");
+        assert!(size * 0.55 * long.chars().count() as f64 <= 700.0 - 24.0 + 1e-9);
+        assert_eq!(title_size("short", 700), 22.0);
+        assert_eq!(title_size(&"x".repeat(500), 300), 11.0);
+        assert_eq!(label_count(700, 90), 7);
+        assert_eq!(label_count(50, 90), 2);
     }
 
     #[test]

@@ -152,7 +152,8 @@ fn inside_filter_keeps_only_inside_coloured_cells() {
     let all = ViewSettings {
         mesh_mode: MeshMode::Hidden,
         point_size: 4.0,
-        value_range: default_value_range(&field),
+        value_min: -default_value_range(&field),
+        value_max: default_value_range(&field),
         ..Default::default()
     };
     let background = {

@@ -548,3 +548,90 @@ fn a_loaded_field_is_verified_against_the_exact_one() {
         "loaded field (sign disagreements as red crosses)",
     );
 }
+
+/// Publication export: the 3D view, the slice and an interference image
+/// as figures at 1×, 2× and 4×, with their colour bar or key beside the
+/// picture, and bad scales refused.
+#[test]
+fn figures_export_at_their_scale_with_the_colour_bar() {
+    let dir = common::scratch("viewer-figures");
+    let p = |name: &str| dir.join(name).display().to_string();
+    let script = format!(
+        "open:spot; backend:cpu; res:32; compute; slice:z; wait:3; export-view:{view}; \
+         export-figure:{fig1}+caption; export-figure:{fig2}@2x+caption; \
+         export-slice:{slice1}; export-slice:{slice4}@4x+caption; \
+         interfere:random-boxes; interfere-count:8; interfere-res:64; wait:3; \
+         export-image:{image}@2x; quit",
+        view = p("view.png"),
+        fig1 = p("fig1.png"),
+        fig2 = p("fig2.png"),
+        slice1 = p("slice1.png"),
+        slice4 = p("slice4.png"),
+        image = p("image.png"),
+    );
+    let out = xvfb_run(&script);
+    assert!(
+        out.status.success(),
+        "the scripted viewer failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let view = load(&dir.join("view.png"));
+    let (fig1, fig2) = (load(&dir.join("fig1.png")), load(&dir.join("fig2.png")));
+    // The viewport's height settles while the panels fill in; its width
+    // (and so the figure's) stays.
+    assert_eq!(fig2.width(), 2 * fig1.width());
+    assert!(
+        fig1.width() > view.width() + 100 && fig2.height() > fig1.height(),
+        "figure {:?} holds the {:?} view and its bar",
+        fig1.dimensions(),
+        view.dimensions()
+    );
+    // The colour bar lies right of the view: many saturated pixels there.
+    let right_of = |img: &image::RgbaImage, x0: u32| {
+        let bar = image::imageops::crop_imm(img, x0, 0, img.width() - x0, img.height());
+        census(&bar.to_image()).1
+    };
+    let bar1 = right_of(&fig1, view.width() + 12);
+    assert!(bar1 > 1000, "only {bar1} coloured pixels in the 1× bar");
+    assert!(
+        right_of(&fig2, 2 * view.width() + 24) > bar1,
+        "a wider 2× bar"
+    );
+    let (slice1, slice4) = (load(&dir.join("slice1.png")), load(&dir.join("slice4.png")));
+    assert_eq!(slice4.width(), 4 * slice1.width(), "the caption wraps");
+    assert!(
+        slice4.height() > 4 * slice1.height(),
+        "the caption adds lines"
+    );
+    // 32 cells × 4 px per cell: the slice's image is at least 128 px wide.
+    assert!(
+        slice1.width() > 128 + 100,
+        "slice figure {:?}",
+        slice1.dimensions()
+    );
+    // The bar: columns in the right half with 100+ coloured pixels each.
+    let bar_columns = (slice1.width() / 2..slice1.width())
+        .filter(|&x| {
+            let column = image::imageops::crop_imm(&slice1, x, 0, 1, slice1.height());
+            census(&column.to_image()).1 >= 100
+        })
+        .count();
+    assert!(
+        bar_columns >= 12,
+        "the slice's bar spans {bar_columns} columns"
+    );
+    let image = load(&dir.join("image.png"));
+    assert!(
+        image.width() >= 128 && image.height() >= 128,
+        "{:?}",
+        image.dimensions()
+    );
+    for bad in [
+        "export-figure:/tmp/x.png@3x; quit",
+        "export-slice:@2x; quit",
+    ] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the script");
+    }
+}

@@ -40,8 +40,10 @@ pub enum ScriptStep {
     Compute,
     /// `all`, `inside`, `outside` or `band`.
     Filter(String),
-    /// `sundholm` or `diverging`.
+    /// `sundholm`, `diverging`, `viridis` or `turbo`.
     ColorMap(String),
+    /// The colour range: `data`, `band` or `MIN,MAX`.
+    Range(String),
     /// `shaded`, `wireframe`, `shaded+wireframe`, `hidden`.
     MeshMode(String),
     /// Show or hide the cell cloud.
@@ -65,6 +67,9 @@ pub enum ScriptStep {
     Screenshot(PathBuf),
     /// Save the 3D view at full resolution as PNG.
     ExportView(PathBuf),
+    /// `export-figure:PATH[@2x][+caption]`: the 3D view at 1×, 2× or 4×
+    /// with its colour bar (and caption).
+    ExportFigure(PathBuf, u32, bool),
     /// Export the field as .npy + .json.
     ExportField(PathBuf),
     /// Export the timing history as CSV (and a PNG plot beside it).
@@ -111,7 +116,16 @@ pub const SHELL_STEPS: &[StepDoc] = &[
         "wait until the field (and any comparison) is computed",
     ),
     step("filter", "all|inside|outside|band", "which cells are shown"),
-    step("colormap", "sundholm|diverging", "the cells' colour map"),
+    step(
+        "colormap",
+        "sundholm|diverging|viridis|turbo",
+        "the cells' colour map",
+    ),
+    step(
+        "range",
+        "data|band|MIN,MAX",
+        "the colour range: fit to the field's values, to ± the band, or MIN to MAX",
+    ),
     step(
         "mesh",
         "shaded|wireframe|shaded+wireframe|hidden",
@@ -138,6 +152,11 @@ pub const SHELL_STEPS: &[StepDoc] = &[
         "export-view",
         "PATH",
         "save the 3D view at full resolution as PNG",
+    ),
+    step(
+        "export-figure",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the 3D view at 1×, 2× or 4× its size with the colour bar (and a caption: mesh, quantity, range)",
     ),
     step("export-field", "PATH", "export the field as .npy + .json"),
     step(
@@ -210,7 +229,8 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         "drop" => ScriptStep::Drop(need("a path")?.into()),
         "compute" => ScriptStep::Compute,
         "filter" => ScriptStep::Filter(need("all, inside, outside or band")?),
-        "colormap" => ScriptStep::ColorMap(need("sundholm or diverging")?),
+        "colormap" => ScriptStep::ColorMap(need("sundholm, diverging, viridis or turbo")?),
+        "range" => ScriptStep::Range(need("data, band or MIN,MAX")?),
         "mesh" => ScriptStep::MeshMode(need("a mesh mode")?),
         "cells" => ScriptStep::Cells(on_off()?),
         "points" => ScriptStep::PointSize(
@@ -235,6 +255,10 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         "save-camera" => ScriptStep::SaveCamera(need("a path")?.into()),
         "screenshot" => ScriptStep::Screenshot(need("a path")?.into()),
         "export-view" => ScriptStep::ExportView(need("a path")?.into()),
+        "export-figure" => {
+            let (path, factor, caption) = crate::app::shell::export::figure_target(arg)?;
+            ScriptStep::ExportFigure(path, factor, caption)
+        }
         "export-field" => ScriptStep::ExportField(need("a path")?.into()),
         "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
         "expect-error" => ScriptStep::ExpectError,

@@ -309,6 +309,14 @@ impl Viewer {
                     .find(|m| m.name().eq_ignore_ascii_case(&c))
                     .ok_or(format!("unknown colour map {c}"))?;
             }
+            ScriptStep::Range(how) => {
+                let field = shell
+                    .mesh
+                    .field
+                    .as_deref()
+                    .ok_or("no field to fit the range to")?;
+                shell::cells::fit_range(&mut shell.settings.view, field, &how)?
+            }
             ScriptStep::MeshMode(m) => {
                 shell.settings.view.mesh_mode = match m.as_str() {
                     "shaded" => MeshMode::Shaded,
@@ -356,6 +364,9 @@ impl Viewer {
                 shell
                     .viewport
                     .export_png(&shell.render_gpu, &shell.settings.view, &path)?
+            }
+            ScriptStep::ExportFigure(path, factor, caption) => {
+                export::export_view_figure(shell, &path, factor, caption)?
             }
             ScriptStep::ExportField(path) => export::export_field(shell, &path)?,
             ScriptStep::ExportTimings(path) => shell.history.export(&path)?,
@@ -485,6 +496,7 @@ impl eframe::App for Viewer {
                 &shell.settings.view,
                 &mut shell.history,
             );
+            shell.shown_key = None;
             mode.viewport_ui(shell, ui, picked);
             camera_bar::camera_bar_ui(shell, ui, ui.max_rect());
         });

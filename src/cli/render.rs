@@ -41,6 +41,8 @@ pub enum FilterArg {
 pub enum ColorMapArg {
     Sundholm,
     Diverging,
+    Viridis,
+    Turbo,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -220,6 +222,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let color_map = match args.colormap {
         ColorMapArg::Sundholm => ColorMap::Sundholm,
         ColorMapArg::Diverging => ColorMap::Diverging,
+        ColorMapArg::Viridis => ColorMap::Viridis,
+        ColorMapArg::Turbo => ColorMap::Turbo,
     };
     let range = args
         .range
@@ -243,7 +247,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         let scale = (args.size.0 / nu.max(1))
             .min(args.size.1 / nv.max(1))
             .max(1);
-        let img = slice_image(field, axis, index, color_map, range, scale);
+        let img = slice_image(field, axis, index, color_map, -range, range, scale);
         write_png(&args.out, &img)?;
         println!(
             "slice {}={index} of a {}×{}×{} field of {} ({} ms, {}), range ±{range:.4} → {} ({}×{})",
@@ -297,7 +301,8 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         show_cells: args.view == ViewArg::Field,
         point_size: args.point_size,
         color_map,
-        value_range: range,
+        value_min: -range,
+        value_max: range,
         filter,
         ..Default::default()
     };

@@ -19,16 +19,16 @@ pub use super::interference::gpu::Uniforms as InterferenceUniforms;
 pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
 pub use super::interference::gpu::upload::EdgeVertex;
 pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
-pub use super::radial::gpu::{CLEAR_GROUP as RADIAL_CLEAR_GROUP, INF_BITS as RADIAL_INF_BITS};
-pub use super::radial::setup::{
-    MAX_DISTANCE as RADIAL_MAX_DISTANCE, NEAR_AXIS as RADIAL_NEAR_AXIS,
-};
-pub use super::radial::{FieldFrameGpu, RasterParams as RadialParams};
 pub use super::particles::collider::MapKind as ParticleMapKind;
 pub use super::particles::gpu::{
     Frame as ParticleFrame, GpuCollider as ParticleCollider, GpuEmitter as ParticleEmitter,
     GpuFlight as ParticleFlight, GpuImpact as ParticleImpact, WORKGROUP as PARTICLES_WORKGROUP,
 };
+pub use super::radial::gpu::{CLEAR_GROUP as RADIAL_CLEAR_GROUP, INF_BITS as RADIAL_INF_BITS};
+pub use super::radial::setup::{
+    MAX_DISTANCE as RADIAL_MAX_DISTANCE, NEAR_AXIS as RADIAL_NEAR_AXIS,
+};
+pub use super::radial::{FieldFrameGpu, RasterParams as RadialParams};
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
 pub use super::sdf_adaptive::gpu::{

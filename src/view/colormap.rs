@@ -1,8 +1,15 @@
-//! Colour maps for signed distances.
+//! Colour maps for signed distances and other quantities.
 //!
-//! Both maps are two ramps of five sRGB stops, one per side of the surface,
-//! indexed by `u = clamp(|value| / range, 0, 1)` and interpolated linearly in
-//! sRGB. The sign picks the ramp, so the zero crossing is a visible jump.
+//! The two-sided maps are two ramps of five sRGB stops, one per side of the
+//! surface, indexed by `u = clamp(|value| / range, 0, 1)` and interpolated
+//! linearly in sRGB. The sign picks the ramp, so the zero crossing is a
+//! visible jump. Over a range `lo..hi` ([`ColorMap::color_between`]) the
+//! inside ramp saturates at `lo` and the outside one at `hi`.
+//!
+//! The sequential maps are nine stops from `lo` to `hi`, interpolated
+//! linearly in sRGB; they are stored as the same two five-stop ramps split
+//! at their middle stop (the inside ramp running from the middle down to
+//! the low end), so the shader's table and the CPU's have one shape.
 //!
 //! * **Sundholm** — the map of Sundholm's thesis, §7.1.1 (figures 7.2–7.3):
 //!   outside cells go blue → green → red with increasing distance, inside
@@ -14,6 +21,12 @@
 //!   monotonically with |value| on each side. The two sides start at the
 //!   table entries either side of the centre (a bluish and a warm white)
 //!   rather than at the shared grey, so the sign still shows at the surface.
+//!
+//! * **Viridis** — van der Walt and Smith's perceptually uniform map
+//!   (matplotlib 2015), dark purple → green → yellow, sampled at t = k/8.
+//! * **Turbo** — Mikhailov's improved rainbow (Google 2019), dark blue →
+//!   green → dark red, sampled at t = k/8; for telling many levels apart,
+//!   not for lightness ordering.
 //!
 //! The same tables and interpolation are in `shaders/view.wgsl`
 //! (`colormap`); tests/shader_layouts.rs checks its stops against
@@ -62,7 +75,46 @@ const DIVERGING: [[[u8; 3]; STOPS]; 2] = [
     ],
 ];
 
-/// How signed distances become colours.
+/// Viridis at t = 0, 1/8, …, 1 (matplotlib's `_viridis_data`).
+const VIRIDIS: [[u8; 3]; 2 * STOPS - 1] = [
+    [68, 1, 84],
+    [71, 45, 123],
+    [59, 82, 139],
+    [44, 114, 142],
+    [33, 145, 140],
+    [40, 174, 128],
+    [94, 201, 98],
+    [173, 220, 48],
+    [253, 231, 37],
+];
+
+/// Turbo at t = 0, 1/8, …, 1 (Mikhailov 2019's lookup table).
+const TURBO: [[u8; 3]; 2 * STOPS - 1] = [
+    [48, 18, 59],
+    [70, 107, 227],
+    [41, 187, 236],
+    [38, 236, 161],
+    [164, 252, 60],
+    [232, 212, 58],
+    [251, 129, 34],
+    [208, 47, 5],
+    [122, 4, 3],
+];
+
+/// A sequential map of nine stops as two ramps from its middle stop: the
+/// inside ramp runs down to the first stop, the outside one up to the last.
+const fn split(seq: [[u8; 3]; 2 * STOPS - 1]) -> [[[u8; 3]; STOPS]; 2] {
+    let mut out = [[[0; 3]; STOPS]; 2];
+    let mut i = 0;
+    while i < STOPS {
+        out[0][i] = seq[STOPS - 1 - i];
+        out[1][i] = seq[STOPS - 1 + i];
+        i += 1;
+    }
+    out
+}
+
+/// How values become colours.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
@@ -72,50 +124,102 @@ pub enum ColorMap {
     Sundholm,
     /// Moreland cool–warm: inside blue, near-white at zero, outside red.
     Diverging,
+    /// Viridis (sequential, perceptually uniform) from low to high.
+    Viridis,
+    /// Turbo (sequential rainbow) from low to high.
+    Turbo,
 }
 
 impl ColorMap {
-    pub const ALL: [ColorMap; 2] = [ColorMap::Sundholm, ColorMap::Diverging];
+    pub const ALL: [ColorMap; 4] = [
+        ColorMap::Sundholm,
+        ColorMap::Diverging,
+        ColorMap::Viridis,
+        ColorMap::Turbo,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             ColorMap::Sundholm => "sundholm",
             ColorMap::Diverging => "diverging",
+            ColorMap::Viridis => "viridis",
+            ColorMap::Turbo => "turbo",
         }
     }
 
-    /// The id the shader (`ramp_stop` in shaders/view.wgsl) switches on.
+    pub fn from_name(name: &str) -> Option<ColorMap> {
+        ColorMap::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    /// The id the shader (`ramp_stop` in shaders/view.wgsl) switches on;
+    /// the sequential maps are those from [`SEQUENTIAL_FROM`].
     pub fn shader_id(self) -> u32 {
         match self {
             ColorMap::Sundholm => 0,
             ColorMap::Diverging => 1,
+            ColorMap::Viridis => 2,
+            ColorMap::Turbo => 3,
         }
     }
 
-    /// sRGB colour (alpha 255) of `value`; `range` is the |value| at which
-    /// the map saturates (values beyond it are clamped). Negative values are
-    /// inside. A non-positive or non-finite `range` is treated as tiny, so
-    /// only the sign shows.
+    /// One ramp from low to high rather than one per side of zero.
+    pub fn is_sequential(self) -> bool {
+        self.shader_id() >= SEQUENTIAL_FROM
+    }
+
+    fn table(self) -> [[[u8; 3]; STOPS]; 2] {
+        match self {
+            ColorMap::Sundholm => SUNDHOLM,
+            ColorMap::Diverging => DIVERGING,
+            ColorMap::Viridis => split(VIRIDIS),
+            ColorMap::Turbo => split(TURBO),
+        }
+    }
+
+    /// sRGB colour (alpha 255) of `value` on a range symmetric about
+    /// zero, `color_between(value, −range, range)`: `range` is the |value|
+    /// at which a two-sided map saturates (values beyond it are clamped).
+    /// Negative values are inside. A non-positive or non-finite `range` is
+    /// treated as tiny, so only the sign shows.
     pub fn color(self, value: f32, range: f32) -> [u8; 4] {
-        let table = match self {
-            ColorMap::Sundholm => &SUNDHOLM,
-            ColorMap::Diverging => &DIVERGING,
-        };
-        // NaN counts as outside, like the shader's select.
-        let ramp = if value < 0.0 { &table[0] } else { &table[1] };
         let range = if range.is_finite() && range > 0.0 {
             range
         } else {
             f32::MIN_POSITIVE
         };
-        let u = (value.abs() / range).clamp(0.0, 1.0);
-        let u = if u.is_nan() { 1.0 } else { u };
-        let x = u * (STOPS - 1) as f32;
-        let i = (x.floor() as usize).min(STOPS - 2);
-        let f = x - i as f32;
-        let c =
-            |k: usize| (ramp[i][k] as f32 * (1.0 - f) + ramp[i + 1][k] as f32 * f).round() as u8;
-        [c(0), c(1), c(2), 255]
+        self.color_between(value, -range, range)
+    }
+
+    /// sRGB colour of `value` on a bar from `lo` to `hi`. Sequential maps
+    /// run from their first stop at `lo` to their last at `hi`. Two-sided
+    /// maps keep zero as the surface: the inside ramp over `[lo, 0)` and
+    /// the outside ramp over `[0, hi]` when the range straddles zero (each
+    /// saturating at its own end); only the outside ramp from `lo` to `hi`
+    /// when `lo ≥ 0` (a magnitude such as |Δ|), only the inside ramp from
+    /// `hi` down to `lo` when `hi ≤ 0`. NaN takes the high end.
+    pub fn color_between(self, value: f32, lo: f32, hi: f32) -> [u8; 4] {
+        let table = self.table();
+        let fraction = |v: f32, span: f32| {
+            let u = (v / span.max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+            if u.is_nan() { 1.0 } else { u }
+        };
+        if self.is_sequential() {
+            // Position along the nine stops, −1 (lo) to +1 (hi) around the middle.
+            let t = 2.0 * fraction(value - lo, hi - lo) - 1.0;
+            let side = usize::from(t >= 0.0);
+            return ramp(&table[side], t.abs());
+        }
+        if lo < 0.0 && hi > 0.0 {
+            if value < 0.0 {
+                ramp(&table[0], fraction(-value, -lo))
+            } else {
+                ramp(&table[1], fraction(value, hi))
+            }
+        } else if lo >= 0.0 {
+            ramp(&table[1], fraction(value - lo, hi - lo))
+        } else {
+            ramp(&table[0], fraction(hi - value, hi - lo))
+        }
     }
 
     /// The colour as linear RGBA floats (for vertex colours and clear colours).
@@ -128,6 +232,18 @@ impl ColorMap {
             1.0,
         ]
     }
+}
+
+/// The first shader id of a sequential map.
+const SEQUENTIAL_FROM: u32 = 2;
+
+/// The colour at `u` (0..=1) along a ramp of [`STOPS`] stops.
+fn ramp(ramp: &[[u8; 3]; STOPS], u: f32) -> [u8; 4] {
+    let x = u * (STOPS - 1) as f32;
+    let i = (x.floor() as usize).min(STOPS - 2);
+    let f = x - i as f32;
+    let c = |k: usize| (ramp[i][k] as f32 * (1.0 - f) + ramp[i + 1][k] as f32 * f).round() as u8;
+    [c(0), c(1), c(2), 255]
 }
 
 /// sRGB byte → linear intensity.
@@ -169,7 +285,7 @@ mod tests {
 
     #[test]
     fn inside_and_outside_differ_at_the_zero_crossing() {
-        for map in ColorMap::ALL {
+        for map in ColorMap::ALL.into_iter().filter(|m| !m.is_sequential()) {
             let inside = map.color(-1e-6, 1.0);
             let outside = map.color(1e-6, 1.0);
             let diff: i32 = (0..3)
@@ -246,6 +362,56 @@ mod tests {
             assert_eq!(map.color(0.5, 0.0), map.color(1.0, 1.0));
             let _ = map.color(f32::NAN, 1.0);
         }
+    }
+
+    #[test]
+    fn sequential_maps_run_from_lo_to_hi_through_their_stops() {
+        for (map, stops) in [(ColorMap::Viridis, VIRIDIS), (ColorMap::Turbo, TURBO)] {
+            for (k, stop) in stops.iter().enumerate() {
+                let v = -3.0 + 5.0 * k as f32 / 8.0;
+                assert_eq!(
+                    &map.color_between(v, -3.0, 2.0)[..3],
+                    stop,
+                    "{map:?} stop {k}"
+                );
+            }
+            // No jump at zero, clamped beyond the ends.
+            let (a, b) = (map.color(-1e-6, 1.0), map.color(1e-6, 1.0));
+            assert!(
+                (0..3).all(|k| (a[k] as i32 - b[k] as i32).abs() <= 1),
+                "{a:?} {b:?}"
+            );
+            assert_eq!(
+                map.color_between(9.0, 0.0, 1.0),
+                map.color_between(1.0, 0.0, 1.0)
+            );
+            assert_eq!(
+                map.color_between(-9.0, 0.0, 1.0),
+                map.color_between(0.0, 0.0, 1.0)
+            );
+        }
+        // Viridis gets lighter all the way up.
+        let mut last = -1.0;
+        for step in 0..=64 {
+            let l = lightness(ColorMap::Viridis.color_between(step as f32, 0.0, 64.0));
+            assert!(l > last, "viridis L* {l} at step {step} after {last}");
+            last = l;
+        }
+    }
+
+    #[test]
+    fn two_sided_maps_saturate_at_their_own_ends() {
+        let m = ColorMap::Sundholm;
+        // Inside saturates at lo, outside at hi.
+        assert_eq!(m.color_between(-0.5, -0.5, 2.0), m.color(-1.0, 1.0));
+        assert_eq!(m.color_between(2.0, -0.5, 2.0), m.color(1.0, 1.0));
+        assert_eq!(m.color_between(1.0, -0.5, 2.0), m.color(0.5, 1.0));
+        // A magnitude range uses the outside ramp from lo.
+        assert_eq!(m.color_between(0.1, 0.1, 0.3), m.color(0.0, 1.0));
+        assert_eq!(m.color_between(0.2, 0.1, 0.3), m.color(0.5, 1.0));
+        // An all-inside range uses the inside ramp down from hi.
+        assert_eq!(m.color_between(-0.3, -0.3, -0.1), m.color(-1.0, 1.0));
+        assert_eq!(m.color_between(-0.2, -0.3, -0.1), m.color(-0.5, 1.0));
     }
 
     #[test]

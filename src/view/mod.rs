@@ -36,7 +36,9 @@ pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};
 pub use renderer::{
     CellFilter, ClipPlane, LineVertex, MESH_GREY, MeshMode, MeshVertex, ViewRenderer, ViewSettings,
 };
-pub use slice::{Axis, slice_cell_value, slice_cells_image, slice_dims, slice_image, slice_value};
+pub use slice::{
+    Axis, slice_cell, slice_dims, slice_extents, slice_image, slice_place, slice_values,
+};
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
 
 use crate::stages::sdf_grid::SdfField;

@@ -98,14 +98,18 @@ pub struct CellFilter {
 
 /// Everything about one frame's look that is not the scene itself.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ViewSettings {
     pub mesh_mode: MeshMode,
     pub show_cells: bool,
     /// Diameter of a cell sprite in pixels.
     pub point_size: f32,
     pub color_map: ColorMap,
-    /// |value| (world units) at which the colour map saturates.
-    pub value_range: f32,
+    /// The colour map's range (world units): values at or below
+    /// `value_min` take its low end, at or above `value_max` its high end
+    /// ([`ColorMap::color_between`]).
+    pub value_min: f32,
+    pub value_max: f32,
     pub filter: CellFilter,
     /// Clear colour, linear RGBA.
     pub background: [f32; 4],
@@ -118,10 +122,23 @@ impl Default for ViewSettings {
             show_cells: true,
             point_size: 3.0,
             color_map: ColorMap::Sundholm,
-            value_range: 1.0,
+            value_min: -1.0,
+            value_max: 1.0,
             filter: CellFilter::default(),
             background: [0.02, 0.022, 0.028, 1.0],
         }
+    }
+}
+
+impl ViewSettings {
+    /// The colour range `−range..range`.
+    pub fn set_symmetric_range(&mut self, range: f32) {
+        (self.value_min, self.value_max) = (-range, range);
+    }
+
+    /// The larger |end| of the colour range (iso-line spacing, scales).
+    pub fn range_extent(&self) -> f32 {
+        self.value_min.abs().max(self.value_max.abs())
     }
 }
 
@@ -169,7 +186,7 @@ pub struct ViewUniforms {
     pub viewport: [f32; 4],
     /// normal xyz, offset.
     pub clip_plane: [f32; 4],
-    /// value range, band, 0, 0.
+    /// colour range low end, band, high end, 0.
     pub cell_params: [f32; 4],
     /// colour map id, filter bits, 0, 0.
     pub cell_flags: [u32; 4],
@@ -725,7 +742,12 @@ fn uniforms(target: &RenderTarget, camera: &Camera, settings: &ViewSettings) -> 
             WIRE_DEPTH_OFFSET,
         ],
         clip_plane: clip.normal.extend(clip.offset).to_array(),
-        cell_params: [settings.value_range, f.band.unwrap_or(0.0), 0.0, 0.0],
+        cell_params: [
+            settings.value_min,
+            f.band.unwrap_or(0.0),
+            settings.value_max,
+            0.0,
+        ],
         cell_flags: [settings.color_map.shader_id(), bits, 0, 0],
     }
 }

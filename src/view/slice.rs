@@ -14,9 +14,9 @@
 //! band are drawn with the colour of ±range and get no iso-lines (their
 //! values are ±band, not their distance).
 //!
-//! [`slice_cells_image`] draws another per-cell quantity of the same grid
-//! (a difference |Δ| from 0 to its maximum) as plain cell blocks, without
-//! iso-lines.
+//! [`slice_values`] reads the slice of any per-cell quantity of the grid
+//! (the field, a difference |Δ|) as rows of values for the viewer's image
+//! widget, and [`slice_extents`] gives its world-unit axes.
 
 use glam::{UVec3, Vec2};
 
@@ -70,39 +70,76 @@ pub fn slice_dims(field: &SdfField, axis: Axis) -> (u32, u32, u32) {
     (d[u], d[v], d[a])
 }
 
-/// Cell index of (u, v) in slice `index` (all in range).
-fn cell_index(field: &SdfField, axis: Axis, index: u32, u: u32, v: u32) -> usize {
+/// The grid cell (i, j, k) at (u, v) of slice `index` along `axis`.
+pub fn slice_cell(axis: Axis, index: u32, u: u32, v: u32) -> UVec3 {
     let (a, cu, cv) = axis.components();
     let mut ijk = [0u32; 3];
     ijk[a] = index;
     ijk[cu] = u;
     ijk[cv] = v;
-    field.grid.index(UVec3::from(ijk))
+    UVec3::from(ijk)
 }
 
-/// The value of the cell under (u, v), in cell units within the slice (cell
-/// `i` spans `[i, i + 1)`; image pixel `(x, y)` of a slice image of scale `s`
-/// and height `h` is at `(x / s, (h − y) / s)`). `None` outside the grid.
-pub fn slice_value(field: &SdfField, axis: Axis, index: u32, u: f32, v: f32) -> Option<f32> {
+/// Where cell `ijk` lies in the slices along `axis`: (slice index, u, v).
+pub fn slice_place(axis: Axis, ijk: UVec3) -> (u32, u32, u32) {
+    let (a, cu, cv) = axis.components();
+    let c = ijk.to_array();
+    (c[a], c[cu], c[cv])
+}
+
+/// The world extents of the slice's image: [(u axis name, left edge,
+/// right edge), (v axis name, bottom edge, top edge)] — the cells' outer
+/// faces — and the world coordinate of slice `index`'s centre.
+pub fn slice_extents(
+    field: &SdfField,
+    axis: Axis,
+    index: u32,
+) -> ([(&'static str, f32, f32); 2], f32) {
+    let (a, cu, cv) = axis.components();
+    let b = field.grid.bounds();
+    let (lo, hi) = (b.min.to_array(), b.max.to_array());
+    let names = ["x", "y", "z"];
+    let centre = field.grid.origin.to_array()[a] + index as f32 * field.grid.cell_size;
+    (
+        [(names[cu], lo[cu], hi[cu]), (names[cv], lo[cv], hi[cv])],
+        centre,
+    )
+}
+
+/// Slice `index` of `values` (one per cell of `field`'s grid) as rows
+/// from the top (+v up), `nu` values each; non-finite values become NaN.
+/// Empty when `values` does not match the grid or `index` is out of range.
+pub fn slice_values(field: &SdfField, values: &[f32], axis: Axis, index: u32) -> Vec<f32> {
     let (nu, nv, na) = slice_dims(field, axis);
-    if index >= na || !(u >= 0.0 && v >= 0.0 && u < nu as f32 && v < nv as f32) {
-        return None;
+    if index >= na || values.len() != field.grid.num_cells() {
+        return Vec::new();
     }
-    field
-        .values
-        .get(cell_index(field, axis, index, u as u32, v as u32))
-        .copied()
+    (0..nv)
+        .rev()
+        .flat_map(|v| (0..nu).map(move |u| (u, v)))
+        .map(|(u, v)| {
+            let d = values[cell_index(field, axis, index, u, v)];
+            if d.is_finite() { d } else { f32::NAN }
+        })
+        .collect()
+}
+
+/// Cell index of (u, v) in slice `index` (all in range).
+fn cell_index(field: &SdfField, axis: Axis, index: u32, u: u32, v: u32) -> usize {
+    field.grid.index(slice_cell(axis, index, u, v))
 }
 
 /// The slice `index` (clamped to the grid) as an image of
-/// `(cells along u) · scale × (cells along v) · scale` pixels. See the
-/// module docs for what is drawn. An empty field gives a 1×1 image.
+/// `(cells along u) · scale × (cells along v) · scale` pixels, coloured
+/// over `lo..hi` ([`ColorMap::color_between`]). See the module docs for
+/// what is drawn. An empty field gives a 1×1 image.
 pub fn slice_image(
     field: &SdfField,
     axis: Axis,
     index: u32,
     map: ColorMap,
-    range: f32,
+    lo: f32,
+    hi: f32,
     scale: u32,
 ) -> image::RgbaImage {
     let (nu, nv, na) = slice_dims(field, axis);
@@ -111,6 +148,7 @@ pub fn slice_image(
         return image::RgbaImage::from_pixel(1, 1, image::Rgba([0, 0, 0, 255]));
     }
     let index = index.min(na - 1);
+    let range = lo.abs().max(hi.abs());
     let range = if range.is_finite() && range > 0.0 {
         range
     } else {
@@ -122,11 +160,12 @@ pub fn slice_image(
         |u: u32, v: u32| field.closest.get(cell_index(field, axis, index, u, v)) == Some(&FAR);
     let colour = |u: u32, v: u32| {
         let d = value(u, v);
-        if far(u, v) {
-            map.color(range.copysign(d), range)
+        let d = if far(u, v) {
+            if d < 0.0 { lo } else { hi }
         } else {
-            map.color(d, range)
-        }
+            d
+        };
+        map.color_between(d, lo, hi)
     };
 
     let (width, height) = (nu * scale, nv * scale);
@@ -156,50 +195,6 @@ pub fn slice_image(
         }
     }
     img
-}
-
-/// Slice `index` of `values` (one per cell of `field`'s grid, e.g. the
-/// |Δ| of a comparison) as cell blocks coloured by `map` up to `range`;
-/// the image has the size [`slice_image`] gives. Values that do not
-/// match the grid give a 1×1 image.
-pub fn slice_cells_image(
-    field: &SdfField,
-    values: &[f32],
-    axis: Axis,
-    index: u32,
-    map: ColorMap,
-    range: f32,
-    scale: u32,
-) -> image::RgbaImage {
-    let (nu, nv, na) = slice_dims(field, axis);
-    let scale = scale.max(1);
-    if nu == 0 || nv == 0 || na == 0 || values.len() != field.grid.num_cells() {
-        return image::RgbaImage::from_pixel(1, 1, image::Rgba([0, 0, 0, 255]));
-    }
-    let index = index.min(na - 1);
-    image::RgbaImage::from_fn(nu * scale, nv * scale, |px, py| {
-        let (u, v) = (px / scale, nv - 1 - py / scale);
-        image::Rgba(map.color(values[cell_index(field, axis, index, u, v)], range))
-    })
-}
-
-/// The value in `values` (one per cell) under (u, v) of the slice, as
-/// [`slice_value`] reads the field.
-pub fn slice_cell_value(
-    field: &SdfField,
-    values: &[f32],
-    axis: Axis,
-    index: u32,
-    u: f32,
-    v: f32,
-) -> Option<f32> {
-    let (nu, nv, na) = slice_dims(field, axis);
-    if index >= na || !(u >= 0.0 && v >= 0.0 && u < nu as f32 && v < nv as f32) {
-        return None;
-    }
-    values
-        .get(cell_index(field, axis, index, u as u32, v as u32))
-        .copied()
 }
 
 fn darken(c: u8) -> u8 {
@@ -274,7 +269,7 @@ mod tests {
     #[test]
     fn sphere_slice_has_a_black_zero_line_and_both_sides() {
         let field = sphere_field(16, 0.6);
-        let img = slice_image(&field, Axis::Z, 8, ColorMap::Sundholm, 0.5, 8);
+        let img = slice_image(&field, Axis::Z, 8, ColorMap::Sundholm, -0.5, 0.5, 8);
         assert_eq!(img.dimensions(), (128, 128));
         let black = img.pixels().filter(|p| p.0 == [0, 0, 0, 255]).count();
         assert!(black > 100, "only {black} zero-level pixels");
@@ -309,24 +304,40 @@ mod tests {
     fn out_of_range_index_is_clamped_and_values_read_out() {
         let field = sphere_field(8, 0.5);
         for axis in Axis::ALL {
-            let img = slice_image(&field, axis, 1000, ColorMap::Diverging, 1.0, 2);
+            let img = slice_image(&field, axis, 1000, ColorMap::Diverging, -1.0, 1.0, 2);
             assert_eq!(img.dimensions(), (16, 16));
             assert_eq!(
                 img,
-                slice_image(&field, axis, 7, ColorMap::Diverging, 1.0, 2)
+                slice_image(&field, axis, 7, ColorMap::Diverging, -1.0, 1.0, 2)
             );
-            assert_eq!(slice_value(&field, axis, 1000, 1.0, 1.0), None);
-            assert_eq!(slice_value(&field, axis, 3, -0.5, 1.0), None);
-            assert_eq!(slice_value(&field, axis, 3, 8.0, 1.0), None);
         }
-        let v = slice_value(&field, Axis::Z, 3, 3.5, 3.2).expect("inside the grid");
-        assert_eq!(v, field.values[field.grid.index(UVec3::new(3, 3, 3))]);
-        assert!(v < 0.0);
         // Scale 0 counts as 1.
         assert_eq!(
-            slice_image(&field, Axis::X, 0, ColorMap::Sundholm, 1.0, 0).dimensions(),
+            slice_image(&field, Axis::X, 0, ColorMap::Sundholm, -1.0, 1.0, 0).dimensions(),
             (8, 8)
         );
+    }
+
+    #[test]
+    fn slice_values_run_from_the_top_row_and_places_round_trip() {
+        let field = sphere_field(6, 0.5);
+        for axis in Axis::ALL {
+            let values = slice_values(&field, &field.values, axis, 2);
+            assert_eq!(values.len(), 36);
+            for (k, &d) in values.iter().enumerate() {
+                let (u, v) = (k as u32 % 6, 5 - k as u32 / 6);
+                let ijk = slice_cell(axis, 2, u, v);
+                assert_eq!(d, field.values[field.grid.index(ijk)]);
+                assert_eq!(slice_place(axis, ijk), (2, u, v));
+            }
+            assert!(slice_values(&field, &field.values, axis, 6).is_empty());
+            assert!(slice_values(&field, &field.values[1..], axis, 0).is_empty());
+        }
+        let ([(u, u0, u1), (v, v0, v1)], at) = slice_extents(&field, Axis::Y, 0);
+        assert_eq!((u, v), ("x", "z"));
+        assert!((u0 + 1.0).abs() < 1e-6 && (u1 - 1.0).abs() < 1e-6);
+        assert!((v0 + 1.0).abs() < 1e-6 && (v1 - 1.0).abs() < 1e-6);
+        assert!((at - (-1.0 + 1.0 / 6.0)).abs() < 1e-6, "{at}");
     }
 
     #[test]
@@ -335,35 +346,8 @@ mod tests {
         let corner = field.grid.index(UVec3::new(0, 0, 4));
         field.closest[corner] = FAR;
         field.values[corner] = 0.1; // ±band, not the distance
-        let img = slice_image(&field, Axis::Z, 4, ColorMap::Sundholm, 0.4, 4);
+        let img = slice_image(&field, Axis::Z, 4, ColorMap::Sundholm, -0.4, 0.4, 4);
         // Cell (0, 0) is the bottom-left block.
         assert_eq!(img.get_pixel(1, 30).0, ColorMap::Sundholm.color(0.4, 0.4));
-    }
-
-    #[test]
-    fn a_per_cell_quantity_is_drawn_in_its_cells() {
-        let field = sphere_field(8, 0.5);
-        let mut diff = vec![0.0; field.values.len()];
-        let hot = field.grid.index(UVec3::new(2, 5, 4));
-        diff[hot] = 1e-7;
-        let img = slice_cells_image(&field, &diff, Axis::Z, 4, ColorMap::Sundholm, 1e-7, 3);
-        assert_eq!(img.dimensions(), (24, 24));
-        let cold = ColorMap::Sundholm.color(0.0, 1e-7);
-        let warm = ColorMap::Sundholm.color(1e-7, 1e-7);
-        // Cell (u 2, v 5) is pixels x 6..9, rows (from the top) 6..9.
-        assert_eq!(img.get_pixel(7, 7).0, warm);
-        assert_eq!(img.get_pixel(1, 1).0, cold);
-        assert_eq!(
-            img.pixels().filter(|p| p.0 == warm).count(),
-            9,
-            "one cell of 3×3 pixels"
-        );
-        assert_eq!(
-            slice_cell_value(&field, &diff, Axis::Z, 4, 2.5, 5.5),
-            Some(1e-7)
-        );
-        assert_eq!(slice_cell_value(&field, &diff, Axis::Z, 4, 8.5, 0.0), None);
-        let short = slice_cells_image(&field, &diff[1..], Axis::Z, 4, ColorMap::Sundholm, 1.0, 3);
-        assert_eq!(short.dimensions(), (1, 1));
     }
 }

@@ -26,11 +26,8 @@ pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
         .field
         .as_ref()
         .map_or(1.0, |f| f.grid.bounds().diagonal() * 0.5);
-    ui.add(
-        egui::Slider::new(&mut v.value_range, (max_range * 1e-3)..=max_range)
-            .logarithmic(true)
-            .text("colour range"),
-    );
+    let field = shell.mesh.field.as_deref();
+    range_ui(ui, v, field, max_range);
     ui.horizontal_wrapped(|ui| {
         let f = &mut v.filter;
         let mut which = if f.inside_only {
@@ -90,6 +87,110 @@ pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     if view_before != shell.settings.view {
         shell.viewport.request_redraw();
     }
+}
+
+/// The colour range: min and max fields, and buttons that fit it to the
+/// data or to the band.
+fn range_ui(ui: &mut egui::Ui, v: &mut ViewSettings, field: Option<&SdfField>, max_range: f32) {
+    let speed = (max_range * 1e-3) as f64;
+    ui.horizontal(|ui| {
+        ui.label("colour range");
+        ui.add(
+            egui::DragValue::new(&mut v.value_min)
+                .speed(speed)
+                .max_decimals(6)
+                .prefix("min "),
+        );
+        ui.add(
+            egui::DragValue::new(&mut v.value_max)
+                .speed(speed)
+                .max_decimals(6)
+                .prefix("max "),
+        );
+    });
+    ui.horizontal(|ui| {
+        if ui
+            .button("fit data")
+            .on_hover_text("min and max of the field's values (far cells left out)")
+            .clicked()
+            && let Some(f) = field
+        {
+            fit_range(v, f, "data").ok();
+        }
+        if ui
+            .button("fit band")
+            .on_hover_text("± the narrow band's half-width (or the band filter's)")
+            .clicked()
+            && let Some(f) = field
+        {
+            fit_range(v, f, "band").ok();
+        }
+        if ui
+            .button("±")
+            .on_hover_text("symmetric about the surface")
+            .clicked()
+        {
+            v.set_symmetric_range(v.range_extent());
+        }
+    });
+    order_range(v);
+}
+
+/// Keeps `value_min < value_max` (an edit past the other end pushes it).
+fn order_range(v: &mut ViewSettings) {
+    if v.value_min.partial_cmp(&v.value_max) != Some(std::cmp::Ordering::Less) {
+        let gap = (v.value_min.abs().max(v.value_max.abs()) * 1e-3).max(1e-9);
+        v.value_max = v.value_min + gap;
+    }
+}
+
+/// The field's data range: the min and max of its finite values, far
+/// cells of a narrow band left out (their values are ±band).
+pub fn data_range(field: &SdfField) -> Option<(f32, f32)> {
+    let far = crate::stages::sdf_grid::FAR;
+    let (lo, hi) = field
+        .values
+        .iter()
+        .zip(field.closest.iter().chain(std::iter::repeat(&0)))
+        .filter(|(v, c)| **c != far && v.is_finite())
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), (&v, _)| {
+            (lo.min(v), hi.max(v))
+        });
+    (lo <= hi).then_some((lo, hi))
+}
+
+/// Fits the colour range: `data` to [`data_range`], `band` to ± the band
+/// filter's |d| or the field's narrow band half-width (two cells when it
+/// has none), `MIN,MAX` to those numbers.
+pub fn fit_range(view: &mut ViewSettings, field: &SdfField, how: &str) -> Result<(), String> {
+    match how {
+        "data" => {
+            let (lo, hi) = data_range(field).ok_or("the field has no finite values")?;
+            (view.value_min, view.value_max) = (lo, hi);
+        }
+        "band" => {
+            let cells = field.params.band.unwrap_or(2.0);
+            let band = view.filter.band.unwrap_or(cells * field.grid.cell_size);
+            view.set_symmetric_range(band);
+        }
+        _ => {
+            let parsed = how
+                .split_once(',')
+                .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+            match parsed {
+                Some((lo, hi)) if f32::is_finite(lo) && f32::is_finite(hi) && lo < hi => {
+                    (view.value_min, view.value_max) = (lo, hi);
+                }
+                _ => {
+                    return Err(format!(
+                        "range needs data, band or MIN,MAX with MIN < MAX, not {how:?}"
+                    ));
+                }
+            }
+        }
+    }
+    order_range(view);
+    Ok(())
 }
 
 /// Sets the cell filter from a name (`all`, `inside`, `outside`, `band`).

@@ -1,5 +1,7 @@
 //! Export: window screenshot (the app's own, via egui), the 3D view at full
-//! resolution, the field as .npy + JSON, the timing history as CSV + PNG.
+//! resolution, the 3D view as a figure (1×, 2× or 4× the view's size, with
+//! its colour bar and an optional caption: [`export_view_figure`]), the
+//! field as .npy + JSON, the timing history as CSV + PNG.
 //! Every file goes through `crate::io`'s output sets: written to a temporary
 //! name and renamed (the field and its sidecar together, the sidecar
 //! recording the field's checksum), so a failed export leaves nothing broken
@@ -11,6 +13,7 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 
 use super::Shell;
+use crate::plot::figure::{self, Figure};
 use crate::stages::sdf_grid::export::{FieldSource, write_field};
 
 pub fn export_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
@@ -35,6 +38,13 @@ pub fn export_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
                 report(shell, result, &path);
             }
         }
+        figure_menu_ui(
+            shell,
+            ui,
+            "3D view with colour bar",
+            "figure.png",
+            export_view_figure,
+        );
         if ui.button("Field (.npy + .json)…").clicked() {
             ui.close();
             if let Some(path) = save_dialog("field.npy", "NumPy array", "npy") {
@@ -52,7 +62,83 @@ pub fn export_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     });
 }
 
-fn save_dialog(name: &str, what: &str, ext: &str) -> Option<PathBuf> {
+/// The figure export steps' argument `PATH[@1x|@2x|@4x][+caption]`: the
+/// path, the scale (1 when not given) and whether to add the caption.
+pub fn figure_target(arg: &str) -> Result<(PathBuf, u32, bool), String> {
+    let (rest, caption) = match arg.strip_suffix("+caption") {
+        Some(rest) => (rest, true),
+        None => (arg, false),
+    };
+    let (path, factor) = match rest.rsplit_once('@') {
+        Some((path, scale)) => match scale {
+            "1x" => (path, 1),
+            "2x" => (path, 2),
+            "4x" => (path, 4),
+            _ => return Err(format!("scale {scale:?} is not one of 1x, 2x, 4x")),
+        },
+        None => (rest, 1),
+    };
+    if path.is_empty() {
+        return Err("a figure export needs PATH[@1x|@2x|@4x][+caption]".into());
+    }
+    Ok((path.into(), factor, caption))
+}
+
+/// The 3D view at `factor` × its size with the colour bar shown this frame
+/// beside it and (when `caption`) the caption under it.
+pub fn export_view_figure(
+    shell: &Shell,
+    path: &Path,
+    factor: u32,
+    caption: bool,
+) -> Result<(), String> {
+    let img = shell
+        .viewport
+        .render_scaled(&shell.render_gpu, &shell.settings.view, factor)?;
+    let (key, text) = match &shell.shown_key {
+        Some((key, text)) => (Some(key), text.as_str()),
+        None => (None, "no colour key shown"),
+    };
+    let fig = figure::render(
+        &Figure {
+            image: &img,
+            key,
+            axes: None,
+            caption: caption.then_some(text),
+        },
+        factor,
+    )?;
+    write_png(&fig, path)
+}
+
+/// An "Export PNG" menu: scale 1×, 2× or 4×, with or without the caption;
+/// `export(path, factor, caption)` writes the file. The outcome is shown
+/// in the banner.
+pub fn figure_menu_ui(
+    shell: &mut Shell,
+    ui: &mut egui::Ui,
+    label: &str,
+    file_name: &str,
+    export: impl Fn(&Shell, &Path, u32, bool) -> Result<(), String>,
+) {
+    ui.menu_button(label, |ui| {
+        let id = ui.make_persistent_id("figure caption");
+        let mut caption = ui.data_mut(|d| *d.get_persisted_mut_or(id, true));
+        ui.checkbox(&mut caption, "caption (mesh, quantity, range)");
+        ui.data_mut(|d| d.insert_persisted(id, caption));
+        for factor in [1, 2, 4] {
+            if ui.button(format!("{factor}× (PNG)…")).clicked() {
+                ui.close();
+                if let Some(path) = save_dialog(file_name, "PNG image", "png") {
+                    let result = export(shell, &path, factor, caption);
+                    report(shell, result, &path);
+                }
+            }
+        }
+    });
+}
+
+pub fn save_dialog(name: &str, what: &str, ext: &str) -> Option<PathBuf> {
     rfd::FileDialog::new()
         .set_file_name(name)
         .add_filter(what, &[ext])

@@ -10,7 +10,9 @@
 
 use eframe::egui;
 
-use crate::view::ViewSettings;
+use super::Shell;
+use crate::plot::figure::{BarKey, Key};
+use crate::view::{ColorMap, ViewSettings};
 
 /// Significant figures of the colour bar's tick labels.
 pub const TICK_FIGURES: u32 = 2;
@@ -56,23 +58,38 @@ fn trim_zeros(text: String) -> String {
 }
 
 /// The colour bar's ticks from the top: (fraction down the bar, label).
-/// Signed bars carry an explicit sign and call zero the surface.
+/// Five evenly spaced values; a signed bar whose range holds zero puts its
+/// middle tick at zero, "0 (surface)", and the others halfway to each end
+/// (ticks that would crowd it are dropped), and writes an explicit sign.
 pub fn ticks(lo: f32, hi: f32, signed: bool) -> Vec<(f32, String)> {
+    let label = |value: f32| {
+        let text = sig_figs(value as f64, TICK_FIGURES);
+        if signed && value > 0.0 {
+            format!("+{text}")
+        } else {
+            text
+        }
+    };
+    let at = |value: f32| (hi - value) / (hi - lo);
+    if signed && lo < 0.0 && hi > 0.0 {
+        let mut out = vec![(at(0.0), "0 (surface)".to_string())];
+        for value in [hi, 0.5 * hi, 0.5 * lo, lo] {
+            let t = at(value);
+            if out.iter().all(|(u, _)| (u - t).abs() > 0.08) {
+                out.push((t, label(value)));
+            }
+        }
+        out.sort_by(|a, b| a.0.total_cmp(&b.0));
+        return out;
+    }
     (0..5)
         .map(|i| {
             let t = i as f32 / 4.0;
             let value = hi - t * (hi - lo);
-            let text = if signed && i == 2 {
-                "0 (surface)".to_string()
-            } else if i == 4 && !signed {
+            let text = if i == 4 && !signed && lo == 0.0 {
                 "0".to_string()
             } else {
-                let label = sig_figs(value as f64, TICK_FIGURES);
-                if signed && value > 0.0 {
-                    format!("+{label}")
-                } else {
-                    label
-                }
+                label(value)
             };
             (t, text)
         })
@@ -96,107 +113,207 @@ impl ColorBar {
     pub fn signed_distance(view: &ViewSettings) -> Self {
         ColorBar {
             title: "signed distance (mesh units)",
-            lo: -view.value_range,
-            hi: view.value_range,
+            lo: view.value_min,
+            hi: view.value_max,
             signed: true,
             threshold: None,
         }
     }
 }
 
-/// Draws `bar` at the viewport's right edge (when cells are shown).
-pub fn color_bar_ui(ui: &mut egui::Ui, view: &ViewSettings, bar: ColorBar) {
+impl ColorBar {
+    /// The bar as drawn, coloured by `map`, with `histogram` beside it.
+    pub fn key(&self, map: ColorMap, histogram: Vec<f32>) -> BarKey {
+        let (lo, hi) = (self.lo, self.hi);
+        let at = |t: f32| hi - t * (hi - lo);
+        let steps = 96;
+        let mut marks = Vec::new();
+        if let Some(eps) = self.threshold.filter(|&e| e > lo && e < hi) {
+            marks.push((
+                (hi - eps) / (hi - lo),
+                format!("ε {}", sig_figs(eps as f64, TICK_FIGURES)),
+            ));
+        }
+        BarKey {
+            title: self.title.to_string(),
+            colors: (0..steps)
+                .map(|i| map.color_between(at((i as f32 + 0.5) / steps as f32), lo, hi))
+                .collect(),
+            ticks: ticks(lo, hi, self.signed),
+            marks,
+            histogram,
+            empty: None,
+        }
+    }
+}
+
+/// Width of the colour bar's column at the viewport's right edge; captions
+/// wrap left of it, so no text overlaps the bar.
+pub const BAR_COLUMN: f32 = 200.0;
+
+/// Draws `bar` at the viewport's right edge (when cells are shown), with
+/// the histogram of the shown cells' values beside it.
+pub fn color_bar_ui(ui: &mut egui::Ui, shell: &mut Shell, bar: ColorBar) {
+    let view = shell.settings.view;
     if !view.show_cells {
         return;
     }
-    let ColorBar {
-        title,
-        lo,
-        hi,
-        signed,
-        threshold,
-    } = bar;
+    let histogram = shell.viewport.value_histogram(bar.lo, bar.hi);
+    let key = Key::Bar(bar.key(view.color_map, histogram));
+    let mesh = shell
+        .mesh
+        .scene
+        .as_ref()
+        .map_or("no mesh".into(), |s| s.source.label());
+    let caption = format!(
+        "{mesh}: {} from {} to {}, {} colour map",
+        bar.title,
+        sig_figs(bar.lo as f64, 3),
+        sig_figs(bar.hi as f64, 3),
+        view.color_map.name()
+    );
+    shell.shown_key = Some((key.clone(), caption));
     let rect = ui.max_rect();
-    let bar = egui::Rect::from_min_size(
-        egui::pos2(rect.right() - 70.0, rect.top() + 40.0),
-        egui::vec2(18.0, (rect.height() - 120.0).clamp(80.0, 360.0)),
+    let column = egui::Rect::from_min_max(
+        egui::pos2(rect.right() - BAR_COLUMN, rect.top() + 8.0),
+        egui::pos2(
+            rect.right() - 8.0,
+            rect.top() + 8.0 + (rect.height() - 100.0).clamp(140.0, 420.0),
+        ),
     );
     let painter = ui.painter();
-    painter.rect_filled(
-        bar.expand2(egui::vec2(58.0, 30.0))
-            .translate(egui::vec2(-20.0, 4.0)),
-        4.0,
-        egui::Color32::from_black_alpha(150),
+    painter.rect_filled(column, 4.0, egui::Color32::from_black_alpha(160));
+    let key_rect = egui::Rect::from_min_max(
+        column.min + egui::vec2(10.0, 30.0),
+        column.max - egui::vec2(10.0, 30.0),
     );
-    let steps = 64;
-    for i in 0..steps {
-        let t0 = i as f32 / steps as f32;
-        let t1 = (i + 1) as f32 / steps as f32;
-        let value = hi - (t0 + 0.5 / steps as f32) * (hi - lo);
-        let [r, g, b, _] = view
-            .color_map
-            .color(value, if signed { view.value_range } else { hi });
-        let r0 = egui::Rect::from_min_max(
-            egui::pos2(bar.left(), bar.top() + t0 * bar.height()),
-            egui::pos2(bar.right(), bar.top() + t1 * bar.height()),
-        );
-        painter.rect_filled(r0, 0.0, egui::Color32::from_rgb(r, g, b));
-    }
-    painter.rect_stroke(
-        bar,
-        0.0,
-        egui::Stroke::new(1.0, egui::Color32::WHITE),
-        egui::StrokeKind::Outside,
-    );
-    let font = egui::FontId::proportional(12.0);
-    let label = |y: f32, text: String| {
+    key_ui(painter, &key, key_rect, egui::Color32::WHITE);
+    if bar.signed {
         painter.text(
-            egui::pos2(bar.left() - 6.0, y),
-            egui::Align2::RIGHT_CENTER,
-            text,
-            font.clone(),
-            egui::Color32::WHITE,
-        );
-    };
-    for (t, text) in ticks(lo, hi, signed) {
-        let y = bar.top() + t * bar.height();
-        painter.hline(
-            bar.left() - 4.0..=bar.left(),
-            y,
-            egui::Stroke::new(1.0, egui::Color32::WHITE),
-        );
-        label(y, text);
-    }
-    if let Some(eps) = threshold.filter(|&e| e > lo && e < hi) {
-        let y = bar.top() + (hi - eps) / (hi - lo) * bar.height();
-        painter.hline(
-            bar.left() - 2.0..=bar.right() + 2.0,
-            y,
-            egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 220, 0)),
-        );
-        painter.text(
-            egui::pos2(bar.right() + 4.0, y),
-            egui::Align2::LEFT_CENTER,
-            format!("ε {}", sig_figs(eps as f64, TICK_FIGURES)),
-            font.clone(),
-            egui::Color32::from_rgb(255, 220, 0),
-        );
-    }
-    painter.text(
-        egui::pos2(bar.right() + 2.0, bar.top() - 14.0),
-        egui::Align2::RIGHT_BOTTOM,
-        title,
-        font.clone(),
-        egui::Color32::WHITE,
-    );
-    if signed {
-        painter.text(
-            egui::pos2(bar.right() + 2.0, bar.bottom() + 14.0),
+            egui::pos2(key_rect.right(), key_rect.bottom() + 8.0),
             egui::Align2::RIGHT_TOP,
             "outside + / inside −",
-            font,
+            egui::FontId::proportional(11.0),
             egui::Color32::WHITE,
         );
+    }
+}
+
+/// Paints `key` in `rect` (the bar's height; the key's title above it).
+pub fn key_ui(painter: &egui::Painter, key: &Key, rect: egui::Rect, text: egui::Color32) {
+    let font = egui::FontId::proportional(11.0);
+    let stroke = egui::Stroke::new(1.0, text);
+    match key {
+        Key::Bar(bar) => {
+            let hist_w = 26.0;
+            let bar_rect = egui::Rect::from_min_size(
+                rect.min + egui::vec2(hist_w + 2.0, 0.0),
+                egui::vec2(14.0, rect.height()),
+            );
+            let n = bar.colors.len().max(1) as f32;
+            for (i, c) in bar.colors.iter().enumerate() {
+                let r = egui::Rect::from_min_max(
+                    egui::pos2(
+                        bar_rect.left(),
+                        bar_rect.top() + i as f32 / n * bar_rect.height(),
+                    ),
+                    egui::pos2(
+                        bar_rect.right(),
+                        bar_rect.top() + (i + 1) as f32 / n * bar_rect.height(),
+                    ),
+                );
+                painter.rect_filled(r, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
+            }
+            painter.rect_stroke(bar_rect, 0.0, stroke, egui::StrokeKind::Outside);
+            let bins = bar.histogram.len() as f32;
+            for (i, &len) in bar.histogram.iter().enumerate() {
+                let y0 = bar_rect.top() + i as f32 / bins * bar_rect.height();
+                let y1 = bar_rect.top() + (i + 1) as f32 / bins * bar_rect.height();
+                let right = bar_rect.left() - 2.0;
+                painter.rect_filled(
+                    egui::Rect::from_min_max(
+                        egui::pos2(right - len * hist_w, y0),
+                        egui::pos2(right, y1 - 0.5),
+                    ),
+                    0.0,
+                    egui::Color32::from_gray(128),
+                );
+            }
+            for (t, label) in &bar.ticks {
+                let y = bar_rect.top() + t * bar_rect.height();
+                painter.hline(bar_rect.right()..=bar_rect.right() + 4.0, y, stroke);
+                painter.text(
+                    egui::pos2(bar_rect.right() + 6.0, y),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    font.clone(),
+                    text,
+                );
+            }
+            let mark = egui::Color32::from_rgb(230, 180, 0);
+            for (t, label) in &bar.marks {
+                let y = bar_rect.top() + t * bar_rect.height();
+                painter.hline(
+                    bar_rect.left() - 2.0..=bar_rect.right() + 2.0,
+                    y,
+                    egui::Stroke::new(2.0, mark),
+                );
+                painter.text(
+                    egui::pos2(bar_rect.left() - 4.0, y),
+                    egui::Align2::RIGHT_CENTER,
+                    label,
+                    font.clone(),
+                    mark,
+                );
+            }
+            // Right-aligned, so a long title runs left over the strip above
+            // the image rather than out of the widget.
+            painter.text(
+                egui::pos2(rect.right(), rect.top() - 6.0),
+                egui::Align2::RIGHT_BOTTOM,
+                &bar.title,
+                font.clone(),
+                text,
+            );
+            if let Some((c, label)) = &bar.empty {
+                let sw = egui::Rect::from_min_size(
+                    egui::pos2(bar_rect.left(), bar_rect.bottom() + 8.0),
+                    egui::vec2(10.0, 10.0),
+                );
+                painter.rect_filled(sw, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
+                painter.text(
+                    sw.right_center() + egui::vec2(4.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    font,
+                    text,
+                );
+            }
+        }
+        Key::Classes(title, entries) => {
+            painter.text(
+                egui::pos2(rect.left(), rect.top() - 6.0),
+                egui::Align2::LEFT_BOTTOM,
+                title,
+                font.clone(),
+                text,
+            );
+            for (i, (label, c)) in entries.iter().enumerate() {
+                let sw = egui::Rect::from_min_size(
+                    rect.min + egui::vec2(0.0, i as f32 * 16.0),
+                    egui::vec2(11.0, 11.0),
+                );
+                painter.rect_filled(sw, 0.0, egui::Color32::from_rgb(c[0], c[1], c[2]));
+                painter.rect_stroke(sw, 0.0, stroke, egui::StrokeKind::Outside);
+                painter.text(
+                    sw.right_center() + egui::vec2(5.0, 0.0),
+                    egui::Align2::LEFT_CENTER,
+                    label,
+                    font.clone(),
+                    text,
+                );
+            }
+        }
     }
 }
 
@@ -204,9 +321,12 @@ pub fn color_bar_ui(ui: &mut egui::Ui, view: &ViewSettings, bar: ColorBar) {
 pub fn caption_ui(ui: &egui::Ui, text: &str) {
     let rect = ui.max_rect();
     let font = egui::FontId::proportional(14.0);
-    let galley = ui
-        .painter()
-        .layout_no_wrap(text.to_string(), font, egui::Color32::WHITE);
+    let galley = ui.painter().layout(
+        text.to_string(),
+        font,
+        egui::Color32::WHITE,
+        (rect.width() - BAR_COLUMN - 30.0).max(120.0),
+    );
     let pos = rect.left_top() + egui::vec2(10.0, 10.0);
     ui.painter().rect_filled(
         egui::Rect::from_min_size(pos, galley.size()).expand(5.0),
@@ -237,6 +357,16 @@ mod tests {
         assert_eq!(sig_figs(0.123456, 3), "0.123");
         assert_eq!(sig_figs(45678.0, 2), "4.6e4");
         assert_eq!(sig_figs(3.0e9, 1), "3e9");
+    }
+
+    #[test]
+    fn an_uneven_signed_range_keeps_the_surface_and_drops_crowded_ticks() {
+        let t = ticks(-0.01, 1.0, true);
+        let labels: Vec<&str> = t.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["+1", "+0.5", "0 (surface)"]);
+        assert!((t[2].0 - 1.0 / 1.01).abs() < 1e-6);
+        let t = ticks(0.2, 0.6, false);
+        assert_eq!(t[4].1, "0.2");
     }
 
     #[test]

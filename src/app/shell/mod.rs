@@ -21,6 +21,7 @@ pub mod cells;
 pub mod chrome;
 pub mod export;
 pub mod file_picker;
+pub mod image_view;
 pub mod jobs_bar;
 pub mod keys;
 pub mod legend;
@@ -106,6 +107,10 @@ pub struct Shell {
     pub pending_field: Option<std::path::PathBuf>,
     /// Every job started, for the progress bars.
     pub running_jobs: Mutex<jobs_bar::RunningJobs>,
+    /// The colour key the viewport shows this frame and the figure
+    /// caption for it (mesh, quantity, range), for the 3D figure export;
+    /// set by [`legend::color_bar_ui`], cleared before each frame's modes.
+    pub shown_key: Option<(crate::plot::figure::Key, String)>,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -130,6 +135,7 @@ impl Shell {
             file_picker: None,
             pending_field: None,
             running_jobs: Default::default(),
+            shown_key: None,
             ctx,
             async_messages: Default::default(),
         }
@@ -251,7 +257,9 @@ impl Shell {
     /// Shows `field`, fitting the colour range to the scene's first one.
     fn show_field(&mut self, field: Arc<SdfField>) {
         if !self.mesh.range_fitted {
-            self.settings.view.value_range = crate::view::default_value_range(&field);
+            self.settings
+                .view
+                .set_symmetric_range(crate::view::default_value_range(&field));
             self.settings.view.filter.clip = Some(
                 self.viewport
                     .facing_clip_plane(field.grid.bounds().center()),

@@ -34,7 +34,8 @@ pub struct Viewport {
     pick_lines: Vec<LineVertex>,
     /// The uploaded cells, kept for picking.
     cells: Vec<[f32; 4]>,
-    slice: Option<(String, egui::TextureHandle)>,
+    /// The colour bar's histogram of the cells' values and its range's bits.
+    histogram: Option<((u32, u32), Vec<f32>)>,
     /// Set when something changed and the view must be rendered again.
     dirty: bool,
     /// The range to colour with when the cells show a heat map.
@@ -66,8 +67,8 @@ impl Viewport {
             mesh_lines: Vec::new(),
             pick_lines: Vec::new(),
             cells: Vec::new(),
-            slice: None,
             dirty: true,
+            histogram: None,
             range_override: None,
             point_size_min: None,
             last_rendered: None,
@@ -179,7 +180,24 @@ impl Viewport {
     pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
         self.renderer.set_cells(&self.render_state.device, cells);
         self.cells = cells.to_vec();
+        self.histogram = None;
         self.dirty = true;
+    }
+
+    /// The histogram of the shown cells' values over `lo..hi` for the
+    /// colour bar ([`super::image_view::histogram`]), remade when the
+    /// cells or the range change.
+    pub fn value_histogram(&mut self, lo: f32, hi: f32) -> Vec<f32> {
+        let key = (lo.to_bits(), hi.to_bits());
+        if let Some((k, h)) = &self.histogram
+            && *k == key
+        {
+            return h.clone();
+        }
+        let values: Vec<f32> = self.cells.iter().map(|c| c[3]).collect();
+        let h = super::image_view::histogram(&values, lo, hi, super::image_view::HISTOGRAM_BINS);
+        self.histogram = Some((key, h.clone()));
+        h
     }
 
     pub fn set_pick_lines(&mut self, lines: &[LineVertex]) {
@@ -201,7 +219,7 @@ impl Viewport {
     fn effective(&self, view: &ViewSettings) -> ViewSettings {
         let mut v = *view;
         if let Some(r) = self.range_override {
-            v.value_range = r;
+            (v.value_min, v.value_max) = (0.0, r);
         }
         if let Some(px) = self.point_size_min {
             v.point_size = v.point_size.max(px);
@@ -356,6 +374,33 @@ impl Viewport {
         best.map(|(i, _)| i)
     }
 
+    /// Renders the 3D view offscreen at `factor` × its current size, the
+    /// cell sprites `factor` × as large so the picture looks the same.
+    pub fn render_scaled(
+        &self,
+        gpu: &GpuContext,
+        view: &ViewSettings,
+        factor: u32,
+    ) -> Result<image::RgbaImage, String> {
+        let shown = self
+            .target
+            .as_ref()
+            .ok_or("the view has not been shown yet")?;
+        let (w, h) = shown.size();
+        let target = crate::view::RenderTarget::new(&gpu.device, w * factor, h * factor);
+        if target.size() != (w * factor, h * factor) {
+            return Err(format!(
+                "{}×{} pixels is beyond this adapter's texture limit",
+                w * factor,
+                h * factor
+            ));
+        }
+        let mut v = self.effective(view);
+        v.point_size *= factor as f32;
+        self.renderer.render(gpu, &target, &self.camera, &v);
+        target.read_rgba(gpu).map_err(|e| e.to_string())
+    }
+
     /// Renders the 3D view offscreen at its current size and writes a PNG.
     pub fn export_png(
         &self,
@@ -371,28 +416,5 @@ impl Viewport {
             .render(gpu, target, &self.camera, &self.effective(view));
         let img = target.read_rgba(gpu).map_err(|e| e.to_string())?;
         super::export::write_png(&img, path)
-    }
-
-    /// The slice image as a texture, re-made only when `key` changes.
-    pub fn slice_texture(
-        &mut self,
-        ctx: &egui::Context,
-        key: impl std::fmt::Debug,
-        make: impl FnOnce() -> image::RgbaImage,
-    ) -> egui::TextureHandle {
-        let key = format!("{key:?}");
-        if let Some((k, tex)) = &self.slice
-            && *k == key
-        {
-            return tex.clone();
-        }
-        let img = make();
-        let color = egui::ColorImage::from_rgba_unmultiplied(
-            [img.width() as usize, img.height() as usize],
-            img.as_raw(),
-        );
-        let tex = ctx.load_texture("slice", color, egui::TextureOptions::NEAREST);
-        self.slice = Some((key, tex.clone()));
-        tex
     }
 }

@@ -85,8 +85,8 @@ impl Mode for Adaptive {
             self.set_pick(node);
         }
         if self.product.is_some() {
-            let view = &shell.settings.view;
-            color_bar_ui(ui, view, ColorBar::signed_distance(view));
+            let bar = ColorBar::signed_distance(&shell.settings.view);
+            color_bar_ui(ui, shell, bar);
         }
         panel::caption_ui(ui, self, shell);
     }

@@ -404,7 +404,7 @@ pub fn caption_ui(ui: &mut egui::Ui, st: &Adaptive, shell: &Shell) {
         lines.join("\n"),
         egui::FontId::proportional(13.0),
         egui::Color32::from_gray(230),
-        (rect.width() - 140.0).max(120.0),
+        (rect.width() - crate::app::shell::legend::BAR_COLUMN - 16.0).max(120.0),
     );
     ui.painter().galley(
         rect.left_top() + egui::vec2(8.0, 8.0),

@@ -78,12 +78,37 @@ pub fn inspector_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
 
 /// The picked cell's marker: a small cross at the cell and a line to its
 /// closest point on the mesh.
+/// The 12 edges of the cube [−1, 1]³.
+const CUBE_EDGES: [(Vec3, Vec3); 12] = {
+    const fn v(x: f32, y: f32, z: f32) -> Vec3 {
+        Vec3::new(x, y, z)
+    }
+    [
+        (v(-1., -1., -1.), v(1., -1., -1.)),
+        (v(-1., 1., -1.), v(1., 1., -1.)),
+        (v(-1., -1., 1.), v(1., -1., 1.)),
+        (v(-1., 1., 1.), v(1., 1., 1.)),
+        (v(-1., -1., -1.), v(-1., 1., -1.)),
+        (v(1., -1., -1.), v(1., 1., -1.)),
+        (v(-1., -1., 1.), v(-1., 1., 1.)),
+        (v(1., -1., 1.), v(1., 1., 1.)),
+        (v(-1., -1., -1.), v(-1., -1., 1.)),
+        (v(1., -1., -1.), v(1., -1., 1.)),
+        (v(-1., 1., -1.), v(-1., 1., 1.)),
+        (v(1., 1., -1.), v(1., 1., 1.)),
+    ]
+};
+
 pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<LineVertex> {
     let mut out = Vec::new();
     let p = field.grid.center_of(cell);
     let h = 0.5 * field.grid.cell_size;
     for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
         segment(&mut out, p - axis * h, p + axis * h, PICK);
+    }
+    // The cell's box, so the picked cell stands out among the sprites.
+    for (a, b) in CUBE_EDGES {
+        segment(&mut out, p + a * h, p + b * h, PICK);
     }
     if let Some((t, _)) = field.closest_feature(cell) {
         let q = closest_point_triangle(p, mesh.mesh.corners(t as usize)).point;

@@ -23,6 +23,7 @@ use eframe::egui;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::cells::axis_from_name;
+use crate::app::shell::image_view::ImageView;
 use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::scene::{Job, JobError};
@@ -55,6 +56,10 @@ pub struct Field {
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
     drawn_field: Option<usize>,
+    /// The slice panel's image.
+    slice_view: ImageView,
+    /// The slice whose plane the 3D view draws, if shown.
+    drawn_slice: Option<(crate::view::Axis, u32)>,
 }
 
 /// The field mode's script steps.
@@ -80,6 +85,8 @@ enum FieldStep {
     OpenField(String),
     /// `check-pick:N`: inspect the loaded field's N-th worst sample (0: the worst).
     CheckPick(usize),
+    /// `export-slice:PATH[@2x][+caption]`: the slice with its colour bar.
+    ExportSlice(std::path::PathBuf, u32, bool),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -126,6 +133,11 @@ const STEPS: &[StepDoc] = &[
         "N",
         "inspect the loaded field's N-th worst sample (0: the worst)",
     ),
+    step(
+        "export-slice",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the slice at 1×, 2× or 4× with its colour bar and axes (and a caption)",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
@@ -157,6 +169,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
         "slice" => need("an axis").map(FieldStep::Slice),
         "open-field" => need("a .npy or .npz file").map(FieldStep::OpenField),
         "check-pick" => args::number(verb, arg, "a rank").map(FieldStep::CheckPick),
+        "export-slice" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| FieldStep::ExportSlice(path, factor, caption)),
         _ => return None,
     })
 }
@@ -230,13 +244,21 @@ impl Field {
         }
     }
 
-    /// |Δ| per cell while the CPU-vs-GPU heat map is shown (the slice
-    /// shows it instead of the field).
-    fn shown_difference(&self) -> Option<(&[f32], f32)> {
-        self.comparison
-            .as_ref()
-            .filter(|c| self.show_comparison && c.kind == CompareKind::CpuVsGpu)
-            .map(|c| (c.abs_diff.as_slice(), c.max_abs.max(f32::MIN_POSITIVE)))
+    /// What the slice shows: what the viewport's cells show.
+    fn slice_quantity(&self) -> slice::Quantity<'_> {
+        match &self.comparison {
+            Some(c) if self.show_comparison => match c.kind {
+                CompareKind::CpuVsGpu => slice::Quantity::Difference {
+                    values: &c.abs_diff,
+                    max: c.max_abs.max(f32::MIN_POSITIVE),
+                    threshold: self.threshold,
+                },
+                CompareKind::SignModes => slice::Quantity::SignDisagreements {
+                    classes: &c.sign_classes,
+                },
+            },
+            _ => slice::Quantity::Field,
+        }
     }
 
     /// Uploads the mesh with its overlay lines, and the pick's marker.
@@ -247,18 +269,21 @@ impl Field {
         }
     }
 
-    /// Recomputes the inspector's reference value and its 3D marker.
+    /// Recomputes the inspector's reference value and its 3D marker, and
+    /// the slice's plane.
     fn refresh_pick(&mut self, shell: &mut Shell) {
-        let (Some(scene), Some(field), Some(pick)) =
+        let mut lines = Vec::new();
+        if let (Some(scene), Some(field), Some(pick)) =
             (&shell.mesh.scene, &shell.mesh.field, &mut self.pick)
-        else {
-            shell.viewport.set_pick_lines(&[]);
-            return;
-        };
-        let p = field.grid.center_of(pick.cell);
-        pick.reference =
-            sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
-        let lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+        {
+            let p = field.grid.center_of(pick.cell);
+            pick.reference =
+                sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
+            lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+        }
+        if let (Some(field), Some((axis, index))) = (&shell.mesh.field, self.drawn_slice) {
+            lines.extend(slice::slice_plane_lines(field, axis, index));
+        }
         shell.viewport.set_pick_lines(&lines);
     }
 
@@ -346,6 +371,9 @@ impl Field {
                     axis_from_name(&axis).ok_or(format!("unknown axis {axis}"))?;
                 shell.settings.show_slice = true;
             }
+            FieldStep::ExportSlice(path, factor, caption) => {
+                slice::export_slice(self, shell, &path, factor, caption)?
+            }
         }
         Ok(())
     }
@@ -397,6 +425,22 @@ impl Mode for Field {
             }
             self.refresh_pick(shell);
             cells = true;
+        }
+        let slice = shell
+            .mesh
+            .field
+            .as_ref()
+            .filter(|_| shell.settings.show_slice)
+            .map(|f| {
+                let axis = shell.settings.slice_axis;
+                (
+                    axis,
+                    slice::slice_index(f, axis, shell.settings.slice_position),
+                )
+            });
+        if slice != self.drawn_slice {
+            self.drawn_slice = slice;
+            self.refresh_pick(shell);
         }
         if let Some(result) = self.compare_job.as_ref().and_then(Job::poll) {
             self.compare_job = None;
@@ -511,7 +555,7 @@ impl Mode for Field {
             },
             _ => ColorBar::signed_distance(view),
         };
-        color_bar_ui(ui, view, bar);
+        color_bar_ui(ui, shell, bar);
         caption_ui(ui, &self.caption(shell));
     }
 

@@ -6,11 +6,16 @@
 use eframe::egui;
 
 use super::Interference;
+use std::path::Path;
+
+use crate::app::shell::Shell;
+use crate::app::shell::export::figure_menu_ui;
+use crate::app::shell::image_view::{self, Coloring, Extent, Picture};
 use crate::stages::interference::images::{self, ImageKind};
 use crate::stages::interference::{CountImage, CullPlan, InterferenceScene, count_cpu};
 
 /// The read-back images in the right panel, with legend and hover details.
-pub fn images_ui(st: &mut Interference, ui: &mut egui::Ui) {
+pub fn images_ui(st: &mut Interference, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Interference images");
     let Some(r) = &st.result else {
         ui.label("no run yet");
@@ -36,53 +41,19 @@ pub fn images_ui(st: &mut Interference, ui: &mut egui::Ui) {
                 ui.selectable_value(&mut st.image, kind, kind.name());
             }
         });
-    let run_index = if with_images.contains(&st.image_run) {
-        st.image_run
-    } else {
-        with_images[0]
-    };
+    let run_index = shown_run(st).expect("a run has images");
     let cull = r.runs[run_index].cull.as_ref();
     let image = r.runs[run_index].image.as_ref().expect("filtered above");
-    let stale = st
-        .texture
-        .as_ref()
-        .is_none_or(|(_, k, kind)| (*k, *kind) != (run_index, st.image));
-    if stale {
-        let (w, h) = (image.view.width as usize, image.view.height as usize);
-        let pixels: Vec<u8> = images::rgba(image, st.image).concat();
-        let color = egui::ColorImage::from_rgba_unmultiplied([w, h], &pixels);
-        let texture =
-            ui.ctx()
-                .load_texture("interference image", color, egui::TextureOptions::NEAREST);
-        st.texture = Some((texture, run_index, st.image));
-    }
-    let (texture, _, _) = st.texture.as_ref().expect("loaded above");
-    let width = ui.available_width().min(300.0);
-    let aspect = image.view.height as f32 / image.view.width as f32;
-    let response = ui.add(
-        egui::Image::new((texture.id(), egui::vec2(width, width * aspect)))
-            .sense(egui::Sense::hover()),
+    let kind = st.image;
+    let key = (run_index, kind as u8, image.counts.as_ptr() as usize);
+    st.image_view.show(
+        ui,
+        key,
+        || picture(image, kind),
+        None,
+        |[x, y]| Some(describe_pixel(image, x, y)),
     );
-    if let Some(pos) = response.hover_pos() {
-        let rel = (pos - response.rect.min) / response.rect.size();
-        let x = ((rel.x * image.view.width as f32) as u32).min(image.view.width - 1);
-        let y = ((rel.y * image.view.height as f32) as u32).min(image.view.height - 1);
-        let i = (y * image.view.width + x) as usize;
-        let object = |v: u32| {
-            (v as usize)
-                .checked_sub(1)
-                .map_or("-".into(), |k| k.to_string())
-        };
-        ui.label(format!(
-            "pixel ({x}, {y}): count {}, depth {:.4}, edge of object {} (edge {}), inside {}",
-            image.counts[i],
-            image.edge_depth[i],
-            object(image.ids[i][0]),
-            image.ids[i][1].saturating_sub(1),
-            object(image.penetrated[i]),
-        ));
-    }
-    legend_ui(ui, image, st.image);
+    export_menu_ui(st, shell, ui);
     if cull.is_some() {
         ui.label(
             "culled: faces count only inside each object's overlap rectangle and only \
@@ -129,40 +100,94 @@ pub fn verify_image(
     }
 }
 
-fn swatch(ui: &mut egui::Ui, color: [u8; 4], label: String) {
-    ui.horizontal(|ui| {
-        let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 14.0), egui::Sense::hover());
-        let [r, g, b, _] = color;
-        ui.painter()
-            .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
-        ui.painter().rect_stroke(
-            rect,
-            2.0,
-            egui::Stroke::new(1.0, egui::Color32::GRAY),
-            egui::StrokeKind::Inside,
-        );
-        ui.label(label);
-    });
+/// The run whose image is shown: the chosen one, or the first with images.
+fn shown_run(st: &Interference) -> Option<usize> {
+    let r = st.result.as_ref()?;
+    let has = |k: usize| r.runs.get(k).is_some_and(|run| run.image.is_some());
+    if has(st.image_run) {
+        Some(st.image_run)
+    } else {
+        (0..r.runs.len()).find(|&k| has(k))
+    }
 }
 
-fn legend_ui(ui: &mut egui::Ui, image: &CountImage, kind: ImageKind) {
-    match kind {
+/// Writes the shown image with its key and axes (and caption) as a PNG
+/// at `factor` × its pixel size.
+pub fn export_image(
+    st: &Interference,
+    path: &Path,
+    factor: u32,
+    caption: bool,
+) -> Result<(), String> {
+    let run = shown_run(st).ok_or("no interference image to export")?;
+    let image = st.result.as_ref().and_then(|r| r.runs[run].image.as_ref());
+    let image = image.ok_or("no interference image to export")?;
+    let fig = image_view::export_image(&picture(image, st.image), factor, caption)?;
+    crate::app::shell::export::write_png(&fig, path)
+}
+
+/// The image's "Export PNG" menu.
+fn export_menu_ui(st: &Interference, shell: &mut Shell, ui: &mut egui::Ui) {
+    figure_menu_ui(
+        shell,
+        ui,
+        "Export image",
+        "interference.png",
+        |_, path, f, c| export_image(st, path, f, c),
+    );
+}
+
+/// The hover text of pixel (x, y).
+fn describe_pixel(image: &CountImage, x: u32, y: u32) -> String {
+    let i = (y * image.view.width + x) as usize;
+    let object = |v: u32| {
+        (v as usize)
+            .checked_sub(1)
+            .map_or("-".into(), |k| k.to_string())
+    };
+    format!(
+        "pixel ({x}, {y}): count {}, depth {:.4}, edge of object {} (edge {}), inside {}",
+        image.counts[i],
+        image.edge_depth[i],
+        object(image.ids[i][0]),
+        image.ids[i][1].saturating_sub(1),
+        object(image.penetrated[i]),
+    )
+}
+
+/// The picture of `kind` for the image widget: the false colours with
+/// their classes as the key (per-class pixel counts for the stencil
+/// counts), the count per pixel as the value (empty where no edge), the
+/// view's world box as axes.
+pub fn picture(image: &CountImage, kind: ImageKind) -> Picture {
+    let view = &image.view;
+    let (w, h) = (view.width, view.height);
+    let colours = images::rgba(image, kind);
+    let classes = match kind {
         ImageKind::Counts => {
             let mut per_class = [0usize; images::COUNT_LEGEND.len()];
-            for (&c, &d) in image.counts.iter().zip(&image.edge_depth) {
-                let color = images::count_color(c, d < 1.0);
-                if let Some(k) = images::COUNT_LEGEND.iter().position(|e| e.1 == color) {
+            for c in &colours {
+                if let Some(k) = images::COUNT_LEGEND.iter().position(|e| e.1 == *c) {
                     per_class[k] += 1;
                 }
             }
-            ui.label("stencil count at the nearest edge point (pixels):");
-            for ((label, color), n) in images::COUNT_LEGEND.iter().zip(per_class) {
-                swatch(ui, *color, format!("{label}: {n}"));
-            }
+            Coloring::Classes(
+                "stencil count at the nearest edge (pixels)".into(),
+                images::COUNT_LEGEND
+                    .iter()
+                    .zip(per_class)
+                    .map(|((label, color), n)| (format!("{label}: {n}"), *color))
+                    .collect(),
+            )
         }
-        ImageKind::EdgeDepth => {
-            ui.label("nearest (offset) edge depth: white near, dark far; black no edge");
-        }
+        ImageKind::EdgeDepth => Coloring::Classes(
+            "nearest (offset) edge depth".into(),
+            vec![
+                ("near".into(), [255, 255, 255, 255]),
+                ("far".into(), [51, 51, 51, 255]),
+                ("no edge".into(), [0, 0, 0, 255]),
+            ],
+        ),
         _ => {
             let mut objects: Vec<usize> = match kind {
                 ImageKind::EdgeObjects => image.ids.iter().map(|i| i[0]).collect(),
@@ -174,20 +199,43 @@ fn legend_ui(ui: &mut egui::Ui, image: &CountImage, kind: ImageKind) {
             .collect();
             objects.sort_unstable();
             objects.dedup();
-            ui.label(format!(
-                "{} objects in this image, one colour each:",
-                objects.len()
-            ));
-            // A grid keeps the side panel at its width.
-            egui::Grid::new("interference_id_legend").show(ui, |ui| {
-                for (n, &k) in objects.iter().take(24).enumerate() {
-                    let [r, g, b, _] = images::object_color(Some(k));
-                    ui.colored_label(egui::Color32::from_rgb(r, g, b), k.to_string());
-                    if n % 6 == 5 {
-                        ui.end_row();
-                    }
-                }
-            });
+            let shown = objects.len().min(16);
+            let mut entries: Vec<(String, [u8; 4])> = objects[..shown]
+                .iter()
+                .map(|&k| (format!("object {k}"), images::object_color(Some(k))))
+                .collect();
+            if objects.len() > shown {
+                entries.push((format!("… {} more", objects.len() - shown), [0, 0, 0, 0]));
+            }
+            Coloring::Classes(
+                format!("{} ({} objects)", kind.name(), objects.len()),
+                entries,
+            )
         }
+    };
+    let [u, v, depth] = view.axis.components();
+    let names = ["x", "y", "z"];
+    let extent = |c: usize| Extent {
+        label: names[c].into(),
+        lo: view.min[c] as f32,
+        hi: view.max[c] as f32,
+    };
+    Picture {
+        width: w,
+        height: h,
+        values: image
+            .counts
+            .iter()
+            .zip(&image.edge_depth)
+            .map(|(&c, &d)| if d < 1.0 { c as f32 } else { f32::NAN })
+            .collect(),
+        pixels: image::RgbaImage::from_raw(w, h, colours.concat()),
+        coloring: classes,
+        axes: Some([extent(u), extent(v)]),
+        caption: format!(
+            "interference: {} seen along {}, {w}×{h} pixels",
+            kind.name(),
+            names[depth]
+        ),
     }
 }

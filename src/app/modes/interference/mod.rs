@@ -33,6 +33,7 @@ use glam::Vec3;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
+use crate::app::shell::image_view::ImageView;
 use crate::mesh::Mesh;
 use crate::stages::StageBackend;
 use crate::stages::interference::images::ImageKind;
@@ -98,7 +99,7 @@ pub struct Interference {
     image_run: usize,
     gpu: Option<Arc<InterferenceGpu>>,
     result: Option<Outcome>,
-    texture: Option<(egui::TextureHandle, usize, ImageKind)>,
+    image_view: ImageView,
     dirty: bool,
     redraw: bool,
     framed: Option<(Shapes, usize, u64)>,
@@ -142,7 +143,7 @@ impl Default for Interference {
             image_run: 0,
             gpu: None,
             result: None,
-            texture: None,
+            image_view: ImageView::default(),
             dirty: false,
             redraw: false,
             framed: None,
@@ -362,6 +363,8 @@ enum InterfereStep {
     /// `interfere-verify`: compare the counts with the CPU reference;
     /// fails on a difference.
     Verify,
+    /// `export-image:PATH[@2x][+caption]`: the shown image with its key.
+    Export(std::path::PathBuf, u32, bool),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -394,6 +397,11 @@ const STEPS: &[StepDoc] = &[
         "NAME",
         "the image shown: counts, depth, ids, penetrating, penetrated",
     ),
+    step(
+        "export-image",
+        "PATH[@1x|@2x|@4x][+caption]",
+        "save the shown image at 1×, 2× or 4× with its key and axes (and a caption)",
+    ),
     step("interfere-select", "K", "select object K"),
     step("interfere-move", "X,Y,Z", "move the selected object"),
     step("interfere-verify", "", "check against the CPU reference"),
@@ -411,6 +419,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<InterfereStep, String>> {
         "interfere-mode" => need("read-pixels or occlusion").map(InterfereStep::Mode),
         "interfere-backend" => need("stencil, compute or cpu").map(InterfereStep::Backend),
         "interfere-image" => need("an image name").map(InterfereStep::Image),
+        "export-image" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| InterfereStep::Export(path, factor, caption)),
         "interfere-select" => args::number(verb, arg, whole).map(InterfereStep::Select),
         "interfere-move" => args::vec3(verb, arg).map(InterfereStep::Move),
         "interfere-verify" => Ok(InterfereStep::Verify),
@@ -437,6 +447,9 @@ impl Interference {
             InterfereStep::Verify => {
                 let text = self.verify()?;
                 shell.notify(text, false);
+            }
+            InterfereStep::Export(path, factor, caption) => {
+                images::export_image(self, &path, factor, caption)?
             }
         }
         Ok(ModeRequest::Stay)
@@ -478,8 +491,8 @@ impl Mode for Interference {
         panel::controls_ui(self, ui);
     }
 
-    fn inspector_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
-        images::images_ui(self, ui);
+    fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        images::images_ui(self, shell, ui);
     }
 
     fn steps(&self) -> &'static [StepDoc] {

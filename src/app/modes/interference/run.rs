@@ -102,7 +102,7 @@ impl Interference {
             located,
         });
         st.image_run = st.image_run.min(st.axes().len() - 1);
-        st.texture = None;
+        st.image_view = Default::default();
         st.verified = None;
         st.error = None;
         st.redraw = true;

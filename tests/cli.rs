@@ -4,59 +4,13 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use collidoscope::io::read_npy_f32;
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
 use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
 
-fn exe() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
-    c.env_remove("RUST_BACKTRACE");
-    c
-}
-
-fn asset(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("assets")
-        .join(name)
-}
-
-fn run_ok(args: &[&str]) -> String {
-    let out = exe().args(args).output().expect("runs");
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Runs a command that must fail with one readable line and no panic.
-fn run_err(args: &[&str]) -> String {
-    let out = exe().args(args).output().expect("runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !out.status.success(),
-        "{args:?} should fail; stdout: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    assert!(
-        !stderr.contains("panicked")
-            && !stderr.contains("internal error")
-            && !stderr.contains("RUST_BACKTRACE"),
-        "{args:?} panicked: {stderr}"
-    );
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(
-        lines.len(),
-        1,
-        "{args:?} should print one error line, got: {stderr}"
-    );
-    assert!(lines[0].starts_with("error: "), "{args:?}: {stderr}");
-    stderr
-}
+use common::cli::{asset, exe, run_err, run_ok};
 
 #[test]
 fn sdf_writes_npy_and_sidecar_that_match_the_library() {
@@ -540,20 +494,30 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
         lines[0], "SDF grid benchmark — CPU backends only",
         "{stdout}"
     );
+    // One row per sign mode of the default `--signs pseudo-normal,winding`.
+    assert!(lines[1].starts_with("model"), "{stdout}");
     assert!(
-        lines[1].starts_with("model") && lines[2].starts_with("box-12"),
+        lines[2].starts_with("box-12") && lines[2].contains("pseudo-normal"),
         "{stdout}"
     );
-    assert_eq!(lines[3], "* estimated from a strided sample of cells");
+    assert!(
+        lines[3].starts_with("box-12") && lines[3].contains("winding"),
+        "{stdout}"
+    );
+    assert_eq!(lines[4], "* estimated from a strided sample of cells");
     let csv = std::fs::read_to_string(dir.join("sdf.csv")).unwrap();
     let csv: Vec<&str> = csv.lines().collect();
     assert_eq!(
         csv[0],
-        "model,triangles,resolution,cells,backend,gpu_ms,wall_ms,estimated,\
+        "model,triangles,resolution,cells,backend,sign,exact_cells,gpu_ms,wall_ms,estimated,\
          million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu"
     );
-    assert_eq!(csv.len(), 2, "{csv:?}");
-    assert!(csv[1].starts_with("box-12,12,16,"), "{csv:?}");
+    assert_eq!(csv.len(), 3, "{csv:?}");
+    assert!(
+        csv[1].starts_with("box-12,12,16,4096,cpu,pseudo-normal,"),
+        "{csv:?}"
+    );
+    assert!(csv[2].starts_with("box-12,12,16,4096,cpu,winding,"), "{csv:?}");
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("sdf.json")).unwrap()).unwrap();
     assert_eq!(meta["benchmark"], "sdf");

@@ -132,3 +132,161 @@ fn the_table_7_1_rows_are_the_csv_rows_of_their_model() {
         );
     }
 }
+
+/// `12.345 ms`, or "–" for a time the CSV leaves empty (no GPU pass ran).
+fn ms_cell(row: &HashMap<String, String>, column: &str, digits: usize) -> String {
+    if row[column].is_empty() {
+        "–".into()
+    } else {
+        format!("{:.digits$} ms", ms(row, column))
+    }
+}
+
+#[test]
+fn the_compute_interference_rows_are_the_csv_rows_of_both_backends() {
+    let rows = csv("docs/bench/interfere-compute-h100.csv");
+    let table = readme_table(
+        &read("README.md"),
+        "| scene | mode | cull | stencil GPU | stencil wall | compute GPU",
+    );
+    assert_eq!(table.len(), 12, "three scenes, four modes");
+    for cells in &table {
+        let what = cells[..3].join(" ");
+        let of = |backend: &str| {
+            rows.iter()
+                .find(|r| {
+                    r["study"] == "target"
+                        && r["scene"] == cells[0]
+                        && r["mode"] == cells[1]
+                        && r["culling"] == (cells[2] == "yes").to_string()
+                        && r["backend"] == backend
+                })
+                .unwrap_or_else(|| panic!("{what}: no {backend} row in the CSV"))
+        };
+        let (stencil, compute) = (of("stencil"), of("compute"));
+        assert_eq!(
+            cells[3],
+            ms_cell(stencil, "gpu_ms", 3),
+            "{what}: stencil GPU"
+        );
+        assert_eq!(
+            cells[4],
+            ms_cell(stencil, "wall_ms", 3),
+            "{what}: stencil wall"
+        );
+        assert_eq!(
+            cells[5],
+            ms_cell(compute, "gpu_ms", 3),
+            "{what}: compute GPU"
+        );
+        assert_eq!(
+            cells[6],
+            ms_cell(compute, "wall_ms", 3),
+            "{what}: compute wall"
+        );
+        assert_eq!(
+            cells[7],
+            format!("{} / {}", stencil["interfering"], compute["interfering"]),
+            "{what}: interfering"
+        );
+    }
+}
+
+#[test]
+fn the_radial_rows_are_the_csv_rows_of_their_cloth() {
+    let rows = csv("docs/bench/radial-h100.csv");
+    let table = readme_table(
+        &read("README.md"),
+        "| triangles | bones | cloth particles | field cells",
+    );
+    assert_eq!(table.len(), rows.len(), "one row per cloth size");
+    for (cells, row) in table.iter().zip(&rows) {
+        let what = &cells[2];
+        assert_eq!(count(&cells[0]), count(&row["triangles"]), "{what}");
+        assert_eq!(count(&cells[2]), count(&row["particles"]), "{what}");
+        for (k, column) in [
+            "rasterise_gpu_ms",
+            "collision_gpu_ms",
+            "cloth_gpu_ms",
+            "update_cd_gpu_ms",
+        ]
+        .iter()
+        .enumerate()
+        {
+            assert_eq!(cells[5 + k], ms_cell(row, column, 3), "{what}: {column}");
+        }
+        assert_eq!(cells[9], ms_cell(row, "frame_wall_ms", 2), "{what}: wall");
+    }
+}
+
+#[test]
+fn the_winding_rows_are_the_csv_rows_of_their_model() {
+    let rows = csv("docs/bench/sdf-winding-h100.csv");
+    let json: serde_json::Value =
+        serde_json::from_str(&read("docs/bench/sdf-winding-h100.json")).expect("bench JSON");
+    let table = readme_table(
+        &read("README.md"),
+        "| model | res | pseudo-normal GPU | winding GPU + exact",
+    );
+    assert_eq!(table.len(), 4, "two bunnies at 128³ and 256³");
+    for cells in &table {
+        let what = format!("{} {}", cells[0], cells[1]);
+        let res = cells[1].trim_end_matches('³');
+        let of = |sign: &str| {
+            rows.iter()
+                .find(|r| r["model"] == cells[0] && r["resolution"] == res && r["sign"] == sign)
+                .unwrap_or_else(|| panic!("{what}: no {sign} row in the CSV"))
+        };
+        let (pseudo, winding) = (of("pseudo-normal"), of("winding"));
+        assert_eq!(
+            cells[2],
+            ms_cell(pseudo, "gpu_ms", 2),
+            "{what}: pseudo-normal"
+        );
+        assert_eq!(cells[3], ms_cell(winding, "gpu_ms", 1), "{what}: winding");
+        let pass = json["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .find(|r| {
+                r["model"] == cells[0].as_str()
+                    && r["resolution"].as_u64().map(|v| v.to_string()).as_deref() == Some(res)
+                    && r["sign"] == "winding"
+            })
+            .and_then(|r| r["gpu_phases"].as_array())
+            .and_then(|p| p.iter().find(|ph| ph[0] == "winding"))
+            .and_then(|ph| ph[1].as_f64())
+            .unwrap_or_else(|| panic!("{what}: no winding phase in the JSON"));
+        assert_eq!(cells[4], format!("{pass:.1} ms"), "{what}: winding pass");
+        assert_eq!(count(&cells[5]), count(&winding["exact_cells"]), "{what}");
+        let ratio = ms(winding, "gpu_ms") / ms(pseudo, "gpu_ms");
+        assert_eq!(cells[6], format!("{ratio:.1}×"), "{what}: ratio");
+    }
+}
+
+#[test]
+fn the_simulate_rows_are_the_csv_rows_of_their_body_count() {
+    let rows = csv("docs/bench/simulate-h100.csv");
+    let table = readme_table(
+        &read("README.md"),
+        "| bodies | triangles each | samples each | wall / frame",
+    );
+    assert_eq!(table.len(), rows.len(), "one row per body count");
+    for (cells, row) in table.iter().zip(&rows) {
+        let what = &cells[0];
+        assert_eq!(count(&cells[0]), count(&row["bodies"]), "{what}");
+        assert_eq!(cells[3], ms_cell(row, "wall_ms", 2), "{what}: wall");
+        for (k, column) in ["upload_ms", "kernels_ms", "gpu_ms", "readback_ms"]
+            .iter()
+            .enumerate()
+        {
+            assert_eq!(cells[4 + k], ms_cell(row, column, 3), "{what}: {column}");
+        }
+        assert_eq!(cells[8], ms_cell(row, "response_ms", 2), "{what}: response");
+        assert_eq!(
+            count(&cells[10]),
+            count(&row["contacts"]),
+            "{what}: contacts"
+        );
+    }
+}

@@ -149,6 +149,7 @@ mod tests {
             (
                 "interfere",
                 vec![
+                    "backends",
                     "no-cull",
                     "objects",
                     "studies",

@@ -517,7 +517,10 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
         csv[1].starts_with("box-12,12,16,4096,cpu,pseudo-normal,"),
         "{csv:?}"
     );
-    assert!(csv[2].starts_with("box-12,12,16,4096,cpu,winding,"), "{csv:?}");
+    assert!(
+        csv[2].starts_with("box-12,12,16,4096,cpu,winding,"),
+        "{csv:?}"
+    );
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("sdf.json")).unwrap()).unwrap();
     assert_eq!(meta["benchmark"], "sdf");

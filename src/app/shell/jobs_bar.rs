@@ -42,7 +42,10 @@ impl RunningJobs {
 /// The bars, in a strip under the banner.
 pub fn jobs_bar_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     let (due, any) = {
-        let mut jobs = shell.running_jobs.lock().expect("jobs lock");
+        let mut jobs = shell
+            .running_jobs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         (jobs.due(Instant::now()), jobs.any())
     };
     if any {

@@ -166,7 +166,7 @@ impl Shell {
     fn watch<T>(&self, job: &Job<T>) {
         self.running_jobs
             .lock()
-            .expect("jobs lock")
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
             .watch(&job.label, &job.progress, job.started);
     }
 

@@ -32,6 +32,18 @@ fn xvfb_run_with(script: &str, env: &[(&str, &str)]) -> std::process::Output {
         })
 }
 
+/// Runs a script that must succeed; a failure names `what` and shows the
+/// viewer's output.
+fn run_session(script: &str, what: &str) {
+    let out = xvfb_run(script);
+    assert!(
+        out.status.success(),
+        "the scripted {what} session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn load(path: &Path) -> image::RgbaImage {
     image::open(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -56,13 +68,7 @@ fn census(img: &image::RgbaImage) -> (usize, usize) {
 /// Runs `script`, which exports the view to `view`: it must succeed and
 /// the view must show highlighted collisions (strongly red pixels).
 fn assert_script_shows_red(script: &str, view: &Path, what: &str) {
-    let out = xvfb_run(script);
-    assert!(
-        out.status.success(),
-        "the scripted {what} session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(script, what);
     let red = load(view)
         .pixels()
         .filter(|p| {
@@ -92,13 +98,7 @@ fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
         bad.display(),
         window.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted viewer failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "viewer");
     let view_img = load(&view);
     let (grey, coloured) = census(&view_img);
     let total = (view_img.width() * view_img.height()) as usize;
@@ -181,13 +181,7 @@ fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
         "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; radial-backend:cpu; wait:2; radial-backend:gpu; wait:2; screenshot:{}; quit",
         shot.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted radial session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "radial");
     let img = load(&shot);
     let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
         img.pixels()
@@ -253,13 +247,7 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
         "collide:box-stack; collide-samples:on; collide-step:20; collide-gpu:on; collide-step:10; collide-compare; wait:3; export-view:{}; collide:line; collide-compare; quit",
         view.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted collide session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "collide");
     let img = load(&view);
     let (grey, coloured) = census(&img);
     let total = (img.width() * img.height()) as usize;
@@ -288,13 +276,7 @@ fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
         "pipeline:6; pipeline-gpu:on; pipeline-step:40; pipeline-gpu:off; pipeline-step:10; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; wait:3; export-view:{}; quit",
         view.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted pipeline session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "pipeline");
     let img = load(&view);
     let (grey, coloured) = census(&img);
     let total = (img.width() * img.height()) as usize;
@@ -353,13 +335,7 @@ fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
         view.display(),
         npz.display()
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted adaptive session failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "adaptive");
     let meta: serde_json::Value = serde_json::from_slice(
         &std::fs::read(npz.with_extension("json")).expect("the adaptive sidecar"),
     )
@@ -569,13 +545,7 @@ fn figures_export_at_their_scale_with_the_colour_bar() {
         slice4 = p("slice4.png"),
         image = p("image.png"),
     );
-    let out = xvfb_run(&script);
-    assert!(
-        out.status.success(),
-        "the scripted viewer failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    run_session(&script, "viewer");
     let view = load(&dir.join("view.png"));
     let (fig1, fig2) = (load(&dir.join("fig1.png")), load(&dir.join("fig2.png")));
     // The viewport's height settles while the panels fill in; its width

@@ -90,8 +90,11 @@ pub trait Mode {
     /// Once a frame while active, after its panel: polls its jobs, runs
     /// what changed and uploads its drawing.
     fn update(&mut self, shell: &mut Shell);
-    /// Work a script step waits for before it runs.
-    fn busy(&self) -> bool;
+    /// Work a script step waits for before it runs (none: the default,
+    /// for modes that compute within their frame).
+    fn busy(&self) -> bool {
+        false
+    }
     /// Space: pauses or plays what the mode animates; `false` when it has
     /// nothing to pause (the default).
     fn toggle_pause(&mut self) -> bool {

@@ -285,10 +285,6 @@ impl Mode for Collide {
         self.run_frame(shell);
     }
 
-    fn busy(&self) -> bool {
-        false
-    }
-
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }

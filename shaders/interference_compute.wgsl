@@ -4,10 +4,10 @@
 // interference/compute/): Knott's passes 1–4 without the rasteriser.
 //
 // * `edge_depth`, `edge_ids`: pass 1. One thread per edge, offset along its
-//   vertex pseudo-normals as vs_edge does, walks the pixel columns (or rows)
-//   of its major axis; the pixel whose centre is nearest the segment in the
-//   minor axis is covered, at the depth of the segment at the projection of
-//   the pixel centre. The nearest depth per pixel is an atomic max of
+//   vertex pseudo-normals as vs_edge does, covers the pixel centres of its
+//   one-pixel-wide rectangle (within ½ of the line, between its ends: the
+//   rasteriser's lines), each at the depth of the segment at the
+//   projection of the pixel centre. The nearest depth per pixel is an atomic max of
 //   `DEPTH_ONE − bits(depth)` (0 = no edge), then the edge of that depth
 //   (the smallest id on a tie) an atomic max of `NO_ID − id` among the
 //   edges at exactly that depth (the two-pass resolve; `edge_nearest` in

@@ -369,3 +369,61 @@ fn apart_boxes_count_nothing() {
         }
     }
 }
+
+/// Pass 1 covers the pixels the rasteriser's lines cover (the
+/// one-pixel-wide rectangle about each edge, between its ends), so on a
+/// dense scene of many boxes the compute and stencil edge images — which
+/// edge point is nearest in each pixel — differ only at the rectangle's
+/// boundaries, where the rasteriser's tie rules decide (well under 1% of
+/// the edge pixels; a Bresenham walk, one centre per column, differs at
+/// about a tenth of them and hides fewer edge points, finding pairs the
+/// stencil path cannot), and the two backends find the same pairs but for
+/// ones resting on a tied pixel or two.
+#[test]
+fn compute_edge_image_matches_the_rasterisers_lines() {
+    use collidoscope::stages::interference::scenes;
+    let gpu = common::gpu();
+    let stage = InterferenceGpu::new(&gpu).unwrap();
+    let compute = stage.compute();
+    let meshes = scenes::Shapes::Boxes.meshes(3);
+    let placements = scenes::placements(60, meshes.len(), 11, scenes::Layout::DENSE);
+    let scene = scenes::build(&meshes, &placements).unwrap();
+    let offset = scene.edge_offset(&InterferenceParams::default());
+    let view = OrthoView::fit(&scene, ViewAxis::Z, 384, 384, offset);
+    let o = options(true, Identification::PairPasses);
+    let stencil = stage
+        .run(&gpu, &stage.upload(&gpu, &scene), &view, offset, o)
+        .unwrap();
+    let uploaded = compute.upload(&gpu, &scene).unwrap();
+    let run = compute.run(&gpu, &uploaded, &view, offset, o).unwrap();
+    let (si, ci) = (stencil.image.as_ref().unwrap(), run.image.as_ref().unwrap());
+    let edge_pixels = si.ids.iter().filter(|ids| ids[0] != 0).count();
+    let differing: Vec<usize> = (0..si.ids.len())
+        .filter(|&p| si.ids[p] != ci.ids[p])
+        .collect();
+    assert!(
+        edge_pixels > 20_000,
+        "{edge_pixels} edge pixels: scene too sparse"
+    );
+    assert!(
+        differing.len() * 100 < edge_pixels,
+        "{} of {edge_pixels} edge pixels differ from the stencil path's (first at {:?})",
+        differing.len(),
+        differing.first()
+    );
+    let (s, c) = (positive(&stencil), positive(&run));
+    let pixels = |r: &InterferenceRun, pair: &(usize, usize)| {
+        let q = r.queries.pairs.iter();
+        q.filter(|q| (q.penetrating, q.penetrated) == *pair)
+            .map(|q| q.pixels)
+            .sum::<u64>()
+    };
+    for pair in s.symmetric_difference(&c) {
+        let most = pixels(&stencil, pair).max(pixels(&run, pair));
+        assert!(
+            most <= 2,
+            "pair {pair:?} only one backend finds rests on {most} pixels (stencil {s:?}, compute {c:?})"
+        );
+    }
+    assert!(s.len() > 20, "{} pairs: scene too sparse", s.len());
+}

@@ -142,27 +142,39 @@ fn walk_edge(k: u32, resolve: u32) {
     if len2 < 1e-12 {
         return;
     }
-    // Walk the major axis m; n is the other.
+    // The covered centres are those of the one-pixel-wide rectangle about
+    // the segment, between its ends (Vulkan's line rasterisation, which the
+    // stencil path's pass 1 gets from the rasteriser): within ½ of the line
+    // and projecting onto the segment. Walk the columns of the major axis m
+    // (n is the other) that the rectangle spans; in each, its minor-axis
+    // extent is ½·len/|d_m| either side of the line, so one or two centres.
     let x_major = abs(d.x) >= abs(d.y);
     let m = select(1u, 0u, x_major);
     let n = 1u - m;
     let size = vec2(i32(p.width), i32(p.height));
-    let first = max(i32(ceil(min(a[m], b[m]) - 0.5)), 0);
-    let last = min(i32(floor(max(a[m], b[m]) - 0.5)), size[m] - 1);
+    let len = sqrt(len2);
+    let beyond = 0.5 * abs(d[n]) / len;
+    let half = 0.5 * len / abs(d[m]);
+    let first = max(i32(ceil(min(a[m], b[m]) - beyond - 0.5)), 0);
+    let last = min(i32(floor(max(a[m], b[m]) + beyond - 0.5)), size[m] - 1);
     for (var c = first; c <= last; c++) {
         let centre_m = f32(c) + 0.5;
         let minor = a[n] + (centre_m - a[m]) / d[m] * d[n];
-        let row = i32(floor(minor));
-        if row < 0 || row >= size[n] {
-            continue;
+        let lo = max(i32(ceil(minor - half - 0.5)), 0);
+        let hi = min(i32(floor(minor + half - 0.5)), size[n] - 1);
+        for (var row = lo; row <= hi; row++) {
+            var at = vec2(c, row);
+            if !x_major {
+                at = vec2(row, c);
+            }
+            let centre = vec2<f32>(at) + 0.5;
+            let along = dot(centre - a.xy, d);
+            let off = d.x * (centre.y - a.y) - d.y * (centre.x - a.x);
+            if along < 0.0 || along > len2 || abs(off) > 0.5 * len {
+                continue;
+            }
+            let key = depth_key(a.z + along / len2 * (b.z - a.z));
+            cover_edge(u32(at.y) * p.width + u32(at.x), key, id, resolve);
         }
-        var at = vec2(c, row);
-        if !x_major {
-            at = vec2(row, c);
-        }
-        let centre = vec2<f32>(at) + 0.5;
-        let t = clamp(dot(centre - a.xy, d) / len2, 0.0, 1.0);
-        let key = depth_key(a.z + t * (b.z - a.z));
-        cover_edge(u32(at.y) * p.width + u32(at.x), key, id, resolve);
     }
 }

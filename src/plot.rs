@@ -7,6 +7,7 @@ pub mod figure;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use plotters::coord::combinators::WithKeyPoints;
 use plotters::coord::ranged1d::ValueFormatter;
 use plotters::prelude::*;
 
@@ -121,24 +122,56 @@ fn draw_panel<DB: DrawingBackend>(
     // plotters types log and linear axes differently; one macro-free helper
     // per combination keeps the drawing code shared.
     let labels = (label_count(width, 90), label_count(height, 45));
+    let log_x = || log_axis(xs.clone(), labels.0);
+    let log_y = || log_axis(ys.clone(), labels.1);
     match (panel.log_x, panel.log_y) {
-        (true, true) => plot_series(
-            builder.build_cartesian_2d(xs.log_scale(), ys.log_scale())?,
-            panel,
-            labels,
-        ),
-        (true, false) => plot_series(
-            builder.build_cartesian_2d(xs.log_scale(), ys)?,
-            panel,
-            labels,
-        ),
-        (false, true) => plot_series(
-            builder.build_cartesian_2d(xs, ys.log_scale())?,
-            panel,
-            labels,
-        ),
+        (true, true) => plot_series(builder.build_cartesian_2d(log_x(), log_y())?, panel, labels),
+        (true, false) => plot_series(builder.build_cartesian_2d(log_x(), ys)?, panel, labels),
+        (false, true) => plot_series(builder.build_cartesian_2d(xs, log_y())?, panel, labels),
         (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel, labels),
     }
+}
+
+/// A log axis over `range` with its own ticks: plotters' log axis starts
+/// its ticks at the first power of ten inside the range, so a range from
+/// 0.2 to 8 had no tick (and no label) below 1. Here every 1–9 × 10^k in
+/// range gets a grid line, and 1, 2 and 5 × 10^k a label — or only
+/// 1 × 10^k where those would be more than `labels`, every other decade
+/// where even those would be.
+fn log_axis(range: std::ops::Range<f64>, labels: usize) -> WithKeyPoints<LogCoord<f64>> {
+    let (bold, light) = log_ticks(range.start, range.end, labels);
+    range
+        .log_scale()
+        .with_key_points(bold)
+        .with_light_points(light)
+}
+
+/// The labelled and the grid-only ticks of [`log_axis`].
+fn log_ticks(lo: f64, hi: f64, labels: usize) -> (Vec<f64>, Vec<f64>) {
+    let decades = (lo.log10().floor() as i32)..=(hi.log10().ceil() as i32);
+    let in_range = |v: &f64| (lo..=hi).contains(v);
+    let at = |mantissas: &'static [f64], step: i32| {
+        decades
+            .clone()
+            .filter(move |k| k.rem_euclid(step) == 0)
+            .flat_map(move |k| {
+                mantissas.iter().map(move |m| {
+                    if k < 0 {
+                        m / 10f64.powi(-k)
+                    } else {
+                        m * 10f64.powi(k)
+                    }
+                })
+            })
+            .filter(in_range)
+            .collect::<Vec<f64>>()
+    };
+    let light = at(&[2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], 1);
+    let bold = [at(&[1.0, 2.0, 5.0], 1), at(&[1.0], 1), at(&[1.0], 2)]
+        .into_iter()
+        .find(|b| b.len() <= labels.max(2))
+        .unwrap_or_else(|| at(&[1.0], 3));
+    (bold, light)
 }
 
 /// The title's font size: 22 px, smaller for a title too long for the
@@ -244,6 +277,19 @@ mod tests {
         assert_eq!(tick_label(0.5), "0.5");
         assert_eq!(tick_label(0.001), "1e-3");
         assert_eq!(tick_label(0.0), "0");
+    }
+
+    #[test]
+    fn log_ticks_cover_the_decade_below_the_first_power_of_ten() {
+        let (bold, light) = log_ticks(0.22, 7.2, 12);
+        assert_eq!(bold, [0.5, 1.0, 2.0, 5.0]);
+        assert!(light.contains(&0.3) && light.contains(&7.0) && !light.contains(&0.2));
+        // Six decades on a short axis: powers of ten, then every other one.
+        assert_eq!(
+            log_ticks(0.01, 1e4, 8).0,
+            [0.01, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4][..7].to_vec()
+        );
+        assert_eq!(log_ticks(0.01, 1e4, 4).0, [0.01, 1.0, 100.0, 1e4]);
     }
 
     #[test]

@@ -104,12 +104,24 @@ pub fn map_staging<T: bytemuck::Pod>(
     staging: &wgpu::Buffer,
     what: &str,
 ) -> Result<Vec<T>, GpuError> {
+    map_staging_range(gpu, staging, staging.size(), what)
+}
+
+/// [`map_staging`] of the first `bytes` bytes only (a staging buffer kept
+/// larger than this read needs).
+pub fn map_staging_range<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    staging: &wgpu::Buffer,
+    bytes: u64,
+    what: &str,
+) -> Result<Vec<T>, GpuError> {
     let fail = |reason: String| GpuError::Readback {
         what: what.to_string(),
         reason,
     };
+    let slice = staging.slice(..bytes);
     let (tx, rx) = std::sync::mpsc::channel();
-    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+    slice.map_async(wgpu::MapMode::Read, move |r| {
         // The receiver only goes away if this function already returned.
         let _ = tx.send(r);
     });
@@ -119,10 +131,7 @@ pub fn map_staging<T: bytemuck::Pod>(
     rx.recv()
         .map_err(|e| fail(e.to_string()))?
         .map_err(|e| fail(e.to_string()))?;
-    let view = staging
-        .slice(..)
-        .get_mapped_range()
-        .map_err(|e| fail(e.to_string()))?;
+    let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
     let out = bytemuck::pod_collect_to_vec(&view);
     drop(view);
     staging.unmap();

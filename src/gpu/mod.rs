@@ -37,7 +37,7 @@ mod shaders;
 mod timing;
 
 pub use buffers::{
-    BufferCheck, map_staging, read_buffer, staging_buffer, storage_buffer_init,
+    BufferCheck, map_staging, map_staging_range, read_buffer, staging_buffer, storage_buffer_init,
     storage_buffer_zeroed,
 };
 pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};

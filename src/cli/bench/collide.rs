@@ -8,7 +8,12 @@
 //! end to end, the kernel's GPU time where the adapter has timestamps, the
 //! points tested per second, and how the contacts compare with the CPU's:
 //! differences that float rounding explains (a point on a cell face…) and
-//! those it does not (`≠cpu`, which should be 0).
+//! those it does not (`≠cpu`, which should be 0). GPU rows also split their
+//! wall time by phase (the last run's; per pair, summed over the pairs):
+//! `upload` (the plan and its buffers), `kernel` (recording, submission,
+//! the kernel and the count), `readback` (the contacts' copy and map) and
+//! `convert` (ordering and converting them on the host), so the gap between
+//! wall and GPU time is visible.
 
 use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
@@ -24,6 +29,7 @@ use crate::stages::colliders::{
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
+use crate::timing::Timings;
 
 /// The scene is fixed (1–1000 pairs of two shapes): only the common flags.
 #[derive(clap::Args, Debug)]
@@ -47,6 +53,23 @@ struct Row {
     /// Points whose contacts differ from the CPU's within float rounding
     /// of a decision (see `stages::colliders::compare`).
     within_rounding_vs_cpu: Option<usize>,
+    /// Wall time by phase (GPU rows): upload, kernel, read-back, convert.
+    phases: Option<[f64; 4]>,
+}
+
+/// The phases of [`Row::phases`], as the colliders' timings name them.
+const PHASES: [&str; 4] = ["upload", "contacts", "readback", "convert"];
+
+/// Wall time per phase of `timings`, summed over repeated phases.
+fn phase_split(timings: &Timings) -> [f64; 4] {
+    PHASES.map(|name| {
+        timings
+            .phases
+            .iter()
+            .filter(|p| p.name == name)
+            .map(|p| p.wall_ms)
+            .sum()
+    })
 }
 
 const PAIR_COUNTS: [usize; 4] = [1, 10, 100, 1000];
@@ -147,7 +170,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         })?;
         let cpu = cpu_run.last;
         let tests = cpu.tests;
-        let row = |mode, wall_ms: f64, gpu_ms, contacts, cmp: Option<&ContactComparison>| Row {
+        let row = |mode,
+                   wall_ms: f64,
+                   gpu_ms,
+                   contacts,
+                   cmp: Option<&ContactComparison>,
+                   timings: Option<&Timings>| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -157,8 +185,16 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             contacts,
             mismatches_vs_cpu: cmp.map(ContactComparison::unexplained_count),
             within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
+            phases: timings.map(phase_split),
         };
-        rows.push(row("cpu", cpu_run.wall_ms, None, cpu.contacts.len(), None));
+        rows.push(row(
+            "cpu",
+            cpu_run.wall_ms,
+            None,
+            cpu.contacts.len(),
+            None,
+            None,
+        ));
 
         // Batched: one dispatch for all pairs.
         let run = timed(repeats, true, || {
@@ -181,6 +217,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 &batched,
                 "gpu batched",
             )?),
+            Some(&batched.timings),
         ));
 
         // One dispatch and read-back per pair.
@@ -197,6 +234,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 )?;
                 per_pair.contacts.extend(set.contacts);
                 kernel = kernel.zip(set.timings.total_gpu_ms()).map(|(k, g)| k + g);
+                per_pair.timings.phases.extend(set.timings.phases);
             }
             Ok((per_pair, kernel))
         })?;
@@ -215,6 +253,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 &per_pair,
                 "gpu per pair",
             )?),
+            Some(&per_pair.timings),
         ));
         for r in &rows[rows.len() - 3..] {
             eprintln!(
@@ -241,6 +280,10 @@ impl report::Row for Row {
             "contacts",
             "mismatches_vs_cpu",
             "within_rounding_vs_cpu",
+            "upload_ms",
+            "kernel_wall_ms",
+            "readback_ms",
+            "convert_ms",
         ]
     }
 
@@ -256,6 +299,9 @@ impl report::Row for Row {
             or_empty(self.mismatches_vs_cpu, |v| v.to_string()),
             or_empty(self.within_rounding_vs_cpu, |v| v.to_string()),
         ]
+        .into_iter()
+        .chain((0..4).map(|k| or_empty(self.phases, |p| format!("{:.4}", p[k]))))
+        .collect()
     }
 
     fn table_columns() -> Vec<Column> {
@@ -269,6 +315,10 @@ impl report::Row for Row {
             Column::right("contacts", 9),
             Column::right("≠cpu", 6),
             Column::right("rounding", 9),
+            Column::right("upload", 8),
+            Column::right("kernel", 8),
+            Column::right("readback", 9),
+            Column::right("convert", 8),
         ]
     }
 
@@ -284,6 +334,9 @@ impl report::Row for Row {
             or_dash(self.mismatches_vs_cpu, |v| v.to_string()),
             or_dash(self.within_rounding_vs_cpu, |v| v.to_string()),
         ]
+        .into_iter()
+        .chain((0..4).map(|k| or_dash(self.phases, |p| format!("{:.2}", p[k]))))
+        .collect()
     }
 }
 

@@ -1,16 +1,27 @@
 //! GPU colliders: every task of every pair in one dispatch, contacts
 //! compacted through an atomic counter. Shader: `shaders/colliders.wgsl`.
+//!
+//! **Where a detect's wall time goes** (its [`Timings`] phases, reported
+//! by `bench collide`): `upload` (the plan: per-pair tasks and primitive
+//! samples, and their buffers), `contacts` (recording, submission and the
+//! kernel, with its GPU time), `readback` (the count, then the contacts
+//! copied to a staging buffer and mapped) and `convert` (the contacts put
+//! in (task, sample) order — the counter hands out slots in whatever order
+//! threads arrive — and turned into [`Contact`]s, on all cores). The
+//! contact, counter and staging buffers are kept between detects and only
+//! grow, so a run allocates no GPU memory once warm.
 
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
+use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::{Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, plan};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer,
-    shader_source, storage_buffer_init, storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging,
+    map_staging_range, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sampling::{FeatureKind, GpuSample};
 use crate::timing::Timings;
@@ -62,6 +73,37 @@ pub struct ColliderGpu {
     gpu: GpuContext,
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
+    /// Output buffers of the last detect, reused by the next (the lock
+    /// also keeps two detects from sharing them).
+    scratch: std::sync::Mutex<Option<Scratch>>,
+}
+
+/// A detect's output buffers: room for `capacity` contacts.
+struct Scratch {
+    capacity: usize,
+    contacts: wgpu::Buffer,
+    counter: wgpu::Buffer,
+    count_staging: wgpu::Buffer,
+    staging: wgpu::Buffer,
+}
+
+impl Scratch {
+    fn new(gpu: &GpuContext, capacity: usize) -> Result<Scratch, GpuError> {
+        let bytes = (capacity * std::mem::size_of::<GpuContact>()) as u64;
+        Ok(Scratch {
+            capacity,
+            contacts: storage_buffer_zeroed(
+                gpu,
+                BufferCheck {
+                    label: "ColliderGpu::contacts",
+                    bytes,
+                },
+            )?,
+            counter: storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?,
+            count_staging: staging_buffer(&gpu.device, "ColliderGpu::count", 16),
+            staging: staging_buffer(&gpu.device, "ColliderGpu::contacts staging", bytes),
+        })
+    }
 }
 
 /// Shapes (fields and samples) uploaded once and reused by every detect.
@@ -96,6 +138,7 @@ impl ColliderGpu {
             gpu: gpu.clone(),
             pipeline: kernels.pipeline(gpu, "contacts_main"),
             kernels,
+            scratch: std::sync::Mutex::new(None),
         }
     }
 
@@ -171,26 +214,35 @@ impl ColliderGpu {
         let extra_buf = storage_buffer_init(gpu, "ColliderGpu::extra", &extra)?;
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
-        // Room for a quarter of the points first; the counter keeps counting
-        // past the end, so an overflow is re-run once with the exact size.
+        // Room for a quarter of the points first (or what the kept buffers
+        // hold); the counter keeps counting past the end, so an overflow is
+        // re-run once with the exact size.
         let max_contacts = (gpu.device.limits().max_storage_buffer_binding_size
             / std::mem::size_of::<GpuContact>() as u64) as usize;
-        let mut capacity = (plan.total_threads / 4)
+        let mut kept = self
+            .scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut wanted = (plan.total_threads / 4)
             .max(1 << 14)
             .min(plan.total_threads)
             .clamp(1, max_contacts.max(1));
-        let (contacts_buf, count) = loop {
-            let (buf, count) = self.dispatch(
+        let (scratch, count) = loop {
+            let scratch = match kept.take() {
+                Some(s) if s.capacity >= wanted => s,
+                _ => Scratch::new(gpu, wanted)?,
+            };
+            let count = self.dispatch(
                 &plan,
                 params,
                 resident,
                 &tasks_buf,
                 &extra_buf,
-                capacity,
+                &scratch,
                 &mut timings,
             )?;
-            if count <= capacity {
-                break (buf, count);
+            if count <= scratch.capacity {
+                break (kept.insert(scratch), count);
             }
             if count > max_contacts {
                 gpu.check_storage_size(
@@ -198,29 +250,47 @@ impl ColliderGpu {
                     (count * std::mem::size_of::<GpuContact>()) as u64,
                 )?;
             }
-            capacity = count;
+            wanted = count;
         };
         let readback = Instant::now();
-        let mut raw: Vec<GpuContact> = read_buffer(gpu, &contacts_buf, count)?;
-        raw.sort_by_key(|c| (c.task, c.sample));
-        let mut contacts = Vec::with_capacity(raw.len());
-        for c in &raw {
-            let feature = FeatureKind::from_index(c.kind).ok_or_else(|| GpuError::Readback {
-                what: "contacts".into(),
-                reason: format!("bad feature kind {}", c.kind),
-            })?;
-            contacts.push(Contact {
-                position: Vec3::from(c.position),
-                normal: Vec3::from(c.normal),
-                depth: c.depth,
-                depth_cell: c.depth_cell,
-                body: c.body,
-                other: c.other,
-                feature,
-                sample: c.sample,
-            });
-        }
+        let mut raw: Vec<GpuContact> = if count == 0 {
+            Vec::new()
+        } else {
+            let bytes = (count * std::mem::size_of::<GpuContact>()) as u64;
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("ColliderGpu::readback"),
+                });
+            encoder.copy_buffer_to_buffer(&scratch.contacts, 0, &scratch.staging, 0, bytes);
+            gpu.queue.submit([encoder.finish()]);
+            map_staging_range(gpu, &scratch.staging, bytes, "contacts")?
+        };
+        drop(kept);
         timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
+        let convert = Instant::now();
+        raw.par_sort_unstable_by_key(|c| (c.task, c.sample));
+        let contacts = raw
+            .par_iter()
+            .map(|c| {
+                let feature =
+                    FeatureKind::from_index(c.kind).ok_or_else(|| GpuError::Readback {
+                        what: "contacts".into(),
+                        reason: format!("bad feature kind {}", c.kind),
+                    })?;
+                Ok(Contact {
+                    position: Vec3::from(c.position),
+                    normal: Vec3::from(c.normal),
+                    depth: c.depth,
+                    depth_cell: c.depth_cell,
+                    body: c.body,
+                    other: c.other,
+                    feature,
+                    sample: c.sample,
+                })
+            })
+            .collect::<Result<Vec<Contact>, GpuError>>()?;
+        timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
         Ok(ContactSet {
             contacts,
             tasks: plan.tasks.len(),
@@ -229,8 +299,9 @@ impl ColliderGpu {
         })
     }
 
-    /// One dispatch with room for `capacity` contacts; returns the buffer
-    /// and the number of contacts found (which may exceed the room).
+    /// One dispatch with room for `scratch.capacity` contacts; returns the
+    /// number of contacts found (which may exceed the room). The counter is
+    /// cleared and read back in the same submission.
     #[allow(clippy::too_many_arguments)]
     fn dispatch(
         &self,
@@ -239,14 +310,14 @@ impl ColliderGpu {
         resident: &ResidentShapes,
         tasks_buf: &wgpu::Buffer,
         extra_buf: &wgpu::Buffer,
-        capacity: usize,
+        scratch: &Scratch,
         timings: &mut Timings,
-    ) -> Result<(wgpu::Buffer, usize), ColliderError> {
+    ) -> Result<usize, ColliderError> {
         let gpu = &self.gpu;
         let uniform = Params {
             num_tasks: plan.tasks.len() as u32,
             total_threads: plan.total_threads as u32,
-            capacity: capacity as u32,
+            capacity: scratch.capacity as u32,
             flags: u32::from(params.interpolated_depth) | (u32::from(params.reject_flipped) << 1),
         };
         let uniform_buf = gpu
@@ -256,14 +327,6 @@ impl ColliderGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let contacts_buf = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "ColliderGpu::contacts",
-                bytes: (capacity * std::mem::size_of::<GpuContact>()) as u64,
-            },
-        )?;
-        let counter_buf = storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?;
         let bind_group = self.kernels.bind_group(
             gpu,
             &[
@@ -273,11 +336,12 @@ impl ColliderGpu {
                 extra_buf,
                 &resident.fields,
                 &resident.values,
-                &contacts_buf,
-                &counter_buf,
+                &scratch.contacts,
+                &scratch.counter,
             ],
         );
         let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
+        run.encoder_work("clear", |e| e.clear_buffer(&scratch.counter, 0, None));
         if plan.total_threads > 0 {
             run.compute_pass("contacts", |pass| {
                 pass.set_pipeline(&self.pipeline);
@@ -286,16 +350,19 @@ impl ColliderGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
+        run.encoder_work("count", |e| {
+            e.copy_buffer_to_buffer(&scratch.counter, 0, &scratch.count_staging, 0, 16);
+        });
         let (phases, wall_ms) = run.finish()?;
         let gpu_ms = phases
             .iter()
             .find(|p| p.name == "contacts")
             .and_then(|p| p.gpu_ms);
         timings.push("contacts", wall_ms, gpu_ms);
-        let count = read_buffer::<u32>(gpu, &counter_buf, 1)?
+        let count = map_staging::<u32>(gpu, &scratch.count_staging, "contact count")?
             .first()
             .copied()
             .unwrap_or(0) as usize;
-        Ok((contacts_buf, count))
+        Ok(count)
     }
 }

@@ -429,6 +429,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
         "4",
         "--repeats",
         "1",
+        "--winding",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -456,6 +457,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
             ("gpu", "rss-single"),
             ("gpu", "no-axis-approx"),
             ("gpu", "aabb"),
+            ("gpu", "winding"),
             ("cpu-ref", "rss-multi"),
         ]
     );
@@ -468,6 +470,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
     }
     let csv = std::fs::read_to_string(dir.join("adaptive.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + rows.len(), "{csv}");
+    assert!(csv.starts_with("model,") && csv.lines().next().unwrap().contains(",winding_ms,"));
     let png = std::fs::read(dir.join("adaptive.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "adaptive.png is not a PNG");
 }

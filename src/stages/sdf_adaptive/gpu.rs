@@ -12,7 +12,7 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::rss_bvh_gpu::{DISPATCH_SLOTS, RssBuffers, RssBuildGpu, StageBuffers, node_slots};
-use super::winding_gpu::{PointWindingGpu, sign_exactly};
+use super::winding_gpu::{NodeBuffers, PointWindingGpu, sign_exactly};
 use super::{
     AdaptiveBvh, AdaptiveError, AdaptiveField, AdaptiveMemory, AdaptiveParams, DepthStats, NONE,
     Octree, OctreeNode, QueryCounts, RssBvh, RssNode, SignMode, mesh_cube, node_capacity,
@@ -468,15 +468,13 @@ impl AdaptiveGpu {
         let undecided = match params.sign_mode {
             SignMode::Winding => {
                 let far = cube.origin + glam::Vec3::splat(cube.size);
-                self.winding.sign(
-                    gpu,
-                    mesh,
-                    octree_buf,
-                    values_buf,
-                    state_out[STATE_NODE_COUNT] as usize,
-                    cube.origin.abs().max(far.abs()).max_element(),
-                    &mut timings,
-                )?
+                let nodes = NodeBuffers {
+                    octree: octree_buf,
+                    values: values_buf,
+                    count: state_out[STATE_NODE_COUNT] as usize,
+                    largest: cube.origin.abs().max(far.abs()).max_element(),
+                };
+                self.winding.sign(gpu, mesh, &nodes, &mut timings)?
             }
             SignMode::PseudoNormal => Vec::new(),
         };

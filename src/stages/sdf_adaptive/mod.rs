@@ -409,7 +409,7 @@ impl AdaptiveField {
     /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
     /// cube, node centres and sizes, and values (sizes and values exactly:
     /// the scale is a power of two).
-    fn to_world(mut self, frame: &crate::mesh::Frame) -> AdaptiveField {
+    fn into_world(mut self, frame: &crate::mesh::Frame) -> AdaptiveField {
         let cube = &mut self.octree.cube;
         cube.origin = frame.to_world(cube.origin);
         cube.size = frame.length_to_world(cube.size);
@@ -458,7 +458,7 @@ pub fn run(
         // Signs by winding number itself in winding mode.
         Backend::Gpu => gpu.ok_or_else(super::no_gpu)?.compute(local, params),
     }?;
-    Ok(field.to_world(&mesh.frame()))
+    Ok(field.into_world(&mesh.frame()))
 }
 
 /// Refuses a world cube whose nodes of depth `depth` are no wider than

@@ -57,6 +57,19 @@ pub const WORKGROUP: u32 = 64;
 /// `OctreeNode` in vec4s: its centre is the first three floats.
 const NODE_STRIDE: u32 = (std::mem::size_of::<super::OctreeNode>() / 16) as u32;
 
+/// The octree nodes a pass signs.
+#[derive(Clone, Copy)]
+pub struct NodeBuffers<'a> {
+    /// `array<OctreeNode>`: the points are its nodes' centres.
+    pub octree: &'a wgpu::Buffer,
+    /// One value per node, signed in place.
+    pub values: &'a wgpu::Buffer,
+    /// Nodes: the first `count` of both.
+    pub count: usize,
+    /// Largest magnitude of a centre's coordinates.
+    pub largest: f32,
+}
+
 /// The pass's pipeline and the resident tree of the last mesh.
 pub struct PointWindingGpu {
     kernels: Kernels,
@@ -125,21 +138,22 @@ impl PointWindingGpu {
         Ok(tree)
     }
 
-    /// Signs the first `count` of `values` by the winding number at the
-    /// centres of the first `count` nodes of `octree` (an
-    /// `array<OctreeNode>` whose centres lie within `largest` of the
-    /// origin), on the GPU, and returns the nodes its bound left undecided;
-    /// the pass's time goes to `timings` as "winding".
+    /// Signs `nodes.values` by the winding number at the nodes' centres on
+    /// the GPU and returns the nodes its bound left undecided; the pass's
+    /// time goes to `timings` as "winding".
     pub fn sign(
         &self,
         gpu: &GpuContext,
         mesh: &PreparedMesh,
-        octree: &wgpu::Buffer,
-        values: &wgpu::Buffer,
-        count: usize,
-        largest: f32,
+        nodes: &NodeBuffers<'_>,
         timings: &mut Timings,
     ) -> Result<Vec<u32>, AdaptiveError> {
+        let NodeBuffers {
+            octree,
+            values,
+            count,
+            largest,
+        } = *nodes;
         let tree = self.tree(gpu, mesh)?;
         let list = storage_buffer_zeroed(
             gpu,

@@ -316,7 +316,7 @@ impl SdfField {
 
     /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
     /// values and grid scaled back (exactly: the scale is a power of two).
-    fn to_world(mut self, frame: &crate::mesh::Frame) -> SdfField {
+    fn into_world(mut self, frame: &crate::mesh::Frame) -> SdfField {
         for v in &mut self.values {
             *v = frame.length_to_world(*v);
         }
@@ -345,7 +345,7 @@ pub fn compute(
     let world = grid.to_world(&mesh.frame());
     check_spacing(&world)?;
     let field = compute_local(local, grid, params, backend, gpu, progress)?;
-    Ok(field.to_world(&mesh.frame()))
+    Ok(field.into_world(&mesh.frame()))
 }
 
 /// [`compute`] on a given grid, e.g. one another tool's field was sampled
@@ -372,7 +372,7 @@ pub fn compute_on_grid(
     )?;
     Ok(SdfField {
         grid,
-        ..local.to_world(&frame)
+        ..local.into_world(&frame)
     })
 }
 

@@ -429,6 +429,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
         "4",
         "--repeats",
         "1",
+        "--winding",
         "--out",
         dir.to_str().unwrap(),
     ]);
@@ -456,6 +457,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
             ("gpu", "rss-single"),
             ("gpu", "no-axis-approx"),
             ("gpu", "aabb"),
+            ("gpu", "winding"),
             ("cpu-ref", "rss-multi"),
         ]
     );
@@ -468,6 +470,7 @@ fn bench_adaptive_writes_tables_ablations_csv_and_plot() {
     }
     let csv = std::fs::read_to_string(dir.join("adaptive.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + rows.len(), "{csv}");
+    assert!(csv.starts_with("model,") && csv.lines().next().unwrap().contains(",winding_ms,"));
     let png = std::fs::read(dir.join("adaptive.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "adaptive.png is not a PNG");
 }
@@ -671,13 +674,7 @@ fn out_of_range_padding_and_sizes_are_refused() {
             "{pad}: {err}"
         );
     }
-    let huge = dir.join("huge.obj");
-    std::fs::write(
-        &huge,
-        b"v 0 0 0\nv 1e10 0 0\nv 0 1e10 0\nv 0 0 1e10\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
-    )
-    .unwrap();
-    let huge = huge.display().to_string();
+    let huge = tetrahedron(&dir, 1e25);
     for backend in ["cpu", "gpu"] {
         let err = run_err(&[
             "sdf",
@@ -691,4 +688,60 @@ fn out_of_range_padding_and_sizes_are_refused() {
         assert!(err.contains("beyond what float32"), "{backend}: {err}");
     }
     assert!(!Path::new(&out).exists(), "a failed run writes no output");
+}
+
+/// The unit tetrahedron with a corner at the origin, scaled by `scale`, as
+/// an OBJ file in `dir`.
+fn tetrahedron(dir: &Path, scale: f64) -> String {
+    let path = dir.join(format!("tetrahedron-{scale:e}.obj"));
+    let text = format!(
+        "v 0 0 0\nv {scale:e} 0 0\nv 0 {scale:e} 0\nv 0 0 {scale:e}\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
+    );
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+/// The examples: a unit tetrahedron scaled by 1e7 (2,018 of 4,096
+/// cells wrong at 16³ on the gpu backend) and by 1e10 (NaN and inf) now
+/// gives the unit field scaled, on every backend; a cell whose centres
+/// float32 cannot keep apart is refused.
+#[test]
+fn large_meshes_give_the_scaled_unit_field_or_are_refused() {
+    let dir = common::scratch("cli-scaled");
+    let field = |scale: f64, backend: &str| {
+        let out = dir.join(format!("{backend}-{scale:e}.npy"));
+        let mesh = tetrahedron(&dir, scale);
+        let res = ["--res", "16", "--backend", backend, "--no-cache"];
+        let o = out.display().to_string();
+        run_ok(&[&["sdf", &mesh][..], &res, &["--out", &o]].concat());
+        read_npy_f32(&out).unwrap().data
+    };
+    for backend in ["gpu", "gpu-brute", "cpu"] {
+        let unit = field(1.0, backend);
+        for scale in [1e7, 1e10] {
+            let scaled = field(scale, backend);
+            for (i, (&u, &v)) in unit.iter().zip(&scaled).enumerate() {
+                let v = (f64::from(v) / scale) as f32;
+                assert!(
+                    (v - u).abs() <= 1e-5 && v.is_sign_negative() == u.is_sign_negative(),
+                    "{backend}, ×{scale:e}: cell {i}: {v} against {u}"
+                );
+            }
+        }
+    }
+    // A unit tetrahedron a million units out at 64³: cells of 0.019, where
+    // float32 numbers are 0.0625 apart.
+    let far = dir.join("far.obj");
+    std::fs::write(
+        &far,
+        "v 1e6 1e6 1e6\nv 1000001 1e6 1e6\nv 1e6 1000001 1e6\nv 1e6 1e6 1000001\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+    )
+    .unwrap();
+    let out = dir.join("far.npy").display().to_string();
+    let far = far.display().to_string();
+    let err = run_err(&["sdf", &far, "--res", "64", "--no-cache", "--out", &out]);
+    assert!(err.contains("would collide"), "{err}");
+    let npz = dir.join("far.npz").display().to_string();
+    let err = run_err(&["sdf", &far, "--adaptive", "--no-cache", "--out", &npz]);
+    assert!(err.contains("would collide"), "{err}");
 }

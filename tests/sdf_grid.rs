@@ -517,11 +517,11 @@ fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
     };
     assert!(adaptive_ok(10.0) && !adaptive_ok(1e30));
     let unit = box_mesh(1);
-    for scale in [1e-6, 1.0, 1e6] {
+    for scale in [1e-12, 1e-6, 1.0, 1e6, 1e10, 1e17] {
         let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
         assert!(PreparedMesh::new(&scaled).is_ok(), "{scale}");
     }
-    for scale in [1e-12, 1e10, 1e25] {
+    for scale in [1e-18, 1e19, 1e25] {
         let scaled = unit.transformed(glam::Mat4::from_scale(Vec3::splat(scale)));
         let err = PreparedMesh::new(&scaled)
             .err()
@@ -529,6 +529,6 @@ fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
             .to_string();
         assert!(err.contains("beyond what float32"), "{scale}: {err}");
     }
-    let moved = unit.transformed(glam::Mat4::from_translation(Vec3::splat(1e8)));
-    assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e8");
+    let moved = unit.transformed(glam::Mat4::from_translation(Vec3::splat(1e19)));
+    assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e19");
 }

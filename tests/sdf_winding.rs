@@ -181,3 +181,111 @@ fn adaptive_winding_signs_equal_the_exact_winding_numbers() {
         );
     }
 }
+
+/// The adaptive field in winding mode on both backends signs every node as
+/// the exact winding number does, the GPU backend with its GPU pass (a
+/// "winding" phase); names the first node that differs. Returns the GPU
+/// run's phases.
+fn assert_exact_adaptive_signs(
+    label: &str,
+    mesh: &Mesh,
+    (start_depth, padding): (u32, f32),
+    gpu: &collidoscope::stages::sdf_adaptive::AdaptiveGpu,
+) -> Vec<String> {
+    use collidoscope::stages::sdf_adaptive::{self, AdaptiveParams};
+    let prepared = PreparedMesh::new(mesh).unwrap();
+    let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
+    let params = AdaptiveParams {
+        start_depth,
+        max_depth: 5,
+        padding,
+        sign_mode: SignMode::Winding,
+        ..AdaptiveParams::default()
+    };
+    let mut phases = Vec::new();
+    for backend in sdf_adaptive::Backend::ALL {
+        let field = sdf_adaptive::run(&prepared, &params, backend, Some(gpu))
+            .unwrap_or_else(|e| panic!("{label}, {backend:?}: {e}"));
+        let mut inside = 0;
+        // Each run's nodes by their own centres (the GPU appends children
+        // in no fixed order).
+        for (i, node) in field.octree.nodes.iter().enumerate() {
+            let p = Vec3::from_array(node.center);
+            let w = winding_number_exact(positions, triangles, p);
+            inside += usize::from(w.abs() > 0.5);
+            assert_eq!(
+                field.values[i].is_sign_negative(),
+                w.abs() > 0.5,
+                "{label}, adaptive {backend:?}: node {i} (depth {}) at {p}: value {}, exact w = {w}",
+                node.depth,
+                field.values[i]
+            );
+        }
+        assert!(inside > 0, "{label}, {backend:?}: no node inside");
+        if backend == sdf_adaptive::Backend::Gpu {
+            phases = field
+                .timings
+                .phases
+                .iter()
+                .map(|p| p.name.clone())
+                .collect();
+            assert!(
+                phases.iter().any(|p| p == "winding"),
+                "{label}: no GPU winding pass in {phases:?}"
+            );
+        }
+    }
+    phases
+}
+
+#[test]
+fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
+    use collidoscope::stages::sdf_adaptive::AdaptiveParams;
+    let ctx = common::gpu();
+    let adaptive_gpu = collidoscope::stages::sdf_adaptive::AdaptiveGpu::new(&ctx);
+    let cube = box_mesh(2);
+    let inner = cube.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
+    // The box without its top face under a closed bar x ∈ [-1, 1],
+    // z ∈ [1, 1¼]: the octree cube (no padding) is [-1, 1]² × [-⅝, 1⅜],
+    // so depth-3 centres (¼ apart) lie in the hole's plane z = ½ at
+    // x, y = ±⅛, ±⅜, where w = ½ (the bar adds 0): no float32 bound
+    // decides them, the CPU's exact sum does.
+    let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.0);
+    let holed = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
+    let holed = Mesh::new("holed box", cube.positions.clone(), holed);
+    let bar = cube.transformed(
+        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.125))
+            * glam::Mat4::from_scale(Vec3::new(2.0, 0.5, 0.25)),
+    );
+    let barred = Mesh::merge(&[holed, bar], "holed box under a bar");
+    let phases = assert_exact_adaptive_signs("holed box", &barred, (3, 0.0), &adaptive_gpu);
+    assert!(
+        phases.iter().any(|p| p == sdf_grid::FALLBACK_PHASE),
+        "the hole's plane goes to the exact sum: {phases:?}"
+    );
+    let pad = (2, AdaptiveParams::default().padding);
+    assert_exact_adaptive_signs("open box", &open_box(), pad, &adaptive_gpu);
+    assert_exact_adaptive_signs(
+        "inward open box",
+        &inside_out(&open_box()),
+        pad,
+        &adaptive_gpu,
+    );
+    assert_exact_adaptive_signs(
+        "nested boxes",
+        &Mesh::merge(&[cube.clone(), inner.clone()], "nested"),
+        pad,
+        &adaptive_gpu,
+    );
+    let hollow = Mesh::merge(&[cube.clone(), inside_out(&inner)], "hollow");
+    assert_exact_adaptive_signs("hollow box", &hollow, pad, &adaptive_gpu);
+    let mut paired = cube.clone();
+    let [a, b, c] = cube.triangles[3];
+    paired.triangles.push([a, c, b]);
+    assert_exact_adaptive_signs(
+        "box with a face stored both ways",
+        &paired,
+        pad,
+        &adaptive_gpu,
+    );
+}

@@ -503,6 +503,21 @@ fn sdf_grid() {
         "SDF_GRID_WORKGROUP",
         size,
     );
+    mirror! { c, "winding_points.wgsl", "PointWindingParams", sl::PointWindingParams {
+        frame, count, stride, capacity, beta, slack,
+    } }
+    constant!(
+        c,
+        "winding_points.wgsl",
+        WINDING_STACK,
+        sl::POINT_WINDING_STACK
+    );
+    c.workgroup(
+        "winding_points.wgsl",
+        &["winding_points"],
+        "POINT_WINDING_WORKGROUP",
+        [sl::POINT_WINDING_WORKGROUP, 1, 1],
+    );
     c.finish();
 }
 

@@ -95,6 +95,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
+    "winding_points.wgsl",
     "shared/bvh_bounds.wgsl",
     "shared/bvh_nearest.wgsl",
     "shared/closest_point.wgsl",

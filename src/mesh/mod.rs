@@ -17,6 +17,7 @@
 //! triangles of large scanned meshes do not flip or vanish by rounding.
 
 mod fast_hash;
+mod frame;
 mod load;
 mod normals;
 mod prepared;
@@ -27,6 +28,7 @@ mod shells;
 mod topology;
 mod weld;
 
+pub use frame::{Frame, f32_spacing};
 pub use load::{
     FaceProblem, LoadedObj, face_problems, load_obj, load_obj_checked, load_obj_merged,
     load_obj_merged_checked, parse_obj_str,

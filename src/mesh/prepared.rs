@@ -7,24 +7,26 @@ use std::sync::OnceLock;
 
 use glam::Vec3;
 
+use super::frame::Frame;
 use super::shells::{cancel_duplicates, closed_shells, reversed};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
-use crate::geom::{Aabb, Bvh, FastWinding};
+use crate::geom::{Aabb, Bvh, BvhNode, FastWinding};
 
 /// Largest padding of a field around the mesh, a fraction of its longest
 /// side on every side (re-exported as `stages::MAX_PADDING`).
 pub const MAX_PADDING: f32 = 10.0;
 
-/// Largest mesh diagonal and coordinate: the distance and normal code forms
-/// products of four coordinate differences (squared areas), which must stay
-/// finite in float32 over the largest grid, `1 + 2·MAX_PADDING` = 21 times
-/// the mesh: `(21 · 6e7)⁴ < f32::MAX`; 1e7 keeps a margin of 1.6e3.
-pub const MAX_EXTENT: f32 = 1e7;
+/// Largest mesh diagonal and coordinate. The fields are computed in the
+/// mesh's [`Frame`], where sizes are about 1, so what bounds the world is
+/// what stays in world units: squared distances and lengths (the viewer,
+/// the welding, the CPU's exact winding sums), finite in float32 below
+/// `1.8e19`; 1e18 leaves the `1 + 2·MAX_PADDING` = 21-times grid room.
+pub const MAX_EXTENT: f32 = 1e18;
 
-/// Smallest mesh diagonal: the fourth power, 1e-32, stays six orders above
-/// the smallest normal float32 (1.2e-38), room for triangles a thousand
-/// times smaller than the mesh.
-pub const MIN_EXTENT: f32 = 1e-8;
+/// Smallest mesh diagonal: a cell of the finest grid (`1/512` of the mesh)
+/// and its square stay normal float32 numbers (above 1.2e-38) in world
+/// units.
+pub const MIN_EXTENT: f32 = 1e-15;
 
 /// Largest leaf of the query BVH (triangles).
 const BVH_LEAF_SIZE: usize = 4;
@@ -53,6 +55,9 @@ pub struct PreparedMesh {
     pub triangle_bounds: Vec<Aabb>,
     pub bvh: Bvh,
     winding: OnceLock<FastWinding>,
+    /// The frame the fields are computed in ([`PreparedMesh::local`]).
+    frame: Frame,
+    local: OnceLock<Box<PreparedMesh>>,
 }
 
 impl PreparedMesh {
@@ -127,6 +132,7 @@ impl PreparedMesh {
         );
         let corners: Vec<[Vec3; 3]> = (0..mesh.triangles.len()).map(|t| mesh.corners(t)).collect();
         let bounds: Vec<Aabb> = corners.iter().map(|c| Aabb::of_triangle(*c)).collect();
+        let bounds_all = mesh.bounds();
         let centroids: Vec<Vec3> = bounds.iter().map(Aabb::center).collect();
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
@@ -141,11 +147,74 @@ impl PreparedMesh {
             triangle_bounds: bounds,
             bvh,
             winding: OnceLock::new(),
+            frame: Frame::around(bounds_all),
+            local: OnceLock::new(),
         })
     }
 
     pub fn triangle_count(&self) -> usize {
         self.mesh.triangles.len()
+    }
+
+    /// The frame the fields are computed in (see [`Frame`]).
+    pub fn frame(&self) -> Frame {
+        self.frame
+    }
+
+    /// This mesh in its [`Frame`], built on first use (itself when the
+    /// frame is the world): what every field backend computes on. Triangle
+    /// indices, feature normals and the BVH's shape are the same; positions,
+    /// corners and boxes are mapped (boxes stay conservative: the map is
+    /// monotone).
+    pub fn local(&self) -> &PreparedMesh {
+        if self.frame.is_identity() {
+            return self;
+        }
+        self.local.get_or_init(|| Box::new(self.in_frame()))
+    }
+
+    fn in_frame(&self) -> PreparedMesh {
+        let frame = self.frame;
+        let positions = self.mesh.positions.iter().map(|&p| frame.to_local(p));
+        let mesh = Mesh::new(
+            self.mesh.name.clone(),
+            positions.collect(),
+            self.mesh.triangles.clone(),
+        );
+        let corners = (0..mesh.triangles.len()).map(|t| mesh.corners(t)).collect();
+        let nodes = self.bvh.nodes.iter().map(|n| {
+            let b = frame.box_to_local(Aabb {
+                min: Vec3::from_array(n.min),
+                max: Vec3::from_array(n.max),
+            });
+            BvhNode {
+                min: b.min.to_array(),
+                max: b.max.to_array(),
+                ..*n
+            }
+        });
+        PreparedMesh {
+            source_hash: mesh.content_hash(),
+            mesh,
+            report: self.report.clone(),
+            degenerate_skipped: self.degenerate_skipped,
+            duplicates_removed: self.duplicates_removed,
+            shells_flipped: self.shells_flipped,
+            feature_normals: self.feature_normals.clone(),
+            corners,
+            triangle_bounds: self
+                .triangle_bounds
+                .iter()
+                .map(|&b| frame.box_to_local(b))
+                .collect(),
+            bvh: Bvh {
+                nodes: nodes.collect(),
+                order: self.bvh.order.clone(),
+            },
+            winding: OnceLock::new(),
+            frame: Frame::IDENTITY,
+            local: OnceLock::new(),
+        }
     }
 
     /// The fast winding-number evaluator, built on first use.

@@ -5,7 +5,10 @@
 //! the paper's ablations: tight vs arbitrary upper bound (§6.2, 26 vs
 //! 372 ms), single vs multi-BVH (fig. 12), axis approximation on and off
 //! (§6.2), and the mesh's AABB BVH for comparison; the CPU reference of the
-//! default configuration; memory of the octree and the BVHs. Writes
+//! default configuration; memory of the octree and the BVHs. With
+//! `--winding`, the base configuration once more with the winding-number
+//! sign (config `winding`; its GPU pass in column `winding_ms`, the CPU's
+//! exact decisions of the nodes it leaves open in the wall time). Writes
 //! adaptive.json, adaptive.csv and adaptive.png.
 
 use std::time::Instant;
@@ -21,7 +24,7 @@ use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::plot::Series;
 use crate::stages::sdf_adaptive::{
-    AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, compute_cpu,
+    AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, SignMode, compute_cpu,
 };
 use crate::timing::Timings;
 
@@ -41,6 +44,10 @@ pub struct Args {
     /// Time the base configuration only, not its ablations.
     #[arg(long)]
     pub no_ablations: bool,
+    /// Also time the base configuration with the winding-number sign
+    /// (config `winding`).
+    #[arg(long)]
+    pub winding: bool,
     #[command(flatten)]
     pub common: CommonArgs,
 }
@@ -57,11 +64,22 @@ fn configs(args: &Args) -> Vec<(&'static str, AdaptiveParams)> {
     if args.no_ablations {
         configs.truncate(1);
     }
+    if args.winding {
+        let base = configs[0].1;
+        configs.push((
+            "winding",
+            AdaptiveParams {
+                sign_mode: SignMode::Winding,
+                ..base
+            },
+        ));
+    }
     configs
 }
 
-/// The table's phases; GPU phase names as AdaptiveGpu records them.
-const PHASES: [&str; 4] = ["sort", "octree", "bvh build", "queries"];
+/// The table's phases; GPU phase names as AdaptiveGpu records them
+/// ("winding": the winding-number sign's pass, winding mode only).
+const PHASES: [&str; 5] = ["sort", "octree", "bvh build", "queries", "winding"];
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
@@ -75,9 +93,9 @@ struct Row {
     wall_ms: f64,
     /// Summed GPU time of the phases, when the adapter has timestamps.
     gpu_ms: Option<f64>,
-    /// sort, octree, BVH build, queries: GPU ms (CPU: wall ms; the CPU
-    /// octree includes its sort).
-    phase_ms: [Option<f64>; 4],
+    /// sort, octree, BVH build, queries, winding: GPU ms (CPU: wall ms;
+    /// the CPU octree includes its sort).
+    phase_ms: [Option<f64>; 5],
     evals_per_node: f64,
     octree_bytes: u64,
     bvh_bytes: u64,
@@ -101,13 +119,13 @@ fn row(
     config: &'static str,
     field: &AdaptiveField,
     walls: &mut [f64],
-    runs: &mut [[Option<f64>; 4]],
+    runs: &mut [[Option<f64>; 5]],
     triangles: usize,
 ) -> Row {
     let gpu = backend == "gpu";
     // A phase the configuration does not have (the AABB BVH is not built
     // per run) adds nothing.
-    let total = |p: &[Option<f64>; 4]| {
+    let total = |p: &[Option<f64>; 5]| {
         (gpu && p.iter().any(Option::is_some)).then(|| p.iter().flatten().sum::<f64>())
     };
     runs.sort_by(|a, b| total(a).unwrap_or(0.0).total_cmp(&total(b).unwrap_or(0.0)));
@@ -205,7 +223,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 }
 
 /// The columns of the table and the CSV: header, table width.
-const COLUMNS: [(&str, usize); 14] = [
+const COLUMNS: [(&str, usize); 15] = [
     ("model", 24),
     ("triangles", 9),
     ("backend", 8),
@@ -217,6 +235,7 @@ const COLUMNS: [(&str, usize); 14] = [
     ("octree_ms", 9),
     ("bvh_build_ms", 12),
     ("queries_ms", 10),
+    ("winding_ms", 10),
     ("evals_per_point", 15),
     ("octree_bytes", 12),
     ("bvh_bytes", 10),
@@ -242,6 +261,7 @@ impl report::Row for Row {
             ms(self.phase_ms[1]),
             ms(self.phase_ms[2]),
             ms(self.phase_ms[3]),
+            ms(self.phase_ms[4]),
             format!("{:.2}", self.evals_per_node),
             self.octree_bytes.to_string(),
             self.bvh_bytes.to_string(),
@@ -318,6 +338,7 @@ fn plot(
         .iter()
         .enumerate()
         .map(|(k, name)| series(*name, &best, |r| Some((r.triangles as f64, r.phase_ms[k]?))))
+        .filter(|s| !s.points.is_empty())
         .collect();
     let table1: Vec<Series> = best
         .iter()

@@ -55,6 +55,10 @@ fn points_exact(
     points: &[glam::Vec3],
     progress: &Progress,
 ) -> Result<Vec<f32>, CheckError> {
+    // In the mesh's frame, as the grids (sdf_grid::compute).
+    let frame = mesh.frame();
+    let mesh = mesh.local();
+    let points: Vec<glam::Vec3> = points.iter().map(|&p| frame.to_local(p)).collect();
     progress.start(points.len() as u64);
     const CHUNK: usize = 4096;
     let magnitudes: Vec<f32> = points
@@ -78,10 +82,10 @@ fn points_exact(
     if progress.is_cancelled() {
         return Err(CheckError::Cancelled);
     }
-    let inside = mesh.winding().inside_flags(points);
+    let inside = mesh.winding().inside_flags(&points);
     Ok(magnitudes
         .into_iter()
         .zip(inside)
-        .map(|(d, inside)| if inside { -d } else { d })
+        .map(|(d, inside)| frame.length_to_world(if inside { -d } else { d }))
         .collect())
 }

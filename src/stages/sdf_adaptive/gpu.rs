@@ -1,7 +1,9 @@
 //! The GPU backend: Morton codes, radix sort, octree, the RSS multi-BVH
 //! build (or the mesh's resident AABB BVH) and the queries, recorded into
-//! one run with no read-back until the end. Shaders:
-//! `shaders/sdf_adaptive.wgsl` and `shaders/rss_bvh.wgsl`.
+//! one run with no read-back until the end, then in winding mode the
+//! winding-number sign of every node ([`super::winding_gpu`]). Shaders:
+//! `shaders/sdf_adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
+//! `shaders/winding_points.wgsl`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -10,9 +12,10 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::rss_bvh_gpu::{DISPATCH_SLOTS, RssBuffers, RssBuildGpu, StageBuffers, node_slots};
+use super::winding_gpu::{NodeBuffers, PointWindingGpu, sign_exactly};
 use super::{
     AdaptiveBvh, AdaptiveError, AdaptiveField, AdaptiveMemory, AdaptiveParams, DepthStats, NONE,
-    Octree, OctreeNode, QueryCounts, RssBvh, RssNode, mesh_cube, node_capacity,
+    Octree, OctreeNode, QueryCounts, RssBvh, RssNode, SignMode, mesh_cube, node_capacity,
 };
 use crate::geom::{BvhNode, MORTON_BITS_PER_AXIS, MORTON_CELLS};
 use crate::gpu::{
@@ -67,6 +70,8 @@ struct Ran {
     /// GPU time of each depth's queries.
     query_ms: Vec<Option<f64>>,
     state_out: Vec<u32>,
+    /// Winding mode: the nodes the GPU's bound left to the CPU.
+    undecided: Vec<u32>,
     buffers: RunBuffers,
 }
 
@@ -152,6 +157,8 @@ pub struct AdaptiveGpu {
     query: wgpu::ComputePipeline,
     query_wide: wgpu::ComputePipeline,
     next_query: wgpu::ComputePipeline,
+    /// The winding-number sign ([`SignMode::Winding`]).
+    winding: PointWindingGpu,
 }
 
 /// The mesh on the GPU, in AABB-BVH order ("slots"), uploaded once per mesh.
@@ -191,6 +198,7 @@ impl AdaptiveGpu {
             query: kernels.pipeline(gpu, "query"),
             query_wide: kernels.pipeline(gpu, "query_wide"),
             next_query: kernels.pipeline(gpu, "next_query"),
+            winding: PointWindingGpu::new(gpu),
             kernels,
         }
     }
@@ -243,7 +251,14 @@ impl AdaptiveGpu {
         mesh: &PreparedMesh,
         params: &AdaptiveParams,
     ) -> Result<Timings, AdaptiveError> {
-        let ran = self.run(mesh, params, true)?;
+        let mut ran = self.run(mesh, params, true)?;
+        if !ran.undecided.is_empty() {
+            // The CPU's share of the winding sign, timed as in a field.
+            let count = ran.state_out[STATE_NODE_COUNT] as usize;
+            let nodes: Vec<OctreeNode> = read_buffer(&self.gpu, &ran.buffers.octree, count)?;
+            let mut values = vec![0.0; count];
+            decide_undecided(mesh, &nodes, &ran.undecided, &mut values, &mut ran.timings);
+        }
         self.keep(ran.buffers);
         Ok(ran.timings)
     }
@@ -450,10 +465,24 @@ impl AdaptiveGpu {
         if state_out[STATE_OVERFLOW] != 0 {
             return Err(AdaptiveError::Overflow { capacity });
         }
+        let undecided = match params.sign_mode {
+            SignMode::Winding => {
+                let far = cube.origin + glam::Vec3::splat(cube.size);
+                let nodes = NodeBuffers {
+                    octree: octree_buf,
+                    values: values_buf,
+                    count: state_out[STATE_NODE_COUNT] as usize,
+                    largest: cube.origin.abs().max(far.abs()).max_element(),
+                };
+                self.winding.sign(gpu, mesh, &nodes, &mut timings)?
+            }
+            SignMode::PseudoNormal => Vec::new(),
+        };
         Ok(Ran {
             timings,
             query_ms,
             state_out,
+            undecided,
             buffers,
         })
     }
@@ -473,13 +502,14 @@ impl AdaptiveGpu {
             mut timings,
             query_ms,
             state_out,
+            undecided,
             ..
         } = ran;
         let readback_start = Instant::now();
         let count = state_out[STATE_NODE_COUNT] as usize;
         let b = &ran.buffers;
         let nodes: Vec<OctreeNode> = read_buffer(gpu, &b.octree, count)?;
-        let values: Vec<f32> = read_buffer(gpu, &b.values, count)?;
+        let mut values: Vec<f32> = read_buffer(gpu, &b.values, count)?;
         let closest_slots: Vec<u32> = read_buffer(gpu, &b.closest, count)?;
         let sorted_codes: Vec<u32> = read_buffer(gpu, &b.keys, n_tris)?;
         let sorted_triangles: Vec<u32> = read_buffer(gpu, &b.vals, n_tris)?;
@@ -508,6 +538,7 @@ impl AdaptiveGpu {
             readback_start.elapsed().as_secs_f64() * 1e3,
             None,
         );
+        decide_undecided(mesh, &nodes, &undecided, &mut values, &mut timings);
         debug_assert!(
             nodes
                 .iter()
@@ -553,4 +584,26 @@ impl AdaptiveGpu {
         self.keep(ran.buffers);
         Ok((field, bvh))
     }
+}
+
+/// Signs the nodes the GPU winding pass left undecided on the CPU (phase
+/// [`crate::stages::sdf_grid::FALLBACK_PHASE`], as the grid's).
+fn decide_undecided(
+    mesh: &PreparedMesh,
+    nodes: &[OctreeNode],
+    undecided: &[u32],
+    values: &mut [f32],
+    timings: &mut Timings,
+) {
+    if undecided.is_empty() {
+        return;
+    }
+    let start = Instant::now();
+    let centres: Vec<glam::Vec3> = nodes
+        .iter()
+        .map(|n| glam::Vec3::from_array(n.center))
+        .collect();
+    sign_exactly(mesh.winding(), &centres, undecided, values);
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    timings.push(crate::stages::sdf_grid::FALLBACK_PHASE, ms, None);
 }

@@ -39,7 +39,9 @@
 //!    pseudo-normal, as in [`crate::stages::sdf_grid`], or, with
 //!    `sign_mode` [`SignMode::Winding`], the generalised winding number's
 //!    (inside where |w| > ½, the exact winding number's side everywhere:
-//!    [`crate::geom::FastWinding::inside_flags`]), on both backends, under
+//!    [`crate::geom::FastWinding::inside_flags`] on the CPU; on the GPU the
+//!    grid's float32 bounded evaluation at every node centre, the nodes it
+//!    cannot decide left to the CPU: [`winding_gpu`]), under
 //!    the grid's default rule ([`crate::stages::sdf_grid::default_sign_mode`]). Per depth, the
 //!    candidate BVHs, RSS tests and triangle tests are summed
 //!    ([`DepthStats`], the paper's table 1). [`AdaptiveBvh::Aabb`] instead
@@ -79,6 +81,7 @@ pub(super) mod gpu;
 mod octree;
 mod rss_bvh;
 pub(super) mod rss_bvh_gpu;
+pub(super) mod winding_gpu;
 
 pub use cpu::compute_cpu;
 pub use gpu::AdaptiveGpu;
@@ -294,6 +297,15 @@ pub enum AdaptiveError {
     BvhTooDeep { depth: usize, max: usize },
     #[error("the octree outgrew its GPU buffer of {capacity} nodes")]
     Overflow { capacity: u64 },
+    #[error(
+        "nodes of depth {depth} ({edge:e} wide) are no wider than float32's spacing ({spacing:e}) at the cube's coordinates of {coordinate:e}: their centres would collide; lower the maximum depth or move the mesh nearer the origin"
+    )]
+    Collide {
+        depth: u32,
+        edge: f32,
+        spacing: f32,
+        coordinate: f32,
+    },
 }
 
 impl AdaptiveParams {
@@ -394,6 +406,23 @@ impl AdaptiveMemory {
 }
 
 impl AdaptiveField {
+    /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
+    /// cube, node centres and sizes, and values (sizes and values exactly:
+    /// the scale is a power of two).
+    fn into_world(mut self, frame: &crate::mesh::Frame) -> AdaptiveField {
+        let cube = &mut self.octree.cube;
+        cube.origin = frame.to_world(cube.origin);
+        cube.size = frame.length_to_world(cube.size);
+        for n in &mut self.octree.nodes {
+            n.center = frame.to_world(glam::Vec3::from_array(n.center)).to_array();
+            n.half_size = frame.length_to_world(n.half_size);
+        }
+        for v in &mut self.values {
+            *v = frame.length_to_world(*v);
+        }
+        self
+    }
+
     pub fn closest_feature(&self, node: usize) -> Option<(u32, TriangleFeature)> {
         let c = self.closest[node];
         TriangleFeature::from_index(c & 7).map(|f| (c >> 3, f))
@@ -406,7 +435,9 @@ pub fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::M
     octree_cube(b.min, b.max, params.padding)
 }
 
-/// Builds the field with the chosen backend. `gpu` is needed for
+/// Builds the field with the chosen backend, in the mesh's frame
+/// ([`PreparedMesh::local`], as the grids), refusing an octree whose finest
+/// node centres float32 cannot keep apart in the world. `gpu` is needed for
 /// [`Backend::Gpu`] (`None` gives [`crate::gpu::GpuError::NoAdapter`]).
 pub fn run(
     mesh: &PreparedMesh,
@@ -414,14 +445,38 @@ pub fn run(
     backend: Backend,
     gpu: Option<&AdaptiveGpu>,
 ) -> Result<AdaptiveField, AdaptiveError> {
-    let mut field = match backend {
-        Backend::Cpu => compute_cpu(mesh, params),
-        Backend::Gpu => gpu.ok_or_else(super::no_gpu)?.compute(mesh, params),
+    params.validate()?;
+    check_spacing(&mesh_cube(mesh, params), params.max_depth)?;
+    let local = mesh.local();
+    let field = match backend {
+        Backend::Cpu => compute_cpu(local, params).map(|mut field| {
+            if params.sign_mode == SignMode::Winding {
+                sign_by_winding(local, &mut field);
+            }
+            field
+        }),
+        // Signs by winding number itself in winding mode.
+        Backend::Gpu => gpu.ok_or_else(super::no_gpu)?.compute(local, params),
     }?;
-    if params.sign_mode == SignMode::Winding {
-        sign_by_winding(mesh, &mut field);
+    Ok(field.into_world(&mesh.frame()))
+}
+
+/// Refuses a world cube whose nodes of depth `depth` are no wider than
+/// float32's spacing at its largest coordinate.
+fn check_spacing(cube: &crate::geom::MortonCube, depth: u32) -> Result<(), AdaptiveError> {
+    let far = cube.origin + glam::Vec3::splat(cube.size);
+    let coordinate = cube.origin.abs().max(far.abs()).max_element();
+    let spacing = crate::mesh::f32_spacing(coordinate);
+    let edge = cube.size / (1u32 << depth) as f32;
+    if edge <= spacing {
+        return Err(AdaptiveError::Collide {
+            depth,
+            edge,
+            spacing,
+            coordinate,
+        });
     }
-    Ok(field)
+    Ok(())
 }
 
 /// Every node's sign from the winding number at its centre: inside where

@@ -89,16 +89,6 @@ pub fn reference_cell(mesh: &PreparedMesh, p: Vec3, band2: f32) -> Option<(f32, 
 
 /// Every cell against every triangle, single-threaded, in triangle order
 /// (the first of equally close triangles wins, as in the GPU brute force).
-pub fn compute_cpu_reference(
-    mesh: &PreparedMesh,
-    params: &SdfParams,
-    progress: &Progress,
-) -> SdfField {
-    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
-    reference_on(mesh, grid, params, progress)
-}
-
-/// [`compute_cpu_reference`] on a given grid.
 pub(super) fn reference_on(
     mesh: &PreparedMesh,
     grid: GridSpec,
@@ -256,7 +246,7 @@ impl BatchedMesh {
     }
 }
 
-/// Per-worker buffers of [`compute_cpu_fast`], reused across bricks.
+/// Per-worker buffers of [`fast_on`], reused across bricks.
 #[derive(Default)]
 struct BrickScratch {
     /// The brick's candidate batches.
@@ -267,12 +257,6 @@ struct BrickScratch {
 
 /// Rayon over 4³ bricks, each a brute force over its candidate triangles
 /// with the batch kernel; see the module docs.
-pub fn compute_cpu_fast(mesh: &PreparedMesh, params: &SdfParams, progress: &Progress) -> SdfField {
-    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
-    fast_on(mesh, grid, params, progress)
-}
-
-/// [`compute_cpu_fast`] on a given grid.
 pub(super) fn fast_on(
     mesh: &PreparedMesh,
     grid: GridSpec,
@@ -339,7 +323,7 @@ pub(super) fn fast_on(
     }
 }
 
-/// What every brick of [`compute_cpu_fast`] reads.
+/// What every brick of [`fast_on`] reads.
 struct Brick<'a> {
     mesh: &'a PreparedMesh,
     batched: &'a BatchedMesh,

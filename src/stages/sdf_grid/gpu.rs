@@ -131,20 +131,10 @@ impl SdfGpu {
         Ok(buffers)
     }
 
-    /// Runs the brute-force (`accelerated == false`) or BVH backend.
-    pub fn compute(
-        &self,
-        mesh: &PreparedMesh,
-        params: &SdfParams,
-        accelerated: bool,
-    ) -> Result<SdfField, SdfError> {
-        let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
-        self.compute_on(mesh, grid, params, accelerated)
-    }
-
-    /// [`SdfGpu::compute`] on a given grid (`params`' resolution and padding
-    /// unused).
-    pub fn compute_on(
+    /// Runs the brute-force (`accelerated == false`) or BVH backend on
+    /// `grid` (`params`' resolution and padding unused), both in the mesh's
+    /// frame ([`PreparedMesh::local`]; [`super::compute`] maps them).
+    pub(super) fn compute_on(
         &self,
         mesh: &PreparedMesh,
         grid: GridSpec,
@@ -155,7 +145,7 @@ impl SdfGpu {
         self.read_field(mesh, params, ran, accelerated)
     }
 
-    /// [`SdfGpu::compute`]'s GPU work (the copy of the field to
+    /// [`super::compute`]'s GPU work (the copy of the field to
     /// host-visible memory included), reading nothing back but the cells
     /// the winding sign leaves to the CPU, which it decides (phase
     /// [`FALLBACK_PHASE`]), and how many there were (winding mode): for
@@ -167,6 +157,7 @@ impl SdfGpu {
         params: &SdfParams,
         accelerated: bool,
     ) -> Result<(Timings, Option<usize>), SdfError> {
+        let mesh = mesh.local();
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
         let mut ran = self.run(mesh, grid, params, accelerated)?;
         if let Some(recorded) = ran.winding.take() {

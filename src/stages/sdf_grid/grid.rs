@@ -3,6 +3,7 @@
 use glam::{UVec3, Vec3};
 
 use crate::geom::Aabb;
+use crate::mesh::{Frame, f32_spacing};
 
 /// A grid of `dims` cubic cells of side `cell_size`; values live at cell
 /// centres, cell `(i, j, k)` at `origin + (i, j, k) * cell_size`, stored at
@@ -34,6 +35,34 @@ impl GridSpec {
             cell_size,
             dims,
         }
+    }
+
+    /// This world grid in `frame`.
+    pub fn to_local(&self, frame: &Frame) -> GridSpec {
+        GridSpec {
+            origin: frame.to_local(self.origin),
+            cell_size: frame.length_to_local(self.cell_size),
+            dims: self.dims,
+        }
+    }
+
+    /// This grid of `frame` in the world.
+    pub fn to_world(&self, frame: &Frame) -> GridSpec {
+        GridSpec {
+            origin: frame.to_world(self.origin),
+            cell_size: frame.length_to_world(self.cell_size),
+            dims: self.dims,
+        }
+    }
+
+    /// Whether float32 keeps this world grid's cell centres apart: its
+    /// cells must be wider than the spacing of float32 numbers at its
+    /// largest coordinate. Returns that spacing and coordinate otherwise.
+    pub fn collision(&self) -> Option<(f32, f32)> {
+        let b = self.bounds();
+        let largest = b.min.abs().max(b.max.abs()).max_element();
+        let spacing = f32_spacing(largest);
+        (self.cell_size <= spacing).then_some((spacing, largest))
     }
 
     pub fn num_cells(&self) -> usize {

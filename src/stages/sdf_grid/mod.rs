@@ -102,7 +102,7 @@ pub(super) mod slab_bvh;
 pub(super) mod winding_gpu;
 
 pub use cache::{CacheOutcome, FieldCache};
-pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
+pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
@@ -239,6 +239,14 @@ pub enum SdfError {
     Padding(f32),
     #[error("band {0} must be a finite number of cells ≥ 1")]
     Band(f32),
+    #[error(
+        "cells of {cell_size:e} are no wider than float32's spacing ({spacing:e}) at the grid's coordinates of {coordinate:e}: their centres would collide; lower the resolution or move the mesh nearer the origin"
+    )]
+    Collide {
+        cell_size: f32,
+        spacing: f32,
+        coordinate: f32,
+    },
     #[error("the mesh's BVH is {depth} levels deep, beyond the GPU traversal stack of {max}")]
     BvhTooDeep { depth: usize, max: usize },
     #[error(
@@ -306,6 +314,16 @@ impl SdfField {
         self.values.iter().filter(|&&v| v < 0.0).count()
     }
 
+    /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
+    /// values and grid scaled back (exactly: the scale is a power of two).
+    fn into_world(mut self, frame: &crate::mesh::Frame) -> SdfField {
+        for v in &mut self.values {
+            *v = frame.length_to_world(*v);
+        }
+        self.grid = self.grid.to_world(frame);
+        self
+    }
+
     /// Narrow-band half-width in world units, if any.
     pub fn band_world(&self) -> Option<f32> {
         self.params.band.map(|b| b * self.grid.cell_size)
@@ -322,8 +340,12 @@ pub fn compute(
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
     params.validate()?;
-    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
-    compute_on_grid(mesh, grid, params, backend, gpu, progress)
+    let local = mesh.local();
+    let grid = GridSpec::around(local.mesh.bounds(), params.resolution, params.padding);
+    let world = grid.to_world(&mesh.frame());
+    check_spacing(&world)?;
+    let field = compute_local(local, grid, params, backend, gpu, progress)?;
+    Ok(field.into_world(&mesh.frame()))
 }
 
 /// [`compute`] on a given grid, e.g. one another tool's field was sampled
@@ -338,6 +360,44 @@ pub fn compute_on_grid(
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
     params.validate_band()?;
+    check_spacing(&grid)?;
+    let frame = mesh.frame();
+    let local = compute_local(
+        mesh.local(),
+        grid.to_local(&frame),
+        params,
+        backend,
+        gpu,
+        progress,
+    )?;
+    Ok(SdfField {
+        grid,
+        ..local.into_world(&frame)
+    })
+}
+
+/// Refuses a world grid whose cell centres float32 cannot keep apart.
+fn check_spacing(grid: &GridSpec) -> Result<(), SdfError> {
+    match grid.collision() {
+        Some((spacing, coordinate)) => Err(SdfError::Collide {
+            cell_size: grid.cell_size,
+            spacing,
+            coordinate,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The field on `grid`, both in the mesh's frame: what every backend
+/// computes (`mesh` is a [`PreparedMesh::local`]).
+fn compute_local(
+    mesh: &PreparedMesh,
+    grid: GridSpec,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<SdfField, SdfError> {
     let mut field = match backend {
         Backend::CpuReference => cpu::reference_on(mesh, grid, params, progress),
         Backend::CpuFast => cpu::fast_on(mesh, grid, params, progress),

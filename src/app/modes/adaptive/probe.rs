@@ -180,7 +180,7 @@ mod tests {
     use super::*;
     use crate::progress::Progress;
     use crate::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
-    use crate::stages::sdf_grid::{SdfParams, compute_cpu_fast};
+    use crate::stages::sdf_grid::{self, Backend, SdfParams};
 
     fn sphere() -> PreparedMesh {
         PreparedMesh::new(&crate::mesh::uv_sphere(12, 18)).unwrap()
@@ -231,7 +231,7 @@ mod tests {
     fn adaptive_and_uniform_agree_within_a_cell_diagonal_on_a_sphere() {
         let mesh = sphere();
         let field = compute_cpu(&mesh, &params()).unwrap();
-        let uniform = compute_cpu_fast(
+        let uniform = sdf_grid::compute(
             &mesh,
             // No padding: the octree's cube reaches past the grid.
             &SdfParams {
@@ -239,8 +239,11 @@ mod tests {
                 padding: 0.0,
                 ..Default::default()
             },
+            Backend::CpuFast,
+            None,
             &Progress::default(),
-        );
+        )
+        .unwrap();
         let c = compare_with_uniform(&field, &uniform);
         assert!(c.compared > 100, "only {} nodes compared", c.compared);
         assert!(

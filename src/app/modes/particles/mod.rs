@@ -16,8 +16,9 @@
 //!    and drawn as a point straight from the GPU's buffer, coloured by its
 //!    speed.
 //!
-//! The hail scene (`assets/hail.json`) is shown by default; `particles:PATH`
-//! opens another scene file.
+//! The hail scene (`assets/hail.json`) is shown by default; another scene
+//! file opens by dropping it on the window (or `drop:PATH`) while the mode
+//! is shown, or with `particles:PATH`.
 
 mod live;
 mod lookahead;
@@ -29,12 +30,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use eframe::egui;
-use glam::Vec3;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::app::shell::image_view::ImageView;
-use crate::geom::Aabb;
 use crate::mesh::Mesh;
 use crate::stages::particles::collider::Collider;
 use crate::stages::particles::gpu::ParticlesGpu;
@@ -56,6 +55,8 @@ const MAX_PARTICLES: u64 = 4_000_000;
 const MAX_BOUNCES: u32 = 8;
 /// Most look-ahead frames the slider offers.
 const MAX_LOOK_AHEAD: u32 = 8;
+/// Frames between uploads of the decals (the surfaces' colours).
+const DECAL_EVERY: u32 = 4;
 /// How often a frame's phases go to the profiler, seconds.
 const RECORD_EVERY_S: f64 = 1.0;
 
@@ -116,12 +117,15 @@ pub struct ParticlesMode {
     surfaces: Vec<Surface>,
     /// The maps of the events shown so far.
     maps: Vec<ImpactMap>,
-    /// Bumped whenever `maps` change (the image's key).
+    /// Bumped whenever the maps as shown change (the image's key): with
+    /// each upload of the decals.
     maps_version: u64,
     schedule: Schedule,
     time: f64,
     paused: bool,
     decals_dirty: bool,
+    /// Frames since the decals were uploaded.
+    decal_age: u32,
     /// The camera frames the scene at the next upload.
     frame_camera: bool,
     timings: Timings,
@@ -157,6 +161,7 @@ impl Default for ParticlesMode {
             time: 0.0,
             paused: false,
             decals_dirty: false,
+            decal_age: 0,
             frame_camera: true,
             timings: Timings::default(),
             last_record: None,
@@ -248,8 +253,13 @@ impl ParticlesMode {
     /// One frame: stream the windows, show the due events, evaluate the
     /// particles.
     fn run_frame(&mut self, shell: &mut Shell) {
+        if let Some(path) = shell.pending_particle_scene.take()
+            && let Err(e) = self.open(Source::File(path))
+        {
+            self.fail(shell, e);
+        }
         if let Err(e) = self.ensure_built(shell) {
-            self.error = Some(e);
+            self.fail(shell, e);
             return;
         }
         let gpu = shell.render_gpu.clone();
@@ -277,25 +287,37 @@ impl ParticlesMode {
                     map.add(col.map.texel(e.p, map.res), 1, e.t as f32, e.speed as f32);
                 }
             }
-            self.maps_version += 1;
             self.decals_dirty = true;
         }
-        match streamed.and(live.evaluate_points(&gpu, self.time)) {
-            Ok(ms) => self.points_gpu_ms = ms,
-            Err(e) => {
-                self.error = Some(e);
-                return;
-            }
-        }
-        timings.push("live particles: evaluation", 0.0, self.points_gpu_ms);
-        if self.decals_dirty {
-            self.upload_surfaces(shell);
-        }
         timings.push(
-            "events to maps and decals",
+            "events to maps",
             started.elapsed().as_secs_f64() * 1e3,
             None,
         );
+        let started = Instant::now();
+        match streamed.and(live.evaluate_points(&gpu, self.time)) {
+            Ok(ms) => self.points_gpu_ms = ms,
+            Err(e) => {
+                self.fail(shell, e);
+                return;
+            }
+        }
+        timings.push(
+            "live particles: evaluation",
+            started.elapsed().as_secs_f64() * 1e3,
+            self.points_gpu_ms,
+        );
+        self.decal_age += 1;
+        if self.decals_dirty && (self.decal_age >= DECAL_EVERY || self.frame_camera) {
+            let started = Instant::now();
+            self.upload_surfaces(shell);
+            self.decal_age = 0;
+            timings.push(
+                "decals (surface colours, upload)",
+                started.elapsed().as_secs_f64() * 1e3,
+                None,
+            );
+        }
         shell.viewport.request_redraw();
         self.error = None;
         let due_record = self
@@ -314,9 +336,18 @@ impl ParticlesMode {
         self.timings = timings;
     }
 
+    /// Shows `e` in the panel, and once in the banner (a script fails).
+    fn fail(&mut self, shell: &mut Shell, e: String) {
+        if self.error.as_ref() != Some(&e) {
+            shell.notify(format!("particles: {e}"), true);
+        }
+        self.error = Some(e);
+    }
+
     /// The colliders' surfaces with their decals, as one mesh.
     fn upload_surfaces(&mut self, shell: &mut Shell) {
         self.decals_dirty = false;
+        self.maps_version += 1;
         let mut positions = Vec::new();
         let mut triangles = Vec::new();
         let mut colors = Vec::new();
@@ -347,20 +378,8 @@ impl ParticlesMode {
             .viewport
             .set_demo_mesh_colored(&mesh, Some(&colors), false);
         if frame {
-            shell.viewport.frame_bounds(self.view_bounds(&mesh));
+            shell.viewport.frame_bounds(mesh.bounds());
         }
-    }
-
-    /// The colliders and the emitters' reach.
-    fn view_bounds(&self, mesh: &Mesh) -> Aabb {
-        let mut b = mesh.bounds();
-        for e in self.base.iter().flat_map(|s| &s.emitters) {
-            let p = e.position.as_vec3();
-            let j = Vec3::splat(e.position_jitter as f32);
-            b.min = b.min.min(p - j);
-            b.max = b.max.max(p + j);
-        }
-        b
     }
 
     fn apply(&mut self, s: ParticlesStep) -> Result<ModeRequest, String> {
@@ -390,6 +409,19 @@ impl ParticlesMode {
             }
             ParticlesStep::Channel(c) => self.channel = c,
             ParticlesStep::Clear => self.restart_maps(),
+            ParticlesStep::ExportMap(path) => self.map_view.export(&path, 2, true)?,
+            ParticlesStep::ExpectEvents => {
+                let shown: u64 = self.maps.iter().map(ImpactMap::total).sum();
+                if shown == 0 {
+                    return Err(format!(
+                        "no impact shown by t = {:.3} s{}",
+                        self.time,
+                        self.error
+                            .as_ref()
+                            .map_or(String::new(), |e| format!(" ({e})"))
+                    ));
+                }
+            }
         }
         Ok(ModeRequest::Stay)
     }
@@ -421,6 +453,8 @@ enum ParticlesStep {
     Collider(usize),
     Channel(Channel),
     Clear,
+    ExportMap(PathBuf),
+    ExpectEvents,
 }
 
 const STEPS: &[StepDoc] = &[
@@ -463,6 +497,16 @@ const STEPS: &[StepDoc] = &[
         "the map channel shown",
     ),
     step("particles-clear", "", "empty the impact maps and decals"),
+    step(
+        "particles-export-map",
+        "PATH",
+        "save the shown impact map with its legend as PNG (2×)",
+    ),
+    step(
+        "particles-expect-events",
+        "",
+        "fail unless impacts have been shown",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<ParticlesStep, String>> {
@@ -506,6 +550,10 @@ fn parse(verb: &str, arg: &str) -> Option<Result<ParticlesStep, String>> {
             .map(ParticlesStep::Channel)
             .ok_or(format!("{verb}: {arg:?} is not count, time or speed")),
         "particles-clear" => Ok(ParticlesStep::Clear),
+        "particles-export-map" => {
+            args::need(verb, arg, "a PNG path").map(|p| ParticlesStep::ExportMap(p.into()))
+        }
+        "particles-expect-events" => Ok(ParticlesStep::ExpectEvents),
         _ => return None,
     })
 }
@@ -559,6 +607,24 @@ impl Mode for ParticlesMode {
 
     fn inspector_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
         panel::maps_ui(self, ui);
+    }
+
+    fn viewport_ui(
+        &mut self,
+        shell: &mut Shell,
+        ui: &mut egui::Ui,
+        _picked: Option<Option<usize>>,
+    ) {
+        let range = shell.viewport.range_override.unwrap_or(1.0);
+        let map = shell.settings.view.color_map.name();
+        crate::app::shell::legend::caption_ui(
+            ui,
+            &format!(
+                "{} particles at t = {:.2} s, coloured by speed (0 to {range:.0} units/s, {map}); \
+                 decals: impacts so far per patch of the colliders, log scale (turbo)",
+                self.knobs.particles, self.time
+            ),
+        );
     }
 
     fn steps(&self) -> &'static [StepDoc] {

@@ -33,7 +33,7 @@ pub fn panel_ui(st: &mut ParticlesMode, _shell: &mut Shell, ui: &mut egui::Ui) {
             st.error = st.open(Source::Hail).err();
         }
     });
-    ui.label("open another scene: script step particles:PATH");
+    ui.label("open another scene: drop its .json file here (script: particles:PATH)");
     ui.separator();
     let k = &mut st.knobs;
     ui.add(
@@ -221,17 +221,16 @@ fn describe(map: &ImpactMap, x: u32, y: u32) -> String {
     )
 }
 
-/// One channel of a map as a picture (NaN where no impact landed), v up.
+/// One channel of a map as a picture, v up: counts everywhere (0 where no
+/// impact landed), times and speeds NaN (hatched) where none did.
 pub fn picture(map: &ImpactMap, channel: Channel, frame: &MapFrame, caption: String) -> Picture {
     let res = map.res;
     let values: Vec<f32> = (0..res * res)
         .map(|i| {
             let k = texel(map, i % res, i / res);
-            if map.count[k] == 0 {
-                return f32::NAN;
-            }
             match channel {
                 Channel::Count => map.count[k] as f32,
+                _ if map.count[k] == 0 => f32::NAN,
                 Channel::Earliest => map.earliest[k],
                 Channel::Speed => map.max_speed[k],
             }
@@ -310,7 +309,9 @@ mod tests {
         };
         let p = picture(&m, Channel::Count, &frame, String::new());
         assert_eq!(p.values[3 * 4 + 1], 3.0);
-        assert_eq!(p.values.iter().filter(|v| v.is_finite()).count(), 1);
+        assert_eq!(p.values.iter().filter(|&&v| v > 0.0).count(), 1);
+        let t = picture(&m, Channel::Earliest, &frame, String::new());
+        assert_eq!(t.values.iter().filter(|v| v.is_finite()).count(), 1);
         assert!(describe(&m, 1, 3).contains("3 impacts"));
         let speed = picture(&m, Channel::Speed, &frame, String::new());
         assert!(matches!(speed.coloring, Coloring::Scale { hi, .. } if hi == 2.0));

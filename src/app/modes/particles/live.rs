@@ -166,7 +166,7 @@ impl Live {
             }
             readback_ms = Some(r.readback_ms);
             let events: Vec<Event> = decode(&r).0;
-            schedule.arrive(now, events, r.latency_frames, r.readback_ms);
+            schedule.arrive(now, r.window.frame, events, r.latency_frames, r.readback_ms);
         }
         if let Some(ms) = readback_ms {
             timings.push("read-back (submission to arrival)", ms, None);

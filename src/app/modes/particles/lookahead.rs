@@ -27,6 +27,9 @@ pub struct Schedule {
     /// The end of the cover of submitted windows; `None` before the first.
     submitted_to: Option<f64>,
     next_frame: u32,
+    /// The first window handed out since the last reset: earlier ones
+    /// still in flight are dropped when they come back.
+    epoch: u32,
     /// Read back, waiting for the clock.
     pending: Vec<Event>,
     pub stats: ScheduleStats,
@@ -52,6 +55,7 @@ impl Schedule {
     /// scene changed); the statistics stay.
     pub fn reset(&mut self) {
         self.submitted_to = None;
+        self.epoch = self.next_frame;
         self.pending.clear();
         self.shown.clear();
     }
@@ -78,9 +82,20 @@ impl Schedule {
         out
     }
 
-    /// A window's events have come back at display time `now`, `latency`
-    /// frames after it was submitted and `readback_ms` of wall-clock time.
-    pub fn arrive(&mut self, now: f64, events: Vec<Event>, latency: u64, readback_ms: f64) {
+    /// Window `frame`'s events have come back at display time `now`,
+    /// `latency` frames after it was submitted and `readback_ms` of
+    /// wall-clock time. A window from before the last reset is dropped.
+    pub fn arrive(
+        &mut self,
+        now: f64,
+        frame: u32,
+        events: Vec<Event>,
+        latency: u64,
+        readback_ms: f64,
+    ) {
+        if frame < self.epoch {
+            return;
+        }
         self.stats.latency_frames = latency;
         self.stats.max_latency_frames = self.stats.max_latency_frames.max(latency);
         self.stats.readback_ms = readback_ms;
@@ -178,6 +193,7 @@ mod tests {
             for (_, w) in back {
                 s.arrive(
                     now,
+                    w.frame,
                     vec![event(w.t_begin + 0.4 * w.dt)],
                     latency as u64,
                     1.0,
@@ -200,9 +216,15 @@ mod tests {
         assert_eq!((next[0].frame, next[0].t_begin), (3, 1.75));
         // A smaller look-ahead submits nothing until the clock catches up.
         assert!(s.windows(1.5, 0.0, 0.25).is_empty());
-        // After a reset (a jump back in time) the cover restarts at the clock.
+        // After a reset (a jump back in time) the cover restarts at the
+        // clock, and windows from before it are dropped when they land.
         s.reset();
-        assert_eq!(s.windows(0.0, 0.0, 0.25)[0].t_begin, 0.0);
+        let after = s.windows(0.0, 0.0, 0.25);
+        assert_eq!(after[0].t_begin, 0.0);
+        s.arrive(0.0, next[0].frame, vec![event(1.8)], 1, 1.0);
+        assert_eq!(s.pending(), 0);
+        s.arrive(0.0, after[0].frame, vec![event(0.1)], 1, 1.0);
+        assert_eq!(s.pending(), 1);
     }
 
     /// An event read back k frames late is shown at its own sub-frame

@@ -397,7 +397,7 @@ impl ParticlesMode {
             ParticlesStep::LookAhead(f) => self.look_ahead = f,
             ParticlesStep::Time(t) => {
                 self.time = t;
-                self.schedule.reset();
+                self.restart_maps();
             }
             ParticlesStep::Pause(p) => self.paused = p,
             ParticlesStep::Collider(c) => {
@@ -484,7 +484,11 @@ const STEPS: &[StepDoc] = &[
         "FRAMES",
         "look-ahead offset in frames",
     ),
-    step("particles-time", "SECONDS", "set the clock"),
+    step(
+        "particles-time",
+        "SECONDS",
+        "set the clock (the maps start again)",
+    ),
     step("particles-pause", "[on|off]", "pause or play the clock"),
     step(
         "particles-collider",

@@ -67,7 +67,7 @@ pub fn panel_ui(st: &mut ParticlesMode, _shell: &mut Shell, ui: &mut egui::Ui) {
     ui.separator();
     stats_ui(st, ui);
     ui.separator();
-    ui.label("This frame's phases (CPU wall / GPU):");
+    ui.label("This frame's phases, ms (CPU wall / GPU):");
     value_grid(ui, "particles_phases", |row| {
         for p in &st.timings.phases {
             row(
@@ -105,7 +105,7 @@ fn stats_ui(st: &ParticlesMode, ui: &mut egui::Ui) {
         row(
             "read-back latency",
             format!(
-                "{} frames (max {}), {}",
+                "{} frames (max {}), {} ms",
                 s.latency_frames,
                 s.max_latency_frames,
                 ms_label(Some(s.readback_ms))

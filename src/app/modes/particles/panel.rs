@@ -283,10 +283,7 @@ fn axes(frame: &MapFrame) -> [Extent; 2] {
             e("angle (°)", 0.0, 360.0),
             e("height (units)", 0.0, frame.scale.z),
         ],
-        MapKind::Spherical => [
-            e("azimuth (°)", 0.0, 360.0),
-            e("polar angle (°)", 0.0, 180.0),
-        ],
+        MapKind::Spherical => [e("azimuth (°)", 0.0, 360.0), e("polar (°)", 0.0, 180.0)],
     }
 }
 

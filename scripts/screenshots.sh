@@ -26,10 +26,11 @@ f=$(mktemp -d)/suzanne.npy
 "$bin" sdf assets/suzanne.obj --sign pseudo-normal --res 48 --backend cpu --no-cache --out "$f" > /dev/null 2>&1
 run "open:suzanne; compute; open-field:$f; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:7; check-pick:0; wait:3; screenshot:$s/verify-loaded-field.png; quit"
 run "radial; radial-res:128x64; radial-bone:forearm.l; radial-time:1.0; profiler:off; orbit:35,5; wait:3; screenshot:$s/radial-humanoid.png; quit"
-# The particle stage's impact maps (CLI; no viewer mode yet).
+# The particle stage's impact maps (CLI), then the particles mode live.
 maps=$(mktemp -d)
 "$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend cpu
 cp "$maps/collider4_ellipsoid.png" "$s/particles-map-dome.png"
 cp "$maps/collider5_cone.png" "$s/particles-map-cone.png"
+run "particles; particles-time:4; particles-collider:4; profiler:off; orbit:20,10; wait:40; screenshot:$s/particles-hail.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; pick; slice:x; colormap:viridis; range:data; wait:3; screenshot:$s/bunny-viridis-slice.png;
      export-slice:$s/figure-slice.png@2x+caption; export-figure:$s/figure-view.png+caption; quit"

@@ -205,6 +205,82 @@ fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
     );
 }
 
+/// The particles mode in a scripted session: the hail scene with fewer
+/// particles and small maps, sliders changed by steps; the 3D view shows
+/// the grey collider surfaces with coloured decals and particles, the
+/// chosen collider's map exports with its legend, and impacts were shown.
+/// A dropped scene file replaces the hail; bad steps fail the script.
+#[test]
+fn scripted_particles_session_shows_decals_and_maps() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-particles");
+    let (view, shot, map) = (
+        dir.join("view.png"),
+        dir.join("window.png"),
+        dir.join("map.png"),
+    );
+    let script = format!(
+        "particles; particles-count:20000; particles-map:64; particles-bounces:0; \
+         particles-time:3; wait:25; particles-expect-events; export-view:{}; \
+         particles-bounces:2; particles-restitution:0.8; particles-lookahead:4; \
+         particles-collider:4; particles-channel:speed; wait:10; particles-expect-events; \
+         particles-export-map:{}; screenshot:{}; quit",
+        view.display(),
+        map.display(),
+        shot.display()
+    );
+    run_session(&script, "particles");
+    let (grey, coloured) = census(&load(&view));
+    assert!(
+        grey > 5000,
+        "the collider surfaces should show grey: {grey} pixels"
+    );
+    assert!(
+        coloured > 500,
+        "decals and particles should show in colour: {coloured} pixels"
+    );
+    let (_, map_colours) = census(&load(&map));
+    assert!(
+        map_colours > 200,
+        "the map should show impacts: {map_colours} pixels"
+    );
+    assert!(shot.exists());
+
+    let scene = dir.join("one-plane.json");
+    std::fs::write(
+        &scene,
+        r#"{"gravity": [0, -9.81, 0], "bounces": 0, "restitution": 0.5,
+            "emitters": [{"count": 2000, "position": [0, 2, 0], "position_jitter": 0.5,
+              "velocity": [0, 0, 0], "velocity_jitter": 0.2, "lifetime": 1.0,
+              "order": 2, "seed": 7}],
+            "colliders": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0], "disc": 2}]}"#,
+    )
+    .unwrap();
+    run_session(
+        &format!(
+            "particles; drop:{}; wait:3; particles-collider:0; particles-time:2; wait:20; \
+             particles-expect-events; quit",
+            scene.display()
+        ),
+        "particles drop",
+    );
+    let second = xvfb_run(&format!(
+        "particles; drop:{}; wait:3; particles-collider:1; quit",
+        scene.display()
+    ));
+    assert!(
+        !second.status.success(),
+        "the dropped scene has one collider: collider 1 must fail the script"
+    );
+    for bad in [
+        "particles; particles-restitution:1.5; quit",
+        "particles:/nonexistent/scene.json; quit",
+        "particles; particles-channel:colour; quit",
+    ] {
+        assert!(!xvfb_run(bad).status.success(), "{bad} should fail");
+    }
+}
+
 /// The interference panel in a scripted session: a dense random scene of
 /// boxes at a small viewport, read pixels and then occlusion queries only,
 /// all three axes (their counts verified against the CPU reference, with
@@ -427,6 +503,7 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "tritri-offset:X,Y,Z",
         "interfere-move:X,Y,Z",
         "radial-res:WxH",
+        "particles-count:N",
         "quit",
     ] {
         assert!(

@@ -83,6 +83,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "interference_compute_int64.wgsl",
     "particles_eval.wgsl",
     "particles_map.wgsl",
+    "particles_points.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",
     "sampling.wgsl",

@@ -16,6 +16,11 @@
 //! Cells are filtered and coloured in the vertex shader from the uniforms, so
 //! changing the filter, colour map or range costs nothing per cell on the
 //! CPU; only a new field re-uploads the cell buffer.
+//!
+//! Cells may also come straight from the GPU ([`ViewRenderer::set_gpu_cells`]):
+//! a compute pass writes the `[x y z value]` instances and the indirect
+//! draw's instance count, so nothing goes through the CPU (the particles
+//! mode's live particles).
 
 use std::collections::HashSet;
 
@@ -233,6 +238,8 @@ pub struct ViewRenderer {
     wire_shaded: Option<Drawable>,
     wire_alone: Option<Drawable>,
     cells: Option<Drawable>,
+    /// Cells written on the GPU: instances and `[4, count, 0, 0]` draw arguments.
+    gpu_cells: Option<(wgpu::Buffer, wgpu::Buffer)>,
     lines: Option<Drawable>,
     timer: Option<Timer>,
 }
@@ -377,6 +384,7 @@ impl ViewRenderer {
             wire_shaded: None,
             wire_alone: None,
             cells: None,
+            gpu_cells: None,
             lines: None,
             timer,
         }
@@ -489,6 +497,13 @@ impl ViewRenderer {
             }
             _ => self.set_cells(device, cells),
         }
+    }
+
+    /// Draws `instances` (`[x, y, z, value]`, a vertex buffer) as cells too,
+    /// as many as `draw_args` (`[4, count, 0, 0]`, an indirect buffer) says;
+    /// `None` removes them.
+    pub fn set_gpu_cells(&mut self, cells: Option<(wgpu::Buffer, wgpu::Buffer)>) {
+        self.gpu_cells = cells;
     }
 
     /// Uploads debug lines (pairs of vertices; an empty slice removes them).
@@ -683,6 +698,13 @@ impl ViewRenderer {
             pass.set_pipeline(&self.points_pipeline);
             pass.set_vertex_buffer(0, d.buffer.slice(..));
             pass.draw(0..4, 0..d.count);
+        }
+        if settings.show_cells
+            && let Some((instances, args)) = &self.gpu_cells
+        {
+            pass.set_pipeline(&self.points_pipeline);
+            pass.set_vertex_buffer(0, instances.slice(..));
+            pass.draw_indirect(args, 0);
         }
         if let Some(d) = &self.lines {
             pass.set_pipeline(&self.lines_pipeline);

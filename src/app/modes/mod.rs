@@ -17,12 +17,14 @@
 //! * [`interference`]: image-space interference of many objects.
 //! * [`pipeline`]: many bodies falling and settling, the full collision
 //!   pipeline every frame.
+//! * [`particles`]: closed-form particles, impact maps and decals.
 
 pub mod adaptive;
 pub mod args;
 pub mod collide;
 pub mod field;
 pub mod interference;
+pub mod particles;
 pub mod pipeline;
 pub mod radial;
 pub mod tri_tri;
@@ -43,6 +45,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(interference::Interference::default()),
         Box::new(pipeline::PipelineMode::default()),
         Box::new(radial::RadialMode::default()),
+        Box::new(particles::ParticlesMode::default()),
     ]
 }
 

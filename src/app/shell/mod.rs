@@ -105,6 +105,8 @@ pub struct Shell {
     /// A field file to check against the mesh (File → Open field, a dropped
     /// .npy/.npz), until the field mode takes it.
     pub pending_field: Option<std::path::PathBuf>,
+    /// A particle scene (a dropped .json), until the particles mode takes it.
+    pub pending_particle_scene: Option<std::path::PathBuf>,
     /// Every job started, for the progress bars.
     pub running_jobs: Mutex<jobs_bar::RunningJobs>,
     /// The colour key the viewport shows this frame and the figure
@@ -134,6 +136,7 @@ impl Shell {
             history: ProfilerHistory::default(),
             file_picker: None,
             pending_field: None,
+            pending_particle_scene: None,
             running_jobs: Default::default(),
             shown_key: None,
             ctx,
@@ -366,13 +369,24 @@ impl Shell {
     }
 
     /// Opens a file: a field (.npy, .npz) to check against the mesh in the
-    /// field mode, anything else as a mesh.
+    /// field mode, a particle scene (.json) for the particles mode,
+    /// anything else as a mesh.
     pub fn open_path(&mut self, path: std::path::PathBuf) {
-        let field = path
+        let ext = path
             .extension()
             .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy") || e.eq_ignore_ascii_case("npz"));
-        if field {
+            .map(str::to_ascii_lowercase);
+        let field = ext.as_deref().is_some_and(|e| e == "npy" || e == "npz");
+        if ext.as_deref() == Some("json") {
+            self.notify(
+                format!(
+                    "{}: a particle scene, shown in the particles mode",
+                    path.display()
+                ),
+                false,
+            );
+            self.pending_particle_scene = Some(path);
+        } else if field {
             self.notify(
                 format!(
                     "{}: checked against the mesh in the signed distance field mode's Verify view",

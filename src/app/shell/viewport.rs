@@ -184,6 +184,13 @@ impl Viewport {
         self.dirty = true;
     }
 
+    /// Cells written on the GPU each frame (see
+    /// [`ViewRenderer::set_gpu_cells`]); not pickable. `None` removes them.
+    pub fn set_gpu_cells(&mut self, cells: Option<(wgpu::Buffer, wgpu::Buffer)>) {
+        self.renderer.set_gpu_cells(cells);
+        self.dirty = true;
+    }
+
     /// The histogram of the shown cells' values over `lo..hi` for the
     /// colour bar ([`super::image_view::histogram`]), remade when the
     /// cells or the range change.

@@ -34,7 +34,8 @@ pub mod unwrap;
 pub use camera::{AxisView, Camera, MAX_PITCH};
 pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};
 pub use renderer::{
-    CellFilter, ClipPlane, LineVertex, MESH_GREY, MeshMode, MeshVertex, ViewRenderer, ViewSettings,
+    CellFilter, ClipPlane, LineVertex, MESH_GREY, MIN_OPACITY, MeshMode, MeshVertex, ViewRenderer,
+    ViewSettings,
 };
 pub use slice::{
     Axis, slice_cell, slice_dims, slice_extents, slice_image, slice_place, slice_values,

@@ -16,6 +16,19 @@
 //! Cells are filtered and coloured in the vertex shader from the uniforms, so
 //! changing the filter, colour map or range costs nothing per cell on the
 //! CPU; only a new field re-uploads the cell buffer.
+//!
+//! # Draw order and transparency
+//!
+//! An opaque mesh (opacity 1) is drawn first, then the wireframe, cells,
+//! surfaces and lines, all depth-tested and depth-writing. A translucent
+//! mesh (`ViewSettings::mesh_opacity` < 1) is drawn after everything opaque,
+//! with depth test but no depth write, alpha-blended ("over"): first its
+//! back faces (front faces culled), then its front faces (back faces
+//! culled), so the far wall is composited before the near one — the order
+//! that is exact for a convex closed mesh and reads well for others. What
+//! lies inside (cells, the pick's line, an iso-surface) was drawn opaque
+//! before and shows through both walls. The wireframe comes last, over the
+//! translucent faces.
 
 use std::collections::HashSet;
 
@@ -113,7 +126,14 @@ pub struct ViewSettings {
     pub filter: CellFilter,
     /// Clear colour, linear RGBA.
     pub background: [f32; 4],
+    /// The shaded mesh's opacity, [`MIN_OPACITY`]..=1 (1: opaque). Below 1
+    /// the mesh is drawn translucent after everything else (module docs).
+    pub mesh_opacity: f32,
 }
+
+/// The lowest mesh opacity the viewer offers (an invisible mesh is
+/// [`MeshMode::Hidden`]).
+pub const MIN_OPACITY: f32 = 0.05;
 
 impl Default for ViewSettings {
     fn default() -> Self {
@@ -126,6 +146,7 @@ impl Default for ViewSettings {
             value_max: 1.0,
             filter: CellFilter::default(),
             background: [0.02, 0.022, 0.028, 1.0],
+            mesh_opacity: 1.0,
         }
     }
 }
@@ -186,7 +207,7 @@ pub struct ViewUniforms {
     pub viewport: [f32; 4],
     /// normal xyz, offset.
     pub clip_plane: [f32; 4],
-    /// colour range low end, band, high end, 0.
+    /// colour range low end, band, high end, mesh opacity.
     pub cell_params: [f32; 4],
     /// colour map id, filter bits, 0, 0.
     pub cell_flags: [u32; 4],
@@ -222,10 +243,42 @@ struct Timer {
     readback: wgpu::Buffer,
 }
 
+/// How a pipeline treats depth and faces: opaque geometry writes depth;
+/// the translucent mesh blends over it without writing depth, one face
+/// orientation per pipeline.
+#[derive(Clone, Copy)]
+struct Look {
+    cull: Option<wgpu::Face>,
+    translucent: bool,
+}
+
+/// "Over" compositing of the colour; the target's alpha stays as the
+/// opaque passes left it, so exported images stay opaque.
+const OVER_KEEPING_ALPHA: wgpu::BlendState = wgpu::BlendState {
+    color: wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::SrcAlpha,
+        dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
+        operation: wgpu::BlendOperation::Add,
+    },
+    alpha: wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::Zero,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    },
+};
+
+const OPAQUE: Look = Look {
+    cull: None,
+    translucent: false,
+};
+
 /// Pipelines and the scene's vertex buffers. Create once per device.
 pub struct ViewRenderer {
     bind_group_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
+    /// The translucent mesh: back faces, then front faces.
+    mesh_back_pipeline: wgpu::RenderPipeline,
+    mesh_front_pipeline: wgpu::RenderPipeline,
     wire_pipeline: wgpu::RenderPipeline,
     points_pipeline: wgpu::RenderPipeline,
     lines_pipeline: wgpu::RenderPipeline,
@@ -275,7 +328,8 @@ impl ViewRenderer {
                         vs: &str,
                         fs: &str,
                         buffer: wgpu::VertexBufferLayout<'_>,
-                        topology: wgpu::PrimitiveTopology| {
+                        topology: wgpu::PrimitiveTopology,
+                        look: Look| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -287,13 +341,13 @@ impl ViewRenderer {
                 },
                 primitive: wgpu::PrimitiveState {
                     topology,
-                    // Open meshes and sprites are seen from both sides.
-                    cull_mode: None,
+                    // Opaque: open meshes and sprites are seen from both sides.
+                    cull_mode: look.cull,
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
+                    depth_write_enabled: Some(!look.translucent),
                     depth_compare: Some(wgpu::CompareFunction::LessEqual),
                     stencil: wgpu::StencilState::default(),
                     bias: wgpu::DepthBiasState::default(),
@@ -305,7 +359,7 @@ impl ViewRenderer {
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend: None,
+                        blend: look.translucent.then_some(OVER_KEEPING_ALPHA),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -317,15 +371,33 @@ impl ViewRenderer {
             "ViewRenderer::mesh_pipeline",
             "vs_mesh",
             "fs_mesh",
-            mesh_layout,
+            mesh_layout.clone(),
             wgpu::PrimitiveTopology::TriangleList,
+            OPAQUE,
         );
+        let translucent = |label: &str, cull: wgpu::Face| {
+            pipeline(
+                label,
+                "vs_mesh",
+                "fs_mesh",
+                mesh_layout.clone(),
+                wgpu::PrimitiveTopology::TriangleList,
+                Look {
+                    cull: Some(cull),
+                    translucent: true,
+                },
+            )
+        };
+        let mesh_back_pipeline = translucent("ViewRenderer::mesh_back_pipeline", wgpu::Face::Front);
+        let mesh_front_pipeline =
+            translucent("ViewRenderer::mesh_front_pipeline", wgpu::Face::Back);
         let wire_pipeline = pipeline(
             "ViewRenderer::wire_pipeline",
             "vs_wire",
             "fs_lines",
             line_layout.clone(),
             wgpu::PrimitiveTopology::LineList,
+            OPAQUE,
         );
         let points_pipeline = pipeline(
             "ViewRenderer::points_pipeline",
@@ -335,6 +407,7 @@ impl ViewRenderer {
             // One 4-vertex strip per instance: a third fewer vertex-shader
             // runs than two separate triangles, which bounds this pass.
             wgpu::PrimitiveTopology::TriangleStrip,
+            OPAQUE,
         );
         let lines_pipeline = pipeline(
             "ViewRenderer::lines_pipeline",
@@ -342,6 +415,7 @@ impl ViewRenderer {
             "fs_lines",
             line_layout,
             wgpu::PrimitiveTopology::LineList,
+            OPAQUE,
         );
 
         let timer = device
@@ -370,6 +444,8 @@ impl ViewRenderer {
         ViewRenderer {
             bind_group_layout,
             mesh_pipeline,
+            mesh_back_pipeline,
+            mesh_front_pipeline,
             wire_pipeline,
             points_pipeline,
             lines_pipeline,
@@ -658,24 +734,25 @@ impl ViewRenderer {
         });
         pass.set_bind_group(0, &bind_group, &[]);
         let mode = settings.mesh_mode;
-        if mode.shaded()
-            && let Some(d) = &self.mesh
-        {
-            pass.set_pipeline(&self.mesh_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+        let translucent = settings.mesh_opacity < 1.0;
+        let draw =
+            |pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline, d: &Drawable| {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, d.buffer.slice(..));
+                pass.draw(0..d.count, 0..1);
+            };
+        let shaded_mesh = self.mesh.as_ref().filter(|_| mode.shaded());
+        if let (Some(d), false) = (shaded_mesh, translucent) {
+            draw(&mut pass, &self.mesh_pipeline, d);
         }
         let wire = if mode == MeshMode::Wireframe {
             &self.wire_alone
         } else {
             &self.wire_shaded
         };
-        if mode.wireframe()
-            && let Some(d) = wire
-        {
-            pass.set_pipeline(&self.wire_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+        let wire = wire.as_ref().filter(|_| mode.wireframe());
+        if let (Some(d), false) = (wire, translucent) {
+            draw(&mut pass, &self.wire_pipeline, d);
         }
         if settings.show_cells
             && let Some(d) = &self.cells
@@ -685,9 +762,16 @@ impl ViewRenderer {
             pass.draw(0..4, 0..d.count);
         }
         if let Some(d) = &self.lines {
-            pass.set_pipeline(&self.lines_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+            draw(&mut pass, &self.lines_pipeline, d);
+        }
+        if translucent {
+            if let Some(d) = shaded_mesh {
+                draw(&mut pass, &self.mesh_back_pipeline, d);
+                draw(&mut pass, &self.mesh_front_pipeline, d);
+            }
+            if let Some(d) = wire {
+                draw(&mut pass, &self.wire_pipeline, d);
+            }
         }
     }
 }
@@ -746,7 +830,7 @@ fn uniforms(target: &RenderTarget, camera: &Camera, settings: &ViewSettings) -> 
             settings.value_min,
             f.band.unwrap_or(0.0),
             settings.value_max,
-            0.0,
+            settings.mesh_opacity.clamp(MIN_OPACITY, 1.0),
         ],
         cell_flags: [settings.color_map.shader_id(), bits, 0, 0],
     }

@@ -573,6 +573,30 @@ fn radix_sort() {
 }
 
 #[test]
+fn marching_cubes() {
+    let mut c = Checks::default();
+    mirror! { c, "marching_cubes.wgsl", "Params", sl::IsoParams {
+        origin, color, cells, cubes, level, blocks, _pad,
+    } }
+    constant!(c, "marching_cubes.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
+    constant!(
+        c,
+        "marching_cubes.wgsl",
+        CASE_WORDS,
+        sl::ISO_CASE_WORDS as u32
+    );
+    constant!(c, "marching_cubes.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
+    let entries = ["count", "scan_blocks", "emit"];
+    c.workgroup(
+        "marching_cubes.wgsl",
+        &entries,
+        "ISO_WORKGROUP",
+        [sl::ISO_WORKGROUP, 1, 1],
+    );
+    c.finish();
+}
+
+#[test]
 fn interference() {
     let mut c = Checks::default();
     for shader in ["interference.wgsl", "interference_cull.wgsl"] {

@@ -336,6 +336,52 @@ fn exe() -> Command {
 }
 
 #[test]
+fn render_cli_draws_an_iso_surface_through_a_translucent_mesh() {
+    let dir = common::scratch("cli-render-iso");
+    let suzanne = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/suzanne.obj");
+    let out = dir.join("iso.png");
+    let run = |extra: &[&str]| {
+        exe()
+            .args(["render", suzanne.to_str().unwrap(), "--res", "24"])
+            .args(["--size", "160x120", "--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let ok = run(&["--iso", "0.02", "--opacity", "0.35", "--filter", "band"]);
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let triangles: u32 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("iso-surface at 0.02: "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no iso-surface line in {stdout}"));
+    assert!(triangles > 100, "{triangles} triangles");
+    assert!(out.exists());
+    for (extra, expected) in [
+        (
+            &["--opacity", "0"][..],
+            "--opacity 0 must be from 0.05 to 1",
+        ),
+        (
+            &["--iso", "0", "--view", "mesh"][..],
+            "use it with --view field",
+        ),
+    ] {
+        let failed = run(extra);
+        let stderr = String::from_utf8_lossy(&failed.stderr);
+        assert!(!failed.status.success(), "{extra:?}");
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
+}
+
+#[test]
 fn render_cli_writes_a_png_and_fails_in_one_line() {
     let dir = common::scratch("cli-render");
     let suzanne = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/suzanne.obj");

@@ -19,6 +19,8 @@ pub use super::interference::gpu::Uniforms as InterferenceUniforms;
 pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
 pub use super::interference::gpu::upload::EdgeVertex;
 pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
+pub use super::iso_surface::table::CASE_WORDS as ISO_CASE_WORDS;
+pub use super::iso_surface::{GpuParams as IsoParams, WORKGROUP as ISO_WORKGROUP};
 pub use super::particles::collider::MapKind as ParticleMapKind;
 pub use super::particles::gpu::{
     Frame as ParticleFrame, GpuCollider as ParticleCollider, GpuEmitter as ParticleEmitter,

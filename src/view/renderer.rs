@@ -11,6 +11,8 @@
 //! wire      [LineVertex p q | ...]                   each undirected edge once
 //! cells     [x y z value | ...]                      f32x4 per instance, 6 verts each
 //! lines     [LineVertex p q | ...]                   caller's line list
+//! surface   [MeshVertex a b c | ...]                 written on the GPU (an
+//!           iso-surface, stages::iso_surface), drawn as it is
 //! ```
 //!
 //! Cells are filtered and coloured in the vertex shader from the uniforms, so
@@ -20,7 +22,7 @@
 //! # Draw order and transparency
 //!
 //! An opaque mesh (opacity 1) is drawn first, then the wireframe, cells,
-//! surfaces and lines, all depth-tested and depth-writing. A translucent
+//! a GPU-made surface and lines, all depth-tested and depth-writing. A translucent
 //! mesh (`ViewSettings::mesh_opacity` < 1) is drawn after everything opaque,
 //! with depth test but no depth write, alpha-blended ("over"): first its
 //! back faces (front faces culled), then its front faces (back faces
@@ -287,6 +289,7 @@ pub struct ViewRenderer {
     wire_alone: Option<Drawable>,
     cells: Option<Drawable>,
     lines: Option<Drawable>,
+    surface: Option<Drawable>,
     timer: Option<Timer>,
 }
 
@@ -454,6 +457,7 @@ impl ViewRenderer {
             wire_alone: None,
             cells: None,
             lines: None,
+            surface: None,
             timer,
         }
     }
@@ -576,6 +580,19 @@ impl ViewRenderer {
             even,
             wgpu::BufferUsages::VERTEX,
         );
+    }
+
+    /// Shows a surface whose vertex buffer was written on the GPU: `count`
+    /// [`MeshVertex`]es, 3 per triangle (an empty one or `None` removes it).
+    /// It is drawn opaque after the cells, whatever the mesh mode.
+    pub fn set_surface(&mut self, surface: Option<(wgpu::Buffer, u32)>) {
+        self.surface = surface
+            .filter(|(_, count)| *count > 0)
+            .map(|(buffer, count)| Drawable {
+                buffer,
+                count,
+                capacity: count,
+            });
     }
 
     pub fn cell_count(&self) -> u32 {
@@ -760,6 +777,9 @@ impl ViewRenderer {
             pass.set_pipeline(&self.points_pipeline);
             pass.set_vertex_buffer(0, d.buffer.slice(..));
             pass.draw(0..4, 0..d.count);
+        }
+        if let Some(d) = &self.surface {
+            draw(&mut pass, &self.mesh_pipeline, d);
         }
         if let Some(d) = &self.lines {
             draw(&mut pass, &self.lines_pipeline, d);

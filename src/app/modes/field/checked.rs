@@ -152,7 +152,7 @@ pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         crate::app::shell::chrome::open_field_dialog(shell);
     }
     let Some(c) = &mut mode.checked else {
-        ui.label("No field loaded (File → Open field).");
+        ui.label("No field loaded (File > Open field).");
         return;
     };
     let report = c.comparison.report(&c.samples, 0);

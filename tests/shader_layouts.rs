@@ -573,6 +573,23 @@ fn radix_sort() {
 }
 
 #[test]
+fn sdf_points() {
+    let mut c = Checks::default();
+    mirror! { c, "sdf_points.wgsl", "PointsParams", sl::PointsParams {
+        frame, slack, count, beta, _pad,
+    } }
+    constant!(c, "sdf_points.wgsl", POINTS_WORKGROUP, sl::POINTS_WORKGROUP);
+    let size = [sl::POINTS_WORKGROUP, 1, 1];
+    c.workgroup(
+        "sdf_points.wgsl",
+        &["exact_points"],
+        "POINTS_WORKGROUP",
+        size,
+    );
+    c.finish();
+}
+
+#[test]
 fn marching_cubes() {
     let mut c = Checks::default();
     mirror! { c, "marching_cubes.wgsl", "Params", sl::IsoParams {

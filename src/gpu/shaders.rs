@@ -70,6 +70,7 @@ macro_rules! wgsl_files {
 pub const FILES: &[(&str, &str)] = wgsl_files![
     "broad_phase.wgsl",
     "marching_cubes.wgsl",
+    "sdf_points.wgsl",
     "colliders.wgsl",
     "interference.wgsl",
     "interference_cull.wgsl",

@@ -44,6 +44,7 @@ pub use super::sdf_grid::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
 pub use super::sdf_grid::grid::BRICK;
+pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::sdf_grid::winding_gpu::{
     WINDING_STACK as SDF_WINDING_STACK, WindingParams as SdfWindingParams,

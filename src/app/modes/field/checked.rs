@@ -41,7 +41,7 @@ pub struct Checked {
 }
 
 /// Reads `path` and compares it with the exact field of `mesh` (on a worker
-/// thread): grids on the GPU when there is one, point sets on the CPU.
+/// thread): on the GPU when there is one (grids and point sets alike).
 pub fn load(
     path: PathBuf,
     mesh: &PreparedMesh,

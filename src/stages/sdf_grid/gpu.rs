@@ -104,6 +104,13 @@ impl SdfGpu {
         mesh: &PreparedMesh,
         points: &[glam::Vec3],
     ) -> Result<(Vec<f32>, usize), SdfError> {
+        let depth = mesh.bvh.depth();
+        if depth >= GPU_STACK {
+            return Err(SdfError::BvhTooDeep {
+                depth,
+                max: GPU_STACK - 1,
+            });
+        }
         let kernel = self.points.get_or_init(|| PointsGpu::new(&self.gpu));
         kernel.exact(&self.gpu, &self.winding, mesh, points)
     }

@@ -16,7 +16,6 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::SdfError;
-use super::gpu::GPU_STACK;
 use super::winding_gpu::WindingGpu;
 use crate::geom::BETA;
 use crate::gpu::{
@@ -66,7 +65,8 @@ impl PointsGpu {
     }
 
     /// The signed distance from `mesh` at every point, negative inside by
-    /// the exact winding number; and how many points the CPU signed.
+    /// the exact winding number; and how many points the CPU signed. The
+    /// caller checks that the BVH fits the shader's stack.
     pub fn exact(
         &self,
         gpu: &GpuContext,
@@ -80,13 +80,6 @@ impl PointsGpu {
         if mesh.triangle_count() == 0 {
             // No surface: nothing is inside, everything infinitely far.
             return Ok((vec![f32::INFINITY; points.len()], 0));
-        }
-        let depth = mesh.bvh.depth();
-        if depth >= GPU_STACK {
-            return Err(SdfError::BvhTooDeep {
-                depth,
-                max: GPU_STACK - 1,
-            });
         }
         let tree = winding.tree(gpu, mesh)?;
         let (tri_pos, _) = mesh.gpu_triangles(&mesh.bvh.order);

@@ -25,6 +25,11 @@
 //
 // Rust side: src/gpu/radix_sort.rs (Params, bindings, TILE; checked by
 // tests/shader_layouts.rs).
+//
+// exclusive_scan (and its workgroup buffer) comes from shared/workgroup_scan.wgsl
+// (WG must equal its SCAN_WG).
+
+//!include shared/workgroup_scan.wgsl
 
 struct Params {
     n: u32,
@@ -50,7 +55,6 @@ const INDEX_BITS: u32 = 16u;    // a packed item's position in its tile
 
 var<workgroup> counts: array<atomic<u32>, RADIX>;
 var<workgroup> offsets: array<u32, RADIX>;
-var<workgroup> scan_buf: array<u32, 512>;       // 2 * WG
 var<workgroup> items: array<u32, 2112>;         // slot(TILE)
 var<workgroup> digit_start: u32;
 
@@ -69,27 +73,6 @@ fn slot(p: u32) -> u32 {
     return p + (p >> 5u);
 }
 
-// Exclusive prefix sum of one value per invocation: (sum over the earlier
-// invocations, the workgroup's total). Kogge–Stone, ping-ponging between the
-// halves of scan_buf. Call from uniform control flow.
-fn exclusive_scan(lid: u32, v: u32) -> vec2u {
-    scan_buf[lid] = v;
-    workgroupBarrier();
-    var cur = 0u;
-    for (var off = 1u; off < WG; off <<= 1u) {
-        var x = scan_buf[cur + lid];
-        if (lid >= off) {
-            x += scan_buf[cur + lid - off];
-        }
-        cur = WG - cur;
-        scan_buf[cur + lid] = x;
-        workgroupBarrier();
-    }
-    let inclusive = scan_buf[cur + lid];
-    let total = scan_buf[cur + WG - 1u];
-    workgroupBarrier(); // scan_buf is free for the next call
-    return vec2u(inclusive - v, total);
-}
 
 @compute @workgroup_size(256)
 fn histogram(

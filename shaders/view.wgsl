@@ -19,7 +19,8 @@ struct ViewUniforms {
     viewport: vec4<f32>,
     // xyz: clip-plane normal; w: offset. Cells with dot(n, p) > offset are cut.
     clip_plane: vec4<f32>,
-    // x: colour range low end; y: band (keep |value| < band); z: high end.
+    // x: colour range low end; y: band (keep |value| < band); z: high end;
+    // w: the mesh's opacity (1: opaque; below, the translucent pipelines).
     cell_params: vec4<f32>,
     // x: colour map id (0 sundholm, 1 diverging, 2 viridis, 3 turbo); y: FILTER_* bits.
     cell_flags: vec4<u32>,
@@ -166,7 +167,7 @@ fn fs_mesh(in: MeshOut) -> @location(0) vec4<f32> {
     let n = in.normal;
     let lambert = abs(dot(n, to_eye)) / max(length(n), 1.0e-20);
     let shade = 0.18 + 0.82 * lambert;
-    return vec4(in.color.rgb * shade, in.color.a);
+    return vec4(in.color.rgb * shade, in.color.a * u.cell_params.w);
 }
 
 // ---- lines and wireframe -------------------------------------------------

@@ -264,7 +264,8 @@ fn point_sets_report_point_indices() {
     ]);
     let r = report(&out);
     assert_eq!(r["points"].as_u64().unwrap() as usize, cells.len());
-    assert_eq!(r["reference"]["backend"], "cpu");
+    // Point sets too are checked on the GPU by default.
+    assert_eq!(r["reference"]["backend"], "gpu");
     let listed: Vec<usize> = r["sign_disagreement_indices"]
         .as_array()
         .unwrap()

@@ -588,6 +588,47 @@ fn radix_sort() {
 }
 
 #[test]
+fn sdf_points() {
+    let mut c = Checks::default();
+    mirror! { c, "sdf_points.wgsl", "PointsParams", sl::PointsParams {
+        frame, slack, count, beta, _pad,
+    } }
+    constant!(c, "sdf_points.wgsl", POINTS_WORKGROUP, sl::POINTS_WORKGROUP);
+    let size = [sl::POINTS_WORKGROUP, 1, 1];
+    c.workgroup(
+        "sdf_points.wgsl",
+        &["exact_points"],
+        "POINTS_WORKGROUP",
+        size,
+    );
+    c.finish();
+}
+
+#[test]
+fn marching_cubes() {
+    let mut c = Checks::default();
+    mirror! { c, "marching_cubes.wgsl", "Params", sl::IsoParams {
+        origin, color, cells, cubes, level, blocks, _pad,
+    } }
+    constant!(c, "marching_cubes.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
+    constant!(
+        c,
+        "marching_cubes.wgsl",
+        CASE_WORDS,
+        sl::ISO_CASE_WORDS as u32
+    );
+    constant!(c, "marching_cubes.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
+    let entries = ["count", "scan_blocks", "emit"];
+    c.workgroup(
+        "marching_cubes.wgsl",
+        &entries,
+        "ISO_WORKGROUP",
+        [sl::ISO_WORKGROUP, 1, 1],
+    );
+    c.finish();
+}
+
+#[test]
 fn interference() {
     let mut c = Checks::default();
     for shader in ["interference.wgsl", "interference_cull.wgsl"] {

@@ -277,10 +277,108 @@ fn a_red_line_shows() {
     assert!(reds > W as usize / 3, "only {reds} red pixels");
 }
 
+/// A red line inside a box: hidden by the opaque box, seen through it at
+/// opacity 0.35 (blended with the box's grey, so red but not pure red),
+/// and the image stays opaque.
+#[test]
+fn a_translucent_mesh_shows_what_lies_inside() {
+    let gpu = common::gpu();
+    let mut renderer = ViewRenderer::new(&gpu.device);
+    let mesh = collidoscope::mesh::box_mesh(2);
+    let bounds = mesh.bounds();
+    let centre = bounds.center();
+    let camera = Camera::framing(bounds);
+    renderer.set_mesh(&gpu.device, &mesh);
+    let red = [1.0, 0.0, 0.0, 1.0];
+    let half = 0.3 * (bounds.max - bounds.min);
+    renderer.set_lines(
+        &gpu.device,
+        &[
+            LineVertex::new(centre - Vec3::new(half.x, 0.0, 0.0), red),
+            LineVertex::new(centre + Vec3::new(half.x, 0.0, 0.0), red),
+        ],
+    );
+    let reddish = |img: &RgbaImage| {
+        img.pixels()
+            .filter(|p| p.0[0] > p.0[1].saturating_add(40) && p.0[1] == p.0[2])
+            .count()
+    };
+    let opaque = render(&gpu, &renderer, &camera, &ViewSettings::default());
+    assert_eq!(reddish(&opaque), 0, "the opaque box hides the line");
+    let see_through = ViewSettings {
+        mesh_opacity: 0.35,
+        ..ViewSettings::default()
+    };
+    let img = render(&gpu, &renderer, &camera, &see_through);
+    let n = reddish(&img);
+    assert!(
+        n > W as usize / 5,
+        "only {n} reddish pixels through the box"
+    );
+    assert!(
+        img.pixels().all(|p| p.0[3] == 255),
+        "the translucent box left transparent pixels"
+    );
+    assert!(
+        !img.pixels().any(|p| p.0 == [255, 0, 0, 255]),
+        "the line is seen through the box, not over it"
+    );
+    // The box itself is blended: below the line its pixels differ from the
+    // opaque shade.
+    let (x, y) = (W / 2, H / 2 + H / 8);
+    assert_ne!(img.get_pixel(x, y).0, opaque.get_pixel(x, y).0);
+}
+
 fn exe() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_collidoscope"));
     c.env_remove("RUST_BACKTRACE");
     c
+}
+
+#[test]
+fn render_cli_draws_an_iso_surface_through_a_translucent_mesh() {
+    let dir = common::scratch("cli-render-iso");
+    let suzanne = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/suzanne.obj");
+    let out = dir.join("iso.png");
+    let run = |extra: &[&str]| {
+        exe()
+            .args(["render", suzanne.to_str().unwrap(), "--res", "24"])
+            .args(["--size", "160x120", "--out", out.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("runs")
+    };
+    let ok = run(&["--iso", "0.02", "--opacity", "0.35", "--filter", "band"]);
+    let stdout = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let triangles: u32 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("iso-surface at 0.02: "))
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no iso-surface line in {stdout}"));
+    assert!(triangles > 100, "{triangles} triangles");
+    assert!(out.exists());
+    for (extra, expected) in [
+        (
+            &["--opacity", "0"][..],
+            "--opacity 0 must be from 0.05 to 1",
+        ),
+        (
+            &["--iso", "0", "--view", "mesh"][..],
+            "use it with --view field",
+        ),
+    ] {
+        let failed = run(extra);
+        let stderr = String::from_utf8_lossy(&failed.stderr);
+        assert!(!failed.status.success(), "{extra:?}");
+        assert!(stderr.contains(expected), "{extra:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    }
 }
 
 #[test]

@@ -682,3 +682,43 @@ fn figures_export_at_their_scale_with_the_colour_bar() {
         assert!(!out.status.success(), "{bad} must fail the script");
     }
 }
+
+/// The iso-surface step draws a GPU-extracted surface (coloured by the
+/// colour map at its level) with the cells and the mesh hidden, and
+/// `iso:off` removes it; a translucent mesh still lets it show.
+#[test]
+fn the_iso_surface_shows_and_goes() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-iso");
+    let [with, without, through] =
+        ["with", "without", "through"].map(|n| dir.join(format!("{n}.png")));
+    let script = format!(
+        "open:spot; backend:gpu; res:32; compute; cells:off; mesh:hidden; iso:-0.02; compute; export-view:{}; \
+         mesh:shaded; opacity:0.35; export-view:{}; iso:off; compute; export-view:{}; \
+         opacity:1; cells:on; quit",
+        with.display(),
+        through.display(),
+        without.display()
+    );
+    run_session(&script, "iso-surface");
+    let (_, coloured) = census(&load(&with));
+    let (_, behind_glass) = census(&load(&through));
+    let (_, gone) = census(&load(&without));
+    let total = {
+        let img = load(&with);
+        (img.width() * img.height()) as usize
+    };
+    assert!(
+        coloured > total / 50,
+        "the iso-surface covers only {coloured} of {total} pixels"
+    );
+    assert!(
+        behind_glass > total / 200,
+        "the iso-surface behind the translucent mesh: {behind_glass} coloured pixels"
+    );
+    // What stays coloured is the slice's plane, if the slice is shown.
+    assert!(
+        gone < coloured / 20,
+        "iso:off left {gone} coloured pixels (the surface had {coloured})"
+    );
+}

@@ -50,6 +50,8 @@ pub enum ScriptStep {
     Cells(bool),
     /// Point size of the cells in pixels.
     PointSize(f32),
+    /// The shaded mesh's opacity, 0 < α ≤ 1.
+    Opacity(f32),
     /// The cells' clip plane: `off`, or an axis (`x`, `y`, `z`, `-x`, …)
     /// through the grid's centre.
     Clip(String),
@@ -133,6 +135,11 @@ pub const SHELL_STEPS: &[StepDoc] = &[
     ),
     step("cells", "[on|off]", "show or hide the cell cloud"),
     step("points", "PIXELS", "point size of the cells"),
+    step(
+        "opacity",
+        "ALPHA",
+        "the shaded mesh's opacity (0.05–1): what lies inside shows through",
+    ),
     step(
         "clip",
         "off|x|y|z|-x|-y|-z",
@@ -237,6 +244,15 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
             arg.parse()
                 .map_err(|_| format!("points needs a size in pixels, not {arg:?}"))?,
         ),
+        "opacity" => match arg.parse::<f32>() {
+            Ok(a) if (crate::view::MIN_OPACITY..=1.0).contains(&a) => ScriptStep::Opacity(a),
+            _ => {
+                return Err(format!(
+                    "opacity needs a value from {} to 1, not {arg:?}",
+                    crate::view::MIN_OPACITY
+                ));
+            }
+        },
         "clip" => ScriptStep::Clip(need("off or an axis")?),
         "profiler" => ScriptStep::Profiler(on_off()?),
         "orbit" => {
@@ -357,6 +373,11 @@ mod tests {
         assert_eq!(steps[2], ScriptStep::SaveCamera("/tmp/d.json".into()));
         assert!(parse("view:up").unwrap_err().contains("+x"));
         assert!(parse("camera:").is_err());
+        assert_eq!(parse("opacity:0.35").unwrap(), [ScriptStep::Opacity(0.35)]);
+        for refused in ["0", "1.5", "clear", ""] {
+            let err = parse(&format!("opacity:{refused}")).unwrap_err();
+            assert!(err.contains("from 0.05 to 1"), "opacity:{refused}: {err}");
+        }
     }
 
     /// Every string literal in the step parsers' files that the parser takes

@@ -328,6 +328,7 @@ impl Viewer {
             }
             ScriptStep::Cells(on) => shell.settings.view.show_cells = on,
             ScriptStep::PointSize(px) => shell.settings.view.point_size = px,
+            ScriptStep::Opacity(alpha) => shell.settings.view.mesh_opacity = alpha,
             ScriptStep::Clip(axis) => {
                 shell.settings.view.filter.clip =
                     shell::cells::clip_plane(&axis, shell.mesh.field.as_deref())?

@@ -90,10 +90,7 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
         .check_mesh(&mesh)
         .with_context(|| format!("{} and {}", args.field.display(), args.mesh.display()))?;
     let wanted = Backend::from(args.backend);
-    let is_grid = matches!(samples.layout, Layout::Grid(_));
-    let ctx = (wanted.is_gpu() && is_grid)
-        .then(GpuContext::headless)
-        .transpose()?;
+    let ctx = wanted.is_gpu().then(GpuContext::headless).transpose()?;
     let gpu = ctx.as_ref().map(SdfGpu::new);
     let start = std::time::Instant::now();
     let exact = check::exact_values(&mesh, &samples, wanted, gpu.as_ref(), &Progress::default())?;
@@ -127,9 +124,6 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(&report)?;
     crate::io::write_set(&[(&args.out, text.as_bytes())])
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    if wanted.is_gpu() && !is_grid {
-        eprintln!("note: point sets are evaluated on the CPU (BVH, exact); the GPU computes grids");
-    }
     let cells = stats
         .max_abs_error_cells
         .map(|c| format!(" ({c:.3} cells)"))

@@ -11,10 +11,11 @@ use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
+use crate::stages::iso_surface::IsoSurfaceGpu;
 use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
 use crate::view::{
-    Axis, Camera, CellFilter, ColorMap, MeshMode, RenderTarget, ViewRenderer, ViewSettings,
-    cells_from_field, default_value_range, slice_dims, slice_image,
+    Axis, Camera, CellFilter, ColorMap, MIN_OPACITY, MeshMode, RenderTarget, ViewRenderer,
+    ViewSettings, cells_from_field, default_value_range, slice_dims, slice_image, srgb_to_linear,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -110,6 +111,14 @@ pub struct RenderArgs {
     /// writes it); default: framing the mesh and the grid.
     #[arg(long)]
     pub camera: Option<PathBuf>,
+    /// Also draw the field's iso-surface at this level (mesh units),
+    /// extracted on the GPU by marching cubes (`--view field`).
+    #[arg(long)]
+    pub iso: Option<f32>,
+    /// The shaded mesh's opacity, 0.05–1: below 1 the cells and the
+    /// iso-surface inside show through.
+    #[arg(long, default_value_t = 1.0)]
+    pub opacity: f32,
     /// Render this many frames and print median GPU and wall frame times.
     #[arg(long)]
     pub frames: Option<u32>,
@@ -169,6 +178,17 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         && !(r.is_finite() && r > 0.0)
     {
         anyhow::bail!("--range {r} must be a positive distance");
+    }
+    if !(MIN_OPACITY..=1.0).contains(&args.opacity) {
+        anyhow::bail!("--opacity {} must be from {MIN_OPACITY} to 1", args.opacity);
+    }
+    if let Some(level) = args.iso {
+        if !level.is_finite() {
+            anyhow::bail!("--iso {level} must be a finite level in mesh units");
+        }
+        if args.view != ViewArg::Field {
+            anyhow::bail!("--iso draws a field's level set: use it with --view field");
+        }
     }
     let camera = args
         .camera
@@ -270,6 +290,21 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     renderer.set_mesh(&gpu.device, &raw);
     let cells = field.as_ref().map(cells_from_field).unwrap_or_default();
     renderer.set_cells(&gpu.device, &cells);
+    let iso_triangles = match (args.iso, &field) {
+        (Some(level), Some(f)) => {
+            let [r, g, b, _] = color_map.color_between(level, -range, range);
+            let color = [r, g, b].map(srgb_to_linear);
+            let surface = IsoSurfaceGpu::new(&gpu).extract(
+                f.into(),
+                level,
+                [color[0], color[1], color[2], 1.0],
+            )?;
+            let triangles = surface.triangles;
+            renderer.set_surface(Some((surface.vertices, triangles * 3)));
+            Some((level, triangles))
+        }
+        _ => None,
+    };
 
     let cell_size = field.as_ref().map_or(1.0, |f| f.grid.cell_size);
     let filter = match args.filter {
@@ -304,6 +339,7 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         value_min: -range,
         value_max: range,
         filter,
+        mesh_opacity: args.opacity,
         ..Default::default()
     };
     let bounds = match &field {
@@ -315,6 +351,9 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     renderer.try_render(&gpu, &target, &camera, &settings)?;
     let img = target.read_rgba(&gpu)?;
     write_png(&args.out, &img)?;
+    if let Some((level, triangles)) = iso_triangles {
+        println!("iso-surface at {level}: {triangles} triangles (GPU marching cubes)");
+    }
     println!(
         "{} of {} ({} triangles{}) on {} → {} ({}×{})",
         match args.view {

@@ -69,6 +69,8 @@ macro_rules! wgsl_files {
 /// Every WGSL file under `shaders/`, by path relative to it.
 pub const FILES: &[(&str, &str)] = wgsl_files![
     "broad_phase.wgsl",
+    "marching_cubes.wgsl",
+    "sdf_points.wgsl",
     "colliders.wgsl",
     "interference.wgsl",
     "interference_cull.wgsl",
@@ -98,6 +100,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "view.wgsl",
     "winding_points.wgsl",
     "shared/bvh_bounds.wgsl",
+    "shared/workgroup_scan.wgsl",
     "shared/bvh_nearest.wgsl",
     "shared/closest_point.wgsl",
     "shared/radial_collide.wgsl",

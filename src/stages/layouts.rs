@@ -19,6 +19,8 @@ pub use super::interference::gpu::Uniforms as InterferenceUniforms;
 pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
 pub use super::interference::gpu::upload::EdgeVertex;
 pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
+pub use super::iso_surface::table::CASE_WORDS as ISO_CASE_WORDS;
+pub use super::iso_surface::{GpuParams as IsoParams, WORKGROUP as ISO_WORKGROUP};
 pub use super::particles::collider::MapKind as ParticleMapKind;
 pub use super::particles::gpu::{
     Frame as ParticleFrame, GpuCollider as ParticleCollider, GpuEmitter as ParticleEmitter,
@@ -45,6 +47,7 @@ pub use super::sdf_grid::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
 pub use super::sdf_grid::grid::BRICK;
+pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::sdf_grid::winding_gpu::{
     WINDING_STACK as SDF_WINDING_STACK, WindingParams as SdfWindingParams,

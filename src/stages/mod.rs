@@ -9,7 +9,7 @@
 //! [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //! [`colliders::Colliders`], [`tri_tri::TriTri`],
 //! [`interference::Interference`], [`radial::Radial`],
-//! [`particles::Particles`]):
+//! [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
 //!
 //! * **Params** — plain data (`Copy` or `Clone`, serialisable where the CLI
 //!   or the viewer store it), checked before anything runs (a `validate`,
@@ -48,6 +48,7 @@ pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 pub mod check;
 pub mod colliders;
 pub mod interference;
+pub mod iso_surface;
 #[doc(hidden)]
 pub mod layouts;
 pub mod particles;

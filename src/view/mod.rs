@@ -27,15 +27,15 @@ mod colormap;
 #[doc(hidden)]
 pub mod layouts;
 mod renderer;
+mod settings;
 mod slice;
 mod target;
 pub mod unwrap;
 
 pub use camera::{AxisView, Camera, MAX_PITCH};
 pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};
-pub use renderer::{
-    CellFilter, ClipPlane, LineVertex, MESH_GREY, MeshMode, MeshVertex, ViewRenderer, ViewSettings,
-};
+pub use renderer::{LineVertex, MESH_GREY, MeshVertex, ViewRenderer};
+pub use settings::{CellFilter, ClipPlane, MIN_OPACITY, MeshMode, ViewSettings};
 pub use slice::{
     Axis, slice_cell, slice_dims, slice_extents, slice_image, slice_place, slice_values,
 };

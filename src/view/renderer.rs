@@ -11,6 +11,8 @@
 //! wire      [LineVertex p q | ...]                   each undirected edge once
 //! cells     [x y z value | ...]                      f32x4 per instance, 6 verts each
 //! lines     [LineVertex p q | ...]                   caller's line list
+//! surface   [MeshVertex a b c | ...]                 written on the GPU (an
+//!           iso-surface, stages::iso_surface), drawn as it is
 //! ```
 //!
 //! Cells are filtered and coloured in the vertex shader from the uniforms, so
@@ -21,6 +23,19 @@
 //! a compute pass writes the `[x y z value]` instances and the indirect
 //! draw's instance count, so nothing goes through the CPU (the particles
 //! mode's live particles).
+//!
+//! # Draw order and transparency
+//!
+//! An opaque mesh (opacity 1) is drawn first, then the wireframe, cells,
+//! a GPU-made surface and lines, all depth-tested and depth-writing. A translucent
+//! mesh (`ViewSettings::mesh_opacity` < 1) is drawn after everything opaque,
+//! with depth test but no depth write, alpha-blended ("over"): first its
+//! back faces (front faces culled), then its front faces (back faces
+//! culled), so the far wall is composited before the near one — the order
+//! that is exact for a convex closed mesh and reads well for others. What
+//! lies inside (cells, the pick's line, an iso-surface) was drawn opaque
+//! before and shows through both walls. The wireframe comes last, over the
+//! translucent faces.
 
 use std::collections::HashSet;
 
@@ -29,123 +44,10 @@ use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use super::camera::Camera;
-use super::colormap::ColorMap;
+use super::settings::{MIN_OPACITY, MeshMode, ViewSettings};
 use super::target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
 use crate::gpu::{GpuContext, GpuError};
 use crate::mesh::Mesh;
-
-/// How the mesh is drawn.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
-)]
-pub enum MeshMode {
-    #[default]
-    Shaded,
-    Wireframe,
-    ShadedWireframe,
-    Hidden,
-}
-
-impl MeshMode {
-    pub const ALL: [MeshMode; 4] = [
-        MeshMode::Shaded,
-        MeshMode::Wireframe,
-        MeshMode::ShadedWireframe,
-        MeshMode::Hidden,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MeshMode::Shaded => "shaded",
-            MeshMode::Wireframe => "wireframe",
-            MeshMode::ShadedWireframe => "shaded + wireframe",
-            MeshMode::Hidden => "hidden",
-        }
-    }
-
-    fn shaded(self) -> bool {
-        matches!(self, MeshMode::Shaded | MeshMode::ShadedWireframe)
-    }
-
-    fn wireframe(self) -> bool {
-        matches!(self, MeshMode::Wireframe | MeshMode::ShadedWireframe)
-    }
-}
-
-/// A plane that cuts cells away: cells with `dot(normal, p) > offset` are
-/// hidden, those with `dot(normal, p) <= offset` kept.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct ClipPlane {
-    pub normal: Vec3,
-    pub offset: f32,
-}
-
-impl Default for ClipPlane {
-    fn default() -> Self {
-        ClipPlane {
-            normal: Vec3::Z,
-            offset: 0.0,
-        }
-    }
-}
-
-/// Which cells are drawn. The conditions combine (all must hold).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct CellFilter {
-    /// Only cells with value < 0.
-    pub inside_only: bool,
-    /// Only cells with value ≥ 0.
-    pub outside_only: bool,
-    /// Only cells with |value| < band (world units).
-    pub band: Option<f32>,
-    pub clip: Option<ClipPlane>,
-}
-
-/// Everything about one frame's look that is not the scene itself.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct ViewSettings {
-    pub mesh_mode: MeshMode,
-    pub show_cells: bool,
-    /// Diameter of a cell sprite in pixels.
-    pub point_size: f32,
-    pub color_map: ColorMap,
-    /// The colour map's range (world units): values at or below
-    /// `value_min` take its low end, at or above `value_max` its high end
-    /// ([`ColorMap::color_between`]).
-    pub value_min: f32,
-    pub value_max: f32,
-    pub filter: CellFilter,
-    /// Clear colour, linear RGBA.
-    pub background: [f32; 4],
-}
-
-impl Default for ViewSettings {
-    fn default() -> Self {
-        ViewSettings {
-            mesh_mode: MeshMode::Shaded,
-            show_cells: true,
-            point_size: 3.0,
-            color_map: ColorMap::Sundholm,
-            value_min: -1.0,
-            value_max: 1.0,
-            filter: CellFilter::default(),
-            background: [0.02, 0.022, 0.028, 1.0],
-        }
-    }
-}
-
-impl ViewSettings {
-    /// The colour range `−range..range`.
-    pub fn set_symmetric_range(&mut self, range: f32) {
-        (self.value_min, self.value_max) = (-range, range);
-    }
-
-    /// The larger |end| of the colour range (iso-line spacing, scales).
-    pub fn range_extent(&self) -> f32 {
-        self.value_min.abs().max(self.value_max.abs())
-    }
-}
 
 /// A vertex of a line list (debug lines and the wireframe); colour is
 /// linear RGBA. Vertex layout of `vs_lines`/`vs_wire` in shaders/view.wgsl.
@@ -191,7 +93,7 @@ pub struct ViewUniforms {
     pub viewport: [f32; 4],
     /// normal xyz, offset.
     pub clip_plane: [f32; 4],
-    /// colour range low end, band, high end, 0.
+    /// colour range low end, band, high end, mesh opacity.
     pub cell_params: [f32; 4],
     /// colour map id, filter bits, 0, 0.
     pub cell_flags: [u32; 4],
@@ -227,10 +129,42 @@ struct Timer {
     readback: wgpu::Buffer,
 }
 
+/// How a pipeline treats depth and faces: opaque geometry writes depth;
+/// the translucent mesh blends over it without writing depth, one face
+/// orientation per pipeline.
+#[derive(Clone, Copy)]
+struct Look {
+    cull: Option<wgpu::Face>,
+    translucent: bool,
+}
+
+/// "Over" compositing of the colour; the target's alpha stays as the
+/// opaque passes left it, so exported images stay opaque.
+const OVER_KEEPING_ALPHA: wgpu::BlendState = wgpu::BlendState {
+    color: wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::SrcAlpha,
+        dst_factor: wgpu::BlendFactor::OneMinusSrcAlpha,
+        operation: wgpu::BlendOperation::Add,
+    },
+    alpha: wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::Zero,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    },
+};
+
+const OPAQUE: Look = Look {
+    cull: None,
+    translucent: false,
+};
+
 /// Pipelines and the scene's vertex buffers. Create once per device.
 pub struct ViewRenderer {
     bind_group_layout: wgpu::BindGroupLayout,
     mesh_pipeline: wgpu::RenderPipeline,
+    /// The translucent mesh: back faces, then front faces.
+    mesh_back_pipeline: wgpu::RenderPipeline,
+    mesh_front_pipeline: wgpu::RenderPipeline,
     wire_pipeline: wgpu::RenderPipeline,
     points_pipeline: wgpu::RenderPipeline,
     lines_pipeline: wgpu::RenderPipeline,
@@ -241,6 +175,7 @@ pub struct ViewRenderer {
     /// Cells written on the GPU: instances and `[4, count, 0, 0]` draw arguments.
     gpu_cells: Option<(wgpu::Buffer, wgpu::Buffer)>,
     lines: Option<Drawable>,
+    surface: Option<Drawable>,
     timer: Option<Timer>,
 }
 
@@ -282,7 +217,8 @@ impl ViewRenderer {
                         vs: &str,
                         fs: &str,
                         buffer: wgpu::VertexBufferLayout<'_>,
-                        topology: wgpu::PrimitiveTopology| {
+                        topology: wgpu::PrimitiveTopology,
+                        look: Look| {
             device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                 label: Some(label),
                 layout: Some(&layout),
@@ -294,13 +230,13 @@ impl ViewRenderer {
                 },
                 primitive: wgpu::PrimitiveState {
                     topology,
-                    // Open meshes and sprites are seen from both sides.
-                    cull_mode: None,
+                    // Opaque: open meshes and sprites are seen from both sides.
+                    cull_mode: look.cull,
                     ..Default::default()
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(true),
+                    depth_write_enabled: Some(!look.translucent),
                     depth_compare: Some(wgpu::CompareFunction::LessEqual),
                     stencil: wgpu::StencilState::default(),
                     bias: wgpu::DepthBiasState::default(),
@@ -312,7 +248,7 @@ impl ViewRenderer {
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend: None,
+                        blend: look.translucent.then_some(OVER_KEEPING_ALPHA),
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -324,15 +260,33 @@ impl ViewRenderer {
             "ViewRenderer::mesh_pipeline",
             "vs_mesh",
             "fs_mesh",
-            mesh_layout,
+            mesh_layout.clone(),
             wgpu::PrimitiveTopology::TriangleList,
+            OPAQUE,
         );
+        let translucent = |label: &str, cull: wgpu::Face| {
+            pipeline(
+                label,
+                "vs_mesh",
+                "fs_mesh",
+                mesh_layout.clone(),
+                wgpu::PrimitiveTopology::TriangleList,
+                Look {
+                    cull: Some(cull),
+                    translucent: true,
+                },
+            )
+        };
+        let mesh_back_pipeline = translucent("ViewRenderer::mesh_back_pipeline", wgpu::Face::Front);
+        let mesh_front_pipeline =
+            translucent("ViewRenderer::mesh_front_pipeline", wgpu::Face::Back);
         let wire_pipeline = pipeline(
             "ViewRenderer::wire_pipeline",
             "vs_wire",
             "fs_lines",
             line_layout.clone(),
             wgpu::PrimitiveTopology::LineList,
+            OPAQUE,
         );
         let points_pipeline = pipeline(
             "ViewRenderer::points_pipeline",
@@ -342,6 +296,7 @@ impl ViewRenderer {
             // One 4-vertex strip per instance: a third fewer vertex-shader
             // runs than two separate triangles, which bounds this pass.
             wgpu::PrimitiveTopology::TriangleStrip,
+            OPAQUE,
         );
         let lines_pipeline = pipeline(
             "ViewRenderer::lines_pipeline",
@@ -349,6 +304,7 @@ impl ViewRenderer {
             "fs_lines",
             line_layout,
             wgpu::PrimitiveTopology::LineList,
+            OPAQUE,
         );
 
         let timer = device
@@ -377,6 +333,8 @@ impl ViewRenderer {
         ViewRenderer {
             bind_group_layout,
             mesh_pipeline,
+            mesh_back_pipeline,
+            mesh_front_pipeline,
             wire_pipeline,
             points_pipeline,
             lines_pipeline,
@@ -386,6 +344,7 @@ impl ViewRenderer {
             cells: None,
             gpu_cells: None,
             lines: None,
+            surface: None,
             timer,
         }
     }
@@ -515,6 +474,19 @@ impl ViewRenderer {
             even,
             wgpu::BufferUsages::VERTEX,
         );
+    }
+
+    /// Shows a surface whose vertex buffer was written on the GPU: `count`
+    /// [`MeshVertex`]es, 3 per triangle (an empty one or `None` removes it).
+    /// It is drawn opaque after the cells, whatever the mesh mode.
+    pub fn set_surface(&mut self, surface: Option<(wgpu::Buffer, u32)>) {
+        self.surface = surface
+            .filter(|(_, count)| *count > 0)
+            .map(|(buffer, count)| Drawable {
+                buffer,
+                count,
+                capacity: count,
+            });
     }
 
     pub fn cell_count(&self) -> u32 {
@@ -673,24 +645,25 @@ impl ViewRenderer {
         });
         pass.set_bind_group(0, &bind_group, &[]);
         let mode = settings.mesh_mode;
-        if mode.shaded()
-            && let Some(d) = &self.mesh
-        {
-            pass.set_pipeline(&self.mesh_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+        let translucent = settings.mesh_opacity < 1.0;
+        let draw =
+            |pass: &mut wgpu::RenderPass<'_>, pipeline: &wgpu::RenderPipeline, d: &Drawable| {
+                pass.set_pipeline(pipeline);
+                pass.set_vertex_buffer(0, d.buffer.slice(..));
+                pass.draw(0..d.count, 0..1);
+            };
+        let shaded_mesh = self.mesh.as_ref().filter(|_| mode.shaded());
+        if let (Some(d), false) = (shaded_mesh, translucent) {
+            draw(&mut pass, &self.mesh_pipeline, d);
         }
         let wire = if mode == MeshMode::Wireframe {
             &self.wire_alone
         } else {
             &self.wire_shaded
         };
-        if mode.wireframe()
-            && let Some(d) = wire
-        {
-            pass.set_pipeline(&self.wire_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+        let wire = wire.as_ref().filter(|_| mode.wireframe());
+        if let (Some(d), false) = (wire, translucent) {
+            draw(&mut pass, &self.wire_pipeline, d);
         }
         if settings.show_cells
             && let Some(d) = &self.cells
@@ -706,10 +679,20 @@ impl ViewRenderer {
             pass.set_vertex_buffer(0, instances.slice(..));
             pass.draw_indirect(args, 0);
         }
+        if let Some(d) = &self.surface {
+            draw(&mut pass, &self.mesh_pipeline, d);
+        }
         if let Some(d) = &self.lines {
-            pass.set_pipeline(&self.lines_pipeline);
-            pass.set_vertex_buffer(0, d.buffer.slice(..));
-            pass.draw(0..d.count, 0..1);
+            draw(&mut pass, &self.lines_pipeline, d);
+        }
+        if translucent {
+            if let Some(d) = shaded_mesh {
+                draw(&mut pass, &self.mesh_back_pipeline, d);
+                draw(&mut pass, &self.mesh_front_pipeline, d);
+            }
+            if let Some(d) = wire {
+                draw(&mut pass, &self.wire_pipeline, d);
+            }
         }
     }
 }
@@ -768,7 +751,7 @@ fn uniforms(target: &RenderTarget, camera: &Camera, settings: &ViewSettings) -> 
             settings.value_min,
             f.band.unwrap_or(0.0),
             settings.value_max,
-            0.0,
+            settings.mesh_opacity.clamp(MIN_OPACITY, 1.0),
         ],
         cell_flags: [settings.color_map.shader_id(), bits, 0, 0],
     }

@@ -177,6 +177,13 @@ impl Viewport {
         }
     }
 
+    /// Shows a surface made on this GPU (`count` vertices of the view's
+    /// `MeshVertex` layout, 3 per triangle), or none.
+    pub fn set_surface(&mut self, surface: Option<(eframe::egui_wgpu::wgpu::Buffer, u32)>) {
+        self.renderer.set_surface(surface);
+        self.dirty = true;
+    }
+
     pub fn set_cells(&mut self, cells: &[[f32; 4]]) {
         self.renderer.set_cells(&self.render_state.device, cells);
         self.cells = cells.to_vec();

@@ -3,7 +3,9 @@
 //! Grids go through the `sdf_grid` stage on the samples' own grid in
 //! winding sign mode (any of its backends, the GPU by default); point sets
 //! through a BVH nearest-triangle query per point and the same winding-number
-//! sign, on all CPU cores.
+//! sign — on the GPU for the GPU backends ([`SdfGpu::exact_at_points`], the
+//! points its float32 bound leaves undecided signed exactly on the CPU), on
+//! all CPU cores for the CPU ones.
 
 use rayon::prelude::*;
 
@@ -20,8 +22,8 @@ pub struct Exact {
 }
 
 /// The exact signed distance at every sample of `samples` (clamped to the
-/// field's band, if it has one). Point sets are evaluated by the CPU
-/// whatever `backend` asks (the GPU stage computes grids).
+/// field's band, if it has one). A GPU backend without `gpu` is the
+/// stage's "no GPU" error.
 pub fn exact_values(
     mesh: &PreparedMesh,
     samples: &FieldSamples,
@@ -39,6 +41,12 @@ pub fn exact_values(
             };
             let field = sdf_grid::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?;
             (field.values, backend)
+        }
+        Layout::Points(points) if backend.is_gpu() => {
+            let gpu = gpu
+                .ok_or_else(crate::stages::no_gpu)
+                .map_err(sdf_grid::SdfError::from)?;
+            (gpu.exact_at_points(mesh, points)?.0, Backend::Gpu)
         }
         Layout::Points(points) => (points_exact(mesh, points, progress)?, Backend::CpuFast),
     };

@@ -10,6 +10,7 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::SignMode;
+use super::points_gpu::PointsGpu;
 use super::slab_bvh::{self, SlabNode};
 use super::winding_gpu::{Recorded, WindingGpu};
 use super::{Backend, FAR, GridSpec, SdfError, SdfField, SdfParams};
@@ -55,6 +56,8 @@ pub struct SdfGpu {
     packet: Option<[wgpu::ComputePipeline; 2]>,
     /// The winding-number sign of both backends.
     winding: WindingGpu,
+    /// The exact field at arbitrary points, made on first use.
+    points: std::sync::OnceLock<PointsGpu>,
 }
 
 impl SdfGpu {
@@ -84,12 +87,32 @@ impl SdfGpu {
             brute: kernels.pipeline(gpu, "brute"),
             packet,
             winding: WindingGpu::new(gpu),
+            points: std::sync::OnceLock::new(),
             kernels,
         }
     }
 
     pub fn context(&self) -> &GpuContext {
         &self.gpu
+    }
+
+    /// The exact signed distance (winding-number sign) from `mesh` at each
+    /// of `points`, and how many points the CPU had to sign exactly
+    /// ([`super::points_gpu`]).
+    pub fn exact_at_points(
+        &self,
+        mesh: &PreparedMesh,
+        points: &[glam::Vec3],
+    ) -> Result<(Vec<f32>, usize), SdfError> {
+        let depth = mesh.bvh.depth();
+        if depth >= GPU_STACK {
+            return Err(SdfError::BvhTooDeep {
+                depth,
+                max: GPU_STACK - 1,
+            });
+        }
+        let kernel = self.points.get_or_init(|| PointsGpu::new(&self.gpu));
+        kernel.exact(&self.gpu, &self.winding, mesh, points)
     }
 
     /// The mesh's buffers on the GPU, uploaded once and kept while the same

@@ -70,11 +70,12 @@ pub struct WindingGpu {
 }
 
 /// A mesh's tree on the GPU.
-struct TreeBuffers {
+pub(super) struct TreeBuffers {
     key: (u64, usize),
-    nodes: wgpu::Buffer,
-    corners: wgpu::Buffer,
-    frame: Vec3,
+    pub(super) nodes: wgpu::Buffer,
+    pub(super) corners: wgpu::Buffer,
+    /// The world position the tree's coordinates are relative to.
+    pub(super) frame: Vec3,
 }
 
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
@@ -101,7 +102,13 @@ impl WindingGpu {
         }
     }
 
-    fn tree(&self, gpu: &GpuContext, mesh: &PreparedMesh) -> Result<Arc<TreeBuffers>, SdfError> {
+    /// The mesh's tree on the GPU, uploaded once per mesh (also for
+    /// [`super::points_gpu`]).
+    pub(super) fn tree(
+        &self,
+        gpu: &GpuContext,
+        mesh: &PreparedMesh,
+    ) -> Result<Arc<TreeBuffers>, SdfError> {
         let key = (mesh.source_hash, mesh.triangle_count());
         let mut cache = self.resident.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = cache.as_ref().filter(|t| t.key == key) {

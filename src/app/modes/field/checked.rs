@@ -41,7 +41,7 @@ pub struct Checked {
 }
 
 /// Reads `path` and compares it with the exact field of `mesh` (on a worker
-/// thread): grids on the GPU when there is one, point sets on the CPU.
+/// thread): on the GPU when there is one (grids and point sets alike).
 pub fn load(
     path: PathBuf,
     mesh: &PreparedMesh,
@@ -152,7 +152,7 @@ pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
         crate::app::shell::chrome::open_field_dialog(shell);
     }
     let Some(c) = &mut mode.checked else {
-        ui.label("No field loaded (File → Open field).");
+        ui.label("No field loaded (File > Open field).");
         return;
     };
     let report = c.comparison.report(&c.samples, 0);

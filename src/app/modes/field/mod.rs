@@ -4,7 +4,8 @@
 //! the picked cell and a verification against another backend or sign mode
 //! (its heat map replaces the cells while shown), and a field from another
 //! tool loaded beside the mesh and checked against the exact one
-//! ([`checked`]).
+//! ([`checked`]), and the field's iso-surface at a chosen level, extracted
+//! on the GPU ([`iso`]).
 //!
 //! The mode draws what changed since its last upload: the mesh and its
 //! overlay lines for a new mesh, the cells for a new field or comparison,
@@ -12,6 +13,7 @@
 
 mod checked;
 mod inspector;
+mod iso;
 mod pipeline;
 mod scene;
 mod slice;
@@ -60,6 +62,7 @@ pub struct Field {
     slice_view: ImageView,
     /// The slice whose plane the 3D view draws, if shown.
     drawn_slice: Option<(crate::view::Axis, u32)>,
+    iso: iso::Iso,
 }
 
 /// The field mode's script steps.
@@ -87,6 +90,8 @@ enum FieldStep {
     CheckPick(usize),
     /// `export-slice:PATH[@2x][+caption]`: the slice with its colour bar.
     ExportSlice(std::path::PathBuf, u32, bool),
+    /// `iso:LEVEL|off`: the iso-surface at LEVEL, or none.
+    Iso(Option<f32>),
 }
 
 /// This mode's script steps, for `--script help`.
@@ -138,6 +143,11 @@ const STEPS: &[StepDoc] = &[
         "PATH[@1x|@2x|@4x][+caption]",
         "save the slice at 1×, 2× or 4× with its colour bar and axes (and a caption)",
     ),
+    step(
+        "iso",
+        "LEVEL|off",
+        "show the field's iso-surface at LEVEL (mesh units; GPU marching cubes), or none",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
@@ -169,6 +179,13 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
         "slice" => need("an axis").map(FieldStep::Slice),
         "open-field" => need("a .npy or .npz file").map(FieldStep::OpenField),
         "check-pick" => args::number(verb, arg, "a rank").map(FieldStep::CheckPick),
+        "iso" if arg == "off" => Ok(FieldStep::Iso(None)),
+        "iso" => match arg.parse::<f32>() {
+            Ok(level) if level.is_finite() => Ok(FieldStep::Iso(Some(level))),
+            _ => Err(format!(
+                "iso needs a level in mesh units such as 0 or -0.01, or off, not {arg:?}"
+            )),
+        },
         "export-slice" => crate::app::shell::export::figure_target(arg)
             .map(|(path, factor, caption)| FieldStep::ExportSlice(path, factor, caption)),
         _ => return None,
@@ -226,8 +243,17 @@ impl Field {
         shell.viewport.set_cells(&cells);
     }
 
-    /// The viewport's caption: the quantity the cells show.
+    /// The viewport's caption: the quantity the cells show, and the
+    /// iso-surface if one is shown.
     fn caption(&self, shell: &Shell) -> String {
+        let quantity = self.quantity_caption(shell);
+        match self.iso.caption() {
+            Some(iso) if !quantity.is_empty() => format!("{quantity}; {iso}"),
+            _ => quantity,
+        }
+    }
+
+    fn quantity_caption(&self, shell: &Shell) -> String {
         let Some(field) = &shell.mesh.field else {
             return String::new();
         };
@@ -374,6 +400,13 @@ impl Field {
             FieldStep::ExportSlice(path, factor, caption) => {
                 slice::export_slice(self, shell, &path, factor, caption)?
             }
+            FieldStep::Iso(level) => {
+                self.iso.enabled = level.is_some();
+                if let Some(level) = level {
+                    self.iso.level = level;
+                }
+                self.iso.requested = true;
+            }
         }
         Ok(())
     }
@@ -399,6 +432,11 @@ impl Mode for Field {
     fn activate(&mut self, _shell: &mut Shell) {
         self.drawn_mesh = None;
         self.drawn_field = None;
+        self.iso.forget();
+    }
+
+    fn deactivate(&mut self, shell: &mut Shell) {
+        self.iso.clear(shell);
     }
 
     fn update(&mut self, shell: &mut Shell) {
@@ -489,16 +527,18 @@ impl Mode for Field {
         if cells {
             self.refresh_cells(shell);
         }
+        self.iso.update(shell);
     }
 
     fn busy(&self) -> bool {
-        self.compare_job.is_some() || self.checked_job.is_some()
+        self.compare_job.is_some() || self.checked_job.is_some() || self.iso.busy()
     }
 
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         pipeline::pipeline_ui(shell, ui);
         ui.separator();
         cells_ui(shell, ui);
+        self.iso.ui(shell, ui);
         ui.separator();
         let overlays = egui::CollapsingHeader::new("Scene")
             .default_open(true)
@@ -648,6 +688,10 @@ mod tests {
         assert!(matches!(parse("open-field", ""), Some(Err(_))));
         assert_eq!(parse("check-pick", "3"), Some(Ok(FieldStep::CheckPick(3))));
         assert!(matches!(parse("check-pick", "worst"), Some(Err(_))));
+        assert_eq!(parse("iso", "-0.01"), Some(Ok(FieldStep::Iso(Some(-0.01)))));
+        assert_eq!(parse("iso", "off"), Some(Ok(FieldStep::Iso(None))));
+        assert!(matches!(parse("iso", "inf"), Some(Err(_))));
+        assert!(matches!(parse("iso", ""), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);
     }
 }

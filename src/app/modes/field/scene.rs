@@ -69,6 +69,10 @@ pub fn scene_ui(shell: &mut Shell, ui: &mut egui::Ui) -> bool {
             ui.selectable_value(&mut view.mesh_mode, mode, name);
         }
     });
+    ui.add(
+        egui::Slider::new(&mut view.mesh_opacity, crate::view::MIN_OPACITY..=1.0).text("opacity"),
+    )
+    .on_hover_text("below 1 the cells, the pick and the iso-surface inside show through");
     let o = &mut shell.settings.overlays;
     let before = *o;
     ui.horizontal_wrapped(|ui| {

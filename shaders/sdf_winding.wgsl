@@ -7,8 +7,9 @@
 // number's error bound decides it (shared/winding.wgsl), and the others
 // are listed for the exact f64 sum on the CPU.
 //
-// Entry point:
-//   winding_sign  one workgroup per 4x4x4 brick, one invocation per cell
+// Entry points:
+//   winding_sign    one workgroup per 4x4x4 brick, one invocation per cell
+//   winding_refine  one workgroup per cell that winding_sign left open
 //
 // The cells of a brick share the far field. The workgroup walks the tree
 // once for the brick's bounding ball (centre q, radius rho), all
@@ -22,6 +23,19 @@
 // W + G·(p − q). Each cell walks the near list's subtrees on its own with
 // the usual per-point criterion. A brick whose lists overflow walks the
 // whole tree per cell.
+//
+// winding_refine takes the open cells (near the |w| = ½ sheet over a hole,
+// where β = 5's remainder bound is too wide) one per workgroup, the 64
+// invocations sharing the work of one point: with the stricter β of
+// refine_beta, each invocation walks the subtrees of its share of
+// `frontier` (nodes whose subtrees partition the tree), then, if the bound
+// still leaves the cell open, sums its share of every triangle's exact
+// solid angle; after each step the parts (Ω, bound) meet in a workgroup
+// reduction and the cell is signed where ||w| − ½| exceeds the bound. The
+// remainder shrinks as (r / |c − p|)² (src/geom/winding.rs), so each step
+// decides all but the cells nearer the sheet; the exact sum's bound is the
+// float32 rounding alone. Cells still open (on the sheet or on the surface
+// to float32 precision) go to `leftover`, for the CPU's f64 sum.
 //
 // Rust side: src/stages/sdf_grid/winding_gpu.rs (WindingParams, bindings;
 // checked by tests/shader_layouts.rs).
@@ -46,6 +60,10 @@ const BRICK: u32 = 4u;
 @group(0) @binding(3) var<storage, read_write> values: array<f32>;
 // [0]: number of undecided cells; [1..]: the first `capacity` of them.
 @group(0) @binding(4) var<storage, read_write> undecided: array<atomic<u32>>;
+// Roots of subtrees that partition the tree (winding_refine's shares).
+@group(0) @binding(5) var<storage, read> frontier: array<u32>;
+// As `undecided`: the cells winding_refine leaves to the CPU.
+@group(0) @binding(6) var<storage, read_write> leftover: array<atomic<u32>>;
 
 const FAR_LIST: u32 = 1024u;
 const NEAR_LIST: u32 = 1024u;
@@ -156,6 +174,80 @@ fn winding_sign(
         let k = atomicAdd(&undecided[0], 1u);
         if (k < wparams.capacity) {
             atomicStore(&undecided[1u + k], cell);
+        }
+    }
+}
+
+// winding_refine's steps: two tree walks with a stricter β, 12 then 32
+// (the remainder bound relative to a node's contribution A/|c − p|² is
+// 3β²/(β − 1)⁴: 0.29 at β = 5, 0.030 at 12, 0.0033 at 32), then the exact
+// sum.
+const REFINE_STEPS: u32 = 3u;
+fn refine_beta(step: u32) -> f32 {
+    return select(32.0, 12.0, step == 0u);
+}
+
+var<workgroup> refine_count: u32;
+var<workgroup> refine_parts: array<vec2f, 64>;
+var<workgroup> refine_total: vec2f;
+
+@compute @workgroup_size(64)
+fn winding_refine(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    if (lid == 0u) {
+        refine_count = min(atomicLoad(&undecided[0]), wparams.capacity);
+    }
+    let count = workgroupUniformLoad(&refine_count);
+    let groups = nwg.x * nwg.y;
+    let triangles = arrayLength(&winding_tris) / 3u;
+    let roots = arrayLength(&frontier);
+    let dims = wparams.dims;
+    for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
+        let cell = atomicLoad(&undecided[1u + k]);
+        let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+        // As winding_sign's cell centre.
+        let p = (wparams.origin + vec3f(ijk) * wparams.cell_size) - wparams.frame;
+        var decided = false;
+        for (var step = 0u; step < REFINE_STEPS; step++) {
+            var part = vec2f(0.0);
+            if (step < REFINE_STEPS - 1u) {
+                for (var f = lid; f < roots; f += 64u) {
+                    part += winding_subtree(frontier[f], p, wparams.slack, refine_beta(step));
+                }
+            } else {
+                for (var t = lid; t < triangles; t += 64u) {
+                    part += winding_triangle(p, winding_tris[3u * t].xyz, winding_tris[3u * t + 1u].xyz, winding_tris[3u * t + 2u].xyz, wparams.slack);
+                }
+            }
+            refine_parts[lid] = part;
+            for (var stride = 32u; stride > 0u; stride >>= 1u) {
+                workgroupBarrier();
+                if (lid < stride) {
+                    refine_parts[lid] += refine_parts[lid + stride];
+                }
+            }
+            workgroupBarrier();
+            if (lid == 0u) {
+                refine_total = refine_parts[0];
+            }
+            let w = workgroupUniformLoad(&refine_total) / WINDING_FOUR_PI;
+            let margin = abs(w.x) - 0.5;
+            if (abs(margin) > w.y) {
+                if (lid == 0u) {
+                    values[cell] = select(abs(values[cell]), -abs(values[cell]), margin > 0.0);
+                }
+                decided = true;
+                break;
+            }
+        }
+        if (!decided && lid == 0u) {
+            let j = atomicAdd(&leftover[0], 1u);
+            if (j < wparams.capacity) {
+                atomicStore(&leftover[1u + j], cell);
+            }
         }
     }
 }

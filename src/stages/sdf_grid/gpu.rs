@@ -11,7 +11,7 @@ use wgpu::util::DeviceExt;
 
 use super::SignMode;
 use super::slab_bvh::{self, SlabNode};
-use super::winding_gpu::{Recorded, WindingGpu};
+use super::winding_gpu::{OpenCells, Recorded, WindingGpu};
 use super::{Backend, FAR, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
@@ -158,7 +158,8 @@ impl SdfGpu {
     /// [`SdfGpu::compute`]'s GPU work (the copy of the field to
     /// host-visible memory included), reading nothing back but the cells
     /// the winding sign leaves to the CPU, which it decides (phase
-    /// [`FALLBACK_PHASE`]), and how many there were (winding mode): for
+    /// [`FALLBACK_PHASE`]), and how many cells the GPU's refining pass and
+    /// the CPU decided (winding mode): for
     /// benchmarks, whose repeated runs then keep the GPU busy and at its
     /// clock (see `cli/bench_timing.rs`).
     pub fn time(
@@ -166,7 +167,7 @@ impl SdfGpu {
         mesh: &PreparedMesh,
         params: &SdfParams,
         accelerated: bool,
-    ) -> Result<(Timings, Option<usize>), SdfError> {
+    ) -> Result<(Timings, Option<OpenCells>), SdfError> {
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
         let mut ran = self.run(mesh, grid, params, accelerated)?;
         if let Some(recorded) = ran.winding.take() {

@@ -30,17 +30,23 @@ fn inside_out(mesh: &Mesh) -> Mesh {
     Mesh::new(mesh.name.clone(), mesh.positions.clone(), triangles)
 }
 
-/// The box [-½, ½]³ without its +z face, and a small closed cube above it
-/// that centres the bounds on the hole's plane z = ½: at an odd resolution
-/// a layer of cell centres lies in that plane, where w = ½ (the cube adds
-/// 0), which no float32 bound can decide.
-fn open_box() -> Mesh {
+/// The box [-½, ½]³ without its +z face.
+fn lidless_box() -> Mesh {
     let cube = box_mesh(2);
     let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.0);
     let triangles = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
-    let open = Mesh::new("open box", cube.positions.clone(), triangles);
+    Mesh::new("lidless box", cube.positions.clone(), triangles)
+}
+
+/// [`lidless_box`] and a small closed cube above it that centres the
+/// bounds on z = ½ + `shift`: at an odd resolution a layer of cell centres
+/// lies in that plane. With no shift it is the hole's plane, where w = ½
+/// (the cube adds 0), which no float32 bound can decide.
+fn open_box(shift: f32) -> Mesh {
+    let cube = box_mesh(2);
+    let open = lidless_box();
     let lid = cube.transformed(
-        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.375))
+        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.375 + 2.0 * shift))
             * glam::Mat4::from_scale(Vec3::splat(0.25)),
     );
     Mesh::merge(&[open, lid], "open box")
@@ -96,8 +102,9 @@ fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -
         grid.num_cells()
     );
     eprintln!(
-        "{label}: of {} cells, {} decided by the refining pass, {} on the CPU",
+        "{label}: of {} cells, {} signed with their whole brick, {} decided by the refining pass, {} on the CPU",
         grid.num_cells(),
+        open.whole_bricks,
         open.refined,
         open.cpu
     );
@@ -108,16 +115,48 @@ fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -
 fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     let ctx = common::gpu();
     let sdf_gpu = SdfGpu::new(&ctx);
+    eprintln!(
+        "exact GPU step in {}",
+        if sdf_gpu.winding_exact_in_f64() {
+            "f64"
+        } else {
+            "float32"
+        }
+    );
     let cube = box_mesh(2);
     let inner = cube.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
 
     // An open box: w = ½ exactly in the plane of its hole, which no float32
-    // bound can decide; the CPU's exact sum does. Cells near that plane are
-    // left open by the first pass and decided by the refining pass.
-    let open = open_box();
+    // bound can decide; the CPU's exact sum does.
+    let open = open_box(0.0);
     let cells = assert_exact_signs("open box", &open, 21, &sdf_gpu);
     assert!(cells.cpu > 0, "the hole's plane goes to the exact sum");
-    assert!(cells.refined > 0, "the refining pass decides cells near it");
+    // The layer a twentieth of a cell above the hole's plane: w is within
+    // about 0.005 of ½ there, which the first pass's bound leaves open and
+    // the refining pass decides on the GPU.
+    let cell = 2.4 / 21.0;
+    let shifted = open_box(0.05 * cell);
+    let cells = assert_exact_signs("open box, layer off the sheet", &shifted, 21, &sdf_gpu);
+    assert!(
+        cells.refined > 0,
+        "the refining pass decides cells near w = ½"
+    );
+    assert_eq!(cells.cpu, 0, "no cell is within float32 rounding of w = ½");
+    // Two small lidless boxes far apart: the bricks between them, far from
+    // the surface and from the w = ½ sheets, are signed whole.
+    let small = lidless_box().transformed(glam::Mat4::from_scale(Vec3::splat(0.2)));
+    let apart = Mesh::merge(
+        &[
+            small.transformed(glam::Mat4::from_translation(-Vec3::X)),
+            small.transformed(glam::Mat4::from_translation(Vec3::X)),
+        ],
+        "two boxes",
+    );
+    let cells = assert_exact_signs("two distant boxes", &apart, 64, &sdf_gpu);
+    assert!(
+        cells.whole_bricks > 0,
+        "bricks far from the surface are signed whole"
+    );
     // The same facing inward: w ≈ −5/6 inside, still inside.
     assert_exact_signs("inward open box", &inside_out(&open), 21, &sdf_gpu);
     // A shell in a shell (w = 2 in the middle) and a hollow box.

@@ -9,7 +9,8 @@
 //! GPU time adds the CPU's exact decisions for the cells the GPU's bounds
 //! leave open (their wall time; column "exact", the count; column
 //! "refined", the cells the first winding pass left open and the refining
-//! pass decided on the GPU). The JSON holds each row's phase split: the GPU
+//! pass decided on the GPU; column "by brick", the cells the first pass
+//! signed with their whole 4³ brick). The JSON holds each row's phase split: the GPU
 //! time of every pass (`gpu_phases`: distance kernels, `winding`, `winding
 //! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). The
 //! single-threaded CPU
@@ -71,6 +72,8 @@ struct Row {
     sign: &'static str,
     /// Cells whose winding sign the GPU left to the CPU's exact sum.
     exact_cells: Option<usize>,
+    /// Cells the first GPU winding pass signed with their whole 4³ brick.
+    whole_brick_cells: Option<usize>,
     /// Cells the first GPU winding pass left open and the refining pass
     /// decided.
     refined_cells: Option<usize>,
@@ -115,6 +118,7 @@ impl report::Row for Row {
             "sign_mismatches_vs_cpu",
             "refined_cells",
             "fallback_ms",
+            "whole_brick_cells",
         ]
     }
 
@@ -136,6 +140,7 @@ impl report::Row for Row {
             or_empty(self.sign_mismatches_vs_cpu, |v| v.to_string()),
             or_empty(self.refined_cells, |v| v.to_string()),
             or_empty(self.fallback_ms, |v| format!("{v:.4}")),
+            or_empty(self.whole_brick_cells, |v| v.to_string()),
         ]
     }
 
@@ -146,6 +151,7 @@ impl report::Row for Row {
             Column::right("res", 5),
             Column::left("backend", 9),
             Column::left("sign", 13),
+            Column::right("by brick", 9),
             Column::right("refined", 7),
             Column::right("exact", 6),
             Column::right("gpu ms", 11),
@@ -164,6 +170,7 @@ impl report::Row for Row {
             self.resolution.to_string(),
             self.backend.to_string(),
             self.sign.to_string(),
+            or_dash(self.whole_brick_cells, |v| v.to_string()),
             or_dash(self.refined_cells, |v| v.to_string()),
             or_dash(self.exact_cells, |v| v.to_string()),
             or_dash(self.gpu_ms, |v| format!("{v:.2}")),
@@ -200,6 +207,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None
     };
     let adapter = gpu.as_ref().map(|g| g.context().describe());
+    // The precision of the winding sign's exact GPU step.
+    let exact_step = match &gpu {
+        Some(g) if g.winding_exact_in_f64() => "f64",
+        Some(_) => "float32",
+        None => "none",
+    };
     let mut rows = Vec::new();
     for (name, mesh) in args.models.selected()? {
         let prep_start = Instant::now();
@@ -267,7 +280,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let adapter = adapter.as_deref();
-    report.write(adapter, &[("date", report::today().into())], &rows)?;
+    report.write(
+        adapter,
+        &[
+            ("date", report::today().into()),
+            ("winding_exact_step", exact_step.into()),
+        ],
+        &rows,
+    )?;
     plot(&report, &rows, adapter)?;
     print_table(
         &format!(
@@ -361,6 +381,7 @@ fn bench_backend(
         backend: backend.name(),
         sign: params.sign_mode.name(),
         exact_cells: open_cells.map(|o| o.cpu),
+        whole_brick_cells: open_cells.map(|o| o.whole_bricks),
         refined_cells: open_cells.map(|o| o.refined),
         fallback_ms,
         gpu_ms: gpu_med,
@@ -415,6 +436,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         backend: Backend::CpuReference.name(),
         sign: params.sign_mode.name(),
         exact_cells: None,
+        whole_brick_cells: None,
         refined_cells: None,
         fallback_ms: None,
         gpu_ms: None,

@@ -92,6 +92,11 @@ impl SdfGpu {
         &self.gpu
     }
 
+    /// Whether the winding sign's exact GPU step runs in f64.
+    pub fn winding_exact_in_f64(&self) -> bool {
+        self.winding.exact_in_f64()
+    }
+
     /// The mesh's buffers on the GPU, uploaded once and kept while the same
     /// mesh (by content) is used: a parameter change re-runs only the
     /// kernels.

@@ -107,8 +107,8 @@ pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::{compute_cpu_fast, compute_cpu_reference, reference_cell};
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
-pub use winding_gpu::OpenCells;
 pub use grid::GridSpec;
+pub use winding_gpu::OpenCells;
 
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;

@@ -1,5 +1,7 @@
 //! The winding-number sign on the GPU, for the `gpu` and `gpu-brute`
-//! backends (`shaders/sdf_winding.wgsl`, `shaders/shared/winding.wgsl`).
+//! backends (`shaders/shared/winding_grid.wgsl`, `shaders/shared/winding.wgsl`;
+//! the module `shaders/sdf_winding_f64.wgsl` on devices with f64,
+//! `shaders/sdf_winding.wgsl` elsewhere).
 //!
 //! # Method
 //!
@@ -21,7 +23,10 @@
 //! GPU: one workgroup per cell, its invocations sharing out the subtrees
 //! under a [`frontier`] of the tree, first with β = 12, then β = 32, then
 //! every triangle's exact solid angle, each step's parts meeting in a
-//! workgroup reduction. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
+//! workgroup reduction. On devices with f64 the exact step evaluates the
+//! solid angles in f64 at the cell centre placed exactly as the CPU places
+//! it, so that only the corners' float32 storage enters its bound and the
+//! cells near the surface are decided too. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
 //! node the walk expands is at most `3β²/(β − 1)⁴` of its contribution
 //! `A / |c − p|²` (0.29 at β = 5, 0.030 at 12, 0.0033 at 32), so the
 //! stricter walks decide the cells whose `||w| − ½|` is that much smaller,
@@ -52,7 +57,7 @@ use crate::gpu::{
 };
 use crate::mesh::PreparedMesh;
 
-/// Uniform parameters: `struct WindingParams` of shaders/sdf_winding.wgsl
+/// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
 /// (checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -78,9 +83,11 @@ const FRONTIER_ROOTS: usize = 256;
 /// Most workgroups of the refining pass (each loops over the open cells).
 const REFINE_GROUPS: u32 = 8192;
 
-/// What the winding sign left open and who decided it.
+/// Who decided the winding sign of how many cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenCells {
+    /// Cells the first pass signed with their whole brick.
+    pub whole_bricks: usize,
     /// Cells the first pass (β = 5) left open, decided by the refining pass.
     pub refined: usize,
     /// Cells the refining pass left open too, decided on the CPU.
@@ -92,6 +99,8 @@ pub struct WindingGpu {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
     refine: wgpu::ComputePipeline,
+    /// Whether the refining pass's exact step runs in f64.
+    f64: bool,
     resident: Mutex<Option<Arc<TreeBuffers>>>,
 }
 
@@ -107,27 +116,42 @@ struct TreeBuffers {
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
 pub struct Recorded {
     leftover: wgpu::Buffer,
-    /// [first pass's open count | leftover count | leftover cells...]
+    /// [first pass's open count | its whole-brick cells | leftover count |
+    /// leftover cells...]
     staging: wgpu::Buffer,
 }
 
 impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sdf_winding.wgsl: nodes, corners, values,
-        // undecided, frontier, leftover.
+        // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
+        // values, undecided, frontier, leftover.
+        let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
             "SdfWinding",
-            shader_source("sdf_winding.wgsl"),
-            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite],
+            shader_source(if f64 {
+                "sdf_winding_f64.wgsl"
+            } else {
+                "sdf_winding.wgsl"
+            }),
+            &[
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
+            ],
         );
         WindingGpu {
             pipeline: kernels.pipeline(gpu, "winding_sign"),
             refine: kernels.pipeline(gpu, "winding_refine"),
+            f64,
             kernels,
             resident: Mutex::new(None),
         }
+    }
+
+    /// Whether the refining pass's exact step runs in f64 (the device has
+    /// it) rather than float32.
+    pub fn exact_in_f64(&self) -> bool {
+        self.f64
     }
 
     fn tree(&self, gpu: &GpuContext, mesh: &PreparedMesh) -> Result<Arc<TreeBuffers>, SdfError> {
@@ -178,7 +202,8 @@ impl WindingGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<Recorded, SdfError> {
         let n = grid.num_cells();
-        let list_bytes = 4 * (n as u64 + 1);
+        // The lists' counts, then up to every cell.
+        let list_bytes = 4 * (n as u64 + 2);
         let [list, leftover] = ["SdfWinding::undecided", "SdfWinding::leftover"].map(|label| {
             storage_buffer_zeroed(
                 gpu,
@@ -224,7 +249,7 @@ impl WindingGpu {
         );
         let read_bytes = list_bytes.min(4 * (READ_WITH_RUN as u64 + 1));
         let staging =
-            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 4 + read_bytes);
+            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 8 + read_bytes);
         let groups = bricks.x * bricks.y * bricks.z;
         run.compute_pass("winding", |pass| {
             pass.set_pipeline(&self.pipeline);
@@ -241,8 +266,8 @@ impl WindingGpu {
             pass.dispatch_workgroups(x, y, 1);
         });
         run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 4);
-            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 4, read_bytes);
+            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 8);
+            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 8, read_bytes);
         });
         Ok(Recorded { leftover, staging })
     }
@@ -259,15 +284,16 @@ impl WindingGpu {
         values: &mut [f32],
     ) -> Result<OpenCells, SdfError> {
         let head: Vec<u32> = map_staging(gpu, &recorded.staging, "the undecided cells")?;
-        let (refined, count) = (head[0] as usize, head[1] as usize);
-        let cells = if count + 2 <= head.len() {
-            head[2..count + 2].to_vec()
+        let (open, whole_bricks, count) = (head[0] as usize, head[1] as usize, head[2] as usize);
+        let cells = if count + 3 <= head.len() {
+            head[3..count + 3].to_vec()
         } else {
             read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
         };
         sign_exactly(mesh.winding(), grid, &cells, values);
         Ok(OpenCells {
-            refined: refined - count,
+            whole_bricks,
+            refined: open - count,
             cpu: count,
         })
     }

@@ -1,5 +1,5 @@
 //!include shared/bvh_nearest.wgsl
-//!include shared/winding.wgsl
+//!include shared/winding_f32_leaf.wgsl
 
 // The exact signed distance at arbitrary points (`collidoscope check` on a
 // point set, src/stages/sdf_grid/points_gpu.rs): the nearest triangle by
@@ -49,7 +49,7 @@ fn exact_points(
     let p = points[i].xyz;
     let near = bvh_nearest(p, 3.0e38);
     let d = sqrt(near.d2);
-    let omega = winding_subtree(0u, p - params.frame, params.slack, params.beta);
+    let omega = winding_subtree(0u, p - params.frame, params.slack, params.beta, WINDING_NO_CELL);
     let w = omega / WINDING_FOUR_PI;
     let margin = abs(w.x) - 0.5;
     if (abs(margin) > w.y) {

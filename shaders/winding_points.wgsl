@@ -1,5 +1,5 @@
 //!include shared/bvh_bounds.wgsl
-//!include shared/winding.wgsl
+//!include shared/winding_f32_leaf.wgsl
 
 // The winding-number sign at a list of points (the adaptive field's octree
 // node centres), after the distance queries: each point gets the sign of
@@ -45,7 +45,7 @@ fn winding_points(
         return;
     }
     let p = points[wparams.stride * i].xyz - wparams.frame;
-    let omega = winding_subtree(0u, p, wparams.slack, wparams.beta);
+    let omega = winding_subtree(0u, p, wparams.slack, wparams.beta, WINDING_NO_CELL);
     let w = omega / WINDING_FOUR_PI;
     let margin = abs(w.x) - 0.5;
     if (abs(margin) > w.y) {

@@ -513,7 +513,8 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
     assert_eq!(
         csv[0],
         "model,triangles,resolution,cells,backend,sign,exact_cells,gpu_ms,wall_ms,estimated,\
-         million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu"
+         million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu,\
+         refined_cells,fallback_ms,whole_brick_cells"
     );
     assert_eq!(csv.len(), 3, "{csv:?}");
     assert!(
@@ -528,6 +529,7 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
         serde_json::from_slice(&std::fs::read(dir.join("sdf.json")).unwrap()).unwrap();
     assert_eq!(meta["benchmark"], "sdf");
     assert!(meta["adapter"].is_null(), "CPU only: {meta}");
+    assert_eq!(meta["winding_exact_step"], "none", "CPU only: {meta}");
     let png = std::fs::read(dir.join("sdf.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "sdf.png is not a PNG");
 }

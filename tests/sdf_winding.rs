@@ -1,14 +1,17 @@
 //! The winding-number sign on the GPU (`gpu` and `gpu-brute`): every cell
 //! signed as the CPU backend and the exact winding number sign it, on open,
-//! inward-facing, nested and doubled meshes, with the fast pass on the GPU
-//! and only the cells its bound leaves open decided on the CPU.
+//! inward-facing, nested and doubled meshes and random open meshes, with the
+//! fast pass and the refining pass on the GPU and only the cells their
+//! bounds leave open decided on the CPU.
 
 mod common;
 
 use collidoscope::geom::winding_number_exact;
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
+use collidoscope::stages::sdf_grid::{
+    self, Backend, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
+};
 use glam::Vec3;
 
 fn winding_field(mesh: &PreparedMesh, resolution: u32, backend: Backend, gpu: &SdfGpu) -> SdfField {
@@ -27,17 +30,23 @@ fn inside_out(mesh: &Mesh) -> Mesh {
     Mesh::new(mesh.name.clone(), mesh.positions.clone(), triangles)
 }
 
-/// The box [-½, ½]³ without its +z face, and a small closed cube above it
-/// that centres the bounds on the hole's plane z = ½: at an odd resolution
-/// a layer of cell centres lies in that plane, where w = ½ (the cube adds
-/// 0), which no float32 bound can decide.
-fn open_box() -> Mesh {
+/// The box [-½, ½]³ without its +z face.
+fn lidless_box() -> Mesh {
     let cube = box_mesh(2);
     let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.0);
     let triangles = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
-    let open = Mesh::new("open box", cube.positions.clone(), triangles);
+    Mesh::new("lidless box", cube.positions.clone(), triangles)
+}
+
+/// [`lidless_box`] and a small closed cube above it that centres the
+/// bounds on z = ½ + `shift`: at an odd resolution a layer of cell centres
+/// lies in that plane. With no shift it is the hole's plane, where w = ½
+/// (the cube adds 0), which no float32 bound can decide.
+fn open_box(shift: f32) -> Mesh {
+    let cube = box_mesh(2);
+    let open = lidless_box();
     let lid = cube.transformed(
-        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.375))
+        glam::Mat4::from_translation(Vec3::new(0.0, 0.0, 1.375 + 2.0 * shift))
             * glam::Mat4::from_scale(Vec3::splat(0.25)),
     );
     Mesh::merge(&[open, lid], "open box")
@@ -45,9 +54,9 @@ fn open_box() -> Mesh {
 
 /// Both GPU backends and the CPU backend give every cell the exact
 /// winding number's side (|w| > ½ inside), the GPU ones from a GPU pass;
-/// names the first cell that differs. Returns the number of cells the GPU
-/// left to the exact sum.
-fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -> usize {
+/// names the first cell that differs. Returns the cells the first GPU pass
+/// left open: how many the refining pass decided and how many the CPU.
+fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -> OpenCells {
     let prepared = PreparedMesh::new(mesh).unwrap();
     let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
     let fields = [Backend::CpuFast, Backend::GpuBrute, Backend::Gpu]
@@ -85,32 +94,69 @@ fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -
         );
     }
     let params = fields[2].params;
-    let (_, undecided) = gpu.time(&prepared, &params, true).unwrap();
-    let undecided = undecided.expect("winding mode reports the cells left to the CPU");
+    let (_, open) = gpu.time(&prepared, &params, true).unwrap();
+    let open = open.expect("winding mode reports the cells left to the CPU");
     assert!(
-        undecided * 20 < grid.num_cells(),
-        "{label}: {undecided} of {} cells left to the CPU",
+        (open.refined + open.cpu) * 20 < grid.num_cells(),
+        "{label}: {open:?} of {} cells left open by the first pass",
         grid.num_cells()
     );
     eprintln!(
-        "{label}: {undecided} of {} cells decided on the CPU",
-        grid.num_cells()
+        "{label}: of {} cells, {} signed with their whole brick, {} decided by the refining pass, {} on the CPU",
+        grid.num_cells(),
+        open.whole_bricks,
+        open.refined,
+        open.cpu
     );
-    undecided
+    open
 }
 
 #[test]
 fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     let ctx = common::gpu();
     let sdf_gpu = SdfGpu::new(&ctx);
+    eprintln!(
+        "exact GPU step in {}",
+        if sdf_gpu.winding_exact_in_f64() {
+            "f64"
+        } else {
+            "float32"
+        }
+    );
     let cube = box_mesh(2);
     let inner = cube.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
 
-    // An open box: w = ½ exactly in the plane of its hole, which the float32
-    // bound cannot decide; the CPU's exact sum does.
-    let open = open_box();
-    let undecided = assert_exact_signs("open box", &open, 21, &sdf_gpu);
-    assert!(undecided > 0, "the hole's plane goes to the exact sum");
+    // An open box: w = ½ exactly in the plane of its hole, which no float32
+    // bound can decide; the CPU's exact sum does.
+    let open = open_box(0.0);
+    let cells = assert_exact_signs("open box", &open, 21, &sdf_gpu);
+    assert!(cells.cpu > 0, "the hole's plane goes to the exact sum");
+    // The layer a twentieth of a cell above the hole's plane: w is within
+    // about 0.005 of ½ there, which the first pass's bound leaves open and
+    // the refining pass decides on the GPU.
+    let cell = 2.4 / 21.0;
+    let shifted = open_box(0.05 * cell);
+    let cells = assert_exact_signs("open box, layer off the sheet", &shifted, 21, &sdf_gpu);
+    assert!(
+        cells.refined > 0,
+        "the refining pass decides cells near w = ½"
+    );
+    assert_eq!(cells.cpu, 0, "no cell is within float32 rounding of w = ½");
+    // Two small lidless boxes far apart: the bricks between them, far from
+    // the surface and from the w = ½ sheets, are signed whole.
+    let small = lidless_box().transformed(glam::Mat4::from_scale(Vec3::splat(0.2)));
+    let apart = Mesh::merge(
+        &[
+            small.transformed(glam::Mat4::from_translation(-Vec3::X)),
+            small.transformed(glam::Mat4::from_translation(Vec3::X)),
+        ],
+        "two boxes",
+    );
+    let cells = assert_exact_signs("two distant boxes", &apart, 64, &sdf_gpu);
+    assert!(
+        cells.whole_bricks > 0,
+        "bricks far from the surface are signed whole"
+    );
     // The same facing inward: w ≈ −5/6 inside, still inside.
     assert_exact_signs("inward open box", &inside_out(&open), 21, &sdf_gpu);
     // A shell in a shell (w = 2 in the middle) and a hollow box.
@@ -264,10 +310,10 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
         "the hole's plane goes to the exact sum: {phases:?}"
     );
     let pad = (2, AdaptiveParams::default().padding);
-    assert_exact_adaptive_signs("open box", &open_box(), pad, &adaptive_gpu);
+    assert_exact_adaptive_signs("open box", &open_box(0.0), pad, &adaptive_gpu);
     assert_exact_adaptive_signs(
         "inward open box",
-        &inside_out(&open_box()),
+        &inside_out(&open_box(0.0)),
         pad,
         &adaptive_gpu,
     );
@@ -288,4 +334,58 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
         pad,
         &adaptive_gpu,
     );
+}
+
+/// The open cube [-½, ½]³ without its +z face, `k`×`k` quads a face, every
+/// vertex moved by up to `jitter` along each axis, from `seed`: the grid
+/// spans the hole's mouth, where w crosses ½ away from the surface.
+fn random_open_box(seed: u64, k: u32, jitter: f32) -> Mesh {
+    let cube = box_mesh(k);
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    };
+    let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.49);
+    let triangles: Vec<[u32; 3]> = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
+    let positions = cube
+        .positions
+        .iter()
+        .map(|&p| p + Vec3::new(next(), next(), next()) * jitter)
+        .collect();
+    Mesh::new("random open box", positions, triangles)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+    /// Random jittered open boxes: the GPU sign of every cell, the sheet over
+    /// the hole included, is the exact winding number's.
+    #[test]
+    fn gpu_winding_signs_are_exact_on_random_open_meshes(
+        seed in 1u64..u64::MAX,
+        k in 2u32..5,
+        jitter in 0.0f32..0.08,
+        resolution in 13u32..19,
+    ) {
+        let ctx = common::gpu();
+        let sdf_gpu = SdfGpu::new(&ctx);
+        let prepared = PreparedMesh::new(&random_open_box(seed, k, jitter)).unwrap();
+        let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
+        let field = winding_field(&prepared, resolution, Backend::Gpu, &sdf_gpu);
+        for cell in 0..field.grid.num_cells() {
+            let p = field.grid.center_of(cell);
+            let w = winding_number_exact(positions, triangles, p);
+            proptest::prop_assert_eq!(
+                field.values[cell].is_sign_negative(),
+                w.abs() > 0.5,
+                "cell {} at {}: value {}, exact w = {}",
+                cell,
+                p,
+                field.values[cell],
+                w
+            );
+        }
+    }
 }

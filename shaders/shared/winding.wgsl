@@ -13,7 +13,11 @@
 // Uses the includer's bindings, both in a frame centred on the mesh (p too):
 //   winding_nodes  array<WindingNode>  the tree, root first (src/geom/winding.rs)
 //   winding_tris   array<vec4f>        3 corners per triangle, leaf slot order
-// and LEAF_BIT of shared/bvh_bounds.wgsl.
+// LEAF_BIT of shared/bvh_bounds.wgsl, and the includer's leaf evaluation:
+//   fn winding_leaf(p: vec3f, t: u32, slack: f32, cell: u32) -> vec2f
+// triangle t's solid angle at p and its bound: winding_triangle, or for a
+// grid cell's index `cell` (not WINDING_NO_CELL) a more precise evaluation
+// where the device allows it.
 
 struct WindingNode {
     centroid: vec3f,    // area-weighted centroid c
@@ -39,6 +43,8 @@ const WINDING_ATAN: f32 = 1e-3;
 const WINDING_STACK: u32 = 64u;
 // A bound that leaves every decision to the exact sum.
 const WINDING_HUGE: f32 = 1e30;
+// winding_subtree's `cell` for a point that is no grid cell.
+const WINDING_NO_CELL: u32 = 0xffffffffu;
 
 // The signed solid angle of triangle (a0, b0, c0) seen from p and a bound
 // on its error, with every coordinate off by up to `slack` besides its own
@@ -100,8 +106,9 @@ fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> 
 
 // (Ω, bound): the solid angle at p of the subtree under node `root`, the
 // exact value within bound of Ω. Nodes farther than beta radii are
-// expanded, the others opened.
-fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32) -> vec2f {
+// expanded, the others opened; the leaves' triangles go to winding_leaf
+// with `cell`.
+fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec2f {
     var sum = vec2f(0.0);
     var stack: array<u32, WINDING_STACK>;
     stack[0] = root;
@@ -118,7 +125,7 @@ fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32) -> vec2f {
         } else if ((n.b & LEAF_BIT) != 0u) {
             let end = n.a + (n.b & ~LEAF_BIT);
             for (var t = n.a; t < end; t++) {
-                sum += winding_triangle(p, winding_tris[3u * t].xyz, winding_tris[3u * t + 1u].xyz, winding_tris[3u * t + 2u].xyz, slack);
+                sum += winding_leaf(p, t, slack, cell);
             }
         } else if (sp + 2u <= WINDING_STACK) {
             stack[sp] = n.a;

@@ -95,6 +95,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // subgroup operations.
     "sdf_packet.wgsl",
     "sdf_winding.wgsl",
+    // sdf_winding.wgsl's refining pass with its exact step in f64: created
+    // only on devices with f64.
+    "sdf_winding_f64.wgsl",
     "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
@@ -109,6 +112,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
     "shared/winding.wgsl",
+    "shared/winding_grid.wgsl",
+    "shared/winding_f32_leaf.wgsl",
 ];
 
 /// The text of an embedded file of `shaders/`.

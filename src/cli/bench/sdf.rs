@@ -6,8 +6,13 @@
 //! second, distance evaluations per cell, and the largest difference from
 //! the CPU fast backend in the same sign mode (the exactness check). Each
 //! sign mode of `--signs` gets its rows (column "sign"); a GPU winding row's
-//! GPU time adds the CPU's exact decisions for the cells the GPU bound
-//! leaves open (their wall time; column "exact", the count). The
+//! GPU time adds the CPU's exact decisions for the cells the GPU's bounds
+//! leave open (their wall time; column "exact", the count; column
+//! "refined", the cells the first winding pass left open and the refining
+//! pass decided on the GPU; column "by brick", the cells the first pass
+//! signed with their whole 4³ brick). The JSON holds each row's phase split: the GPU
+//! time of every pass (`gpu_phases`: distance kernels, `winding`, `winding
+//! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). The
 //! single-threaded CPU
 //! reference is timed on a strided sample of cells and extrapolated when the
 //! full grid would take minutes (marked "est.").
@@ -67,6 +72,13 @@ struct Row {
     sign: &'static str,
     /// Cells whose winding sign the GPU left to the CPU's exact sum.
     exact_cells: Option<usize>,
+    /// Cells the first GPU winding pass signed with their whole 4³ brick.
+    whole_brick_cells: Option<usize>,
+    /// Cells the first GPU winding pass left open and the refining pass
+    /// decided.
+    refined_cells: Option<usize>,
+    /// Wall time of the CPU's exact decisions (in `gpu_ms` too).
+    fallback_ms: Option<f64>,
     /// Kernel time from timestamp queries (GPU backends).
     gpu_ms: Option<f64>,
     /// End-to-end wall-clock time of the stage.
@@ -104,6 +116,9 @@ impl report::Row for Row {
             "evaluations_per_cell",
             "max_abs_diff_vs_cpu",
             "sign_mismatches_vs_cpu",
+            "refined_cells",
+            "fallback_ms",
+            "whole_brick_cells",
         ]
     }
 
@@ -123,6 +138,9 @@ impl report::Row for Row {
             format!("{:.2}", self.evaluations_per_cell),
             or_empty(self.max_abs_diff_vs_cpu, |v| format!("{v:e}")),
             or_empty(self.sign_mismatches_vs_cpu, |v| v.to_string()),
+            or_empty(self.refined_cells, |v| v.to_string()),
+            or_empty(self.fallback_ms, |v| format!("{v:.4}")),
+            or_empty(self.whole_brick_cells, |v| v.to_string()),
         ]
     }
 
@@ -133,6 +151,8 @@ impl report::Row for Row {
             Column::right("res", 5),
             Column::left("backend", 9),
             Column::left("sign", 13),
+            Column::right("by brick", 9),
+            Column::right("refined", 7),
             Column::right("exact", 6),
             Column::right("gpu ms", 11),
             Column::right("wall ms", 11),
@@ -150,6 +170,8 @@ impl report::Row for Row {
             self.resolution.to_string(),
             self.backend.to_string(),
             self.sign.to_string(),
+            or_dash(self.whole_brick_cells, |v| v.to_string()),
+            or_dash(self.refined_cells, |v| v.to_string()),
             or_dash(self.exact_cells, |v| v.to_string()),
             or_dash(self.gpu_ms, |v| format!("{v:.2}")),
             format!(
@@ -185,6 +207,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None
     };
     let adapter = gpu.as_ref().map(|g| g.context().describe());
+    // The precision of the winding sign's exact GPU step.
+    let exact_step = match &gpu {
+        Some(g) if g.winding_exact_in_f64() => "f64",
+        Some(_) => "float32",
+        None => "none",
+    };
     let mut rows = Vec::new();
     for (name, mesh) in args.models.selected()? {
         let prep_start = Instant::now();
@@ -252,7 +280,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         }
     }
     let adapter = adapter.as_deref();
-    report.write(adapter, &[("date", report::today().into())], &rows)?;
+    report.write(
+        adapter,
+        &[
+            ("date", report::today().into()),
+            ("winding_exact_step", exact_step.into()),
+        ],
+        &rows,
+    )?;
     plot(&report, &rows, adapter)?;
     print_table(
         &format!(
@@ -290,21 +325,23 @@ fn bench_backend(
             &Progress::default(),
         )?)
     };
-    let mut exact_cells = None;
+    let mut open_cells = None;
+    let mut fallback_ms = None;
     let t = match gpu.filter(|_| backend.is_gpu()) {
         // GPU time from runs that read nothing back (see `timing`) but the
         // cells whose winding sign the CPU decides, whose time is added.
         Some(g) => {
             let accelerated = backend == Backend::Gpu;
             let gpu_run = || {
-                let (timings, exact) = g.time(mesh, params, accelerated)?;
-                exact_cells = exact;
+                let (timings, open) = g.time(mesh, params, accelerated)?;
+                open_cells = open;
                 let fallback: f64 = timings
                     .phases
                     .iter()
                     .filter(|p| p.name == FALLBACK_PHASE)
                     .map(|p| p.wall_ms)
                     .sum();
+                fallback_ms = open.map(|_| fallback);
                 Ok(timings.total_gpu_ms().map(|ms| ms + fallback))
             };
             timed_gpu(repeats, gpu_run, whole)?
@@ -343,7 +380,10 @@ fn bench_backend(
         cells,
         backend: backend.name(),
         sign: params.sign_mode.name(),
-        exact_cells,
+        exact_cells: open_cells.map(|o| o.cpu),
+        whole_brick_cells: open_cells.map(|o| o.whole_bricks),
+        refined_cells: open_cells.map(|o| o.refined),
+        fallback_ms,
         gpu_ms: gpu_med,
         wall_ms: wall_med,
         estimated: false,
@@ -396,6 +436,9 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         backend: Backend::CpuReference.name(),
         sign: params.sign_mode.name(),
         exact_cells: None,
+        whole_brick_cells: None,
+        refined_cells: None,
+        fallback_ms: None,
         gpu_ms: None,
         wall_ms: wall,
         estimated: stride > 1,

@@ -12,7 +12,7 @@ use wgpu::util::DeviceExt;
 use super::SignMode;
 use super::points_gpu::PointsGpu;
 use super::slab_bvh::{self, SlabNode};
-use super::winding_gpu::{Recorded, WindingGpu};
+use super::winding_gpu::{OpenCells, Recorded, WindingGpu};
 use super::{Backend, FAR, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
@@ -115,6 +115,11 @@ impl SdfGpu {
         kernel.exact(&self.gpu, &self.winding, mesh, points)
     }
 
+    /// Whether the winding sign's exact GPU step runs in f64.
+    pub fn winding_exact_in_f64(&self) -> bool {
+        self.winding.exact_in_f64()
+    }
+
     /// The mesh's buffers on the GPU, uploaded once and kept while the same
     /// mesh (by content) is used: a parameter change re-runs only the
     /// kernels.
@@ -171,7 +176,8 @@ impl SdfGpu {
     /// [`super::compute`]'s GPU work (the copy of the field to
     /// host-visible memory included), reading nothing back but the cells
     /// the winding sign leaves to the CPU, which it decides (phase
-    /// [`FALLBACK_PHASE`]), and how many there were (winding mode): for
+    /// [`FALLBACK_PHASE`]), and how many cells the GPU's refining pass and
+    /// the CPU decided (winding mode): for
     /// benchmarks, whose repeated runs then keep the GPU busy and at its
     /// clock (see `cli/bench_timing.rs`).
     pub fn time(
@@ -179,7 +185,7 @@ impl SdfGpu {
         mesh: &PreparedMesh,
         params: &SdfParams,
         accelerated: bool,
-    ) -> Result<(Timings, Option<usize>), SdfError> {
+    ) -> Result<(Timings, Option<OpenCells>), SdfError> {
         let mesh = mesh.local();
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
         let mut ran = self.run(mesh, grid, params, accelerated)?;

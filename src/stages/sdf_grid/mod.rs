@@ -19,8 +19,10 @@
 //!   wherever the evaluation's error bound leaves that open. Robust
 //!   on open and broken meshes. Only the sign changes: magnitudes stay exact.
 //!   The GPU backends evaluate it on the GPU, the cells of a brick sharing
-//!   their far field, and leave only the cells their float32 bound cannot
-//!   decide to the CPU ([`winding_gpu`]); the signs are the CPU's.
+//!   their far field, decide the cells that bound leaves open with stricter
+//!   walks and the exact sum, one workgroup per cell, and leave only the
+//!   cells their float32 bounds cannot decide to the CPU ([`winding_gpu`]);
+//!   the signs are the CPU's.
 //!
 //! Four backends produce the same [`SdfField`]:
 //!
@@ -107,6 +109,7 @@ pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
+pub use winding_gpu::OpenCells;
 
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;

@@ -1,5 +1,7 @@
 //! The winding-number sign on the GPU, for the `gpu` and `gpu-brute`
-//! backends (`shaders/sdf_winding.wgsl`, `shaders/shared/winding.wgsl`).
+//! backends (`shaders/shared/winding_grid.wgsl`, `shaders/shared/winding.wgsl`;
+//! the module `shaders/sdf_winding_f64.wgsl` on devices with f64,
+//! `shaders/sdf_winding.wgsl` elsewhere).
 //!
 //! # Method
 //!
@@ -15,7 +17,22 @@
 //! (the shader's header says how). Where `||w| − ½|` exceeds the bound, the
 //! kernel signs the cell; the rest (cells near the `|w| = ½` sheet over a
 //! hole, or on the surface itself)
-//! are appended to a list, and the CPU decides each with
+//! are appended to a list.
+//!
+//! A second pass, in the same submission, decides the listed cells on the
+//! GPU: one workgroup per cell, its invocations sharing out the subtrees
+//! under a [`frontier`] of the tree, first with β = 12, then β = 32, then
+//! every triangle's exact solid angle, each step's parts meeting in a
+//! workgroup reduction. On devices with f64 the exact step evaluates the
+//! solid angles in f64 at the cell centre placed exactly as the CPU places
+//! it, so that only the corners' float32 storage enters its bound and the
+//! cells near the surface are decided too. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
+//! node the walk expands is at most `3β²/(β − 1)⁴` of its contribution
+//! `A / |c − p|²` (0.29 at β = 5, 0.030 at 12, 0.0033 at 32), so the
+//! stricter walks decide the cells whose `||w| − ½|` is that much smaller,
+//! and the exact sum's bound is the float32 rounding alone. Only the cells
+//! still open after the exact sum (within float32 rounding of the `|w| = ½`
+//! sheet or of the surface) are read back, and the CPU decides each with
 //! [`FastWinding::is_inside`] — a stricter expansion in f64, then the
 //! exact sum. The sign is therefore the exact winding number's sign, the
 //! CPU backends' sign, cell for cell.
@@ -33,14 +50,14 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::{GridSpec, SdfError};
-use crate::geom::{BETA, FastWinding};
+use crate::geom::{BETA, FastWinding, LEAF_BIT, WindingNode};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, read_buffer,
     shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
 
-/// Uniform parameters: `struct WindingParams` of shaders/sdf_winding.wgsl
+/// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
 /// (checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -59,13 +76,31 @@ const _: () = assert!(std::mem::size_of::<WindingParams>() == 64);
 /// Deepest tree the shader's stack holds (`WINDING_STACK`): one node more
 /// per level.
 pub const WINDING_STACK: usize = 64;
-/// Undecided cells read back with the run; more take a second read.
+/// Cells left to the CPU read back with the run; more take a second read.
 const READ_WITH_RUN: usize = 1 << 14;
+/// Subtrees in the refining pass's [`frontier`]: a few per invocation.
+const FRONTIER_ROOTS: usize = 256;
+/// Most workgroups of the refining pass (each loops over the open cells).
+const REFINE_GROUPS: u32 = 8192;
+
+/// Who decided the winding sign of how many cells.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenCells {
+    /// Cells the first pass signed with their whole brick.
+    pub whole_bricks: usize,
+    /// Cells the first pass (β = 5) left open, decided by the refining pass.
+    pub refined: usize,
+    /// Cells the refining pass left open too, decided on the CPU.
+    pub cpu: usize,
+}
 
 /// The pass's pipeline and the resident tree of the last mesh.
 pub struct WindingGpu {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
+    refine: wgpu::ComputePipeline,
+    /// Whether the refining pass's exact step runs in f64.
+    f64: bool,
     resident: Mutex<Option<Arc<TreeBuffers>>>,
 }
 
@@ -74,32 +109,50 @@ pub(super) struct TreeBuffers {
     key: (u64, usize),
     pub(super) nodes: wgpu::Buffer,
     pub(super) corners: wgpu::Buffer,
+    frontier: wgpu::Buffer,
     /// The world position the tree's coordinates are relative to.
     pub(super) frame: Vec3,
 }
 
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
 pub struct Recorded {
-    list: wgpu::Buffer,
+    leftover: wgpu::Buffer,
+    /// [first pass's open count | its whole-brick cells | leftover count |
+    /// leftover cells...]
     staging: wgpu::Buffer,
 }
 
 impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sdf_winding.wgsl: nodes, corners, values,
-        // undecided.
+        // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
+        // values, undecided, frontier, leftover.
+        let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
             "SdfWinding",
-            shader_source("sdf_winding.wgsl"),
-            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite],
+            shader_source(if f64 {
+                "sdf_winding_f64.wgsl"
+            } else {
+                "sdf_winding.wgsl"
+            }),
+            &[
+                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
+            ],
         );
         WindingGpu {
             pipeline: kernels.pipeline(gpu, "winding_sign"),
+            refine: kernels.pipeline(gpu, "winding_refine"),
+            f64,
             kernels,
             resident: Mutex::new(None),
         }
+    }
+
+    /// Whether the refining pass's exact step runs in f64 (the device has
+    /// it) rather than float32.
+    pub fn exact_in_f64(&self) -> bool {
+        self.f64
     }
 
     /// The mesh's tree on the GPU, uploaded once per mesh (also for
@@ -124,8 +177,8 @@ impl WindingGpu {
         }
         if packed.nodes.is_empty() {
             // No triangles: one empty leaf, w = 0 everywhere.
-            packed.nodes.push(crate::geom::WindingNode {
-                b: crate::geom::LEAF_BIT,
+            packed.nodes.push(WindingNode {
+                b: LEAF_BIT,
                 ..bytemuck::Zeroable::zeroed()
             });
         }
@@ -133,14 +186,20 @@ impl WindingGpu {
             key,
             nodes: storage_buffer_init(gpu, "SdfWinding::nodes", &packed.nodes)?,
             corners: storage_buffer_init(gpu, "SdfWinding::corners", &packed.corners)?,
+            frontier: storage_buffer_init(
+                gpu,
+                "SdfWinding::frontier",
+                &frontier(&packed.nodes, FRONTIER_ROOTS),
+            )?,
             frame,
         });
         *cache = Some(tree.clone());
         Ok(tree)
     }
 
-    /// Records the pass over `values` (the distance kernels' output) into
-    /// `run`, with the copy of the first undecided cells to read back.
+    /// Records the passes over `values` (the distance kernels' output) into
+    /// `run`, with the copy of the counts and the first cells left to the
+    /// CPU to read back.
     pub fn record(
         &self,
         gpu: &GpuContext,
@@ -150,14 +209,18 @@ impl WindingGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<Recorded, SdfError> {
         let n = grid.num_cells();
-        let list_bytes = 4 * (n as u64 + 1);
-        let list = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "SdfWinding::undecided",
-                bytes: list_bytes,
-            },
-        )?;
+        // The lists' counts, then up to every cell.
+        let list_bytes = 4 * (n as u64 + 2);
+        let [list, leftover] = ["SdfWinding::undecided", "SdfWinding::leftover"].map(|label| {
+            storage_buffer_zeroed(
+                gpu,
+                BufferCheck {
+                    label,
+                    bytes: list_bytes,
+                },
+            )
+        });
+        let (list, leftover) = (list?, leftover?);
         let tree = self.tree(gpu, mesh)?;
         let bricks = grid.bricks();
         let far = grid.bounds();
@@ -181,10 +244,19 @@ impl WindingGpu {
             });
         let bind_group = self.kernels.bind_group(
             gpu,
-            &[&uniform_buf, &tree.nodes, &tree.corners, values, &list],
+            &[
+                &uniform_buf,
+                &tree.nodes,
+                &tree.corners,
+                values,
+                &list,
+                &tree.frontier,
+                &leftover,
+            ],
         );
         let read_bytes = list_bytes.min(4 * (READ_WITH_RUN as u64 + 1));
-        let staging = crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", read_bytes);
+        let staging =
+            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 8 + read_bytes);
         let groups = bricks.x * bricks.y * bricks.z;
         run.compute_pass("winding", |pass| {
             pass.set_pipeline(&self.pipeline);
@@ -192,14 +264,24 @@ impl WindingGpu {
             let (x, y) = dispatch_dims(groups);
             pass.dispatch_workgroups(x, y, 1);
         });
-        run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, read_bytes);
+        // The open cells' count is known on the GPU only: enough workgroups
+        // for a large share, each looping over the list.
+        run.compute_pass("winding refine", |pass| {
+            pass.set_pipeline(&self.refine);
+            pass.set_bind_group(0, &bind_group, &[]);
+            let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
+            pass.dispatch_workgroups(x, y, 1);
         });
-        Ok(Recorded { list, staging })
+        run.encoder_work("copy out", |encoder| {
+            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 8);
+            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 8, read_bytes);
+        });
+        Ok(Recorded { leftover, staging })
     }
 
     /// After the run: the cells the GPU left undecided, each signed on the
-    /// CPU by the exact winding number's side. Returns how many there were.
+    /// CPU by the exact winding number's side. Returns how many cells each
+    /// stage after the first pass decided.
     pub fn finish(
         &self,
         gpu: &GpuContext,
@@ -207,17 +289,39 @@ impl WindingGpu {
         mesh: &PreparedMesh,
         grid: &GridSpec,
         values: &mut [f32],
-    ) -> Result<usize, SdfError> {
+    ) -> Result<OpenCells, SdfError> {
         let head: Vec<u32> = map_staging(gpu, &recorded.staging, "the undecided cells")?;
-        let count = head[0] as usize;
-        let cells = if count < head.len() {
-            head[1..=count].to_vec()
+        let (open, whole_bricks, count) = (head[0] as usize, head[1] as usize, head[2] as usize);
+        let cells = if count + 3 <= head.len() {
+            head[3..count + 3].to_vec()
         } else {
-            read_buffer::<u32>(gpu, &recorded.list, count + 1)?.split_off(1)
+            read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
         };
         sign_exactly(mesh.winding(), grid, &cells, values);
-        Ok(count)
+        Ok(OpenCells {
+            whole_bricks,
+            refined: open - count,
+            cpu: count,
+        })
     }
+}
+
+/// Roots of subtrees that partition the tree of `nodes` (root first,
+/// children after parents): the tree opened level by level until at least
+/// `target` roots, or only leaves, remain.
+fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
+    let is_leaf = |i: u32| nodes[i as usize].b & LEAF_BIT != 0;
+    let mut roots = vec![0u32];
+    while roots.len() < target && roots.iter().any(|&i| !is_leaf(i)) {
+        roots = roots
+            .iter()
+            .flat_map(|&i| {
+                let n = &nodes[i as usize];
+                if is_leaf(i) { vec![i] } else { vec![n.a, n.b] }
+            })
+            .collect();
+    }
+    roots
 }
 
 /// Signs `cells` of `values` by [`FastWinding::is_inside`].
@@ -229,5 +333,44 @@ fn sign_exactly(winding: &FastWinding, grid: &GridSpec, cells: &[u32], values: &
     for (&c, inside) in cells.iter().zip(inside) {
         let v = &mut values[c as usize];
         *v = if inside { -v.abs() } else { v.abs() };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::DVec3;
+
+    /// Every leaf of the tree lies under exactly one root of the frontier,
+    /// and no root lies under another: the subtrees partition the tree.
+    #[test]
+    fn frontier_partitions_the_tree() {
+        let mesh = crate::mesh::box_mesh(6);
+        let winding = FastWinding::new(&mesh.positions, &mesh.triangles);
+        let nodes = winding.packed(DVec3::ZERO).nodes;
+        for target in [1, 5, 64, 100_000] {
+            let roots = frontier(&nodes, target);
+            let mut covered = vec![0usize; nodes.len()];
+            for &r in &roots {
+                let mut stack = vec![r];
+                while let Some(i) = stack.pop() {
+                    covered[i as usize] += 1;
+                    let n = &nodes[i as usize];
+                    if n.b & LEAF_BIT == 0 {
+                        stack.extend([n.a, n.b]);
+                    }
+                }
+            }
+            let leaves = (0..nodes.len()).filter(|&i| nodes[i].b & LEAF_BIT != 0);
+            for leaf in leaves {
+                assert_eq!(covered[leaf], 1, "target {target}: leaf {leaf}");
+            }
+            assert!(
+                roots.len() >= target.min(nodes.len().div_ceil(2)),
+                "target {target}: {} roots of {} nodes",
+                roots.len(),
+                nodes.len()
+            );
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The collision pipeline on the GPU (lavapipe here): each phase against
-//! the CPU path, and the physical checks of the CPU unit tests on the GPU
-//! backend.
+//! the CPU path, the physical checks of the CPU unit tests on the resident
+//! GPU step (its own solver), and its trajectory against the CPU path's.
 
 mod common;
 
@@ -132,10 +132,12 @@ fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
     for _ in 0..50 {
         p.step(&gpu).expect("step");
     }
+    p.finish().expect("finish");
     let settled = p.bodies[0].state.position;
     for _ in 50..1000 {
         p.step(&gpu).expect("step");
     }
+    assert!(p.finish().expect("finish").contacts > 0);
     let s = p.bodies[0].state;
     assert!(
         s.position.distance(settled) < 0.01,
@@ -156,7 +158,8 @@ fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
     let mut p = Pipeline::new(&mesh, &stack, ground(), &fields(), Some(&ctx)).expect("pipeline");
     let mut lowest = p.energy(gpu.gravity);
     for frame in 0..200 {
-        let e = p.step(&gpu).expect("step").energy;
+        p.step(&gpu).expect("step");
+        let e = p.finish().expect("finish").energy;
         assert!(
             e <= lowest + 3.0 * 1000.0 * 9.81 * 0.005,
             "frame {frame}: {lowest} → {e}"
@@ -164,8 +167,11 @@ fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
         lowest = lowest.min(e);
     }
     for k in 0..3 {
-        let y = p.bodies[k].state.position.y;
-        assert!((y - (0.5 + k as f32)).abs() < 0.06, "box {k} at {y}");
+        let s = p.bodies[k].state.position;
+        assert!(
+            (s.y - (0.5 + k as f32)).abs() < 0.06 && s.x.abs() < 0.1,
+            "box {k} at {s}"
+        );
     }
 
     let fall = [
@@ -179,9 +185,12 @@ fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
         },
     ];
     let mut p = Pipeline::new(&mesh, &fall, None, &fields(), Some(&ctx)).expect("pipeline");
+    let fixed = p.bodies[0].state;
     for frame in 0..120 {
         p.step(&gpu).expect("step");
+        p.sync().expect("sync");
         let y = p.bodies[1].state.position.y;
         assert!(y > 0.8, "frame {frame}: the falling box is at {y}");
     }
+    assert_eq!(p.bodies[0].state, fixed, "the static box moved");
 }

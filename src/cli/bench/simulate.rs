@@ -154,7 +154,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             normal: Vec3::Y,
         });
         for &backend in &backends {
-            let gpu = (backend == PipelineBackend::Gpu).then_some(&ctx);
+            let gpu = backend.detects_on_gpu().then_some(&ctx);
             let mut p = Pipeline::new(std::slice::from_ref(&mesh), &specs, ground, &fields, gpu)?;
             let params = PipelineParams {
                 backend,

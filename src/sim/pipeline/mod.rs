@@ -476,7 +476,11 @@ impl Pipeline {
 
     /// Pose of body `i`'s mesh in its own coordinates.
     pub fn mesh_pose(&self, i: usize) -> (Vec3, Quat) {
-        let s = &self.bodies[i].state;
+        self.mesh_pose_of(i, &self.bodies[i].state)
+    }
+
+    /// Pose of body `i`'s mesh in its own coordinates when its state is `s`.
+    pub fn mesh_pose_of(&self, i: usize, s: &BodyState) -> (Vec3, Quat) {
         let BodyShape::Mesh(m) = self.bodies[i].shape else {
             return (s.position, s.rotation);
         };

@@ -456,15 +456,22 @@ impl Pipeline {
         self.cpu_ahead = true;
     }
 
-    /// Waits for the summaries in flight and syncs the bodies: afterwards
-    /// `summary` and `bodies` are those of the last frame.
-    pub fn finish(&mut self) -> Result<&FrameSummary, PipelineError> {
+    /// Waits for the resident step's summaries in flight: afterwards
+    /// `summary` is the last frame's (poses stay on the GPU).
+    pub fn wait_summary(&mut self) -> Result<&FrameSummary, PipelineError> {
         if let Some(g) = self.gpu.as_mut().filter(|_| self.gpu_ahead)
             && let Some(arrived) = g.step.wait_summary()?
         {
             let timings = std::mem::take(&mut self.summary.timings);
             self.summary = summary_of(&arrived.summary, self.frame - arrived.frame, timings);
         }
+        Ok(&self.summary)
+    }
+
+    /// Waits for the summaries in flight and syncs the bodies: afterwards
+    /// `summary` and `bodies` are those of the last frame.
+    pub fn finish(&mut self) -> Result<&FrameSummary, PipelineError> {
+        self.wait_summary()?;
         self.sync()?;
         Ok(&self.summary)
     }

@@ -454,6 +454,7 @@ impl Pipeline {
     /// [`Pipeline::sync`]): the next GPU frame uploads them.
     pub fn states_changed(&mut self) {
         self.cpu_ahead = true;
+        self.gpu_ahead = false;
     }
 
     /// Waits for the resident step's summaries in flight: afterwards

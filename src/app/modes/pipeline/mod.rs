@@ -1,13 +1,20 @@
 //! The pipeline mode: the full collision pipeline live
 //! ([`crate::sim::pipeline`]) — N copies of a box and a torus spawned at
 //! seeded random poses fall on the ground, collide and settle; every frame
-//! runs broad phase, narrow phase and response on the GPU or the CPU.
+//! runs broad phase, narrow phase and response: with the GPU backend the
+//! whole step on the GPU with the bodies resident ([`crate::sim::pipeline::resident`]),
+//! with gpu-detect the phases on the GPU and the solver on the CPU, or
+//! everything on the CPU.
 //!
 //! The viewport shows the bodies, the contacts as points coloured by depth
 //! with their normals, the broad phase's candidate pairs as lines between
-//! the bodies' centres, and for a picked body its sampling points and the
-//! inside cells of its field ([`draw`]). Each stepped frame's phases go to
-//! the profiler; the states are kept so the run can be rewound.
+//! the bodies' centres (both read back by the gpu-detect and CPU backends;
+//! the resident step keeps them on the GPU and reports their counts), and
+//! for a picked body its sampling points and the inside cells of its field
+//! ([`draw`]). Each stepped frame's phases (GPU time per phase with the
+//! resident step) go to the profiler; every frame's states are kept so the
+//! run can be rewound, so the resident step's poses are read back each
+//! frame (80 bytes a body).
 
 mod draw;
 mod panel;
@@ -33,7 +40,8 @@ pub struct PipelineMode {
     seed: u32,
     fields: FieldParams,
     params: PipelineParams,
-    use_gpu: bool,
+    /// The backend asked for (the CPU when the adapter has no compute).
+    backend: PipelineBackend,
     sim: Option<Pipeline>,
     /// The meshes as spawned (their own coordinates), for drawing.
     meshes: Vec<Mesh>,
@@ -60,7 +68,7 @@ impl Default for PipelineMode {
                 ..FieldParams::default()
             },
             params: PipelineParams::default(),
-            use_gpu: true,
+            backend: PipelineBackend::Gpu,
             sim: None,
             meshes: Vec::new(),
             history: Vec::new(),
@@ -100,8 +108,8 @@ fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
 
 impl PipelineMode {
     fn backend(&self, gpu_ok: bool) -> PipelineBackend {
-        if self.use_gpu && gpu_ok {
-            PipelineBackend::Gpu
+        if gpu_ok {
+            self.backend
         } else {
             PipelineBackend::Cpu
         }
@@ -137,12 +145,14 @@ impl PipelineMode {
         let sim = self.sim.as_mut().ok_or("no pipeline scene is open")?;
         for _ in 0..n {
             let start = std::time::Instant::now();
+            // Timed: the profiler shows each phase's GPU time.
             let phases = sim
-                .step(&self.params)
+                .step_timed(&self.params)
                 .map_err(|e| e.to_string())?
                 .timings
                 .phases
                 .clone();
+            sim.sync().map_err(|e| e.to_string())?;
             self.step_ms = start.elapsed().as_secs_f64() * 1e3;
             shell.history.record_run(
                 "pipeline",
@@ -167,6 +177,7 @@ impl PipelineMode {
                 b.state = *s;
             }
         }
+        sim.states_changed();
         sim.frame -= back.min(sim.frame);
         sim.contacts.clear();
         sim.summary.pairs.clear();
@@ -212,13 +223,13 @@ impl PipelineMode {
             }
             PipelineStep::Step(n) => self.advance(shell, n)?,
             PipelineStep::Rewind(n) => self.rewind(n as usize),
-            PipelineStep::Gpu(on) => {
-                if on && !shell.gpu_ok() {
+            PipelineStep::Backend(backend) => {
+                if backend.detects_on_gpu() && !shell.gpu_ok() {
                     return Err(
                         "the GPU pipeline needs GPU compute, which this adapter lacks".into(),
                     );
                 }
-                self.use_gpu = on;
+                self.backend = backend;
             }
             PipelineStep::Pick(i) => {
                 let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
@@ -241,8 +252,9 @@ enum PipelineStep {
     Step(u32),
     /// `pipeline-rewind:N`: go back N frames.
     Rewind(u32),
-    /// `pipeline-gpu:on|off`: broad and narrow phase on the GPU or the CPU.
-    Gpu(bool),
+    /// `pipeline-gpu:on|off`: the resident GPU step or the CPU;
+    /// `pipeline-backend:gpu|gpu-detect|cpu`: any backend.
+    Backend(PipelineBackend),
     /// `pipeline-pick:I`: show body I's samples and field.
     Pick(usize),
 }
@@ -258,7 +270,12 @@ const STEPS: &[StepDoc] = &[
     step(
         "pipeline-gpu",
         "[on|off]",
-        "broad and narrow phase on the GPU",
+        "the whole step on the GPU (on) or the CPU (off)",
+    ),
+    step(
+        "pipeline-backend",
+        "gpu|gpu-detect|cpu",
+        "where the phases run (gpu-detect: GPU phases, CPU solver)",
     ),
     step(
         "pipeline-pick",
@@ -272,7 +289,18 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
         "pipeline" => args::number(verb, arg, "a body count").map(PipelineStep::Spawn),
         "pipeline-step" => args::number(verb, arg, "a frame count").map(PipelineStep::Step),
         "pipeline-rewind" => args::number(verb, arg, "a frame count").map(PipelineStep::Rewind),
-        "pipeline-gpu" => args::on_off(verb, arg).map(PipelineStep::Gpu),
+        "pipeline-gpu" => args::on_off(verb, arg).map(|on| {
+            PipelineStep::Backend(if on {
+                PipelineBackend::Gpu
+            } else {
+                PipelineBackend::Cpu
+            })
+        }),
+        "pipeline-backend" => PipelineBackend::ALL
+            .into_iter()
+            .find(|b| b.name() == arg)
+            .map(PipelineStep::Backend)
+            .ok_or_else(|| format!("{verb}:{arg}: expected gpu, gpu-detect or cpu")),
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
         _ => return None,
     })
@@ -346,6 +374,7 @@ mod tests {
             ("pipeline-step", "60"),
             ("pipeline-rewind", "10"),
             ("pipeline-gpu", "off"),
+            ("pipeline-backend", "gpu-detect"),
             ("pipeline-pick", "3"),
         ]
         .into_iter()
@@ -357,11 +386,13 @@ mod tests {
                 PipelineStep::Spawn(20),
                 PipelineStep::Step(60),
                 PipelineStep::Rewind(10),
-                PipelineStep::Gpu(false),
+                PipelineStep::Backend(PipelineBackend::Cpu),
+                PipelineStep::Backend(PipelineBackend::GpuDetect),
                 PipelineStep::Pick(3),
             ]
         );
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
         assert_eq!(parse("collide", "line"), None);
     }
 

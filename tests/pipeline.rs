@@ -5,10 +5,10 @@
 mod common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
-use collidoscope::sim::rigid::BodyState;
 use collidoscope::sim::pipeline::{
     BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
+use collidoscope::sim::rigid::BodyState;
 use collidoscope::stages::colliders::{ContactTolerance, compare_contacts};
 use collidoscope::stages::sdf_grid::SdfParams;
 use collidoscope::timing::Timings;
@@ -213,8 +213,8 @@ fn landing(
     backend: PipelineBackend,
 ) -> Vec<(Vec<BodyState>, usize)> {
     let drop = [at(0, Vec3::new(0.0, 1.5, 0.0), orientation)];
-    let mut p = Pipeline::new(&[box_mesh(2)], &drop, ground(), &fields(), Some(ctx))
-        .expect("pipeline");
+    let mut p =
+        Pipeline::new(&[box_mesh(2)], &drop, ground(), &fields(), Some(ctx)).expect("pipeline");
     p.step_batch(&params(backend), 120).expect("frames")
 }
 
@@ -274,13 +274,18 @@ fn the_gpu_step_is_deterministic_and_batched_poses_match_synced_ones() {
     assert_eq!(stepped.states(), batched[59].0);
     assert_eq!(summary.contacts, batched[59].1);
     assert_eq!(summary.lag, 0);
-    assert!(summary.contacts > 0 && summary.pair_count > 0, "{summary:?}");
+    assert!(
+        summary.contacts > 0 && summary.pair_count > 0,
+        "{summary:?}"
+    );
     let energy = stepped.energy(gpu.gravity);
     assert!(
         (summary.energy - energy).abs() < 1e-4 * energy.abs().max(1.0),
         "GPU energy {} vs {energy}",
         summary.energy
     );
-    assert!(summary.max_depth > 0.0 && summary.max_depth < 0.5, "{summary:?}");
+    assert!(
+        summary.max_depth > 0.0 && summary.max_depth < 0.5,
+        "{summary:?}"
+    );
 }
-

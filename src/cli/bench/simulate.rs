@@ -37,9 +37,9 @@ use crate::sim::pipeline::resident::PHASES;
 use crate::sim::pipeline::{
     BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
-use std::time::Instant;
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -157,11 +157,7 @@ fn ms_since(start: Instant) -> f64 {
 }
 
 /// The read-back backends: each frame timed, its phases summed.
-fn time_read_back(
-    p: &mut Pipeline,
-    params: &PipelineParams,
-    frames: usize,
-) -> anyhow::Result<Row> {
+fn time_read_back(p: &mut Pipeline, params: &PipelineParams, frames: usize) -> anyhow::Result<Row> {
     let mut wall = Vec::with_capacity(frames);
     let mut sums = [0.0; 4];
     let mut gpu_sum = Some(0.0);
@@ -190,11 +186,7 @@ fn time_read_back(
 
 /// The resident step: frames waited for one by one (wall), timed frames
 /// (record, submit to done, GPU per phase), and frames back to back.
-fn time_resident(
-    p: &mut Pipeline,
-    params: &PipelineParams,
-    frames: usize,
-) -> anyhow::Result<Row> {
+fn time_resident(p: &mut Pipeline, params: &PipelineParams, frames: usize) -> anyhow::Result<Row> {
     let mut wall = Vec::with_capacity(frames);
     for _ in 0..frames {
         let start = Instant::now();
@@ -206,11 +198,20 @@ fn time_resident(
     let mut phases: [Option<f64>; 5] = [Some(0.0); 5];
     for _ in 0..frames {
         let t = &p.step_timed(params)?.timings;
-        let wall_of = |name| t.phases.iter().find(|q| q.name == name).map_or(0.0, |q| q.wall_ms);
+        let wall_of = |name| {
+            t.phases
+                .iter()
+                .find(|q| q.name == name)
+                .map_or(0.0, |q| q.wall_ms)
+        };
         record += wall_of("record");
         kernels += wall_of("wait");
         for (sum, name) in phases.iter_mut().zip(PHASES) {
-            let gpu = t.phases.iter().find(|q| q.name == name).and_then(|q| q.gpu_ms);
+            let gpu = t
+                .phases
+                .iter()
+                .find(|q| q.name == name)
+                .and_then(|q| q.gpu_ms);
             *sum = sum.zip(gpu).map(|(a, b)| a + b);
         }
     }

@@ -22,8 +22,8 @@ use wgpu::util::DeviceExt;
 
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, RadixSort, RadixSortScratch,
-    dispatch_dims,
-    map_staging, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+    dispatch_dims, map_staging, shader_source, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
 use crate::timing::Timings;
 

@@ -281,7 +281,6 @@ pub struct Pipeline {
     cpu_ahead: bool,
 }
 
-
 impl Pipeline {
     /// Builds fields and samples (CPU) of every mesh, the bodies, and with
     /// `gpu` the GPU phases with the shapes uploaded once.
@@ -564,7 +563,9 @@ impl Pipeline {
                 timings.push("broad", ms(start), None);
                 pairs
             }
-            PipelineBackend::Gpu | PipelineBackend::GpuDetect => self.gpu()?.broad.pairs(&boxes, ground.as_ref(), timings)?,
+            PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
+                self.gpu()?.broad.pairs(&boxes, ground.as_ref(), timings)?
+            }
         };
         let start = Instant::now();
         let bodies = self.collider_bodies();
@@ -672,9 +673,10 @@ impl Pipeline {
             timed,
         };
         let upload = self.cpu_ahead.then(|| self.gpu_bodies());
-        let g = self.gpu.as_mut().ok_or_else(|| {
-            GpuError::NoAdapter("the pipeline was built without a GPU".into())
-        })?;
+        let g = self
+            .gpu
+            .as_mut()
+            .ok_or_else(|| GpuError::NoAdapter("the pipeline was built without a GPU".into()))?;
         if let Some(bodies) = upload {
             g.step.write_bodies(&bodies);
         }

@@ -6,8 +6,8 @@
 use eframe::egui;
 
 use super::PipelineMode;
-use crate::sim::pipeline::PipelineBackend;
 use crate::app::shell::Shell;
+use crate::sim::pipeline::PipelineBackend;
 
 pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Collision pipeline (many bodies)");
@@ -39,8 +39,14 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
             ui.label("backend");
             for (backend, what) in [
-                (PipelineBackend::Gpu, "whole step on the GPU, bodies resident"),
-                (PipelineBackend::GpuDetect, "broad and narrow phase on the GPU, CPU solver"),
+                (
+                    PipelineBackend::Gpu,
+                    "whole step on the GPU, bodies resident",
+                ),
+                (
+                    PipelineBackend::GpuDetect,
+                    "broad and narrow phase on the GPU, CPU solver",
+                ),
                 (PipelineBackend::Cpu, "every phase on the CPU"),
             ] {
                 ui.radio_value(&mut st.backend, backend, backend.name())
@@ -87,11 +93,7 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     let s = &sim.summary;
     ui.label(format!(
         "frame {}  ·  {} pairs  ·  {} contacts  ·  energy {:.1} J  ·  {:.2} ms",
-        sim.frame,
-        s.pair_count,
-        s.contacts,
-        s.energy,
-        st.step_ms
+        sim.frame, s.pair_count, s.contacts, s.energy, st.step_ms
     ));
     egui::Grid::new("pipeline-phases")
         .striped(true)

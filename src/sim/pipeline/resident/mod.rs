@@ -273,8 +273,8 @@ impl PipelineStep {
             "PipelineStep::rows",
             u64::from(contact_capacity) * std::mem::size_of::<GpuRow>() as u64,
         )?;
-        let has_ground = fixed.bodies.size() / std::mem::size_of::<GpuBody>() as u64
-            > u64::from(box_count);
+        let has_ground =
+            fixed.bodies.size() / std::mem::size_of::<GpuBody>() as u64 > u64::from(box_count);
         // The plane is written with each frame's params.
         let broad_params = BroadParams {
             n: box_count,
@@ -386,7 +386,10 @@ impl PipelineStep {
     }
 
     /// Maps a batch once and returns each frame's bodies and summary.
-    pub fn read_batch(&self, batch: StateBatch) -> Result<Vec<(Vec<GpuBody>, GpuSummary)>, GpuError> {
+    pub fn read_batch(
+        &self,
+        batch: StateBatch,
+    ) -> Result<Vec<(Vec<GpuBody>, GpuSummary)>, GpuError> {
         if batch.used == 0 {
             return Ok(Vec::new());
         }
@@ -425,8 +428,11 @@ impl PipelineStep {
         params.contact_capacity = self.contact_capacity;
         gpu.queue
             .write_buffer(&self.fixed.uniform, 0, bytemuck::bytes_of(&params));
-        gpu.queue
-            .write_buffer(&self.sized.broad_uniform, 16, bytemuck::bytes_of(&params.plane));
+        gpu.queue.write_buffer(
+            &self.sized.broad_uniform,
+            16,
+            bytemuck::bytes_of(&params.plane),
+        );
         let mut run = if request.timed {
             GpuRun::new(&gpu, "PipelineStep::frame")?
         } else {
@@ -450,13 +456,7 @@ impl PipelineStep {
             if let Some(b) = states.filter(|b| b.used < b.frames) {
                 let at = b.used as u64 * b.stride();
                 e.copy_buffer_to_buffer(bodies, 0, &b.staging, at, b.body_bytes);
-                e.copy_buffer_to_buffer(
-                    summary,
-                    0,
-                    &b.staging,
-                    at + b.body_bytes,
-                    SUMMARY_BYTES,
-                );
+                e.copy_buffer_to_buffer(summary, 0, &b.staging, at + b.body_bytes, SUMMARY_BYTES);
                 b.used += 1;
             }
         });

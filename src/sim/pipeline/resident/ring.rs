@@ -131,7 +131,9 @@ impl SummaryRing {
             .map_err(|e| map_error(e.to_string()))?;
         self.collect(gpu)?;
         if let Some(stuck) = self.slots.iter().find_map(|s| s.frame) {
-            return Err(map_error(format!("frame {stuck}'s summary could not be mapped")));
+            return Err(map_error(format!(
+                "frame {stuck}'s summary could not be mapped"
+            )));
         }
         Ok(self.latest)
     }

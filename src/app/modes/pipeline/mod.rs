@@ -15,6 +15,11 @@
 //! resident step) go to the profiler; every frame's states are kept so the
 //! run can be rewound, so the resident step's poses are read back each
 //! frame (80 bytes a body).
+//!
+//! OBJ files dropped on the window (or `pipeline-add:PATH`) join the box
+//! and the torus as meshes, scaled to fit a 0.8-unit box, each adding one
+//! body; the scene restarts with them. `pipeline:N` spawns N copies of
+//! the meshes (in turn) at seeded random poses.
 
 mod draw;
 mod panel;
@@ -45,6 +50,8 @@ pub struct PipelineMode {
     sim: Option<Pipeline>,
     /// The meshes as spawned (their own coordinates), for drawing.
     meshes: Vec<Mesh>,
+    /// Meshes dropped on the window, scaled to fit.
+    dropped: Vec<Mesh>,
     history: Vec<Vec<BodyState>>,
     playing: bool,
     step_once: bool,
@@ -71,6 +78,7 @@ impl Default for PipelineMode {
             backend: PipelineBackend::Gpu,
             sim: None,
             meshes: Vec::new(),
+            dropped: Vec::new(),
             history: Vec::new(),
             playing: false,
             step_once: false,
@@ -83,9 +91,19 @@ impl Default for PipelineMode {
     }
 }
 
-/// `n` bodies alternating between the meshes, at seeded random poses in a
-/// column above the ground.
-fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
+/// Edge of the box a dropped mesh is scaled to fit.
+const DROPPED_SIZE: f32 = 0.8;
+
+/// `mesh` centred and scaled to fit a [`DROPPED_SIZE`] box.
+fn fitted(mesh: &Mesh) -> Mesh {
+    let b = mesh.bounds();
+    let scale = DROPPED_SIZE / b.size().max_element().max(1e-12);
+    mesh.transformed(Mat4::from_scale(Vec3::splat(scale)) * Mat4::from_translation(-b.center()))
+}
+
+/// `n` bodies taking the `meshes` meshes in turn, at seeded random poses in
+/// a column above the ground.
+fn spawn(n: u32, seed: u32, meshes: usize) -> Vec<BodySpec> {
     let mut s = seed.wrapping_mul(0x9e37_79b9) | 1;
     let mut next = move || {
         s ^= s << 13;
@@ -95,7 +113,7 @@ fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
     };
     (0..n)
         .map(|i| BodySpec {
-            mesh: (i % 2) as usize,
+            mesh: i as usize % meshes.max(1),
             position: Vec3::new(3.0 * next() - 1.5, 0.8 + 1.2 * i as f32, 3.0 * next() - 1.5),
             orientation: Quat::from_euler(EulerRot::XYZ, 6.0 * next(), 6.0 * next(), 0.0),
             velocity: Vec3::ZERO,
@@ -117,16 +135,17 @@ impl PipelineMode {
 
     /// The scene built afresh (paused).
     fn rebuild(&mut self, shell: &Shell) -> Result<(), String> {
-        let meshes = vec![
+        let mut meshes = vec![
             box_mesh(2).transformed(Mat4::from_scale(Vec3::new(0.8, 0.5, 0.6))),
             torus(24, 12, 0.4, 0.15),
         ];
+        meshes.extend(self.dropped.iter().cloned());
         let ground = Some(Ground {
             point: Vec3::ZERO,
             normal: Vec3::Y,
         });
         let gpu = shell.gpu_ok().then_some(&shell.render_gpu);
-        let specs = spawn(self.count, self.seed);
+        let specs = spawn(self.count, self.seed, meshes.len());
         let sim =
             Pipeline::new(&meshes, &specs, ground, &self.fields, gpu).map_err(|e| e.to_string())?;
         self.history = vec![sim.states()];
@@ -136,6 +155,27 @@ impl PipelineMode {
         self.picked = None;
         self.error = None;
         self.frame_pending = true;
+        Ok(())
+    }
+
+    /// Adds the OBJ files at `paths` as meshes, one body each, and
+    /// restarts the scene; on any error nothing is added.
+    fn add_files(&mut self, shell: &Shell, paths: &[std::path::PathBuf]) -> Result<(), String> {
+        let mut added = Vec::with_capacity(paths.len());
+        for path in paths {
+            let (mesh, _) = crate::mesh::load_obj_merged_checked(path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            added.push(fitted(&mesh));
+        }
+        let (dropped, count) = (self.dropped.len(), self.count);
+        self.dropped.extend(added);
+        // Enough bodies that each mesh, the new ones included, has one.
+        self.count = (self.count + paths.len() as u32).max(2 + self.dropped.len() as u32);
+        if let Err(e) = self.rebuild(shell) {
+            self.dropped.truncate(dropped);
+            self.count = count;
+            return Err(e);
+        }
         Ok(())
     }
 
@@ -221,6 +261,10 @@ impl PipelineMode {
                 self.rebuild(shell)?;
                 return Ok(ModeRequest::Activate);
             }
+            PipelineStep::Add(path) => {
+                self.add_files(shell, &[path])?;
+                return Ok(ModeRequest::Activate);
+            }
             PipelineStep::Step(n) => self.advance(shell, n)?,
             PipelineStep::Rewind(n) => self.rewind(n as usize),
             PipelineStep::Backend(backend) => {
@@ -248,6 +292,9 @@ impl PipelineMode {
 enum PipelineStep {
     /// `pipeline:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
+    /// `pipeline-add:PATH`: add an OBJ file's mesh as a body (as dropping
+    /// it on the window does).
+    Add(std::path::PathBuf),
     /// `pipeline-step:N`: advance N frames.
     Step(u32),
     /// `pipeline-rewind:N`: go back N frames.
@@ -264,6 +311,11 @@ const STEPS: &[StepDoc] = &[
         "pipeline",
         "N",
         "spawn N bodies at random poses above the ground",
+    ),
+    step(
+        "pipeline-add",
+        "PATH",
+        "add an OBJ file's mesh as one more body (as dropping it does)",
     ),
     step("pipeline-step", "N", "advance the pipeline N frames"),
     step("pipeline-rewind", "N", "go back N frames"),
@@ -287,6 +339,8 @@ const STEPS: &[StepDoc] = &[
 fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
     Some(match verb {
         "pipeline" => args::number(verb, arg, "a body count").map(PipelineStep::Spawn),
+        "pipeline-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
+        "pipeline-add" => Ok(PipelineStep::Add(arg.into())),
         "pipeline-step" => args::number(verb, arg, "a frame count").map(PipelineStep::Step),
         "pipeline-rewind" => args::number(verb, arg, "a frame count").map(PipelineStep::Rewind),
         "pipeline-gpu" => args::on_off(verb, arg).map(|on| {
@@ -317,6 +371,17 @@ impl Mode for PipelineMode {
 
     fn toggle_pause(&mut self) -> bool {
         self.playing = !self.playing;
+        true
+    }
+
+    fn files_dropped(&mut self, shell: &mut Shell, paths: &[std::path::PathBuf]) -> bool {
+        match self.add_files(shell, paths) {
+            Ok(()) => shell.notify(
+                format!("{} mesh(es) added to the pipeline scene", paths.len()),
+                false,
+            ),
+            Err(e) => shell.notify(e, true),
+        }
         true
     }
 
@@ -371,6 +436,7 @@ mod tests {
     fn parses_the_pipeline_steps() {
         let steps: Vec<PipelineStep> = [
             ("pipeline", "20"),
+            ("pipeline-add", "a.obj"),
             ("pipeline-step", "60"),
             ("pipeline-rewind", "10"),
             ("pipeline-gpu", "off"),
@@ -384,6 +450,7 @@ mod tests {
             steps,
             vec![
                 PipelineStep::Spawn(20),
+                PipelineStep::Add("a.obj".into()),
                 PipelineStep::Step(60),
                 PipelineStep::Rewind(10),
                 PipelineStep::Backend(PipelineBackend::Cpu),
@@ -393,14 +460,32 @@ mod tests {
         );
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
         assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-add", ""), Some(Err(_))));
         assert_eq!(parse("collide", "line"), None);
     }
 
     #[test]
     fn spawned_bodies_are_seeded_and_above_the_ground() {
-        let a = spawn(10, 4);
-        assert_eq!(a, spawn(10, 4));
-        assert_ne!(a, spawn(10, 5));
+        let a = spawn(10, 4, 3);
+        assert_eq!(a, spawn(10, 4, 3));
+        assert_ne!(a, spawn(10, 5, 3));
         assert!(a.iter().all(|b| b.position.y >= 0.8));
+        let meshes: Vec<usize> = a.iter().map(|b| b.mesh).collect();
+        assert_eq!(meshes[..4], [0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn a_dropped_mesh_is_centred_and_fits_the_box() {
+        let big = box_mesh(1).transformed(Mat4::from_scale_rotation_translation(
+            Vec3::new(40.0, 10.0, 20.0),
+            Quat::IDENTITY,
+            Vec3::new(100.0, -3.0, 7.0),
+        ));
+        let b = fitted(&big).bounds();
+        assert!(b.center().length() < 1e-4, "{b:?}");
+        assert!(
+            (b.size().max_element() - DROPPED_SIZE).abs() < 1e-5,
+            "{b:?}"
+        );
     }
 }

@@ -32,6 +32,13 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
         st.fields.sdf.band = (band >= 1.0).then_some(band);
         rebuild = true;
     }
+    ui.label(format!(
+        "meshes: box, torus{} — drop OBJ files on the window to add them",
+        match st.dropped.len() {
+            0 => String::new(),
+            n => format!(" and {n} dropped"),
+        }
+    ));
     if rebuild && let Err(e) = st.rebuild(shell) {
         st.error = Some(e);
     }

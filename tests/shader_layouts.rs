@@ -578,6 +578,36 @@ fn broad_phase() {
 }
 
 #[test]
+fn pipeline_step() {
+    let mut c = Checks::default();
+    let shader = "pipeline_step.wgsl";
+    mirror! { c, shader, "Params", siml::StepParams {
+        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, _pad0, _pad1,
+        _pad2, restitution, friction, baumgarte, slop, margin, damping, _pad3, _pad4,
+    } }
+    mirror! { c, shader, "Body", siml::GpuBody {
+        position, inverse_mass, rotation, velocity, shape, angular_velocity, _pad0,
+        inverse_inertia, _pad1,
+    } }
+    mirror! { c, shader, "Shape", siml::GpuShape { lo, sample_start, hi, sample_count } }
+    mirror! { c, shader, "Box", siml::BodyBox { lo, flags, hi, body } }
+    mirror! { c, shader, "Row", siml::GpuRow {
+        position, depth, normal, mass_n, ra, target_speed, rb, acc_n, acc_t, body, other,
+        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+    } }
+    mirror! { c, shader, "Summary", siml::GpuSummary {
+        pairs, contacts, max_depth, energy, pair_capacity, contact_capacity,
+        _pad0 = _pad, _pad1 = _pad + 4,
+    } }
+    mirror! { c, shader, "Sample", sl::GpuSample { position, kind_sub, normal, feature } }
+    mirror! { c, shader, "FieldInfo", sl::FieldInfo { origin, cell_size, dims, offset } }
+    constant!(c, shader, STATIC, siml::FLAG_STATIC);
+    constant!(c, shader, ACCUM, siml::STEP_ACCUM);
+    constant!(c, shader, SCALE, siml::STEP_SCALE);
+    c.finish();
+}
+
+#[test]
 fn radix_sort() {
     let mut c = Checks::default();
     mirror! { c, "radix_sort.wgsl", "Params", gl::RadixSortParams { n, shift, bits, tiles } }

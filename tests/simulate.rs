@@ -176,14 +176,22 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
         lines.next(),
         Some(
             "bodies,triangles,samples_per_body,backend,frames,wall_ms,upload_ms,kernels_ms,\
-             gpu_ms,readback_ms,response_ms,pairs,contacts,target_ms"
+             gpu_ms,readback_ms,response_ms,pairs,contacts,target_ms,record_ms,pipelined_ms,\
+             broad_gpu_ms,narrow_gpu_ms,solve_gpu_ms,integrate_gpu_ms,summary_gpu_ms"
         )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
     let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[3])).collect();
     assert_eq!(
         keys,
-        [("4", "gpu"), ("4", "cpu"), ("9", "gpu"), ("9", "cpu")]
+        [
+            ("4", "gpu"),
+            ("4", "gpu-detect"),
+            ("4", "cpu"),
+            ("9", "gpu"),
+            ("9", "gpu-detect"),
+            ("9", "cpu")
+        ]
     );
     for r in &rows {
         let wall: f64 = r[5].parse().expect("wall");
@@ -195,6 +203,15 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
             wall > 0.0 && parts <= wall * 1.5 + 0.5,
             "{r:?}: phases {parts} vs wall {wall}"
         );
+        // The resident step's columns: its rows only.
+        let resident = r[3] == "gpu";
+        for k in [14, 15] {
+            assert_eq!(!r[k].is_empty(), resident, "{r:?}: column {k}");
+        }
+        if resident {
+            let pipelined: f64 = r[15].parse().expect("pipelined");
+            assert!(pipelined > 0.0 && r[6] == "0.0000", "{r:?}");
+        }
     }
     assert!(dir.join("simulate.png").exists() && dir.join("simulate.json").exists());
     let stdout = String::from_utf8_lossy(&run.stdout);

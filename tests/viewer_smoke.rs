@@ -340,16 +340,18 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
 }
 
-/// The pipeline mode in a scripted session: bodies spawned, stepped on the
-/// GPU and the CPU, rewound, one picked, the view exported; a bad body
-/// count and a pick beyond the bodies fail the run.
+/// The pipeline mode in a scripted session: bodies spawned, an OBJ file
+/// added, stepped with each backend, rewound, one picked, the view
+/// exported; a bad body count, a pick beyond the bodies and a missing OBJ
+/// file fail the run.
 #[test]
 fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-pipeline");
     let view = dir.join("pipeline-view.png");
     let script = format!(
-        "pipeline:6; pipeline-gpu:on; pipeline-step:40; pipeline-gpu:off; pipeline-step:10; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; wait:3; export-view:{}; quit",
+        "pipeline:6; pipeline-add:{}; pipeline-gpu:on; pipeline-step:40; pipeline-backend:gpu-detect; pipeline-step:5; pipeline-gpu:off; pipeline-step:5; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; wait:3; export-view:{}; quit",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/spot.obj"),
         view.display()
     );
     run_session(&script, "pipeline");
@@ -364,7 +366,11 @@ fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
         coloured > 50,
         "samples, field and contacts should be visible: {coloured}"
     );
-    for bad in ["pipeline:0; quit", "pipeline:3; pipeline-pick:7; quit"] {
+    for bad in [
+        "pipeline:0; quit",
+        "pipeline:3; pipeline-pick:7; quit",
+        "pipeline:3; pipeline-add:/no/such/mesh.obj; quit",
+    ] {
         let out = xvfb_run(bad);
         assert!(!out.status.success(), "{bad} must fail the run");
     }

@@ -188,7 +188,10 @@ impl Viewer {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
-        self.shell.drop_paths(dropped);
+        if !dropped.is_empty() && !self.modes[self.active].files_dropped(&mut self.shell, &dropped)
+        {
+            self.shell.drop_paths(dropped);
+        }
     }
 
     fn run_script(&mut self, ctx: &egui::Context) {

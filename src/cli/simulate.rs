@@ -43,6 +43,9 @@ pub struct SimulateArgs {
     pub threshold: f32,
 }
 
+/// Frames whose poses come back in one map.
+const BATCH: usize = 64;
+
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     super::check_out(&[&args.out])?;
     let scene =
@@ -77,11 +80,21 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let mut pipeline = Pipeline::new(&meshes, &scene.bodies, scene.ground, &fields, gpu.as_ref())?;
     let start = Instant::now();
     let mut trajectory = Trajectory::default();
-    for _ in 0..args.frames {
-        pipeline.step(&params)?;
-        trajectory
-            .frames
-            .push(Frame::of(&pipeline, params.timestep));
+    // The GPU step copies each frame's poses into a staging buffer mapped
+    // once per batch.
+    let frames = args.frames as usize;
+    while trajectory.frames.len() < frames {
+        let first = trajectory.frames.len() + 1;
+        let batch = pipeline.step_batch(&params, (frames + 1 - first).min(BATCH))?;
+        for (k, (states, contacts)) in batch.iter().enumerate() {
+            trajectory.frames.push(Frame::at(
+                &pipeline,
+                first + k,
+                states,
+                *contacts,
+                params.timestep,
+            ));
+        }
     }
     let seconds = start.elapsed().as_secs_f64();
     let text = serde_json::to_string(&trajectory)?;

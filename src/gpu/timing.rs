@@ -33,10 +33,20 @@ pub struct GpuRun<'a> {
 
 impl<'a> GpuRun<'a> {
     pub fn new(gpu: &'a GpuContext, label: &str) -> Result<Self, GpuError> {
+        Self::with_timing(gpu, label, gpu.has_timestamps)
+    }
+
+    /// A run without timestamp queries, for [`GpuRun::submit`]: recorded
+    /// the same way, submitted without waiting.
+    pub fn untimed(gpu: &'a GpuContext, label: &str) -> Result<Self, GpuError> {
+        Self::with_timing(gpu, label, false)
+    }
+
+    fn with_timing(gpu: &'a GpuContext, label: &str, timed: bool) -> Result<Self, GpuError> {
         let profiler = GpuProfiler::new(
             &gpu.device,
             GpuProfilerSettings {
-                enable_timer_queries: gpu.has_timestamps,
+                enable_timer_queries: timed,
                 // Debug groups crash lavapipe (vkCmdBeginDebugUtilsLabelEXT).
                 enable_debug_groups: false,
                 max_num_pending_frames: 2,
@@ -65,6 +75,11 @@ impl<'a> GpuRun<'a> {
     pub fn encoder_work(&mut self, name: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
         let mut scope = self.profiler.scope(name, &mut self.encoder);
         record(&mut scope);
+    }
+
+    /// Submits without waiting (work in flight; no times).
+    pub fn submit(self) {
+        self.gpu.queue.submit([self.encoder.finish()]);
     }
 
     /// Submits, waits for the GPU, and returns (phases, wall-clock ms from

@@ -2,6 +2,9 @@
 //! mirror, in one list for `tests/shader_layouts.rs`. Not an API: use the
 //! types where they are defined.
 
+pub use super::pipeline::resident::layout::{
+    ACCUM as STEP_ACCUM, GpuBody, GpuRow, GpuShape, GpuSummary, SCALE as STEP_SCALE, StepParams,
+};
 pub use super::pipeline::{BodyBox, BroadParams, FLAG_STATIC};
 pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
 pub use super::radial::cloth::{LINK_BEND, Link as ClothLink};

@@ -103,6 +103,11 @@ pub trait Mode {
     fn toggle_pause(&mut self) -> bool {
         false
     }
+    /// Files dropped on the window while this mode is shown: true when the
+    /// mode took them (otherwise the shell opens the last one as the mesh).
+    fn files_dropped(&mut self, _shell: &mut Shell, _paths: &[std::path::PathBuf]) -> bool {
+        false
+    }
     /// The left panel.
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui);
     /// The right panel; called only when [`Mode::panels`] names it (the

@@ -3,15 +3,27 @@
 //! about `--triangles` triangles (a torus; fields at `--res`³) dropped on a
 //! ground plane in a lattice of layers, seeded random orientations.
 //!
-//! Per body count and backend, after `--warm` frames (the pile starts
-//! falling and touching), `--repeats` frames are timed one by one. The row
-//! gives the median wall time of a frame end to end (every phase, the
-//! summary included) and, averaged over the frames, where it goes: upload
-//! (boxes and narrow-phase tasks), kernels (broad and narrow, wall time from
-//! submit to done; their GPU time beside it where the adapter has
-//! timestamps), read-back (mapping the pairs and contacts and converting
-//! them on the host) and the response (the CPU solver). Targets from issue
-//! 18: 100 bodies ≤ 2 ms, 1000 bodies ≤ 8 ms per frame on the H100.
+//! Per body count and backend (`gpu`: the resident step; `gpu-detect`: GPU
+//! broad and narrow phase, contacts read back for the CPU solver; `cpu`
+//! with `--cpu`), after `--warm` frames (the pile starts falling and
+//! touching), `--repeats` frames are timed one by one. The row gives the
+//! median wall time of a frame end to end (every phase and the summary
+//! read-back) and, averaged over the frames, where it goes.
+//!
+//! Read-back backends: upload (boxes and narrow-phase tasks), kernels
+//! (broad and narrow, wall time from submit to done; their GPU time beside
+//! it where the adapter has timestamps), read-back (mapping the pairs and
+//! contacts and converting them on the host) and the response (the CPU
+//! solver).
+//!
+//! The resident step: nothing is uploaded or read back in a frame but its
+//! 32-byte summary, so the wall time is recording the encoder (`record`),
+//! then submit to done (`kernels`); `--repeats` more frames run with
+//! timestamp queries for the GPU time of each phase (broad with the
+//! boxes, narrow, solve, integrate, summary kernel and copy), and as many
+//! again back to back without waiting (`pipelined`: the frame rate of the
+//! viewer, which never waits for a frame). Targets from issue 18: 100
+//! bodies ≤ 2 ms, 1000 bodies ≤ 8 ms per frame on the H100.
 
 use glam::{EulerRot, Quat, Vec3};
 use serde::Serialize;
@@ -21,11 +33,13 @@ use super::report::{self, Column, Report, or_dash, or_empty, print_table, series
 use super::timing::median;
 use crate::gpu::GpuContext;
 use crate::mesh::{PrimitiveKind, primitive_with_triangles};
+use crate::sim::pipeline::resident::PHASES;
 use crate::sim::pipeline::{
     BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
+use std::time::Instant;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -65,6 +79,12 @@ struct Row {
     pairs: usize,
     contacts: usize,
     target_ms: Option<f64>,
+    /// Resident step: CPU time recording a frame.
+    record_ms: Option<f64>,
+    /// Resident step: frames submitted back to back, per frame.
+    pipelined_ms: Option<f64>,
+    /// Resident step: GPU time per phase (`resident::PHASES`).
+    phase_gpu_ms: [Option<f64>; 5],
 }
 
 /// The issue's targets (H100): 100 bodies in 2 ms, 1000 in 8 ms.
@@ -108,6 +128,113 @@ fn pile(n: usize, spacing: f32) -> Vec<BodySpec> {
         .collect()
 }
 
+/// A row with the times and counts of `frames` frames; the caller fills
+/// in what it ran.
+fn row_of(frames: usize, p: &Pipeline) -> Row {
+    Row {
+        bodies: 0,
+        triangles: 0,
+        samples_per_body: 0,
+        backend: "",
+        frames,
+        wall_ms: 0.0,
+        upload_ms: 0.0,
+        kernels_ms: 0.0,
+        gpu_ms: None,
+        readback_ms: 0.0,
+        response_ms: 0.0,
+        pairs: p.summary.pair_count,
+        contacts: p.summary.contacts,
+        target_ms: None,
+        record_ms: None,
+        pipelined_ms: None,
+        phase_gpu_ms: [None; 5],
+    }
+}
+
+fn ms_since(start: Instant) -> f64 {
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The read-back backends: each frame timed, its phases summed.
+fn time_read_back(p: &mut Pipeline, params: &PipelineParams, frames: usize) -> anyhow::Result<Row> {
+    let mut wall = Vec::with_capacity(frames);
+    let mut sums = [0.0; 4];
+    let mut gpu_sum = Some(0.0);
+    for _ in 0..frames {
+        let start = Instant::now();
+        let summary = p.step(params)?;
+        wall.push(ms_since(start));
+        for (s, v) in sums.iter_mut().zip(split(&summary.timings)) {
+            *s += v;
+        }
+        gpu_sum = gpu_sum
+            .zip(summary.timings.total_gpu_ms())
+            .map(|(a, b)| a + b);
+    }
+    let n = frames as f64;
+    Ok(Row {
+        wall_ms: median(&mut wall),
+        upload_ms: sums[0] / n,
+        kernels_ms: sums[1] / n,
+        gpu_ms: gpu_sum.map(|g| g / n),
+        readback_ms: sums[2] / n,
+        response_ms: sums[3] / n,
+        ..row_of(frames, p)
+    })
+}
+
+/// The resident step: frames waited for one by one (wall), timed frames
+/// (record, submit to done, GPU per phase), and frames back to back.
+fn time_resident(p: &mut Pipeline, params: &PipelineParams, frames: usize) -> anyhow::Result<Row> {
+    let mut wall = Vec::with_capacity(frames);
+    for _ in 0..frames {
+        let start = Instant::now();
+        p.step(params)?;
+        p.wait_summary()?;
+        wall.push(ms_since(start));
+    }
+    let (mut record, mut kernels) = (0.0, 0.0);
+    let mut phases: [Option<f64>; 5] = [Some(0.0); 5];
+    for _ in 0..frames {
+        let t = &p.step_timed(params)?.timings;
+        let wall_of = |name| {
+            t.phases
+                .iter()
+                .find(|q| q.name == name)
+                .map_or(0.0, |q| q.wall_ms)
+        };
+        record += wall_of("record");
+        kernels += wall_of("wait");
+        for (sum, name) in phases.iter_mut().zip(PHASES) {
+            let gpu = t
+                .phases
+                .iter()
+                .find(|q| q.name == name)
+                .and_then(|q| q.gpu_ms);
+            *sum = sum.zip(gpu).map(|(a, b)| a + b);
+        }
+    }
+    let start = Instant::now();
+    for _ in 0..frames {
+        p.step(params)?;
+    }
+    p.wait_summary()?;
+    let n = frames as f64;
+    let pipelined = ms_since(start) / n;
+    let phase_gpu_ms = phases.map(|s| s.map(|v| v / n));
+    let gpu_ms = phase_gpu_ms.iter().copied().sum::<Option<f64>>();
+    Ok(Row {
+        wall_ms: median(&mut wall),
+        kernels_ms: kernels / n,
+        gpu_ms,
+        record_ms: Some(record / n),
+        pipelined_ms: Some(pipelined),
+        phase_gpu_ms,
+        ..row_of(frames, p)
+    })
+}
+
 /// Sums the frame's phases into upload, kernels (wall, GPU), read-back and
 /// response.
 fn split(t: &Timings) -> [f64; 4] {
@@ -142,7 +269,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     };
     fields.sdf.validate()?;
     let spacing = 1.1 * mesh.bounds().size().max_element();
-    let mut backends = vec![PipelineBackend::Gpu];
+    let mut backends = vec![PipelineBackend::Gpu, PipelineBackend::GpuDetect];
     if args.cpu {
         backends.push(PipelineBackend::Cpu);
     }
@@ -154,7 +281,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             normal: Vec3::Y,
         });
         for &backend in &backends {
-            let gpu = (backend == PipelineBackend::Gpu).then_some(&ctx);
+            let gpu = backend.detects_on_gpu().then_some(&ctx);
             let mut p = Pipeline::new(std::slice::from_ref(&mesh), &specs, ground, &fields, gpu)?;
             let params = PipelineParams {
                 backend,
@@ -163,37 +290,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             for _ in 0..args.warm {
                 p.step(&params)?;
             }
-            let mut wall = Vec::with_capacity(args.common.repeats);
-            let mut sums = [0.0; 4];
-            let mut gpu_sum = Some(0.0);
-            for _ in 0..args.common.repeats.max(1) {
-                let start = std::time::Instant::now();
-                let summary = p.step(&params)?;
-                wall.push(start.elapsed().as_secs_f64() * 1e3);
-                for (s, v) in sums.iter_mut().zip(split(&summary.timings)) {
-                    *s += v;
-                }
-                gpu_sum = gpu_sum
-                    .zip(summary.timings.total_gpu_ms())
-                    .map(|(a, b)| a + b);
-            }
-            let frames = wall.len() as f64;
-            let row = Row {
-                bodies: n,
-                triangles: mesh.triangles.len(),
-                samples_per_body: p.shapes[0].samples.samples.len(),
-                backend: backend.name(),
-                frames: wall.len(),
-                wall_ms: median(&mut wall),
-                upload_ms: sums[0] / frames,
-                kernels_ms: sums[1] / frames,
-                gpu_ms: gpu_sum.map(|g| g / frames),
-                readback_ms: sums[2] / frames,
-                response_ms: sums[3] / frames,
-                pairs: p.summary.pairs.len(),
-                contacts: p.summary.contacts,
-                target_ms: target(n),
+            p.finish()?;
+            let frames = args.common.repeats.max(1);
+            let mut row = if backend == PipelineBackend::Gpu {
+                time_resident(&mut p, &params, frames)?
+            } else {
+                time_read_back(&mut p, &params, frames)?
             };
+            row.bodies = n;
+            row.triangles = mesh.triangles.len();
+            row.samples_per_body = p.shapes[0].samples.samples.len();
+            row.backend = backend.name();
+            row.target_ms = target(n);
             eprintln!(
                 "  {n:>5} bodies {:<4} {:>9.3} ms/frame",
                 row.backend, row.wall_ms
@@ -228,6 +336,13 @@ impl report::Row for Row {
             "pairs",
             "contacts",
             "target_ms",
+            "record_ms",
+            "pipelined_ms",
+            "broad_gpu_ms",
+            "narrow_gpu_ms",
+            "solve_gpu_ms",
+            "integrate_gpu_ms",
+            "summary_gpu_ms",
         ]
     }
 
@@ -248,6 +363,14 @@ impl report::Row for Row {
             self.contacts.to_string(),
             or_empty(self.target_ms, |v| format!("{v}")),
         ]
+        .into_iter()
+        .chain(
+            [self.record_ms, self.pipelined_ms]
+                .into_iter()
+                .chain(self.phase_gpu_ms)
+                .map(|v| or_empty(v, |v| format!("{v:.4}"))),
+        )
+        .collect()
     }
 
     fn table_columns() -> Vec<Column> {
@@ -265,6 +388,13 @@ impl report::Row for Row {
             Column::right("pairs", 7),
             Column::right("contacts", 9),
             Column::right("target", 7),
+            Column::right("record", 7),
+            Column::right("pipelined", 10),
+            Column::right("broad", 7),
+            Column::right("narrow", 7),
+            Column::right("solve", 7),
+            Column::right("integr.", 7),
+            Column::right("summary", 8),
         ]
     }
 
@@ -284,13 +414,21 @@ impl report::Row for Row {
             self.contacts.to_string(),
             or_dash(self.target_ms, |v| format!("{v}")),
         ]
+        .into_iter()
+        .chain(
+            [self.record_ms, self.pipelined_ms]
+                .into_iter()
+                .chain(self.phase_gpu_ms)
+                .map(|v| or_dash(v, |v| format!("{v:.3}"))),
+        )
+        .collect()
     }
 }
 
 /// Wall time per frame, and the GPU's kernel time, against the body count.
 fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
     let mut all = Vec::new();
-    for backend in ["gpu", "cpu"] {
+    for backend in ["gpu", "gpu-detect", "cpu"] {
         let wall = series(format!("{backend} (wall)"), rows, |r| {
             (r.backend == backend).then_some((r.bodies as f64, r.wall_ms))
         });

@@ -21,8 +21,9 @@ use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, RadixSort, dispatch_dims,
-    map_staging, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, RadixSort, RadixSortScratch,
+    dispatch_dims, map_staging, shader_source, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
 use crate::timing::Timings;
 
@@ -153,6 +154,42 @@ impl BroadGpu {
         }
     }
 
+    /// A bind group of the broad phase's layout: params, boxes, keys,
+    /// order, pairs, counter.
+    pub(crate) fn bind_group(&self, buffers: &[&wgpu::Buffer; 6]) -> wgpu::BindGroup {
+        self.kernels.bind_group(&self.gpu, buffers)
+    }
+
+    /// Records the key dispatch, the sort and the sweep over the first `n`
+    /// boxes of `bind_group` (whose keys and order buffers are `keys` and
+    /// `order`) into `run`, under the phase "broad". Keep the scratch alive
+    /// until the run has finished.
+    pub(crate) fn encode(
+        &self,
+        run: &mut GpuRun<'_>,
+        bind_group: &wgpu::BindGroup,
+        keys: &wgpu::Buffer,
+        order: &wgpu::Buffer,
+        n: u32,
+    ) -> Result<Option<RadixSortScratch>, GpuError> {
+        if n == 0 {
+            return Ok(None);
+        }
+        let (x, y) = dispatch_dims(n.div_ceil(64));
+        run.compute_pass("broad", |p| {
+            p.set_bind_group(0, bind_group, &[]);
+            p.set_pipeline(&self.keys);
+            p.dispatch_workgroups(x, y, 1);
+        });
+        let scratch = self.sort.encode(&self.gpu, run, keys, order, n, 32)?;
+        run.compute_pass("broad", |p| {
+            p.set_bind_group(0, bind_group, &[]);
+            p.set_pipeline(&self.sweep);
+            p.dispatch_workgroups(x, y, 1);
+        });
+        Ok(Some(scratch))
+    }
+
     fn run(
         &self,
         boxes_buf: &wgpu::Buffer,
@@ -187,25 +224,8 @@ impl BroadGpu {
         let bind_group = self
             .kernels
             .bind_group(gpu, &[&uniform, boxes_buf, &keys, &order, &pairs, &counter]);
-        let (x, y) = dispatch_dims((n as u32).div_ceil(64));
         let mut run = GpuRun::new(gpu, "BroadGpu::encoder")?;
-        let mut scratch = None;
-        if n > 0 {
-            run.compute_pass("broad", |p| {
-                p.set_bind_group(0, &bind_group, &[]);
-                p.set_pipeline(&self.keys);
-                p.dispatch_workgroups(x, y, 1);
-            });
-            scratch = Some(
-                self.sort
-                    .encode(gpu, &mut run, &keys, &order, n as u32, 32)?,
-            );
-            run.compute_pass("broad", |p| {
-                p.set_bind_group(0, &bind_group, &[]);
-                p.set_pipeline(&self.sweep);
-                p.dispatch_workgroups(x, y, 1);
-            });
-        }
+        let scratch = self.encode(&mut run, &bind_group, &keys, &order, n as u32)?;
         run.encoder_work("broad read-back", |e| {
             e.copy_buffer_to_buffer(&counter, 0, &staging, 0, 16);
             e.copy_buffer_to_buffer(&pairs, 0, &staging, 16, pairs_bytes);

@@ -26,12 +26,17 @@
 //!    projection would need the same contacts re-evaluated after each
 //!    projection, i.e. a narrow phase per iteration.
 //!
-//! With [`PipelineBackend::Gpu`] phases 2 and 3 run on the GPU; what comes
-//! back each step is the candidate pairs and the contacts the solver needs.
-//! The solver runs on the CPU in both backends (it is sequential by
-//! nature), so the two backends give the same trajectory up to the
-//! contacts' float rounding, and each phase can be compared
-//! ([`Pipeline::detect`]).
+//! Three backends:
+//! - [`PipelineBackend::Cpu`]: every phase on the CPU — the reference.
+//! - [`PipelineBackend::GpuDetect`]: phases 2 and 3 on the GPU; the
+//!   candidate pairs and contacts come back each step for the CPU solver,
+//!   so it gives the CPU trajectory up to the contacts' float rounding, and
+//!   each phase can be compared ([`Pipeline::detect`]).
+//! - [`PipelineBackend::Gpu`]: the whole step on the GPU with the bodies
+//!   resident ([`resident`]): a parallel solver (Jacobi impulses with mass
+//!   splitting, its docs say why), one submission per frame, summaries
+//!   read back asynchronously and poses only when asked
+//!   ([`Pipeline::sync`]).
 //!
 //! # Poses
 //!
@@ -42,6 +47,7 @@
 
 mod broad;
 mod mass;
+pub mod resident;
 pub mod scene_file;
 #[cfg(test)]
 mod tests;
@@ -57,7 +63,8 @@ use crate::geom::Aabb;
 use crate::gpu::{GpuContext, GpuError};
 use crate::mesh::Mesh;
 use crate::sim::rigid::{
-    BodyState, RigidBody, RigidParams, integrate_positions, integrate_velocities, solve_contacts,
+    ANGULAR_DAMPING, BodyState, RigidBody, RigidParams, integrate_positions, integrate_velocities,
+    solve_contacts,
 };
 use crate::stages::colliders::{
     self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact,
@@ -66,21 +73,39 @@ use crate::stages::colliders::{
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
+use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
+use resident::{FrameRequest, PipelineStep, StateBatch};
 
-/// Where the broad and narrow phases run.
+/// Where the phases run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum PipelineBackend {
+    /// Every phase on the CPU.
     Cpu,
+    /// The whole step on the GPU, bodies resident.
     #[default]
     Gpu,
+    /// Broad and narrow phase on the GPU, contacts read back, CPU solver.
+    GpuDetect,
 }
 
 impl PipelineBackend {
+    pub const ALL: [PipelineBackend; 3] = [
+        PipelineBackend::Gpu,
+        PipelineBackend::GpuDetect,
+        PipelineBackend::Cpu,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             PipelineBackend::Cpu => "cpu",
             PipelineBackend::Gpu => "gpu",
+            PipelineBackend::GpuDetect => "gpu-detect",
         }
+    }
+
+    /// True when the broad and narrow phases run on the GPU.
+    pub fn detects_on_gpu(self) -> bool {
+        self != PipelineBackend::Cpu
     }
 }
 
@@ -94,8 +119,11 @@ pub struct PipelineParams {
     pub gravity: Vec3,
     pub restitution: f32,
     pub friction: f32,
-    /// Solver sweeps per step.
+    /// Sequential-impulse sweeps per step (CPU solver).
     pub iterations: u32,
+    /// Jacobi sweeps per step of the GPU solver: it converges more slowly
+    /// than Gauss–Seidel ([`resident`]), so it gets more.
+    pub gpu_iterations: u32,
     /// Bounding boxes grow by this much (world units) on every side.
     pub margin: f32,
     pub colliders: ColliderParams,
@@ -111,6 +139,7 @@ impl Default for PipelineParams {
             restitution: 0.2,
             friction: 0.5,
             iterations: 10,
+            gpu_iterations: 24,
             margin: 0.01,
             // Resting contact needs the depth at the point: the cell
             // centre's value is off by up to half a cell diagonal, which
@@ -135,6 +164,26 @@ impl PipelineParams {
             friction: self.friction,
             colliders: self.colliders,
             ..RigidParams::default()
+        }
+    }
+
+    /// The resident step's constants for one substep.
+    fn step_params(&self, ground: Option<&GroundPlane>) -> StepParams {
+        let rigid = self.rigid();
+        StepParams {
+            gravity: self.gravity.to_array(),
+            dt: rigid.dt,
+            plane: ground.map_or([0.0; 4], |g| g.normal.extend(g.offset).to_array()),
+            ground: u32::from(ground.is_some()),
+            flags: u32::from(self.colliders.interpolated_depth)
+                | (u32::from(self.colliders.reject_flipped) << 1),
+            restitution: self.restitution,
+            friction: self.friction,
+            baumgarte: rigid.baumgarte,
+            slop: rigid.slop,
+            margin: self.margin,
+            damping: ANGULAR_DAMPING,
+            ..bytemuck::Zeroable::zeroed()
         }
     }
 }
@@ -170,15 +219,22 @@ pub struct Ground {
     pub normal: Vec3,
 }
 
-/// What one frame reports.
+/// What one frame reports. From the resident GPU step it arrives
+/// asynchronously: it is the newest summary read back, `lag` frames old.
 #[derive(Clone, Debug, Default)]
 pub struct FrameSummary {
-    /// Candidate pairs of the frame's last substep.
+    /// Candidate pairs of the frame's last substep (not read back by the
+    /// resident GPU step: `pair_count` only).
     pub pairs: Vec<(u32, u32)>,
+    pub pair_count: usize,
     /// Contacts of the frame's last substep.
     pub contacts: usize,
+    /// The deepest contact of the frame's last substep.
+    pub max_depth: f32,
     /// Kinetic plus potential energy after the frame.
     pub energy: f64,
+    /// Frames stepped since the one summarised.
+    pub lag: usize,
     /// Per phase, summed over the substeps.
     pub timings: Timings,
 }
@@ -199,6 +255,7 @@ struct GpuParts {
     broad: BroadGpu,
     colliders: ColliderGpu,
     resident: ResidentShapes,
+    step: PipelineStep,
 }
 
 /// A running simulation.
@@ -215,9 +272,13 @@ pub struct Pipeline {
     /// Frames stepped.
     pub frame: usize,
     pub summary: FrameSummary,
-    /// The contacts of the last substep (for drawing).
+    /// The contacts of the last substep (for drawing; the CPU solver's).
     pub contacts: Vec<Contact>,
     gpu: Option<GpuParts>,
+    /// The resident GPU state is newer than `bodies` ([`Pipeline::sync`]).
+    gpu_ahead: bool,
+    /// `bodies` changed since the resident state was written.
+    cpu_ahead: bool,
 }
 
 impl Pipeline {
@@ -289,18 +350,7 @@ impl Pipeline {
                 Quat::IDENTITY,
             ));
         }
-        let gpu = match gpu {
-            Some(ctx) => {
-                let colliders = ColliderGpu::new(ctx);
-                Some(GpuParts {
-                    broad: BroadGpu::new(ctx),
-                    resident: colliders.upload(&shapes)?,
-                    colliders,
-                })
-            }
-            None => None,
-        };
-        Ok(Pipeline {
+        let mut pipeline = Pipeline {
             shapes,
             centres: props.iter().map(|p| p.centre).collect(),
             bounds,
@@ -309,8 +359,121 @@ impl Pipeline {
             frame: 0,
             summary: FrameSummary::default(),
             contacts: Vec::new(),
-            gpu,
-        })
+            gpu: None,
+            gpu_ahead: false,
+            cpu_ahead: false,
+        };
+        if let Some(ctx) = gpu {
+            let colliders = ColliderGpu::new(ctx);
+            let broad = BroadGpu::new(ctx);
+            let resident = colliders.upload(&pipeline.shapes)?;
+            let step = PipelineStep::new(
+                ctx,
+                &broad,
+                &resident,
+                &pipeline.gpu_shapes(),
+                &pipeline.gpu_bodies(),
+                pipeline.body_count() as u32,
+            )?;
+            pipeline.gpu = Some(GpuParts {
+                broad,
+                colliders,
+                resident,
+                step,
+            });
+        }
+        Ok(pipeline)
+    }
+
+    /// The meshes' bounds and samples as the resident step reads them.
+    fn gpu_shapes(&self) -> Vec<GpuShape> {
+        let mut start = 0;
+        self.shapes
+            .iter()
+            .zip(&self.bounds)
+            .map(|(s, b)| {
+                let count = s.samples.samples.len() as u32;
+                start += count;
+                GpuShape {
+                    lo: b.min.to_array(),
+                    sample_start: start - count,
+                    hi: b.max.to_array(),
+                    sample_count: count,
+                }
+            })
+            .collect()
+    }
+
+    /// The bodies as the resident step stores them.
+    fn gpu_bodies(&self) -> Vec<GpuBody> {
+        self.bodies
+            .iter()
+            .map(|b| {
+                let s = &b.state;
+                GpuBody {
+                    position: s.position.to_array(),
+                    inverse_mass: b.inverse_mass,
+                    rotation: s.rotation.to_array(),
+                    velocity: s.velocity.to_array(),
+                    shape: match b.shape {
+                        BodyShape::Mesh(m) => m as u32,
+                        _ => 0,
+                    },
+                    angular_velocity: s.angular_velocity.to_array(),
+                    inverse_inertia: b.inverse_inertia.to_array(),
+                    ..bytemuck::Zeroable::zeroed()
+                }
+            })
+            .collect()
+    }
+
+    fn set_from_gpu(&mut self, bodies: &[GpuBody]) {
+        for (b, g) in self.bodies.iter_mut().zip(bodies) {
+            b.state = BodyState {
+                position: Vec3::from(g.position),
+                rotation: Quat::from_array(g.rotation),
+                velocity: Vec3::from(g.velocity),
+                angular_velocity: Vec3::from(g.angular_velocity),
+            };
+        }
+    }
+
+    /// Brings `bodies` up to date with the resident GPU state (waits for
+    /// the GPU) when GPU frames ran since the last sync.
+    pub fn sync(&mut self) -> Result<(), PipelineError> {
+        if self.gpu_ahead {
+            let bodies = self.gpu()?.step.read_bodies()?;
+            self.set_from_gpu(&bodies);
+            self.gpu_ahead = false;
+        }
+        Ok(())
+    }
+
+    /// Tells the pipeline that `bodies` were changed by the caller (after a
+    /// [`Pipeline::sync`]): the next GPU frame uploads them.
+    pub fn states_changed(&mut self) {
+        self.cpu_ahead = true;
+        self.gpu_ahead = false;
+    }
+
+    /// Waits for the resident step's summaries in flight: afterwards
+    /// `summary` is the last frame's (poses stay on the GPU).
+    pub fn wait_summary(&mut self) -> Result<&FrameSummary, PipelineError> {
+        if let Some(g) = self.gpu.as_mut().filter(|_| self.gpu_ahead)
+            && let Some(arrived) = g.step.wait_summary()?
+        {
+            let timings = std::mem::take(&mut self.summary.timings);
+            self.summary = summary_of(&arrived.summary, self.frame - arrived.frame, timings);
+        }
+        Ok(&self.summary)
+    }
+
+    /// Waits for the summaries in flight and syncs the bodies: afterwards
+    /// `summary` and `bodies` are those of the last frame.
+    pub fn finish(&mut self) -> Result<&FrameSummary, PipelineError> {
+        self.wait_summary()?;
+        self.sync()?;
+        Ok(&self.summary)
     }
 
     /// Number of scene bodies (the ground not counted).
@@ -320,7 +483,11 @@ impl Pipeline {
 
     /// Pose of body `i`'s mesh in its own coordinates.
     pub fn mesh_pose(&self, i: usize) -> (Vec3, Quat) {
-        let s = &self.bodies[i].state;
+        self.mesh_pose_of(i, &self.bodies[i].state)
+    }
+
+    /// Pose of body `i`'s mesh in its own coordinates when its state is `s`.
+    pub fn mesh_pose_of(&self, i: usize, s: &BodyState) -> (Vec3, Quat) {
         let BodyShape::Mesh(m) = self.bodies[i].shape else {
             return (s.position, s.rotation);
         };
@@ -396,7 +563,9 @@ impl Pipeline {
                 timings.push("broad", ms(start), None);
                 pairs
             }
-            PipelineBackend::Gpu => self.gpu()?.broad.pairs(&boxes, ground.as_ref(), timings)?,
+            PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
+                self.gpu()?.broad.pairs(&boxes, ground.as_ref(), timings)?
+            }
         };
         let start = Instant::now();
         let bodies = self.collider_bodies();
@@ -410,7 +579,7 @@ impl Pipeline {
                 timings.push("narrow", ms(start), None);
                 set
             }
-            PipelineBackend::Gpu => {
+            PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
                 let g = self.gpu()?;
                 let set = g.colliders.detect(
                     &g.resident,
@@ -439,8 +608,99 @@ impl Pipeline {
         })
     }
 
-    /// One frame: `params.substeps` steps of every phase.
+    /// One frame: `params.substeps` steps of every phase. With the
+    /// resident GPU backend the frame is submitted without waiting and the
+    /// summary is the newest one read back; [`Pipeline::finish`] waits.
     pub fn step(&mut self, params: &PipelineParams) -> Result<&FrameSummary, PipelineError> {
+        match params.backend {
+            PipelineBackend::Gpu => self.step_resident(params, false, None),
+            PipelineBackend::Cpu | PipelineBackend::GpuDetect => self.step_read_back(params),
+        }
+    }
+
+    /// One resident GPU frame with each phase timed on the GPU (waits for
+    /// the frame; the bench and the viewer's profiler).
+    pub fn step_timed(&mut self, params: &PipelineParams) -> Result<&FrameSummary, PipelineError> {
+        match params.backend {
+            PipelineBackend::Gpu => self.step_resident(params, true, None),
+            PipelineBackend::Cpu | PipelineBackend::GpuDetect => self.step_read_back(params),
+        }
+    }
+
+    /// `frames` frames, returning each frame's body states and contact
+    /// count. The resident GPU step copies them into one staging buffer
+    /// mapped once at the end (the batch read-back `simulate` needs).
+    pub fn step_batch(
+        &mut self,
+        params: &PipelineParams,
+        frames: usize,
+    ) -> Result<Vec<(Vec<BodyState>, usize)>, PipelineError> {
+        if params.backend != PipelineBackend::Gpu {
+            return (0..frames)
+                .map(|_| {
+                    self.step(params)?;
+                    Ok((self.states(), self.summary.contacts))
+                })
+                .collect();
+        }
+        let mut batch = self.gpu()?.step.batch(frames);
+        for _ in 0..frames {
+            self.step_resident(params, false, Some(&mut batch))?;
+        }
+        let read = self.gpu()?.step.read_batch(batch)?;
+        let mut out = Vec::with_capacity(read.len());
+        for (bodies, summary) in &read {
+            self.set_from_gpu(bodies);
+            out.push((self.states(), summary.contacts as usize));
+        }
+        if let Some((_, last)) = read.last() {
+            self.summary = summary_of(last, 0, std::mem::take(&mut self.summary.timings));
+        }
+        self.gpu_ahead = false;
+        Ok(out)
+    }
+
+    fn step_resident(
+        &mut self,
+        params: &PipelineParams,
+        timed: bool,
+        batch: Option<&mut StateBatch>,
+    ) -> Result<&FrameSummary, PipelineError> {
+        let request = FrameRequest {
+            params: params.step_params(self.ground_plane().as_ref()),
+            substeps: params.substeps.max(1),
+            iterations: params.gpu_iterations,
+            timed,
+        };
+        let upload = self.cpu_ahead.then(|| self.gpu_bodies());
+        let g = self
+            .gpu
+            .as_mut()
+            .ok_or_else(|| GpuError::NoAdapter("the pipeline was built without a GPU".into()))?;
+        if let Some(bodies) = upload {
+            g.step.write_bodies(&bodies);
+        }
+        let timings = g.step.frame(&g.broad, &request, batch)?;
+        self.cpu_ahead = false;
+        self.gpu_ahead = true;
+        self.frame += 1;
+        let arrived = g.step.collect_summary()?;
+        if let Some(a) = arrived {
+            // An overflow dropped pairs or contacts of that frame: make
+            // room for the next ones.
+            g.step.grow(&g.broad, a.summary.pairs, a.summary.contacts)?;
+            self.summary = summary_of(&a.summary, self.frame - a.frame, timings);
+        } else {
+            self.summary.timings = timings;
+        }
+        self.contacts.clear();
+        Ok(&self.summary)
+    }
+
+    /// One frame of the CPU solver (phases on the CPU or detected on the
+    /// GPU and read back).
+    fn step_read_back(&mut self, params: &PipelineParams) -> Result<&FrameSummary, PipelineError> {
+        self.sync()?;
         let rigid = params.rigid();
         let mut timings = Timings::default();
         let mut pairs = Vec::new();
@@ -455,10 +715,14 @@ impl Pipeline {
             self.contacts = set.contacts;
         }
         self.frame += 1;
+        self.cpu_ahead = true;
         self.summary = FrameSummary {
+            pair_count: pairs.len(),
             pairs,
             contacts: self.contacts.len(),
+            max_depth: self.contacts.iter().map(|c| c.depth).fold(0.0, f32::max),
             energy: self.energy(params.gravity),
+            lag: 0,
             timings: summed(&timings),
         };
         Ok(&self.summary)
@@ -481,6 +745,19 @@ impl Pipeline {
                     - m * gravity.as_dvec3().dot(s.position.as_dvec3())
             })
             .sum()
+    }
+}
+
+/// A resident frame's summary as the pipeline reports it.
+fn summary_of(s: &GpuSummary, lag: usize, timings: Timings) -> FrameSummary {
+    FrameSummary {
+        pairs: Vec::new(),
+        pair_count: s.pairs as usize,
+        contacts: s.contacts as usize,
+        max_depth: s.max_depth,
+        energy: f64::from(s.energy),
+        lag,
+        timings,
     }
 }
 

@@ -29,6 +29,7 @@ use glam::{Quat, Vec3};
 use serde_json::{Map, Value};
 
 use super::{BodySpec, Ground, Pipeline, PipelineParams};
+use crate::sim::rigid::BodyState;
 
 /// A scene read from its file.
 #[derive(Clone, Debug, PartialEq)]
@@ -313,15 +314,22 @@ pub struct Trajectory {
 }
 
 impl Frame {
-    /// The pipeline's current frame.
-    pub fn of(p: &Pipeline, timestep: f32) -> Frame {
+    /// Frame `frame` of pipeline `p` whose bodies were in `states` with
+    /// `contacts` contacts.
+    pub fn at(
+        p: &Pipeline,
+        frame: usize,
+        states: &[BodyState],
+        contacts: usize,
+        timestep: f32,
+    ) -> Frame {
         Frame {
-            t: p.frame as f64 * timestep as f64,
-            contacts: p.summary.contacts,
+            t: frame as f64 * timestep as f64,
+            contacts,
             bodies: (0..p.body_count())
                 .map(|i| {
-                    let (position, orientation) = p.mesh_pose(i);
-                    let s = &p.bodies[i].state;
+                    let s = &states[i];
+                    let (position, orientation) = p.mesh_pose_of(i, s);
                     BodyFrame {
                         position: position.to_array(),
                         orientation: orientation.to_array(),

@@ -497,6 +497,9 @@ pub fn solve_contacts(bodies: &mut [RigidBody], contacts: &[Contact], params: &R
     }
 }
 
+/// Angular velocity kept per step by [`integrate_positions`].
+pub const ANGULAR_DAMPING: f32 = 0.998;
+
 /// Semi-implicit Euler on positions and orientations of the dynamic bodies,
 /// with a little angular damping that keeps resting contact quiet.
 pub fn integrate_positions(bodies: &mut [RigidBody], dt: f32) {
@@ -508,7 +511,7 @@ pub fn integrate_positions(bodies: &mut [RigidBody], dt: f32) {
         s.rotation =
             Quat::from_vec4(glam::Vec4::from(s.rotation) + 0.5 * dt * glam::Vec4::from(dq))
                 .normalize();
-        s.angular_velocity *= 0.998;
+        s.angular_velocity *= ANGULAR_DAMPING;
     }
 }
 

@@ -119,6 +119,12 @@ impl ResidentShapes {
     pub fn shape_count(&self) -> usize {
         self.shape_count
     }
+
+    /// The samples, field descriptions and field values, for other
+    /// kernels that read the shapes in place (the resident pipeline step).
+    pub fn buffers(&self) -> [&wgpu::Buffer; 3] {
+        [&self.samples, &self.fields, &self.values]
+    }
 }
 
 impl ColliderGpu {

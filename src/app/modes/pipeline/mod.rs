@@ -1,13 +1,25 @@
 //! The pipeline mode: the full collision pipeline live
 //! ([`crate::sim::pipeline`]) — N copies of a box and a torus spawned at
 //! seeded random poses fall on the ground, collide and settle; every frame
-//! runs broad phase, narrow phase and response on the GPU or the CPU.
+//! runs broad phase, narrow phase and response: with the GPU backend the
+//! whole step on the GPU with the bodies resident ([`crate::sim::pipeline::resident`]),
+//! with gpu-detect the phases on the GPU and the solver on the CPU, or
+//! everything on the CPU.
 //!
 //! The viewport shows the bodies, the contacts as points coloured by depth
 //! with their normals, the broad phase's candidate pairs as lines between
-//! the bodies' centres, and for a picked body its sampling points and the
-//! inside cells of its field ([`draw`]). Each stepped frame's phases go to
-//! the profiler; the states are kept so the run can be rewound.
+//! the bodies' centres (both read back by the gpu-detect and CPU backends;
+//! the resident step keeps them on the GPU and reports their counts), and
+//! for a picked body its sampling points and the inside cells of its field
+//! ([`draw`]). Each stepped frame's phases (GPU time per phase with the
+//! resident step) go to the profiler; every frame's states are kept so the
+//! run can be rewound, so the resident step's poses are read back each
+//! frame (80 bytes a body).
+//!
+//! OBJ files dropped on the window (or `pipeline-add:PATH`) join the box
+//! and the torus as meshes, scaled to fit a 0.8-unit box, each adding one
+//! body; the scene restarts with them. `pipeline:N` spawns N copies of
+//! the meshes (in turn) at seeded random poses.
 
 mod draw;
 mod panel;
@@ -33,10 +45,13 @@ pub struct PipelineMode {
     seed: u32,
     fields: FieldParams,
     params: PipelineParams,
-    use_gpu: bool,
+    /// The backend asked for (the CPU when the adapter has no compute).
+    backend: PipelineBackend,
     sim: Option<Pipeline>,
     /// The meshes as spawned (their own coordinates), for drawing.
     meshes: Vec<Mesh>,
+    /// Meshes dropped on the window, scaled to fit.
+    dropped: Vec<Mesh>,
     history: Vec<Vec<BodyState>>,
     playing: bool,
     step_once: bool,
@@ -60,9 +75,10 @@ impl Default for PipelineMode {
                 ..FieldParams::default()
             },
             params: PipelineParams::default(),
-            use_gpu: true,
+            backend: PipelineBackend::Gpu,
             sim: None,
             meshes: Vec::new(),
+            dropped: Vec::new(),
             history: Vec::new(),
             playing: false,
             step_once: false,
@@ -75,9 +91,19 @@ impl Default for PipelineMode {
     }
 }
 
-/// `n` bodies alternating between the meshes, at seeded random poses in a
-/// column above the ground.
-fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
+/// Edge of the box a dropped mesh is scaled to fit.
+const DROPPED_SIZE: f32 = 0.8;
+
+/// `mesh` centred and scaled to fit a [`DROPPED_SIZE`] box.
+fn fitted(mesh: &Mesh) -> Mesh {
+    let b = mesh.bounds();
+    let scale = DROPPED_SIZE / b.size().max_element().max(1e-12);
+    mesh.transformed(Mat4::from_scale(Vec3::splat(scale)) * Mat4::from_translation(-b.center()))
+}
+
+/// `n` bodies taking the `meshes` meshes in turn, at seeded random poses in
+/// a column above the ground.
+fn spawn(n: u32, seed: u32, meshes: usize) -> Vec<BodySpec> {
     let mut s = seed.wrapping_mul(0x9e37_79b9) | 1;
     let mut next = move || {
         s ^= s << 13;
@@ -87,7 +113,7 @@ fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
     };
     (0..n)
         .map(|i| BodySpec {
-            mesh: (i % 2) as usize,
+            mesh: i as usize % meshes.max(1),
             position: Vec3::new(3.0 * next() - 1.5, 0.8 + 1.2 * i as f32, 3.0 * next() - 1.5),
             orientation: Quat::from_euler(EulerRot::XYZ, 6.0 * next(), 6.0 * next(), 0.0),
             velocity: Vec3::ZERO,
@@ -100,8 +126,8 @@ fn spawn(n: u32, seed: u32) -> Vec<BodySpec> {
 
 impl PipelineMode {
     fn backend(&self, gpu_ok: bool) -> PipelineBackend {
-        if self.use_gpu && gpu_ok {
-            PipelineBackend::Gpu
+        if gpu_ok {
+            self.backend
         } else {
             PipelineBackend::Cpu
         }
@@ -109,16 +135,17 @@ impl PipelineMode {
 
     /// The scene built afresh (paused).
     fn rebuild(&mut self, shell: &Shell) -> Result<(), String> {
-        let meshes = vec![
+        let mut meshes = vec![
             box_mesh(2).transformed(Mat4::from_scale(Vec3::new(0.8, 0.5, 0.6))),
             torus(24, 12, 0.4, 0.15),
         ];
+        meshes.extend(self.dropped.iter().cloned());
         let ground = Some(Ground {
             point: Vec3::ZERO,
             normal: Vec3::Y,
         });
         let gpu = shell.gpu_ok().then_some(&shell.render_gpu);
-        let specs = spawn(self.count, self.seed);
+        let specs = spawn(self.count, self.seed, meshes.len());
         let sim =
             Pipeline::new(&meshes, &specs, ground, &self.fields, gpu).map_err(|e| e.to_string())?;
         self.history = vec![sim.states()];
@@ -131,18 +158,41 @@ impl PipelineMode {
         Ok(())
     }
 
+    /// Adds the OBJ files at `paths` as meshes, one body each, and
+    /// restarts the scene; on any error nothing is added.
+    fn add_files(&mut self, shell: &Shell, paths: &[std::path::PathBuf]) -> Result<(), String> {
+        let mut added = Vec::with_capacity(paths.len());
+        for path in paths {
+            let (mesh, _) = crate::mesh::load_obj_merged_checked(path)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            added.push(fitted(&mesh));
+        }
+        let (dropped, count) = (self.dropped.len(), self.count);
+        self.dropped.extend(added);
+        // Enough bodies that each mesh, the new ones included, has one.
+        self.count = (self.count + paths.len() as u32).max(2 + self.dropped.len() as u32);
+        if let Err(e) = self.rebuild(shell) {
+            self.dropped.truncate(dropped);
+            self.count = count;
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Advances `n` frames now, recording each one's phases.
     fn advance(&mut self, shell: &mut Shell, n: u32) -> Result<(), String> {
         self.params.backend = self.backend(shell.gpu_ok());
         let sim = self.sim.as_mut().ok_or("no pipeline scene is open")?;
         for _ in 0..n {
             let start = std::time::Instant::now();
+            // Timed: the profiler shows each phase's GPU time.
             let phases = sim
-                .step(&self.params)
+                .step_timed(&self.params)
                 .map_err(|e| e.to_string())?
                 .timings
                 .phases
                 .clone();
+            sim.sync().map_err(|e| e.to_string())?;
             self.step_ms = start.elapsed().as_secs_f64() * 1e3;
             shell.history.record_run(
                 "pipeline",
@@ -167,6 +217,7 @@ impl PipelineMode {
                 b.state = *s;
             }
         }
+        sim.states_changed();
         sim.frame -= back.min(sim.frame);
         sim.contacts.clear();
         sim.summary.pairs.clear();
@@ -210,15 +261,19 @@ impl PipelineMode {
                 self.rebuild(shell)?;
                 return Ok(ModeRequest::Activate);
             }
+            PipelineStep::Add(path) => {
+                self.add_files(shell, &[path])?;
+                return Ok(ModeRequest::Activate);
+            }
             PipelineStep::Step(n) => self.advance(shell, n)?,
             PipelineStep::Rewind(n) => self.rewind(n as usize),
-            PipelineStep::Gpu(on) => {
-                if on && !shell.gpu_ok() {
+            PipelineStep::Backend(backend) => {
+                if backend.detects_on_gpu() && !shell.gpu_ok() {
                     return Err(
                         "the GPU pipeline needs GPU compute, which this adapter lacks".into(),
                     );
                 }
-                self.use_gpu = on;
+                self.backend = backend;
             }
             PipelineStep::Pick(i) => {
                 let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
@@ -237,12 +292,16 @@ impl PipelineMode {
 enum PipelineStep {
     /// `pipeline:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
+    /// `pipeline-add:PATH`: add an OBJ file's mesh as a body (as dropping
+    /// it on the window does).
+    Add(std::path::PathBuf),
     /// `pipeline-step:N`: advance N frames.
     Step(u32),
     /// `pipeline-rewind:N`: go back N frames.
     Rewind(u32),
-    /// `pipeline-gpu:on|off`: broad and narrow phase on the GPU or the CPU.
-    Gpu(bool),
+    /// `pipeline-gpu:on|off`: the resident GPU step or the CPU;
+    /// `pipeline-backend:gpu|gpu-detect|cpu`: any backend.
+    Backend(PipelineBackend),
     /// `pipeline-pick:I`: show body I's samples and field.
     Pick(usize),
 }
@@ -253,12 +312,22 @@ const STEPS: &[StepDoc] = &[
         "N",
         "spawn N bodies at random poses above the ground",
     ),
+    step(
+        "pipeline-add",
+        "PATH",
+        "add an OBJ file's mesh as one more body (as dropping it does)",
+    ),
     step("pipeline-step", "N", "advance the pipeline N frames"),
     step("pipeline-rewind", "N", "go back N frames"),
     step(
         "pipeline-gpu",
         "[on|off]",
-        "broad and narrow phase on the GPU",
+        "the whole step on the GPU (on) or the CPU (off)",
+    ),
+    step(
+        "pipeline-backend",
+        "gpu|gpu-detect|cpu",
+        "where the phases run (gpu-detect: GPU phases, CPU solver)",
     ),
     step(
         "pipeline-pick",
@@ -270,9 +339,22 @@ const STEPS: &[StepDoc] = &[
 fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
     Some(match verb {
         "pipeline" => args::number(verb, arg, "a body count").map(PipelineStep::Spawn),
+        "pipeline-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
+        "pipeline-add" => Ok(PipelineStep::Add(arg.into())),
         "pipeline-step" => args::number(verb, arg, "a frame count").map(PipelineStep::Step),
         "pipeline-rewind" => args::number(verb, arg, "a frame count").map(PipelineStep::Rewind),
-        "pipeline-gpu" => args::on_off(verb, arg).map(PipelineStep::Gpu),
+        "pipeline-gpu" => args::on_off(verb, arg).map(|on| {
+            PipelineStep::Backend(if on {
+                PipelineBackend::Gpu
+            } else {
+                PipelineBackend::Cpu
+            })
+        }),
+        "pipeline-backend" => PipelineBackend::ALL
+            .into_iter()
+            .find(|b| b.name() == arg)
+            .map(PipelineStep::Backend)
+            .ok_or_else(|| format!("{verb}:{arg}: expected gpu, gpu-detect or cpu")),
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
         _ => return None,
     })
@@ -289,6 +371,17 @@ impl Mode for PipelineMode {
 
     fn toggle_pause(&mut self) -> bool {
         self.playing = !self.playing;
+        true
+    }
+
+    fn files_dropped(&mut self, shell: &mut Shell, paths: &[std::path::PathBuf]) -> bool {
+        match self.add_files(shell, paths) {
+            Ok(()) => shell.notify(
+                format!("{} mesh(es) added to the pipeline scene", paths.len()),
+                false,
+            ),
+            Err(e) => shell.notify(e, true),
+        }
         true
     }
 
@@ -343,9 +436,11 @@ mod tests {
     fn parses_the_pipeline_steps() {
         let steps: Vec<PipelineStep> = [
             ("pipeline", "20"),
+            ("pipeline-add", "a.obj"),
             ("pipeline-step", "60"),
             ("pipeline-rewind", "10"),
             ("pipeline-gpu", "off"),
+            ("pipeline-backend", "gpu-detect"),
             ("pipeline-pick", "3"),
         ]
         .into_iter()
@@ -355,21 +450,42 @@ mod tests {
             steps,
             vec![
                 PipelineStep::Spawn(20),
+                PipelineStep::Add("a.obj".into()),
                 PipelineStep::Step(60),
                 PipelineStep::Rewind(10),
-                PipelineStep::Gpu(false),
+                PipelineStep::Backend(PipelineBackend::Cpu),
+                PipelineStep::Backend(PipelineBackend::GpuDetect),
                 PipelineStep::Pick(3),
             ]
         );
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-add", ""), Some(Err(_))));
         assert_eq!(parse("collide", "line"), None);
     }
 
     #[test]
     fn spawned_bodies_are_seeded_and_above_the_ground() {
-        let a = spawn(10, 4);
-        assert_eq!(a, spawn(10, 4));
-        assert_ne!(a, spawn(10, 5));
+        let a = spawn(10, 4, 3);
+        assert_eq!(a, spawn(10, 4, 3));
+        assert_ne!(a, spawn(10, 5, 3));
         assert!(a.iter().all(|b| b.position.y >= 0.8));
+        let meshes: Vec<usize> = a.iter().map(|b| b.mesh).collect();
+        assert_eq!(meshes[..4], [0, 1, 2, 0]);
+    }
+
+    #[test]
+    fn a_dropped_mesh_is_centred_and_fits_the_box() {
+        let big = box_mesh(1).transformed(Mat4::from_scale_rotation_translation(
+            Vec3::new(40.0, 10.0, 20.0),
+            Quat::IDENTITY,
+            Vec3::new(100.0, -3.0, 7.0),
+        ));
+        let b = fitted(&big).bounds();
+        assert!(b.center().length() < 1e-4, "{b:?}");
+        assert!(
+            (b.size().max_element() - DROPPED_SIZE).abs() < 1e-5,
+            "{b:?}"
+        );
     }
 }

@@ -7,6 +7,7 @@ use eframe::egui;
 
 use super::PipelineMode;
 use crate::app::shell::Shell;
+use crate::sim::pipeline::PipelineBackend;
 
 pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Collision pipeline (many bodies)");
@@ -31,12 +32,41 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
         st.fields.sdf.band = (band >= 1.0).then_some(band);
         rebuild = true;
     }
+    ui.label(format!(
+        "meshes: box, torus{} — drop OBJ files on the window to add them",
+        match st.dropped.len() {
+            0 => String::new(),
+            n => format!(" and {n} dropped"),
+        }
+    ));
     if rebuild && let Err(e) = st.rebuild(shell) {
         st.error = Some(e);
     }
     ui.add_enabled_ui(shell.gpu_ok(), |ui| {
-        ui.checkbox(&mut st.use_gpu, "broad and narrow phase on the GPU")
+        ui.horizontal(|ui| {
+            ui.label("backend");
+            for (backend, what) in [
+                (
+                    PipelineBackend::Gpu,
+                    "whole step on the GPU, bodies resident",
+                ),
+                (
+                    PipelineBackend::GpuDetect,
+                    "broad and narrow phase on the GPU, CPU solver",
+                ),
+                (PipelineBackend::Cpu, "every phase on the CPU"),
+            ] {
+                ui.radio_value(&mut st.backend, backend, backend.name())
+                    .on_hover_text(what);
+            }
+        });
     });
+    let sweeps = if st.backend == PipelineBackend::Gpu {
+        &mut st.params.gpu_iterations
+    } else {
+        &mut st.params.iterations
+    };
+    ui.add(egui::Slider::new(sweeps, 1..=64).text("solver sweeps"));
     ui.add(egui::Slider::new(&mut st.params.restitution, 0.0..=1.0).text("restitution"));
     ui.add(egui::Slider::new(&mut st.params.friction, 0.0..=1.5).text("friction"));
     ui.add(egui::Slider::new(&mut st.params.substeps, 1..=8).text("substeps"));
@@ -70,11 +100,7 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     let s = &sim.summary;
     ui.label(format!(
         "frame {}  ·  {} pairs  ·  {} contacts  ·  energy {:.1} J  ·  {:.2} ms",
-        sim.frame,
-        s.pairs.len(),
-        s.contacts,
-        s.energy,
-        st.step_ms
+        sim.frame, s.pair_count, s.contacts, s.energy, st.step_ms
     ));
     egui::Grid::new("pipeline-phases")
         .striped(true)
@@ -91,6 +117,12 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
             }
         });
     ui.label("Contacts: points coloured by depth, normals yellow (shallow) to red (deep); candidate pairs: blue lines.");
+    if st.backend(shell.gpu_ok()) == PipelineBackend::Gpu {
+        ui.label(
+            "The resident GPU step keeps contacts and pairs on the GPU (counts only): \
+             choose gpu-detect to draw them.",
+        );
+    }
     if let Some(e) = &st.error {
         ui.colored_label(egui::Color32::LIGHT_RED, e);
     }

@@ -105,6 +105,8 @@ pub struct Shell {
     /// A field file to check against the mesh (File → Open field, a dropped
     /// .npy/.npz), until the field mode takes it.
     pub pending_field: Option<std::path::PathBuf>,
+    /// A skinned glTF character (a dropped .glb/.gltf) for the radial mode.
+    pub pending_character: Option<std::path::PathBuf>,
     /// Every job started, for the progress bars.
     pub running_jobs: Mutex<jobs_bar::RunningJobs>,
     /// The colour key the viewport shows this frame and the figure
@@ -134,6 +136,7 @@ impl Shell {
             history: ProfilerHistory::default(),
             file_picker: None,
             pending_field: None,
+            pending_character: None,
             running_jobs: Default::default(),
             shown_key: None,
             ctx,
@@ -366,13 +369,15 @@ impl Shell {
     }
 
     /// Opens a file: a field (.npy, .npz) to check against the mesh in the
-    /// field mode, anything else as a mesh.
+    /// field mode, a skinned character (.glb, .gltf) in the radial mode,
+    /// anything else as a mesh.
     pub fn open_path(&mut self, path: std::path::PathBuf) {
-        let field = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("npy") || e.eq_ignore_ascii_case("npz"));
-        if field {
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let is = |e: &str| extension.eq_ignore_ascii_case(e);
+        let field = is("npy") || is("npz");
+        if is("glb") || is("gltf") {
+            self.pending_character = Some(path);
+        } else if field {
             self.notify(
                 format!(
                     "{}: checked against the mesh in the signed distance field mode's Verify view",

@@ -2,13 +2,16 @@
 //! coloured by its main bone (the selected bone's bright), and every field
 //! as a wire cylinder — rings at A and B and lines along the axis at the
 //! field's mean distance, the seam (θ = 0, along u) in magenta; the
-//! selected field in yellow.
+//! selected field in yellow. The live scene ([`super::scene`]): the cloth
+//! shaded in teal with the particles that touch a field this step in red,
+//! and the free particles as small crosses, white, red on contact.
 
 use glam::Vec3;
 
 use super::RadialMode;
 use crate::app::shell::Shell;
 use crate::mesh::Mesh;
+use crate::sim::radial::NO_CONTACT;
 use crate::stages::radial::BoneFrame;
 use crate::view::LineVertex;
 
@@ -17,6 +20,20 @@ const SELECTED_BODY: [f32; 4] = [0.95, 0.75, 0.35, 1.0];
 const FIELD: [f32; 4] = [0.2, 0.75, 0.9, 1.0];
 const SELECTED_FIELD: [f32; 4] = [1.0, 0.95, 0.2, 1.0];
 const SEAM: [f32; 4] = [1.0, 0.0, 0.8, 1.0];
+const CLOTH: [f32; 4] = [0.15, 0.6, 0.55, 1.0];
+const CONTACT: [f32; 4] = [1.0, 0.15, 0.1, 1.0];
+const PARTICLE: [f32; 4] = [0.95, 0.95, 0.95, 1.0];
+
+/// Half the size of a particle's cross, as a fraction of the body's height.
+const CROSS: f32 = 0.004;
+
+/// A particle as three short axis-aligned lines.
+fn cross(p: Vec3, h: f32, color: [f32; 4], out: &mut Vec<LineVertex>) {
+    for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
+        out.push(LineVertex::new(p - axis * h, color));
+        out.push(LineVertex::new(p + axis * h, color));
+    }
+}
 
 /// The wire cylinder of `frame` at radius `r`.
 fn cylinder(frame: &BoneFrame, r: f32, color: [f32; 4], out: &mut Vec<LineVertex>) {
@@ -41,11 +58,12 @@ fn cylinder(frame: &BoneFrame, r: f32, color: [f32; 4], out: &mut Vec<LineVertex
 }
 
 impl RadialMode {
-    /// Uploads the character and the field cylinders.
+    /// Uploads the character, the live scene and the field cylinders.
     pub(super) fn draw(&mut self, shell: &mut Shell, skinned: &[Vec3], frames: &[BoneFrame]) {
         let Some(c) = &self.character else { return };
+        let contact = |id: u32| id != NO_CONTACT;
         let selected_joint = c.fields.get(self.bone).map(|f| f.joint as u32);
-        let colors: Vec<[f32; 4]> = (0..skinned.len())
+        let mut colors: Vec<[f32; 4]> = (0..skinned.len())
             .map(|v| {
                 if Some(c.skin.dominant(v)) == selected_joint {
                     SELECTED_BODY
@@ -54,14 +72,37 @@ impl RadialMode {
                 }
             })
             .collect();
-        let mesh = Mesh::new(c.name.clone(), skinned.to_vec(), c.triangles.clone());
+        let mut positions = skinned.to_vec();
+        let mut triangles = c.triangles.clone();
+        let mut lines = Vec::new();
+        if let Some(scene) = self.scene.as_ref().filter(|_| self.show_scene) {
+            let cloth = &scene.cloth.particles;
+            let base = positions.len() as u32;
+            positions.extend(cloth.pos.iter().map(|p| p.truncate()));
+            colors.extend(
+                cloth
+                    .contacts
+                    .iter()
+                    .map(|&id| if contact(id) { CONTACT } else { CLOTH }),
+            );
+            triangles.extend(scene.cloth.triangles().iter().map(|t| t.map(|v| v + base)));
+            let (lo, hi) = skinned
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(l, h), p| (l.min(p.y), h.max(p.y)));
+            let h = CROSS * (hi - lo).max(1e-3);
+            let free = &scene.particles;
+            for (p, &id) in free.pos.iter().zip(&free.contacts) {
+                let color = if contact(id) { CONTACT } else { PARTICLE };
+                cross(p.truncate(), h, color, &mut lines);
+            }
+        }
+        let mesh = Mesh::new(c.name.clone(), positions, triangles);
         let frame_camera = !self.framed;
         self.framed = true;
         shell
             .viewport
             .set_demo_mesh_colored(&mesh, Some(&colors), frame_camera);
         let n = (self.params.n_theta * self.params.n_z) as usize;
-        let mut lines = Vec::new();
         for (f, frame) in frames.iter().enumerate() {
             let cells = self.values.get(f * n..(f + 1) * n).unwrap_or(&[]);
             let finite: Vec<f32> = cells.iter().copied().filter(|v| v.is_finite()).collect();

@@ -25,7 +25,8 @@ run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth
 f=$(mktemp -d)/suzanne.npy
 "$bin" sdf assets/suzanne.obj --sign pseudo-normal --res 48 --backend cpu --no-cache --out "$f" > /dev/null 2>&1
 run "open:suzanne; compute; open-field:$f; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:7; check-pick:0; wait:3; screenshot:$s/verify-loaded-field.png; quit"
-run "radial; radial-res:128x64; radial-bone:forearm.l; radial-time:1.0; profiler:off; orbit:35,5; wait:3; screenshot:$s/radial-humanoid.png; quit"
+run "radial; radial-res:128x64; radial-bone:forearm.l; radial-time:1.0; radial-scene:off; radial-cylinders:wire; profiler:off; orbit:35,5; wait:3; screenshot:$s/radial-humanoid.png; quit"
+run "radial-open:assets/CesiumMan.glb; radial-res:64x32; radial-time:0.5; radial-settle:40; orbit:150,10; wait:3; screenshot:$s/radial-cesium-man.png; quit"
 # The particle stage's impact maps (CLI; no viewer mode yet).
 maps=$(mktemp -d)
 "$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend cpu

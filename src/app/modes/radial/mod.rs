@@ -66,6 +66,8 @@ pub struct RadialMode {
     scene: Option<scene::LiveScene>,
     scene_params: scene::SceneParams,
     show_scene: bool,
+    /// Fields as translucent cylinders (else wire).
+    translucent: bool,
     /// Scene steps to take at the next frame while paused (settling).
     settle: u32,
 }
@@ -92,6 +94,7 @@ impl Default for RadialMode {
             scene: None,
             scene_params: scene::SceneParams::default(),
             show_scene: true,
+            translucent: true,
             settle: 0,
         }
     }
@@ -339,6 +342,10 @@ impl RadialMode {
                 self.scene = None;
                 self.dirty = true;
             }
+            RadialStep::Cylinders(translucent) => {
+                self.translucent = translucent;
+                self.dirty = true;
+            }
         }
         Ok(ModeRequest::Stay)
     }
@@ -362,6 +369,7 @@ enum RadialStep {
     Scene(bool),
     Settle(u32),
     Reset,
+    Cylinders(bool),
 }
 
 const STEPS: &[StepDoc] = &[
@@ -404,6 +412,11 @@ const STEPS: &[StepDoc] = &[
         "while paused, step the cloth and particles N times",
     ),
     step("radial-reset", "", "drop the cloth and the particles again"),
+    step(
+        "radial-cylinders",
+        "translucent|wire",
+        "draw the fields as translucent or wire cylinders",
+    ),
 ];
 
 /// The particle slider's and `radial-particles`' limit.
@@ -478,6 +491,11 @@ fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
                 "{verb} needs a step count up to {MAX_SETTLE}, not {arg:?}"
             )),
         "radial-reset" => Ok(RadialStep::Reset),
+        "radial-cylinders" => match arg {
+            "translucent" => Ok(RadialStep::Cylinders(true)),
+            "wire" => Ok(RadialStep::Cylinders(false)),
+            _ => Err(format!("{verb} needs translucent or wire, not {arg:?}")),
+        },
         _ => return None,
     })
 }
@@ -503,6 +521,10 @@ impl Mode for RadialMode {
         self.framed = false;
         self.dirty = true;
         self.last_frame = None;
+    }
+
+    fn deactivate(&mut self, shell: &mut Shell) {
+        shell.viewport.set_translucent(&[]);
     }
 
     fn update(&mut self, shell: &mut Shell) {
@@ -602,6 +624,25 @@ mod tests {
         assert!(matches!(parse("radial-res", "64"), Some(Err(_))));
         assert!(matches!(parse("radial-time", "inf"), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);
+        assert_eq!(
+            parse("radial-particles", "500"),
+            Some(Ok(RadialStep::Particles(500)))
+        );
+        assert!(matches!(parse("radial-particles", "20001"), Some(Err(_))));
+        assert_eq!(parse("radial-substeps", "4"), Some(Ok(RadialStep::Substeps(4))));
+        assert!(matches!(parse("radial-substeps", "0"), Some(Err(_))));
+        assert_eq!(
+            parse("radial-friction", "0.3"),
+            Some(Ok(RadialStep::Friction(0.3)))
+        );
+        assert!(matches!(parse("radial-friction", "1.5"), Some(Err(_))));
+        assert!(matches!(parse("radial-stiffness", "-0.1"), Some(Err(_))));
+        assert_eq!(
+            parse("radial-cylinders", "wire"),
+            Some(Ok(RadialStep::Cylinders(false)))
+        );
+        assert!(matches!(parse("radial-cylinders", "solid"), Some(Err(_))));
+        assert!(matches!(parse("radial-open", ""), Some(Err(_))));
         let mut m = RadialMode::default();
         assert!(m.apply(RadialStep::Resolution(63, 32)).is_err(), "odd θ");
         assert!(m.apply(RadialStep::Bone("nose".into())).is_err());

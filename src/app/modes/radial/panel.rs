@@ -56,6 +56,12 @@ pub(super) fn panel_ui(m: &mut RadialMode, _shell: &mut Shell, ui: &mut egui::Ui
             m.dirty = true;
         }
     });
+    if ui
+        .checkbox(&mut m.translucent, "translucent cylinders (off: wire)")
+        .changed()
+    {
+        m.dirty = true;
+    }
     scene_ui(m, ui);
     ui.separator();
     let Some(c) = &m.character else { return };

@@ -235,8 +235,14 @@ fn dropped_gltf_character_carries_cloth_and_particles() {
     };
     let cloth = count(&|r, g, b| g > r + 40 && b > r + 30 && (g - b).abs() < 60);
     let contact = count(&|r, g, b| r > 150 && g < 90 && b < 90);
-    assert!(cloth > 2000, "the cloth should show in teal: {cloth} pixels");
-    assert!(contact > 50, "contacts should show in red: {contact} pixels");
+    assert!(
+        cloth > 2000,
+        "the cloth should show in teal: {cloth} pixels"
+    );
+    assert!(
+        contact > 50,
+        "contacts should show in red: {contact} pixels"
+    );
     let csv = std::fs::read_to_string(&timings).unwrap();
     for phase in ["skinning", "rasterise", "collision", "cloth"] {
         assert!(csv.contains(phase), "no {phase} phase in\n{csv}");

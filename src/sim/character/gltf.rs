@@ -181,7 +181,7 @@ pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded
             Some(i) => i.into_u32().collect(),
             None => (0..positions.len() as u32).collect(),
         };
-        if indices.len() % 3 != 0 {
+        if !indices.len().is_multiple_of(3) {
             return Err(GltfError::Primitive {
                 mesh: mesh_name.clone(),
                 primitive,

@@ -56,7 +56,14 @@ fn radial(frame: &BoneFrame, angle: f32) -> Vec3 {
 /// counter-clockwise seen from outside, normals pointing out.
 fn cylinder_surface(frame: &BoneFrame, r: f32, color: [f32; 4], out: &mut Vec<MeshVertex>) {
     for i in 0..SEGMENTS {
-        let quad = [(i, 0.0), (i + 1, 0.0), (i + 1, 1.0), (i, 0.0), (i + 1, 1.0), (i, 1.0)];
+        let quad = [
+            (i, 0.0),
+            (i + 1, 0.0),
+            (i + 1, 1.0),
+            (i, 0.0),
+            (i + 1, 1.0),
+            (i, 1.0),
+        ];
         for tri in quad.chunks_exact(3) {
             let p: Vec<Vec3> = tri
                 .iter()
@@ -171,7 +178,11 @@ impl RadialMode {
             };
             cylinder(frame, r, color, !self.translucent, &mut lines);
             if self.translucent {
-                let alpha = if f == self.bone { SELECTED_ALPHA } else { ALPHA };
+                let alpha = if f == self.bone {
+                    SELECTED_ALPHA
+                } else {
+                    ALPHA
+                };
                 let [r0, g0, b0, _] = color;
                 cylinder_surface(frame, r, [r0, g0, b0, alpha], &mut surfaces);
             }

@@ -629,7 +629,10 @@ mod tests {
             Some(Ok(RadialStep::Particles(500)))
         );
         assert!(matches!(parse("radial-particles", "20001"), Some(Err(_))));
-        assert_eq!(parse("radial-substeps", "4"), Some(Ok(RadialStep::Substeps(4))));
+        assert_eq!(
+            parse("radial-substeps", "4"),
+            Some(Ok(RadialStep::Substeps(4)))
+        );
         assert!(matches!(parse("radial-substeps", "0"), Some(Err(_))));
         assert_eq!(
             parse("radial-friction", "0.3"),

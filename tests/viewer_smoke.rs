@@ -281,6 +281,55 @@ fn scripted_particles_session_shows_decals_and_maps() {
     }
 }
 
+/// CesiumMan dropped on the window (as a drag and drop does) opens in the
+/// radial mode; the cloth and the particles settle on it for 30 steps on
+/// the GPU and then 5 on the CPU: the cloth shows teal, contacts red, and
+/// the profiler's runs name the collision and cloth phases. A file that
+/// is not glTF and an out-of-range friction fail the script.
+#[test]
+fn dropped_gltf_character_carries_cloth_and_particles() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-radial-gltf");
+    let shot = dir.join("cesium.png");
+    let timings = dir.join("timings.csv");
+    let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/CesiumMan.glb");
+    let script = format!(
+        "drop:{}; radial-res:32x16; radial-time:0.5; radial-particles:500; radial-substeps:4; radial-friction:0.8; radial-stiffness:0.9; radial-settle:30; wait:2; radial-backend:cpu; radial-settle:5; wait:2; profiler:off; export-view:{}; export-timings:{}; quit",
+        glb.display(),
+        shot.display(),
+        timings.display()
+    );
+    run_session(&script, "radial glTF");
+    let img = load(&shot);
+    let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
+        img.pixels()
+            .filter(|p| {
+                let [r, g, b, _] = p.0.map(i32::from);
+                f(r, g, b)
+            })
+            .count()
+    };
+    let cloth = count(&|r, g, b| g > r + 40 && b > r + 30 && (g - b).abs() < 60);
+    let contact = count(&|r, g, b| r > 150 && g < 90 && b < 90);
+    assert!(
+        cloth > 2000,
+        "the cloth should show in teal: {cloth} pixels"
+    );
+    assert!(
+        contact > 50,
+        "contacts should show in red: {contact} pixels"
+    );
+    let csv = std::fs::read_to_string(&timings).unwrap();
+    for phase in ["skinning", "rasterise", "collision", "cloth"] {
+        assert!(csv.contains(phase), "no {phase} phase in\n{csv}");
+    }
+    let not_gltf = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/README.md");
+    let bad = xvfb_run(&format!("radial-open:{}; quit", not_gltf.display()));
+    assert!(!bad.status.success(), "a file that is not glTF must fail");
+    let bad = xvfb_run("radial; radial-friction:2; quit");
+    assert!(!bad.status.success(), "friction 2 must fail the script");
+}
+
 /// The interference panel in a scripted session: a dense random scene of
 /// boxes at a small viewport, read pixels and then occlusion queries only,
 /// all three axes (their counts verified against the CPU reference, with
@@ -510,6 +559,7 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "interfere-move:X,Y,Z",
         "radial-res:WxH",
         "particles-count:N",
+        "radial-open:PATH",
         "quit",
     ] {
         assert!(

@@ -480,6 +480,11 @@ impl eframe::App for Viewer {
         self.handle_keys(&ctx);
         self.shell.poll_jobs();
         self.run_script(&ctx);
+        if self.shell.pending_character.is_some()
+            && let Ok(radial) = self.mode_index("radial")
+        {
+            self.switch_to(radial);
+        }
         let panels = self.modes[self.active].panels();
         chrome::menu_bar_ui(&mut self.shell, panels, ui);
         let titles: Vec<&str> = self.modes.iter().map(|m| m.title()).collect();

@@ -168,7 +168,11 @@ pub struct ViewRenderer {
     wire_pipeline: wgpu::RenderPipeline,
     points_pipeline: wgpu::RenderPipeline,
     lines_pipeline: wgpu::RenderPipeline,
+    translucent_pipeline: wgpu::RenderPipeline,
     mesh: Option<Drawable>,
+    /// Alpha-blended triangles drawn after the opaque scene (e.g. the
+    /// radial fields' cylinders), front faces only.
+    translucent: Option<Drawable>,
     wire_shaded: Option<Drawable>,
     wire_alone: Option<Drawable>,
     cells: Option<Drawable>,
@@ -213,6 +217,47 @@ impl ViewRenderer {
             attributes: &cell_attributes,
         };
 
+        // Translucent surfaces blend over what is drawn, keep the depth of
+        // the opaque scene and show only their front faces.
+        let translucent_pipeline = |label: &str, buffer: wgpu::VertexBufferLayout<'_>| {
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(label),
+                layout: Some(&layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some("vs_mesh"),
+                    compilation_options: Default::default(),
+                    buffers: &[Some(buffer)],
+                },
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: Some(wgpu::Face::Back),
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(false),
+                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    stencil: wgpu::StencilState::default(),
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some("fs_mesh"),
+                    compilation_options: Default::default(),
+                    targets: &[Some(wgpu::ColorTargetState {
+                        format: COLOR_FORMAT,
+                        blend: Some(wgpu::BlendState::ALPHA_BLENDING),
+                        write_mask: wgpu::ColorWrites::ALL,
+                    })],
+                }),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let translucent_pipeline =
+            translucent_pipeline("ViewRenderer::translucent_pipeline", mesh_layout.clone());
         let pipeline = |label: &str,
                         vs: &str,
                         fs: &str,
@@ -338,7 +383,9 @@ impl ViewRenderer {
             wire_pipeline,
             points_pipeline,
             lines_pipeline,
+            translucent_pipeline,
             mesh: None,
+            translucent: None,
             wire_shaded: None,
             wire_alone: None,
             cells: None,
@@ -418,6 +465,18 @@ impl ViewRenderer {
             device,
             "ViewRenderer::wire_alone",
             &wire(WIRE_ALONE),
+            wgpu::BufferUsages::VERTEX,
+        );
+    }
+
+    /// Uploads alpha-blended triangles, three vertices each, wound
+    /// counter-clockwise seen from their front (an empty slice removes
+    /// them).
+    pub fn set_translucent(&mut self, device: &wgpu::Device, vertices: &[MeshVertex]) {
+        self.translucent = drawable(
+            device,
+            "ViewRenderer::translucent",
+            vertices,
             wgpu::BufferUsages::VERTEX,
         );
     }
@@ -693,6 +752,11 @@ impl ViewRenderer {
             if let Some(d) = wire {
                 draw(&mut pass, &self.wire_pipeline, d);
             }
+        }
+        if let Some(d) = &self.translucent {
+            pass.set_pipeline(&self.translucent_pipeline);
+            pass.set_vertex_buffer(0, d.buffer.slice(..));
+            pass.draw(0..d.count, 0..1);
         }
     }
 }

@@ -107,6 +107,8 @@ pub struct Shell {
     pub pending_field: Option<std::path::PathBuf>,
     /// A particle scene (a dropped .json), until the particles mode takes it.
     pub pending_particle_scene: Option<std::path::PathBuf>,
+    /// A skinned glTF character (a dropped .glb/.gltf) for the radial mode.
+    pub pending_character: Option<std::path::PathBuf>,
     /// Every job started, for the progress bars.
     pub running_jobs: Mutex<jobs_bar::RunningJobs>,
     /// The colour key the viewport shows this frame and the figure
@@ -137,6 +139,7 @@ impl Shell {
             file_picker: None,
             pending_field: None,
             pending_particle_scene: None,
+            pending_character: None,
             running_jobs: Default::default(),
             shown_key: None,
             ctx,
@@ -369,15 +372,16 @@ impl Shell {
     }
 
     /// Opens a file: a field (.npy, .npz) to check against the mesh in the
-    /// field mode, a particle scene (.json) for the particles mode,
-    /// anything else as a mesh.
+    /// field mode, a particle scene (.json) for the particles mode, a
+    /// skinned character (.glb, .gltf) in the radial mode, anything else as
+    /// a mesh.
     pub fn open_path(&mut self, path: std::path::PathBuf) {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let field = ext.as_deref().is_some_and(|e| e == "npy" || e == "npz");
-        if ext.as_deref() == Some("json") {
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let is = |e: &str| extension.eq_ignore_ascii_case(e);
+        let field = is("npy") || is("npz");
+        if is("glb") || is("gltf") {
+            self.pending_character = Some(path);
+        } else if is("json") {
             self.notify(
                 format!(
                     "{}: a particle scene, shown in the particles mode",

@@ -214,6 +214,13 @@ impl Viewport {
         h
     }
 
+    /// Alpha-blended triangles over the scene ([`ViewRenderer::set_translucent`]).
+    pub fn set_translucent(&mut self, vertices: &[crate::view::MeshVertex]) {
+        self.renderer
+            .set_translucent(&self.render_state.device, vertices);
+        self.dirty = true;
+    }
+
     pub fn set_pick_lines(&mut self, lines: &[LineVertex]) {
         self.pick_lines = lines.to_vec();
         self.upload_lines();

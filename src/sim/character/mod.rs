@@ -13,6 +13,7 @@
 
 pub mod animation;
 pub mod fields;
+pub mod gltf;
 pub mod humanoid;
 pub mod skeleton;
 pub mod skinning;

@@ -1,30 +1,40 @@
 //! The radial mode (Friston & Steed 2019): the procedural humanoid
 //! ([`crate::sim::character::humanoid`]) animated through its loop of
-//! extreme motions, one radial field per bone rasterised every frame
+//! extreme motions — or a skinned glTF character opened by drag and drop
+//! or `radial-open:PATH` ([`crate::sim::character::gltf`], e.g.
+//! `assets/CesiumMan.glb`) — one radial field per bone rasterised every frame
 //! ([`crate::stages::radial`], GPU or CPU), the fields drawn as wire
 //! cylinders on the character and the selected bone's field unwrapped as a
 //! live θ × z image ([`unwrap_view`]); thumbnails of every bone's unwrap in
 //! the side panel. Sliders set the field resolution and the animation
 //! speed; the time can be paused and scrubbed; the selected field's axis
-//! and normal are editable (bind-pose coordinates). The profiler records
-//! skinning and rasterisation times (CPU, and GPU timestamps on `gpu`).
+//! and normal are editable (bind-pose coordinates). The live scene
+//! ([`scene`]): cloth draped on the character and a stream of free
+//! particles, colliding with the fields every frame, contacts highlighted;
+//! sliders for substeps n, friction μ, cloth stiffness and particle count.
+//! The profiler records skinning, rasterisation, collision and cloth
+//! times (CPU, and GPU timestamps on `gpu`).
 
 mod draw;
 mod live;
 mod panel;
+mod scene;
 mod unwrap_view;
 
 use std::time::Instant;
 
 use eframe::egui;
+use glam::Vec3;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::caption_ui;
 use crate::sim::character::Character;
+use crate::sim::character::gltf::load_gltf;
 use crate::sim::character::humanoid::{Detail, humanoid};
+use crate::sim::radial::MAX_SUBSTEPS;
 use crate::stages::StageBackend;
-use crate::stages::radial::{Backend, RadialParams};
+use crate::stages::radial::{Backend, BoneFrame, FieldFrameGpu, RadialParams};
 use crate::timing::Timings;
 
 /// Profiler records at most this often (seconds): the mode runs every frame.
@@ -52,6 +62,14 @@ pub struct RadialMode {
     timings: Timings,
     /// One texture per field.
     textures: Vec<Option<egui::TextureHandle>>,
+    /// The cloth and the particles; made on the next frame when `None`.
+    scene: Option<scene::LiveScene>,
+    scene_params: scene::SceneParams,
+    show_scene: bool,
+    /// Fields as translucent cylinders (else wire).
+    translucent: bool,
+    /// Scene steps to take at the next frame while paused (settling).
+    settle: u32,
 }
 
 impl Default for RadialMode {
@@ -73,6 +91,11 @@ impl Default for RadialMode {
             last_record: None,
             timings: Timings::default(),
             textures: Vec::new(),
+            scene: None,
+            scene_params: scene::SceneParams::default(),
+            show_scene: true,
+            translucent: true,
+            settle: 0,
         }
     }
 }
@@ -109,6 +132,89 @@ impl RadialMode {
         Ok(())
     }
 
+    /// Shows the skinned glTF character at `path` (the current one stays
+    /// if it does not load).
+    fn open_character(&mut self, path: &std::path::Path) -> Result<String, String> {
+        let loaded = load_gltf(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let c = loaded.character;
+        let mut note = format!(
+            "{}: {} joints, {} triangles, {} fields{}",
+            path.display(),
+            loaded.skin_joints,
+            c.triangles.len(),
+            c.fields.len(),
+            c.clip.as_ref().map_or(String::new(), |k| format!(
+                ", a {:.2} s animation",
+                k.duration()
+            ))
+        );
+        if loaded.ignored_influences > 0 {
+            note += &format!(
+                " ({} vertices' weights beyond the first four ignored)",
+                loaded.ignored_influences
+            );
+        }
+        self.character = Some(c);
+        self.bone = 0;
+        self.time = 0.0;
+        self.live = live::Live::default();
+        self.values.clear();
+        self.textures.clear();
+        self.scene = None;
+        self.framed = false;
+        self.dirty = true;
+        Ok(note)
+    }
+
+    /// One step of the cloth and the particles on this frame's fields (or
+    /// the pending settling steps while paused).
+    fn step_scene(&mut self, shell: &Shell, skinned: &[Vec3], frames: &[BoneFrame]) {
+        if !self.show_scene {
+            return;
+        }
+        let steps = if self.paused {
+            std::mem::take(&mut self.settle)
+        } else {
+            1
+        };
+        if self.scene.is_none() {
+            match scene::LiveScene::new(skinned, self.scene_params.particles) {
+                Ok(s) => self.scene = Some(s),
+                Err(e) => {
+                    self.error = Some(e);
+                    return;
+                }
+            }
+        }
+        let n = self.params.cells_per_field() as u32;
+        let gpu_frames: Vec<FieldFrameGpu> = frames
+            .iter()
+            .enumerate()
+            .map(|(f, b)| FieldFrameGpu::new(b, self.params.n_theta, self.params.n_z, f as u32 * n))
+            .collect();
+        let scene = self.scene.as_mut().expect("made above");
+        for k in 0..steps {
+            let mut scratch = Timings::default();
+            let timings = if k + 1 == steps {
+                &mut self.timings
+            } else {
+                &mut scratch
+            };
+            let r = scene.step(
+                &shell.render_gpu,
+                gpu_frames.clone(),
+                &self.values,
+                &self.scene_params,
+                self.backend,
+                timings,
+            );
+            if let Err(e) = r {
+                self.error = Some(format!("scene: {e}"));
+                return;
+            }
+        }
+    }
+
     /// Advances the clock and computes a frame when something moved.
     fn run_frame(&mut self, shell: &mut Shell) {
         let now = Instant::now();
@@ -137,6 +243,7 @@ impl RadialMode {
                     .field_frames(&c.pose(self.time).skin_matrices)
                     .unwrap_or_default();
                 self.timings = frame.timings;
+                self.step_scene(shell, &frame.skinned, &frames);
                 let due = self
                     .last_record
                     .is_none_or(|t| t.elapsed().as_secs_f64() >= RECORD_EVERY_S);
@@ -211,6 +318,34 @@ impl RadialMode {
                     .ok_or(format!("unknown radial backend {name} (gpu, cpu)"))?;
                 self.dirty = true;
             }
+            RadialStep::Open(path) => {
+                self.open_character(std::path::Path::new(&path))?;
+                return Ok(ModeRequest::Activate);
+            }
+            RadialStep::Particles(n) => {
+                self.scene_params.particles = n;
+                self.scene = None;
+                self.dirty = true;
+            }
+            RadialStep::Substeps(n) => self.scene_params.substeps = n,
+            RadialStep::Friction(mu) => self.scene_params.friction = mu,
+            RadialStep::Stiffness(k) => self.scene_params.stiffness = k,
+            RadialStep::Scene(on) => {
+                self.show_scene = on;
+                self.dirty = true;
+            }
+            RadialStep::Settle(n) => {
+                self.settle = n;
+                self.dirty = true;
+            }
+            RadialStep::Reset => {
+                self.scene = None;
+                self.dirty = true;
+            }
+            RadialStep::Cylinders(translucent) => {
+                self.translucent = translucent;
+                self.dirty = true;
+            }
         }
         Ok(ModeRequest::Stay)
     }
@@ -226,6 +361,15 @@ enum RadialStep {
     Speed(f32),
     Pause(bool),
     Backend(String),
+    Open(String),
+    Particles(usize),
+    Substeps(u32),
+    Friction(f32),
+    Stiffness(f32),
+    Scene(bool),
+    Settle(u32),
+    Reset,
+    Cylinders(bool),
 }
 
 const STEPS: &[StepDoc] = &[
@@ -243,8 +387,53 @@ const STEPS: &[StepDoc] = &[
     step("radial-time", "T", "pause the animation at T seconds"),
     step("radial-speed", "S", "animation speed (1 = real time)"),
     step("radial-pause", "on|off", "pause or run the animation"),
-    step("radial-backend", "NAME", "rasterise on gpu or cpu"),
+    step(
+        "radial-backend",
+        "NAME",
+        "rasterise and simulate on gpu or cpu",
+    ),
+    step(
+        "radial-open",
+        "PATH",
+        "open a skinned glTF character (.glb, .gltf)",
+    ),
+    step(
+        "radial-particles",
+        "N",
+        "free particles falling on the character (restarts the scene)",
+    ),
+    step("radial-substeps", "N", "collision substeps n (1 to 256)"),
+    step("radial-friction", "MU", "friction μ (0 to 1)"),
+    step("radial-stiffness", "K", "cloth stiffness (0 to 1)"),
+    step("radial-scene", "on|off", "the cloth and the particles"),
+    step(
+        "radial-settle",
+        "N",
+        "while paused, step the cloth and particles N times",
+    ),
+    step("radial-reset", "", "drop the cloth and the particles again"),
+    step(
+        "radial-cylinders",
+        "translucent|wire",
+        "draw the fields as translucent or wire cylinders",
+    ),
 ];
+
+/// The particle slider's and `radial-particles`' limit.
+pub(super) const MAX_PARTICLES: usize = 20_000;
+/// `radial-settle`'s limit.
+const MAX_SETTLE: u32 = 2_000;
+
+/// A number in [0, 1].
+fn unit(verb: &str, arg: &str) -> Result<f32, String> {
+    args::number(verb, arg, "a number from 0 to 1").and_then(|v: f32| {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{verb} needs a number from 0 to 1, not {v}"))
+        }
+    })
+}
 
 fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
     let finite = |v: f32| {
@@ -270,6 +459,43 @@ fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
             .map(RadialStep::Speed),
         "radial-pause" => args::on_off(verb, arg).map(RadialStep::Pause),
         "radial-backend" => args::need(verb, arg, "gpu or cpu").map(RadialStep::Backend),
+        "radial-open" => args::need(verb, arg, "a .glb or .gltf path").map(RadialStep::Open),
+        "radial-particles" => arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n <= MAX_PARTICLES)
+            .map(RadialStep::Particles)
+            .ok_or(format!(
+                "{verb} needs a count from 0 to {MAX_PARTICLES}, not {arg:?}"
+            )),
+        "radial-substeps" => arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|n| (1..=MAX_SUBSTEPS).contains(n))
+            .map(RadialStep::Substeps)
+            .ok_or(format!(
+                "{verb} needs a count from 1 to {MAX_SUBSTEPS}, not {arg:?}"
+            )),
+        "radial-friction" => unit(verb, arg).map(RadialStep::Friction),
+        "radial-stiffness" => unit(verb, arg).map(RadialStep::Stiffness),
+        "radial-scene" => args::on_off(verb, arg).map(RadialStep::Scene),
+        "radial-settle" => arg
+            .trim()
+            .parse()
+            .ok()
+            .filter(|&n| n <= MAX_SETTLE)
+            .map(RadialStep::Settle)
+            .ok_or(format!(
+                "{verb} needs a step count up to {MAX_SETTLE}, not {arg:?}"
+            )),
+        "radial-reset" => Ok(RadialStep::Reset),
+        "radial-cylinders" => match arg {
+            "translucent" => Ok(RadialStep::Cylinders(true)),
+            "wire" => Ok(RadialStep::Cylinders(false)),
+            _ => Err(format!("{verb} needs translucent or wire, not {arg:?}")),
+        },
         _ => return None,
     })
 }
@@ -297,7 +523,20 @@ impl Mode for RadialMode {
         self.last_frame = None;
     }
 
+    fn deactivate(&mut self, shell: &mut Shell) {
+        shell.viewport.set_translucent(&[]);
+    }
+
     fn update(&mut self, shell: &mut Shell) {
+        if let Some(path) = shell.pending_character.take() {
+            match self.open_character(&path) {
+                Ok(note) => shell.notify(note, false),
+                Err(e) => shell.notify(
+                    format!("could not open: {e} — the previous character is kept"),
+                    true,
+                ),
+            }
+        }
         self.run_frame(shell);
     }
 
@@ -385,6 +624,28 @@ mod tests {
         assert!(matches!(parse("radial-res", "64"), Some(Err(_))));
         assert!(matches!(parse("radial-time", "inf"), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);
+        assert_eq!(
+            parse("radial-particles", "500"),
+            Some(Ok(RadialStep::Particles(500)))
+        );
+        assert!(matches!(parse("radial-particles", "20001"), Some(Err(_))));
+        assert_eq!(
+            parse("radial-substeps", "4"),
+            Some(Ok(RadialStep::Substeps(4)))
+        );
+        assert!(matches!(parse("radial-substeps", "0"), Some(Err(_))));
+        assert_eq!(
+            parse("radial-friction", "0.3"),
+            Some(Ok(RadialStep::Friction(0.3)))
+        );
+        assert!(matches!(parse("radial-friction", "1.5"), Some(Err(_))));
+        assert!(matches!(parse("radial-stiffness", "-0.1"), Some(Err(_))));
+        assert_eq!(
+            parse("radial-cylinders", "wire"),
+            Some(Ok(RadialStep::Cylinders(false)))
+        );
+        assert!(matches!(parse("radial-cylinders", "solid"), Some(Err(_))));
+        assert!(matches!(parse("radial-open", ""), Some(Err(_))));
         let mut m = RadialMode::default();
         assert!(m.apply(RadialStep::Resolution(63, 32)).is_err(), "odd θ");
         assert!(m.apply(RadialStep::Bone("nose".into())).is_err());

@@ -1,13 +1,15 @@
 //! The radial mode's side panel: backend, field resolution, animation
-//! speed, pause and time, bone selection with every bone's unwrap as a
+//! speed, pause and time, the live scene's sliders (particles, substeps
+//! n, friction μ, cloth stiffness) and contact counts, bone selection with every bone's unwrap as a
 //! thumbnail, the selected field's axis editor, and the last frame's
 //! phase times.
 
 use eframe::egui;
 
-use super::RadialMode;
+use super::{MAX_PARTICLES, RadialMode};
 use crate::app::shell::Shell;
 use crate::app::shell::profiler::ms_label;
+use crate::sim::radial::NO_CONTACT;
 use crate::stages::StageBackend;
 use crate::stages::radial::Backend;
 
@@ -54,6 +56,13 @@ pub(super) fn panel_ui(m: &mut RadialMode, _shell: &mut Shell, ui: &mut egui::Ui
             m.dirty = true;
         }
     });
+    if ui
+        .checkbox(&mut m.translucent, "translucent cylinders (off: wire)")
+        .changed()
+    {
+        m.dirty = true;
+    }
+    scene_ui(m, ui);
     ui.separator();
     let Some(c) = &m.character else { return };
     let names: Vec<String> = (0..c.fields.len())
@@ -94,6 +103,44 @@ pub(super) fn panel_ui(m: &mut RadialMode, _shell: &mut Shell, ui: &mut egui::Ui
             p.name,
             ms_label(Some(p.wall_ms)),
             ms_label(p.gpu_ms)
+        ));
+    }
+}
+
+/// The cloth and the particles: on/off, reset, and their sliders.
+fn scene_ui(m: &mut RadialMode, ui: &mut egui::Ui) {
+    ui.separator();
+    ui.horizontal(|ui| {
+        if ui
+            .checkbox(&mut m.show_scene, "cloth and particles")
+            .changed()
+        {
+            m.dirty = true;
+        }
+        if ui.button("drop again").clicked() {
+            m.scene = None;
+            m.dirty = true;
+        }
+    });
+    let p = &mut m.scene_params;
+    if ui
+        .add(egui::Slider::new(&mut p.particles, 0..=MAX_PARTICLES).text("particles"))
+        .changed()
+    {
+        m.scene = None;
+        m.dirty = true;
+    }
+    ui.add(egui::Slider::new(&mut p.substeps, 1..=64).text("substeps n"));
+    ui.add(egui::Slider::new(&mut p.friction, 0.0..=1.0).text("friction μ"));
+    ui.add(egui::Slider::new(&mut p.stiffness, 0.0..=1.0).text("cloth stiffness"));
+    if let Some(s) = &m.scene {
+        let touching = |c: &[u32]| c.iter().filter(|&&f| f != NO_CONTACT).count();
+        ui.label(format!(
+            "contacts: {} of {} particles, {} of {} cloth particles",
+            touching(&s.particles.contacts),
+            s.particles.len(),
+            touching(&s.cloth.particles.contacts),
+            s.cloth.particles.len()
         ));
     }
 }

@@ -289,6 +289,9 @@ fn bench_radial_writes_its_table_small() {
     }
     let md = std::fs::read_to_string(dir.join("radial.md")).unwrap();
     assert_eq!(md.lines().count(), 4, "the README table: {md}");
-    assert!(md.starts_with("| character | fields | cloth particles"), "{md}");
+    assert!(
+        md.starts_with("| character | fields | cloth particles"),
+        "{md}"
+    );
     assert!(dir.join("radial.json").exists() && dir.join("radial.png").exists());
 }

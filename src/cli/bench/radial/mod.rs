@@ -128,7 +128,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     report.write_markdown(&rows::readme_table(&rows))?;
     let phases: Vec<_> = rows::PLOTTED
         .iter()
-        .map(|&(name, ms)| series(name, &rows, |r| ms(r).map(|m| (r.scene.particles as f64, m))))
+        .map(|&(name, ms)| {
+            series(name, &rows, |r| {
+                ms(r).map(|m| (r.scene.particles as f64, m))
+            })
+        })
         .collect();
     report.plot(
         800,
@@ -188,8 +192,13 @@ fn measure(ctx: &GpuContext, k: &Kernels, s: &Setup<'_>, count: usize) -> anyhow
             .collect())
     };
     let radius = scene::field_radii(character);
-    let fields_gpu =
-        GpuFields::resident(ctx, &scene.frames, &scene.values, &gpu_frames(0.0)?, &radius)?;
+    let fields_gpu = GpuFields::resident(
+        ctx,
+        &scene.frames,
+        &scene.values,
+        &gpu_frames(0.0)?,
+        &radius,
+    )?;
     let cloth = scene::cloth(count)?;
     let particles = cloth.particles.len();
     let cloth_state = GpuCloth::new(ctx, &cloth)?;

@@ -18,7 +18,7 @@ const COARSE: (u32, u32) = (4, 2);
 /// triangles in all: [`Detail::HIGH`]'s rings with as many segments
 /// around as it takes (49 for 64K), coarser rings for small characters.
 pub fn detail_for(triangles: usize) -> Detail {
-        let per_segment = |(along, cap): (u32, u32)| {
+    let per_segment = |(along, cap): (u32, u32)| {
         Detail {
             around: 1,
             along,

@@ -261,12 +261,23 @@ fn bench_radial_writes_its_table_small() {
     );
     let csv = std::fs::read_to_string(dir.join("radial.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines.len(), 3, "a header and a row per cloth: {csv}");
+    assert_eq!(
+        lines.len(),
+        5,
+        "a header and a row per cloth and rasteriser: {csv}"
+    );
     let header: Vec<&str> = lines[0].split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    for (line, particles) in lines[1..].iter().zip(["64", "289"]) {
+    let expected = [
+        ("64", "render"),
+        ("64", "compute"),
+        ("289", "render"),
+        ("289", "compute"),
+    ];
+    for (line, (particles, rasteriser)) in lines[1..].iter().zip(expected) {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells[col("particles")], particles, "{line}");
+        assert_eq!(cells[col("rasteriser")], rasteriser, "{line}");
         assert_eq!(cells[col("bones")], "21", "{line}");
         assert_eq!(cells[col("fields")], "21", "{line}");
         let triangles: usize = cells[col("triangles")].parse().unwrap();
@@ -288,7 +299,7 @@ fn bench_radial_writes_its_table_small() {
         }
     }
     let md = std::fs::read_to_string(dir.join("radial.md")).unwrap();
-    assert_eq!(md.lines().count(), 4, "the README table: {md}");
+    assert_eq!(md.lines().count(), 6, "the README table: {md}");
     assert!(
         md.starts_with("| character | fields | cloth particles"),
         "{md}"

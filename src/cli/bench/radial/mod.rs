@@ -25,6 +25,10 @@
 //! rasterise + collision) against the paper's target of 0.1 ms.
 //! `radial.md` holds the rows as the README's table.
 //!
+//! Each cloth size runs once per `--rasterisers`: `render` (the paper's
+//! method, the render pipeline) and `compute` (the stage's compute
+//! rasteriser, which fills the same cells without the graphics slice).
+//!
 //! Not built (yet): the table's alternatives on this scene — per-bone
 //! uniform distance fields rebuilt each frame, a uniform spatial hash,
 //! BVH point–triangle tests.
@@ -40,7 +44,9 @@ use crate::sim::character::skinning::SkinningGpu;
 use crate::sim::radial::{
     ClothGpu, ClothParams, CollideParams, GpuCloth, GpuFields, RadialSimGpu, StepParams,
 };
-use crate::stages::radial::{FieldFrameGpu, RadialGpu, RadialInput, RadialParams, RadialScene};
+use crate::stages::radial::{
+    FieldFrameGpu, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
+};
 use rows::Row;
 
 use super::common::CommonArgs;
@@ -66,6 +72,37 @@ pub struct Args {
     /// Cloth constraint iterations per frame.
     #[arg(long, default_value_t = 8)]
     pub iterations: u32,
+    /// The field rasterisers timed, one row each per cloth.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "render,compute"
+    )]
+    pub rasterisers: Vec<RasteriserArg>,
+}
+
+/// `--rasterisers`: the stage's two GPU rasterisers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum RasteriserArg {
+    Render,
+    Compute,
+}
+
+impl RasteriserArg {
+    fn rasteriser(self) -> Rasteriser {
+        match self {
+            RasteriserArg::Render => Rasteriser::Render,
+            RasteriserArg::Compute => Rasteriser::Compute,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            RasteriserArg::Render => "render",
+            RasteriserArg::Compute => "compute",
+        }
+    }
 }
 
 fn parse_res(text: &str) -> anyhow::Result<RadialParams> {
@@ -113,16 +150,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         sim: RadialSimGpu::new(&ctx),
         cloth: ClothGpu::new(&ctx),
     };
+    let setup = Setup {
+        character: &character,
+        raster: &raster,
+        collide: &collide,
+        constraints: &constraints,
+        repeats: args.common.repeats,
+    };
     let mut rows = Vec::new();
     for &count in &args.cloth {
-        let setup = Setup {
-            character: &character,
-            raster: &raster,
-            collide: &collide,
-            constraints: &constraints,
-            repeats: args.common.repeats,
-        };
-        rows.push(measure(&ctx, &kernels, &setup, count)?);
+        for &rasteriser in &args.rasterisers {
+            rows.push(measure(&ctx, &kernels, &setup, count, rasteriser)?);
+        }
     }
     report.write(Some(&adapter), &[("date", report::today().into())], &rows)?;
     report.write_markdown(&rows::readme_table(&rows))?;
@@ -164,8 +203,15 @@ struct Setup<'a> {
     repeats: usize,
 }
 
-/// One row: the scene with a cloth of `count` particles, frames timed.
-fn measure(ctx: &GpuContext, k: &Kernels, s: &Setup<'_>, count: usize) -> anyhow::Result<Row> {
+/// One row: the scene with a cloth of `count` particles, fields
+/// rasterised by `rasteriser`, frames timed.
+fn measure(
+    ctx: &GpuContext,
+    k: &Kernels,
+    s: &Setup<'_>,
+    count: usize,
+    rasteriser: RasteriserArg,
+) -> anyhow::Result<Row> {
     let character = s.character;
     let raster = s.raster;
     let rest_specs = character.field_specs(&character.pose(0.0))?;
@@ -174,7 +220,8 @@ fn measure(ctx: &GpuContext, k: &Kernels, s: &Setup<'_>, count: usize) -> anyhow
         triangles: &character.triangles,
         fields: &rest_specs,
     };
-    let scene = RadialScene::new(ctx, &k.radial, input, raster)?;
+    let scene =
+        RadialScene::with_rasteriser(ctx, &k.radial, input, raster, rasteriser.rasteriser())?;
     let joints = character.skeleton.joints.len();
     let skinning = SkinningGpu::new(
         ctx,
@@ -258,6 +305,7 @@ fn measure(ctx: &GpuContext, k: &Kernels, s: &Setup<'_>, count: usize) -> anyhow
             // The cells, and the current and previous frame of each field.
             field_memory_mb: (cells * 4 + fields * 64 * 2) as f64 / 1e6,
         },
+        rasteriser.name(),
         &samples,
         contacts,
         100.0 * filled as f64 / cells as f64,

@@ -22,6 +22,8 @@ pub struct Scene {
 pub struct Row {
     #[serde(flatten)]
     pub scene: Scene,
+    /// `render` or `compute`.
+    pub rasteriser: &'static str,
     pub skinning_gpu_ms: Option<f64>,
     pub rasterise_gpu_ms: Option<f64>,
     pub collision_gpu_ms: Option<f64>,
@@ -66,6 +68,7 @@ impl Row {
     /// The medians of `samples` (each frame's phases and wall ms).
     pub fn from_samples(
         scene: Scene,
+        rasteriser: &'static str,
         samples: &[(Vec<GpuPhase>, f64)],
         contacts: usize,
         filled_cells_pct: f64,
@@ -77,6 +80,7 @@ impl Row {
         let mut wall: Vec<f64> = samples.iter().map(|(_, w)| *w).collect();
         Row {
             scene,
+            rasteriser,
             skinning_gpu_ms: median_of(&|p| phase(p, "skinning")),
             rasterise_gpu_ms: median_of(&|p| phase(p, "rasterise")),
             collision_gpu_ms: median_of(&|p| phase(p, "collision")),
@@ -118,8 +122,8 @@ fn thousands(n: usize) -> String {
 pub fn readme_table(rows: &[Row]) -> String {
     let ms = |v: Option<f64>| or_dash(v, |m| format!("{m:.3} ms"));
     let mut out = String::from(
-        "| character | fields | cloth particles | field cells | substeps | skinning GPU | rasterise GPU | collision GPU | cloth GPU | update + CD GPU | ≤ 0.1 ms | frame GPU | wall / frame | field memory |\n\
-         |---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
+        "| character | fields | cloth particles | field cells | rasteriser | substeps | skinning GPU | rasterise GPU | collision GPU | cloth GPU | update + CD GPU | ≤ 0.1 ms | frame GPU | wall / frame | field memory |\n\
+         |---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
     );
     for r in rows {
         let s = &r.scene;
@@ -128,6 +132,7 @@ pub fn readme_table(rows: &[Row]) -> String {
             s.fields.to_string(),
             thousands(s.particles),
             s.resolution.replace('x', "×"),
+            r.rasteriser.to_string(),
             s.substeps.to_string(),
             ms(r.skinning_gpu_ms),
             ms(r.rasterise_gpu_ms),
@@ -157,6 +162,7 @@ impl report::Row for Row {
             "fields",
             "particles",
             "resolution",
+            "rasteriser",
             "substeps",
             "field_memory_mb",
             "skinning_gpu_ms",
@@ -180,6 +186,7 @@ impl report::Row for Row {
             s.fields.to_string(),
             s.particles.to_string(),
             s.resolution.clone(),
+            self.rasteriser.to_string(),
             s.substeps.to_string(),
             format!("{:.3}", s.field_memory_mb),
             ms(self.skinning_gpu_ms),
@@ -200,6 +207,7 @@ impl report::Row for Row {
             Column::right("fields", 6),
             Column::right("particles", 9),
             Column::right("res", 7),
+            Column::left("raster", 7),
             Column::right("n", 3),
             Column::right("mem MB", 7),
             Column::right("skin ms", 8),
@@ -223,6 +231,7 @@ impl report::Row for Row {
             s.fields.to_string(),
             s.particles.to_string(),
             s.resolution.clone(),
+            self.rasteriser.to_string(),
             s.substeps.to_string(),
             format!("{:.3}", s.field_memory_mb),
             ms(self.skinning_gpu_ms),
@@ -270,7 +279,7 @@ mod tests {
             (phases([0.03, 0.07, 0.02]), 3.0),
             (phases([0.02, 0.06, 0.04]), 2.0),
         ];
-        let row = Row::from_samples(scene, &samples, 7, 80.0);
+        let row = Row::from_samples(scene, "compute", &samples, 7, 80.0);
         assert_eq!(row.skinning_gpu_ms, Some(0.02));
         assert_eq!(row.rasterise_gpu_ms, Some(0.06));
         assert_eq!(row.cloth_gpu_ms, None, "no cloth phase was timed");
@@ -281,7 +290,7 @@ mod tests {
         let line = table.lines().nth(2).unwrap();
         assert_eq!(
             line,
-            "| 63,798 triangles | 21 | 12,996 | 64×32 | 8 | 0.020 ms | 0.060 ms | 0.020 ms | - | 0.120 ms | no | 0.120 ms | 2.00 ms | 0.175 MB |"
+            "| 63,798 triangles | 21 | 12,996 | 64×32 | compute | 8 | 0.020 ms | 0.060 ms | 0.020 ms | - | 0.120 ms | no | 0.120 ms | 2.00 ms | 0.175 MB |"
         );
     }
 }

@@ -785,7 +785,7 @@ fn radial() {
         1i32 << sl::RADIAL_SUBPIXEL_BITS
     );
     for (entry, size) in [
-        ("clear", sl::RADIAL_CLEAR_GROUP),
+        ("clear", sl::RADIAL_COMPUTE_CLEAR_GROUP),
         ("raster", sl::RADIAL_RASTER_GROUP),
         ("raster_large", sl::RADIAL_LARGE_GROUP),
     ] {

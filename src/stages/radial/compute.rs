@@ -13,8 +13,8 @@ use eframe::egui_wgpu::wgpu;
 
 use crate::gpu::{Access, GpuContext, GpuError, Kernels, dispatch_dims, shader_source};
 
-use super::gpu::CLEAR_GROUP;
-
+/// Invocations per workgroup of `clear`.
+pub const CLEAR_GROUP: u32 = 256;
 /// Invocations per workgroup of `raster` (one per pair).
 pub const RASTER_GROUP: u32 = 64;
 /// Invocations sharing one large footprint in `raster_large`.

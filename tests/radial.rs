@@ -1,5 +1,6 @@
-//! The radial-field stage (Friston & Steed 2019, §4–5): the GPU rasteriser
-//! against the CPU reference cell by cell, analytic cases, culling and the
+//! The radial-field stage (Friston & Steed 2019, §4–5): both GPU
+//! rasterisers (the render pipeline and compute) against the CPU
+//! reference cell by cell, analytic cases, culling and the
 //! seam, and both against brute-force ray casting on random star-shaped
 //! tubes.
 
@@ -70,6 +71,18 @@ fn assert_same(a: &RadialProduct, b: &RadialProduct, tol: f32, what: &str) {
     }
 }
 
+/// The render pipeline and the compute rasteriser.
+const GPU_BACKENDS: [Backend; 2] = [Backend::Gpu, Backend::GpuCompute];
+
+/// The CPU reference and both GPU rasterisers, with the GPU state each needs.
+fn every_backend(gpu: &RadialGpu) -> [(Backend, Option<&RadialGpu>); 3] {
+    [
+        (Backend::Cpu, None),
+        (Backend::Gpu, Some(gpu)),
+        (Backend::GpuCompute, Some(gpu)),
+    ]
+}
+
 fn axis_frame(a: Vec3, b: Vec3, normal: Vec3) -> BoneFrame {
     BoneFrame::new(a, b, normal).expect("test frame")
 }
@@ -125,18 +138,20 @@ fn gpu_matches_cpu_cell_by_cell() {
                 ..RadialParams::new(n_theta, n_z)
             };
             let cpu = run(input, &params, Backend::Cpu, None);
-            let on_gpu = run(input, &params, Backend::Gpu, Some(&gpu));
             let covered = cpu.values.iter().filter(|v| v.is_finite()).count();
             assert!(
                 covered > cpu.values.len() / 2,
                 "{n_theta}x{n_z}: only {covered} cells covered"
             );
-            assert_same(
-                &cpu,
-                &on_gpu,
-                1e-4,
-                &format!("{n_theta}x{n_z} filter {filter}"),
-            );
+            for backend in GPU_BACKENDS {
+                let on_gpu = run(input, &params, backend, Some(&gpu));
+                assert_same(
+                    &cpu,
+                    &on_gpu,
+                    1e-4,
+                    &format!("{backend:?} {n_theta}x{n_z} filter {filter}"),
+                );
+            }
         }
     }
 }
@@ -157,7 +172,7 @@ fn a_cylinder_around_the_axis_gives_its_radius_and_inf_beyond_its_ends() {
     };
     let params = RadialParams::new(128, 64);
     let chord = radius * (std::f32::consts::PI / around as f32).cos();
-    for (backend, g) in [(Backend::Cpu, None), (Backend::Gpu, Some(&gpu))] {
+    for (backend, g) in every_backend(&gpu) {
         let p = run(input, &params, backend, g);
         for k in 0..64u32 {
             let z = (k as f32 + 0.5) / 64.0;
@@ -201,7 +216,7 @@ fn axis_crossing_and_back_facing_triangles_are_culled() {
             triangles: &triangles,
             fields: &fields,
         };
-        for (backend, g) in [(Backend::Cpu, None), (Backend::Gpu, Some(&gpu))] {
+        for (backend, g) in every_backend(&gpu) {
             let p = run(input, &RadialParams::new(32, 16), backend, g);
             let filled = p.values.iter().filter(|v| v.is_finite()).count();
             assert_eq!(filled, 0, "{name} {backend:?}: {filled} cells filled");
@@ -229,8 +244,10 @@ fn a_triangle_across_the_seam_fills_both_sides() {
     };
     let params = RadialParams::new(64, 16);
     let cpu = run(input, &params, Backend::Cpu, None);
-    let on_gpu = run(input, &params, Backend::Gpu, Some(&gpu));
-    assert_same(&cpu, &on_gpu, 1e-4, "seam quad");
+    for backend in GPU_BACKENDS {
+        let on_gpu = run(input, &params, backend, Some(&gpu));
+        assert_same(&cpu, &on_gpu, 1e-4, &format!("{backend:?} seam quad"));
+    }
     let row = 8 * 64;
     for i in [0usize, 1, 2, 61, 62, 63] {
         let theta = (i as f32 + 0.5) / 64.0 * TAU;
@@ -242,6 +259,39 @@ fn a_triangle_across_the_seam_fills_both_sides() {
         );
     }
     assert!(cpu.values[row + 32].is_infinite(), "the far side is empty");
+}
+
+#[test]
+fn large_footprints_and_many_small_ones_fill_the_same_cells_on_every_backend() {
+    // A coarse tube at a fine resolution: each quad's two triangles cover
+    // hundreds of cells (the compute rasteriser's workgroup-per-footprint
+    // path); beside it a fine tube whose triangles cover a cell or none.
+    let gpu = Radial::gpu(&common::gpu()).unwrap();
+    let frame = axis_frame(Vec3::ZERO, Vec3::new(0.0, 0.0, 2.0), Vec3::X);
+    let (coarse, coarse_tris) = tube(&frame, (6, 2), (0.0, 0.5), |_, _| 0.8);
+    let (fine, fine_tris) = tube(&frame, (200, 100), (0.5, 1.0), |th, _| {
+        0.7 + 0.05 * (TAU * 5.0 * th).sin()
+    });
+    let mut positions = coarse;
+    let base = positions.len() as u32;
+    positions.extend(fine);
+    let mut triangles = coarse_tris;
+    triangles.extend(fine_tris.iter().map(|t| t.map(|v| v + base)));
+    let fields = [FieldSpec { frame, faces: None }];
+    let input = RadialInput {
+        positions: &positions,
+        triangles: &triangles,
+        fields: &fields,
+    };
+    let params = RadialParams::new(128, 64);
+    let cpu = run(input, &params, Backend::Cpu, None);
+    // Every cell is covered: the coarse hexagon's lower half, the fine tube's upper.
+    let empty = cpu.values.iter().filter(|v| v.is_infinite()).count();
+    assert_eq!(empty, 0, "{empty} cells empty on the CPU");
+    for backend in GPU_BACKENDS {
+        let on_gpu = run(input, &params, backend, Some(&gpu));
+        assert_same(&cpu, &on_gpu, 1e-4, &format!("{backend:?} coarse + fine"));
+    }
 }
 
 #[test]
@@ -335,7 +385,7 @@ proptest! {
         let input = RadialInput { positions: &positions, triangles: &triangles, fields: &fields };
         let params = RadialParams::new(48, 24);
         let gpu = gpu_once();
-        for (backend, g) in [(Backend::Cpu, None), (Backend::Gpu, Some(gpu))] {
+        for (backend, g) in every_backend(gpu) {
             let p = run(input, &params, backend, g);
             for k in 0..24u32 {
                 for i in 0..48u32 {

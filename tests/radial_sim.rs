@@ -261,18 +261,48 @@ fn bench_radial_writes_its_table_small() {
     );
     let csv = std::fs::read_to_string(dir.join("radial.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();
-    assert_eq!(lines.len(), 3, "a header and a row per cloth: {csv}");
+    assert_eq!(
+        lines.len(),
+        5,
+        "a header and a row per cloth and rasteriser: {csv}"
+    );
     let header: Vec<&str> = lines[0].split(',').collect();
     let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    for (line, particles) in lines[1..].iter().zip(["64", "289"]) {
+    let expected = [
+        ("64", "render"),
+        ("64", "compute"),
+        ("289", "render"),
+        ("289", "compute"),
+    ];
+    for (line, (particles, rasteriser)) in lines[1..].iter().zip(expected) {
         let cells: Vec<&str> = line.split(',').collect();
         assert_eq!(cells[col("particles")], particles, "{line}");
-        assert_eq!(cells[col("bones")], "20", "{line}");
+        assert_eq!(cells[col("rasteriser")], rasteriser, "{line}");
+        assert_eq!(cells[col("bones")], "21", "{line}");
+        assert_eq!(cells[col("fields")], "21", "{line}");
+        let triangles: usize = cells[col("triangles")].parse().unwrap();
+        assert!((1_500..=2_500).contains(&triangles), "{line}");
         let mem: f64 = cells[col("field_memory_mb")].parse().unwrap();
         assert!(
-            (mem - (20.0 * 16.0 * 8.0 * 4.0 + 20.0 * 128.0) / 1e6).abs() < 1e-3,
+            (mem - (21.0 * 16.0 * 8.0 * 4.0 + 21.0 * 128.0) / 1e6).abs() < 1e-3,
             "{line}"
         );
+        // The skinned character fills cells of its fields.
+        let filled: f64 = cells[col("filled_cells_pct")].parse().unwrap();
+        assert!(filled > 20.0, "{line}");
+        for phase in ["skinning_gpu_ms", "rasterise_gpu_ms", "collision_gpu_ms"] {
+            let cell = cells[col(phase)];
+            assert!(
+                cell.is_empty() || cell.parse::<f64>().unwrap() > 0.0,
+                "{phase}: {line}"
+            );
+        }
     }
+    let md = std::fs::read_to_string(dir.join("radial.md")).unwrap();
+    assert_eq!(md.lines().count(), 6, "the README table: {md}");
+    assert!(
+        md.starts_with("| character | fields | cloth particles"),
+        "{md}"
+    );
     assert!(dir.join("radial.json").exists() && dir.join("radial.png").exists());
 }

@@ -53,6 +53,11 @@ impl From<u32> for Value {
         Value::Int(v.into())
     }
 }
+impl From<i32> for Value {
+    fn from(v: i32) -> Self {
+        Value::Int(v.into())
+    }
+}
 impl From<u64> for Value {
     fn from(v: u64) -> Self {
         Value::Int(v.into())
@@ -829,6 +834,54 @@ fn radial() {
         "RADIAL_CLEAR_GROUP",
         [sl::RADIAL_CLEAR_GROUP, 1, 1],
     );
+    // The compute rasteriser (the same Params, FieldFrame and constants
+    // through shared/radial_setup.wgsl).
+    mirror! { c, "radial_compute.wgsl", "Params", sl::RadialParams {
+        n_theta, n_z, pairs, cells, min_facing, clamp_far, _pad0, _pad1,
+    } }
+    constant!(
+        c,
+        "radial_compute.wgsl",
+        CLEAR_GROUP,
+        sl::RADIAL_CLEAR_GROUP
+    );
+    constant!(
+        c,
+        "radial_compute.wgsl",
+        RASTER_GROUP,
+        sl::RADIAL_RASTER_GROUP
+    );
+    constant!(
+        c,
+        "radial_compute.wgsl",
+        LARGE_GROUP,
+        sl::RADIAL_LARGE_GROUP
+    );
+    constant!(
+        c,
+        "radial_compute.wgsl",
+        SMALL_CELLS,
+        sl::RADIAL_SMALL_CELLS
+    );
+    constant!(c, "radial_compute.wgsl", MAX_LARGE, sl::RADIAL_MAX_LARGE);
+    constant!(
+        c,
+        "radial_compute.wgsl",
+        SUBPIXEL,
+        1i32 << sl::RADIAL_SUBPIXEL_BITS
+    );
+    for (entry, size) in [
+        ("clear", sl::RADIAL_COMPUTE_CLEAR_GROUP),
+        ("raster", sl::RADIAL_RASTER_GROUP),
+        ("raster_large", sl::RADIAL_LARGE_GROUP),
+    ] {
+        c.workgroup(
+            "radial_compute.wgsl",
+            &[entry],
+            "the compute rasteriser",
+            [size, 1, 1],
+        );
+    }
     c.finish();
 }
 

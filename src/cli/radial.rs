@@ -1,5 +1,5 @@
 //! `collidoscope radial MESH.obj --axis ax,ay,az,bx,by,bz --normal
-//! ux,uy,uz --res 256x128 --out unwrap.npy [--png] [--backend gpu|cpu]`:
+//! ux,uy,uz --res 256x128 --out unwrap.npy [--png] [--backend gpu|gpu-compute|cpu]`:
 //! the radial field (Friston & Steed 2019, §4–5) of a static mesh around
 //! one axis.
 //!
@@ -46,7 +46,7 @@ pub struct RadialArgs {
     /// Also write the false-colour unwrap as PNG.
     #[arg(long)]
     pub png: bool,
-    /// gpu or cpu.
+    /// gpu (the render pipeline), gpu-compute (compute shaders) or cpu.
     #[arg(long, default_value = "gpu")]
     pub backend: String,
     /// Cull faces whose normal meets the radial direction with a cosine
@@ -91,7 +91,10 @@ pub fn run(args: RadialArgs) -> anyhow::Result<()> {
         .with_context(|| format!("--axis {} --normal {}", args.axis, args.normal))?;
     let (n_theta, n_z) = super::interfere::parse_resolution(&args.res)?;
     let Some(backend) = Backend::from_name(&args.backend) else {
-        bail!("--backend '{}': expected gpu or cpu", args.backend);
+        bail!(
+            "--backend '{}': expected gpu, gpu-compute or cpu",
+            args.backend
+        );
     };
     let params = RadialParams {
         n_theta,

@@ -78,6 +78,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
+    // The compute rasteriser of radial fields (no render pipeline).
+    "radial_compute.wgsl",
     // The compute backend of interference (no rasteriser).
     "interference_compute.wgsl",
     "interference_compute_args.wgsl",
@@ -109,6 +111,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/field_lookup.wgsl",
     "shared/closest_point.wgsl",
     "shared/radial_collide.wgsl",
+    "shared/radial_setup.wgsl",
     "shared/interference_compute.wgsl",
     "shared/particles.wgsl",
     "shared/rss.wgsl",

@@ -26,11 +26,18 @@ pub use super::particles::gpu::{
     Frame as ParticleFrame, GpuCollider as ParticleCollider, GpuEmitter as ParticleEmitter,
     GpuFlight as ParticleFlight, GpuImpact as ParticleImpact, WORKGROUP as PARTICLES_WORKGROUP,
 };
+pub use super::radial::compute::{
+    CLEAR_GROUP as RADIAL_COMPUTE_CLEAR_GROUP, LARGE_GROUP as RADIAL_LARGE_GROUP,
+    MAX_LARGE as RADIAL_MAX_LARGE, RASTER_GROUP as RADIAL_RASTER_GROUP,
+    SMALL_CELLS as RADIAL_SMALL_CELLS,
+};
 pub use super::radial::gpu::{CLEAR_GROUP as RADIAL_CLEAR_GROUP, INF_BITS as RADIAL_INF_BITS};
 pub use super::radial::setup::{
     MAX_DISTANCE as RADIAL_MAX_DISTANCE, NEAR_AXIS as RADIAL_NEAR_AXIS,
 };
-pub use super::radial::{FieldFrameGpu, RasterParams as RadialParams};
+pub use super::radial::{
+    FieldFrameGpu, RasterParams as RadialParams, SUBPIXEL_BITS as RADIAL_SUBPIXEL_BITS,
+};
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
 pub use super::sdf_adaptive::gpu::{

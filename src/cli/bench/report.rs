@@ -151,6 +151,13 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
+    /// Writes `<name>.md`: the rows as the README shows them.
+    pub fn write_markdown(&self, text: &str) -> anyhow::Result<()> {
+        let path = self.path("md");
+        crate::io::write_atomically(&path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+
     /// Draws `panels` side by side into `<name>.png`.
     pub fn plot(&self, width: u32, height: u32, panels: &[Panel<'_>]) -> anyhow::Result<()> {
         crate::plot::write_png(&self.path("png"), width, height, panels)

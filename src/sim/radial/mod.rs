@@ -12,12 +12,15 @@
 //!   CPU;
 //! - [`gpu`]: the particles on the GPU (`shaders/radial_particles.wgsl`);
 //! - [`cloth_gpu`]: the cloth's constraints on the GPU
-//!   (`shaders/radial_cloth.wgsl`).
+//!   (`shaders/radial_cloth.wgsl`);
+//! - [`alternatives`]: table 1's spatial hash and BVH on the same mesh
+//!   and particles, and the radial fields' answer to the same question.
 //!
 //! The fields come from the rasterising stage ([`crate::stages::radial`])
 //! or, in tests, are filled analytically (a cylinder of radius r: every
 //! cell r).
 
+pub mod alternatives;
 pub mod cloth;
 pub mod cloth_gpu;
 pub mod collide;

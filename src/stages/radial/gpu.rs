@@ -1,7 +1,8 @@
-//! The GPU rasteriser: a wgpu render pipeline over `shaders/radial.wgsl`
-//! (see the module docs of [`super`] and the shader's header).
+//! The GPU rasterisers: a wgpu render pipeline over `shaders/radial.wgsl`
+//! (see the module docs of [`super`] and the shader's header), or compute
+//! shaders ([`super::compute`]), chosen per scene ([`Rasteriser`]).
 //!
-//! [`RadialGpu`] holds the pipelines (once per device). [`RadialScene`]
+//! [`RadialGpu`] holds the pipelines of both (once per device). [`RadialScene`]
 //! holds one scene's buffers — the mesh, the (field, triangle) pairs, the
 //! frames and the values — resident, so that per frame only what moved is
 //! written ([`RadialScene::write_positions`], [`RadialScene::write_frames`],
@@ -13,6 +14,7 @@
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 
+use super::compute::{ComputeBuffers, ComputeRaster};
 use super::{BoneFrame, FieldFrameGpu, RadialError, RadialInput, RadialParams, gpu_frames};
 use crate::gpu::{
     GpuContext, GpuRun, dispatch_dims, read_buffer, shader_source, storage_buffer_init,
@@ -44,6 +46,16 @@ pub struct RasterParams {
     pub _pad1: u32,
 }
 
+/// How a scene's fields are rasterised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rasteriser {
+    /// The render pipeline, one draw of 3 vertices per (field, triangle)
+    /// pair: the paper's method.
+    Render,
+    /// Compute shaders filling the same cells ([`super::compute`]).
+    Compute,
+}
+
 /// The pipelines of the radial-field stage, created once per device.
 pub struct RadialGpu {
     /// The device the pipelines belong to.
@@ -51,6 +63,7 @@ pub struct RadialGpu {
     layout: wgpu::BindGroupLayout,
     render: wgpu::RenderPipeline,
     clear: wgpu::ComputePipeline,
+    compute: ComputeRaster,
 }
 
 impl RadialGpu {
@@ -132,7 +145,27 @@ impl RadialGpu {
             layout,
             render,
             clear,
+            compute: ComputeRaster::new(gpu),
         }
+    }
+
+    /// The render pipeline's bind group of a scene's buffers (binding order).
+    fn render_bind_group(&self, buffers: [&wgpu::Buffer; 6]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: b.as_entire_binding(),
+            })
+            .collect();
+        self.gpu
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("RadialScene::bind_group"),
+                layout: &self.layout,
+                entries: &entries,
+            })
     }
 
     /// One stage run: upload, clear, rasterise, read back.
@@ -140,11 +173,12 @@ impl RadialGpu {
         &self,
         input: RadialInput<'_>,
         params: &RadialParams,
+        rasteriser: Rasteriser,
         timings: &mut Timings,
     ) -> Result<Vec<f32>, RadialError> {
         let gpu = &self.gpu;
         let start = std::time::Instant::now();
-        let scene = RadialScene::new(gpu, self, input, params)?;
+        let scene = RadialScene::with_rasteriser(gpu, self, input, params, rasteriser)?;
         timings.push("upload", start.elapsed().as_secs_f64() * 1e3, None);
         let mut run = GpuRun::new(gpu, "radial")?;
         run.encoder_work("clear", |e| scene.record_clear(self, e));
@@ -183,24 +217,45 @@ pub struct RadialScene {
     _triangles: wgpu::Buffer,
     _pairs: wgpu::Buffer,
     _uniform: wgpu::Buffer,
-    target: wgpu::TextureView,
-    bind_group: wgpu::BindGroup,
+    raster: SceneRaster,
+}
+
+/// What a scene's rasteriser needs besides the shared buffers.
+enum SceneRaster {
+    /// The render pipeline's bind group and its dummy colour target.
+    Render {
+        target: wgpu::TextureView,
+        bind_group: wgpu::BindGroup,
+    },
+    Compute(ComputeBuffers),
 }
 
 impl RadialScene {
-    /// Uploads `input` and allocates the fields of `params`, after checking
-    /// both and the adapter's limits.
+    /// [`RadialScene::with_rasteriser`] with the render pipeline.
     pub fn new(
         gpu: &GpuContext,
         radial: &RadialGpu,
         input: RadialInput<'_>,
         params: &RadialParams,
     ) -> Result<Self, RadialError> {
+        Self::with_rasteriser(gpu, radial, input, params, Rasteriser::Render)
+    }
+
+    /// Uploads `input` and allocates the fields of `params`, after checking
+    /// both and the adapter's limits, for `rasteriser`.
+    pub fn with_rasteriser(
+        gpu: &GpuContext,
+        radial: &RadialGpu,
+        input: RadialInput<'_>,
+        params: &RadialParams,
+        rasteriser: Rasteriser,
+    ) -> Result<Self, RadialError> {
         params.validate()?;
         input.validate()?;
         let limits = gpu.device.limits();
         let max_dim = limits.max_texture_dimension_2d;
-        if params.n_theta > max_dim || params.n_z > max_dim {
+        let render = rasteriser == Rasteriser::Render;
+        if render && (params.n_theta > max_dim || params.n_z > max_dim) {
             return Err(RadialError::BeyondGpu {
                 n_theta: params.n_theta,
                 n_z: params.n_z,
@@ -261,23 +316,6 @@ impl RadialScene {
                 bytes: cells * 4,
             },
         )?;
-        let target = gpu
-            .device
-            .create_texture(&wgpu::TextureDescriptor {
-                label: Some("RadialScene::target"),
-                size: wgpu::Extent3d {
-                    width: params.n_theta,
-                    height: params.n_z,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: TARGET_FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            })
-            .create_view(&Default::default());
         let buffers = [
             &uniform_buffer,
             &frames,
@@ -286,19 +324,18 @@ impl RadialScene {
             &pair_buffer,
             &values,
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(i, b)| wgpu::BindGroupEntry {
-                binding: i as u32,
-                resource: b.as_entire_binding(),
-            })
-            .collect();
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("RadialScene::bind_group"),
-            layout: &radial.layout,
-            entries: &entries,
-        });
+        let raster = match rasteriser {
+            Rasteriser::Render => SceneRaster::Render {
+                target: dummy_target(gpu, params),
+                bind_group: radial.render_bind_group(buffers),
+            },
+            Rasteriser::Compute => SceneRaster::Compute(ComputeBuffers::new(
+                gpu,
+                &radial.compute,
+                buffers,
+                pairs.len() as u32,
+            )?),
+        };
         Ok(RadialScene {
             params: *params,
             field_count: input.fields.len() as u32,
@@ -309,8 +346,7 @@ impl RadialScene {
             _triangles: triangles,
             _pairs: pair_buffer,
             _uniform: uniform_buffer,
-            target,
-            bind_group,
+            raster,
         })
     }
 
@@ -337,25 +373,44 @@ impl RadialScene {
         gpu.queue.write_buffer(&self.positions, 0, &bytes[..len]);
     }
 
+    /// How this scene rasterises.
+    pub fn rasteriser(&self) -> Rasteriser {
+        match self.raster {
+            SceneRaster::Render { .. } => Rasteriser::Render,
+            SceneRaster::Compute(_) => Rasteriser::Compute,
+        }
+    }
+
     /// Records the clear to +inf (§5.3).
     pub fn record_clear(&self, radial: &RadialGpu, encoder: &mut wgpu::CommandEncoder) {
         let cells = self.params.cells_per_field() as u32 * self.field_count;
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("RadialScene::clear"),
-            timestamp_writes: None,
-        });
-        pass.set_pipeline(&radial.clear);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        let (x, y) = dispatch_dims(cells.div_ceil(CLEAR_GROUP));
-        pass.dispatch_workgroups(x, y, 1);
+        match &self.raster {
+            SceneRaster::Render { bind_group, .. } => {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some("RadialScene::clear"),
+                    timestamp_writes: None,
+                });
+                pass.set_pipeline(&radial.clear);
+                pass.set_bind_group(0, bind_group, &[]);
+                let (x, y) = dispatch_dims(cells.div_ceil(CLEAR_GROUP));
+                pass.dispatch_workgroups(x, y, 1);
+            }
+            SceneRaster::Compute(c) => c.record_clear(&radial.compute, encoder, cells),
+        }
     }
 
     /// Records the rasterisation of every (field, triangle) pair.
     pub fn record_draw(&self, radial: &RadialGpu, encoder: &mut wgpu::CommandEncoder) {
+        let (target, bind_group) = match &self.raster {
+            SceneRaster::Render { target, bind_group } => (target, bind_group),
+            SceneRaster::Compute(c) => {
+                return c.record_raster(&radial.compute, encoder, self.pair_count);
+            }
+        };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("RadialScene::rasterise"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: &self.target,
+                view: target,
                 depth_slice: None,
                 resolve_target: None,
                 ops: wgpu::Operations {
@@ -370,7 +425,7 @@ impl RadialScene {
         });
         if self.pair_count > 0 {
             pass.set_pipeline(&radial.render);
-            pass.set_bind_group(0, &self.bind_group, &[]);
+            pass.set_bind_group(0, bind_group, &[]);
             pass.draw(0..3 * self.pair_count, 0..1);
         }
     }
@@ -387,4 +442,24 @@ impl RadialScene {
         let bits: Vec<u32> = read_buffer(gpu, &self.values, cells)?;
         Ok(bits.into_iter().map(f32::from_bits).collect())
     }
+}
+
+/// The render pipeline's colour target: sizes the pass, never written.
+fn dummy_target(gpu: &GpuContext, params: &RadialParams) -> wgpu::TextureView {
+    gpu.device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("RadialScene::target"),
+            size: wgpu::Extent3d {
+                width: params.n_theta,
+                height: params.n_z,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: TARGET_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
 }

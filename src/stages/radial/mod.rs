@@ -20,7 +20,8 @@
 //! | backend | method |
 //! |---|---|
 //! | `cpu` | [`cpu`]: the same set-up, coverage by integer edge functions on corners snapped to 1/256 cell with the top-left rule; rayon over fields |
-//! | `gpu` | [`gpu`]: a wgpu render pipeline, one draw of 3 vertices per (field, triangle) pair; the vertex stage pulls its triangle from storage buffers and does the geometry shader's work (wgpu has none), the fragment stage `atomicMin`s the distance's f32 bits into a u32 storage buffer cleared to `+inf` by a compute pass |
+//! | `gpu` | [`gpu`]: a wgpu render pipeline, one draw of 3 vertices per (field, triangle) pair; the vertex stage pulls its triangle from storage buffers and does the geometry shader's work (wgpu has none), the fragment stage `atomicMin`s the distance's f32 bits into a u32 storage buffer cleared to `+inf` by a compute pass — the paper's method |
+//! | `gpu-compute` | [`compute`]: the same set-up and distances in compute shaders, one invocation per pair, the CPU's coverage rule in integer arithmetic over the cells of the footprint's box, large footprints shared by a workgroup; no graphics pipeline (GPUs whose graphics slice is small, like the H100's, rasterise slowly) |
 //!
 //! Distances are positive, so the order of their f32 bit patterns as u32 is
 //! their order as floats and `atomicMin` on the bits keeps the nearest.
@@ -36,6 +37,7 @@
 //! them: [`RadialScene`] holds the buffers, [`RadialScene::record`] updates
 //! them inside the caller's encoder.
 
+pub mod compute;
 mod cpu;
 pub mod frame;
 pub(super) mod gpu;
@@ -43,7 +45,7 @@ pub mod setup;
 
 pub use cpu::SUBPIXEL_BITS;
 pub use frame::{BoneFrame, Cylindrical, FieldFrameGpu, FrameError};
-pub use gpu::{RadialGpu, RadialScene, RasterParams};
+pub use gpu::{RadialGpu, RadialScene, RasterParams, Rasteriser};
 
 use glam::Vec3;
 
@@ -237,21 +239,36 @@ impl RadialProduct {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Backend {
     Cpu,
+    /// The render pipeline.
     Gpu,
+    /// Compute shaders.
+    GpuCompute,
+}
+
+impl Backend {
+    /// The GPU rasteriser of a GPU backend.
+    pub fn rasteriser(self) -> Option<Rasteriser> {
+        match self {
+            Backend::Cpu => None,
+            Backend::Gpu => Some(Rasteriser::Render),
+            Backend::GpuCompute => Some(Rasteriser::Compute),
+        }
+    }
 }
 
 impl StageBackend for Backend {
-    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu];
+    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu, Backend::GpuCompute];
 
     fn name(self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
             Backend::Gpu => "gpu",
+            Backend::GpuCompute => "gpu-compute",
         }
     }
 
     fn is_gpu(self) -> bool {
-        self == Backend::Gpu
+        self != Backend::Cpu
     }
 }
 
@@ -297,9 +314,10 @@ impl Stage for Radial {
                 timings.push("rasterise", start.elapsed().as_secs_f64() * 1e3, None);
                 values
             }
-            Backend::Gpu => {
+            Backend::Gpu | Backend::GpuCompute => {
                 let g = gpu.ok_or_else(crate::stages::no_gpu)?;
-                g.run(input, params, &mut timings)?
+                let rasteriser = backend.rasteriser().expect("a GPU backend");
+                g.run(input, params, rasteriser, &mut timings)?
             }
         };
         Ok(RadialProduct {

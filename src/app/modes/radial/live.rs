@@ -70,15 +70,18 @@ impl Live {
                 timings.phases.extend(p.timings.phases);
                 p.values
             }
-            Backend::Gpu => {
+            Backend::Gpu | Backend::GpuCompute => {
                 let radial = self.radial.get_or_insert_with(|| RadialGpu::new(gpu));
-                if self.scene.as_ref().is_none_or(|s| s.params != *params) {
+                let rasteriser = backend.rasteriser().expect("a GPU backend");
+                if (self.scene.as_ref())
+                    .is_none_or(|s| s.params != *params || s.scene.rasteriser() != rasteriser)
+                {
                     let rest = RadialInput {
                         positions: &character.rest,
                         ..input
                     };
-                    let scene =
-                        RadialScene::new(gpu, radial, rest, params).map_err(|e| e.to_string())?;
+                    let scene = RadialScene::with_rasteriser(gpu, radial, rest, params, rasteriser)
+                        .map_err(|e| e.to_string())?;
                     let joints = character.skeleton.joints.len();
                     let skinning = SkinningGpu::new(
                         gpu,

@@ -241,6 +241,12 @@ impl FrameRing {
         })
     }
 
+    /// Bytes one window copies back: counters, impact and flight buffers
+    /// at their capacities, the atlas's three channels.
+    pub fn readback_bytes(&self) -> u64 {
+        regions(self.capacity, self.flight_capacity, self.res, self.height).total
+    }
+
     /// Windows in flight.
     pub fn in_flight(&self) -> usize {
         self.slots.iter().filter(|s| s.pending.is_some()).count()

@@ -29,7 +29,7 @@ run "radial; radial-res:128x64; radial-bone:forearm.l; radial-time:1.0; profiler
 # The particle stage's impact maps (CLI; no viewer mode yet).
 maps=$(mktemp -d)
 "$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend cpu
-cp "$maps/collider4_ellipsoid.png" "$s/particles-map-dome.png"
-cp "$maps/collider5_cone.png" "$s/particles-map-cone.png"
+cp "$maps/collider4_ellipsoid_count.png" "$s/particles-map-dome.png"
+cp "$maps/collider5_cone_time.png" "$s/particles-map-cone.png"
 run "open:stanford-bunny; backend:gpu; res:64; compute; pick; slice:x; colormap:viridis; range:data; wait:3; screenshot:$s/bunny-viridis-slice.png;
      export-slice:$s/figure-slice.png@2x+caption; export-figure:$s/figure-view.png+caption; quit"

@@ -481,13 +481,14 @@ impl FrameRing {
                 ));
                 let maps = [0u64, 1, 2].map(|k| {
                     let base = (r.maps + k * r.map_bytes) as usize;
-                    (0..height as usize)
-                        .flat_map(|row| {
-                            let at = base + row * r.padded_row as usize;
-                            bytemuck::cast_slice::<u8, f32>(&data[at..at + 4 * res as usize])
-                                .to_vec()
-                        })
-                        .collect()
+                    let mut channel = Vec::with_capacity((res * height) as usize);
+                    for row in 0..height as usize {
+                        let at = base + row * r.padded_row as usize;
+                        channel.extend_from_slice(bytemuck::cast_slice::<u8, f32>(
+                            &data[at..at + 4 * res as usize],
+                        ));
+                    }
+                    channel
                 });
                 out.push(FrameResult {
                     window: p.window,

@@ -143,11 +143,12 @@ fn tick(v: f64) -> String {
 fn map_axes(frame: &MapFrame) -> [Ruler; 2] {
     let s = frame.scale;
     // Each axis is affine in its map coordinate: (label, value at 0, at 1).
+    // The vertical label is short: it sits in the figure's left margin.
     let angle = ("angle about the axis (°)", -180.0, 180.0);
     let [u, v] = match frame.kind {
-        MapKind::Linear => [("local x (m)", -s.x, s.x), ("local y (m)", -s.y, s.y)],
-        MapKind::AngleHeight => [angle, ("along the axis from base or apex (m)", 0.0, s.z)],
-        MapKind::Spherical => [angle, ("polar angle from the axis (°)", 0.0, 180.0)],
+        MapKind::Linear => [("local x (m)", -s.x, s.x), ("y (m)", -s.y, s.y)],
+        MapKind::AngleHeight => [angle, ("axial (m)", 0.0, s.z)],
+        MapKind::Spherical => [angle, ("polar (°)", 0.0, 180.0)],
     };
     let fractions = [0.0f32, 0.25, 0.5, 0.75, 1.0];
     let ruler = |(label, lo, hi): (&str, f64, f64), flip: bool| Ruler {

@@ -228,14 +228,22 @@ impl<'a> Stream<'a> {
         self.ring.max_in_flight = 0;
         self.overflows = 0;
         let started = Instant::now();
-        let mut results = Vec::new();
+        // Only what is measured: a window's maps and impacts (tens of MB
+        // at 512², hundreds at 2048²) are dropped as they land.
+        let mut results: Vec<Landed> = Vec::new();
+        let landed = |r: FrameResult| Landed {
+            gpu_ms: r.gpu_ms,
+            impact_count: r.impact_count,
+            readback_ms: r.readback_ms,
+            latency_frames: r.latency_frames,
+        };
         for k in 0..windows.max(1) {
             if let Some(due) = pace.map(|p| started + p * k as u32) {
                 std::thread::sleep(due.saturating_duration_since(Instant::now()));
             }
-            results.extend(self.step()?);
+            results.extend(self.step()?.into_iter().map(landed));
         }
-        results.extend(self.drain()?);
+        results.extend(self.drain()?.into_iter().map(landed));
         let n = results.len().max(1) as f64;
         Ok(Measured {
             frame_ms: started.elapsed().as_secs_f64() * 1e3 / n,
@@ -253,6 +261,14 @@ impl<'a> Stream<'a> {
             windows: results.len(),
         })
     }
+}
+
+/// What a run keeps of a window that landed.
+struct Landed {
+    gpu_ms: Option<GpuPhaseMs>,
+    impact_count: u32,
+    readback_ms: f64,
+    latency_frames: u64,
 }
 
 /// What one streamed run measured.

@@ -32,9 +32,9 @@ run "open:stanford-bunny; backend:gpu; res:64; compute; clip:off; filter:inside;
      cells:off; iso:-0.004; compute; wait:3; screenshot:$s/bunny-iso-surface.png; opacity:1; cells:on; filter:all; clip:z; quit"
 # The particle stage's impact maps (CLI), then the particles mode live.
 maps=$(mktemp -d)
-"$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend cpu
-cp "$maps/collider4_ellipsoid.png" "$s/particles-map-dome.png"
-cp "$maps/collider5_cone.png" "$s/particles-map-cone.png"
+"$bin" particles assets/hail.json --frames 120 --dt 0.0166 --out "$maps/events.csv" --maps "$maps" --map-res 128 --backend gpu
+cp "$maps/collider4_ellipsoid_count.png" "$s/particles-map-dome.png"
+cp "$maps/collider5_cone_time.png" "$s/particles-map-cone.png"
 run "particles; particles-time:4; particles-collider:4; profiler:off; orbit:20,10; wait:40; screenshot:$s/particles-hail.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; pick; slice:x; colormap:viridis; range:data; wait:3; screenshot:$s/bunny-viridis-slice.png;
      export-slice:$s/figure-slice.png@2x+caption; export-figure:$s/figure-view.png+caption; quit"

@@ -124,7 +124,14 @@ fn events_flights_and_maps_agree(backend: &str) {
             assert_eq!(count > 0.0, time.is_finite(), "texel {k}");
             assert!(count > 0.0 || speed == 0.0);
         }
-        assert!(maps.join(format!("collider{i}_{kind}.png")).is_file());
+        // One figure per channel: the map with its key, axes and caption
+        // around it, so larger than the map.
+        for channel in ["count", "time", "speed"] {
+            let png = maps.join(format!("collider{i}_{kind}_{channel}.png"));
+            let (w, h) =
+                image::image_dimensions(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+            assert!(w > 256 + 100 && h > 256 + 40, "{}: {w}×{h}", png.display());
+        }
     }
     assert!(hit_colliders >= 4);
 }

@@ -161,3 +161,40 @@ fn overflowing_windows_run_again_with_room() {
         gpu.events.len()
     );
 }
+
+#[test]
+fn every_phase_is_timed() {
+    let ctx = common::gpu();
+    let state = Particles::gpu(&ctx).unwrap();
+    let params = ParticleParams {
+        frames: 12,
+        dt: 1.0 / 30.0,
+        start: 0.5,
+        map_res: 32,
+        flights: false,
+    };
+    let [gpu] = common::run_each::<Particles, 1>(&hail(3000), &params, [Backend::Gpu], &state);
+    assert!(!gpu.events.is_empty());
+    let s = gpu.stream.unwrap();
+    let p = s.phases;
+    assert_eq!(p.windows, 12, "one per window kept: {s:?}");
+    assert!(
+        (1..=collidoscope::stages::particles::gpu::RING).contains(&s.max_in_flight),
+        "{s:?}"
+    );
+    assert!(
+        p.cpu.recording > 0.0 && p.cpu.unpacking > 0.0 && p.decoding_ms > 0.0,
+        "{p:?}"
+    );
+    match p.gpu {
+        Some(g) => {
+            assert!(ctx.has_timestamps);
+            assert!(g.evaluation > 0.0 && g.readback_copy > 0.0, "{g:?}");
+            assert!(g.map_rendering >= 0.0, "{g:?}");
+        }
+        None => assert!(!ctx.has_timestamps, "timestamps missing: {p:?}"),
+    }
+    let t = p.timings();
+    assert_eq!(t.phases.len(), 6);
+    assert_eq!(t.total_gpu_ms().is_some(), ctx.has_timestamps);
+}

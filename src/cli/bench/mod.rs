@@ -11,6 +11,7 @@ mod adaptive;
 mod collide;
 mod common;
 mod interfere;
+mod particles;
 mod radial;
 mod report;
 mod sdf;
@@ -42,6 +43,9 @@ pub enum BenchCommand {
     /// Radial fields on an animated character with cloth (Friston & Steed
     /// table 1): structure update and collision GPU time, memory.
     Radial(radial::Args),
+    /// Closed-form particles and impact maps (Knott 2003 ch. 3): particles/s
+    /// and impacts/s vs count, map read-back vs resolution, the 10M goal.
+    Particles(particles::Args),
 }
 
 /// Runs one benchmark.
@@ -54,6 +58,7 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Interfere(args) => interfere::run(&args),
         BenchCommand::Simulate(args) => simulate::run(&args),
         BenchCommand::Radial(args) => radial::run(&args),
+        BenchCommand::Particles(args) => particles::run(&args),
     }
 }
 
@@ -101,7 +106,8 @@ mod tests {
                 "adaptive",
                 "interfere",
                 "simulate",
-                "radial"
+                "radial",
+                "particles"
             ]
         );
     }
@@ -110,7 +116,7 @@ mod tests {
     fn each_target_has_only_its_own_flags() {
         let common = ["out", "repeats"];
         let models = ["models", "suite"];
-        let expected: [(&str, Vec<&str>); 7] = [
+        let expected: [(&str, Vec<&str>); 8] = [
             (
                 "sdf",
                 vec![
@@ -164,6 +170,18 @@ mod tests {
             (
                 "radial",
                 vec!["cloth", "iterations", "res", "substeps", "triangles"],
+            ),
+            (
+                "particles",
+                vec![
+                    "frames",
+                    "goal-particles",
+                    "map-particles",
+                    "map-res",
+                    "particles",
+                    "scene",
+                    "studies",
+                ],
             ),
         ];
         for (target, own) in expected {
@@ -296,6 +314,17 @@ mod tests {
                 assert_eq!(a.objects, [4, 16, 64, 256]);
                 assert_eq!((a.target_objects, a.target_box_k), (300, 17));
                 assert!(!a.no_cull);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse("collidoscope bench particles --out x").unwrap() {
+            BenchCommand::Particles(a) => {
+                use super::particles::Study;
+                assert_eq!(a.studies, [Study::Count, Study::Maps, Study::Goal]);
+                assert_eq!(a.particles.last(), Some(&10_000_000));
+                assert_eq!(a.map_res, [64, 128, 256, 512, 1024, 2048]);
+                assert_eq!((a.map_particles, a.goal_particles), (1_000_000, 10_000_000));
+                assert_eq!((a.frames, a.scene), (300, None));
             }
             other => panic!("{other:?}"),
         }

@@ -97,6 +97,27 @@ fn table<R: Row>(title: &str, rows: &[R]) -> String {
     out
 }
 
+/// `rows` as a Markdown table (the table's columns and cells), ready for
+/// the README.
+pub fn markdown_table<R: Row>(rows: &[R]) -> String {
+    let columns = R::table_columns();
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = line(columns.iter().map(|c| c.header.to_string()).collect());
+    out += &line(
+        columns
+            .iter()
+            .map(|c| match c.align {
+                Align::Left => "---".to_string(),
+                Align::Right => "---:".to_string(),
+            })
+            .collect(),
+    );
+    for r in rows {
+        out += &line(r.table_cells());
+    }
+    out
+}
+
 /// The CSV text of `rows`: the header line, then one line per row.
 fn csv<R: Row>(rows: &[R]) -> String {
     let mut out = R::csv_header().join(",") + "\n";
@@ -282,6 +303,14 @@ mod tests {
         assert_eq!(
             table("T", &ROWS),
             "T\nname      ms\na        1.5\nlong-name     -\n  (no time)\n"
+        );
+    }
+
+    #[test]
+    fn markdown_tables_align_numbers_right() {
+        assert_eq!(
+            markdown_table(&ROWS),
+            "| name | ms |\n| --- | ---: |\n| a | 1.5 |\n| long-name | - |\n"
         );
     }
 

@@ -22,6 +22,9 @@
 //! * **Impact maps** (§3.4): each collider's surface has a 2D
 //!   parameterisation; each impact adds to one texel its count, the
 //!   earliest time and the largest speed ([`map`]).
+//! * **Time per phase** ([`phases`]): GPU timestamps for evaluation, map
+//!   rendering and the read-back copy; CPU time for recording, read-back
+//!   waits and decoding.
 //!
 //! A run covers `frames` windows [start + k·dt, start + (k+1)·dt): an impact
 //! belongs to the window holding its time, a flight to the window holding
@@ -33,6 +36,7 @@ pub mod cpu;
 pub mod flight;
 pub mod gpu;
 pub mod map;
+pub mod phases;
 pub mod poly;
 pub mod ring;
 pub mod scene;

@@ -10,6 +10,7 @@ use eframe::egui_wgpu::wgpu;
 use super::gpu::{
     Frame, GpuFlight, GpuImpact, GpuScene, MAP_FORMAT, ParticlesGpu, RING, WORKGROUP,
 };
+use super::phases::{CpuPhaseMs, GpuPhaseMs, PhaseQueries, TIMESTAMP_BYTES};
 use crate::gpu::{
     BufferCheck, GpuContext, GpuError, dispatch_dims, staging_buffer, storage_buffer_zeroed,
 };
@@ -17,6 +18,9 @@ use crate::gpu::{
 /// The time channel's clear value: later than any sub-frame time.
 pub const NO_TIME: f32 = 1e30;
 const ALIGN: u64 = 256;
+/// Where a window's resolved timestamps land in its staging buffer (after
+/// the 20 bytes of counters, before the impacts at [`ALIGN`]).
+const TIMESTAMPS_AT: u64 = 64;
 
 fn readback_error(reason: String) -> GpuError {
     GpuError::Readback {
@@ -50,6 +54,8 @@ pub struct FrameResult {
     pub latency_frames: u64,
     /// Wall-clock time from submission to arrival.
     pub readback_ms: f64,
+    /// GPU time per phase; `None` without timestamp queries.
+    pub gpu_ms: Option<GpuPhaseMs>,
 }
 
 impl FrameResult {
@@ -77,6 +83,7 @@ struct Slot {
     staging: wgpu::Buffer,
     eval_bind: wgpu::BindGroup,
     map_bind: wgpu::BindGroup,
+    queries: Option<PhaseQueries>,
     pending: Option<Pending>,
 }
 
@@ -116,6 +123,10 @@ pub struct FrameRing {
     pub flight_capacity: u32,
     /// Submissions that had to wait for a slot.
     pub stalls: u64,
+    /// Most windows in flight at once (the ring depth used).
+    pub max_in_flight: usize,
+    /// CPU time spent so far, per phase.
+    pub cpu: CpuPhaseMs,
     res: u32,
     height: u32,
 }
@@ -128,6 +139,8 @@ impl FrameRing {
             capacity: capacity.max(64),
             flight_capacity: flight_capacity.max(1),
             stalls: 0,
+            max_in_flight: 0,
+            cpu: CpuPhaseMs::default(),
             res: scene.frame.map_res,
             height: scene.frame.map_res * scene.frame.num_colliders.max(1),
         }
@@ -223,8 +236,15 @@ impl FrameRing {
             staging,
             eval_bind,
             map_bind,
+            queries: PhaseQueries::new(gpu),
             pending: None,
         })
+    }
+
+    /// Bytes one window copies back: counters, impact and flight buffers
+    /// at their capacities, the atlas's three channels.
+    pub fn readback_bytes(&self) -> u64 {
+        regions(self.capacity, self.flight_capacity, self.res, self.height).total
     }
 
     /// Windows in flight.
@@ -244,18 +264,25 @@ impl FrameRing {
         record_flights: bool,
         ready: &mut Vec<FrameResult>,
     ) -> Result<(), GpuError> {
+        let started = Instant::now();
         if self.slots.len() < RING {
             self.slots.push(self.slot(gpu, pipes, scene)?);
         }
         let mut free = self.slots.iter().position(|s| s.pending.is_none());
-        while free.is_none() {
+        if free.is_none() {
             self.stalls += 1;
+        }
+        let mut waited = 0.0;
+        while free.is_none() {
+            let wait = Instant::now();
             gpu.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| readback_error(e.to_string()))?;
+            waited += wait.elapsed().as_secs_f64() * 1e3;
             ready.extend(self.collect()?);
             free = self.slots.iter().position(|s| s.pending.is_none());
         }
+        self.cpu.readback_wait += waited;
         let i = free.unwrap_or_default();
         if self.slots[i].capacity < self.capacity
             || self.slots[i].flight_capacity < self.flight_capacity
@@ -284,7 +311,7 @@ impl FrameRing {
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some("particles::evaluation"),
-                timestamp_writes: None,
+                timestamp_writes: slot.queries.as_ref().map(PhaseQueries::evaluation),
             });
             pass.set_bind_group(0, &slot.eval_bind, &[]);
             pass.set_pipeline(&pipes.impacts);
@@ -320,7 +347,7 @@ impl FrameRing {
                     attach(&views[2], 0.0),
                 ],
                 depth_stencil_attachment: None,
-                timestamp_writes: None,
+                timestamp_writes: slot.queries.as_ref().map(PhaseQueries::map_rendering),
                 occlusion_query_set: None,
                 multiview_mask: None,
             });
@@ -328,44 +355,51 @@ impl FrameRing {
             pass.set_bind_group(0, &slot.map_bind, &[]);
             pass.draw_indirect(&slot.counters, 0);
         }
-        let r = regions(slot.capacity, slot.flight_capacity, self.res, self.height);
-        encoder.copy_buffer_to_buffer(&slot.counters, 0, &slot.staging, 0, 20);
-        encoder.copy_buffer_to_buffer(
-            &slot.impacts,
-            0,
-            &slot.staging,
-            r.impacts,
-            u64::from(slot.capacity) * 80,
-        );
-        encoder.copy_buffer_to_buffer(
-            &slot.flights,
-            0,
-            &slot.staging,
-            r.flights,
-            u64::from(slot.flight_capacity) * 48,
-        );
-        for (k, texture) in slot.maps.iter().enumerate() {
-            encoder.copy_texture_to_buffer(
-                wgpu::TexelCopyTextureInfo {
-                    texture,
-                    mip_level: 0,
-                    origin: wgpu::Origin3d::ZERO,
-                    aspect: wgpu::TextureAspect::All,
-                },
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &slot.staging,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: r.maps + k as u64 * r.map_bytes,
-                        bytes_per_row: Some(r.padded_row),
-                        rows_per_image: Some(self.height),
-                    },
-                },
-                wgpu::Extent3d {
-                    width: self.res,
-                    height: self.height,
-                    depth_or_array_layers: 1,
-                },
+        let (res, height) = (self.res, self.height);
+        let r = regions(slot.capacity, slot.flight_capacity, res, height);
+        let copies = |encoder: &mut wgpu::CommandEncoder| {
+            encoder.copy_buffer_to_buffer(&slot.counters, 0, &slot.staging, 0, 20);
+            encoder.copy_buffer_to_buffer(
+                &slot.impacts,
+                0,
+                &slot.staging,
+                r.impacts,
+                u64::from(slot.capacity) * 80,
             );
+            encoder.copy_buffer_to_buffer(
+                &slot.flights,
+                0,
+                &slot.staging,
+                r.flights,
+                u64::from(slot.flight_capacity) * 48,
+            );
+            for (k, texture) in slot.maps.iter().enumerate() {
+                encoder.copy_texture_to_buffer(
+                    wgpu::TexelCopyTextureInfo {
+                        texture,
+                        mip_level: 0,
+                        origin: wgpu::Origin3d::ZERO,
+                        aspect: wgpu::TextureAspect::All,
+                    },
+                    wgpu::TexelCopyBufferInfo {
+                        buffer: &slot.staging,
+                        layout: wgpu::TexelCopyBufferLayout {
+                            offset: r.maps + k as u64 * r.map_bytes,
+                            bytes_per_row: Some(r.padded_row),
+                            rows_per_image: Some(height),
+                        },
+                    },
+                    wgpu::Extent3d {
+                        width: res,
+                        height,
+                        depth_or_array_layers: 1,
+                    },
+                );
+            }
+        };
+        match &slot.queries {
+            Some(q) => q.around_copies(&mut encoder, &slot.staging, TIMESTAMPS_AT, copies),
+            None => copies(&mut encoder),
         }
         gpu.queue.submit([encoder.finish()]);
         let done = Arc::new(AtomicBool::new(false));
@@ -376,12 +410,14 @@ impl FrameRing {
                 flag.store(r.is_ok(), Ordering::Release)
             });
         self.seq += 1;
+        self.cpu.recording += started.elapsed().as_secs_f64() * 1e3 - waited;
         slot.pending = Some(Pending {
             window,
             seq: self.seq,
             submitted: Instant::now(),
             done,
         });
+        self.max_in_flight = self.max_in_flight.max(self.in_flight());
         Ok(())
     }
 
@@ -397,9 +433,11 @@ impl FrameRing {
     pub fn drain(&mut self, gpu: &GpuContext) -> Result<Vec<FrameResult>, GpuError> {
         let mut out = Vec::new();
         while self.in_flight() > 0 {
+            let wait = Instant::now();
             gpu.device
                 .poll(wgpu::PollType::wait_indefinitely())
                 .map_err(|e| readback_error(e.to_string()))?;
+            self.cpu.readback_wait += wait.elapsed().as_secs_f64() * 1e3;
             out.extend(self.collect()?);
         }
         Ok(out)
@@ -407,6 +445,7 @@ impl FrameRing {
 
     fn collect(&mut self) -> Result<Vec<FrameResult>, GpuError> {
         let (res, height, seq) = (self.res, self.height, self.seq);
+        let started = Instant::now();
         let mut out = Vec::new();
         for slot in &mut self.slots {
             let Some(p) = slot.pending.take_if(|p| p.done.load(Ordering::Acquire)) else {
@@ -420,6 +459,12 @@ impl FrameRing {
                     .get_mapped_range()
                     .map_err(|e| readback_error(e.to_string()))?;
                 let counters: &[u32] = bytemuck::cast_slice(&data[..20]);
+                let gpu_ms = slot.queries.as_ref().map(|q| {
+                    let at = TIMESTAMPS_AT as usize;
+                    let ticks: Vec<u64> =
+                        bytemuck::pod_collect_to_vec(&data[at..at + TIMESTAMP_BYTES as usize]);
+                    GpuPhaseMs::from_ticks(&ticks, q.period_ns)
+                });
                 let (impact_count, flight_count) = (counters[0], counters[4]);
                 let take = |off: u64, n: u32, size: u64| {
                     &data[off as usize..(off + u64::from(n) * size) as usize]
@@ -436,13 +481,14 @@ impl FrameRing {
                 ));
                 let maps = [0u64, 1, 2].map(|k| {
                     let base = (r.maps + k * r.map_bytes) as usize;
-                    (0..height as usize)
-                        .flat_map(|row| {
-                            let at = base + row * r.padded_row as usize;
-                            bytemuck::cast_slice::<u8, f32>(&data[at..at + 4 * res as usize])
-                                .to_vec()
-                        })
-                        .collect()
+                    let mut channel = Vec::with_capacity((res * height) as usize);
+                    for row in 0..height as usize {
+                        let at = base + row * r.padded_row as usize;
+                        channel.extend_from_slice(bytemuck::cast_slice::<u8, f32>(
+                            &data[at..at + 4 * res as usize],
+                        ));
+                    }
+                    channel
                 });
                 out.push(FrameResult {
                     window: p.window,
@@ -453,11 +499,13 @@ impl FrameRing {
                     maps,
                     latency_frames: seq - p.seq,
                     readback_ms: p.submitted.elapsed().as_secs_f64() * 1e3,
+                    gpu_ms,
                 });
             }
             slot.staging.unmap();
         }
         out.sort_by_key(|r| r.window.frame);
+        self.cpu.unpacking += started.elapsed().as_secs_f64() * 1e3;
         Ok(out)
     }
 }

@@ -5,6 +5,7 @@
 use glam::Vec3;
 
 use super::gpu::{GpuScene, ParticlesGpu};
+use super::phases::PhaseTotals;
 use super::ring::{FrameResult, FrameRing, Window};
 use super::scene::ParticleScene;
 use super::{Event, FlightRecord, FlightStart, ImpactMap, ParticleParams, RunOutputs};
@@ -21,6 +22,11 @@ pub struct StreamStats {
     pub reruns: u64,
     /// Mean wall-clock time from submission to arrival.
     pub mean_readback_ms: f64,
+    /// Most windows in flight at once (the ring depth used).
+    pub max_in_flight: usize,
+    /// CPU and GPU time per phase, summed over the windows kept (GPU) and
+    /// the whole run (CPU, reruns included).
+    pub phases: PhaseTotals,
 }
 
 /// Decodes one window's impacts into events and its flights into records
@@ -117,6 +123,9 @@ pub fn simulate(
         }
     }
     stats.stalls = ring.stalls;
+    stats.max_in_flight = ring.max_in_flight;
+    stats.phases.cpu = ring.cpu;
+    let decoding = std::time::Instant::now();
     let mut maps = vec![ImpactMap::new(params.map_res); scene.colliders.len()];
     let mut events = Vec::new();
     let mut flights = Vec::new();
@@ -127,6 +136,7 @@ pub fn simulate(
         merge_maps(&mut maps, r);
         stats.max_latency_frames = stats.max_latency_frames.max(r.latency_frames);
         stats.mean_readback_ms += r.readback_ms / done.len() as f64;
+        stats.phases.add_window(r.gpu_ms);
     }
     events.sort_by_key(|e| e.key());
     flights.sort_by_key(|f| {
@@ -137,5 +147,6 @@ pub fn simulate(
             f.start.flight,
         )
     });
+    stats.phases.decoding_ms = decoding.elapsed().as_secs_f64() * 1e3;
     Ok(((events, flights, maps), stats))
 }

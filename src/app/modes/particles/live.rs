@@ -165,6 +165,20 @@ impl Live {
                 continue;
             }
             readback_ms = Some(r.readback_ms);
+            if let Some(g) = r.gpu_ms {
+                // The window's own GPU timestamps, arrived with its read-back.
+                timings.push("impact window: evaluation (GPU)", 0.0, Some(g.evaluation));
+                timings.push(
+                    "impact window: map rendering (GPU)",
+                    0.0,
+                    Some(g.map_rendering),
+                );
+                timings.push(
+                    "impact window: read-back copy (GPU)",
+                    0.0,
+                    Some(g.readback_copy),
+                );
+            }
             let events: Vec<Event> = decode(&r).0;
             schedule.arrive(now, r.window.frame, events, r.latency_frames, r.readback_ms);
         }

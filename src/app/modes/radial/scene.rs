@@ -184,7 +184,9 @@ impl LiveScene {
                     .map_err(|e| e.to_string())?;
                 timings.push("cloth", ms(start), None);
             }
-            Backend::Gpu => self.step_gpu(gpu, &set, &step, &cloth_params, timings)?,
+            Backend::Gpu | Backend::GpuCompute => {
+                self.step_gpu(gpu, &set, &step, &cloth_params, timings)?
+            }
         }
         Ok(())
     }

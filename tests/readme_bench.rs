@@ -197,14 +197,24 @@ fn the_radial_rows_are_the_csv_rows_of_their_cloth() {
     let rows = csv("docs/bench/radial-h100.csv");
     let table = readme_table(
         &read("README.md"),
-        "| triangles | bones | cloth particles | field cells",
+        "| character | fields | cloth particles | field cells | rasteriser",
     );
-    assert_eq!(table.len(), rows.len(), "one row per cloth size");
+    assert_eq!(
+        table.len(),
+        rows.len(),
+        "one row per cloth size and rasteriser"
+    );
     for (cells, row) in table.iter().zip(&rows) {
-        let what = &cells[2];
-        assert_eq!(count(&cells[0]), count(&row["triangles"]), "{what}");
+        let what = format!("{} {}", cells[2], cells[4]);
+        assert_eq!(
+            count(cells[0].trim_end_matches(" triangles")),
+            count(&row["triangles"]),
+            "{what}"
+        );
         assert_eq!(count(&cells[2]), count(&row["particles"]), "{what}");
+        assert_eq!(cells[4], row["rasteriser"], "{what}");
         for (k, column) in [
+            "skinning_gpu_ms",
             "rasterise_gpu_ms",
             "collision_gpu_ms",
             "cloth_gpu_ms",
@@ -213,9 +223,9 @@ fn the_radial_rows_are_the_csv_rows_of_their_cloth() {
         .iter()
         .enumerate()
         {
-            assert_eq!(cells[5 + k], ms_cell(row, column, 3), "{what}: {column}");
+            assert_eq!(cells[6 + k], ms_cell(row, column, 3), "{what}: {column}");
         }
-        assert_eq!(cells[9], ms_cell(row, "frame_wall_ms", 2), "{what}: wall");
+        assert_eq!(cells[13], ms_cell(row, "frame_wall_ms", 2), "{what}: wall");
     }
 }
 
@@ -269,22 +279,36 @@ fn the_simulate_rows_are_the_csv_rows_of_their_body_count() {
     let rows = csv("docs/bench/simulate-h100.csv");
     let table = readme_table(
         &read("README.md"),
-        "| bodies | triangles each | samples each | wall / frame",
+        "| bodies | backend | wall / frame | pipelined",
     );
-    assert_eq!(table.len(), rows.len(), "one row per body count");
+    assert_eq!(
+        table.len(),
+        rows.len(),
+        "one row per body count and backend"
+    );
     for (cells, row) in table.iter().zip(&rows) {
-        let what = &cells[0];
+        let what = format!("{} {}", cells[0], cells[1]);
         assert_eq!(count(&cells[0]), count(&row["bodies"]), "{what}");
-        assert_eq!(cells[3], ms_cell(row, "wall_ms", 2), "{what}: wall");
-        for (k, column) in ["upload_ms", "kernels_ms", "gpu_ms", "readback_ms"]
-            .iter()
-            .enumerate()
-        {
-            assert_eq!(cells[4 + k], ms_cell(row, column, 3), "{what}: {column}");
-        }
-        assert_eq!(cells[8], ms_cell(row, "response_ms", 2), "{what}: response");
+        assert_eq!(cells[1], row["backend"], "{what}: backend");
+        assert_eq!(cells[2], ms_cell(row, "wall_ms", 2), "{what}: wall");
         assert_eq!(
-            count(&cells[10]),
+            cells[3],
+            ms_cell(row, "pipelined_ms", 3),
+            "{what}: pipelined"
+        );
+        let phases =
+            ["broad", "narrow", "solve", "integrate", "summary"].map(|p| format!("{p}_gpu_ms"));
+        if row["broad_gpu_ms"].is_empty() {
+            assert_eq!(cells[4], "–", "{what}: phases");
+        } else {
+            let split = phases.map(|c| format!("{:.3}", ms(row, &c))).join(" / ");
+            assert_eq!(cells[4], split, "{what}: phases");
+        }
+        if row["backend"] != "gpu" {
+            assert_eq!(cells[5], ms_cell(row, "response_ms", 2), "{what}: response");
+        }
+        assert_eq!(
+            count(&cells[7]),
             count(&row["contacts"]),
             "{what}: contacts"
         );

@@ -177,11 +177,21 @@ fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-radial");
     let shot = dir.join("radial.png");
+    let figure = dir.join("unwrap.png");
     let script = format!(
-        "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; radial-backend:cpu; wait:2; radial-backend:gpu; wait:2; screenshot:{}; quit",
-        shot.display()
+        "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; radial-backend:cpu; wait:2; radial-backend:gpu; wait:2; screenshot:{}; radial-export-unwrap:{}@4x+caption; quit",
+        shot.display(),
+        figure.display()
     );
     run_session(&script, "radial");
+    // The unwrap figure: 4× its 64 × 32 cells, with room for key and axes.
+    let fig = load(&figure);
+    assert!(
+        fig.width() > 4 * 64 && fig.height() > 4 * 32,
+        "the unwrap figure is {}×{}",
+        fig.width(),
+        fig.height()
+    );
     let img = load(&shot);
     let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
         img.pixels()
@@ -224,7 +234,7 @@ fn scripted_particles_session_shows_decals_and_maps() {
          particles-time:3; wait:25; particles-expect-events; export-view:{}; \
          particles-bounces:2; particles-restitution:0.8; particles-lookahead:4; \
          particles-collider:4; particles-channel:speed; wait:10; particles-expect-events; \
-         particles-export-map:{}; screenshot:{}; quit",
+         particles-export-map:{}@2x+caption; screenshot:{}; quit",
         view.display(),
         map.display(),
         shot.display()

@@ -150,6 +150,7 @@ mod tests {
                     "no-parent-bound",
                     "small-node",
                     "wide-below",
+                    "winding",
                 ],
             ),
             (
@@ -169,7 +170,14 @@ mod tests {
             ),
             (
                 "radial",
-                vec!["cloth", "iterations", "res", "substeps", "triangles"],
+                vec![
+                    "cloth",
+                    "iterations",
+                    "rasterisers",
+                    "res",
+                    "substeps",
+                    "triangles",
+                ],
             ),
             (
                 "particles",

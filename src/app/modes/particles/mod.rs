@@ -409,7 +409,9 @@ impl ParticlesMode {
             }
             ParticlesStep::Channel(c) => self.channel = c,
             ParticlesStep::Clear => self.restart_maps(),
-            ParticlesStep::ExportMap(path) => self.map_view.export(&path, 2, true)?,
+            ParticlesStep::ExportMap(path, factor, caption) => {
+                self.map_view.export(&path, factor, caption)?
+            }
             ParticlesStep::ExpectEvents => {
                 let shown: u64 = self.maps.iter().map(ImpactMap::total).sum();
                 if shown == 0 {
@@ -453,7 +455,7 @@ enum ParticlesStep {
     Collider(usize),
     Channel(Channel),
     Clear,
-    ExportMap(PathBuf),
+    ExportMap(PathBuf, u32, bool),
     ExpectEvents,
 }
 
@@ -503,8 +505,8 @@ const STEPS: &[StepDoc] = &[
     step("particles-clear", "", "empty the impact maps and decals"),
     step(
         "particles-export-map",
-        "PATH",
-        "save the shown impact map with its legend as PNG (2×)",
+        "PATH[@2x|@4x][+caption]",
+        "save the shown impact map with its legend as PNG",
     ),
     step(
         "particles-expect-events",
@@ -554,9 +556,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<ParticlesStep, String>> {
             .map(ParticlesStep::Channel)
             .ok_or(format!("{verb}: {arg:?} is not count, time or speed")),
         "particles-clear" => Ok(ParticlesStep::Clear),
-        "particles-export-map" => {
-            args::need(verb, arg, "a PNG path").map(|p| ParticlesStep::ExportMap(p.into()))
-        }
+        "particles-export-map" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| ParticlesStep::ExportMap(path, factor, caption)),
         "particles-expect-events" => Ok(ParticlesStep::ExpectEvents),
         _ => return None,
     })
@@ -609,8 +610,8 @@ impl Mode for ParticlesMode {
         panel::panel_ui(self, shell, ui);
     }
 
-    fn inspector_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
-        panel::maps_ui(self, ui);
+    fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
+        panel::maps_ui(self, shell, ui);
     }
 
     fn viewport_ui(

@@ -142,7 +142,7 @@ fn stats_ui(st: &ParticlesMode, ui: &mut egui::Ui) {
 }
 
 /// The right panel: the chosen collider's map with its legend.
-pub fn maps_ui(st: &mut ParticlesMode, ui: &mut egui::Ui) {
+pub fn maps_ui(st: &mut ParticlesMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Impact maps");
     let Some(scene) = &st.base else {
         ui.label("no scene");
@@ -179,6 +179,14 @@ pub fn maps_ui(st: &mut ParticlesMode, ui: &mut egui::Ui) {
         || picture(map, channel, &frame, caption),
         None,
         |[x, y]| Some(describe(map, x, y)),
+    );
+    let view = &st.map_view;
+    crate::app::shell::export::figure_menu_ui(
+        shell,
+        ui,
+        "Export map",
+        "impact-map.png",
+        |_, path, factor, caption| view.export(path, factor, caption),
     );
     ui.separator();
     value_grid(ui, "particles_map_totals", |row| {

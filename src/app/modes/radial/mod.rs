@@ -285,6 +285,24 @@ impl RadialMode {
         }
     }
 
+    /// Writes the selected field's unwrap as a figure at `factor` × its
+    /// cells (with the caption when `caption`).
+    pub(super) fn export_unwrap(
+        &self,
+        path: &std::path::Path,
+        factor: u32,
+        caption: bool,
+    ) -> Result<(), String> {
+        let n = (self.params.n_theta * self.params.n_z) as usize;
+        let values = self
+            .values
+            .get(self.bone * n..(self.bone + 1) * n)
+            .ok_or("no unwrap to export yet")?;
+        let picture = unwrap_view::picture(&self.unwrap(self.bone, values));
+        let figure = crate::app::shell::image_view::export_image(&picture, factor, caption)?;
+        crate::app::shell::export::write_png(&figure, path)
+    }
+
     fn unwrap<'a>(&self, f: usize, values: &'a [f32]) -> unwrap_view::Unwrap<'a> {
         let name = self.character.as_ref().map_or("", |c| c.field_name(f));
         unwrap_view::Unwrap {
@@ -317,6 +335,9 @@ impl RadialMode {
                 self.backend = Backend::from_name(&name)
                     .ok_or(format!("unknown radial backend {name} (gpu, cpu)"))?;
                 self.dirty = true;
+            }
+            RadialStep::Export(path, factor, caption) => {
+                self.export_unwrap(&path, factor, caption)?;
             }
             RadialStep::Open(path) => {
                 self.open_character(std::path::Path::new(&path))?;
@@ -370,6 +391,7 @@ enum RadialStep {
     Settle(u32),
     Reset,
     Cylinders(bool),
+    Export(std::path::PathBuf, u32, bool),
 }
 
 const STEPS: &[StepDoc] = &[
@@ -416,6 +438,11 @@ const STEPS: &[StepDoc] = &[
         "radial-cylinders",
         "translucent|wire",
         "draw the fields as translucent or wire cylinders",
+    ),
+    step(
+        "radial-export-unwrap",
+        "PATH[@2x|@4x][+caption]",
+        "the selected field's unwrap as a figure (colour key, θ and z axes)",
     ),
 ];
 
@@ -496,6 +523,8 @@ fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
             "wire" => Ok(RadialStep::Cylinders(false)),
             _ => Err(format!("{verb} needs translucent or wire, not {arg:?}")),
         },
+        "radial-export-unwrap" => crate::app::shell::export::figure_target(arg)
+            .map(|(path, factor, caption)| RadialStep::Export(path, factor, caption)),
         _ => return None,
     })
 }

@@ -13,7 +13,7 @@ use crate::sim::radial::NO_CONTACT;
 use crate::stages::StageBackend;
 use crate::stages::radial::Backend;
 
-pub(super) fn panel_ui(m: &mut RadialMode, _shell: &mut Shell, ui: &mut egui::Ui) {
+pub(super) fn panel_ui(m: &mut RadialMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Radial fields");
     ui.label(
         "Friston & Steed 2019: a cylindrical distance field per bone, rasterised every frame.",
@@ -79,6 +79,13 @@ pub(super) fn panel_ui(m: &mut RadialMode, _shell: &mut Shell, ui: &mut egui::Ui
             }
         });
     axis_editor(m, ui);
+    crate::app::shell::export::figure_menu_ui(
+        shell,
+        ui,
+        "Export unwrap",
+        "unwrap.png",
+        |_, path, factor, caption| m.export_unwrap(path, factor, caption),
+    );
     ui.separator();
     ui.label("every bone's unwrap (click to select)");
     let size = egui::vec2(64.0, 64.0 * m.params.n_z as f32 / m.params.n_theta as f32);

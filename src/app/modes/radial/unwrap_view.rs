@@ -2,10 +2,12 @@
 //! false colour (`crate::view::unwrap`: near blue, far red, empty cells a
 //! grey checker), the seam θ = 0 (the field's normal u) marked at both
 //! edges, a colour bar with ticks, and a readout of θ, z and the distance
-//! under the pointer.
+//! under the pointer. [`picture`] gives the same image to the shell's
+//! figure export (colour key, θ and z axes, caption).
 
 use eframe::egui;
 
+use crate::app::shell::image_view::{Coloring, Extent, Picture};
 use crate::app::shell::legend::sig_figs;
 use crate::view::ColorMap;
 use crate::view::unwrap::unwrap_rgba;
@@ -19,6 +21,43 @@ pub struct Unwrap<'a> {
     /// The colour scale: `lo` blue, `hi` red.
     pub lo: f32,
     pub hi: f32,
+}
+
+/// `u` as a figure: the unwrap's own colours (empty cells in the grey
+/// checker, NaN in the values so the histogram leaves them out), the
+/// distance scale, θ across and z down from A, titled by `u.title`.
+pub fn picture(u: &Unwrap<'_>) -> Picture {
+    let pixels = unwrap_rgba(u.values, u.n_theta, (u.lo, u.hi));
+    Picture {
+        width: u.n_theta,
+        height: u.n_z,
+        values: u
+            .values
+            .iter()
+            .map(|&v| if v.is_finite() { v } else { f32::NAN })
+            .collect(),
+        pixels: image::RgbaImage::from_raw(u.n_theta, u.n_z, bytemuck::cast_vec(pixels)),
+        coloring: Coloring::Scale {
+            map: ColorMap::Sundholm,
+            lo: u.lo,
+            hi: u.hi,
+            title: "distance from the axis (mesh units); grey checker: empty (+inf)".into(),
+            threshold: None,
+        },
+        axes: Some([
+            Extent {
+                label: "θ (turns from u)".into(),
+                lo: 0.0,
+                hi: 1.0,
+            },
+            Extent {
+                label: "z (0 at A, 1 at B)".into(),
+                lo: 1.0,
+                hi: 0.0,
+            },
+        ]),
+        caption: u.title.clone(),
+    }
 }
 
 /// The image of `u` as an egui texture (created or updated in `slot`).

@@ -147,7 +147,7 @@ fn bad_radial_input_gets_one_error_line() {
                 "--backend",
                 "gpux",
             ],
-            "gpu or cpu",
+            "gpu, gpu-compute or cpu",
         ),
     ];
     for (args, phrase) in cases {

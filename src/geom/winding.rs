@@ -369,6 +369,24 @@ impl FastWinding {
             depth: self.bvh.depth(),
         }
     }
+
+    /// [`Self::packed`] for a GPU walk whose stack holds `stack` nodes:
+    /// `Err(depth)` when the tree is too deep for it (a walk pops one node
+    /// and pushes two, so it needs depth < `stack`), and a mesh without
+    /// triangles gets one empty leaf (w = 0 everywhere).
+    pub fn packed_for_stack(&self, frame: DVec3, stack: usize) -> Result<PackedWinding, usize> {
+        let mut packed = self.packed(frame);
+        if packed.depth >= stack {
+            return Err(packed.depth);
+        }
+        if packed.nodes.is_empty() {
+            packed.nodes.push(WindingNode {
+                b: super::LEAF_BIT,
+                ..bytemuck::Zeroable::zeroed()
+            });
+        }
+        Ok(packed)
+    }
 }
 
 /// One node of [`FastWinding`]'s tree as the GPU reads it

@@ -544,7 +544,7 @@ fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
         series("copy (GPU)", &maps, |r| {
             Some((f64::from(r.map_res), r.readback_copy_ms?))
         }),
-        series("submit → arrival (wall)", &maps, |r| {
+        series("submission to arrival (wall)", &maps, |r| {
             Some((f64::from(r.map_res), r.readback_ms))
         }),
         series("unpack (CPU)", &maps, |r| {

@@ -28,7 +28,7 @@ use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use super::AdaptiveError;
-use crate::geom::{BETA, FastWinding, LEAF_BIT, WindingNode};
+use crate::geom::{BETA, FastWinding};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
@@ -114,20 +114,13 @@ impl PointWindingGpu {
             return Ok(t.clone());
         }
         let frame = mesh.mesh.bounds().center();
-        let mut packed = mesh.winding().packed(frame.as_dvec3());
-        if packed.depth >= WINDING_STACK {
-            return Err(AdaptiveError::BvhTooDeep {
-                depth: packed.depth,
+        let packed = mesh
+            .winding()
+            .packed_for_stack(frame.as_dvec3(), WINDING_STACK)
+            .map_err(|depth| AdaptiveError::BvhTooDeep {
+                depth,
                 max: WINDING_STACK - 1,
-            });
-        }
-        if packed.nodes.is_empty() {
-            // No triangles: one empty leaf, w = 0 everywhere.
-            packed.nodes.push(WindingNode {
-                b: LEAF_BIT,
-                ..bytemuck::Zeroable::zeroed()
-            });
-        }
+            })?;
         let tree = Arc::new(TreeBuffers {
             key,
             nodes: storage_buffer_init(gpu, "WindingPoints::nodes", &packed.nodes)?,

@@ -168,20 +168,13 @@ impl WindingGpu {
             return Ok(t.clone());
         }
         let frame = mesh.mesh.bounds().center();
-        let mut packed = mesh.winding().packed(frame.as_dvec3());
-        if packed.depth >= WINDING_STACK {
-            return Err(SdfError::BvhTooDeep {
-                depth: packed.depth,
+        let packed = mesh
+            .winding()
+            .packed_for_stack(frame.as_dvec3(), WINDING_STACK)
+            .map_err(|depth| SdfError::BvhTooDeep {
+                depth,
                 max: WINDING_STACK - 1,
-            });
-        }
-        if packed.nodes.is_empty() {
-            // No triangles: one empty leaf, w = 0 everywhere.
-            packed.nodes.push(WindingNode {
-                b: LEAF_BIT,
-                ..bytemuck::Zeroable::zeroed()
-            });
-        }
+            })?;
         let tree = Arc::new(TreeBuffers {
             key,
             nodes: storage_buffer_init(gpu, "SdfWinding::nodes", &packed.nodes)?,

@@ -165,11 +165,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     }
     report.write(Some(&adapter), &[("date", report::today().into())], &rows)?;
     report.write_markdown(&rows::readme_table(&rows))?;
-    let phases: Vec<_> = rows::PLOTTED
+    // One line per phase and rasteriser (the rows alternate between them).
+    let phases: Vec<_> = args
+        .rasterisers
         .iter()
-        .map(|&(name, ms)| {
-            series(name, &rows, |r| {
-                ms(r).map(|m| (r.scene.particles as f64, m))
+        .flat_map(|&rasteriser| {
+            let rows = &rows;
+            rows::PLOTTED.iter().map(move |&(name, ms)| {
+                let name = format!("{name} ({})", rasteriser.name());
+                series(name, rows, |r| {
+                    (r.rasteriser == rasteriser.name())
+                        .then(|| ms(r).map(|m| (r.scene.particles as f64, m)))
+                        .flatten()
+                })
             })
         })
         .collect();

@@ -1,6 +1,6 @@
 //! The viewer's `#[repr(C)]` types and constants that `shaders/view.wgsl`
 //! mirrors, for `tests/shader_layouts.rs`. Not an API.
 
-pub use super::renderer::{
+pub use super::vertices::{
     FILTER_BAND, FILTER_CLIP, FILTER_INSIDE, FILTER_OUTSIDE, LineVertex, MeshVertex, ViewUniforms,
 };

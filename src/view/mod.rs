@@ -31,15 +31,17 @@ mod settings;
 mod slice;
 mod target;
 pub mod unwrap;
+mod vertices;
 
 pub use camera::{AxisView, Camera, MAX_PITCH};
 pub use colormap::{ColorMap, lightness, linear_to_srgb, srgb_to_linear};
-pub use renderer::{LineVertex, MESH_GREY, MeshVertex, ViewRenderer};
+pub use renderer::{MESH_GREY, ViewRenderer};
 pub use settings::{CellFilter, ClipPlane, MIN_OPACITY, MeshMode, ViewSettings};
 pub use slice::{
     Axis, slice_cell, slice_dims, slice_extents, slice_image, slice_place, slice_values,
 };
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
+pub use vertices::{LineVertex, MeshVertex};
 
 use crate::stages::sdf_grid::SdfField;
 

@@ -111,7 +111,14 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
             ui.end_row();
             for p in &s.timings.phases {
                 ui.label(&p.name);
-                ui.label(format!("{:.3}", p.wall_ms));
+                // A phase timed on the GPU only (the resident step's kernels)
+                // has no CPU part of its own.
+                let gpu_only = p.wall_ms == 0.0 && p.gpu_ms.is_some();
+                ui.label(if gpu_only {
+                    "—".into()
+                } else {
+                    format!("{:.3}", p.wall_ms)
+                });
                 ui.label(p.gpu_ms.map_or("—".into(), |g| format!("{g:.3}")));
                 ui.end_row();
             }

@@ -7,6 +7,8 @@ mod common;
 use std::collections::HashMap;
 
 use collidoscope::stages::Stage;
+use collidoscope::stages::particles::gpu::{GpuScene, ParticlesGpu};
+use collidoscope::stages::particles::ring::{FrameResult, FrameRing, Window};
 use collidoscope::stages::particles::{Backend, Event, ParticleParams, ParticleScene, Particles};
 
 fn hail(count: u64) -> ParticleScene {
@@ -189,12 +191,85 @@ fn every_phase_is_timed() {
     match p.gpu {
         Some(g) => {
             assert!(ctx.has_timestamps);
-            assert!(g.evaluation > 0.0 && g.readback_copy > 0.0, "{g:?}");
+            assert!(
+                g.scan > 0.0 && g.solve > 0.0 && g.readback_copy > 0.0,
+                "{g:?}"
+            );
             assert!(g.map_rendering >= 0.0, "{g:?}");
         }
         None => assert!(!ctx.has_timestamps, "timestamps missing: {p:?}"),
     }
     let t = p.timings();
-    assert_eq!(t.phases.len(), 6);
+    assert_eq!(t.phases.len(), 7);
     assert_eq!(t.total_gpu_ms().is_some(), ctx.has_timestamps);
+}
+
+/// Windows through one ring over `scene`, each drained before the next
+/// (so each sees the state its predecessors kept); impacts and flights
+/// sorted by particle, generation and flight.
+fn windows_on(
+    ctx: &collidoscope::gpu::GpuContext,
+    pipes: &ParticlesGpu,
+    scene: &GpuScene,
+    windows: &[Window],
+) -> Vec<FrameResult> {
+    let mut ring = FrameRing::new(scene, 1 << 14, 1 << 15);
+    let mut out = Vec::new();
+    for &w in windows {
+        ring.submit(ctx, pipes, scene, w, true, &mut out).unwrap();
+        out.extend(ring.drain(ctx).unwrap());
+    }
+    for r in &mut out {
+        assert!(!r.overflowed(), "window {:?} overflowed", r.window);
+        r.impacts
+            .sort_by_key(|i| (i.particle, i.generation, i.flight));
+        r.flights
+            .sort_by_key(|f| (f.particle, f.generation, f.flight));
+    }
+    out
+}
+
+#[test]
+fn kept_state_gives_the_windows_solved_from_birth() {
+    let ctx = common::gpu();
+    let (_, pipes) = Particles::gpu(&ctx).unwrap();
+    let scene = hail(3000);
+    let n = scene.particle_count() as u32;
+    let window = |frame: u32| Window {
+        frame,
+        t_begin: 0.25 + f64::from(frame) / 30.0,
+        dt: 1.0 / 30.0,
+    };
+    // Two lives and more, then a jump back and a repeated window, as the
+    // viewer's clock and the overflow reruns do.
+    let mut order: Vec<Window> = (0..60).map(window).collect();
+    order.extend([window(20), window(21), window(21), window(59)]);
+    let warm_scene = GpuScene::new(&ctx, &scene, 32).unwrap();
+    let warm = windows_on(&ctx, &pipes, &warm_scene, &order);
+    let mut impacts = 0;
+    for (k, w) in warm.iter().enumerate() {
+        // The same window on a scene with no kept state: every particle
+        // listed and solved from birth.
+        let cold_scene = GpuScene::new(&ctx, &scene, 32).unwrap();
+        let [cold] =
+            <[FrameResult; 1]>::try_from(windows_on(&ctx, &pipes, &cold_scene, &[w.window]))
+                .unwrap();
+        assert_eq!(
+            cold.solved, n,
+            "a scene's first window solves every particle"
+        );
+        let at = format!("window {k} ({:?})", w.window);
+        assert_eq!(w.impacts, cold.impacts, "{at}: impacts");
+        assert_eq!(w.flights, cold.flights, "{at}: flights");
+        assert_eq!(w.maps, cold.maps, "{at}: maps");
+        impacts += w.impacts.len();
+        if (1..60).contains(&k) {
+            assert!(
+                w.solved < n / 8,
+                "{at}: {} of {n} particles solved with the state kept",
+                w.solved
+            );
+        }
+    }
+    assert!(impacts > 500, "only {impacts} impacts");
 }

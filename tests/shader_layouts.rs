@@ -935,13 +935,13 @@ fn particles() {
             sl::ParticleMapKind::Spherical as u32
         );
     }
-    constant!(c, "particles_eval.wgsl", WORKGROUP, sl::PARTICLES_WORKGROUP);
     let size = [sl::PARTICLES_WORKGROUP, 1, 1];
-    c.workgroup(
-        "particles_eval.wgsl",
-        &["impacts_main"],
-        "PARTICLES_WORKGROUP",
-        size,
-    );
+    for (shader, entry) in [
+        ("particles_scan.wgsl", "scan_main"),
+        ("particles_eval.wgsl", "solve_main"),
+    ] {
+        constant!(c, shader, WORKGROUP, sl::PARTICLES_WORKGROUP);
+        c.workgroup(shader, &[entry], "PARTICLES_WORKGROUP", size);
+    }
     c.finish();
 }

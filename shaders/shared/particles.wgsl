@@ -306,7 +306,9 @@ struct Flight {
 struct Hit {
     found: bool,
     collider: u32,
+    // Global impact time f.t0 + tau.
     t: f32,
+    tau: f32,
     p: vec3<f32>,
     n: vec3<f32>,
     v: vec3<f32>,
@@ -317,7 +319,7 @@ fn position(f: Flight, tau: f32) -> vec3<f32> {
 }
 
 fn earliest_hit(f: Flight) -> Hit {
-    var best = Hit(false, NO_COLLIDER, 0.0, vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    var best_id = NO_COLLIDER;
     var best_tau = 3.0e38;
     let span = f.end - f.t0;
     for (var id = 0u; id < frame.num_colliders; id++) {
@@ -332,25 +334,28 @@ fn earliest_hit(f: Flight) -> Hit {
             if accepts(c, position(f, tau)) {
                 if tau < best_tau {
                     best_tau = tau;
-                    best.found = true;
-                    best.collider = id;
+                    best_id = id;
                 }
                 break;
             }
         }
     }
-    if best.found {
-        let p = position(f, best_tau);
-        let v = f.v0 + f.acc * best_tau;
-        let g = gradient(colliders[best.collider], p);
+    return hit_at(f, best_id, best_tau);
+}
+
+// The hit of flight `f` on collider `id` (NO_COLLIDER: none) after `tau`:
+// what `earliest_hit` returns, rebuilt from the two numbers it found.
+fn hit_at(f: Flight, id: u32, tau: f32) -> Hit {
+    var best = Hit(false, NO_COLLIDER, 0.0, 0.0, vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    if id != NO_COLLIDER {
+        let p = position(f, tau);
+        let v = f.v0 + f.acc * tau;
+        let g = gradient(colliders[id], p);
         var n = select(-normalize(v), normalize(g), dot(g, g) > 0.0);
         if dot(n, v) > 0.0 {
             n = -n;
         }
-        best.t = f.t0 + best_tau;
-        best.p = p;
-        best.n = n;
-        best.v = v;
+        best = Hit(true, id, f.t0 + tau, tau, p, n, v);
     }
     return best;
 }
@@ -394,4 +399,49 @@ fn first_flight(pt: Particle, g: u32) -> Flight {
     let v = e.velocity + e.velocity_jitter * vec3<f32>(r[3], r[4], r[5]);
     let t0 = (f32(g) - pt.phase) * e.lifetime;
     return Flight(t0, p, v, e.acc, t0 + e.lifetime, 0u, NO_COLLIDER);
+}
+
+// ---- the window's lives and the per-particle state (particles_scan.wgsl,
+// particles_eval.wgsl) ----
+
+// Most lives one window may overlap (a window longer than a life).
+const MAX_LIVES: i32 = 64;
+
+// The generations whose lives overlap the window [a, b).
+fn lives_in(a: f32, b: f32, e: Emitter, phase: f32) -> vec2<i32> {
+    let g_a = max(generation_at(a, e, phase), 0);
+    return vec2<i32>(g_a, min(generation_at(b, e, phase), g_a + MAX_LIVES));
+}
+
+// A particle's state, kept by the evaluation between windows: the flight
+// its last evaluated window ended in, and that flight's end.
+//   check = [generation + 1 (0: none yet), bits of t0, bits of the hit's
+//            global time (+inf: no hit), bounce index]
+//   flight = [p0, tau], [v0, bits of hit collider | start_on << 16]
+// Every earlier flight of the chain ends at or before t0, so a window
+// starting after t0 may resume from it (see `resumes`).
+const NO_HIT_TIME: u32 = 0x7f800000u;
+const NO_ID16: u32 = 0xffffu;
+
+fn resumes(check: vec4<u32>, g: i32, a: f32) -> bool {
+    return check.x == u32(g) + 1u && bitcast<f32>(check.y) < a;
+}
+
+// True when the window [a, b) cannot change the particle: one life, the
+// kept flight started before the window and it neither ends inside the
+// window nor, having ended before it, goes on to a bounce.
+fn unchanged(check: vec4<u32>, lives: vec2<i32>, a: f32, b: f32) -> bool {
+    if lives.x != lives.y || !resumes(check, lives.x, a) {
+        return false;
+    }
+    let t_hit = bitcast<f32>(check.z);
+    return t_hit >= b || (t_hit < a && check.w >= frame.bounces);
+}
+
+fn id16(id: u32) -> u32 {
+    return select(id, NO_ID16, id == NO_COLLIDER);
+}
+
+fn id32(id: u32) -> u32 {
+    return select(id, NO_COLLIDER, id == NO_ID16);
 }

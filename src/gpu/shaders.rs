@@ -88,6 +88,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "particles_eval.wgsl",
     "particles_map.wgsl",
     "particles_points.wgsl",
+    "particles_scan.wgsl",
     "pipeline_step.wgsl",
     "radix_sort.wgsl",
     "rss_bvh.wgsl",

@@ -9,7 +9,9 @@
 //! so that every particle is in a later life. After a warm-up (the GPU's
 //! clock settles, the impact buffers grow to the window's impacts) it
 //! times `--repeats` windows back to back: the GPU time per phase from the
-//! stage's timestamps (evaluation, map rendering, read-back copy; medians),
+//! stage's timestamps (evaluation split into its scan of every particle's
+//! kept state and its solve of the particles the scan listed, map
+//! rendering, read-back copy; medians) with the particles solved per window,
 //! the wall time per window, the read-back latency and the CPU time to
 //! unpack a window. Three studies:
 //!
@@ -124,8 +126,12 @@ struct Row {
     windows: usize,
     /// Mean impacts per window.
     impacts: f64,
-    /// GPU medians per window.
+    /// Mean particles the scan listed for the solve per window.
+    solved: f64,
+    /// GPU medians per window: the evaluation (scan + solve) and its parts.
     evaluation_ms: Option<f64>,
+    scan_ms: Option<f64>,
+    solve_ms: Option<f64>,
     map_rendering_ms: Option<f64>,
     readback_copy_ms: Option<f64>,
     /// Evaluation + map rendering, median.
@@ -234,6 +240,7 @@ impl<'a> Stream<'a> {
         let landed = |r: FrameResult| Landed {
             gpu_ms: r.gpu_ms,
             impact_count: r.impact_count,
+            solved: r.solved,
             readback_ms: r.readback_ms,
             latency_frames: r.latency_frames,
         };
@@ -253,6 +260,7 @@ impl<'a> Stream<'a> {
                 .map(|r| f64::from(r.impact_count))
                 .sum::<f64>()
                 / n,
+            solved: results.iter().map(|r| f64::from(r.solved)).sum::<f64>() / n,
             readback_ms: results.iter().map(|r| r.readback_ms).sum::<f64>() / n,
             latency: results.iter().map(|r| r.latency_frames).max().unwrap_or(0),
             unpack_ms: (self.ring.cpu.unpacking - unpacked) / n,
@@ -267,6 +275,7 @@ impl<'a> Stream<'a> {
 struct Landed {
     gpu_ms: Option<GpuPhaseMs>,
     impact_count: u32,
+    solved: u32,
     readback_ms: f64,
     latency_frames: u64,
 }
@@ -278,6 +287,7 @@ struct Measured {
     /// Per window; `None` without timestamps.
     gpu: Option<Vec<GpuPhaseMs>>,
     impacts: f64,
+    solved: f64,
     readback_ms: f64,
     latency: u64,
     unpack_ms: f64,
@@ -326,7 +336,7 @@ fn measure(
         _ => None,
     };
     let compute_ms = m.gpu_median(GpuPhaseMs::compute_ms);
-    let evaluation_ms = m.gpu_median(|g| g.evaluation);
+    let evaluation_ms = m.gpu_median(GpuPhaseMs::evaluation);
     let per_s = |count: f64, ms: Option<f64>| count / report::best_ms(ms, m.frame_ms) * 1e3;
     let n = scene.particle_count();
     Ok(Row {
@@ -336,7 +346,10 @@ fn measure(
         map_res,
         windows: m.windows,
         impacts: m.impacts,
+        solved: m.solved,
         evaluation_ms,
+        scan_ms: m.gpu_median(|g| g.scan),
+        solve_ms: m.gpu_median(|g| g.solve),
         map_rendering_ms: m.gpu_median(|g| g.map_rendering),
         readback_copy_ms: m.gpu_median(|g| g.readback_copy),
         compute_ms,
@@ -431,7 +444,10 @@ impl report::Row for Row {
             "map_res",
             "windows",
             "impacts",
+            "solved",
             "evaluation_ms",
+            "scan_ms",
+            "solve_ms",
             "map_rendering_ms",
             "readback_copy_ms",
             "compute_ms",
@@ -460,7 +476,10 @@ impl report::Row for Row {
             self.map_res.to_string(),
             self.windows.to_string(),
             format!("{:.1}", self.impacts),
+            format!("{:.1}", self.solved),
             ms(self.evaluation_ms),
+            ms(self.scan_ms),
+            ms(self.solve_ms),
             ms(self.map_rendering_ms),
             ms(self.readback_copy_ms),
             ms(self.compute_ms),
@@ -485,7 +504,10 @@ impl report::Row for Row {
             Column::right("particles", 10),
             Column::right("map", 5),
             Column::right("impacts", 9),
+            Column::right("solved", 9),
             Column::right("eval ms", 8),
+            Column::right("scan ms", 8),
+            Column::right("solve ms", 9),
             Column::right("map ms", 7),
             Column::right("copy ms", 8),
             Column::right("frame ms", 9),
@@ -508,7 +530,10 @@ impl report::Row for Row {
             self.particles.to_string(),
             self.map_res.to_string(),
             format!("{:.0}", self.impacts),
+            format!("{:.0}", self.solved),
             ms(self.evaluation_ms),
+            ms(self.scan_ms),
+            ms(self.solve_ms),
             ms(self.map_rendering_ms),
             ms(self.readback_copy_ms),
             format!("{:.3}", self.frame_ms),

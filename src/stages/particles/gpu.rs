@@ -1,5 +1,9 @@
-//! The GPU path: `shaders/particles_eval.wgsl` evaluates every particle
-//! from time alone and appends the window's impacts; `particles_map.wgsl`
+//! The GPU path: the evaluation finds the window's impacts in two passes —
+//! `shaders/particles_scan.wgsl` reads each particle's kept state and lists
+//! only the particles the window can change (a flight of theirs ends or
+//! starts in it), `particles_eval.wgsl` solves those from time alone and
+//! appends their impacts, keeping the flight each ends the window in
+//! ([`ParticleState`]); `particles_map.wgsl`
 //! draws them as points into the impact-map atlas with a render pipeline
 //! (count: additive blend, earliest sub-frame time: min, max speed: max);
 //! everything is copied to staging buffers and mapped asynchronously.
@@ -21,7 +25,10 @@ use eframe::egui_wgpu::wgpu;
 
 use super::collider::{Collider, Constraint};
 use super::scene::{Order, ParticleScene};
-use crate::gpu::{Access, GpuContext, GpuError, Kernels, shader_source, storage_buffer_init};
+use crate::gpu::{
+    Access, BufferCheck, GpuContext, GpuError, Kernels, shader_source, storage_buffer_init,
+    storage_buffer_zeroed,
+};
 
 pub const WORKGROUP: u32 = 64;
 /// Windows in flight.
@@ -144,8 +151,10 @@ impl GpuCollider {
 
 /// The stage's pipelines, created once per device.
 pub struct ParticlesGpu {
+    pub(super) scan_kernels: Kernels,
+    pub(super) scan: wgpu::ComputePipeline,
     pub(super) kernels: Kernels,
-    pub(super) impacts: wgpu::ComputePipeline,
+    pub(super) solve: wgpu::ComputePipeline,
     pub(super) map_layout: wgpu::BindGroupLayout,
     pub(super) map_pipeline: wgpu::RenderPipeline,
 }
@@ -176,13 +185,20 @@ impl ParticlesGpu {
             return Err(GpuError::Device("impact maps need blending into R32Float (FLOAT32_BLENDABLE), which this adapter lacks".into()));
         }
         let (ro, rw) = (Access::ReadOnly, Access::ReadWrite);
+        let scan_kernels = Kernels::new(
+            gpu,
+            "particles_scan",
+            shader_source("particles_scan.wgsl"),
+            &[ro, ro, ro, rw, rw, rw],
+        );
+        let scan = scan_kernels.pipeline(gpu, "scan_main");
         let kernels = Kernels::new(
             gpu,
             "particles",
             shader_source("particles_eval.wgsl"),
-            &[ro, ro, rw, rw, rw],
+            &[ro, ro, rw, rw, rw, rw, rw, ro],
         );
-        let impacts = kernels.pipeline(gpu, "impacts_main");
+        let solve = kernels.pipeline(gpu, "solve_main");
         let device = &gpu.device;
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
             binding,
@@ -244,18 +260,48 @@ impl ParticlesGpu {
             cache: None,
         });
         Ok(ParticlesGpu {
+            scan_kernels,
+            scan,
             kernels,
-            impacts,
+            solve,
             map_layout,
             map_pipeline,
         })
     }
 }
 
-/// A scene on the GPU: emitters and colliders.
+/// What the evaluation keeps per particle between windows, written and
+/// read only by the GPU (the CPU never touches particle state): the flight
+/// each particle's last evaluated window ended in and that flight's hit
+/// (layout in shaders/shared/particles.wgsl), and the scan's list of the
+/// particles to solve. Zeroed: no particle has a kept flight yet. It
+/// belongs to one scene and its bounces and restitution.
+pub struct ParticleState {
+    /// 16 bytes a particle, all the scan reads.
+    pub check: wgpu::Buffer,
+    /// 32 bytes a particle, read and written by the solve only.
+    pub kept: wgpu::Buffer,
+    /// The scan's list of particle indices, 4 bytes a particle.
+    pub work: wgpu::Buffer,
+}
+
+impl ParticleState {
+    fn new(gpu: &GpuContext, particles: u32) -> Result<Self, GpuError> {
+        let n = u64::from(particles.max(1));
+        let buffer = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
+        Ok(ParticleState {
+            check: buffer("particles::state_check", n * 16)?,
+            kept: buffer("particles::state_kept", n * 32)?,
+            work: buffer("particles::work", n * 4)?,
+        })
+    }
+}
+
+/// A scene on the GPU: emitters, colliders and the particles' state.
 pub struct GpuScene {
     pub emitters: wgpu::Buffer,
     pub colliders: wgpu::Buffer,
+    pub state: ParticleState,
     pub frame: Frame,
 }
 
@@ -302,6 +348,7 @@ impl GpuScene {
         Ok(GpuScene {
             emitters: storage_buffer_init(gpu, "particles::emitters", &emitters)?,
             colliders: storage_buffer_init(gpu, "particles::colliders", &colliders)?,
+            state: ParticleState::new(gpu, n as u32)?,
             frame: Frame {
                 restitution: scene.restitution as f32,
                 num_particles: n as u32,

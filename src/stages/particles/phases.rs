@@ -2,10 +2,12 @@
 //! report it.
 //!
 //! * **GPU** (timestamp queries, when the adapter has them): particle
-//!   evaluation (the compute pass), map rendering (the point pass) and the
-//!   read-back copy (impacts, flights and maps into the staging buffer).
-//!   Each window's slot writes six timestamps — the two passes' own begin
-//!   and end writes and two encoder timestamps around the copies — and
+//!   evaluation in its two compute passes — the scan (every particle's
+//!   kept state checked) and the solve (the listed particles' flights) —,
+//!   map rendering (the point pass) and the read-back copy (impacts,
+//!   flights and maps into the staging buffer). Each window's slot writes
+//!   eight timestamps — the three passes' own begin and end writes and two
+//!   encoder timestamps around the copies — and
 //!   resolves them into its staging buffer, so they come back with the
 //!   window's read-back and never cost a wait of their own.
 //! * **CPU** (wall clock): recording and submitting a window, waiting for
@@ -19,20 +21,23 @@ use crate::gpu::GpuContext;
 use crate::timing::Timings;
 
 /// Timestamps one window writes.
-pub const TIMESTAMPS: u32 = 6;
+pub const TIMESTAMPS: u32 = 8;
 /// Bytes of the resolved timestamps.
 pub const TIMESTAMP_BYTES: u64 = TIMESTAMPS as u64 * 8;
 
 /// One window's GPU time per phase, milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GpuPhaseMs {
-    pub evaluation: f64,
+    /// The evaluation's scan of every particle's kept state.
+    pub scan: f64,
+    /// The evaluation's solve of the particles the scan listed.
+    pub solve: f64,
     pub map_rendering: f64,
     pub readback_copy: f64,
 }
 
 impl GpuPhaseMs {
-    /// From the six resolved timestamps (begin, end of each phase) and the
+    /// From the eight resolved timestamps (begin, end of each phase) and the
     /// queue's timestamp period (ns per tick). A pair that runs backwards
     /// (a driver resetting its counter) reads 0.
     pub fn from_ticks(ticks: &[u64], period_ns: f32) -> Self {
@@ -40,19 +45,26 @@ impl GpuPhaseMs {
             ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * f64::from(period_ns) * 1e-6
         };
         GpuPhaseMs {
-            evaluation: ms(0),
-            map_rendering: ms(1),
-            readback_copy: ms(2),
+            scan: ms(0),
+            solve: ms(1),
+            map_rendering: ms(2),
+            readback_copy: ms(3),
         }
+    }
+
+    /// The particle evaluation: scan plus solve.
+    pub fn evaluation(&self) -> f64 {
+        self.scan + self.solve
     }
 
     /// Evaluation plus map rendering: the per-frame GPU budget.
     pub fn compute_ms(&self) -> f64 {
-        self.evaluation + self.map_rendering
+        self.evaluation() + self.map_rendering
     }
 
     fn add(&mut self, o: &GpuPhaseMs) {
-        self.evaluation += o.evaluation;
+        self.scan += o.scan;
+        self.solve += o.solve;
         self.map_rendering += o.map_rendering;
         self.readback_copy += o.readback_copy;
     }
@@ -90,25 +102,34 @@ impl PhaseQueries {
         })
     }
 
-    /// The evaluation pass's writes.
-    pub fn evaluation(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+    fn compute(&self, phase: u32) -> wgpu::ComputePassTimestampWrites<'_> {
         wgpu::ComputePassTimestampWrites {
             query_set: &self.set,
-            beginning_of_pass_write_index: Some(0),
-            end_of_pass_write_index: Some(1),
+            beginning_of_pass_write_index: Some(2 * phase),
+            end_of_pass_write_index: Some(2 * phase + 1),
         }
+    }
+
+    /// The scan pass's writes.
+    pub fn scan(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+        self.compute(0)
+    }
+
+    /// The solve pass's writes.
+    pub fn solve(&self) -> wgpu::ComputePassTimestampWrites<'_> {
+        self.compute(1)
     }
 
     /// The map pass's writes.
     pub fn map_rendering(&self) -> wgpu::RenderPassTimestampWrites<'_> {
         wgpu::RenderPassTimestampWrites {
             query_set: &self.set,
-            beginning_of_pass_write_index: Some(2),
-            end_of_pass_write_index: Some(3),
+            beginning_of_pass_write_index: Some(4),
+            end_of_pass_write_index: Some(5),
         }
     }
 
-    /// Records `copies` between two timestamps, then resolves all six
+    /// Records `copies` between two timestamps, then resolves all eight
     /// into `staging` at `offset`.
     pub fn around_copies(
         &self,
@@ -117,9 +138,9 @@ impl PhaseQueries {
         offset: u64,
         copies: impl FnOnce(&mut wgpu::CommandEncoder),
     ) {
-        encoder.write_timestamp(&self.set, 4);
+        encoder.write_timestamp(&self.set, 6);
         copies(encoder);
-        encoder.write_timestamp(&self.set, 5);
+        encoder.write_timestamp(&self.set, 7);
         encoder.resolve_query_set(&self.set, 0..TIMESTAMPS, &self.resolved, 0);
         encoder.copy_buffer_to_buffer(&self.resolved, 0, staging, offset, TIMESTAMP_BYTES);
     }
@@ -167,7 +188,8 @@ impl PhaseTotals {
         let mut t = Timings::default();
         let g = self.gpu;
         t.push("recording", self.cpu.recording, None);
-        t.push("evaluation", 0.0, g.map(|g| g.evaluation));
+        t.push("evaluation: scan", 0.0, g.map(|g| g.scan));
+        t.push("evaluation: solve", 0.0, g.map(|g| g.solve));
         t.push("map rendering", 0.0, g.map(|g| g.map_rendering));
         t.push("read-back copy", 0.0, g.map(|g| g.readback_copy));
         t.push("read-back wait", self.cpu.readback_wait, None);
@@ -182,22 +204,25 @@ mod tests {
 
     #[test]
     fn ticks_become_milliseconds_per_phase() {
-        let g = GpuPhaseMs::from_ticks(&[100, 1_100, 1_100, 1_600, 2_000, 1_900], 1000.0);
+        let g = GpuPhaseMs::from_ticks(&[100, 350, 400, 1_150, 1_150, 1_650, 2_000, 1_900], 1000.0);
         assert_eq!(
             g,
             GpuPhaseMs {
-                evaluation: 1.0,
+                scan: 0.25,
+                solve: 0.75,
                 map_rendering: 0.5,
                 readback_copy: 0.0,
             }
         );
+        assert_eq!(g.evaluation(), 1.0);
         assert_eq!(g.compute_ms(), 1.5);
     }
 
     #[test]
     fn totals_sum_windows_and_drop_gpu_time_when_one_lacks_it() {
         let w = GpuPhaseMs {
-            evaluation: 1.0,
+            scan: 0.25,
+            solve: 0.75,
             map_rendering: 2.0,
             readback_copy: 3.0,
         };
@@ -213,14 +238,15 @@ mod tests {
             names,
             [
                 "recording",
-                "evaluation",
+                "evaluation: scan",
+                "evaluation: solve",
                 "map rendering",
                 "read-back copy",
                 "read-back wait",
                 "decoding"
             ]
         );
-        assert_eq!(timings.phases[5].wall_ms, 1.5);
+        assert_eq!(timings.phases[6].wall_ms, 1.5);
         assert_eq!(timings.total_gpu_ms(), Some(12.0));
         t.add_window(None);
         assert_eq!((t.windows, t.gpu), (3, None));

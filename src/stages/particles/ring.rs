@@ -18,8 +18,10 @@ use crate::gpu::{
 /// The time channel's clear value: later than any sub-frame time.
 pub const NO_TIME: f32 = 1e30;
 const ALIGN: u64 = 256;
+/// The counters: [impacts, 1, 0, 0, flights, particles the scan listed].
+const COUNTERS: u64 = 24;
 /// Where a window's resolved timestamps land in its staging buffer (after
-/// the 20 bytes of counters, before the impacts at [`ALIGN`]).
+/// the counters, before the impacts at [`ALIGN`]).
 const TIMESTAMPS_AT: u64 = 64;
 
 fn readback_error(reason: String) -> GpuError {
@@ -47,6 +49,8 @@ pub struct FrameResult {
     /// buffers overflowed (then the window must run again).
     pub impact_count: u32,
     pub flight_count: u32,
+    /// Particles the scan listed for the solve (the rest kept their flight).
+    pub solved: u32,
     /// The atlas channels (count, sub-frame time as a fraction of dt or
     /// [`NO_TIME`], speed), `res` wide and `res`·colliders high.
     pub maps: [Vec<f32>; 3],
@@ -77,10 +81,13 @@ struct Slot {
     flight_capacity: u32,
     uniform: wgpu::Buffer,
     counters: wgpu::Buffer,
+    /// The solve's indirect dispatch, counted by the scan.
+    solve_args: wgpu::Buffer,
     impacts: wgpu::Buffer,
     flights: wgpu::Buffer,
     maps: [wgpu::Texture; 3],
     staging: wgpu::Buffer,
+    scan_bind: wgpu::BindGroup,
     eval_bind: wgpu::BindGroup,
     map_bind: wgpu::BindGroup,
     queries: Option<PhaseQueries>,
@@ -161,10 +168,18 @@ impl FrameRing {
         });
         let counters = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("particles::counters"),
-            size: 20,
+            size: COUNTERS,
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let solve_args = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("particles::solve_args"),
+            size: 12,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::INDIRECT
                 | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -202,6 +217,19 @@ impl FrameRing {
         });
         let r = regions(self.capacity, self.flight_capacity, self.res, self.height);
         let staging = staging_buffer(device, "particles::staging", r.total);
+        let state = &scene.state;
+        let scan_bind = pipes.scan_kernels.bind_group(
+            gpu,
+            &[
+                &uniform,
+                &scene.emitters,
+                &scene.colliders,
+                &state.check,
+                &state.work,
+                &counters,
+                &solve_args,
+            ],
+        );
         let eval_bind = pipes.kernels.bind_group(
             gpu,
             &[
@@ -211,6 +239,9 @@ impl FrameRing {
                 &impacts,
                 &flights,
                 &counters,
+                &state.check,
+                &state.kept,
+                &state.work,
             ],
         );
         let map_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -230,10 +261,12 @@ impl FrameRing {
             flight_capacity: self.flight_capacity,
             uniform,
             counters,
+            solve_args,
             impacts,
             flights,
             maps,
             staging,
+            scan_bind,
             eval_bind,
             map_bind,
             queries: PhaseQueries::new(gpu),
@@ -300,8 +333,13 @@ impl FrameRing {
         };
         gpu.queue
             .write_buffer(&slot.uniform, 0, bytemuck::bytes_of(&frame));
+        gpu.queue.write_buffer(
+            &slot.counters,
+            0,
+            bytemuck::cast_slice(&[0u32, 1, 0, 0, 0, 0]),
+        );
         gpu.queue
-            .write_buffer(&slot.counters, 0, bytemuck::cast_slice(&[0u32, 1, 0, 0, 0]));
+            .write_buffer(&slot.solve_args, 0, bytemuck::cast_slice(&[0u32, 1, 1]));
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -310,12 +348,21 @@ impl FrameRing {
         let (x, y) = dispatch_dims(frame.num_particles.div_ceil(WORKGROUP));
         {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("particles::evaluation"),
-                timestamp_writes: slot.queries.as_ref().map(PhaseQueries::evaluation),
+                label: Some("particles::scan"),
+                timestamp_writes: slot.queries.as_ref().map(PhaseQueries::scan),
+            });
+            pass.set_bind_group(0, &slot.scan_bind, &[]);
+            pass.set_pipeline(&pipes.scan);
+            pass.dispatch_workgroups(x, y, 1);
+        }
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("particles::solve"),
+                timestamp_writes: slot.queries.as_ref().map(PhaseQueries::solve),
             });
             pass.set_bind_group(0, &slot.eval_bind, &[]);
-            pass.set_pipeline(&pipes.impacts);
-            pass.dispatch_workgroups(x, y, 1);
+            pass.set_pipeline(&pipes.solve);
+            pass.dispatch_workgroups_indirect(&slot.solve_args, 0);
         }
         let views = slot
             .maps
@@ -358,7 +405,7 @@ impl FrameRing {
         let (res, height) = (self.res, self.height);
         let r = regions(slot.capacity, slot.flight_capacity, res, height);
         let copies = |encoder: &mut wgpu::CommandEncoder| {
-            encoder.copy_buffer_to_buffer(&slot.counters, 0, &slot.staging, 0, 20);
+            encoder.copy_buffer_to_buffer(&slot.counters, 0, &slot.staging, 0, COUNTERS);
             encoder.copy_buffer_to_buffer(
                 &slot.impacts,
                 0,
@@ -458,7 +505,7 @@ impl FrameRing {
                     .slice(..)
                     .get_mapped_range()
                     .map_err(|e| readback_error(e.to_string()))?;
-                let counters: &[u32] = bytemuck::cast_slice(&data[..20]);
+                let counters: &[u32] = bytemuck::cast_slice(&data[..COUNTERS as usize]);
                 let gpu_ms = slot.queries.as_ref().map(|q| {
                     let at = TIMESTAMPS_AT as usize;
                     let ticks: Vec<u64> =
@@ -496,6 +543,7 @@ impl FrameRing {
                     flights,
                     impact_count,
                     flight_count,
+                    solved: counters[5],
                     maps,
                     latency_frames: seq - p.seq,
                     readback_ms: p.submitted.elapsed().as_secs_f64() * 1e3,

@@ -167,7 +167,8 @@ impl Live {
             readback_ms = Some(r.readback_ms);
             if let Some(g) = r.gpu_ms {
                 // The window's own GPU timestamps, arrived with its read-back.
-                timings.push("impact window: evaluation (GPU)", 0.0, Some(g.evaluation));
+                timings.push("impact window: evaluation scan (GPU)", 0.0, Some(g.scan));
+                timings.push("impact window: evaluation solve (GPU)", 0.0, Some(g.solve));
                 timings.push(
                     "impact window: map rendering (GPU)",
                     0.0,

@@ -63,7 +63,18 @@ fn a_tiny_run_writes_every_study_json_csv_plot_and_table() {
         assert!(r["impacts"].as_f64().unwrap() > 0.0, "no impacts: {r}");
         assert!(r["frame_ms"].as_f64().unwrap() > 0.0, "{r}");
         assert!(r["particles_per_s"].as_f64().unwrap() > 0.0, "{r}");
+        // Warm windows: the scan lists a few particles for the solve, not all.
+        let (solved, n) = (
+            r["solved"].as_f64().unwrap(),
+            r["particles"].as_f64().unwrap(),
+        );
+        assert!(solved > 0.0 && solved < 0.25 * n, "{r}");
         if timestamps {
+            let (scan, solve) = (
+                r["scan_ms"].as_f64().unwrap(),
+                r["solve_ms"].as_f64().unwrap(),
+            );
+            assert!(scan > 0.0 && solve > 0.0, "{r}");
             let eval = r["evaluation_ms"].as_f64().unwrap();
             let compute = r["compute_ms"].as_f64().unwrap();
             assert!(eval > 0.0 && compute >= eval, "{r}");

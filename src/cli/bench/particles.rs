@@ -7,7 +7,9 @@
 //! frames in flight exactly as the viewer does (submit a window, poll for
 //! the ones that landed, never wait unless the ring is full), from t = 2 s
 //! so that every particle is in a later life. After a warm-up (the GPU's
-//! clock settles, the impact buffers grow to the window's impacts) it
+//! clock settles, the impact buffers grow to the window's impacts, and the
+//! particles' kept state fills: a scene's first window solves every
+//! particle from birth, later ones only those the window changes) it
 //! times `--repeats` windows back to back: the GPU time per phase from the
 //! stage's timestamps (evaluation split into its scan of every particle's
 //! kept state and its solve of the particles the scan listed, map

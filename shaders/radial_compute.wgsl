@@ -9,24 +9,21 @@
 // WGSL has no 64-bit integers, so edge functions compare their two
 // products as 64-bit values made of two 32-bit words (`mul_wide`).
 //
-// `clear` fills the values with +inf and resets the indirect dispatch of
-// `raster_large`. `raster` runs one invocation per (field, triangle) pair:
-// set-up, the bounding box of cell centres, and either every covered cell
-// of a small box (at most SMALL_CELLS) with atomicMin on the f32 bits, or
-// the pair appended to `large` and the workgroup count of `raster_large`
-// raised by one; `raster_large` then gives each large pair a workgroup of
-// LARGE_GROUP invocations striding over its box. Corners beyond ±2²⁹ / 256
-// cells (far off the field) would overflow the 32-bit words: such a
-// triangle is left out, where the CPU reference would fill cells.
+// `clear` fills the values with +inf. `raster` runs one invocation per
+// (field, triangle) pair: set-up, the bounding box of cell centres, and
+// either every covered cell of a small box (at most SMALL_CELLS) with
+// atomicMin on the f32 bits, or the footprint queued in workgroup memory;
+// then the whole workgroup strides over each queued footprint's box, so a
+// large footprint is shared by RASTER_GROUP invocations without a second
+// (indirect) dispatch and its barrier. Corners beyond ±2²⁹ / 256 cells
+// (far off the field) would overflow the 32-bit words: such a triangle is
+// left out, where the CPU reference would fill cells.
 
 //!include shared/radial_setup.wgsl
 
 const CLEAR_GROUP: u32 = 256u;
 const RASTER_GROUP: u32 = 64u;
-const LARGE_GROUP: u32 = 64u;
 const SMALL_CELLS: u32 = 16u;
-// Workgroups one dispatch may have along x.
-const MAX_LARGE: u32 = 65535u;
 const SUBPIXEL: i32 = 256;
 const HALF: i32 = 128;
 const LIMIT: f32 = 536870912.0;
@@ -37,9 +34,6 @@ const LIMIT: f32 = 536870912.0;
 @group(0) @binding(3) var<storage, read> triangles: array<u32>;
 @group(0) @binding(4) var<storage, read> pairs: array<vec2<u32>>;
 @group(0) @binding(5) var<storage, read_write> values: array<atomic<u32>>;
-// The pairs of large footprints, and raster_large's (x, y, z) workgroups.
-@group(0) @binding(6) var<storage, read_write> large: array<u32>;
-@group(0) @binding(7) var<storage, read_write> large_dispatch: array<atomic<u32>, 3>;
 
 // x rounded half away from zero, as Rust's f32::round.
 fn round_away(x: f32) -> i32 {
@@ -179,46 +173,49 @@ fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups)
     if index < params.cells {
         atomicStore(&values[index], INF_BITS);
     }
-    if index == 0u {
-        atomicStore(&large_dispatch[0], 0u);
-        atomicStore(&large_dispatch[1], 1u);
-        atomicStore(&large_dispatch[2], 1u);
-    }
 }
+
+// `raster`'s large footprints (more than SMALL_CELLS box cells) with their
+// fields, `queued` of them, filled by the whole workgroup.
+var<workgroup> queue: array<Footprint, RASTER_GROUP>;
+var<workgroup> queue_field: array<u32, RASTER_GROUP>;
+var<workgroup> queued: atomic<u32>;
+var<workgroup> queue_len: u32;
 
 @compute @workgroup_size(RASTER_GROUP)
-fn raster(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn raster(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+          @builtin(local_invocation_index) lane: u32) {
+    if lane == 0u {
+        atomicStore(&queued, 0u);
+    }
+    workgroupBarrier();
+    // No early return: every invocation reaches the barriers.
     let index = gid.y * groups.x * RASTER_GROUP + gid.x;
-    if index >= params.pairs {
-        return;
-    }
-    let pair = pairs[index];
-    let fp = footprint(pair);
-    if !fp.ok {
-        return;
-    }
-    let cells = box_cells(fp);
-    if cells > SMALL_CELLS {
-        let slot = atomicAdd(&large_dispatch[0], 1u);
-        if slot < min(params.pairs, MAX_LARGE) {
-            large[slot] = index;
-            return;
+    if index < params.pairs {
+        let pair = pairs[index];
+        let fp = footprint(pair);
+        let cells = box_cells(fp);
+        if fp.ok && cells > SMALL_CELLS {
+            let slot = atomicAdd(&queued, 1u);
+            queue[slot] = fp;
+            queue_field[slot] = pair.x;
+        } else if fp.ok {
+            for (var j = 0u; j < cells; j++) {
+                raster_cell(fp, pair.x, j);
+            }
         }
-        // No room (more large footprints than one dispatch takes): this
-        // invocation fills its own box.
-        atomicSub(&large_dispatch[0], 1u);
     }
-    for (var j = 0u; j < cells; j++) {
-        raster_cell(fp, pair.x, j);
+    workgroupBarrier();
+    if lane == 0u {
+        queue_len = atomicLoad(&queued);
     }
-}
-
-@compute @workgroup_size(LARGE_GROUP)
-fn raster_large(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    let pair = pairs[large[group.x]];
-    let fp = footprint(pair);
-    let cells = box_cells(fp);
-    for (var j = lane; j < cells; j += LARGE_GROUP) {
-        raster_cell(fp, pair.x, j);
+    let n = workgroupUniformLoad(&queue_len);
+    for (var q = 0u; q < n; q++) {
+        let fp = queue[q];
+        let field = queue_field[q];
+        let cells = box_cells(fp);
+        for (var j = lane; j < cells; j += RASTER_GROUP) {
+            raster_cell(fp, field, j);
+        }
     }
 }

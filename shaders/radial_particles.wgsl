@@ -5,7 +5,8 @@
 //
 // Entry points, one invocation per particle:
 //   predict  q1 = q + (v + g dt) dt; pinned particles (w = 0) stay
-//   collide  q1 moved out of the fields (shared/radial_collide.wgsl)
+//   collide  q1 moved out of the fields (shared/radial_collide.wgsl),
+//            LANES invocations per particle
 //   update   v = damping (q1 − q) / dt, q = q1; a particle below `floor`
 //            goes back to its spawn point at rest
 //
@@ -27,6 +28,8 @@ struct Params {
 }
 
 const WG: u32 = 64u;
+// Invocations per particle in `collide`.
+const LANES: u32 = 8u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> frames: array<FieldFrame>;
@@ -39,6 +42,10 @@ const WG: u32 = 64u;
 @group(0) @binding(7) var<storage, read_write> vel: array<vec4f>;
 @group(0) @binding(8) var<storage, read> spawn: array<vec4f>;
 @group(0) @binding(9) var<storage, read_write> contacts: array<u32>;
+
+// `collide`: per field parity and particle of the workgroup, the first
+// penetrating substep its lanes found (NO_CONTACT: none yet).
+var<workgroup> first_hit: array<array<atomic<u32>, WG / LANES>, 2>;
 
 fn particle(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
     return (wid.y * nwg.x + wid.x) * WG + lid;
@@ -61,22 +68,64 @@ fn predict(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3
     pred[i] = vec4f(p.xyz + v * params.dt, p.w);
 }
 
+// A particle's substeps are tested by LANES invocations at once (lane l
+// takes substeps l + 1, l + 1 + LANES, …), so the latency a particle waits
+// per field is one surface look-up per LANES substeps, not one per
+// substep; the first penetrating substep is the smallest index the lanes
+// report. Fields stay in order (a response moves q1 for the next field),
+// each lane keeping the same copy of the particle's state.
 @compute @workgroup_size(WG)
 fn collide(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
            @builtin(local_invocation_index) lid: u32) {
-    let i = particle(wid, nwg, lid);
-    if i >= params.num_particles {
-        return;
+    let slot = lid / LANES;
+    let lane = lid % LANES;
+    let i = (wid.y * nwg.x + wid.x) * (WG / LANES) + slot;
+    // No early return: every invocation reaches the barriers.
+    let live = i < params.num_particles;
+    var q = vec4f(0.0);
+    var q1 = vec4f(0.0);
+    if live {
+        q = pos[i];
+        q1 = pred[i];
     }
-    let q = pos[i];
-    let q1 = pred[i];
-    if q.w == 0.0 {
-        contacts[i] = NO_CONTACT;
-        return;
+    let moving = live && q.w != 0.0;
+    var predicted = q1.xyz;
+    var contact = NO_CONTACT;
+    let n = params.substeps;
+    let rounds = (n + LANES - 1u) / LANES;
+    for (var field = 0u; field < params.num_fields; field++) {
+        let f = frames[field];
+        let s0 = to_field(prev_frames[field], q.xyz);
+        let s1 = to_field(f, predicted);
+        let tested = moving && broad_phase(s0, s1, f.length, radius[field]);
+        // Alternate slots by field: the previous field's slot may still be
+        // read while this one is reset.
+        let hit = &first_hit[field % 2u][slot];
+        if lane == 0u {
+            atomicStore(hit, NO_CONTACT);
+        }
+        for (var r = 0u; r < rounds; r++) {
+            workgroupBarrier();
+            let j = r * LANES + lane + 1u;
+            // A hit of an earlier round ends the march; this round's own
+            // hits (all above r·LANES) do not skip a smaller substep.
+            if tested && j <= n && atomicLoad(hit) > r * LANES && penetrates(f, s0, s1, j, n) {
+                atomicMin(hit, j);
+            }
+        }
+        workgroupBarrier();
+        let j = atomicLoad(hit);
+        if j != NO_CONTACT {
+            predicted = respond_at(f, q.xyz, s0, s1, j, n, params.friction);
+            contact = field;
+        }
     }
-    let c = collide_particle(q.xyz, q1.xyz, params.num_fields, params.substeps, params.friction);
-    pred[i] = vec4f(c.predicted, q1.w);
-    contacts[i] = c.field;
+    if live && lane == 0u {
+        contacts[i] = contact;
+        if moving {
+            pred[i] = vec4f(predicted, q1.w);
+        }
+    }
 }
 
 @compute @workgroup_size(WG)

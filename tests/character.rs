@@ -15,7 +15,7 @@ use collidoscope::sim::character::humanoid::{Detail, humanoid};
 use collidoscope::sim::character::skinning::SkinningGpu;
 use collidoscope::stages::Stage;
 use collidoscope::stages::radial::{
-    Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene,
+    Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
 };
 use eframe::egui_wgpu::wgpu;
 
@@ -27,6 +27,18 @@ fn encode(gpu: &GpuContext, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
 
 #[test]
 fn gpu_skinning_and_fields_match_the_cpu_through_the_loop() {
+    through_the_loop(Rasteriser::Render, false);
+}
+
+/// As the benchmark's frame: the compute rasteriser, the fields' clear
+/// folded into the skinning dispatch (a missed clear leaves the previous
+/// pose's nearer cells behind).
+#[test]
+fn skinning_that_clears_the_fields_matches_the_cpu_through_the_loop() {
+    through_the_loop(Rasteriser::Compute, true);
+}
+
+fn through_the_loop(rasteriser: Rasteriser, clear_with_skinning: bool) {
     let gpu = common::gpu();
     let radial = RadialGpu::new(&gpu);
     let c = humanoid(Detail::LOW);
@@ -37,13 +49,15 @@ fn gpu_skinning_and_fields_match_the_cpu_through_the_loop() {
         triangles: &c.triangles,
         fields: &specs,
     };
-    let scene = RadialScene::new(&gpu, &radial, input, &params).unwrap();
-    let skinning = SkinningGpu::new(
+    let scene = RadialScene::with_rasteriser(&gpu, &radial, input, &params, rasteriser).unwrap();
+    let cells = params.cells_per_field() as u32 * specs.len() as u32;
+    let skinning = SkinningGpu::with_clear(
         &gpu,
         &c.rest,
         &c.skin,
         c.skeleton.joints.len(),
         &scene.positions,
+        clear_with_skinning.then_some((&scene.values, cells)),
     )
     .unwrap();
     for t in [0.0, 0.6, 1.0, 2.3, 3.1] {
@@ -55,7 +69,11 @@ fn gpu_skinning_and_fields_match_the_cpu_through_the_loop() {
             let mut pass = e.begin_compute_pass(&Default::default());
             skinning.record(&mut pass);
             drop(pass);
-            scene.record(&radial, e);
+            if clear_with_skinning {
+                scene.record_draw(&radial, e);
+            } else {
+                scene.record(&radial, e);
+            }
         });
         let skinned_gpu: Vec<[f32; 4]> = read_buffer(&gpu, &scene.positions, c.rest.len()).unwrap();
         let skinned = c.skinned(&pose);

@@ -787,6 +787,12 @@ fn radial_particles() {
     constant!(
         c,
         "radial_particles.wgsl",
+        LANES,
+        siml::RADIAL_COLLIDE_LANES
+    );
+    constant!(
+        c,
+        "radial_particles.wgsl",
         NO_CONTACT,
         siml::RADIAL_NO_CONTACT
     );
@@ -854,16 +860,9 @@ fn radial() {
     constant!(
         c,
         "radial_compute.wgsl",
-        LARGE_GROUP,
-        sl::RADIAL_LARGE_GROUP
-    );
-    constant!(
-        c,
-        "radial_compute.wgsl",
         SMALL_CELLS,
         sl::RADIAL_SMALL_CELLS
     );
-    constant!(c, "radial_compute.wgsl", MAX_LARGE, sl::RADIAL_MAX_LARGE);
     constant!(
         c,
         "radial_compute.wgsl",
@@ -873,7 +872,6 @@ fn radial() {
     for (entry, size) in [
         ("clear", sl::RADIAL_COMPUTE_CLEAR_GROUP),
         ("raster", sl::RADIAL_RASTER_GROUP),
-        ("raster_large", sl::RADIAL_LARGE_GROUP),
     ] {
         c.workgroup(
             "radial_compute.wgsl",
@@ -889,7 +887,7 @@ fn radial() {
 fn skinning() {
     use collidoscope::sim::character::skinning::{SKIN_GROUP, SkinParams};
     let mut c = Checks::default();
-    mirror! { c, "skinning.wgsl", "Params", SkinParams { vertices, joints, _pad0, _pad1 } }
+    mirror! { c, "skinning.wgsl", "Params", SkinParams { vertices, joints, clear, _pad } }
     constant!(c, "skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
     c.workgroup(
         "skinning.wgsl",

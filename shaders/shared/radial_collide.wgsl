@@ -154,31 +154,22 @@ fn respond(q: vec3f, q1: vec3f, hit: vec3f, plane: Plane, friction: f32) -> vec3
     return q1 + vn + vt;
 }
 
-struct Collision {
-    predicted: vec3f,
-    field: u32,
+// Whether substep point j of n on the field-space segment s0→s1 lies
+// under its cell's surface (§6.2).
+fn penetrates(f: FieldFrame, s0: vec3f, s1: vec3f, j: u32, n: u32) -> bool {
+    let s = substep_point(s0, s1, j, n);
+    let plane = surface(f, s);
+    return plane.ok && plane_distance(plane, s) < 0.0;
 }
 
-// One particle (current q, predicted q1) against every field in order.
-fn collide_particle(q: vec3f, q1: vec3f, num_fields: u32, substeps: u32, friction: f32) -> Collision {
-    var out = Collision(q1, NO_CONTACT);
-    for (var field = 0u; field < num_fields; field++) {
-        let f = frames[field];
-        let s0 = to_field(prev_frames[field], q);
-        let s1 = to_field(f, out.predicted);
-        if !broad_phase(s0, s1, f.length, radius[field]) {
-            continue;
-        }
-        for (var j = 1u; j <= substeps; j++) {
-            let s = s0 + (s1 - s0) * (f32(j) / f32(substeps));
-            let plane = surface(f, s);
-            if plane.ok && plane_distance(plane, s) < 0.0 {
-                let moved = respond(to_field(f, q), s1, s, plane, friction);
-                out.predicted = from_field(f, moved);
-                out.field = field;
-                break;
-            }
-        }
-    }
-    return out;
+fn substep_point(s0: vec3f, s1: vec3f, j: u32, n: u32) -> vec3f {
+    return s0 + (s1 - s0) * (f32(j) / f32(n));
+}
+
+// The response to the penetration found at substep j (the first under the
+// surface): q1 (world) moved back onto the field's surface, in world space.
+fn respond_at(f: FieldFrame, q: vec3f, s0: vec3f, s1: vec3f, j: u32, n: u32, friction: f32) -> vec3f {
+    let s = substep_point(s0, s1, j, n);
+    let moved = respond(to_field(f, q), s1, s, surface(f, s), friction);
+    return from_field(f, moved);
 }

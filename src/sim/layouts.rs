@@ -9,4 +9,7 @@ pub use super::pipeline::{BodyBox, BroadParams, FLAG_STATIC};
 pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
 pub use super::radial::cloth::{LINK_BEND, Link as ClothLink};
 pub use super::radial::cloth_gpu::Params as ClothParams;
-pub use super::radial::gpu::{Params as RadialParticleParams, WORKGROUP as RADIAL_WORKGROUP};
+pub use super::radial::gpu::{
+    COLLIDE_LANES as RADIAL_COLLIDE_LANES, Params as RadialParticleParams,
+    WORKGROUP as RADIAL_WORKGROUP,
+};

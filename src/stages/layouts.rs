@@ -27,8 +27,7 @@ pub use super::particles::gpu::{
     GpuFlight as ParticleFlight, GpuImpact as ParticleImpact, WORKGROUP as PARTICLES_WORKGROUP,
 };
 pub use super::radial::compute::{
-    CLEAR_GROUP as RADIAL_COMPUTE_CLEAR_GROUP, LARGE_GROUP as RADIAL_LARGE_GROUP,
-    MAX_LARGE as RADIAL_MAX_LARGE, RASTER_GROUP as RADIAL_RASTER_GROUP,
+    CLEAR_GROUP as RADIAL_COMPUTE_CLEAR_GROUP, RASTER_GROUP as RADIAL_RASTER_GROUP,
     SMALL_CELLS as RADIAL_SMALL_CELLS,
 };
 pub use super::radial::gpu::{CLEAR_GROUP as RADIAL_CLEAR_GROUP, INF_BITS as RADIAL_INF_BITS};

@@ -4,7 +4,8 @@
 //! `shaders/skinning.wgsl`, one invocation per vertex, writing vec4
 //! positions into a buffer the caller gives — the radial-field
 //! rasteriser's [`crate::stages::radial::RadialScene::positions`], so the
-//! skinned mesh never leaves the GPU.
+//! skinned mesh never leaves the GPU. [`SkinningGpu::with_clear`] folds
+//! that scene's clear of its fields to +inf into the same dispatch.
 
 use eframe::egui_wgpu::wgpu;
 use glam::{Mat4, Vec3};
@@ -58,8 +59,9 @@ pub fn skin_cpu(rest: &[Vec3], skin: &Skin, skin_matrices: &[Mat4]) -> Vec<Vec3>
 pub struct SkinParams {
     pub vertices: u32,
     pub joints: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
+    /// Values set to +inf on the way (0: none).
+    pub clear: u32,
+    pub _pad: u32,
 }
 
 /// The skinning kernel and one character's resident buffers.
@@ -67,7 +69,8 @@ pub struct SkinningGpu {
     pipeline: wgpu::ComputePipeline,
     matrices: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
-    vertices: u32,
+    /// Invocations of the dispatch: vertices, or cells cleared if more.
+    invocations: u32,
     joints: u32,
 }
 
@@ -81,19 +84,51 @@ impl SkinningGpu {
         joints: usize,
         out: &wgpu::Buffer,
     ) -> Result<Self, crate::gpu::GpuError> {
+        Self::with_clear(gpu, rest, skin, joints, out, None)
+    }
+
+    /// [`SkinningGpu::new`] that also sets the first `count` u32 of
+    /// `clear` to +inf each dispatch: a radial scene's
+    /// [`values`](crate::stages::radial::RadialScene::values), whose own
+    /// clear is then left out
+    /// ([`record_draw`](crate::stages::radial::RadialScene::record_draw)
+    /// alone).
+    pub fn with_clear(
+        gpu: &GpuContext,
+        rest: &[Vec3],
+        skin: &Skin,
+        joints: usize,
+        out: &wgpu::Buffer,
+        clear: Option<(&wgpu::Buffer, u32)>,
+    ) -> Result<Self, crate::gpu::GpuError> {
         use Access::{ReadOnly, ReadWrite};
         let kernels = Kernels::new(
             gpu,
             "SkinningGpu",
             shader_source("skinning.wgsl"),
-            &[ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite],
+            &[ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite],
         );
         let pipeline = kernels.pipeline(gpu, "skin_vertices");
+        let unused;
+        let (clear, cleared) = match clear {
+            Some((buffer, count)) => (buffer, count.min((buffer.size() / 4) as u32)),
+            None => {
+                // A binding of one element, never written.
+                unused = crate::gpu::storage_buffer_zeroed(
+                    gpu,
+                    crate::gpu::BufferCheck {
+                        label: "skinning clear (none)",
+                        bytes: 4,
+                    },
+                )?;
+                (&unused, 0)
+            }
+        };
         let params = SkinParams {
             vertices: rest.len() as u32,
             joints: joints as u32,
-            _pad0: 0,
-            _pad1: 0,
+            clear: cleared,
+            _pad: 0,
         };
         let uniform = wgpu::util::DeviceExt::create_buffer_init(
             &gpu.device,
@@ -118,13 +153,14 @@ impl SkinningGpu {
                 &weight_buffer,
                 &matrices,
                 out,
+                clear,
             ],
         );
         Ok(SkinningGpu {
             pipeline,
             matrices,
             bind_group,
-            vertices: rest.len() as u32,
+            invocations: (rest.len() as u32).max(cleared),
             joints: joints as u32,
         })
     }
@@ -136,11 +172,14 @@ impl SkinningGpu {
             .write_buffer(&self.matrices, 0, bytemuck::cast_slice(&skin_matrices[..n]));
     }
 
+    /// Dispatches [`SkinningGpu::record`] records.
+    pub const DISPATCHES: u32 = 1;
+
     /// Records the skinning pass.
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &self.bind_group, &[]);
-        let (x, y) = dispatch_dims(self.vertices.div_ceil(SKIN_GROUP));
+        let (x, y) = dispatch_dims(self.invocations.div_ceil(SKIN_GROUP));
         pass.dispatch_workgroups(x, y, 1);
     }
 }

@@ -80,6 +80,15 @@ pub struct BoundCloth {
     iterations: u32,
 }
 
+impl BoundCloth {
+    /// GPU commands [`ClothGpu::record_constraints`] records, each after
+    /// the previous: a dispatch per iteration, and the copy back after an
+    /// odd count.
+    pub fn commands(&self) -> u32 {
+        self.iterations + self.iterations % 2
+    }
+}
+
 impl ClothGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};

@@ -21,6 +21,9 @@ use crate::stages::radial::FieldFrameGpu;
 
 /// Invocations per workgroup of every entry point.
 pub const WORKGROUP: u32 = 64;
+/// Invocations per particle in `collide` (the shader's `LANES`), each
+/// testing every `COLLIDE_LANES`-th substep.
+pub const COLLIDE_LANES: u32 = 8;
 
 /// `struct Params` of shaders/radial_particles.wgsl (layout checked by
 /// tests/shader_layouts.rs).
@@ -175,7 +178,10 @@ pub struct RadialSimGpu {
 /// parameters.
 pub struct Bound {
     group: wgpu::BindGroup,
+    /// Workgroups of predict and update (a particle each invocation).
     groups: u32,
+    /// Workgroups of collide ([`COLLIDE_LANES`] invocations a particle).
+    collide_groups: u32,
 }
 
 impl RadialSimGpu {
@@ -250,11 +256,19 @@ impl RadialSimGpu {
         Ok(Bound {
             group,
             groups: particles.count.div_ceil(WORKGROUP),
+            collide_groups: particles.count.div_ceil(WORKGROUP / COLLIDE_LANES),
         })
     }
 
-    fn pass(&self, run: &mut GpuRun<'_>, name: &str, pipeline: &wgpu::ComputePipeline, b: &Bound) {
-        let (x, y) = dispatch_dims(b.groups);
+    fn pass(
+        &self,
+        run: &mut GpuRun<'_>,
+        name: &str,
+        pipeline: &wgpu::ComputePipeline,
+        b: &Bound,
+        groups: u32,
+    ) {
+        let (x, y) = dispatch_dims(groups);
         run.compute_pass(name, |pass| {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &b.group, &[]);
@@ -262,19 +276,23 @@ impl RadialSimGpu {
         });
     }
 
+    /// Dispatches [`RadialSimGpu::record_step`] records: predict, collide,
+    /// update.
+    pub const STEP_DISPATCHES: u32 = 3;
+
     /// Records step 1 (profiler scope "predict").
     pub fn record_predict(&self, run: &mut GpuRun<'_>, b: &Bound) {
-        self.pass(run, "predict", &self.predict, b);
+        self.pass(run, "predict", &self.predict, b, b.groups);
     }
 
     /// Records step 2 (profiler scope "collision").
     pub fn record_collide(&self, run: &mut GpuRun<'_>, b: &Bound) {
-        self.pass(run, "collision", &self.collide, b);
+        self.pass(run, "collision", &self.collide, b, b.collide_groups);
     }
 
     /// Records step 3 (profiler scope "update").
     pub fn record_update(&self, run: &mut GpuRun<'_>, b: &Bound) {
-        self.pass(run, "update", &self.update, b);
+        self.pass(run, "update", &self.update, b, b.groups);
     }
 
     /// Records a whole particle step.

@@ -329,12 +329,9 @@ impl RadialScene {
                 target: dummy_target(gpu, params),
                 bind_group: radial.render_bind_group(buffers),
             },
-            Rasteriser::Compute => SceneRaster::Compute(ComputeBuffers::new(
-                gpu,
-                &radial.compute,
-                buffers,
-                pairs.len() as u32,
-            )?),
+            Rasteriser::Compute => {
+                SceneRaster::Compute(ComputeBuffers::new(gpu, &radial.compute, buffers))
+            }
         };
         Ok(RadialScene {
             params: *params,
@@ -378,6 +375,16 @@ impl RadialScene {
         match self.raster {
             SceneRaster::Render { .. } => Rasteriser::Render,
             SceneRaster::Compute(_) => Rasteriser::Compute,
+        }
+    }
+
+    /// GPU commands [`RadialScene::record_draw`] records, each after the
+    /// previous: one draw, or the compute rasteriser's dispatches
+    /// ([`RadialScene::record`] adds the clear's dispatch).
+    pub fn draw_commands(&self) -> u32 {
+        match self.raster {
+            SceneRaster::Render { .. } => 1,
+            SceneRaster::Compute(_) => super::compute::RASTER_DISPATCHES,
         }
     }
 

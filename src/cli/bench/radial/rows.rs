@@ -15,6 +15,11 @@ pub struct Scene {
     pub particles: usize,
     pub resolution: String,
     pub substeps: u32,
+    /// GPU commands (dispatches, draws, copies) a frame records, each
+    /// waiting on the one before.
+    pub dispatches_per_frame: u32,
+    /// Those of skinning + rasterise + collision.
+    pub update_cd_dispatches: u32,
     pub field_memory_mb: f64,
 }
 
@@ -41,6 +46,9 @@ pub struct Row {
     pub filled_cells_pct: f64,
 }
 
+/// The phase of skinning, with the fields' clear in the same dispatch.
+pub const SKINNING: &str = "skinning + clear";
+
 /// The GPU time of phase `name`.
 fn phase(phases: &[GpuPhase], name: &str) -> Option<f64> {
     phases
@@ -51,7 +59,7 @@ fn phase(phases: &[GpuPhase], name: &str) -> Option<f64> {
 
 /// Skinning + rasterise + collision: the paper's update + CD.
 pub fn update_cd(phases: &[GpuPhase]) -> Option<f64> {
-    Some(phase(phases, "skinning")? + phase(phases, "rasterise")? + phase(phases, "collision")?)
+    Some(phase(phases, SKINNING)? + phase(phases, "rasterise")? + phase(phases, "collision")?)
 }
 
 /// Every phase's GPU time.
@@ -81,7 +89,7 @@ impl Row {
         Row {
             scene,
             rasteriser,
-            skinning_gpu_ms: median_of(&|p| phase(p, "skinning")),
+            skinning_gpu_ms: median_of(&|p| phase(p, SKINNING)),
             rasterise_gpu_ms: median_of(&|p| phase(p, "rasterise")),
             collision_gpu_ms: median_of(&|p| phase(p, "collision")),
             cloth_gpu_ms: median_of(&|p| phase(p, "cloth")),
@@ -174,6 +182,8 @@ impl report::Row for Row {
             "frame_wall_ms",
             "contacts",
             "filled_cells_pct",
+            "dispatches_per_frame",
+            "update_cd_dispatches",
         ]
     }
 
@@ -198,6 +208,8 @@ impl report::Row for Row {
             format!("{:.3}", self.frame_wall_ms),
             self.contacts.to_string(),
             format!("{:.1}", self.filled_cells_pct),
+            s.dispatches_per_frame.to_string(),
+            s.update_cd_dispatches.to_string(),
         ]
     }
 
@@ -220,6 +232,7 @@ impl report::Row for Row {
             Column::right("wall ms", 8),
             Column::right("contacts", 8),
             Column::right("filled %", 8),
+            Column::right("disp CD/all", 11),
         ]
     }
 
@@ -244,6 +257,7 @@ impl report::Row for Row {
             format!("{:.2}", self.frame_wall_ms),
             self.contacts.to_string(),
             format!("{:.1}", self.filled_cells_pct),
+            format!("{}/{}", s.update_cd_dispatches, s.dispatches_per_frame),
         ]
     }
 }
@@ -253,7 +267,7 @@ mod tests {
     use super::*;
 
     fn phases(ms: [f64; 3]) -> Vec<GpuPhase> {
-        ["skinning", "rasterise", "collision"]
+        [SKINNING, "rasterise", "collision"]
             .iter()
             .zip(ms)
             .map(|(n, m)| GpuPhase {
@@ -272,6 +286,8 @@ mod tests {
             particles: 12_996,
             resolution: "64x32".into(),
             substeps: 8,
+            dispatches_per_frame: 15,
+            update_cd_dispatches: 4,
             field_memory_mb: 0.175,
         };
         let samples = [

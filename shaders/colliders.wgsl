@@ -63,6 +63,7 @@ const TASK_SAMPLES_BOX: u32 = 3u;
 const TASK_SEGMENT_FIELD: u32 = 4u;
 const BIG: f32 = 1e30;
 const WORKGROUP: u32 = 256u;
+const WORDS: u32 = 8u;         // WORKGROUP / 32: the words of a workgroup ballot
 const PASS_COUNT: u32 = 0u;
 const PASS_WRITE: u32 = 1u;
 const ZERO_NORMAL: u32 = 0x80008000u;
@@ -329,7 +330,8 @@ fn evaluate(gid: u32) {
 }
 
 var<workgroup> prefix: array<u32, WORKGROUP>;
-var<workgroup> group_hits: atomic<u32>;
+// One bit per invocation of the workgroup: whether its point makes a contact.
+var<workgroup> hits: array<atomic<u32>, WORDS>;
 
 // Inclusive prefix sum of `prefix` over the workgroup (Hillis–Steele).
 fn scan_prefix(lid: u32) {
@@ -345,43 +347,55 @@ fn scan_prefix(lid: u32) {
 }
 
 // One invocation per point of every task, run twice with the same code so
-// that both passes see the same contacts: PASS_COUNT stores each
-// workgroup's count; after scan_groups, PASS_WRITE stores each contact at
-// its group's offset plus its rank in the group — a stable compaction, so
-// the contacts come out in point order, i.e. (task, point): the CPU's.
+// that both passes see the same contacts. Each invocation sets its bit in
+// `hits` (a ballot): its rank among the workgroup's contacts is the number
+// of bits below its own, the workgroup's count all the bits. PASS_COUNT
+// stores each workgroup's count (and with the summary flag adds each
+// contact to its pair's summary); after scan_groups, PASS_WRITE stores
+// each contact at its workgroup's offset plus its rank — a stable
+// compaction, so the contacts come out in point order, i.e. (task, point):
+// the CPU's.
 @compute @workgroup_size(256)
 fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                  @builtin(local_invocation_index) lid: u32) {
     let group = wid.y * nwg.x + wid.x;
     hit = false;
     evaluate(group * WORKGROUP + lid);
+    if lid < WORDS {
+        atomicStore(&hits[lid], 0u);
+    }
+    workgroupBarrier();
+    let word = lid / 32u;
+    let bit = 1u << (lid % 32u);
+    if hit {
+        atomicOr(&hits[word], bit);
+    }
+    workgroupBarrier();
+    var rank = countOneBits(atomicLoad(&hits[word]) & (bit - 1u));
+    var count = 0u;
+    for (var w = 0u; w < WORDS; w++) {
+        let n = countOneBits(atomicLoad(&hits[w]));
+        count += n;
+        if w < word {
+            rank += n;
+        }
+    }
     if params.pass_kind == PASS_COUNT {
         if lid == 0u {
-            atomicStore(&group_hits, 0u);
+            groups[group] = count;
         }
-        workgroupBarrier();
-        if hit {
-            atomicAdd(&group_hits, 1u);
-            if (params.flags & 4u) != 0u {
-                let at = SUMMARY_START + 2u * found_pair;
-                atomicAdd(&counter[at], 1u);
-                atomicMax(&counter[at + 1u], select(bitcast<u32>(found.depth), 0u, found.depth <= 0.0));
-            }
-        }
-        workgroupBarrier();
-        if lid == 0u {
-            groups[group] = atomicLoad(&group_hits);
+        if hit && (params.flags & 4u) != 0u {
+            let at = SUMMARY_START + 2u * found_pair;
+            atomicAdd(&counter[at], 1u);
+            atomicMax(&counter[at + 1u], select(bitcast<u32>(found.depth), 0u, found.depth <= 0.0));
         }
         return;
     }
-    prefix[lid] = select(0u, 1u, hit);
-    workgroupBarrier();
-    scan_prefix(lid);
-    if lid == WORKGROUP - 1u && prefix[lid] != groups[group] {
+    if lid == 0u && count != groups[group] {
         atomicMax(&counter[1], 1u);
     }
     if hit {
-        let at = groups[params.num_groups + group] + prefix[lid] - 1u;
+        let at = groups[params.num_groups + group] + rank;
         if at < params.capacity {
             contacts[at] = found;
         }

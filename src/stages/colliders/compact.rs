@@ -13,11 +13,12 @@
 //! sample and the pose with the CPU reference's arithmetic, so it is the
 //! CPU's bit for bit.
 
-use glam::{Vec2, Vec3};
+use glam::{Mat4, Vec2, Vec3};
 
 use super::cpu::transform;
 use super::{ColliderShape, Contact, Plan, TASK_SEGMENT_FIELD, sample_starts};
-use crate::stages::sampling::FeatureKind;
+use crate::stages::sampling::{FeatureKind, Sample};
+use crate::stages::sdf_grid::GridSpec;
 
 /// `struct Contact` of shaders/colliders.wgsl.
 #[repr(C)]
@@ -85,8 +86,22 @@ pub fn encode_normal(n: Vec3) -> u32 {
     pack(p.x) | (pack(p.y) << 16)
 }
 
+/// What decoding needs of one task, gathered once per detect.
+struct TaskView<'a> {
+    world_from_a: Mat4,
+    world_from_b: Mat4,
+    body: u32,
+    other: u32,
+    /// The points the task tests (empty for a segment).
+    samples: &'a [Sample],
+    /// The field's grid, for a segment task.
+    segment: Option<&'a GridSpec>,
+}
+
 /// The contacts of `records` (any order in, the same order out), decoded
-/// with the plan they were computed for; all cores.
+/// with the plan they were computed for; all cores. Per record: the task
+/// by binary search over the tasks' first points (a small array), its
+/// sample by index, the position by one transform.
 pub(super) fn decode(
     records: &[GpuContact],
     plan: &Plan,
@@ -94,25 +109,56 @@ pub(super) fn decode(
 ) -> Result<Vec<Contact>, String> {
     use rayon::prelude::*;
     let starts = sample_starts(shapes);
+    let all_samples = |start: u32, count: u32| -> &[Sample] {
+        let i = start as usize;
+        let shape = starts.partition_point(|&s| s as usize <= i).wrapping_sub(1);
+        shapes
+            .get(shape)
+            .and_then(|s| {
+                let local = i - starts[shape] as usize;
+                s.samples.samples.get(local..local + count as usize)
+            })
+            .unwrap_or(&[])
+    };
+    let first_points: Vec<u32> = plan.tasks.iter().map(|t| t.thread_start).collect();
+    let views: Vec<TaskView> = plan
+        .tasks
+        .iter()
+        .map(|t| TaskView {
+            world_from_a: t.world_from_a(),
+            world_from_b: t.world_from_b(),
+            body: t.body,
+            other: t.other,
+            samples: match (t.kind, t.extra) {
+                (TASK_SEGMENT_FIELD, _) => &[],
+                (_, 1) => plan
+                    .extra
+                    .get(t.sample_start as usize..(t.sample_start + t.sample_count) as usize)
+                    .unwrap_or(&[]),
+                _ => all_samples(t.sample_start, t.sample_count),
+            },
+            segment: (t.kind == TASK_SEGMENT_FIELD)
+                .then(|| shapes.get(t.field as usize).map(|s| &s.field.grid))
+                .flatten(),
+        })
+        .collect();
     records
         .par_iter()
         .map(|r| {
             let bad = || format!("record {r:?} names no point of the plan");
-            let t = plan
-                .tasks
-                .partition_point(|t| t.thread_start <= r.point)
+            let t = first_points
+                .partition_point(|&s| s <= r.point)
                 .checked_sub(1)
                 .ok_or_else(bad)?;
-            let task = &plan.tasks[t];
-            let k = r.point - task.thread_start;
+            let task = &views[t];
+            let k = r.point - first_points[t];
             let normal = decode_normal(r.normal);
-            if task.kind == TASK_SEGMENT_FIELD {
-                let grid = &shapes[task.field as usize].field.grid;
+            if let Some(grid) = task.segment {
                 if r.aux as usize >= grid.num_cells() {
                     return Err(bad());
                 }
                 return Ok(Contact {
-                    position: transform(&task.world_from_b(), grid.center_of(r.aux as usize)),
+                    position: transform(&task.world_from_b, grid.center_of(r.aux as usize)),
                     normal,
                     depth: r.depth,
                     depth_cell: r.depth,
@@ -122,19 +168,9 @@ pub(super) fn decode(
                     sample: 0,
                 });
             }
-            let i = (task.sample_start + k) as usize;
-            let sample = if task.extra == 1 {
-                plan.extra.get(i)
-            } else {
-                let shape = starts.partition_point(|&s| s as usize <= i).wrapping_sub(1);
-                shapes
-                    .get(shape)
-                    .and_then(|s| s.samples.samples.get(i - starts[shape] as usize))
-            }
-            .filter(|_| k < task.sample_count)
-            .ok_or_else(bad)?;
+            let sample = task.samples.get(k as usize).ok_or_else(bad)?;
             Ok(Contact {
-                position: transform(&task.world_from_a(), sample.position),
+                position: transform(&task.world_from_a, sample.position),
                 normal,
                 depth: r.depth,
                 depth_cell: f32::from_bits(r.aux),

@@ -6,7 +6,10 @@
 //! each workgroup of points makes, one workgroup scans those counts into
 //! offsets, and the write pass stores each contact at its workgroup's
 //! offset plus its rank within the workgroup (a stable stream compaction,
-//! Blelloch's scan-then-scatter). Points are numbered task by task, so the
+//! Blelloch's scan-then-scatter; the rank and the count come from a
+//! workgroup ballot, one bit per invocation, so each pass has two barriers).
+//! The write pass checks its counts against the count pass's and the
+//! detect fails if they differ. Points are numbered task by task, so the
 //! contacts come out in (task, point) order — the CPU's — and two runs are
 //! byte-identical. Records are compact ([`super::compact`], 16 bytes).
 //!
@@ -16,9 +19,12 @@
 //! count, scan and write passes with their GPU time, and the count's
 //! read-back), `readback` (the used range of records copied to a staging
 //! buffer, mapped once and copied out once) and `convert` (records decoded
-//! into [`Contact`]s in place of order, on all cores, no sort). The record,
-//! counter, group and staging buffers are kept between detects and only
-//! grow, so a run allocates no GPU memory once warm.
+//! into [`Contact`]s, already in order, on all cores, no sort).
+//! [`ColliderGpu::summarize`] runs the count pass alone, adding each
+//! contact to its pair's count and deepest depth with atomics, and reads
+//! back 8 bytes a pair. The record, counter, group and staging buffers are
+//! kept between detects and only grow, so a run allocates no GPU memory
+//! once warm.
 
 use std::time::Instant;
 

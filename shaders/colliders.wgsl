@@ -10,7 +10,12 @@ struct Params {
     num_tasks: u32,
     total_threads: u32,
     capacity: u32,
-    flags: u32,          // bit 0: interpolated depth, bit 1: reject flipped
+    flags: u32,          // bit 0: interpolated depth, bit 1: reject flipped,
+                         // bit 2: per-pair summary in the count pass
+    num_groups: u32,     // workgroups dispatched (x * y)
+    pass_kind: u32,      // PASS_COUNT or PASS_WRITE
+    _pad0: u32,
+    _pad1: u32,
 }
 
 struct Task {
@@ -27,6 +32,10 @@ struct Task {
     sample_count: u32,
     thread_start: u32,
     extra: u32,
+    pair: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 struct Sample {
@@ -37,20 +46,14 @@ struct Sample {
 }
 
 
-// GpuContact in Rust.
+// GpuContact in Rust: the compact record the host reads back. The task,
+// bodies, sample and position follow on the host from `point` (the global
+// point index: task.thread_start + k) and the plan.
 struct Contact {
-    position: vec3<f32>,
+    point: u32,
     depth: f32,
-    normal: vec3<f32>,
-    depth_cell: f32,
-    body: u32,
-    other: u32,
-    kind: u32,
-    sample: u32,
-    task: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
+    aux: u32,            // depth_cell's bits; for a segment, the cell's linear index
+    normal: u32,         // octahedral, pack2x16snorm (ZERO_NORMAL for a zero normal)
 }
 
 const TASK_SAMPLES_FIELD: u32 = 0u;
@@ -58,8 +61,13 @@ const TASK_SAMPLES_PLANE: u32 = 1u;
 const TASK_SAMPLES_SPHERE: u32 = 2u;
 const TASK_SAMPLES_BOX: u32 = 3u;
 const TASK_SEGMENT_FIELD: u32 = 4u;
-const KIND_CELL: u32 = 4u;
 const BIG: f32 = 1e30;
+const WORKGROUP: u32 = 256u;
+const WORDS: u32 = 8u;         // WORKGROUP / 32: the words of a workgroup ballot
+const PASS_COUNT: u32 = 0u;
+const PASS_WRITE: u32 = 1u;
+const ZERO_NORMAL: u32 = 0x80008000u;
+const SUMMARY_START: u32 = 4u;
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> tasks: array<Task>;
@@ -68,23 +76,42 @@ const BIG: f32 = 1e30;
 @group(0) @binding(4) var<storage, read> fields: array<FieldInfo>;
 @group(0) @binding(5) var<storage, read> values: array<f32>;
 @group(0) @binding(6) var<storage, read_write> contacts: array<Contact>;
-@group(0) @binding(7) var<storage, read_write> counter: array<atomic<u32>, 4>;
+// [0] contacts in all, [1] set when the write pass finds a group count
+// other than the count pass's; from [SUMMARY_START], per pair (summary
+// flag): its contacts and the bits of its deepest depth (depths are ≥ 0,
+// so their bits order as the floats do).
+@group(0) @binding(7) var<storage, read_write> counter: array<atomic<u32>>;
+// [0, num_groups): contacts per workgroup (count pass);
+// [num_groups, 2 num_groups): their exclusive prefix sums (scan_groups).
+@group(0) @binding(8) var<storage, read_write> groups: array<u32>;
 
-fn emit(c: Contact) {
-    let at = atomicAdd(&counter[0], 1u);
-    if at < params.capacity {
-        contacts[at] = c;
+// The invocation's contact, if its point makes one (each point makes at
+// most one).
+var<private> hit: bool;
+var<private> found: Contact;
+var<private> found_pair: u32;
+
+// Octahedral encoding (Cigolle et al. 2014) in two 16-bit snorms; the host
+// decodes it (src/stages/colliders/compact.rs).
+fn oct_encode(n: vec3<f32>) -> u32 {
+    let l1 = abs(n.x) + abs(n.y) + abs(n.z);
+    if l1 <= 0.0 {
+        return ZERO_NORMAL;
     }
+    var p = n.xy / l1;
+    if n.z < 0.0 {
+        p = (vec2<f32>(1.0) - abs(p.yx)) * select(vec2<f32>(-1.0), vec2<f32>(1.0), p >= vec2<f32>(0.0));
+    }
+    return pack2x16snorm(p);
 }
 
-fn make(t: Task, p: vec3<f32>, n: vec3<f32>, depth: f32, depth_cell: f32, kind: u32,
-        sample: u32, task: u32) -> Contact {
-    return Contact(p, depth, n, depth_cell, t.body, t.other, kind, sample, task, 0u, 0u, 0u);
+fn emit(point: u32, n: vec3<f32>, depth: f32, aux: u32) {
+    hit = true;
+    found = Contact(point, depth, aux, oct_encode(n));
 }
 
-fn sample_against_target(ti: u32, t: Task, s: Sample, k: u32) {
+fn sample_against_target(gid: u32, t: Task, s: Sample) {
     let p_w = (t.world_from_a * vec4<f32>(s.position, 1.0)).xyz;
-    let kind = s.kind_sub & 7u;
     switch t.kind {
         case TASK_SAMPLES_FIELD: {
             let f = fields[t.field];
@@ -113,13 +140,13 @@ fn sample_against_target(ti: u32, t: Task, s: Sample, k: u32) {
             if (params.flags & 2u) != 0u && dot(n, sn) > 0.0 {
                 return;
             }
-            emit(make(t, p_w, n, max(depth, 0.0), max(-v, 0.0), kind, k, ti));
+            emit(gid, n, max(depth, 0.0), bitcast<u32>(max(-v, 0.0)));
         }
         case TASK_SAMPLES_PLANE: {
             let n = t.prim.xyz;
             let d = dot(n, p_w) - t.prim.w;
             if d < 0.0 {
-                emit(make(t, p_w, n, -d, -d, kind, k, ti));
+                emit(gid, n, -d, bitcast<u32>(-d));
             }
         }
         case TASK_SAMPLES_SPHERE: {
@@ -132,7 +159,7 @@ fn sample_against_target(ti: u32, t: Task, s: Sample, k: u32) {
             if d > 1e-12 {
                 n = r / d;
             }
-            emit(make(t, p_w, n, t.prim.w - d, t.prim.w - d, kind, k, ti));
+            emit(gid, n, t.prim.w - d, bitcast<u32>(t.prim.w - d));
         }
         case TASK_SAMPLES_BOX: {
             let p_l = (t.b_from_world * vec4<f32>(p_w, 1.0)).xyz;
@@ -149,7 +176,7 @@ fn sample_against_target(ti: u32, t: Task, s: Sample, k: u32) {
             var n_l = vec3<f32>(0.0);
             n_l[axis] = select(-1.0, 1.0, p_l[axis] >= 0.0);
             let n = normalize((t.world_from_b * vec4<f32>(n_l, 0.0)).xyz);
-            emit(make(t, p_w, n, gap[axis], gap[axis], kind, k, ti));
+            emit(gid, n, gap[axis], bitcast<u32>(gap[axis]));
         }
         default: {}
     }
@@ -167,7 +194,7 @@ fn outcode(p: vec3<f32>, lo: vec3<f32>, hi: vec3<f32>) -> u32 {
     return code;
 }
 
-fn segment_against_field(ti: u32, t: Task) {
+fn segment_against_field(gid: u32, t: Task) {
     let f = fields[t.field];
     let p0_w = t.prim.xyz;
     let p1_w = t.prim2.xyz;
@@ -244,7 +271,7 @@ fn segment_against_field(ti: u32, t: Task) {
             } else if dot(p1_w - p0_w, p1_w - p0_w) > 0.0 {
                 n = normalize(p1_w - p0_w);
             }
-            emit(make(t, position, n, -v, -v, KIND_CELL, 0u, ti));
+            emit(gid, n, -v, u32(cell.x) + f.dims.x * (u32(cell.y) + f.dims.y * u32(cell.z)));
             return;
         }
         if all(cell == end) {
@@ -267,12 +294,9 @@ fn segment_against_field(ti: u32, t: Task) {
     }
 }
 
-// One invocation per point of every task; the task is found by binary
-// search over the tasks' running point totals.
-@compute @workgroup_size(64)
-fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-                 @builtin(local_invocation_index) lid: u32) {
-    let gid = (wid.y * nwg.x + wid.x) * 64u + lid;
+// The point `gid` of its task (found by binary search over the tasks'
+// running point totals): sets `hit` and `found` if it makes a contact.
+fn evaluate(gid: u32) {
     if gid >= params.total_threads {
         return;
     }
@@ -287,12 +311,13 @@ fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         }
     }
     let t = tasks[lo];
+    found_pair = t.pair;
     let k = gid - t.thread_start;
     if k >= t.sample_count {
         return;
     }
     if t.kind == TASK_SEGMENT_FIELD {
-        segment_against_field(lo, t);
+        segment_against_field(gid, t);
         return;
     }
     var s: Sample;
@@ -301,5 +326,104 @@ fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
     } else {
         s = samples[t.sample_start + k];
     }
-    sample_against_target(lo, t, s, k);
+    sample_against_target(gid, t, s);
+}
+
+var<workgroup> prefix: array<u32, WORKGROUP>;
+// One bit per invocation of the workgroup: whether its point makes a contact.
+var<workgroup> hits: array<atomic<u32>, WORDS>;
+
+// Inclusive prefix sum of `prefix` over the workgroup (Hillis–Steele).
+fn scan_prefix(lid: u32) {
+    for (var d = 1u; d < WORKGROUP; d <<= 1u) {
+        var v = prefix[lid];
+        if lid >= d {
+            v += prefix[lid - d];
+        }
+        workgroupBarrier();
+        prefix[lid] = v;
+        workgroupBarrier();
+    }
+}
+
+// One invocation per point of every task, run twice with the same code so
+// that both passes see the same contacts. Each invocation sets its bit in
+// `hits` (a ballot): its rank among the workgroup's contacts is the number
+// of bits below its own, the workgroup's count all the bits. PASS_COUNT
+// stores each workgroup's count (and with the summary flag adds each
+// contact to its pair's summary); after scan_groups, PASS_WRITE stores
+// each contact at its workgroup's offset plus its rank — a stable
+// compaction, so the contacts come out in point order, i.e. (task, point):
+// the CPU's.
+@compute @workgroup_size(256)
+fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                 @builtin(local_invocation_index) lid: u32) {
+    let group = wid.y * nwg.x + wid.x;
+    hit = false;
+    evaluate(group * WORKGROUP + lid);
+    if lid < WORDS {
+        atomicStore(&hits[lid], 0u);
+    }
+    workgroupBarrier();
+    let word = lid / 32u;
+    let bit = 1u << (lid % 32u);
+    if hit {
+        atomicOr(&hits[word], bit);
+    }
+    workgroupBarrier();
+    var rank = countOneBits(atomicLoad(&hits[word]) & (bit - 1u));
+    var count = 0u;
+    for (var w = 0u; w < WORDS; w++) {
+        let n = countOneBits(atomicLoad(&hits[w]));
+        count += n;
+        if w < word {
+            rank += n;
+        }
+    }
+    if params.pass_kind == PASS_COUNT {
+        if lid == 0u {
+            groups[group] = count;
+        }
+        if hit && (params.flags & 4u) != 0u {
+            let at = SUMMARY_START + 2u * found_pair;
+            atomicAdd(&counter[at], 1u);
+            atomicMax(&counter[at + 1u], select(bitcast<u32>(found.depth), 0u, found.depth <= 0.0));
+        }
+        return;
+    }
+    if lid == 0u && count != groups[group] {
+        atomicMax(&counter[1], 1u);
+    }
+    if hit {
+        let at = groups[params.num_groups + group] + rank;
+        if at < params.capacity {
+            contacts[at] = found;
+        }
+    }
+}
+
+// Exclusive prefix sums of the workgroup counts, one workgroup: each
+// invocation sums a contiguous run of counts, the runs' totals are scanned
+// in shared memory, and each run is written out from its offset.
+@compute @workgroup_size(256)
+fn scan_groups(@builtin(local_invocation_index) lid: u32) {
+    let n = params.num_groups;
+    let per = (n + WORKGROUP - 1u) / WORKGROUP;
+    let start = min(lid * per, n);
+    let end = min(start + per, n);
+    var sum = 0u;
+    for (var i = start; i < end; i++) {
+        sum += groups[i];
+    }
+    prefix[lid] = sum;
+    workgroupBarrier();
+    scan_prefix(lid);
+    var running = prefix[lid] - sum;
+    for (var i = start; i < end; i++) {
+        groups[n + i] = running;
+        running += groups[i];
+    }
+    if lid == WORKGROUP - 1u {
+        atomicStore(&counter[0], prefix[lid]);
+    }
 }

@@ -8,13 +8,15 @@ use collidoscope::mesh::PreparedMesh;
 use collidoscope::mesh::{Mesh, box_mesh, torus, uv_sphere};
 use collidoscope::stages::colliders::{
     self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, ColliderShape, Contact,
-    ContactTolerance, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts,
+    ContactTolerance, NORMAL_MAX_ERROR, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts,
+    decode_normal, encode_normal, summarize,
 };
 use collidoscope::stages::sampling::{
     self, FeatureKind, SampleSet, SamplingBackend, SamplingGpu, SamplingMesh, SamplingParams,
 };
 use collidoscope::stages::sdf_grid::SdfParams;
 use glam::{Mat4, Quat, Vec3};
+use proptest::prelude::*;
 
 fn sdf(res: u32) -> SdfParams {
     SdfParams {
@@ -370,13 +372,68 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
                     "{c:?}"
                 );
             }
-            assert_same_contacts(
-                &cpu.contacts,
-                &g.contacts,
-                &format!("round {round}, interpolated {interpolated_depth}"),
+            let what = format!("round {round}, interpolated {interpolated_depth}");
+            assert_same_contacts(&cpu.contacts, &g.contacts, &what);
+            assert_summaries(
+                &gpu, &resident, &shapes, &bodies, &pairs, &params, &cpu, &g, &what,
             );
         }
     }
+}
+
+/// The GPU's per-pair summaries equal its contacts summarized exactly,
+/// and the CPU's contacts summarized in count (depths within rounding).
+#[allow(clippy::too_many_arguments)]
+fn assert_summaries(
+    gpu: &ColliderGpu,
+    resident: &colliders::ResidentShapes,
+    shapes: &[ColliderShape],
+    bodies: &[Body],
+    pairs: &[(usize, usize)],
+    params: &ColliderParams,
+    cpu: &colliders::ContactSet,
+    g: &colliders::ContactSet,
+    what: &str,
+) {
+    let summary = gpu
+        .summarize(resident, shapes, bodies, pairs, params)
+        .expect("summary");
+    assert_eq!(summary.pairs, summarize(pairs, &g.contacts), "{what}");
+    assert_eq!(summary.contacts(), g.contacts.len(), "{what}");
+    let reference = summarize(pairs, &cpu.contacts);
+    assert!(reference.iter().any(|p| p.contacts > 0), "{what}");
+    for (p, (a, b)) in reference.iter().zip(&summary.pairs).enumerate() {
+        assert!(
+            a.contacts == b.contacts && (a.deepest - b.deepest).abs() < 1e-4,
+            "{what}: pair {p} {:?}: cpu {a:?} gpu {b:?}",
+            pairs[p]
+        );
+    }
+}
+
+/// Every bit of a contact list, for byte-identity checks.
+fn contact_bits(contacts: &[Contact]) -> Vec<[u32; 12]> {
+    contacts
+        .iter()
+        .map(|c| {
+            let [px, py, pz] = c.position.to_array().map(f32::to_bits);
+            let [nx, ny, nz] = c.normal.to_array().map(f32::to_bits);
+            [
+                px,
+                py,
+                pz,
+                nx,
+                ny,
+                nz,
+                c.depth.to_bits(),
+                c.depth_cell.to_bits(),
+                c.body,
+                c.other,
+                c.feature as u32,
+                c.sample,
+            ]
+        })
+        .collect()
 }
 
 /// `bench collide` found 4 (100 pairs) and 82 (1000 pairs) GPU contacts
@@ -426,6 +483,18 @@ fn large_batch_gpu_contacts_equal_cpu_contacts_apart_from_rounding_cases() {
         let g = gpu
             .detect(&resident, &shapes, &bodies, &pairs, &params)
             .expect("gpu");
+        let again = gpu
+            .detect(&resident, &shapes, &bodies, &pairs, &params)
+            .expect("gpu");
+        assert!(
+            contact_bits(&g.contacts) == contact_bits(&again.contacts),
+            "two GPU runs differ"
+        );
+        let order = |c: &Contact| (c.body, c.other, c.sample);
+        assert!(
+            g.contacts.windows(2).all(|w| order(&w[0]) < order(&w[1])),
+            "GPU contacts not in (pair, sample) order"
+        );
         let cmp = compare_contacts(
             &shapes,
             &bodies,
@@ -819,4 +888,45 @@ fn rigid_world_gpu_contacts_equal_cpu_contacts_while_stepping() {
         assert_same_contacts(&cpu, &g, scene.name());
         world.step(&gpu_params, Some(&gpu)).expect("gpu step");
     }
+}
+
+/// The angle between two unit vectors, accurate near zero.
+fn angle(a: Vec3, b: Vec3) -> f32 {
+    a.cross(b).length().atan2(a.dot(b))
+}
+
+fn unit_vector() -> impl Strategy<Value = Vec3> {
+    (-1.0f32..1.0, -1.0f32..1.0, -1.0f32..1.0)
+        .prop_filter("not near zero", |(x, y, z)| x * x + y * y + z * z > 1e-6)
+        .prop_map(|(x, y, z)| Vec3::new(x, y, z).normalize())
+}
+
+proptest! {
+    /// The GPU's compact contact record: any unit normal comes back from
+    /// its octahedral encoding unit and within the stated angle.
+    #[test]
+    fn octahedral_normal_round_trips_within_its_bound(n in unit_vector()) {
+        let back = decode_normal(encode_normal(n));
+        prop_assert!((back.length() - 1.0).abs() < 1e-6, "{n} -> {back}");
+        prop_assert!(angle(n, back) <= NORMAL_MAX_ERROR, "{n} -> {back}: {}", angle(n, back));
+    }
+}
+
+#[test]
+fn octahedral_normal_edge_cases_round_trip() {
+    for n in [
+        Vec3::X,
+        -Vec3::X,
+        Vec3::Y,
+        -Vec3::Y,
+        Vec3::Z,
+        -Vec3::Z,
+        Vec3::new(1.0, 1.0, -1.0).normalize(),
+        Vec3::new(-1.0, 0.0, -1.0).normalize(),
+        Vec3::new(0.0, -1e-7, -1.0).normalize(),
+    ] {
+        let back = decode_normal(encode_normal(n));
+        assert!(angle(n, back) <= NORMAL_MAX_ERROR, "{n} -> {back}");
+    }
+    assert_eq!(decode_normal(encode_normal(Vec3::ZERO)), Vec3::ZERO);
 }

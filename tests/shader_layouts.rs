@@ -429,19 +429,18 @@ fn sampling_and_colliders() {
     c.workgroup("sampling.wgsl", &entries, "SAMPLING_WORKGROUP", size);
 
     mirror! { c, "colliders.wgsl", "Params", sl::CollidersParams {
-        num_tasks, total_threads, capacity, flags,
+        num_tasks, total_threads, capacity, flags, num_groups, pass_kind,
+        _pad0 = _pad, _pad1 = _pad + 4,
     } }
     mirror! { c, "colliders.wgsl", "Task", sl::Task {
         world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,
-        sample_start, sample_count, thread_start, extra,
+        sample_start, sample_count, thread_start, extra, pair,
+        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
     } }
     mirror! { c, "colliders.wgsl", "FieldInfo", sl::FieldInfo {
         origin, cell_size, dims, offset,
     } }
-    mirror! { c, "colliders.wgsl", "Contact", sl::GpuContact {
-        position, depth, normal, depth_cell, body, other, kind, sample, task,
-        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
-    } }
+    mirror! { c, "colliders.wgsl", "Contact", sl::GpuContact { point, depth, aux, normal } }
     constant!(
         c,
         "colliders.wgsl",
@@ -461,17 +460,25 @@ fn sampling_and_colliders() {
         sl::TASK_SAMPLES_SPHERE
     );
     constant!(c, "colliders.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
+    constant!(c, "colliders.wgsl", PASS_COUNT, sl::PASS_COUNT);
+    constant!(c, "colliders.wgsl", PASS_WRITE, sl::PASS_WRITE);
+    constant!(c, "colliders.wgsl", ZERO_NORMAL, sl::ZERO_NORMAL);
+    constant!(
+        c,
+        "colliders.wgsl",
+        SUMMARY_START,
+        sl::COLLIDERS_SUMMARY_START
+    );
     constant!(
         c,
         "colliders.wgsl",
         TASK_SEGMENT_FIELD,
         sl::TASK_SEGMENT_FIELD
     );
-    constant!(c, "colliders.wgsl", KIND_CELL, FeatureKind::Cell as u32);
     let size = [sl::COLLIDERS_WORKGROUP, 1, 1];
     c.workgroup(
         "colliders.wgsl",
-        &["contacts_main"],
+        &["contacts_main", "scan_groups"],
         "COLLIDERS_WORKGROUP",
         size,
     );

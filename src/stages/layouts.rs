@@ -3,8 +3,10 @@
 //! the WGSL as naga lays it out. Not an API: the stages use the types
 //! where they are defined.
 
+pub use super::colliders::compact::{GpuContact, ZERO_NORMAL};
 pub use super::colliders::gpu::{
-    FieldInfo, GpuContact, Params as CollidersParams, WORKGROUP as COLLIDERS_WORKGROUP,
+    FieldInfo, PASS_COUNT, PASS_WRITE, Params as CollidersParams,
+    SUMMARY_START as COLLIDERS_SUMMARY_START, WORKGROUP as COLLIDERS_WORKGROUP,
 };
 pub use super::colliders::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,

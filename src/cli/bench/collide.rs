@@ -1,7 +1,10 @@
 //! `collidoscope bench collide`: contacts of 1, 10, 100 and 1000 body pairs
 //! of a few thousand samples each — CPU reference, GPU with all pairs in one
-//! dispatch ("batched"), and GPU with one dispatch (and read-back) per pair,
-//! as Sundholm's per-pair colliders would use it (§6.3.1, §8.2).
+//! dispatch ("batched", reading back every contact), GPU with all pairs in
+//! one dispatch reading back per-pair summaries only ("summary": contacts
+//! and deepest depth per pair, reduced on the GPU), and GPU with one
+//! dispatch (and read-back) per pair, as Sundholm's per-pair colliders would
+//! use it (§6.3.1, §8.2).
 //!
 //! Each pair is two bodies of the same two shapes at overlapping seeded
 //! random poses, far from every other pair. Per row: median wall-clock time
@@ -11,9 +14,12 @@
 //! those it does not (`≠cpu`, which should be 0). GPU rows also split their
 //! wall time by phase (the last run's; per pair, summed over the pairs):
 //! `upload` (the plan and its buffers), `kernel` (recording, submission,
-//! the kernel and the count), `readback` (the contacts' copy and map) and
-//! `convert` (ordering and converting them on the host), so the gap between
-//! wall and GPU time is visible.
+//! the count, scan and write passes, and the count's read-back; the GPU
+//! time column is the three passes'), `readback` (the compact records'
+//! copy and map, or the summaries' map) and `convert` (decoding the
+//! records on the host, already in order), so the gap between wall and
+//! GPU time is visible. The summary row must equal the batched row's
+//! contacts summarized (the run fails otherwise).
 
 use glam::{Mat4, Quat, Vec3};
 use serde::Serialize;
@@ -25,7 +31,7 @@ use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
 use crate::stages::colliders::{
     Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactComparison, ContactSet,
-    ContactTolerance, compare_contacts, detect_cpu,
+    ContactTolerance, compare_contacts, detect_cpu, summarize,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -220,6 +226,26 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Some(&batched.timings),
         ));
 
+        // Summaries only, reduced on the GPU.
+        let run = timed(repeats, true, || {
+            let set = gpu.summarize(&resident, &shapes, &bodies, &list, &params)?;
+            let g = set.timings.total_gpu_ms();
+            Ok((set, g))
+        })?;
+        let summary = run.last;
+        anyhow::ensure!(
+            summary.pairs == summarize(&list, &batched.contacts),
+            "{pairs} pairs: the GPU's summaries differ from its contacts summarized"
+        );
+        rows.push(row(
+            "gpu summary",
+            run.wall_ms,
+            run.gpu_ms,
+            summary.contacts(),
+            None,
+            Some(&summary.timings),
+        ));
+
         // One dispatch and read-back per pair.
         let run = timed(repeats.min(3), true, || {
             let mut kernel = Some(0.0);
@@ -255,7 +281,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             )?),
             Some(&per_pair.timings),
         ));
-        for r in &rows[rows.len() - 3..] {
+        for r in &rows[rows.len() - 4..] {
             eprintln!(
                 "  {:>5} pairs {:<13} {:>10.3} ms",
                 r.pairs, r.mode, r.wall_ms
@@ -343,7 +369,7 @@ impl report::Row for Row {
 /// Wall-clock and kernel time of each mode against the points tested.
 fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
     let mut all = Vec::new();
-    for mode in ["cpu", "gpu batched", "gpu per pair"] {
+    for mode in ["cpu", "gpu batched", "gpu summary", "gpu per pair"] {
         all.push(series(format!("{mode} (wall)"), rows, |r| {
             (r.mode == mode).then_some((r.points_tested as f64, r.wall_ms))
         }));

@@ -137,7 +137,7 @@ impl<'a> FieldView<'a> {
     }
 }
 
-fn transform(m: &Mat4, p: Vec3) -> Vec3 {
+pub(super) fn transform(m: &Mat4, p: Vec3) -> Vec3 {
     (*m * p.extend(1.0)).xyz()
 }
 

@@ -1,29 +1,45 @@
 //! GPU colliders: every task of every pair in one dispatch, contacts
-//! compacted through an atomic counter. Shader: `shaders/colliders.wgsl`.
+//! written in the CPU reference's order. Shader: `shaders/colliders.wgsl`.
+//!
+//! **Order on the GPU.** Each point makes at most one contact. The kernel
+//! runs twice with the same code: the count pass stores how many contacts
+//! each workgroup of points makes, one workgroup scans those counts into
+//! offsets, and the write pass stores each contact at its workgroup's
+//! offset plus its rank within the workgroup (a stable stream compaction,
+//! Blelloch's scan-then-scatter; the rank and the count come from a
+//! workgroup ballot, one bit per invocation, so each pass has two barriers).
+//! The write pass checks its counts against the count pass's and the
+//! detect fails if they differ. Points are numbered task by task, so the
+//! contacts come out in (task, point) order — the CPU's — and two runs are
+//! byte-identical. Records are compact ([`super::compact`], 16 bytes).
 //!
 //! **Where a detect's wall time goes** (its [`Timings`] phases, reported
 //! by `bench collide`): `upload` (the plan: per-pair tasks and primitive
-//! samples, and their buffers), `contacts` (recording, submission and the
-//! kernel, with its GPU time), `readback` (the count, then the contacts
-//! copied to a staging buffer and mapped) and `convert` (the contacts put
-//! in (task, sample) order — the counter hands out slots in whatever order
-//! threads arrive — and turned into [`Contact`]s, on all cores). The
-//! contact, counter and staging buffers are kept between detects and only
-//! grow, so a run allocates no GPU memory once warm.
+//! samples, and their buffers), `contacts` (recording, submission, the
+//! count, scan and write passes with their GPU time, and the count's
+//! read-back), `readback` (the used range of records copied to a staging
+//! buffer, mapped once and copied out once) and `convert` (records decoded
+//! into [`Contact`]s, already in order, on all cores, no sort).
+//! [`ColliderGpu::summarize`] runs the count pass alone, adding each
+//! contact to its pair's count and deepest depth with atomics, and reads
+//! back 8 bytes a pair. The record, counter, group and staging buffers are
+//! kept between detects and only grow, so a run allocates no GPU memory
+//! once warm.
 
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
-use glam::Vec3;
-use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
-use super::{Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, plan};
-use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging,
-    map_staging_range, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+use super::compact::{self, GpuContact};
+use super::{
+    Body, ColliderError, ColliderParams, ColliderShape, ContactSet, PairSummary, SummarySet, plan,
 };
-use crate::stages::sampling::{FeatureKind, GpuSample};
+use crate::gpu::{
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging_range,
+    shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+};
+use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
 
 /// `struct Params` of shaders/colliders.wgsl (the layout is checked by
@@ -35,8 +51,18 @@ pub struct Params {
     pub total_threads: u32,
     pub capacity: u32,
     pub flags: u32,
+    /// Workgroups dispatched (x · y).
+    pub num_groups: u32,
+    /// [`PASS_COUNT`] or [`PASS_WRITE`].
+    pub pass_kind: u32,
+    pub _pad: [u32; 2],
 }
-const _: () = assert!(std::mem::size_of::<Params>() == 16);
+const _: () = assert!(std::mem::size_of::<Params>() == 32);
+
+/// The kernel's pass storing each workgroup's contact count.
+pub const PASS_COUNT: u32 = 0;
+/// The kernel's pass writing each contact at its place.
+pub const PASS_WRITE: u32 = 1;
 
 /// `struct FieldInfo` of shaders/colliders.wgsl.
 #[repr(C)]
@@ -49,49 +75,73 @@ pub struct FieldInfo {
 }
 const _: () = assert!(std::mem::size_of::<FieldInfo>() == 32);
 
-/// `struct Contact` of shaders/colliders.wgsl.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GpuContact {
-    pub position: [f32; 3],
-    pub depth: f32,
-    pub normal: [f32; 3],
-    pub depth_cell: f32,
-    pub body: u32,
-    pub other: u32,
-    pub kind: u32,
-    pub sample: u32,
-    pub task: u32,
-    pub _pad: [u32; 3],
-}
-const _: () = assert!(std::mem::size_of::<GpuContact>() == 64);
-
-pub const WORKGROUP: u32 = 64;
+pub const WORKGROUP: u32 = 256;
 
 /// The colliders' long-lived GPU objects.
 pub struct ColliderGpu {
     gpu: GpuContext,
     kernels: Kernels,
-    pipeline: wgpu::ComputePipeline,
+    /// `contacts_main` (both passes) and `scan_groups`.
+    contacts: wgpu::ComputePipeline,
+    scan: wgpu::ComputePipeline,
     /// Output buffers of the last detect, reused by the next (the lock
     /// also keeps two detects from sharing them).
     scratch: std::sync::Mutex<Option<Scratch>>,
 }
 
-/// A detect's output buffers: room for `capacity` contacts.
+/// First word of the per-pair summaries in the counter buffer (before
+/// it: the contact count, the passes' disagreement flag, two unused).
+pub const SUMMARY_START: u32 = 4;
+
+/// Words of a counter buffer holding the summaries of `pairs` pairs.
+fn counter_words(pairs: usize) -> usize {
+    SUMMARY_START as usize + 2 * pairs
+}
+
+/// What a detect needs of the kept buffers: room for `contacts` records,
+/// `groups` workgroups' counts and `pairs` summaries.
+#[derive(Clone, Copy, Debug)]
+struct Need {
+    contacts: usize,
+    groups: usize,
+    pairs: usize,
+}
+
+/// A detect's output buffers, for [`Need`] `room`.
 struct Scratch {
-    capacity: usize,
+    room: Need,
     contacts: wgpu::Buffer,
     counter: wgpu::Buffer,
+    /// Per workgroup: its count, then its offset.
+    group_counts: wgpu::Buffer,
     count_staging: wgpu::Buffer,
     staging: wgpu::Buffer,
 }
 
 impl Scratch {
-    fn new(gpu: &GpuContext, capacity: usize) -> Result<Scratch, GpuError> {
-        let bytes = (capacity * std::mem::size_of::<GpuContact>()) as u64;
+    /// `kept` if it has room for `need`, else new buffers with room for
+    /// both.
+    fn fit(gpu: &GpuContext, kept: Option<Scratch>, need: Need) -> Result<Scratch, GpuError> {
+        let room = match kept {
+            Some(s)
+                if s.room.contacts >= need.contacts
+                    && s.room.groups >= need.groups
+                    && s.room.pairs >= need.pairs =>
+            {
+                return Ok(s);
+            }
+            Some(s) => Need {
+                contacts: need.contacts.max(s.room.contacts),
+                groups: need.groups.max(s.room.groups),
+                pairs: need.pairs.max(s.room.pairs),
+            },
+            None => need,
+        };
+        let bytes = (room.contacts * std::mem::size_of::<GpuContact>()) as u64;
+        let counter = vec![0u32; counter_words(room.pairs)];
+        let counter_bytes = (counter.len() * 4) as u64;
         Ok(Scratch {
-            capacity,
+            room,
             contacts: storage_buffer_zeroed(
                 gpu,
                 BufferCheck {
@@ -99,8 +149,15 @@ impl Scratch {
                     bytes,
                 },
             )?,
-            counter: storage_buffer_init(gpu, "ColliderGpu::counter", &[0u32; 4])?,
-            count_staging: staging_buffer(&gpu.device, "ColliderGpu::count", 16),
+            counter: storage_buffer_init(gpu, "ColliderGpu::counter", &counter)?,
+            group_counts: storage_buffer_zeroed(
+                gpu,
+                BufferCheck {
+                    label: "ColliderGpu::groups",
+                    bytes: (2 * room.groups * std::mem::size_of::<u32>()) as u64,
+                },
+            )?,
+            count_staging: staging_buffer(&gpu.device, "ColliderGpu::count", counter_bytes),
             staging: staging_buffer(&gpu.device, "ColliderGpu::contacts staging", bytes),
         })
     }
@@ -131,18 +188,19 @@ impl ColliderGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/colliders.wgsl: tasks, samples, extra,
-        // fields, values, contacts, counter.
+        // fields, values, contacts, counter, groups.
         let kernels = Kernels::new(
             gpu,
             "ColliderGpu",
             shader_source("colliders.wgsl"),
             &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite,
+                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite,
             ],
         );
         ColliderGpu {
             gpu: gpu.clone(),
-            pipeline: kernels.pipeline(gpu, "contacts_main"),
+            contacts: kernels.pipeline(gpu, "contacts_main"),
+            scan: kernels.pipeline(gpu, "scan_groups"),
             kernels,
             scratch: std::sync::Mutex::new(None),
         }
@@ -188,6 +246,41 @@ impl ColliderGpu {
         })
     }
 
+    /// The plan of `pairs` and its buffers (tasks, primitive points).
+    fn upload_plan(
+        &self,
+        resident: &ResidentShapes,
+        shapes: &[ColliderShape],
+        bodies: &[Body],
+        pairs: &[(usize, usize)],
+        params: &ColliderParams,
+    ) -> Result<Planned, ColliderError> {
+        let total_samples: usize = shapes.iter().map(|s| s.samples.samples.len()).sum();
+        if resident.shape_count != shapes.len() || resident.sample_count != total_samples {
+            return Err(GpuError::Validation {
+                what: "colliders".into(),
+                reason: "the resident shapes are not the shapes given".into(),
+            }
+            .into());
+        }
+        let plan = plan(shapes, bodies, pairs, params)?;
+        let tasks = storage_buffer_init(&self.gpu, "ColliderGpu::tasks", &plan.tasks)?;
+        let mut extra: Vec<GpuSample> = plan.extra.iter().map(GpuSample::from).collect();
+        // A binding must hold at least one element of its array type.
+        if extra.is_empty() {
+            extra.push(bytemuck::Zeroable::zeroed());
+        }
+        let extra = storage_buffer_init(&self.gpu, "ColliderGpu::extra", &extra)?;
+        let dims = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
+        Ok(Planned {
+            plan,
+            tasks,
+            extra,
+            dims,
+            pairs: pairs.len(),
+        })
+    }
+
     /// Contacts of `pairs`, all in one dispatch. `resident` must hold
     /// `shapes` (same list, same order).
     pub fn detect(
@@ -202,52 +295,33 @@ impl ColliderGpu {
         let gpu = &self.gpu;
         let mut timings = Timings::default();
         let upload_start = Instant::now();
-        let total_samples: usize = shapes.iter().map(|s| s.samples.samples.len()).sum();
-        if resident.shape_count != shapes.len() || resident.sample_count != total_samples {
-            return Err(GpuError::Validation {
-                what: "colliders".into(),
-                reason: "the resident shapes are not the shapes given".into(),
-            }
-            .into());
-        }
-        let plan = plan(shapes, bodies, pairs, params)?;
-        let tasks_buf = storage_buffer_init(gpu, "ColliderGpu::tasks", &plan.tasks)?;
-        let mut extra: Vec<GpuSample> = plan.extra.iter().map(GpuSample::from).collect();
-        // A binding must hold at least one element of its array type.
-        if extra.is_empty() {
-            extra.push(bytemuck::Zeroable::zeroed());
-        }
-        let extra_buf = storage_buffer_init(gpu, "ColliderGpu::extra", &extra)?;
+        let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         // Room for a quarter of the points first (or what the kept buffers
-        // hold); the counter keeps counting past the end, so an overflow is
-        // re-run once with the exact size.
+        // hold); the write pass skips contacts past the end, so an overflow
+        // is re-run once with the exact size.
         let max_contacts = (gpu.device.limits().max_storage_buffer_binding_size
             / std::mem::size_of::<GpuContact>() as u64) as usize;
+        let total = planned.plan.total_threads;
         let mut kept = self
             .scratch
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut wanted = (plan.total_threads / 4)
-            .max(1 << 14)
-            .min(plan.total_threads)
-            .clamp(1, max_contacts.max(1));
+        let mut need = Need {
+            contacts: (total / 4)
+                .max(1 << 14)
+                .min(total)
+                .clamp(1, max_contacts.max(1)),
+            groups: planned.groups(),
+            pairs: 0,
+        };
         let (scratch, count) = loop {
-            let scratch = match kept.take() {
-                Some(s) if s.capacity >= wanted => s,
-                _ => Scratch::new(gpu, wanted)?,
-            };
-            let count = self.dispatch(
-                &plan,
-                params,
-                resident,
-                &tasks_buf,
-                &extra_buf,
-                &scratch,
-                &mut timings,
-            )?;
-            if count <= scratch.capacity {
+            let scratch = Scratch::fit(gpu, kept.take(), need)?;
+            let counter =
+                self.dispatch(&planned, params, resident, &scratch, false, &mut timings)?;
+            let count = counter[0] as usize;
+            if count <= scratch.room.contacts {
                 break (kept.insert(scratch), count);
             }
             if count > max_contacts {
@@ -256,10 +330,11 @@ impl ColliderGpu {
                     (count * std::mem::size_of::<GpuContact>()) as u64,
                 )?;
             }
-            wanted = count;
+            need.contacts = count;
+            kept.replace(scratch);
         };
         let readback = Instant::now();
-        let mut raw: Vec<GpuContact> = if count == 0 {
+        let records: Vec<GpuContact> = if count == 0 {
             Vec::new()
         } else {
             let bytes = (count * std::mem::size_of::<GpuContact>()) as u64;
@@ -275,100 +350,192 @@ impl ColliderGpu {
         drop(kept);
         timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
         let convert = Instant::now();
-        raw.par_sort_unstable_by_key(|c| (c.task, c.sample));
-        let contacts = raw
-            .par_iter()
-            .map(|c| {
-                let feature =
-                    FeatureKind::from_index(c.kind).ok_or_else(|| GpuError::Readback {
-                        what: "contacts".into(),
-                        reason: format!("bad feature kind {}", c.kind),
-                    })?;
-                Ok(Contact {
-                    position: Vec3::from(c.position),
-                    normal: Vec3::from(c.normal),
-                    depth: c.depth,
-                    depth_cell: c.depth_cell,
-                    body: c.body,
-                    other: c.other,
-                    feature,
-                    sample: c.sample,
-                })
-            })
-            .collect::<Result<Vec<Contact>, GpuError>>()?;
+        let contacts = compact::decode(&records, &planned.plan, shapes).map_err(|reason| {
+            GpuError::Readback {
+                what: "contacts".into(),
+                reason,
+            }
+        })?;
         timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
         Ok(ContactSet {
             contacts,
-            tasks: plan.tasks.len(),
-            tests: plan.total_threads,
+            tasks: planned.plan.tasks.len(),
+            tests: planned.plan.total_threads,
             timings,
         })
     }
 
-    /// One dispatch with room for `scratch.capacity` contacts; returns the
-    /// number of contacts found (which may exceed the room). The counter is
-    /// cleared and read back in the same submission.
-    #[allow(clippy::too_many_arguments)]
+    /// Per-pair summaries of the contacts of `pairs` (how many, the
+    /// deepest), reduced on the GPU by the count pass alone: no contact
+    /// is written or read back, only `8 · pairs` bytes. Pairs are counted
+    /// apart, also when the list names one twice.
+    pub fn summarize(
+        &self,
+        resident: &ResidentShapes,
+        shapes: &[ColliderShape],
+        bodies: &[Body],
+        pairs: &[(usize, usize)],
+        params: &ColliderParams,
+    ) -> Result<SummarySet, ColliderError> {
+        puffin::profile_function!();
+        let mut timings = Timings::default();
+        let upload_start = Instant::now();
+        let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        let mut kept = self
+            .scratch
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let need = Need {
+            contacts: 1,
+            groups: planned.groups(),
+            pairs: pairs.len(),
+        };
+        let fitted = Scratch::fit(&self.gpu, kept.take(), need)?;
+        let scratch = kept.insert(fitted);
+        let counter = self.dispatch(&planned, params, resident, scratch, true, &mut timings)?;
+        drop(kept);
+        let convert = Instant::now();
+        let summaries = counter[SUMMARY_START as usize..]
+            .chunks_exact(2)
+            .map(|w| PairSummary {
+                contacts: w[0],
+                deepest: f32::from_bits(w[1]),
+            })
+            .collect();
+        timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
+        Ok(SummarySet {
+            pairs: summaries,
+            tasks: planned.plan.tasks.len(),
+            tests: planned.plan.total_threads,
+            timings,
+        })
+    }
+
+    /// One submission: the counter cleared, the count pass, and unless
+    /// `summary` the scan and write passes with room for
+    /// `scratch.room.contacts` contacts; then the counter read back (its
+    /// `SUMMARY_START` words, and with `summary` the pairs' summaries).
+    /// Its first word is the number of contacts found, which may exceed
+    /// the room. Phases: `contacts` (submission and kernels, with their
+    /// GPU time) and `readback` (the counter's map).
     fn dispatch(
         &self,
-        plan: &super::Plan,
+        planned: &Planned,
         params: &ColliderParams,
         resident: &ResidentShapes,
-        tasks_buf: &wgpu::Buffer,
-        extra_buf: &wgpu::Buffer,
         scratch: &Scratch,
+        summary: bool,
         timings: &mut Timings,
-    ) -> Result<usize, ColliderError> {
+    ) -> Result<Vec<u32>, ColliderError> {
         let gpu = &self.gpu;
-        let uniform = Params {
-            num_tasks: plan.tasks.len() as u32,
-            total_threads: plan.total_threads as u32,
-            capacity: scratch.capacity as u32,
-            flags: u32::from(params.interpolated_depth) | (u32::from(params.reject_flipped) << 1),
+        let plan = &planned.plan;
+        let (x, y) = planned.dims;
+        let bind = |pass_kind| {
+            let uniform = Params {
+                num_tasks: plan.tasks.len() as u32,
+                total_threads: plan.total_threads as u32,
+                capacity: scratch.room.contacts as u32,
+                flags: u32::from(params.interpolated_depth)
+                    | (u32::from(params.reject_flipped) << 1)
+                    | (u32::from(summary) << 2),
+                num_groups: x * y,
+                pass_kind,
+                _pad: [0; 2],
+            };
+            let uniform_buf = gpu
+                .device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some("ColliderGpu::params"),
+                    contents: bytemuck::bytes_of(&uniform),
+                    usage: wgpu::BufferUsages::UNIFORM,
+                });
+            self.kernels.bind_group(
+                gpu,
+                &[
+                    &uniform_buf,
+                    &planned.tasks,
+                    &resident.samples,
+                    &planned.extra,
+                    &resident.fields,
+                    &resident.values,
+                    &scratch.contacts,
+                    &scratch.counter,
+                    &scratch.group_counts,
+                ],
+            )
         };
-        let uniform_buf = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ColliderGpu::params"),
-                contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let bind_group = self.kernels.bind_group(
-            gpu,
-            &[
-                &uniform_buf,
-                tasks_buf,
-                &resident.samples,
-                extra_buf,
-                &resident.fields,
-                &resident.values,
-                &scratch.contacts,
-                &scratch.counter,
-            ],
-        );
+        let count_group = bind(PASS_COUNT);
+        let write_group = (!summary).then(|| bind(PASS_WRITE));
+        let counter_bytes = (counter_words(if summary { planned.pairs } else { 0 }) * 4) as u64;
         let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
-        run.encoder_work("clear", |e| e.clear_buffer(&scratch.counter, 0, None));
+        run.encoder_work("clear", |e| {
+            e.clear_buffer(&scratch.counter, 0, Some(counter_bytes));
+        });
         if plan.total_threads > 0 {
-            run.compute_pass("contacts", |pass| {
-                pass.set_pipeline(&self.pipeline);
-                pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
+            run.compute_pass("count", |pass| {
+                pass.set_pipeline(&self.contacts);
+                pass.set_bind_group(0, &count_group, &[]);
                 pass.dispatch_workgroups(x, y, 1);
             });
+            if let Some(write_group) = &write_group {
+                run.compute_pass("scan", |pass| {
+                    pass.set_pipeline(&self.scan);
+                    pass.set_bind_group(0, &count_group, &[]);
+                    pass.dispatch_workgroups(1, 1, 1);
+                });
+                run.compute_pass("write", |pass| {
+                    pass.set_pipeline(&self.contacts);
+                    pass.set_bind_group(0, write_group, &[]);
+                    pass.dispatch_workgroups(x, y, 1);
+                });
+            }
         }
-        run.encoder_work("count", |e| {
-            e.copy_buffer_to_buffer(&scratch.counter, 0, &scratch.count_staging, 0, 16);
+        run.encoder_work("counter", |e| {
+            e.copy_buffer_to_buffer(
+                &scratch.counter,
+                0,
+                &scratch.count_staging,
+                0,
+                counter_bytes,
+            );
         });
         let (phases, wall_ms) = run.finish()?;
         let gpu_ms = phases
             .iter()
-            .find(|p| p.name == "contacts")
-            .and_then(|p| p.gpu_ms);
+            .filter(|p| ["count", "scan", "write"].contains(&p.name.as_str()))
+            .map(|p| p.gpu_ms)
+            .sum::<Option<f64>>();
         timings.push("contacts", wall_ms, gpu_ms);
-        let count = map_staging::<u32>(gpu, &scratch.count_staging, "contact count")?
-            .first()
-            .copied()
-            .unwrap_or(0) as usize;
-        Ok(count)
+        let readback = Instant::now();
+        let counter =
+            map_staging_range::<u32>(gpu, &scratch.count_staging, counter_bytes, "contact count")?;
+        if summary {
+            timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
+        }
+        if counter[1] != 0 {
+            return Err(GpuError::Validation {
+                what: "colliders".into(),
+                reason: "the write pass found other contacts than the count pass".into(),
+            }
+            .into());
+        }
+        Ok(counter)
+    }
+}
+
+/// A detect's plan on the GPU.
+struct Planned {
+    plan: super::Plan,
+    tasks: wgpu::Buffer,
+    extra: wgpu::Buffer,
+    /// Workgroups dispatched per pass (x, y).
+    dims: (u32, u32),
+    pairs: usize,
+}
+
+impl Planned {
+    fn groups(&self) -> usize {
+        (self.dims.0 * self.dims.1) as usize
     }
 }

@@ -54,31 +54,40 @@
 //!
 //! **Many pairs in one dispatch** (`shaders/colliders.wgsl`): all tasks go
 //! into one buffer with the running total of their point counts; one
-//! invocation per point binary-searches its task, and contacts are appended
-//! to one buffer through an atomic counter, then put in canonical order
-//! (task, point) on read-back — the CPU reference's order.
+//! invocation per point binary-searches its task. Contacts are written in
+//! canonical order (task, point) — the CPU reference's — by a count pass,
+//! a scan of the workgroup counts and a write pass (a stable compaction,
+//! [`gpu`]), as 16-byte records from which the host rebuilds each
+//! [`Contact`] ([`compact`]).
 //!
 //! # Buffer layout (GPU)
 //!
 //! ```text
 //! tasks    [Task; n]   3 mat4 (world_from_a, b_from_world, world_from_b),
 //!                      2 vec4 primitive, 8 u32 (kind body other field
-//!                      sample_start sample_count thread_start extra)  256 B
+//!                      sample_start sample_count thread_start extra
+//!                      pair _ _ _)  272 B
 //! samples  [all shapes' samples]  (resident)   extra [primitive points]
 //! fields   [origin cell_size dims offset]      values [all fields' values]
-//! contacts [pos depth normal depth_cell body other kind_sub sample task _ _ _] 64 B
-//! counter  [contacts written]
+//! contacts [point depth aux normal]            16 B (compact::GpuContact)
+//! counter  [contacts written, passes disagree, _, _,
+//!           per pair (summary): contacts, deepest depth's bits]
+//! groups   [count per workgroup; offset per workgroup]
 //! ```
 
+pub(super) mod compact;
 mod compare;
 mod cpu;
 pub(super) mod gpu;
+mod summary;
 
+pub use compact::{NORMAL_MAX_ERROR, decode_normal, encode_normal};
 pub use compare::{
     ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
 };
 pub use cpu::{DecisionMargins, FieldView, detect_cpu};
 pub use gpu::{ColliderGpu, ResidentShapes};
+pub use summary::{PairSummary, SummarySet, summarize};
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -343,8 +352,11 @@ pub struct Task {
     pub thread_start: u32,
     /// 1 when the points are in the extra (primitive) buffer.
     pub extra: u32,
+    /// Index of the task's pair in the detect's pair list.
+    pub pair: u32,
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<Task>() == 256);
+const _: () = assert!(std::mem::size_of::<Task>() == 272);
 
 pub(crate) struct Plan {
     pub tasks: Vec<Task>,
@@ -461,7 +473,8 @@ pub(crate) fn plan(
         extra: Vec::new(),
         total_threads: 0,
     };
-    let push = |plan: &mut Plan, mut task: Task| {
+    let push = |plan: &mut Plan, pair: usize, mut task: Task| {
+        task.pair = pair as u32;
         task.thread_start = plan.total_threads as u32;
         plan.total_threads += task.sample_count as usize;
         plan.tasks.push(task);
@@ -480,6 +493,8 @@ pub(crate) fn plan(
         sample_count: 0,
         thread_start: 0,
         extra: 0,
+        pair: 0,
+        _pad: [0; 3],
     };
     // Samples of mesh body `a` against target `b`.
     let samples_of = |a: usize, shape: usize, b: usize| Task {
@@ -487,7 +502,7 @@ pub(crate) fn plan(
         sample_count: shapes[shape].samples.samples.len() as u32,
         ..base(a, b)
     };
-    for &(i, j) in pairs {
+    for (p, &(i, j)) in pairs.iter().enumerate() {
         if i >= bodies.len() || j >= bodies.len() {
             return Err(ColliderError::NoSuchBody(i, j, bodies.len()));
         }
@@ -505,6 +520,7 @@ pub(crate) fn plan(
             BodyShape::Mesh(sj) => {
                 push(
                     &mut plan,
+                    p,
                     Task {
                         field: sj as u32,
                         ..samples_of(i, si, j)
@@ -512,6 +528,7 @@ pub(crate) fn plan(
                 );
                 push(
                     &mut plan,
+                    p,
                     Task {
                         field: si as u32,
                         ..samples_of(j, sj, i)
@@ -524,6 +541,7 @@ pub(crate) fn plan(
                 let d = n.dot(wj.transform_point3(n_obj * offset));
                 push(
                     &mut plan,
+                    p,
                     Task {
                         kind: TASK_SAMPLES_PLANE,
                         prim: n.extend(d).to_array(),
@@ -535,6 +553,7 @@ pub(crate) fn plan(
                 let c = wj.transform_point3(Vec3::ZERO);
                 push(
                     &mut plan,
+                    p,
                     Task {
                         kind: TASK_SAMPLES_SPHERE,
                         prim: c.extend(radius).to_array(),
@@ -545,6 +564,7 @@ pub(crate) fn plan(
                 let extra_start = plan.extra.len() as u32;
                 push(
                     &mut plan,
+                    p,
                     Task {
                         field: si as u32,
                         sample_start: extra_start,
@@ -558,6 +578,7 @@ pub(crate) fn plan(
             BodyShape::Cuboid { half_extents } => {
                 push(
                     &mut plan,
+                    p,
                     Task {
                         kind: TASK_SAMPLES_BOX,
                         prim: half_extents.extend(0.0).to_array(),
@@ -568,6 +589,7 @@ pub(crate) fn plan(
                 let extra_start = plan.extra.len() as u32;
                 push(
                     &mut plan,
+                    p,
                     Task {
                         field: si as u32,
                         sample_start: extra_start,
@@ -581,6 +603,7 @@ pub(crate) fn plan(
             BodyShape::Segment { a, b } => {
                 push(
                     &mut plan,
+                    p,
                     Task {
                         kind: TASK_SEGMENT_FIELD,
                         field: si as u32,

@@ -59,8 +59,15 @@
 //! bounded by [`ROUNDING`] × `(|N| + tr|M|/|y|)/|y|²`. The traversal adds up
 //! these bounds into `B`. The inside test `|w| > ½` (see below) is then
 //! certain when `||w| − ½| > B`; otherwise the point is evaluated again
-//! with the stricter [`REFINE_BETA`] (the remainder shrinks as `(r/|y|)²`),
-//! and if that is still undecided, by the exact O(n) sum. The sign of
+//! with the stricter [`REFINE_BETA`] and then [`STRICT_BETA`] (the
+//! remainder shrinks as `(r/|y|)²`), and if that is still undecided, by the
+//! exact O(n) sum. The steps matter on fine meshes: every level of the tree
+//! between a point near the surface and the whole mesh adds about the same
+//! remainder bound, so the bound grows with the tree's depth (log n), and
+//! at β = 8 a dense scan leaves many points near its surface open. Giving
+//! each of them the exact O(n) sum made signing an octree of the
+//! 1.1M-triangle bunny quadratic (thousands of nodes × 1.1M triangles). The
+//! sign of
 //! [`FastWinding::is_inside`] is therefore the exact winding number's sign
 //! everywhere, while most points only take the fast pass.
 //!
@@ -85,6 +92,11 @@ pub const BETA: f64 = 5.0;
 /// remainder bound is (5/8)² ≈ 2.6 times smaller relative to a node's
 /// contribution, and (4/5 / 7/8)⁴ ≈ 1.4 once more.
 pub const REFINE_BETA: f64 = 8.0;
+
+/// β of the third pass (as the GPU's last tree walk): its remainder bound
+/// is 0.0033 of a node's contribution (3β²/(β − 1)⁴), so that only points
+/// within rounding of `|w| = ½` (or of the surface) reach the exact sum.
+pub const STRICT_BETA: f64 = 32.0;
 
 /// Relative rounding allowance of one f64 term (node or triangle), far
 /// above the few ulps each evaluation costs.
@@ -310,10 +322,10 @@ impl FastWinding {
     }
 
     /// Whether `|w| > ½` at `p` for the exact winding number: the fast pass,
-    /// then [`REFINE_BETA`], then the exact sum where the bounds leave it
-    /// open (module docs).
+    /// then [`REFINE_BETA`] and [`STRICT_BETA`], then the exact sum where
+    /// the bounds leave it open (module docs).
     pub fn is_inside(&self, p: Vec3) -> bool {
-        [BETA, REFINE_BETA]
+        [BETA, REFINE_BETA, STRICT_BETA]
             .into_iter()
             .find_map(|beta| self.bounded(p, beta).inside())
             .unwrap_or_else(|| {
@@ -500,6 +512,42 @@ mod tests {
             .map(|t| closest_point_triangle(p, t.map(|i| positions[i as usize])).distance_squared)
             .fold(f32::INFINITY, f32::min)
             .sqrt()
+    }
+
+    /// Near a dense surface the remainder bounds of the tree's many levels
+    /// add up: β = 8 leaves points open that β = 32 decides, so that
+    /// [`FastWinding::is_inside`] need not give them the exact O(n) sum
+    /// (the quadratic cost that kept the 1.1M-triangle bunny's octree from
+    /// finishing).
+    #[test]
+    fn strict_beta_decides_points_near_a_dense_surface() {
+        let (positions, triangles) = cube(48, None);
+        let winding = FastWinding::new(&positions, &triangles);
+        let mut rng = Rng(0x5eed);
+        let mut open_at_refine = 0;
+        for _ in 0..400 {
+            // A point 1e-3 inside or outside a random face.
+            let on = rng.vec3(1.0);
+            let axis = (rng.f32() * 3.0) as usize % 3;
+            let side = if rng.f32() < 0.5 { -1.0 } else { 1.0 };
+            let depth = if rng.f32() < 0.5 { -1e-3 } else { 1e-3 };
+            let mut p = on;
+            p[axis] = side * (1.0 + depth);
+            let inside = depth < 0.0;
+            if winding.bounded(p, REFINE_BETA).inside().is_none() {
+                open_at_refine += 1;
+            }
+            assert_eq!(
+                winding.bounded(p, STRICT_BETA).inside(),
+                Some(inside),
+                "{p}: β = 32 leaves it open or wrong"
+            );
+            assert_eq!(winding.is_inside(p), inside, "{p}");
+        }
+        assert!(
+            open_at_refine > 0,
+            "β = 8 decides every point: the test shows nothing"
+        );
     }
 
     #[test]

@@ -61,12 +61,9 @@
 //! certain when `||w| − ½| > B`; otherwise the point is evaluated again
 //! with the stricter [`REFINE_BETA`] and then [`STRICT_BETA`] (the
 //! remainder shrinks as `(r/|y|)²`), and if that is still undecided, by the
-//! exact O(n) sum. The steps matter on fine meshes: every level of the tree
-//! between a point near the surface and the whole mesh adds about the same
-//! remainder bound, so the bound grows with the tree's depth (log n), and
-//! at β = 8 a dense scan leaves many points near its surface open. Giving
-//! each of them the exact O(n) sum made signing an octree of the
-//! 1.1M-triangle bunny quadratic (thousands of nodes × 1.1M triangles). The
+//! exact O(n) sum. Every point that reaches the exact sum costs O(n), so
+//! the more steps decide before it, the fewer do: a few thousand such
+//! points on a 1.1M-triangle mesh cost minutes. The
 //! sign of
 //! [`FastWinding::is_inside`] is therefore the exact winding number's sign
 //! everywhere, while most points only take the fast pass.
@@ -514,12 +511,10 @@ mod tests {
             .sqrt()
     }
 
-    /// Points 1e-3 inside and outside a dense closed surface, where the
-    /// remainder bounds of the tree's many levels add up: [`STRICT_BETA`]
-    /// decides every one of them on its own, with the exact side, so that
-    /// [`FastWinding::is_inside`] need not give them the exact O(n) sum (the
-    /// quadratic cost that kept the 1.1M-triangle bunny's octree from
-    /// finishing).
+    /// Points 1e-3 inside and outside a dense closed surface:
+    /// [`STRICT_BETA`] decides every one of them on its own, with the exact
+    /// side, so that [`FastWinding::is_inside`] need not give them the
+    /// exact O(n) sum.
     #[test]
     fn strict_beta_decides_points_near_a_dense_surface() {
         let (positions, triangles) = cube(48, None);

@@ -1,12 +1,10 @@
 //!include shared/bvh_nearest.wgsl
-//!include shared/winding_f32_leaf.wgsl
 
-// The exact signed distance at arbitrary points (`collidoscope check` on a
-// point set, src/stages/sdf_grid/points_gpu.rs): the nearest triangle by
-// the flat AABB BVH (shared/bvh_nearest.wgsl) and the winding number's
-// sign with its error bound (shared/winding.wgsl), one invocation per
-// point. A point whose ||w| − ½| the bound does not decide keeps its
-// unsigned distance and is listed for the exact f64 sum on the CPU.
+// The exact distance at arbitrary points (`collidoscope check` on a point
+// set, src/stages/sdf_grid/points_gpu.rs): the nearest triangle by the
+// flat AABB BVH (shared/bvh_nearest.wgsl), one invocation per point. The
+// winding-number sign follows in the same submission
+// (shared/winding_points.wgsl).
 //
 // Entry point:
 //   exact_points  one invocation per point
@@ -15,11 +13,9 @@
 // checked by tests/shader_layouts.rs).
 
 struct PointsParams {
-    frame: vec3f,       // world position of the winding tree's frame origin
-    slack: f32,         // rounding of a point moved into that frame
     count: u32,
-    beta: f32,
-    _pad: vec2u,
+    _pad: u32,
+    _pad2: vec2u,
 }
 
 const POINTS_WORKGROUP: u32 = 64u;
@@ -28,13 +24,10 @@ const POINTS_WORKGROUP: u32 = 64u;
 // 3 corners per triangle (w unused), BVH order.
 @group(0) @binding(1) var<storage, read> tri_pos: array<vec4f>;
 @group(0) @binding(2) var<storage, read> nodes: array<BvhNode>;
-@group(0) @binding(3) var<storage, read> winding_nodes: array<WindingNode>;
-@group(0) @binding(4) var<storage, read> winding_tris: array<vec4f>;
 // World xyz per point (w unused).
-@group(0) @binding(5) var<storage, read> points: array<vec4f>;
-@group(0) @binding(6) var<storage, read_write> values: array<f32>;
-// [0]: number of undecided points; [1..]: their indices.
-@group(0) @binding(7) var<storage, read_write> undecided: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read> points: array<vec4f>;
+// The unsigned distance per point.
+@group(0) @binding(4) var<storage, read_write> values: array<f32>;
 
 @compute @workgroup_size(64)
 fn exact_points(
@@ -46,17 +39,6 @@ fn exact_points(
     if (i >= params.count) {
         return;
     }
-    let p = points[i].xyz;
-    let near = bvh_nearest(p, 3.0e38);
-    let d = sqrt(near.d2);
-    let omega = winding_subtree(0u, p - params.frame, params.slack, params.beta, WINDING_NO_CELL);
-    let w = omega / WINDING_FOUR_PI;
-    let margin = abs(w.x) - 0.5;
-    if (abs(margin) > w.y) {
-        values[i] = select(d, -d, margin > 0.0);
-    } else {
-        values[i] = d;
-        let k = atomicAdd(&undecided[0], 1u);
-        atomicStore(&undecided[1u + k], i);
-    }
+    let near = bvh_nearest(points[i].xyz, 3.0e38);
+    values[i] = sqrt(near.d2);
 }

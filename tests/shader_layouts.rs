@@ -526,7 +526,7 @@ fn sdf_grid() {
     );
     c.workgroup(
         "winding_points.wgsl",
-        &["winding_points"],
+        &["winding_points", "winding_points_refine"],
         "POINT_WINDING_WORKGROUP",
         [sl::POINT_WINDING_WORKGROUP, 1, 1],
     );
@@ -633,7 +633,7 @@ fn radix_sort() {
 fn sdf_points() {
     let mut c = Checks::default();
     mirror! { c, "sdf_points.wgsl", "PointsParams", sl::PointsParams {
-        frame, slack, count, beta, _pad,
+        count, _pad, _pad2,
     } }
     constant!(c, "sdf_points.wgsl", POINTS_WORKGROUP, sl::POINTS_WORKGROUP);
     let size = [sl::POINTS_WORKGROUP, 1, 1];

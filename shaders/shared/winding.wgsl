@@ -38,7 +38,8 @@ const WINDING_EPS: f32 = 1e-6;
 // Relative rounding of one node's or one triangle's evaluation, far above
 // the few dozen ulps its operations can cost.
 const WINDING_EVAL: f32 = 2e-5;
-// atan2's relative error: WGSL allows 4096 ulps.
+// atan2's relative error: WGSL allows 4096 ULP (4.9e-4 relative) where
+// its arguments are in range (winding_atan2 puts them there).
 const WINDING_ATAN: f32 = 1e-3;
 const WINDING_STACK: u32 = 64u;
 // A bound that leaves every decision to the exact sum.
@@ -58,7 +59,7 @@ fn winding_triangle(p: vec3f, a0: vec3f, b0: vec3f, c0: vec3f, slack: f32) -> ve
     let lc = length(c);
     let num = dot(a, cross(b, c));
     let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-    let omega = 2.0 * atan2(num, den);
+    let omega = 2.0 * winding_atan2(num, den);
     // Each of a, b, c is off by s; moving one of them changes the numerator
     // and each of the denominator's four terms by at most s times the
     // product of the other two lengths, and each is rounded: relative to
@@ -77,6 +78,38 @@ fn winding_triangle(p: vec3f, a0: vec3f, b0: vec3f, c0: vec3f, slack: f32) -> ve
     // atan2 moves by at most (π/2)·err/h when its arguments move by err < h/2;
     // Ω = 2 atan2.
     return vec2f(omega, 4.0 * err / h + WINDING_ATAN * abs(omega) + 1e-6);
+}
+
+const WINDING_HALF_PI: f32 = 1.5707964;
+const WINDING_PI: f32 = 3.1415927;
+// 2^-100: an argument this much smaller than the other moves the angle by
+// less than it.
+const WINDING_TINY: f32 = 7.888609e-31;
+
+// atan2(y, x) within WINDING_ATAN of its value, relative, plus 2^-99
+// absolute: WGSL bounds atan2's error (4096 ULP) only for |x| in
+// [2^-126, 2^126] and y finite and normal. Both arguments are scaled by one
+// power of two (exact) so that the larger lies in [½, 1); a smaller one
+// under 2^-100 is replaced by its limit (the angle moves by less than
+// 2^-99), except that y → 0 with x < 0 gives π whatever y's sign, which
+// the callers leave undecided (their `on_cut`: such a y is far inside the
+// cut's margin). Both zero (or NaN) gives 0; the callers' checks leave
+// that triangle undecided too (h = 0).
+fn winding_atan2(y: f32, x: f32) -> f32 {
+    let big = max(abs(y), abs(x));
+    if (!(big > 0.0)) {
+        return 0.0;
+    }
+    let e = frexp(big).exp;
+    let ys = ldexp(y, -e);
+    let xs = ldexp(x, -e);
+    if (abs(xs) < WINDING_TINY) {
+        return select(-WINDING_HALF_PI, WINDING_HALF_PI, ys > 0.0);
+    }
+    if (abs(ys) < WINDING_TINY) {
+        return select(WINDING_PI, 0.0, xs > 0.0);
+    }
+    return atan2(ys, xs);
 }
 
 // The order-1 and -2 expansion of node n at p (|c − p| = d > beta · r) and

@@ -1,5 +1,6 @@
 //!include shared/bvh_bounds.wgsl
 //!include shared/winding.wgsl
+//!include shared/winding_refine.wgsl
 
 // The winding-number sign of the uniform SDF on the GPU (the `winding`
 // SignMode of the gpu and gpu-brute backends), after their distance
@@ -44,17 +45,10 @@
 // whole tree per cell.
 //
 // winding_refine takes the open cells (near the |w| = ½ sheet over a hole,
-// where β = 5's remainder bound is too wide) one per workgroup, the 64
-// invocations sharing the work of one point: with the stricter β of
-// refine_beta, each invocation walks the subtrees of its share of
-// `frontier` (nodes whose subtrees partition the tree), then, if the bound
-// still leaves the cell open, sums its share of every triangle's exact
-// solid angle; after each step the parts (Ω, bound) meet in a workgroup
-// reduction and the cell is signed where ||w| − ½| exceeds the bound. The
-// remainder shrinks as (r / |c − p|)² (src/geom/winding.rs), so each step
-// decides all but the cells nearer the sheet; the exact sum's bound is the
-// float32 rounding alone. Cells still open (on the sheet or on the surface
-// to float32 precision) go to `leftover`, for the CPU's f64 sum.
+// where β = 5's remainder bound is too wide) one per workgroup and decides
+// each with shared/winding_refine.wgsl: tree walks with β = 12 and 32, then
+// the exact sum. Cells still open (on the sheet or on the surface to the
+// exact step's precision) go to `leftover`, for the CPU's f64 sum.
 //
 // Rust side: src/stages/sdf_grid/winding_gpu.rs (WindingParams, bindings;
 // checked by tests/shader_layouts.rs).
@@ -225,18 +219,7 @@ fn winding_sign(
     }
 }
 
-// winding_refine's steps: two tree walks with a stricter β, 12 then 32
-// (the remainder bound relative to a node's contribution A/|c − p|² is
-// 3β²/(β − 1)⁴: 0.29 at β = 5, 0.030 at 12, 0.0033 at 32), then the exact
-// sum.
-const REFINE_STEPS: u32 = 3u;
-fn refine_beta(step: u32) -> f32 {
-    return select(32.0, 12.0, step == 0u);
-}
-
 var<workgroup> refine_count: u32;
-var<workgroup> refine_parts: array<vec2f, 64>;
-var<workgroup> refine_total: vec2f;
 
 @compute @workgroup_size(64)
 fn winding_refine(
@@ -249,45 +232,17 @@ fn winding_refine(
     }
     let count = workgroupUniformLoad(&refine_count);
     let groups = nwg.x * nwg.y;
-    let roots = arrayLength(&frontier);
     let dims = wparams.dims;
     for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
         let cell = atomicLoad(&undecided[2u + k]);
         let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
         // As winding_sign's cell centre.
         let p = (wparams.origin + vec3f(ijk) * wparams.cell_size) - wparams.frame;
-        var decided = false;
-        for (var step = 0u; step < REFINE_STEPS; step++) {
-            var part = vec2f(0.0);
-            if (step < REFINE_STEPS - 1u) {
-                for (var f = lid; f < roots; f += 64u) {
-                    part += winding_subtree(frontier[f], p, wparams.slack, refine_beta(step), cell);
-                }
-            } else {
-                part = winding_exact_part(p, cell, lid);
-            }
-            refine_parts[lid] = part;
-            for (var stride = 32u; stride > 0u; stride >>= 1u) {
-                workgroupBarrier();
-                if (lid < stride) {
-                    refine_parts[lid] += refine_parts[lid + stride];
-                }
-            }
-            workgroupBarrier();
-            if (lid == 0u) {
-                refine_total = refine_parts[0];
-            }
-            let w = workgroupUniformLoad(&refine_total) / WINDING_FOUR_PI;
-            let margin = abs(w.x) - 0.5;
-            if (abs(margin) > w.y) {
-                if (lid == 0u) {
-                    values[cell] = select(abs(values[cell]), -abs(values[cell]), margin > 0.0);
-                }
-                decided = true;
-                break;
-            }
+        let side = winding_refine_point(p, cell, wparams.slack, lid);
+        if (side >= 0 && lid == 0u) {
+            values[cell] = select(abs(values[cell]), -abs(values[cell]), side == 1);
         }
-        if (!decided && lid == 0u) {
+        if (side < 0 && lid == 0u) {
             let j = atomicAdd(&leftover[0], 1u);
             if (j < wparams.capacity) {
                 atomicStore(&leftover[1u + j], cell);
@@ -309,21 +264,4 @@ fn winding_near_block(root: u32, q: vec3f, rho: f32, slack: f32, beta: f32) -> v
     }
     let spread = 2.0 * n.area * (rho / gap) / (gap * gap) * (1.0 + 4.0 * WINDING_EVAL);
     return winding_subtree(root, q, slack, beta, WINDING_NO_CELL) + vec2f(0.0, spread);
-}
-
-// This invocation's share (triangles lid, lid + 64, ...) of the exact sum
-// of solid angles at cell `cell` (centre p), with its bound. Each addition
-// of the float32 sum is off by at most 2^-24 of the sum of magnitudes so
-// far: the count of terms times 2^-24 (6e-8) times that sum covers them.
-fn winding_exact_part(p: vec3f, cell: u32, lid: u32) -> vec2f {
-    var part = vec2f(0.0);
-    var magnitude = 0.0;
-    var terms = 0.0;
-    for (var t = lid; t < arrayLength(&winding_tris) / 3u; t += 64u) {
-        let o = winding_leaf(p, t, wparams.slack, cell);
-        part += o;
-        magnitude += abs(o.x);
-        terms += 1.0;
-    }
-    return part + vec2f(0.0, (terms + 64.0) * 6e-8 * magnitude * (1.0 + WINDING_EPS));
 }

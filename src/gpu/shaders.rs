@@ -106,6 +106,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "tri_tri.wgsl",
     "view.wgsl",
     "winding_points.wgsl",
+    // winding_points.wgsl's refining pass with its exact step in f64:
+    // created only on devices with f64.
+    "winding_points_f64.wgsl",
     "shared/bvh_bounds.wgsl",
     "shared/workgroup_scan.wgsl",
     "shared/bvh_nearest.wgsl",
@@ -120,6 +123,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/winding.wgsl",
     "shared/winding_grid.wgsl",
     "shared/winding_f32_leaf.wgsl",
+    "shared/winding_f64_leaf.wgsl",
+    "shared/winding_points.wgsl",
+    "shared/winding_refine.wgsl",
 ];
 
 /// The text of an embedded file of `shaders/`.

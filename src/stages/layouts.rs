@@ -47,14 +47,14 @@ pub use super::sdf_adaptive::gpu::{
     WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
 };
 pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
-pub use super::sdf_adaptive::winding_gpu::{
-    PointWindingParams, WINDING_STACK as POINT_WINDING_STACK, WORKGROUP as POINT_WINDING_WORKGROUP,
-};
 pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
 pub use super::sdf_grid::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
 pub use super::sdf_grid::grid::BRICK;
+pub use super::sdf_grid::point_winding::{
+    PointWindingParams, WINDING_STACK as POINT_WINDING_STACK, WORKGROUP as POINT_WINDING_WORKGROUP,
+};
 pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::sdf_grid::winding_gpu::{

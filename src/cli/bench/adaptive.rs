@@ -7,9 +7,11 @@
 //! (§6.2), and the mesh's AABB BVH for comparison; the CPU reference of the
 //! default configuration; memory of the octree and the BVHs. With
 //! `--winding`, the base configuration once more with the winding-number
-//! sign (config `winding`; its GPU pass in column `winding_ms`, the CPU's
-//! exact decisions of the nodes it leaves open in the wall time). Writes
-//! adaptive.json, adaptive.csv and adaptive.png.
+//! sign (config `winding`): its first GPU pass in column `winding_ms`, the
+//! refining pass in `refine_ms`, the nodes the refining pass decided
+//! (`refined`) and those it left to the CPU (`cpu_nodes`, decided in
+//! `cpu_sign_ms`, part of the wall time). Writes adaptive.json, adaptive.csv
+//! and adaptive.png.
 
 use std::time::Instant;
 
@@ -26,6 +28,7 @@ use crate::plot::Series;
 use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, SignMode, compute_cpu,
 };
+use crate::stages::sdf_grid::FALLBACK_PHASE;
 use crate::timing::Timings;
 
 #[derive(clap::Args, Debug)]
@@ -77,9 +80,29 @@ fn configs(args: &Args) -> Vec<(&'static str, AdaptiveParams)> {
     configs
 }
 
-/// The table's phases; GPU phase names as AdaptiveGpu records them
-/// ("winding": the winding-number sign's pass, winding mode only).
-const PHASES: [&str; 5] = ["sort", "octree", "bvh build", "queries", "winding"];
+/// The table's phases; GPU phase names as AdaptiveGpu records them, each
+/// phase counted under the longest of these its name starts with
+/// ("winding", "winding refine": the winding-number sign's passes, winding
+/// mode only).
+const PHASES: [&str; 6] = [
+    "sort",
+    "octree",
+    "bvh build",
+    "queries",
+    "winding",
+    "winding refine",
+];
+
+/// Winding mode: who decided how many nodes' signs after the first pass.
+#[derive(Serialize, Clone, Copy, Debug)]
+struct WindingSplit {
+    /// Nodes the first pass left open and the refining pass decided.
+    refined_nodes: usize,
+    /// Nodes the refining pass left open, decided on the CPU.
+    cpu_nodes: usize,
+    /// Median wall time of the CPU's decisions.
+    cpu_sign_ms: f64,
+}
 
 #[derive(Serialize, Clone, Debug)]
 struct Row {
@@ -93,18 +116,32 @@ struct Row {
     wall_ms: f64,
     /// Summed GPU time of the phases, when the adapter has timestamps.
     gpu_ms: Option<f64>,
-    /// sort, octree, BVH build, queries, winding: GPU ms (CPU: wall ms;
-    /// the CPU octree includes its sort).
-    phase_ms: [Option<f64>; 5],
+    /// sort, octree, BVH build, queries, winding, winding refine: GPU ms
+    /// (CPU: wall ms; the CPU octree includes its sort).
+    phase_ms: [Option<f64>; 6],
+    /// Winding mode on the GPU: the refining pass's and the CPU's share.
+    winding: Option<WindingSplit>,
     evals_per_node: f64,
     octree_bytes: u64,
     bvh_bytes: u64,
     per_depth: Vec<DepthStats>,
 }
 
+/// The entry of [`PHASES`] a recorded phase counts under.
+fn phase_of(phase: &str) -> Option<&'static str> {
+    PHASES
+        .into_iter()
+        .filter(|name| phase.starts_with(name))
+        .max_by_key(|name| name.len())
+}
+
 fn phase_ms(timings: &Timings, name: &str, gpu: bool) -> Option<f64> {
     let mut total = None;
-    for p in timings.phases.iter().filter(|p| p.name.starts_with(name)) {
+    for p in timings
+        .phases
+        .iter()
+        .filter(|p| phase_of(&p.name) == Some(name))
+    {
         let ms = if gpu { p.gpu_ms } else { Some(p.wall_ms) };
         total = Some(total.unwrap_or(0.0) + ms?);
     }
@@ -119,13 +156,13 @@ fn row(
     config: &'static str,
     field: &AdaptiveField,
     walls: &mut [f64],
-    runs: &mut [[Option<f64>; 5]],
+    runs: &mut [[Option<f64>; 6]],
     triangles: usize,
 ) -> Row {
     let gpu = backend == "gpu";
     // A phase the configuration does not have (the AABB BVH is not built
     // per run) adds nothing.
-    let total = |p: &[Option<f64>; 5]| {
+    let total = |p: &[Option<f64>; 6]| {
         (gpu && p.iter().any(Option::is_some)).then(|| p.iter().flatten().sum::<f64>())
     };
     runs.sort_by(|a, b| total(a).unwrap_or(0.0).total_cmp(&total(b).unwrap_or(0.0)));
@@ -144,6 +181,7 @@ fn row(
         octree_bytes: field.memory.octree_bytes,
         bvh_bytes: field.memory.bvh_bytes,
         per_depth: field.stats.clone(),
+        winding: None,
     }
 }
 
@@ -171,14 +209,23 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             // timings: reading the field back between runs leaves the GPU
             // idle long enough for the driver to lower its clock.
             warm_up(|| {
-                let t = stage.time(&mesh, &params)?;
+                let (t, _) = stage.time(&mesh, &params)?;
                 Ok(t.total_gpu_ms())
             })?;
             let mut phases = Vec::new();
+            let mut open = None;
+            let mut cpu_sign_ms = Vec::new();
             for _ in 0..args.common.repeats.max(1) {
-                let t = stage.time(&mesh, &params)?;
+                let (t, o) = stage.time(&mesh, &params)?;
                 phases.push(PHASES.map(|p| phase_ms(&t, p, true)));
+                cpu_sign_ms.push(cpu_sign(&t));
+                open = o;
             }
+            let winding = open.map(|o| WindingSplit {
+                refined_nodes: o.refined,
+                cpu_nodes: o.cpu,
+                cpu_sign_ms: median(&mut cpu_sign_ms),
+            });
             // Wall times from whole runs, the field read back.
             let mut walls = Vec::new();
             let mut last = None;
@@ -188,7 +235,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 walls.push(t.elapsed().as_secs_f64() * 1e3);
             }
             let f = last.context("no run")?;
-            let r = row(&name, "gpu", config, &f, &mut walls, &mut phases, tris);
+            let r = Row {
+                winding,
+                ..row(&name, "gpu", config, &f, &mut walls, &mut phases, tris)
+            };
             eprintln!(
                 "{name} {config}: {} nodes, {:.2} ms wall, {} GPU ms",
                 r.nodes,
@@ -222,8 +272,18 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     plot(&report, &rows, &adapter, args.depth, &configs)
 }
 
+/// Wall ms of the CPU's winding-sign decisions in a run's timings.
+fn cpu_sign(timings: &Timings) -> f64 {
+    timings
+        .phases
+        .iter()
+        .filter(|p| p.name == FALLBACK_PHASE)
+        .map(|p| p.wall_ms)
+        .sum()
+}
+
 /// The columns of the table and the CSV: header, table width.
-const COLUMNS: [(&str, usize); 15] = [
+const COLUMNS: [(&str, usize); 19] = [
     ("model", 24),
     ("triangles", 9),
     ("backend", 8),
@@ -236,6 +296,10 @@ const COLUMNS: [(&str, usize); 15] = [
     ("bvh_build_ms", 12),
     ("queries_ms", 10),
     ("winding_ms", 10),
+    ("refine_ms", 9),
+    ("refined", 7),
+    ("cpu_nodes", 9),
+    ("cpu_sign_ms", 11),
     ("evals_per_point", 15),
     ("octree_bytes", 12),
     ("bvh_bytes", 10),
@@ -262,6 +326,10 @@ impl report::Row for Row {
             ms(self.phase_ms[2]),
             ms(self.phase_ms[3]),
             ms(self.phase_ms[4]),
+            ms(self.phase_ms[5]),
+            report::or_empty(self.winding, |w| w.refined_nodes.to_string()),
+            report::or_empty(self.winding, |w| w.cpu_nodes.to_string()),
+            report::or_empty(self.winding, |w| format!("{:.3}", w.cpu_sign_ms)),
             format!("{:.2}", self.evals_per_node),
             self.octree_bytes.to_string(),
             self.bvh_bytes.to_string(),

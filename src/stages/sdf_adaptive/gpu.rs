@@ -1,9 +1,10 @@
 //! The GPU backend: Morton codes, radix sort, octree, the RSS multi-BVH
 //! build (or the mesh's resident AABB BVH) and the queries, recorded into
 //! one run with no read-back until the end, then in winding mode the
-//! winding-number sign of every node ([`super::winding_gpu`]). Shaders:
+//! winding-number sign of every node in a second run (the grid's point
+//! passes, `sdf_grid::point_winding`). Shaders:
 //! `shaders/sdf_adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
-//! `shaders/winding_points.wgsl`.
+//! `shaders/shared/winding_points.wgsl`.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -12,7 +13,6 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::rss_bvh_gpu::{DISPATCH_SLOTS, RssBuffers, RssBuildGpu, StageBuffers, node_slots};
-use super::winding_gpu::{NodeBuffers, PointWindingGpu, sign_exactly};
 use super::{
     AdaptiveBvh, AdaptiveError, AdaptiveField, AdaptiveMemory, AdaptiveParams, DepthStats, NONE,
     Octree, OctreeNode, QueryCounts, RssBvh, RssNode, SignMode, mesh_cube, node_capacity,
@@ -23,6 +23,8 @@ use crate::gpu::{
     shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
+use crate::stages::sdf_grid::OpenCells;
+use crate::stages::sdf_grid::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
@@ -62,6 +64,9 @@ pub const WORKGROUP: u32 = 64;
 /// (shaders/sdf_adaptive.wgsl).
 pub const QUERY_ARGS: u32 = 13;
 pub const WIDE_ARGS: u32 = 24;
+/// `OctreeNode` in vec4s: its centre is the first three floats (the
+/// winding pass reads the centres in place).
+const NODE_STRIDE: u32 = (std::mem::size_of::<OctreeNode>() / 16) as u32;
 
 /// A finished run: its timings and state, and the buffers holding the
 /// field until it is read back.
@@ -70,8 +75,10 @@ struct Ran {
     /// GPU time of each depth's queries.
     query_ms: Vec<Option<f64>>,
     state_out: Vec<u32>,
-    /// Winding mode: the nodes the GPU's bound left to the CPU.
+    /// Winding mode: the nodes the GPU left to the CPU, and how many
+    /// nodes the refining pass and the CPU decide.
     undecided: Vec<u32>,
+    open: Option<OpenCells>,
     buffers: RunBuffers,
 }
 
@@ -242,7 +249,9 @@ impl AdaptiveGpu {
     }
 
     /// The whole pipeline as [`AdaptiveGpu::compute`] runs it, reading
-    /// back only its timings (and the overflow flag): for benchmarks, whose
+    /// back only its timings (and the overflow flag; in winding mode the
+    /// nodes left to the CPU, which it decides, and how many nodes the
+    /// refining pass and the CPU decided): for benchmarks, whose
     /// repeated runs then keep the GPU busy — with a read-back of the field
     /// between runs the GPU idles most of the time and the driver lowers its
     /// clock (an H100 went from 1,980 to 345 MHz within seconds).
@@ -250,7 +259,7 @@ impl AdaptiveGpu {
         &self,
         mesh: &PreparedMesh,
         params: &AdaptiveParams,
-    ) -> Result<Timings, AdaptiveError> {
+    ) -> Result<(Timings, Option<OpenCells>), AdaptiveError> {
         let mut ran = self.run(mesh, params, true)?;
         if !ran.undecided.is_empty() {
             // The CPU's share of the winding sign, timed as in a field.
@@ -260,7 +269,7 @@ impl AdaptiveGpu {
             decide_undecided(mesh, &nodes, &ran.undecided, &mut values, &mut ran.timings);
         }
         self.keep(ran.buffers);
-        Ok(ran.timings)
+        Ok((ran.timings, ran.open))
     }
 
     /// [`AdaptiveGpu::compute`], also reading back the RSS multi-BVH the GPU
@@ -465,24 +474,33 @@ impl AdaptiveGpu {
         if state_out[STATE_OVERFLOW] != 0 {
             return Err(AdaptiveError::Overflow { capacity });
         }
-        let undecided = match params.sign_mode {
+        let (undecided, open) = match params.sign_mode {
             SignMode::Winding => {
                 let far = cube.origin + glam::Vec3::splat(cube.size);
-                let nodes = NodeBuffers {
-                    octree: octree_buf,
+                let nodes = PointBuffers {
+                    points: octree_buf,
+                    stride: NODE_STRIDE,
                     values: values_buf,
                     count: state_out[STATE_NODE_COUNT] as usize,
                     largest: cube.origin.abs().max(far.abs()).max_element(),
                 };
-                self.winding.sign(gpu, mesh, &nodes, &mut timings)?
+                let mut run = GpuRun::new(gpu, "AdaptiveGpu::winding")?;
+                let recorded = self.winding.record(gpu, mesh, &nodes, &mut run)?;
+                let (phases, wall_ms) = run.finish()?;
+                for (i, p) in phases.into_iter().enumerate() {
+                    timings.push(p.name, if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);
+                }
+                let (undecided, open) = self.winding.finish(gpu, recorded)?;
+                (undecided, Some(open))
             }
-            SignMode::PseudoNormal => Vec::new(),
+            SignMode::PseudoNormal => (Vec::new(), None),
         };
         Ok(Ran {
             timings,
             query_ms,
             state_out,
             undecided,
+            open,
             buffers,
         })
     }

@@ -40,8 +40,10 @@
 //!    `sign_mode` [`SignMode::Winding`], the generalised winding number's
 //!    (inside where |w| > ½, the exact winding number's side everywhere:
 //!    [`crate::geom::FastWinding::inside_flags`] on the CPU; on the GPU the
-//!    grid's float32 bounded evaluation at every node centre, the nodes it
-//!    cannot decide left to the CPU: [`winding_gpu`]), under
+//!    grid's float32 bounded evaluation at every node centre, then the
+//!    grid's refining steps for the nodes it leaves open, and the CPU for
+//!    the few the exact GPU step leaves open:
+//!    `sdf_grid::point_winding`), under
 //!    the grid's default rule ([`crate::stages::sdf_grid::default_sign_mode`]). Per depth, the
 //!    candidate BVHs, RSS tests and triangle tests are summed
 //!    ([`DepthStats`], the paper's table 1). [`AdaptiveBvh::Aabb`] instead
@@ -81,7 +83,6 @@ pub(super) mod gpu;
 mod octree;
 mod rss_bvh;
 pub(super) mod rss_bvh_gpu;
-pub(super) mod winding_gpu;
 
 pub use cpu::compute_cpu;
 pub use gpu::AdaptiveGpu;
@@ -306,6 +307,16 @@ pub enum AdaptiveError {
         spacing: f32,
         coordinate: f32,
     },
+}
+
+impl From<crate::stages::sdf_grid::point_winding::PointWindingError> for AdaptiveError {
+    fn from(e: crate::stages::sdf_grid::point_winding::PointWindingError) -> Self {
+        use crate::stages::sdf_grid::point_winding::PointWindingError as E;
+        match e {
+            E::Gpu(e) => Self::Gpu(e),
+            E::TooDeep { depth, max } => Self::BvhTooDeep { depth, max },
+        }
+    }
 }
 
 impl AdaptiveParams {

@@ -112,7 +112,7 @@ impl SdfGpu {
             });
         }
         let kernel = self.points.get_or_init(|| PointsGpu::new(&self.gpu));
-        kernel.exact(&self.gpu, &self.winding, mesh, points)
+        kernel.exact(&self.gpu, mesh, points)
     }
 
     /// Whether the winding sign's exact GPU step runs in f64.

@@ -100,6 +100,7 @@ pub mod export;
 mod far_sign;
 pub(super) mod gpu;
 pub(super) mod grid;
+pub(super) mod point_winding;
 pub(super) mod points_gpu;
 pub(super) mod slab_bvh;
 pub(super) mod winding_gpu;

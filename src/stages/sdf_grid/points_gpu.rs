@@ -2,22 +2,20 @@
 //! reference `collidoscope check` compares a point set with
 //! (`shaders/sdf_points.wgsl`).
 //!
-//! One invocation per point: the nearest triangle over the mesh's AABB
-//! BVH (the traversal the adaptive stage uses, `shared/bvh_nearest.wgsl`),
-//! and the winding-number sign of [`super::winding_gpu`] evaluated over
-//! the whole tree for the point alone (points share no bricks). Where the
-//! float32 bound does not decide `|w| > ½` the point is listed, and the
-//! CPU signs it with [`crate::geom::FastWinding::is_inside`] — the exact
-//! winding number's sign, as the CPU path gives every point.
+//! One invocation per point finds the nearest triangle over the mesh's AABB
+//! BVH (the traversal the adaptive stage uses, `shared/bvh_nearest.wgsl`);
+//! in the same submission [`super::point_winding`] signs the points by the
+//! winding number (first pass, then the refining steps on the GPU), and the
+//! CPU decides the few points the GPU's exact step leaves open with
+//! [`crate::geom::FastWinding::is_inside`] — the exact winding number's
+//! sign, as the CPU path gives every point.
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
-use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::SdfError;
-use super::winding_gpu::WindingGpu;
-use crate::geom::BETA;
+use super::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
@@ -29,38 +27,36 @@ use crate::mesh::PreparedMesh;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PointsParams {
-    pub frame: [f32; 3],
-    pub slack: f32,
     pub count: u32,
-    pub beta: f32,
-    pub _pad: [u32; 2],
+    pub _pad: u32,
+    pub _pad2: [u32; 2],
 }
-const _: () = assert!(std::mem::size_of::<PointsParams>() == 32);
+const _: () = assert!(std::mem::size_of::<PointsParams>() == 16);
 
 /// Invocations per workgroup (the shader's `POINTS_WORKGROUP`).
 pub const POINTS_WORKGROUP: u32 = 64;
 
-/// The kernel, created with the stage's GPU state.
+/// The kernels, created with the stage's GPU state.
 pub struct PointsGpu {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
+    winding: PointWindingGpu,
 }
 
 impl PointsGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
-        // tri_pos, nodes, winding_nodes, winding_tris, points, values, undecided
+        // tri_pos, nodes, points, values
         let kernels = Kernels::new(
             gpu,
             "SdfPoints",
             shader_source("sdf_points.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite,
-            ],
+            &[ReadOnly, ReadOnly, ReadOnly, ReadWrite],
         );
         PointsGpu {
             pipeline: kernels.pipeline(gpu, "exact_points"),
             kernels,
+            winding: PointWindingGpu::new(gpu),
         }
     }
 
@@ -70,7 +66,6 @@ impl PointsGpu {
     pub fn exact(
         &self,
         gpu: &GpuContext,
-        winding: &WindingGpu,
         mesh: &PreparedMesh,
         points: &[Vec3],
     ) -> Result<(Vec<f32>, usize), SdfError> {
@@ -81,18 +76,12 @@ impl PointsGpu {
             // No surface: nothing is inside, everything infinitely far.
             return Ok((vec![f32::INFINITY; points.len()], 0));
         }
-        let tree = winding.tree(gpu, mesh)?;
         let (tri_pos, _) = mesh.gpu_triangles(&mesh.bvh.order);
         let n = points.len();
-        let largest = points
-            .iter()
-            .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
         let params = PointsParams {
-            frame: tree.frame.to_array(),
-            slack: 4.0 * f32::EPSILON * largest.max(tree.frame.abs().max_element()),
             count: n as u32,
-            beta: BETA as f32,
-            _pad: [0; 2],
+            _pad: 0,
+            _pad2: [0; 2],
         };
         let uniform = gpu
             .device
@@ -102,25 +91,19 @@ impl PointsGpu {
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let padded: Vec<[f32; 4]> = points.iter().map(|p| p.extend(0.0).to_array()).collect();
-        let zeroed = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
         let tri_buf = storage_buffer_init(gpu, "SdfPoints::tri_pos", &tri_pos)?;
         let nodes = storage_buffer_init(gpu, "SdfPoints::nodes", &mesh.bvh.nodes)?;
         let point_buf = storage_buffer_init(gpu, "SdfPoints::points", &padded)?;
-        let values = zeroed("SdfPoints::values", 4 * n as u64)?;
-        let undecided = zeroed("SdfPoints::undecided", 4 * (n as u64 + 1))?;
-        let bind_group = self.kernels.bind_group(
+        let values = storage_buffer_zeroed(
             gpu,
-            &[
-                &uniform,
-                &tri_buf,
-                &nodes,
-                &tree.nodes,
-                &tree.corners,
-                &point_buf,
-                &values,
-                &undecided,
-            ],
-        );
+            BufferCheck {
+                label: "SdfPoints::values",
+                bytes: 4 * n as u64,
+            },
+        )?;
+        let bind_group = self
+            .kernels
+            .bind_group(gpu, &[&uniform, &tri_buf, &nodes, &point_buf, &values]);
         let mut run = GpuRun::new(gpu, "SdfPoints::encoder")?;
         run.compute_pass("exact points", |pass| {
             pass.set_pipeline(&self.pipeline);
@@ -128,19 +111,25 @@ impl PointsGpu {
             let (x, y) = dispatch_dims((n as u32).div_ceil(POINTS_WORKGROUP));
             pass.dispatch_workgroups(x, y, 1);
         });
+        let largest = points
+            .iter()
+            .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
+        let recorded = self.winding.record(
+            gpu,
+            mesh,
+            &PointBuffers {
+                points: &point_buf,
+                stride: 1,
+                values: &values,
+                count: n,
+                largest,
+            },
+            &mut run,
+        )?;
         run.finish()?;
+        let (listed, _) = self.winding.finish(gpu, recorded)?;
         let mut values: Vec<f32> = read_buffer(gpu, &values, n)?;
-        let count = read_buffer::<u32>(gpu, &undecided, 1)?[0] as usize;
-        let listed = read_buffer::<u32>(gpu, &undecided, count + 1)?;
-        let winding = mesh.winding();
-        let inside: Vec<(usize, bool)> = listed[1..]
-            .par_iter()
-            .map(|&i| (i as usize, winding.is_inside(points[i as usize])))
-            .collect();
-        for (i, inside) in inside {
-            let v = &mut values[i];
-            *v = if inside { -v.abs() } else { v.abs() };
-        }
-        Ok((values, count))
+        sign_exactly(mesh.winding(), points, &listed, &mut values);
+        Ok((values, listed.len()))
     }
 }

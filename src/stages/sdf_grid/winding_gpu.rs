@@ -79,9 +79,9 @@ pub const WINDING_STACK: usize = 64;
 /// Cells left to the CPU read back with the run; more take a second read.
 const READ_WITH_RUN: usize = 1 << 14;
 /// Subtrees in the refining pass's [`frontier`]: a few per invocation.
-const FRONTIER_ROOTS: usize = 256;
+pub(super) const FRONTIER_ROOTS: usize = 256;
 /// Most workgroups of the refining pass (each loops over the open cells).
-const REFINE_GROUPS: u32 = 8192;
+pub(super) const REFINE_GROUPS: u32 = 8192;
 
 /// Who decided the winding sign of how many cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -302,7 +302,7 @@ impl WindingGpu {
 /// Roots of subtrees that partition the tree of `nodes` (root first,
 /// children after parents): the tree opened level by level until at least
 /// `target` roots, or only leaves, remain.
-fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
+pub(super) fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
     let is_leaf = |i: u32| nodes[i as usize].b & LEAF_BIT != 0;
     let mut roots = vec![0u32];
     while roots.len() < target && roots.iter().any(|&i| !is_leaf(i)) {

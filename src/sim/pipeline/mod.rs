@@ -227,7 +227,10 @@ pub struct FrameSummary {
     /// resident GPU step: `pair_count` only).
     pub pairs: Vec<(u32, u32)>,
     pub pair_count: usize,
-    /// Contacts of the frame's last substep.
+    /// Contacts of the frame's last substep: every pair's sampling points
+    /// inside the other body, both sides (A's in B and B's in A), and
+    /// samples below the ground, each once — the same quantity on every
+    /// backend (tests/pipeline.rs checks it from one state).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.
     pub max_depth: f32,
@@ -463,7 +466,9 @@ impl Pipeline {
             && let Some(arrived) = g.step.wait_summary()?
         {
             let timings = std::mem::take(&mut self.summary.timings);
-            self.summary = summary_of(&arrived.summary, self.frame - arrived.frame, timings);
+            // Lag in resident frames: the ring counts only those, and the
+            // caller may have stepped other backends in between.
+            self.summary = summary_of(&arrived.summary, g.step.frames - arrived.frame, timings);
         }
         Ok(&self.summary)
     }
@@ -689,7 +694,7 @@ impl Pipeline {
             // An overflow dropped pairs or contacts of that frame: make
             // room for the next ones.
             g.step.grow(&g.broad, a.summary.pairs, a.summary.contacts)?;
-            self.summary = summary_of(&a.summary, self.frame - a.frame, timings);
+            self.summary = summary_of(&a.summary, g.step.frames - a.frame, timings);
         } else {
             self.summary.timings = timings;
         }

@@ -6,7 +6,7 @@ mod common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::sim::pipeline::{
-    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+    BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams, pairs_cpu,
 };
 use collidoscope::sim::rigid::BodyState;
 use collidoscope::stages::colliders::{ContactTolerance, compare_contacts};
@@ -327,4 +327,73 @@ fn from_one_state_every_backend_counts_the_same_pairs_and_contacts() {
             "{backend:?} counts differ: {counts:?}"
         );
     }
+}
+
+/// Issue 18's image-space broad phase on a pile, every backend of it: each
+/// pair it reports has boxes that overlap when grown by its edge offset,
+/// its ground pairs are sort-and-sweep's, and every pair the narrow phase
+/// finds in contact from sort-and-sweep's pairs is among its pairs.
+#[test]
+fn the_image_space_broad_phase_keeps_every_touching_pair_and_only_near_ones() {
+    let ctx = common::gpu();
+    let (meshes, specs) = pile(24);
+    let mut p = Pipeline::new(&meshes, &specs, ground(), &fields(), Some(&ctx)).expect("pipeline");
+    let n = p.body_count() as u32;
+    let sweep = params(PipelineBackend::GpuDetect);
+    let mut touching = 0;
+    for frame in 0..45 {
+        if frame % 15 == 14 {
+            let mut t = Timings::default();
+            let (sweep_pairs, set) = p.detect(&sweep, &mut t).expect("sweep");
+            let contacting: std::collections::BTreeSet<(u32, u32)> = set
+                .contacts
+                .iter()
+                .map(|c| (c.body.min(c.other), c.body.max(c.other)))
+                .collect();
+            touching += contacting.len();
+            let runs = [
+                (PipelineBackend::GpuDetect, BroadPhase::ImageCompute),
+                (PipelineBackend::GpuDetect, BroadPhase::ImageStencil),
+                (PipelineBackend::Cpu, BroadPhase::ImageCompute),
+            ];
+            for (backend, broad) in runs {
+                let image = PipelineParams {
+                    broad,
+                    ..params(backend)
+                };
+                let (pairs, _) = p.detect(&image, &mut t).expect("image-space pairs");
+                let what = format!("frame {frame}, {} on {}", broad.name(), backend.name());
+                let grown = pairs_cpu(&p.boxes(p.image_edge_offset(&image), 0.0), None);
+                for pair in pairs.iter().filter(|q| q.1 < n) {
+                    assert!(
+                        grown.binary_search(pair).is_ok(),
+                        "{what}: pair {pair:?} whose grown boxes do not overlap"
+                    );
+                }
+                let ground_of = |v: &[(u32, u32)]| -> Vec<(u32, u32)> {
+                    v.iter().copied().filter(|q| q.1 >= n).collect()
+                };
+                assert_eq!(ground_of(&pairs), ground_of(&sweep_pairs), "{what}");
+                for pair in &contacting {
+                    assert!(
+                        pairs.binary_search(pair).is_ok(),
+                        "{what}: pair {pair:?} in contact is missing from {pairs:?}"
+                    );
+                }
+                assert!(
+                    pairs.len() <= sweep_pairs.len() + 2 * n as usize,
+                    "{what}: {} pairs",
+                    pairs.len()
+                );
+            }
+        }
+        p.step(&sweep).expect("step");
+    }
+    assert!(touching > 10, "only {touching} pairs in contact checked");
+    let resident = PipelineParams {
+        broad: BroadPhase::ImageCompute,
+        ..params(PipelineBackend::Gpu)
+    };
+    let err = p.step(&resident).err().expect("the resident step refuses");
+    assert!(err.to_string().contains("gpu-detect"), "{err}");
 }

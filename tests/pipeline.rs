@@ -394,6 +394,6 @@ fn the_image_space_broad_phase_keeps_every_touching_pair_and_only_near_ones() {
         broad: BroadPhase::ImageCompute,
         ..params(PipelineBackend::Gpu)
     };
-    let err = p.step(&resident).err().expect("the resident step refuses");
+    let err = p.step(&resident).expect_err("the resident step refuses");
     assert!(err.to_string().contains("gpu-detect"), "{err}");
 }

@@ -24,7 +24,7 @@ fn write_box(dir: &Path) {
     std::fs::write(dir.join("meshes/cube.obj"), text).expect("obj");
 }
 
-fn simulate(scene: &Path, out: &Path, backend: &str) -> std::process::Output {
+fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_collidoscope"))
         .env_remove("RUST_BACKTRACE")
         .args(["simulate"])
@@ -36,6 +36,8 @@ fn simulate(scene: &Path, out: &Path, backend: &str) -> std::process::Output {
             "16",
             "--backend",
             backend,
+            "--broad",
+            broad,
             "--out",
         ])
         .arg(out)
@@ -59,9 +61,11 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
           {"mesh": "meshes/cube.obj", "position": [-3,2.5,0], "velocity": [0,-6,0], "density": 500}
         ]}"#;
     std::fs::write(dir.join("scene.json"), scene).expect("scene");
-    for backend in ["cpu", "gpu"] {
-        let out = dir.join(format!("trajectory-{backend}.json"));
-        let run = simulate(&dir.join("scene.json"), &out, backend);
+    // The image-space broad phase with the GPU backend runs gpu-detect.
+    for (backend, broad) in [("cpu", "sweep"), ("gpu", "sweep"), ("gpu", "image")] {
+        let out = dir.join(format!("trajectory-{backend}-{broad}.json"));
+        let run = simulate(&dir.join("scene.json"), &out, backend, broad);
+        let backend = format!("{backend} ({broad})");
         assert!(
             run.status.success(),
             "{backend}: {}",
@@ -135,7 +139,7 @@ fn a_bad_scene_gets_one_line_naming_the_field() {
         r#"{"timestep": 0.01, "bodies": [{"mesh": "meshes/cube.obj", "orientation": [0,0,1]}]}"#,
     )
     .expect("scene");
-    let run = simulate(&scene, &dir.join("t.json"), "cpu");
+    let run = simulate(&scene, &dir.join("t.json"), "cpu", "sweep");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -160,6 +164,10 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
             "--repeats",
             "2",
             "--cpu",
+            "--broad",
+            "sweep,image",
+            "--image-res",
+            "64",
             "--out",
         ])
         .arg(&dir)
@@ -175,27 +183,27 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
     assert_eq!(
         lines.next(),
         Some(
-            "bodies,triangles,samples_per_body,backend,frames,wall_ms,upload_ms,kernels_ms,\
+            "bodies,triangles,samples_per_body,backend,broad,frames,wall_ms,upload_ms,kernels_ms,\
              gpu_ms,readback_ms,response_ms,pairs,contacts,target_ms,record_ms,pipelined_ms,\
              broad_gpu_ms,narrow_gpu_ms,solve_gpu_ms,integrate_gpu_ms,summary_gpu_ms"
         )
     );
     let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    let keys: Vec<(&str, &str)> = rows.iter().map(|r| (r[0], r[3])).collect();
-    assert_eq!(
-        keys,
+    let keys: Vec<(&str, &str, &str)> = rows.iter().map(|r| (r[0], r[3], r[4])).collect();
+    // The resident step sweeps only.
+    let per_count = |n| {
         [
-            ("4", "gpu"),
-            ("4", "gpu-detect"),
-            ("4", "cpu"),
-            ("9", "gpu"),
-            ("9", "gpu-detect"),
-            ("9", "cpu")
+            (n, "gpu", "sweep"),
+            (n, "gpu-detect", "sweep"),
+            (n, "gpu-detect", "image"),
+            (n, "cpu", "sweep"),
+            (n, "cpu", "image"),
         ]
-    );
+    };
+    assert_eq!(keys, [per_count("4"), per_count("9")].concat());
     for r in &rows {
-        let wall: f64 = r[5].parse().expect("wall");
-        let parts: f64 = [6, 7, 9, 10]
+        let wall: f64 = r[6].parse().expect("wall");
+        let parts: f64 = [7, 8, 10, 11]
             .iter()
             .map(|&k| r[k].parse::<f64>().expect("ms"))
             .sum();
@@ -205,12 +213,12 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
         );
         // The resident step's columns: its rows only.
         let resident = r[3] == "gpu";
-        for k in [14, 15] {
+        for k in [15, 16] {
             assert_eq!(!r[k].is_empty(), resident, "{r:?}: column {k}");
         }
         if resident {
-            let pipelined: f64 = r[15].parse().expect("pipelined");
-            assert!(pipelined > 0.0 && r[6] == "0.0000", "{r:?}");
+            let pipelined: f64 = r[16].parse().expect("pipelined");
+            assert!(pipelined > 0.0 && r[7] == "0.0000", "{r:?}");
         }
     }
     assert!(dir.join("simulate.png").exists() && dir.join("simulate.json").exists());

@@ -1,5 +1,6 @@
 //! `collidoscope simulate SCENE.json --frames N --out trajectory.json
-//! [--backend cpu|gpu]`: the full collision pipeline headless
+//! [--backend cpu|gpu] [--broad sweep|image|image-stencil]`: the full
+//! collision pipeline headless
 //! ([`crate::sim::pipeline`]; formats in
 //! [`crate::sim::pipeline::scene_file`]).
 
@@ -10,7 +11,7 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
-use crate::sim::pipeline::{FieldParams, Pipeline, PipelineBackend};
+use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 
@@ -18,6 +19,27 @@ use crate::stages::sdf_grid::SdfParams;
 pub enum SimulateBackendArg {
     Gpu,
     Cpu,
+}
+
+/// The broad phase ([`BroadPhase`]).
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum BroadArg {
+    /// Sort-and-sweep over the bodies' boxes.
+    Sweep,
+    /// The interference test's compute rays (image space).
+    Image,
+    /// The interference test's stencil passes (image space).
+    ImageStencil,
+}
+
+impl BroadArg {
+    pub fn phase(self) -> BroadPhase {
+        match self {
+            BroadArg::Sweep => BroadPhase::SortAndSweep,
+            BroadArg::Image => BroadPhase::ImageCompute,
+            BroadArg::ImageStencil => BroadPhase::ImageStencil,
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -41,6 +63,14 @@ pub struct SimulateArgs {
     /// Edge sampling threshold (world units; the cell diagonal is the minimum).
     #[arg(long, default_value_t = 0.0)]
     pub threshold: f32,
+    /// The broad phase. An image-space one with `--backend gpu` runs the
+    /// `gpu-detect` path (GPU broad and narrow phase, CPU solver): the
+    /// resident step sweeps its own boxes.
+    #[arg(long, value_enum, default_value = "sweep")]
+    pub broad: BroadArg,
+    /// Pixels along each side of the image-space views (16–4096).
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=4096))]
+    pub image_res: u32,
 }
 
 /// Frames whose poses come back in one map.
@@ -67,13 +97,18 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .map(|path| super::load_mesh(path, args.load))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let mut params = scene.params;
+    params.broad = args.broad.phase();
+    params.image_resolution = args.image_res;
     let gpu = match args.backend {
         SimulateBackendArg::Cpu => {
             params.backend = PipelineBackend::Cpu;
             None
         }
         SimulateBackendArg::Gpu => {
-            params.backend = PipelineBackend::Gpu;
+            params.backend = match params.broad {
+                BroadPhase::SortAndSweep => PipelineBackend::Gpu,
+                _ => PipelineBackend::GpuDetect,
+            };
             Some(GpuContext::headless()?)
         }
     };
@@ -101,11 +136,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     crate::io::write_set(&[(&args.out, text.as_bytes())])
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
-        "{} bodies, {} frames in {:.2} s ({} backend; {} contacts in the last frame); wrote {}",
+        "{} bodies, {} frames in {:.2} s ({} backend, {} broad phase; {} contacts in the last frame); wrote {}",
         pipeline.body_count(),
         args.frames,
         seconds,
         params.backend.name(),
+        params.broad.name(),
         pipeline.summary.contacts,
         args.out.display()
     );

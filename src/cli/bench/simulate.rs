@@ -3,9 +3,12 @@
 //! about `--triangles` triangles (a torus; fields at `--res`³) dropped on a
 //! ground plane in a lattice of layers, seeded random orientations.
 //!
-//! Per body count and backend (`gpu`: the resident step; `gpu-detect`: GPU
+//! Per body count, backend (`gpu`: the resident step; `gpu-detect`: GPU
 //! broad and narrow phase, contacts read back for the CPU solver; `cpu`
-//! with `--cpu`), after `--warm` frames (the pile starts falling and
+//! with `--cpu`) and broad phase (`--broad`: `sweep`, sort-and-sweep over
+//! boxes; `image`/`image-stencil`, the interference test in image space
+//! with the compute or stencil backend, CPU reference on `cpu`; the
+//! resident step sweeps only, so it runs with `sweep`), after `--warm` frames (the pile starts falling and
 //! touching), `--repeats` frames are timed one by one. The row gives the
 //! median wall time of a frame end to end (every phase and the summary
 //! read-back) and, averaged over the frames, where it goes.
@@ -31,11 +34,12 @@ use serde::Serialize;
 use super::common::CommonArgs;
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::median;
+use crate::cli::simulate::BroadArg;
 use crate::gpu::GpuContext;
 use crate::mesh::{PrimitiveKind, primitive_with_triangles};
 use crate::sim::pipeline::resident::PHASES;
 use crate::sim::pipeline::{
-    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+    BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
@@ -60,6 +64,12 @@ pub struct Args {
     /// Also run the CPU backend (slow for many bodies).
     #[arg(long)]
     pub cpu: bool,
+    /// Broad phases (comma-separated: sweep, image, image-stencil).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "sweep,image")]
+    pub broad: Vec<BroadArg>,
+    /// Pixels along each side of the image-space views.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(16..=4096))]
+    pub image_res: u32,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -68,6 +78,7 @@ struct Row {
     triangles: usize,
     samples_per_body: usize,
     backend: &'static str,
+    broad: &'static str,
     frames: usize,
     /// Median per frame, end to end.
     wall_ms: f64,
@@ -136,6 +147,7 @@ fn row_of(frames: usize, p: &Pipeline) -> Row {
         triangles: 0,
         samples_per_body: 0,
         backend: "",
+        broad: "",
         frames,
         wall_ms: 0.0,
         upload_ms: 0.0,
@@ -280,11 +292,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             point: Vec3::ZERO,
             normal: Vec3::Y,
         });
-        for &backend in &backends {
+        let runs = backends.iter().flat_map(|&backend| {
+            args.broad
+                .iter()
+                .map(move |b| (backend, b.phase()))
+                .filter(|&(backend, broad)| {
+                    backend != PipelineBackend::Gpu || broad == BroadPhase::SortAndSweep
+                })
+        });
+        for (backend, broad) in runs {
             let gpu = backend.detects_on_gpu().then_some(&ctx);
             let mut p = Pipeline::new(std::slice::from_ref(&mesh), &specs, ground, &fields, gpu)?;
             let params = PipelineParams {
                 backend,
+                broad,
+                image_resolution: args.image_res,
                 ..PipelineParams::default()
             };
             for _ in 0..args.warm {
@@ -301,17 +323,22 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             row.triangles = mesh.triangles.len();
             row.samples_per_body = p.shapes[0].samples.samples.len();
             row.backend = backend.name();
+            row.broad = broad.name();
             row.target_ms = target(n);
             eprintln!(
-                "  {n:>5} bodies {:<4} {:>9.3} ms/frame",
-                row.backend, row.wall_ms
+                "  {n:>5} bodies {:<10} {:<13} {:>9.3} ms/frame",
+                row.backend, row.broad, row.wall_ms
             );
             rows.push(row);
         }
     }
     report.write(
         Some(&adapter),
-        &[("res", args.res.into()), ("warm_frames", args.warm.into())],
+        &[
+            ("res", args.res.into()),
+            ("warm_frames", args.warm.into()),
+            ("image_res", args.image_res.into()),
+        ],
         &rows,
     )?;
     plot(&report, &rows, &adapter)?;
@@ -326,6 +353,7 @@ impl report::Row for Row {
             "triangles",
             "samples_per_body",
             "backend",
+            "broad",
             "frames",
             "wall_ms",
             "upload_ms",
@@ -352,6 +380,7 @@ impl report::Row for Row {
             self.triangles.to_string(),
             self.samples_per_body.to_string(),
             self.backend.to_string(),
+            self.broad.to_string(),
             self.frames.to_string(),
             format!("{:.4}", self.wall_ms),
             format!("{:.4}", self.upload_ms),
@@ -378,7 +407,8 @@ impl report::Row for Row {
             Column::right("bodies", 7),
             Column::right("tris", 6),
             Column::right("samples", 8),
-            Column::left("backend", 8),
+            Column::left("backend", 10),
+            Column::left("broad", 13),
             Column::right("wall ms", 9),
             Column::right("upload", 8),
             Column::right("kernels", 8),
@@ -404,6 +434,7 @@ impl report::Row for Row {
             self.triangles.to_string(),
             self.samples_per_body.to_string(),
             self.backend.to_string(),
+            self.broad.to_string(),
             format!("{:.3}", self.wall_ms),
             format!("{:.3}", self.upload_ms),
             format!("{:.3}", self.kernels_ms),
@@ -428,15 +459,19 @@ impl report::Row for Row {
 /// Wall time per frame, and the GPU's kernel time, against the body count.
 fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
     let mut all = Vec::new();
-    for backend in ["gpu", "gpu-detect", "cpu"] {
-        let wall = series(format!("{backend} (wall)"), rows, |r| {
-            (r.backend == backend).then_some((r.bodies as f64, r.wall_ms))
+    let runs = ["gpu", "gpu-detect", "cpu"]
+        .into_iter()
+        .flat_map(|b| BroadPhase::ALL.map(|p| (b, p.name())));
+    for (backend, broad) in runs {
+        let this = |r: &Row| r.backend == backend && r.broad == broad;
+        let wall = series(format!("{backend}, {broad} (wall)"), rows, |r| {
+            this(r).then_some((r.bodies as f64, r.wall_ms))
         });
         if !wall.points.is_empty() {
             all.push(wall);
         }
-        let kernel = series(format!("{backend} (kernels, GPU)"), rows, |r| {
-            Some((r.bodies as f64, r.gpu_ms.filter(|_| r.backend == backend)?))
+        let kernel = series(format!("{backend}, {broad} (kernels, GPU)"), rows, |r| {
+            Some((r.bodies as f64, r.gpu_ms.filter(|_| this(r))?))
         });
         if !kernel.points.is_empty() {
             all.push(kernel);

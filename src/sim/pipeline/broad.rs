@@ -82,12 +82,9 @@ impl BodyBox {
 pub fn pairs_cpu(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u32)> {
     let mut order: Vec<usize> = (0..boxes.len()).collect();
     order.sort_by(|&a, &b| boxes[a].lo[0].total_cmp(&boxes[b].lo[0]));
-    let mut out = Vec::new();
+    let mut out = ground_pairs(boxes, ground);
     for (k, &i) in order.iter().enumerate() {
         let a = &boxes[i];
-        if let Some(g) = ground.filter(|g| !a.is_static() && a.reaches_below(g)) {
-            out.push((a.body, g.index));
-        }
         for &j in &order[k + 1..] {
             let b = &boxes[j];
             if b.lo[0] > a.hi[0] {
@@ -100,6 +97,18 @@ pub fn pairs_cpu(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u
     }
     out.sort_unstable();
     out
+}
+
+/// The ground paired with every dynamic body whose box reaches below it.
+pub fn ground_pairs(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u32)> {
+    let Some(g) = ground else {
+        return Vec::new();
+    };
+    boxes
+        .iter()
+        .filter(|a| !a.is_static() && a.reaches_below(g))
+        .map(|a| (a.body, g.index))
+        .collect()
 }
 
 /// The GPU broad phase's pipelines.

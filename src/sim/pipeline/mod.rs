@@ -46,18 +46,23 @@
 //! pose of the mesh's own coordinates, the one a scene file gives.
 
 mod broad;
+mod detect;
+pub mod image_broad;
 mod mass;
 pub mod resident;
 pub mod scene_file;
 #[cfg(test)]
 mod tests;
 
-pub use broad::{BodyBox, BroadGpu, BroadParams, FLAG_STATIC, GroundPlane, pairs_cpu};
+pub use broad::{
+    BodyBox, BroadGpu, BroadParams, FLAG_STATIC, GroundPlane, ground_pairs, pairs_cpu,
+};
+pub use image_broad::BroadPhase;
 pub use mass::MassProperties;
 
 use std::time::Instant;
 
-use glam::{Mat3, Mat4, Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 
 use crate::geom::Aabb;
 use crate::gpu::{GpuContext, GpuError};
@@ -67,12 +72,13 @@ use crate::sim::rigid::{
     solve_contacts,
 };
 use crate::stages::colliders::{
-    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact,
-    ContactSet, ResidentShapes,
+    BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ResidentShapes,
 };
+use crate::stages::interference::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
+use image_broad::ImageBroad;
 use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
 use resident::{FrameRequest, PipelineStep, StateBatch};
 
@@ -128,6 +134,11 @@ pub struct PipelineParams {
     pub margin: f32,
     pub colliders: ColliderParams,
     pub backend: PipelineBackend,
+    /// Sort-and-sweep or the image-space test ([`image_broad`]; the `cpu`
+    /// and `gpu-detect` backends — the resident step sweeps).
+    pub broad: BroadPhase,
+    /// Pixels along each side of the image-space phase's views.
+    pub image_resolution: u32,
 }
 
 impl Default for PipelineParams {
@@ -149,6 +160,8 @@ impl Default for PipelineParams {
                 ..ColliderParams::default()
             },
             backend: PipelineBackend::Gpu,
+            broad: BroadPhase::SortAndSweep,
+            image_resolution: 256,
         }
     }
 }
@@ -227,7 +240,10 @@ pub struct FrameSummary {
     /// resident GPU step: `pair_count` only).
     pub pairs: Vec<(u32, u32)>,
     pub pair_count: usize,
-    /// Contacts of the frame's last substep.
+    /// Contacts of the frame's last substep: every pair's sampling points
+    /// inside the other body, both sides (A's in B and B's in A), and
+    /// samples below the ground, each once — the same quantity on every
+    /// backend (tests/pipeline.rs checks it from one state).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.
     pub max_depth: f32,
@@ -249,10 +265,19 @@ pub enum PipelineError {
     BadBody(usize, String),
     #[error("the ground normal must be finite and non-zero")]
     BadGround,
+    #[error(transparent)]
+    Interference(#[from] InterferenceError),
+    #[error(
+        "the resident gpu step sweeps its own boxes: the {0} broad phase runs with the cpu and gpu-detect backends"
+    )]
+    ResidentBroad(&'static str),
 }
 
 struct GpuParts {
+    ctx: GpuContext,
     broad: BroadGpu,
+    /// The interference stage, made on the image-space phase's first use.
+    interference: std::sync::OnceLock<InterferenceGpu>,
     colliders: ColliderGpu,
     resident: ResidentShapes,
     step: PipelineStep,
@@ -266,6 +291,8 @@ pub struct Pipeline {
     pub centres: Vec<Vec3>,
     /// Object-frame bounds of the centred meshes.
     bounds: Vec<Aabb>,
+    /// The centred meshes for the image-space broad phase.
+    image: ImageBroad,
     /// The scene's bodies, then the ground if there is one.
     pub bodies: Vec<RigidBody>,
     pub ground: Option<Ground>,
@@ -293,15 +320,13 @@ impl Pipeline {
     ) -> Result<Pipeline, PipelineError> {
         let mut shapes = Vec::with_capacity(meshes.len());
         let mut props = Vec::with_capacity(meshes.len());
+        let mut centred = Vec::with_capacity(meshes.len());
         for mesh in meshes {
             let p = MassProperties::of(mesh);
-            let centred = mesh.transformed(Mat4::from_translation(-p.centre));
-            shapes.push(ColliderShape::from_mesh(
-                &centred,
-                &fields.sdf,
-                &fields.sampling,
-            )?);
+            let c = mesh.transformed(Mat4::from_translation(-p.centre));
+            shapes.push(ColliderShape::from_mesh(&c, &fields.sdf, &fields.sampling)?);
             props.push(p);
+            centred.push(c);
         }
         let bounds = meshes
             .iter()
@@ -354,6 +379,7 @@ impl Pipeline {
             shapes,
             centres: props.iter().map(|p| p.centre).collect(),
             bounds,
+            image: ImageBroad::new(&centred),
             bodies,
             ground,
             frame: 0,
@@ -376,7 +402,9 @@ impl Pipeline {
                 pipeline.body_count() as u32,
             )?;
             pipeline.gpu = Some(GpuParts {
+                ctx: ctx.clone(),
                 broad,
+                interference: std::sync::OnceLock::new(),
                 colliders,
                 resident,
                 step,
@@ -463,7 +491,9 @@ impl Pipeline {
             && let Some(arrived) = g.step.wait_summary()?
         {
             let timings = std::mem::take(&mut self.summary.timings);
-            self.summary = summary_of(&arrived.summary, self.frame - arrived.frame, timings);
+            // Lag in resident frames: the ring counts only those, and the
+            // caller may have stepped other backends in between.
+            self.summary = summary_of(&arrived.summary, g.step.frames - arrived.frame, timings);
         }
         Ok(&self.summary)
     }
@@ -496,110 +526,6 @@ impl Pipeline {
 
     pub fn states(&self) -> Vec<BodyState> {
         self.bodies.iter().map(|b| b.state).collect()
-    }
-
-    /// The world boxes the broad phase sorts, swept over `dt`.
-    pub fn boxes(&self, margin: f32, dt: f32) -> Vec<BodyBox> {
-        (0..self.body_count())
-            .filter_map(|i| {
-                let b = &self.bodies[i];
-                let BodyShape::Mesh(m) = b.shape else {
-                    return None;
-                };
-                let local = self.bounds[m];
-                let rot = Mat3::from_quat(b.state.rotation);
-                // The posed box's half extents: |R| times the local ones.
-                let abs = Mat3::from_cols(rot.x_axis.abs(), rot.y_axis.abs(), rot.z_axis.abs());
-                let centre = b.state.position + rot * local.center();
-                let half =
-                    abs * (0.5 * local.size()) + Vec3::splat(margin) + b.state.velocity.abs() * dt;
-                Some(BodyBox {
-                    lo: (centre - half).to_array(),
-                    flags: if b.is_static() { FLAG_STATIC } else { 0 },
-                    hi: (centre + half).to_array(),
-                    body: i as u32,
-                })
-            })
-            .collect()
-    }
-
-    fn ground_plane(&self) -> Option<GroundPlane> {
-        let g = self.bodies.last()?;
-        match (self.ground, g.shape) {
-            (Some(_), BodyShape::Plane { normal, offset }) => Some(GroundPlane {
-                normal,
-                offset,
-                index: (self.bodies.len() - 1) as u32,
-            }),
-            _ => None,
-        }
-    }
-
-    /// The bodies as the colliders see them.
-    pub fn collider_bodies(&self) -> Vec<Body> {
-        self.bodies
-            .iter()
-            .map(|b| Body {
-                shape: b.shape,
-                world_from_object: b.world_from_object(),
-            })
-            .collect()
-    }
-
-    /// Broad and narrow phase on the current state with `params.backend`
-    /// (no motion): the candidate pairs and their contacts.
-    pub fn detect(
-        &self,
-        params: &PipelineParams,
-        timings: &mut Timings,
-    ) -> Result<(Vec<(u32, u32)>, ContactSet), PipelineError> {
-        let dt = params.rigid().dt;
-        let start = Instant::now();
-        let boxes = self.boxes(params.margin, dt);
-        let ground = self.ground_plane();
-        let pairs = match params.backend {
-            PipelineBackend::Cpu => {
-                let pairs = pairs_cpu(&boxes, ground.as_ref());
-                timings.push("broad", ms(start), None);
-                pairs
-            }
-            PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
-                self.gpu()?.broad.pairs(&boxes, ground.as_ref(), timings)?
-            }
-        };
-        let start = Instant::now();
-        let bodies = self.collider_bodies();
-        let wide: Vec<(usize, usize)> = pairs
-            .iter()
-            .map(|&(i, j)| (i as usize, j as usize))
-            .collect();
-        let contacts = match params.backend {
-            PipelineBackend::Cpu => {
-                let set = colliders::detect_cpu(&self.shapes, &bodies, &wide, &params.colliders)?;
-                timings.push("narrow", ms(start), None);
-                set
-            }
-            PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
-                let g = self.gpu()?;
-                let set = g.colliders.detect(
-                    &g.resident,
-                    &self.shapes,
-                    &bodies,
-                    &wide,
-                    &params.colliders,
-                )?;
-                for p in &set.timings.phases {
-                    let name = if p.name == "contacts" {
-                        "narrow".to_string()
-                    } else {
-                        format!("narrow {}", p.name)
-                    };
-                    timings.push(name, p.wall_ms, p.gpu_ms);
-                }
-                set
-            }
-        };
-        Ok((pairs, contacts))
     }
 
     fn gpu(&self) -> Result<&GpuParts, PipelineError> {
@@ -666,6 +592,9 @@ impl Pipeline {
         timed: bool,
         batch: Option<&mut StateBatch>,
     ) -> Result<&FrameSummary, PipelineError> {
+        if params.broad != BroadPhase::SortAndSweep {
+            return Err(PipelineError::ResidentBroad(params.broad.name()));
+        }
         let request = FrameRequest {
             params: params.step_params(self.ground_plane().as_ref()),
             substeps: params.substeps.max(1),
@@ -689,7 +618,7 @@ impl Pipeline {
             // An overflow dropped pairs or contacts of that frame: make
             // room for the next ones.
             g.step.grow(&g.broad, a.summary.pairs, a.summary.contacts)?;
-            self.summary = summary_of(&a.summary, self.frame - a.frame, timings);
+            self.summary = summary_of(&a.summary, g.step.frames - a.frame, timings);
         } else {
             self.summary.timings = timings;
         }

@@ -347,6 +347,22 @@ impl InterferenceObject {
         }
     }
 
+    /// This object moved rigidly by `world_from_object` (a rotation and a
+    /// translation): the edges and closedness are kept, the normals
+    /// rotated, so a body's topology is built once, not every frame.
+    pub fn posed(&self, world_from_object: Mat4) -> InterferenceObject {
+        InterferenceObject {
+            mesh: self.mesh.transformed(world_from_object),
+            edges: self.edges.clone(),
+            vertex_normals: self
+                .vertex_normals
+                .iter()
+                .map(|n| world_from_object.transform_vector3(*n).normalize_or_zero())
+                .collect(),
+            closed: self.closed,
+        }
+    }
+
     pub fn bounds(&self) -> Aabb {
         self.mesh.bounds()
     }

@@ -31,7 +31,7 @@ use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, box_mesh, torus};
 use crate::sim::pipeline::{
-    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
+    BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
 use crate::sim::rigid::BodyState;
 use crate::stages::sdf_grid::SdfParams;
@@ -125,11 +125,16 @@ fn spawn(n: u32, seed: u32, meshes: usize) -> Vec<BodySpec> {
 }
 
 impl PipelineMode {
+    /// The backend that runs: the CPU without GPU compute, and gpu-detect
+    /// for an image-space broad phase asked of the resident step (which
+    /// sweeps its own boxes).
     fn backend(&self, gpu_ok: bool) -> PipelineBackend {
-        if gpu_ok {
-            self.backend
-        } else {
-            PipelineBackend::Cpu
+        match self.backend {
+            _ if !gpu_ok => PipelineBackend::Cpu,
+            PipelineBackend::Gpu if self.params.broad != BroadPhase::SortAndSweep => {
+                PipelineBackend::GpuDetect
+            }
+            b => b,
         }
     }
 
@@ -275,6 +280,7 @@ impl PipelineMode {
                 }
                 self.backend = backend;
             }
+            PipelineStep::Broad(broad) => self.params.broad = broad,
             PipelineStep::Pick(i) => {
                 let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
                 if i >= count {
@@ -302,6 +308,8 @@ enum PipelineStep {
     /// `pipeline-gpu:on|off`: the resident GPU step or the CPU;
     /// `pipeline-backend:gpu|gpu-detect|cpu`: any backend.
     Backend(PipelineBackend),
+    /// `pipeline-broad:sweep|image|image-stencil`: the broad phase.
+    Broad(BroadPhase),
     /// `pipeline-pick:I`: show body I's samples and field.
     Pick(usize),
 }
@@ -330,6 +338,11 @@ const STEPS: &[StepDoc] = &[
         "where the phases run (gpu-detect: GPU phases, CPU solver)",
     ),
     step(
+        "pipeline-broad",
+        "sweep|image|image-stencil",
+        "the broad phase: sort-and-sweep, or the interference test in image space (compute or stencil; runs gpu-detect on the GPU)",
+    ),
+    step(
         "pipeline-pick",
         "I",
         "show body I's sampling points and field",
@@ -355,6 +368,9 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
             .find(|b| b.name() == arg)
             .map(PipelineStep::Backend)
             .ok_or_else(|| format!("{verb}:{arg}: expected gpu, gpu-detect or cpu")),
+        "pipeline-broad" => BroadPhase::parse(arg)
+            .map(PipelineStep::Broad)
+            .ok_or_else(|| format!("{verb}:{arg}: expected sweep, image or image-stencil")),
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
         _ => return None,
     })
@@ -441,6 +457,7 @@ mod tests {
             ("pipeline-rewind", "10"),
             ("pipeline-gpu", "off"),
             ("pipeline-backend", "gpu-detect"),
+            ("pipeline-broad", "image-stencil"),
             ("pipeline-pick", "3"),
         ]
         .into_iter()
@@ -455,11 +472,13 @@ mod tests {
                 PipelineStep::Rewind(10),
                 PipelineStep::Backend(PipelineBackend::Cpu),
                 PipelineStep::Backend(PipelineBackend::GpuDetect),
+                PipelineStep::Broad(BroadPhase::ImageStencil),
                 PipelineStep::Pick(3),
             ]
         );
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
         assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-broad", "bvh"), Some(Err(_))));
         assert!(matches!(parse("pipeline-add", ""), Some(Err(_))));
         assert_eq!(parse("collide", "line"), None);
     }

@@ -7,7 +7,7 @@ use eframe::egui;
 
 use super::PipelineMode;
 use crate::app::shell::Shell;
-use crate::sim::pipeline::PipelineBackend;
+use crate::sim::pipeline::{BroadPhase, PipelineBackend};
 
 pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Collision pipeline (many bodies)");
@@ -61,7 +61,33 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
             }
         });
     });
-    let sweeps = if st.backend == PipelineBackend::Gpu {
+    ui.horizontal(|ui| {
+        ui.label("broad phase");
+        for (broad, what) in [
+            (
+                BroadPhase::SortAndSweep,
+                "sort-and-sweep over the bodies' boxes",
+            ),
+            (
+                BroadPhase::ImageCompute,
+                "the interference test in image space, compute rays (gpu-detect on the GPU)",
+            ),
+            (
+                BroadPhase::ImageStencil,
+                "the interference test in image space, stencil passes (gpu-detect on the GPU)",
+            ),
+        ] {
+            ui.radio_value(&mut st.params.broad, broad, broad.name())
+                .on_hover_text(what);
+        }
+    });
+    if st.params.broad != BroadPhase::SortAndSweep {
+        ui.add(
+            egui::Slider::new(&mut st.params.image_resolution, 64..=1024)
+                .text("image-space pixels per side"),
+        );
+    }
+    let sweeps = if st.backend(shell.gpu_ok()) == PipelineBackend::Gpu {
         &mut st.params.gpu_iterations
     } else {
         &mut st.params.iterations

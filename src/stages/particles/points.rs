@@ -228,8 +228,12 @@ impl LivePoints {
     /// benches.
     pub fn read(&self, gpu: &GpuContext) -> Result<(Vec<[f32; 4]>, u32), GpuError> {
         let drawn = read_buffer::<u32>(gpu, &self.draw_args, 4)?[1];
-        let from_birth = read_buffer::<u32>(gpu, &self.listed, 1)?[0];
         let points = read_buffer(gpu, &self.points, drawn as usize)?;
-        Ok((points, from_birth))
+        Ok((points, self.solved_from_birth(gpu)?))
+    }
+
+    /// The particles the last evaluation solved from birth. Blocking.
+    pub fn solved_from_birth(&self, gpu: &GpuContext) -> Result<u32, GpuError> {
+        Ok(read_buffer::<u32>(gpu, &self.listed, 1)?[0])
     }
 }

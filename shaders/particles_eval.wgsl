@@ -29,11 +29,7 @@ const WORKGROUP: u32 = 64u;
 
 // The kept flight of particle `pid` (of life s.x − 1).
 fn kept_flight(pid: u32, pt: Particle, s: vec4<u32>) -> Flight {
-    let e = emitters[pt.emitter];
-    let start = kept[2u * pid];
-    let ends = kept[2u * pid + 1u];
-    let t_birth = (f32(s.x - 1u) - pt.phase) * e.lifetime;
-    return Flight(bitcast<f32>(s.y), start.xyz, ends.xyz, e.acc, t_birth + e.lifetime, s.w, id32(bitcast<u32>(ends.w) >> 16u));
+    return kept_flight_of(pt, s, kept[2u * pid], kept[2u * pid + 1u]);
 }
 
 // Its hit, as `earliest_hit` found it when the flight was kept.

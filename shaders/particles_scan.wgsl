@@ -1,14 +1,15 @@
 //!include shared/particles.wgsl
+//!include shared/work_list.wgsl
 // The evaluation's scan (Knott 2003 §3.2, §3.4): one invocation per
 // particle reads the 16-byte check of its kept state and lists the
 // particle for the solve (particles_eval.wgsl) only when the window can
 // change it: a flight of it ends or starts inside the window, or it has no
 // usable state (its first window, a new life, a jump back in time). Most
 // particles of a 60 Hz window are in mid-flight and cost one read here.
-// The list is appended workgroup by workgroup (one global atomic per
-// workgroup), and the solve's indirect dispatch counts a workgroup per
-// WORKGROUP listed particles (the solve's workgroup size), at most MAX_WORKGROUPS (the solve strides
-// over the rest).
+// The list is appended workgroup by workgroup (shared/work_list.wgsl: one
+// global atomic per workgroup), and the solve's indirect dispatch counts a
+// workgroup per WORKGROUP listed particles (the solve's workgroup size),
+// at most MAX_WORKGROUPS (the solve strides over the rest).
 
 @group(0) @binding(0) var<uniform> frame: Frame;
 @group(0) @binding(1) var<storage, read> emitters: array<Emitter>;
@@ -21,13 +22,11 @@
 @group(0) @binding(6) var<storage, read_write> solve_args: array<atomic<u32>, 3>;
 
 const WORKGROUP: u32 = 64u;
-const MAX_WORKGROUPS: u32 = 65535u;
 
-var<workgroup> listed: atomic<u32>;
-var<workgroup> base: u32;
-
-fn solve_groups(listed: u32) -> u32 {
-    return min((listed + WORKGROUP - 1u) / WORKGROUP, MAX_WORKGROUPS);
+fn claim(n: u32) -> u32 {
+    let base = atomicAdd(&counters[5], n);
+    atomicAdd(&solve_args[0], list_groups(base + n) - list_groups(base));
+    return base;
 }
 
 @compute @workgroup_size(WORKGROUP)
@@ -44,21 +43,8 @@ fn scan_main(
         let b = frame.t_begin + frame.dt;
         needs = !unchanged(check[pid], lives_in(a, b, emitters[pt.emitter], pt.phase), a, b);
     }
-    var local = 0u;
+    let slot = list_slot(needs, lid);
     if needs {
-        local = atomicAdd(&listed, 1u);
-    }
-    workgroupBarrier();
-    if lid == 0u {
-        let n = atomicLoad(&listed);
-        base = 0u;
-        if n > 0u {
-            base = atomicAdd(&counters[5], n);
-            atomicAdd(&solve_args[0], solve_groups(base + n) - solve_groups(base));
-        }
-    }
-    workgroupBarrier();
-    if needs {
-        work[base + local] = pid;
+        work[slot] = pid;
     }
 }

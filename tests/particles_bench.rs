@@ -69,6 +69,12 @@ fn a_tiny_run_writes_every_study_json_csv_plot_and_table() {
             r["particles"].as_f64().unwrap(),
         );
         assert!(solved > 0.0 && solved < 0.25 * n, "{r}");
+        // The live particles: a few from birth with the kept state, and
+        // timed both ways.
+        let from_birth = r["points_from_birth"].as_f64().unwrap();
+        assert!(from_birth > 0.0 && from_birth < 0.25 * n, "{r}");
+        assert!(r["points_ms"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["points_birth_ms"].as_f64().unwrap() > 0.0, "{r}");
         if timestamps {
             let (scan, solve) = (
                 r["scan_ms"].as_f64().unwrap(),

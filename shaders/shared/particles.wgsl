@@ -423,6 +423,14 @@ fn lives_in(a: f32, b: f32, e: Emitter, phase: f32) -> vec2<i32> {
 const NO_HIT_TIME: u32 = 0x7f800000u;
 const NO_ID16: u32 = 0xffffu;
 
+// The kept flight of particle `pt` from its state: check `s` and the two
+// vec4 of its flight (of life s.x − 1).
+fn kept_flight_of(pt: Particle, s: vec4<u32>, start: vec4<f32>, ends: vec4<f32>) -> Flight {
+    let e = emitters[pt.emitter];
+    let t_birth = (f32(s.x - 1u) - pt.phase) * e.lifetime;
+    return Flight(bitcast<f32>(s.y), start.xyz, ends.xyz, e.acc, t_birth + e.lifetime, s.w, id32(bitcast<u32>(ends.w) >> 16u));
+}
+
 fn resumes(check: vec4<u32>, g: i32, a: f32) -> bool {
     return check.x == u32(g) + 1u && bitcast<f32>(check.y) < a;
 }

@@ -118,6 +118,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/radial_setup.wgsl",
     "shared/interference_compute.wgsl",
     "shared/particles.wgsl",
+    "shared/work_list.wgsl",
     "shared/rss.wgsl",
     "shared/sorted_codes.wgsl",
     "shared/winding.wgsl",

@@ -30,6 +30,14 @@
 //!   row gives the frames that waited (stalls), the ring depth used and
 //!   the latency in frames.
 //!
+//! Every row also draws the viewer's live particles
+//! ([`crate::stages::particles::points`]) at the time a viewer with the
+//! default look-ahead of [`VIEWER_LOOK_AHEAD`] frames shows while the
+//! windows' kept state is where the run left it: the median time of the
+//! points passes (GPU, wall without timestamps), the particles they solved
+//! from birth, and the same passes on a scene with no kept state, where
+//! every particle is solved from birth (the cost before the kept state).
+//!
 //! Particles/s is the count over the evaluation's GPU time, impacts/s the
 //! impacts per window over evaluation + map rendering (wall time per
 //! window where the adapter has no timestamps).
@@ -47,6 +55,7 @@ use crate::stages::Stage;
 use crate::stages::particles::Particles;
 use crate::stages::particles::gpu::{GpuScene, ParticlesGpu};
 use crate::stages::particles::phases::GpuPhaseMs;
+use crate::stages::particles::points::{LivePoints, PointsGpu};
 use crate::stages::particles::ring::{FrameResult, FrameRing, Window};
 use crate::stages::particles::{MAX_MAP_RES, ParticleScene};
 
@@ -58,6 +67,9 @@ const START: f64 = 2.0;
 const GOAL_MS: f64 = 2.0;
 /// The map side of the count and goal studies.
 const GOAL_MAP_RES: u32 = 512;
+/// The viewer's default look-ahead, frames: its drawn time is this many
+/// windows and one more before the end of the submitted windows.
+const VIEWER_LOOK_AHEAD: u32 = 2;
 
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -149,6 +161,11 @@ struct Row {
     /// Mean CPU time to unpack a window's staging buffer.
     unpack_ms: f64,
     paced: Option<Paced>,
+    /// The live particles from the kept state: median ms, the particles
+    /// solved from birth; and the median ms with every one from birth.
+    points_ms: f64,
+    points_from_birth: u32,
+    points_birth_ms: f64,
     /// Goal met: compute ≤ 2 ms and no stall.
     goal: Option<bool>,
 }
@@ -310,11 +327,38 @@ impl Measured {
     }
 }
 
+/// The live particles a viewer draws with the stream's kept state, then
+/// on a scene with no state: (median ms, particles solved from birth,
+/// median ms all from birth), `repeats` evaluations each.
+fn live_points(
+    stream: &Stream,
+    points_gpu: &PointsGpu,
+    (scene, map_res): (&ParticleScene, u32),
+    repeats: usize,
+) -> anyhow::Result<(f64, u32, f64)> {
+    let ctx = stream.gpu;
+    let t = START + f64::from(stream.next.saturating_sub(VIEWER_LOOK_AHEAD + 1)) * DT;
+    let time = |points: &LivePoints| -> anyhow::Result<f64> {
+        let mut v = Vec::new();
+        for _ in 0..repeats.max(1) {
+            let m = points.evaluate(ctx, points_gpu, t)?;
+            v.push(report::best_ms(m.gpu_ms(), m.wall_ms));
+        }
+        Ok(median(&mut v))
+    };
+    let kept = LivePoints::new(ctx, points_gpu, &stream.scene)?;
+    let kept_ms = time(&kept)?;
+    let from_birth = kept.solved_from_birth(ctx)?;
+    let no_state = GpuScene::new(ctx, scene, map_res)?;
+    let birth_ms = time(&LivePoints::new(ctx, points_gpu, &no_state)?)?;
+    Ok((kept_ms, from_birth, birth_ms))
+}
+
 /// One row: a warm-up, then `repeats` windows back to back; for the goal
-/// also a paced run of `frames` windows.
+/// also a paced run of `frames` windows; then the live particles.
 fn measure(
     ctx: &GpuContext,
-    pipes: &ParticlesGpu,
+    (pipes, points_gpu): (&ParticlesGpu, &PointsGpu),
     base: &ParticleScene,
     study: Study,
     (particles, map_res): (u64, u32),
@@ -337,6 +381,8 @@ fn measure(
         }
         _ => None,
     };
+    let (points_ms, points_from_birth, points_birth_ms) =
+        live_points(&stream, points_gpu, (&scene, map_res), args.common.repeats)?;
     let compute_ms = m.gpu_median(GpuPhaseMs::compute_ms);
     let evaluation_ms = m.gpu_median(GpuPhaseMs::evaluation);
     let per_s = |count: f64, ms: Option<f64>| count / report::best_ms(ms, m.frame_ms) * 1e3;
@@ -363,6 +409,9 @@ fn measure(
         unpack_ms: m.unpack_ms,
         goal: paced.map(|p| p.stalls == 0 && compute_ms.is_some_and(|c| c <= GOAL_MS)),
         paced,
+        points_ms,
+        points_from_birth,
+        points_birth_ms,
     })
 }
 
@@ -403,6 +452,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report::create(&args.common.out, "particles")?;
     let ctx = GpuContext::headless()?;
     let (_, pipes) = Particles::gpu(&ctx)?;
+    let points_gpu = PointsGpu::new(&ctx);
     // Every row's maps within the adapter's limits before the first run.
     for &(_, _, map_res) in &plan {
         GpuScene::new(&ctx, &base, map_res)?;
@@ -411,7 +461,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     eprintln!("adapter: {adapter}");
     let mut rows = Vec::new();
     for (study, n, res) in plan {
-        let row = measure(&ctx, &pipes, &base, study, (n, res), args)?;
+        let row = measure(&ctx, (&pipes, &points_gpu), &base, study, (n, res), args)?;
         eprintln!(
             "  {:?} {:>9} particles, maps {res}²: {} ms GPU, {:.3} ms/window",
             study,
@@ -464,6 +514,9 @@ impl report::Row for Row {
             "ring_depth",
             "max_latency_frames",
             "max_compute_ms",
+            "points_ms",
+            "points_from_birth",
+            "points_birth_ms",
             "goal",
         ]
     }
@@ -496,6 +549,9 @@ impl report::Row for Row {
             or_empty(p, |p| p.ring_depth.to_string()),
             or_empty(p, |p| p.max_latency_frames.to_string()),
             ms(p.and_then(|p| p.max_compute_ms)),
+            format!("{:.4}", self.points_ms),
+            self.points_from_birth.to_string(),
+            format!("{:.4}", self.points_birth_ms),
             or_empty(self.goal, |g| g.to_string()),
         ]
     }
@@ -520,6 +576,9 @@ impl report::Row for Row {
             Column::right("unpack ms", 10),
             Column::right("stalls", 7),
             Column::right("depth", 6),
+            Column::right("live ms", 8),
+            Column::right("from birth", 11),
+            Column::right("all-birth ms", 13),
             Column::left("goal", 5),
         ]
     }
@@ -548,6 +607,9 @@ impl report::Row for Row {
             or_dash(p, |p| {
                 format!("{}/{}", p.ring_depth, crate::stages::particles::gpu::RING)
             }),
+            format!("{:.3}", self.points_ms),
+            self.points_from_birth.to_string(),
+            format!("{:.3}", self.points_birth_ms),
             or_dash(self.goal, |g| if g { "met" } else { "MISSED" }.to_string()),
         ]
     }

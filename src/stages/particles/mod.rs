@@ -37,6 +37,7 @@ pub mod flight;
 pub mod gpu;
 pub mod map;
 pub mod phases;
+pub mod points;
 pub mod poly;
 pub mod ring;
 pub mod scene;

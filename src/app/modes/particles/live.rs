@@ -1,6 +1,7 @@
 //! The mode's GPU work each frame: the live particles evaluated at the
-//! display time into the viewport's point list
-//! (`shaders/particles_points.wgsl`, drawn indirectly: no CPU round trip),
+//! display time into the viewport's point list (the stage's
+//! [`LivePoints`]: from the state the impact windows keep, drawn
+//! indirectly, no CPU round trip),
 //! and the impact windows ahead of the clock streamed through the stage's
 //! [`FrameRing`] (evaluation and map rendering, asynchronous read-back,
 //! decoding — see [`crate::stages::particles::gpu`]).
@@ -8,35 +9,14 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use eframe::egui_wgpu::wgpu;
-
 use super::lookahead::Schedule;
-use crate::gpu::{Access, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
-use crate::stages::particles::gpu::{Frame, GpuScene, ParticlesGpu, WORKGROUP};
+use crate::gpu::GpuContext;
+use crate::stages::particles::gpu::{GpuScene, ParticlesGpu};
+use crate::stages::particles::points::{LivePoints, PointsGpu};
 use crate::stages::particles::ring::{FrameResult, FrameRing};
 use crate::stages::particles::stream::decode;
 use crate::stages::particles::{Event, ParticleScene};
 use crate::timing::Timings;
-
-/// The points pass: its pipeline, per device.
-pub struct PointsGpu {
-    kernels: Kernels,
-    pipeline: wgpu::ComputePipeline,
-}
-
-impl PointsGpu {
-    pub fn new(gpu: &GpuContext) -> Self {
-        let (ro, rw) = (Access::ReadOnly, Access::ReadWrite);
-        let kernels = Kernels::new(
-            gpu,
-            "particles_points",
-            shader_source("particles_points.wgsl"),
-            &[ro, ro, rw, rw],
-        );
-        let pipeline = kernels.pipeline(gpu, "points_main");
-        PointsGpu { kernels, pipeline }
-    }
-}
 
 /// One scene on the GPU: its buffers, the points and the ring.
 pub struct Live {
@@ -44,12 +24,8 @@ pub struct Live {
     points_gpu: Arc<PointsGpu>,
     scene: GpuScene,
     ring: FrameRing,
-    uniform: wgpu::Buffer,
-    /// `[x, y, z, speed]` per live particle (vertex + storage).
-    pub points: wgpu::Buffer,
-    /// `[4, live particles, 0, 0]`: the indirect draw's arguments.
-    pub draw_args: wgpu::Buffer,
-    bind: wgpu::BindGroup,
+    /// The live particles' point list and its indirect draw.
+    pub points: LivePoints,
 }
 
 impl Live {
@@ -62,38 +38,7 @@ impl Live {
     ) -> Result<Self, String> {
         let gs = GpuScene::new(gpu, scene, map_res).map_err(|e| e.to_string())?;
         let n = gs.frame.num_particles.max(1);
-        let bytes = u64::from(n) * 16;
-        let limit = gpu.device.limits().max_storage_buffer_binding_size;
-        if bytes > limit {
-            return Err(format!(
-                "{n} particles need a {bytes}-byte point buffer, beyond this adapter's {limit}; use fewer particles"
-            ));
-        }
-        let device = &gpu.device;
-        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("particles view::frame"),
-            size: std::mem::size_of::<Frame>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let points = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("particles view::points"),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::VERTEX,
-            mapped_at_creation: false,
-        });
-        let draw_args = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("particles view::draw_args"),
-            size: 16,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::INDIRECT
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let bind = points_gpu.kernels.bind_group(
-            gpu,
-            &[&uniform, &gs.emitters, &gs.colliders, &points, &draw_args],
-        );
+        let points = LivePoints::new(gpu, &points_gpu, &gs).map_err(|e| e.to_string())?;
         // Room for an impact per 16 particles per window to start; the
         // ring grows after an overflow.
         let ring = FrameRing::new(&gs, n / 16, 1);
@@ -102,33 +47,18 @@ impl Live {
             points_gpu,
             scene: gs,
             ring,
-            uniform,
             points,
-            draw_args,
-            bind,
         })
     }
 
-    /// Evaluates every particle at `t` into the point list; the pass's GPU
-    /// time when the adapter has timestamps.
+    /// Evaluates every particle at `t` into the point list; the passes'
+    /// GPU time when the adapter has timestamps.
     pub fn evaluate_points(&self, gpu: &GpuContext, t: f64) -> Result<Option<f64>, String> {
-        let frame = Frame {
-            t_begin: t as f32,
-            ..self.scene.frame
-        };
-        gpu.queue
-            .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&frame));
-        gpu.queue
-            .write_buffer(&self.draw_args, 0, bytemuck::cast_slice(&[4u32, 0, 0, 0]));
-        let (x, y) = dispatch_dims(frame.num_particles.div_ceil(WORKGROUP));
-        let mut run = GpuRun::new(gpu, "particles view::points").map_err(|e| e.to_string())?;
-        run.compute_pass("live particles", |pass| {
-            pass.set_pipeline(&self.points_gpu.pipeline);
-            pass.set_bind_group(0, &self.bind, &[]);
-            pass.dispatch_workgroups(x, y, 1);
-        });
-        let (phases, _) = run.finish().map_err(|e| e.to_string())?;
-        Ok(phases.first().and_then(|p| p.gpu_ms))
+        let timing = self
+            .points
+            .evaluate(gpu, &self.points_gpu, t)
+            .map_err(|e| e.to_string())?;
+        Ok(timing.gpu_ms())
     }
 
     /// Submits the windows the schedule hands out at display time `now`,

@@ -37,9 +37,10 @@ use crate::app::shell::image_view::ImageView;
 use crate::mesh::Mesh;
 use crate::stages::particles::collider::Collider;
 use crate::stages::particles::gpu::ParticlesGpu;
+use crate::stages::particles::points::PointsGpu;
 use crate::stages::particles::{ImpactMap, MAX_MAP_RES, ParticleScene};
 use crate::timing::Timings;
-use live::{Live, PointsGpu};
+use live::Live;
 use lookahead::Schedule;
 use surface::Surface;
 
@@ -230,9 +231,10 @@ impl ParticlesMode {
         self.live = None;
         shell.viewport.set_gpu_cells(None);
         let live = Live::new(&gpu, pipes, points, &scene, self.knobs.map_res)?;
-        shell
-            .viewport
-            .set_gpu_cells(Some((live.points.clone(), live.draw_args.clone())));
+        shell.viewport.set_gpu_cells(Some((
+            live.points.points.clone(),
+            live.points.draw_args.clone(),
+        )));
         self.live = Some(live);
         self.built = Some(self.knobs);
         self.restart_maps();
@@ -584,9 +586,10 @@ impl Mode for ParticlesMode {
         self.frame_camera = true;
         self.decals_dirty = true;
         if let Some(live) = &self.live {
-            shell
-                .viewport
-                .set_gpu_cells(Some((live.points.clone(), live.draw_args.clone())));
+            shell.viewport.set_gpu_cells(Some((
+                live.points.points.clone(),
+                live.points.draw_args.clone(),
+            )));
         }
         // The clock restarts its cover: windows submitted before the mode
         // was left are not waited for again.

@@ -102,6 +102,7 @@ pub(super) mod gpu;
 pub(super) mod grid;
 pub(super) mod points_gpu;
 pub(super) mod slab_bvh;
+pub(super) mod winding_cap_gpu;
 pub(super) mod winding_gpu;
 
 pub use cache::{CacheOutcome, FieldCache};

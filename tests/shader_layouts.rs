@@ -502,19 +502,24 @@ fn sdf_grid() {
     let entries = ["packet_cells", "finish_cells"];
     c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
     mirror! { c, "sdf_winding.wgsl", "WindingParams", sl::SdfWindingParams {
-        origin, cell_size, dims, capacity, bricks, beta, frame, slack,
+        origin, cell_size, dims, capacity, frame, slack,
+    } }
+    mirror! { c, "sdf_winding_cap.wgsl", "CapParams", sl::CapParams {
+        origin, cell_size, dims, capacity, frame, slack, mesh_tris, cap_tris, near, beta,
     } }
     mirror! { c, "sdf_winding.wgsl", "WindingNode", sl::WindingNode {
         centroid, radius, normal_sum, area, m0, a, m1, b, m2, _pad,
     } }
-    constant!(c, "sdf_winding.wgsl", BRICK, sl::BRICK);
     constant!(c, "sdf_winding.wgsl", WINDING_STACK, sl::SDF_WINDING_STACK);
-    c.workgroup(
-        "sdf_winding.wgsl",
-        &["winding_sign"],
-        "SDF_GRID_WORKGROUP",
-        size,
+    constant!(
+        c,
+        "sdf_winding_cap.wgsl",
+        WINDING_STACK,
+        sl::SDF_WINDING_STACK
     );
+    let entries = ["cap_crossings", "cap_prefix", "cap_sign"];
+    let size = [sl::CAP_WORKGROUP, 1, 1];
+    c.workgroup("sdf_winding_cap.wgsl", &entries, "CAP_WORKGROUP", size);
     mirror! { c, "winding_points.wgsl", "PointWindingParams", sl::PointWindingParams {
         frame, count, stride, capacity, beta, slack,
     } }

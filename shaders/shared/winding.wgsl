@@ -7,8 +7,7 @@
 // error: the expansion's Taylor remainder 3 A r² / (|c − p| − r)⁴ plus the
 // float32 rounding of every term, which the f64 CPU version need not
 // count. A caller decides |w| > ½ only where ||w| − ½| exceeds the bound and
-// leaves the rest to the exact f64 sum. Points that share a far field (a
-// brick of cells) take it as one local expansion (winding_local).
+// leaves the rest to the exact f64 sum.
 //
 // Uses the includer's bindings, both in a frame centred on the mesh (p too):
 //   winding_nodes  array<WindingNode>  the tree, root first (src/geom/winding.rs)
@@ -167,47 +166,4 @@ fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec
         }
     }
     return sum;
-}
-
-// A node far from a whole ball (centre q, radius rho; |c − q| > beta·(r + rho))
-// as a local expansion about q, valid for every p of the ball:
-// Ω(p) ≈ value + dot(gradient, p − q). Returns (value, gradient) and the
-// bound. The error is the node expansion's remainder at q (3 A r²/gap⁴),
-// that of its gradient times rho (12 A r² rho/gap⁵: one more derivative of
-// 1/|y|, at most 4!/|y|⁵), the linear Taylor remainder over the ball
-// (½ rho² · 6 A/g⁴, g = gap − rho the nearest the ball comes to the node),
-// the moves of q and p by s, and rounding.
-fn winding_local(n: WindingNode, q: vec3f, rho: f32, slack: f32, bound: ptr<function, f32>) -> vec4f {
-    let y = n.centroid - q;
-    let d = length(y);
-    let u = y / d;
-    let d2 = d * d;
-    let d3 = d2 * d;
-    let mu = n.m0 * u.x + n.m1 * u.y + n.m2 * u.z;
-    let mtu = vec3f(dot(n.m0, u), dot(n.m1, u), dot(n.m2, u));
-    let trace = n.m0.x + n.m1.y + n.m2.z;
-    let umu = dot(u, mu);
-    let nu = dot(n.normal_sum, u);
-    let value = nu / d2 + (trace - 3.0 * umu) / d3;
-    // ∂/∂y of N·y/|y|³ + tr M/|y|³ − 3 yᵀMy/|y|⁵; y = c − p, so ∇_p = −∂/∂y.
-    let dy = (n.normal_sum - 3.0 * nu * u) / d3
-        - (3.0 * trace * u + 3.0 * (mu + mtu) - 15.0 * umu * u) / (d3 * d);
-    let s = slack + WINDING_EPS * (length(n.centroid) + length(q) + rho);
-    let gap = d * (1.0 - WINDING_EVAL) - s - n.radius;
-    let g = gap - rho;
-    if (!(g > 0.0)) {
-        // The points' own rounding reaches the node: undecidable here.
-        *bound += WINDING_HUGE;
-        return vec4f(0.0);
-    }
-    let ag = n.area / (gap * gap);
-    let rg = n.radius / gap;
-    let ab = n.area / (g * g);
-    let pg = rho / g;
-    let remainder = 3.0 * ag * rg * rg * (1.0 + 4.0 * rho / gap);
-    let taylor = 3.0 * ab * pg * pg;
-    let moved = s / g * ab * (6.0 + 24.0 * rg);
-    let rounding = WINDING_EVAL * ab * (2.0 + 8.0 * (n.radius + rho) / g);
-    *bound += remainder + taylor + moved + rounding;
-    return vec4f(value, -dy);
 }

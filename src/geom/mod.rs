@@ -2,6 +2,7 @@
 
 mod aabb;
 mod bvh;
+mod cap;
 mod closest_point;
 mod morton;
 mod rss;
@@ -11,6 +12,7 @@ mod winding;
 
 pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
+pub use cap::{Cap, boundary_cap, boundary_edges, ray_crossings};
 pub use closest_point::*;
 pub use morton::*;
 pub use rss::*;

@@ -102,6 +102,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_winding.wgsl's refining pass with its exact step in f64: created
     // only on devices with f64.
     "sdf_winding_f64.wgsl",
+    // The winding sign's first passes: the mesh closed by its cap, crossings
+    // counted per column, the cap's winding number per cell.
+    "sdf_winding_cap.wgsl",
     "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",

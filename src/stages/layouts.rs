@@ -57,6 +57,7 @@ pub use super::sdf_grid::point_winding::{
 };
 pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
+pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
 pub use super::sdf_grid::winding_gpu::{
     WINDING_STACK as SDF_WINDING_STACK, WindingParams as SdfWindingParams,
 };

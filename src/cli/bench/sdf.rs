@@ -8,10 +8,11 @@
 //! sign mode of `--signs` gets its rows (column "sign"); a GPU winding row's
 //! GPU time adds the CPU's exact decisions for the cells the GPU's bounds
 //! leave open (their wall time; column "exact", the count; column
-//! "refined", the cells the first winding pass left open and the refining
-//! pass decided on the GPU; column "by brick", the cells the first pass
-//! signed with their whole 4³ brick). The JSON holds each row's phase split: the GPU
-//! time of every pass (`gpu_phases`: distance kernels, `winding`, `winding
+//! "refined", the cells the crossing count and the cap's winding number
+//! left open and the refining pass decided on the GPU; column "by count",
+//! the cells the crossing count and the cap signed). The JSON and CSV hold
+//! each row's phase split: the GPU time of every pass (`gpu_phases`:
+//! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
 //! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). The
 //! single-threaded CPU
 //! reference is timed on a strided sample of cells and extrapolated when the
@@ -72,9 +73,9 @@ struct Row {
     sign: &'static str,
     /// Cells whose winding sign the GPU left to the CPU's exact sum.
     exact_cells: Option<usize>,
-    /// Cells the first GPU winding pass signed with their whole 4³ brick.
-    whole_brick_cells: Option<usize>,
-    /// Cells the first GPU winding pass left open and the refining pass
+    /// Cells the GPU winding sign's crossing count and cap signed.
+    counted_cells: Option<usize>,
+    /// Cells the crossing count and cap left open and the refining pass
     /// decided.
     refined_cells: Option<usize>,
     /// Wall time of the CPU's exact decisions (in `gpu_ms` too).
@@ -99,6 +100,25 @@ impl Row {
     }
 }
 
+/// The GPU winding sign's passes after the distance kernels, in order
+/// (their GPU times are CSV columns too).
+const WINDING_PHASES: [&str; 4] = [
+    "cap crossings",
+    "prefix sum",
+    "cap winding",
+    "winding refine",
+];
+
+impl Row {
+    /// The GPU time of phase `name`, where it ran.
+    fn phase_ms(&self, name: &str) -> Option<f64> {
+        self.gpu_phases
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, ms)| ms)
+    }
+}
+
 impl report::Row for Row {
     fn csv_header() -> Vec<&'static str> {
         vec![
@@ -118,7 +138,11 @@ impl report::Row for Row {
             "sign_mismatches_vs_cpu",
             "refined_cells",
             "fallback_ms",
-            "whole_brick_cells",
+            "counted_cells",
+            "cap_crossings_ms",
+            "prefix_sum_ms",
+            "cap_winding_ms",
+            "winding_refine_ms",
         ]
     }
 
@@ -140,8 +164,11 @@ impl report::Row for Row {
             or_empty(self.sign_mismatches_vs_cpu, |v| v.to_string()),
             or_empty(self.refined_cells, |v| v.to_string()),
             or_empty(self.fallback_ms, |v| format!("{v:.4}")),
-            or_empty(self.whole_brick_cells, |v| v.to_string()),
+            or_empty(self.counted_cells, |v| v.to_string()),
         ]
+        .into_iter()
+        .chain(WINDING_PHASES.map(|name| or_empty(self.phase_ms(name), |v| format!("{v:.4}"))))
+        .collect()
     }
 
     fn table_columns() -> Vec<Column> {
@@ -151,7 +178,7 @@ impl report::Row for Row {
             Column::right("res", 5),
             Column::left("backend", 9),
             Column::left("sign", 13),
-            Column::right("by brick", 9),
+            Column::right("by count", 9),
             Column::right("refined", 7),
             Column::right("exact", 6),
             Column::right("gpu ms", 11),
@@ -170,7 +197,7 @@ impl report::Row for Row {
             self.resolution.to_string(),
             self.backend.to_string(),
             self.sign.to_string(),
-            or_dash(self.whole_brick_cells, |v| v.to_string()),
+            or_dash(self.counted_cells, |v| v.to_string()),
             or_dash(self.refined_cells, |v| v.to_string()),
             or_dash(self.exact_cells, |v| v.to_string()),
             or_dash(self.gpu_ms, |v| format!("{v:.2}")),
@@ -381,7 +408,7 @@ fn bench_backend(
         backend: backend.name(),
         sign: params.sign_mode.name(),
         exact_cells: open_cells.map(|o| o.cpu),
-        whole_brick_cells: open_cells.map(|o| o.whole_bricks),
+        counted_cells: open_cells.map(|o| o.counted),
         refined_cells: open_cells.map(|o| o.refined),
         fallback_ms,
         gpu_ms: gpu_med,
@@ -436,7 +463,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         backend: Backend::CpuReference.name(),
         sign: params.sign_mode.name(),
         exact_cells: None,
-        whole_brick_cells: None,
+        counted_cells: None,
         refined_cells: None,
         fallback_ms: None,
         gpu_ms: None,

@@ -103,6 +103,7 @@ pub(super) mod grid;
 pub(super) mod point_winding;
 pub(super) mod points_gpu;
 pub(super) mod slab_bvh;
+pub(super) mod winding_cap_gpu;
 pub(super) mod winding_gpu;
 
 pub use cache::{CacheOutcome, FieldCache};

@@ -266,7 +266,8 @@ impl PointWindingGpu {
             read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
         };
         let counts = OpenCells {
-            whole_bricks: 0,
+            // The first pass here is the tree walk, not the crossing count.
+            counted: 0,
             refined: open - count,
             cpu: count,
         };

@@ -5,30 +5,27 @@
 //!
 //! # Method
 //!
-//! After the distance kernels, one workgroup per 4³ brick of cells walks
-//! [`FastWinding`]'s tree with the order-1 and -2 expansions of Barill et
-//! al. 2018 §3 and the error bound of [`crate::geom::FastWinding`]'s
-//! module docs, in float32, with the float32 rounding added to the bound.
-//! The brick's cells share its far field: the nodes far from the brick's
-//! bounding ball are expanded once about its centre as a value and a
-//! gradient (a first-order local expansion, as in the fast multipole
-//! method, with its Taylor remainder in the bound), so that a cell pays one
-//! dot product for them and walks only the nodes near its brick itself
-//! (the shader's header says how). Where `||w| − ½|` exceeds the bound, the
-//! kernel signs the cell; the rest (cells near the `|w| = ½` sheet over a
-//! hole, or on the surface itself)
-//! are appended to a list.
+//! After the distance kernels, [`super::winding_cap_gpu`] signs almost
+//! every cell with the mesh closed by a cap: an integer crossing count per
+//! grid column minus the cap's winding number (its module docs derive it
+//! and say exactly when a cell is left open). The cells it leaves open —
+//! within rounding of the surface, of a projected edge or a crossing, or
+//! near the `|w| = ½` sheet of a hole to within the cap walk's bound — are
+//! appended to a list.
 //!
 //! A second pass, in the same submission, decides the listed cells on the
 //! GPU: one workgroup per cell, its invocations sharing out the subtrees
-//! under a [`frontier`] of the tree, first with β = 12, then β = 32, then
+//! under a [`frontier`] of the mesh's [`FastWinding`] tree (the order-1 and
+//! -2 expansions of Barill et al. 2018 §3 with the error bound of
+//! [`crate::geom::FastWinding`]'s module docs, in float32 with its rounding
+//! in the bound), first with β = 12, then β = 32, then
 //! every triangle's exact solid angle, each step's parts meeting in a
 //! workgroup reduction. On devices with f64 the exact step evaluates the
 //! solid angles in f64 at the cell centre placed exactly as the CPU places
 //! it, so that only the corners' float32 storage enters its bound and the
 //! cells near the surface are decided too. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
 //! node the walk expands is at most `3β²/(β − 1)⁴` of its contribution
-//! `A / |c − p|²` (0.29 at β = 5, 0.030 at 12, 0.0033 at 32), so the
+//! `A / |c − p|²` (0.030 at β = 12, 0.0033 at 32), so the
 //! stricter walks decide the cells whose `||w| − ½|` is that much smaller,
 //! and the exact sum's bound is the float32 rounding alone. Only the cells
 //! still open after the exact sum (within float32 rounding of the `|w| = ½`
@@ -49,8 +46,9 @@ use glam::Vec3;
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
+use super::winding_cap_gpu::{CapGpu, CapInputs, CapTree};
 use super::{GridSpec, SdfError};
-use crate::geom::{BETA, FastWinding, LEAF_BIT, WindingNode};
+use crate::geom::{FastWinding, LEAF_BIT, WindingNode};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, read_buffer,
     shader_source, storage_buffer_init, storage_buffer_zeroed,
@@ -66,12 +64,10 @@ pub struct WindingParams {
     pub cell_size: f32,
     pub dims: [u32; 3],
     pub capacity: u32,
-    pub bricks: [u32; 3],
-    pub beta: f32,
     pub frame: [f32; 3],
     pub slack: f32,
 }
-const _: () = assert!(std::mem::size_of::<WindingParams>() == 64);
+const _: () = assert!(std::mem::size_of::<WindingParams>() == 48);
 
 /// Deepest tree the shader's stack holds (`WINDING_STACK`): one node more
 /// per level.
@@ -86,9 +82,10 @@ pub(super) const REFINE_GROUPS: u32 = 8192;
 /// Who decided the winding sign of how many cells.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct OpenCells {
-    /// Cells the first pass signed with their whole brick.
-    pub whole_bricks: usize,
-    /// Cells the first pass (β = 5) left open, decided by the refining pass.
+    /// Cells the crossing count and the cap's winding number signed (the
+    /// grid's first pass; 0 for point sets, whose first pass walks the tree).
+    pub counted: usize,
+    /// Cells they left open, decided by the refining pass.
     pub refined: usize,
     /// Cells the refining pass left open too, decided on the CPU.
     pub cpu: usize,
@@ -97,7 +94,7 @@ pub struct OpenCells {
 /// The pass's pipeline and the resident tree of the last mesh.
 pub struct WindingGpu {
     kernels: Kernels,
-    pipeline: wgpu::ComputePipeline,
+    cap: CapGpu,
     refine: wgpu::ComputePipeline,
     /// Whether the refining pass's exact step runs in f64.
     f64: bool,
@@ -110,6 +107,9 @@ pub(super) struct TreeBuffers {
     pub(super) nodes: wgpu::Buffer,
     pub(super) corners: wgpu::Buffer,
     frontier: wgpu::Buffer,
+    /// The mesh's cap, in the same frame.
+    cap: CapTree,
+    triangles: u32,
     /// The world position the tree's coordinates are relative to.
     pub(super) frame: Vec3,
 }
@@ -117,9 +117,9 @@ pub(super) struct TreeBuffers {
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
 pub struct Recorded {
     leftover: wgpu::Buffer,
-    /// [first pass's open count | its whole-brick cells | leftover count |
-    /// leftover cells...]
+    /// [cells the cap pass left open | leftover count | leftover cells...]
     staging: wgpu::Buffer,
+    cells: usize,
 }
 
 impl WindingGpu {
@@ -141,7 +141,7 @@ impl WindingGpu {
             ],
         );
         WindingGpu {
-            pipeline: kernels.pipeline(gpu, "winding_sign"),
+            cap: CapGpu::new(gpu),
             refine: kernels.pipeline(gpu, "winding_refine"),
             f64,
             kernels,
@@ -177,6 +177,8 @@ impl WindingGpu {
             })?;
         let tree = Arc::new(TreeBuffers {
             key,
+            cap: CapTree::new(gpu, mesh, frame.as_dvec3(), WINDING_STACK)?,
+            triangles: (packed.corners.len() / 3) as u32,
             nodes: storage_buffer_init(gpu, "SdfWinding::nodes", &packed.nodes)?,
             corners: storage_buffer_init(gpu, "SdfWinding::corners", &packed.corners)?,
             frontier: storage_buffer_init(
@@ -203,7 +205,7 @@ impl WindingGpu {
     ) -> Result<Recorded, SdfError> {
         let n = grid.num_cells();
         // The lists' counts, then up to every cell.
-        let list_bytes = 4 * (n as u64 + 2);
+        let list_bytes = 4 * (n as u64 + 1);
         let [list, leftover] = ["SdfWinding::undecided", "SdfWinding::leftover"].map(|label| {
             storage_buffer_zeroed(
                 gpu,
@@ -215,7 +217,6 @@ impl WindingGpu {
         });
         let (list, leftover) = (list?, leftover?);
         let tree = self.tree(gpu, mesh)?;
-        let bricks = grid.bricks();
         let far = grid.bounds();
         let largest = far.min.abs().max(far.max.abs()).max_element();
         let uniform = WindingParams {
@@ -223,8 +224,6 @@ impl WindingGpu {
             cell_size: grid.cell_size,
             dims: grid.dims.to_array(),
             capacity: n as u32,
-            bricks: bricks.to_array(),
-            beta: BETA as f32,
             frame: tree.frame.to_array(),
             slack: 4.0 * f32::EPSILON * largest,
         };
@@ -249,14 +248,21 @@ impl WindingGpu {
         );
         let read_bytes = list_bytes.min(4 * (READ_WITH_RUN as u64 + 1));
         let staging =
-            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 8 + read_bytes);
-        let groups = bricks.x * bricks.y * bricks.z;
-        run.compute_pass("winding", |pass| {
-            pass.set_pipeline(&self.pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            let (x, y) = dispatch_dims(groups);
-            pass.dispatch_workgroups(x, y, 1);
-        });
+            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 4 + read_bytes);
+        self.cap.record(
+            gpu,
+            grid,
+            CapInputs {
+                cap: &tree.cap,
+                mesh_corners: &tree.corners,
+                mesh_triangles: tree.triangles,
+                frame: tree.frame,
+                values,
+                undecided: &list,
+                slack: uniform.slack,
+            },
+            run,
+        )?;
         // The open cells' count is known on the GPU only: enough workgroups
         // for a large share, each looping over the list.
         run.compute_pass("winding refine", |pass| {
@@ -266,10 +272,14 @@ impl WindingGpu {
             pass.dispatch_workgroups(x, y, 1);
         });
         run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 8);
-            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 8, read_bytes);
+            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 4);
+            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 4, read_bytes);
         });
-        Ok(Recorded { leftover, staging })
+        Ok(Recorded {
+            leftover,
+            staging,
+            cells: n,
+        })
     }
 
     /// After the run: the cells the GPU left undecided, each signed on the
@@ -284,15 +294,15 @@ impl WindingGpu {
         values: &mut [f32],
     ) -> Result<OpenCells, SdfError> {
         let head: Vec<u32> = map_staging(gpu, &recorded.staging, "the undecided cells")?;
-        let (open, whole_bricks, count) = (head[0] as usize, head[1] as usize, head[2] as usize);
-        let cells = if count + 3 <= head.len() {
-            head[3..count + 3].to_vec()
+        let (open, count) = (head[0] as usize, head[1] as usize);
+        let cells = if count + 2 <= head.len() {
+            head[2..count + 2].to_vec()
         } else {
             read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
         };
         sign_exactly(mesh.winding(), grid, &cells, values);
         Ok(OpenCells {
-            whole_bricks,
+            counted: recorded.cells - open,
             refined: open - count,
             cpu: count,
         })

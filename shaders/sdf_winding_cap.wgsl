@@ -1,0 +1,296 @@
+//!include shared/bvh_bounds.wgsl
+//!include shared/winding.wgsl
+//!include shared/winding_f32_leaf.wgsl
+
+// The winding-number sign of the uniform SDF on the GPU, first passes: the
+// mesh M closed by its cap C (src/geom/cap.rs) is a closed cycle Z, so
+// w_M = W_Z − w_C with W_Z an integer crossing count
+// (src/stages/sdf_grid/winding_cap_gpu.rs derives it).
+//
+// Entry points:
+//   cap_crossings  one invocation per triangle of M and C: for each grid
+//                  column whose centre its xy-projection covers, its sign
+//                  added at the first cell above its crossing
+//   cap_prefix     one invocation per column: the running sums along z
+//   cap_sign       one invocation per cell: W_Z − w_C, w_C by the fast
+//                  winding walk of the cap's tree with its bound; the cells
+//                  it cannot decide go to `undecided` for winding_refine
+//                  (shared/winding_grid.wgsl)
+//
+// The coverage test is watertight: each edge function is evaluated with
+// the corners moved into the column's frame (u = corner − q, rounded once
+// per corner, the same for every triangle sharing it) and the edge's ends
+// in lexicographic order, negated for the reverse. Where its two products
+// are exact (few significant bits: meshes on a lattice) it is exact, with
+// the tie rule of a column moved by (ε, ε²) for a column exactly through
+// an edge or vertex; elsewhere it is decided only where it exceeds its
+// rounding. So the decided sides are the exact sides for the corners u,
+// and the count is the exact crossing count of the cycle Z' with those
+// corners. A column within rounding (not exactly on) of a projected edge
+// or vertex marks the cells from the triangle's lowest corner up as
+// ambiguous; a cell centre within rounding
+// of a crossing is ambiguous too. Z' differs from Z by the corners'
+// rounding, so a cell farther than `near` from M (its distance, computed
+// before) has the same W; nearer cells, ambiguous cells and cells the
+// cap's bound leaves open go to `undecided`.
+//
+// Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
+// checked by tests/shader_layouts.rs).
+
+struct CapParams {
+    origin: vec3f,      // world centre of cell (0,0,0), as sdf_grid.wgsl's
+    cell_size: f32,
+    dims: vec3u,
+    capacity: u32,      // entries of `undecided` after its two counts
+    frame: vec3f,       // world position of the corners' frame origin
+    slack: f32,         // rounding of a world cell centre
+    mesh_tris: u32,     // triangles in mesh_tris
+    cap_tris: u32,      // triangles in winding_tris (the cap)
+    near: f32,          // cells nearer M than this are left undecided
+    beta: f32,          // the cap walk's β
+}
+
+@group(0) @binding(0) var<uniform> cparams: CapParams;
+// The cap's winding tree and corners (shared/winding.wgsl's names).
+@group(0) @binding(1) var<storage, read> winding_nodes: array<WindingNode>;
+@group(0) @binding(2) var<storage, read> winding_tris: array<vec4f>;
+// The mesh's corners, 3 per triangle, in the same frame.
+@group(0) @binding(3) var<storage, read> mesh_tris: array<vec4f>;
+// The distance kernels' values; cap_sign signs them.
+@group(0) @binding(4) var<storage, read_write> values: array<f32>;
+// Per cell: crossings added at it, then (cap_prefix) W_Z.
+@group(0) @binding(5) var<storage, read_write> crossings: array<atomic<i32>>;
+// Per cell: ambiguity opened (+1) and closed (−1) at it, then the running
+// count: > 0 where ambiguous.
+@group(0) @binding(6) var<storage, read_write> ambiguous: array<atomic<i32>>;
+// [0]: number of undecided cells; [1..]: the first `capacity` of them
+// (winding_refine's list).
+@group(0) @binding(7) var<storage, read_write> undecided: array<atomic<u32>>;
+
+// Relative rounding of a product and of a difference of two, with room for
+// a fused multiply-add (2^-23 is float32's ulp of 1).
+const CAP_ROUND: f32 = 4.8e-7;
+
+fn corner(t: u32, k: u32) -> vec3f {
+    if (t < cparams.mesh_tris) {
+        return mesh_tris[3u * t + k].xyz;
+    }
+    return winding_tris[3u * (t - cparams.mesh_tris) + k].xyz;
+}
+
+// Whether the float32 product x·y is exact: both factors' significant
+// bits (24 less the significand's trailing zeros; a subnormal counts too
+// many) fit in 24, and the product is a normal number.
+fn product_exact(x: f32, y: f32) -> bool {
+    if (x == 0.0 || y == 0.0) {
+        return true;
+    }
+    let bits = countTrailingZeros((bitcast<u32>(x) & 0x7fffffu) | 0x800000u)
+        + countTrailingZeros((bitcast<u32>(y) & 0x7fffffu) | 0x800000u);
+    let p = abs(x * y);
+    return bits >= 24u && p >= 1.1754944e-38 && p <= 3.4e38;
+}
+
+// The side of the origin of the projected edge u→v: 1 left, −1 right, 0
+// within rounding, FLAT where u and v project to one point (the triangle
+// has no projected area). The ends in lexicographic order, so that an edge
+// and its reverse compute the same products. Where both products are
+// exact the comparison is exact, and an exact tie (the origin on the
+// edge's line; also a float tie of the same two magnitudes) is decided as
+// if the origin were moved by (ε, ε²):
+// u × v − ε d.y + ε² d.x, d = v − u.
+const FLAT: i32 = 2;
+fn edge_side(u: vec2f, v: vec2f) -> i32 {
+    let swap = v.x < u.x || (v.x == u.x && v.y < u.y);
+    let s = select(u, v, swap);
+    let e = select(v, u, swap);
+    if (all(s == e)) {
+        return FLAT;
+    }
+    let p1 = s.x * e.y;
+    let p2 = s.y * e.x;
+    var side = 0;
+    // The products' magnitudes are of the same two numbers (a column on a
+    // diagonal of a mesh on a lattice, the grid symmetric): a float tie is
+    // an exact one.
+    let same = (abs(s.x) == abs(s.y) && abs(e.x) == abs(e.y))
+        || (abs(s.x) == abs(e.x) && abs(s.y) == abs(e.y));
+    if ((product_exact(s.x, e.y) && product_exact(s.y, e.x)) || (same && p1 == p2)) {
+        if (p1 != p2) {
+            side = select(-1, 1, p1 > p2);
+        } else if (e.y != s.y) {
+            side = select(-1, 1, e.y < s.y);
+        } else {
+            side = select(-1, 1, e.x > s.x);
+        }
+    } else {
+        let tol = CAP_ROUND * (abs(p1) + abs(p2));
+        if (p1 - p2 > tol) {
+            side = 1;
+        } else if (p2 - p1 > tol) {
+            side = -1;
+        }
+    }
+    return select(side, -side, swap);
+}
+
+// The cell coordinate (in cells, along z) of frame height z.
+fn cell_z(z: f32) -> f32 {
+    return (z - (cparams.origin.z - cparams.frame.z)) / cparams.cell_size;
+}
+
+fn column_cell(i: u32, j: u32, k: i32) -> u32 {
+    let dims = cparams.dims;
+    return i + dims.x * (j + dims.y * u32(k));
+}
+
+@compute @workgroup_size(64)
+fn cap_crossings(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let t = (wid.y * nwg.x + wid.x) * 64u + lid;
+    if (t >= cparams.mesh_tris + cparams.cap_tris) {
+        return;
+    }
+    let a = corner(t, 0u);
+    let b = corner(t, 1u);
+    let c = corner(t, 2u);
+    let h = cparams.cell_size;
+    let dims = cparams.dims;
+    let base = cparams.origin.xy - cparams.frame.xy;
+    // The columns near the projection's bounds (one more each side for
+    // rounding); the test below decides.
+    let top = vec2f(dims.xy) - 1.0;
+    let lo = clamp(floor((min(min(a.xy, b.xy), c.xy) - base) / h) - 1.0, vec2f(0.0), top);
+    let hi = clamp(ceil((max(max(a.xy, b.xy), c.xy) - base) / h) + 1.0, vec2f(0.0), top);
+    let zmin = min(min(a.z, b.z), c.z);
+    let zmax = max(max(a.z, b.z), c.z);
+    let zabs = max(max(abs(a.z), abs(b.z)), abs(c.z));
+    let nz = i32(dims.z);
+    let last = f32(nz) + 1.0;
+    for (var j = u32(lo.y); j <= u32(hi.y); j++) {
+        for (var i = u32(lo.x); i <= u32(hi.x); i++) {
+            // The column's centre as every triangle computes it.
+            let q = (cparams.origin.xy + vec2f(f32(i), f32(j)) * h) - cparams.frame.xy;
+            let ua = a.xy - q;
+            let ub = b.xy - q;
+            let uc = c.xy - q;
+            let s0 = edge_side(ua, ub);
+            let s1 = edge_side(ub, uc);
+            let s2 = edge_side(uc, ua);
+            if (s0 == FLAT || s1 == FLAT || s2 == FLAT) {
+                // No projected area in this column's frame: crossed by
+                // no column there.
+                continue;
+            }
+            let pos = s0 > 0 || s1 > 0 || s2 > 0;
+            let neg = s0 < 0 || s1 < 0 || s2 < 0;
+            if (pos && neg) {
+                continue;
+            }
+            if (s0 == 0 || s1 == 0 || s2 == 0) {
+                // Counted or not: ambiguous from the lowest corner up.
+                let k = i32(clamp(floor(cell_z(zmin) - 1.0), 0.0, last));
+                if (k < nz) {
+                    atomicAdd(&ambiguous[column_cell(i, j, k)], 1);
+                }
+                continue;
+            }
+            // The crossing's height from the barycentric weights (all of
+            // one sign), and its rounding: each weight is off by CAP_ROUND
+            // of its products' magnitudes.
+            let la = ub.x * uc.y - ub.y * uc.x;
+            let lb = uc.x * ua.y - uc.y * ua.x;
+            let lc = ua.x * ub.y - ua.y * ub.x;
+            let sum = la + lb + lc;
+            let z = a.z + (lb * (b.z - a.z) + lc * (c.z - a.z)) / sum;
+            let err_l = abs(ub.x * uc.y) + abs(ub.y * uc.x) + abs(uc.x * ua.y) + abs(uc.y * ua.x)
+                + abs(ua.x * ub.y) + abs(ua.y * ub.x);
+            let tol = 4.0 * CAP_ROUND * err_l / abs(sum) * (zmax - zmin)
+                + 8.0 * CAP_ROUND * zabs + 2.0 * cparams.slack;
+            let tc = cell_z(z);
+            let tau = tol / h + 4.0 * CAP_ROUND * (abs(tc) + 1.0);
+            let k_lo = i32(clamp(ceil(tc - tau), -1.0, last));
+            let k_hi = i32(clamp(floor(tc + tau), -1.0, last));
+            // Cells above k_hi are above the crossing: +1 where the normal
+            // points down (clockwise seen from above), the ray from the
+            // cell going down through it.
+            let k0 = max(k_hi + 1, 0);
+            if (k0 < nz) {
+                atomicAdd(&crossings[column_cell(i, j, k0)], -s0);
+            }
+            if (k_lo <= k_hi) {
+                let first = max(k_lo, 0);
+                if (first < nz) {
+                    atomicAdd(&ambiguous[column_cell(i, j, first)], 1);
+                }
+                if (k0 < nz) {
+                    atomicAdd(&ambiguous[column_cell(i, j, k0)], -1);
+                }
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn cap_prefix(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let dims = cparams.dims;
+    let column = (wid.y * nwg.x + wid.x) * 64u + lid;
+    if (column >= dims.x * dims.y) {
+        return;
+    }
+    let layer = dims.x * dims.y;
+    var w = 0;
+    var open = 0;
+    for (var k = 0u; k < dims.z; k++) {
+        let cell = column + k * layer;
+        w += atomicLoad(&crossings[cell]);
+        open += atomicLoad(&ambiguous[cell]);
+        atomicStore(&crossings[cell], w);
+        atomicStore(&ambiguous[cell], open);
+    }
+}
+
+@compute @workgroup_size(64)
+fn cap_sign(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let dims = cparams.dims;
+    let cell = (wid.y * nwg.x + wid.x) * 64u + lid;
+    if (cell >= dims.x * dims.y * dims.z) {
+        return;
+    }
+    let v = values[cell];
+    var decided = atomicLoad(&ambiguous[cell]) == 0 && abs(v) > cparams.near;
+    if (decided) {
+        let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+        // As winding_refine's cell centre.
+        let p = (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
+        var omega = vec2f(0.0);
+        if (cparams.cap_tris > 0u) {
+            omega = winding_subtree(0u, p, cparams.slack, cparams.beta, WINDING_NO_CELL);
+        }
+        let count = f32(atomicLoad(&crossings[cell]));
+        let w = count - omega.x / WINDING_FOUR_PI;
+        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(count) + 1.0);
+        let margin = abs(w) - 0.5;
+        decided = abs(margin) > bound;
+        if (decided) {
+            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+        }
+    }
+    if (!decided) {
+        let k = atomicAdd(&undecided[0], 1u);
+        if (k < cparams.capacity) {
+            atomicStore(&undecided[1u + k], cell);
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! The first passes of the GPU winding sign: the mesh closed by its cap,
+//! crossings counted per grid column, the cap's own winding number per
+//! cell (`shaders/sdf_winding_cap.wgsl`).
+//!
+//! # Method
+//!
+//! [`crate::geom::boundary_cap`] closes the mesh `M` with a cap `C`: the
+//! boundary chain `∂M` (directed edges left after each cancels against its
+//! reverse) is a 1-cycle because the boundary of a boundary is zero, so it
+//! splits into closed loops, and a fan over each loop has minus that loop
+//! as its boundary. `Z = M + C` is a closed 2-cycle, and the generalised
+//! winding number (Barill et al. 2018 §2–3: the triangles' signed solid
+//! angles over 4π) adds over triangles:
+//!
+//! ```text
+//! w_M(p) = W_Z(p) − w_C(p),    W_Z(p) ∈ ℤ the signed crossings of Z below p
+//! ```
+//!
+//! Inside is `|w_M| > ½`, as everywhere. Three passes, in the submission
+//! after the distance kernels:
+//!
+//! 1. `cap crossings`: one invocation per triangle of `M` and `C`. For each
+//!    grid column (cell centres `(x_i, y_j)`) whose centre the triangle's
+//!    xy-projection covers, it adds its orientation (+1 where its normal
+//!    points down: the ray from a cell above going down crosses it outward)
+//!    at the first cell above the crossing.
+//! 2. `prefix sum`: one invocation per column sums along z: `W_Z` at every
+//!    cell.
+//! 3. `cap winding`: one invocation per cell walks the cap's
+//!    [`crate::geom::FastWinding`] tree (Barill et al. §3, with the error
+//!    bound of its module docs; exact solid angles in the leaves, so a cap
+//!    of a few triangles is summed exactly) and signs the cell where
+//!    `||W_Z − w_C| − ½|` exceeds `w_C`'s bound. A closed, consistently
+//!    oriented mesh has no cap: `W_Z` alone signs it (nested and hollow
+//!    shells included).
+//!
+//! # Watertight counting
+//!
+//! The coverage test must count a column through a shared edge or vertex
+//! exactly once. Each edge function is evaluated on the corners moved into
+//! the column's frame (`u = corner − q`, rounded once per corner and so the
+//! same for every triangle that shares it), with the edge's ends in
+//! lexicographic order and negated for the reverse, and is decided only
+//! where it exceeds the rounding of its two products. A decided side is
+//! then the exact side for the corners `u`: the count is exactly the
+//! crossing count of the cycle `Z'` whose corners are `u` (each moved by
+//! at most its own rounding from the true one). `Z'` and `Z` have the same
+//! `W` at every point farther from both than that rounding.
+//!
+//! # When a cell falls back
+//!
+//! A cell goes to the existing per-cell path (`winding refine` of
+//! [`super::winding_gpu`]: tree walks with β = 12 and 32, the exact sum,
+//! then the CPU's exact f64 sum) when
+//! - its column passes within rounding of a projected edge or vertex of a
+//!   triangle it may cross (from that triangle's lowest corner up), or its
+//!   centre is within rounding of a crossing's height (ambiguous cells);
+//! - it lies within `near` of `M` (its distance, computed before: many
+//!   ulps of the largest coordinate, more than any corner's rounding), so
+//!   that `Z'` may differ from `Z` there (`C`'s own near points are left
+//!   open by the cap walk's bound, which grows without limit at its
+//!   triangles);
+//! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound.
+//!
+//! The sign is therefore the exact winding number's sign, cell for cell.
+
+use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
+
+use super::{GridSpec, SdfError};
+use crate::geom::{BETA, Cap, FastWinding, boundary_cap};
+use crate::gpu::{
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source,
+    storage_buffer_init, storage_buffer_zeroed,
+};
+use crate::mesh::PreparedMesh;
+
+/// Uniform parameters: `struct CapParams` of shaders/sdf_winding_cap.wgsl
+/// (checked by tests/shader_layouts.rs).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CapParams {
+    pub origin: [f32; 3],
+    pub cell_size: f32,
+    pub dims: [u32; 3],
+    pub capacity: u32,
+    pub frame: [f32; 3],
+    pub slack: f32,
+    pub mesh_tris: u32,
+    pub cap_tris: u32,
+    pub near: f32,
+    pub beta: f32,
+}
+const _: () = assert!(std::mem::size_of::<CapParams>() == 64);
+
+/// Invocations per workgroup of every entry point.
+pub const CAP_WORKGROUP: u32 = 64;
+/// `near` in units of the cell centres' rounding (`slack`).
+const NEAR_SLACKS: f32 = 16.0;
+
+/// A mesh's cap on the GPU: its winding tree and corners, in the frame of
+/// the mesh's tree.
+pub(super) struct CapTree {
+    nodes: wgpu::Buffer,
+    corners: wgpu::Buffer,
+    triangles: u32,
+}
+
+impl CapTree {
+    /// The cap of `mesh` ([`boundary_cap`]) packed in `frame`.
+    pub(super) fn new(
+        gpu: &GpuContext,
+        mesh: &PreparedMesh,
+        frame: glam::DVec3,
+        stack: usize,
+    ) -> Result<Self, SdfError> {
+        let Cap {
+            positions,
+            triangles,
+            ..
+        } = boundary_cap(&mesh.mesh.positions, &mesh.mesh.triangles);
+        let packed = FastWinding::new(&positions, &triangles)
+            .packed_for_stack(frame, stack)
+            .map_err(|depth| SdfError::BvhTooDeep {
+                depth,
+                max: stack - 1,
+            })?;
+        // A closed mesh's cap has no corners: one unused vec4 to bind.
+        let mut corners = packed.corners;
+        if corners.is_empty() {
+            corners.push([0.0; 4]);
+        }
+        Ok(CapTree {
+            nodes: storage_buffer_init(gpu, "SdfWindingCap::nodes", &packed.nodes)?,
+            corners: storage_buffer_init(gpu, "SdfWindingCap::corners", &corners)?,
+            triangles: triangles.len() as u32,
+        })
+    }
+}
+
+/// What [`CapGpu::record`] binds besides its own buffers.
+pub(super) struct CapInputs<'a> {
+    pub cap: &'a CapTree,
+    /// The mesh's corners (3 per triangle) in the same frame.
+    pub mesh_corners: &'a wgpu::Buffer,
+    pub mesh_triangles: u32,
+    pub frame: glam::Vec3,
+    /// The distance kernels' values, signed here.
+    pub values: &'a wgpu::Buffer,
+    /// `[count | cells...]`: where the undecided cells go.
+    pub undecided: &'a wgpu::Buffer,
+    /// The grid cells' rounding (`WindingParams::slack`).
+    pub slack: f32,
+}
+
+/// The three pipelines.
+pub(super) struct CapGpu {
+    kernels: Kernels,
+    crossings: wgpu::ComputePipeline,
+    prefix: wgpu::ComputePipeline,
+    sign: wgpu::ComputePipeline,
+}
+
+impl CapGpu {
+    pub(super) fn new(gpu: &GpuContext) -> Self {
+        use Access::{ReadOnly, ReadWrite};
+        // Bindings as in shaders/sdf_winding_cap.wgsl: cap nodes, cap
+        // corners, mesh corners, values, crossings, ambiguous, undecided.
+        let kernels = Kernels::new(
+            gpu,
+            "SdfWindingCap",
+            shader_source("sdf_winding_cap.wgsl"),
+            &[
+                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+            ],
+        );
+        CapGpu {
+            crossings: kernels.pipeline(gpu, "cap_crossings"),
+            prefix: kernels.pipeline(gpu, "cap_prefix"),
+            sign: kernels.pipeline(gpu, "cap_sign"),
+            kernels,
+        }
+    }
+
+    /// Records the three passes into `run` (phases `cap crossings`,
+    /// `prefix sum`, `cap winding`).
+    pub(super) fn record(
+        &self,
+        gpu: &GpuContext,
+        grid: &GridSpec,
+        inputs: CapInputs<'_>,
+        run: &mut GpuRun<'_>,
+    ) -> Result<(), SdfError> {
+        let n = grid.num_cells();
+        let [crossings, ambiguous] =
+            ["SdfWindingCap::crossings", "SdfWindingCap::ambiguous"].map(|label| {
+                storage_buffer_zeroed(
+                    gpu,
+                    BufferCheck {
+                        label,
+                        bytes: 4 * n as u64,
+                    },
+                )
+            });
+        let (crossings, ambiguous) = (crossings?, ambiguous?);
+        let uniform = CapParams {
+            origin: grid.origin.to_array(),
+            cell_size: grid.cell_size,
+            dims: grid.dims.to_array(),
+            capacity: n as u32,
+            frame: inputs.frame.to_array(),
+            slack: inputs.slack,
+            mesh_tris: inputs.mesh_triangles,
+            cap_tris: inputs.cap.triangles,
+            near: NEAR_SLACKS * inputs.slack,
+            beta: BETA as f32,
+        };
+        let uniform_buf = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("SdfWindingCap::params"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        let bind_group = self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                &inputs.cap.nodes,
+                &inputs.cap.corners,
+                inputs.mesh_corners,
+                inputs.values,
+                &crossings,
+                &ambiguous,
+                inputs.undecided,
+            ],
+        );
+        let columns = grid.dims.x * grid.dims.y;
+        let passes = [
+            (
+                "cap crossings",
+                &self.crossings,
+                inputs.mesh_triangles + inputs.cap.triangles,
+            ),
+            ("prefix sum", &self.prefix, columns),
+            ("cap winding", &self.sign, n as u32),
+        ];
+        for (name, pipeline, invocations) in passes {
+            run.compute_pass(name, |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, &bind_group, &[]);
+                let (x, y) = dispatch_dims(invocations.div_ceil(CAP_WORKGROUP));
+                pass.dispatch_workgroups(x, y, 1);
+            });
+        }
+        Ok(())
+    }
+}

@@ -78,6 +78,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
+    // Table 1's alternatives: spatial hash and refitted BVH.
+    "radial_hash.wgsl",
+    "radial_bvh.wgsl",
     // The compute rasteriser of radial fields (no render pipeline).
     "radial_compute.wgsl",
     // The compute backend of interference (no rasteriser).

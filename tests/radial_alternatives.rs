@@ -1,19 +1,23 @@
 //! Table 1's alternatives on the GPU (lavapipe here) against their CPU
 //! references, point by point, on the procedural humanoid skinned into a
 //! pose away from the one the structures were made for: the spatial hash
-//! rebuilt from the posed triangles, the BVH refitted to them.
+//! rebuilt from the posed triangles, the BVH refitted to them, the
+//! per-bone distance grids rebuilt in the bones' posed frames.
 
 mod common;
 
 use collidoscope::geom::closest_point_triangle;
+use collidoscope::sim::character::Character;
 use collidoscope::sim::character::humanoid::{Detail, humanoid};
 use collidoscope::sim::radial::alternatives::{SpatialHash, bvh_build, bvh_query};
+use collidoscope::sim::radial::bone_sdf::BoneSdfs;
+use collidoscope::sim::radial::bone_sdf_gpu::{BoneSdfKernels, GpuBoneSdfs};
 use collidoscope::sim::radial::bvh_gpu::{BvhKernels, GpuBvh};
 use collidoscope::sim::radial::hash_gpu::{GpuHash, HashKernels};
 use collidoscope::sim::radial::techniques::{
     GpuMesh, GpuTechnique, Points, run_once, upload_points,
 };
-use glam::Vec3;
+use glam::{Mat4, UVec3, Vec3};
 
 const REACH: f32 = 0.04;
 
@@ -33,6 +37,8 @@ impl Lcg {
 }
 
 struct Scene {
+    character: Character,
+    skin_matrices: Vec<Mat4>,
     rest: Vec<Vec3>,
     posed: Vec<Vec3>,
     triangles: Vec<[u32; 3]>,
@@ -47,7 +53,8 @@ fn scene() -> Scene {
         along: 3,
         cap: 2,
     });
-    let posed = character.skinned(&character.pose(0.9));
+    let pose = character.pose(0.9);
+    let posed = character.skinned(&pose);
     let mut rng = Lcg(7);
     let points = (0..3000)
         .map(|i| {
@@ -62,8 +69,10 @@ fn scene() -> Scene {
         .collect();
     Scene {
         rest: character.rest.clone(),
-        posed,
         triangles: character.triangles.clone(),
+        skin_matrices: pose.skin_matrices,
+        character,
+        posed,
         points,
     }
 }
@@ -72,9 +81,14 @@ fn scene() -> Scene {
 /// nearest): where several meet at an edge or corner their planes may
 /// disagree, and either answer is right.
 fn nearest_signs(s: &Scene, p: Vec3) -> Vec<bool> {
-    let d: Vec<(f32, bool)> = (s.triangles.iter())
+    nearest_signs_of(s, p, 0..s.triangles.len() as u32)
+}
+
+/// [`nearest_signs`] among `candidates`.
+fn nearest_signs_of(s: &Scene, p: Vec3, candidates: impl Iterator<Item = u32>) -> Vec<bool> {
+    let d: Vec<(f32, bool)> = candidates
         .map(|t| {
-            let tri = t.map(|v| s.posed[v as usize]);
+            let tri = s.triangles[t as usize].map(|v| s.posed[v as usize]);
             let c = closest_point_triangle(p, tri);
             let n = (tri[1] - tri[0]).cross(tri[2] - tri[0]);
             (c.distance_squared.sqrt(), (p - c.point).dot(n) < 0.0)
@@ -151,4 +165,65 @@ fn gpu_hash_and_bvh_match_their_cpu_references_on_a_posed_humanoid() {
     let got = run_once(&gpu, &tree).unwrap();
     compare("bvh", &s, &cpu, &got);
     assert!(tree.memory_bytes() > 32 * s.triangles.len() as u64);
+}
+
+#[test]
+fn gpu_bone_sdfs_match_the_cpu_cell_by_cell_and_point_by_point() {
+    let gpu = common::gpu();
+    let s = scene();
+    let c = &s.character;
+    let res = 10;
+    let grids = BoneSdfs::fit(&c.rest, &c.triangles, &c.fields, res, REACH).unwrap();
+    assert_eq!(grids.bones.len(), c.fields.len());
+    let cpu_cells = grids.build(&s.posed, &s.triangles, &s.skin_matrices);
+    let mesh = GpuMesh::upload(&gpu, &s.posed, &s.triangles).unwrap();
+    let buffer = upload_points(&gpu, &s.points).unwrap();
+    let points = Points {
+        buffer: &buffer,
+        count: s.points.len() as u32,
+    };
+    let kernels = BoneSdfKernels::new(&gpu);
+    let sdfs = GpuBoneSdfs::new(&kernels, &gpu, &mesh, grids.clone(), points, REACH).unwrap();
+    sdfs.write_pose(&gpu, &s.skin_matrices);
+    let got = run_once(&gpu, &sdfs).unwrap();
+    let cells = sdfs.read_cells(&gpu).unwrap();
+    assert_eq!(cells.len(), cpu_cells.len());
+    let per_bone = grids.cells_per_bone();
+    let mut inside = 0;
+    for (i, (&cpu, &g)) in cpu_cells.iter().zip(&cells).enumerate() {
+        let (b, cell) = (i / per_bone, (i % per_bone) as u32);
+        let at = UVec3::new(cell % res, (cell / res) % res, cell / (res * res));
+        let bone = &grids.bones[b];
+        let p = s.skin_matrices[bone.joint].transform_point3(grids.cell_centre(b, at));
+        assert!(
+            (cpu.abs() - g.abs()).abs() < 1e-4,
+            "bone {b} cell {at} at {p}: cpu {cpu}, gpu {g}"
+        );
+        if (cpu < 0.0) != (g < 0.0) {
+            let signs = nearest_signs_of(&s, p, bone.triangles.iter().copied());
+            assert!(
+                signs.contains(&(g < 0.0)),
+                "bone {b} cell {at} at {p}: gpu {g}, cpu {cpu}, nearest signs {signs:?}"
+            );
+        }
+        inside += usize::from(g < 0.0);
+    }
+    assert!(inside > 50, "only {inside} cells inside the skin");
+    // The query, from the GPU's cells on both sides.
+    let cpu = grids.query(&cells, &s.skin_matrices, &s.points, REACH);
+    let near = got.iter().filter(|d| d.is_some()).count();
+    assert!(near > 300, "only {near} of {} points in contact", got.len());
+    for (j, (c, g)) in cpu.iter().zip(&got).enumerate() {
+        let p = s.points[j];
+        match (c, g) {
+            (None, None) => {}
+            (Some(c), Some(g)) => {
+                assert!((c - g).abs() < 1e-4, "point {j} at {p}: cpu {c}, gpu {g}")
+            }
+            (Some(d), None) | (None, Some(d)) => assert!(
+                (d.abs() - REACH).abs() < 1e-4,
+                "point {j} at {p}: cpu {c:?}, gpu {g:?}"
+            ),
+        }
+    }
 }

@@ -5,8 +5,10 @@
 //! drive: a structure update and a query, each one or more timed passes.
 //!
 //! The techniques: [`super::hash_gpu`] (uniform spatial hash, rebuilt
-//! every frame) and [`super::bvh_gpu`] (BVH refitted every frame). Their
-//! CPU references are in [`super::alternatives`].
+//! every frame), [`super::bvh_gpu`] (BVH refitted every frame) and
+//! [`super::bone_sdf_gpu`] (per-bone distance grids rebuilt every frame).
+//! Their CPU references are [`super::alternatives`] and
+//! [`super::bone_sdf`].
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
@@ -64,6 +66,9 @@ impl GpuMesh {
 
 /// One alternative to the radial fields, bound to a mesh and points.
 pub trait GpuTechnique {
+    /// Writes what the frame's pose sets beyond the skinned positions
+    /// (the per-bone grids' matrices); nothing for the others.
+    fn write_pose(&self, _gpu: &GpuContext, _skin_matrices: &[glam::Mat4]) {}
     /// Records the per-frame rebuild or refit of the structure.
     fn record_update(&self, run: &mut GpuRun<'_>);
     /// Records the query of every point into [`GpuTechnique::distances`].

@@ -111,7 +111,7 @@ impl<'k> GpuBvh<'k> {
         points: Points<'_>,
         reach: f32,
     ) -> Result<Self, GpuError> {
-        if !(reach > 0.0) {
+        if reach.is_nan() || reach <= 0.0 {
             return Err(GpuError::Validation {
                 what: "BVH".into(),
                 reason: format!("needs reach > 0, got {reach}"),

@@ -248,7 +248,8 @@ fn bench_radial_writes_its_table_small() {
             "--cloth",
             "64,300",
         ])
-        .args(["--res", "16x8", "--repeats", "1", "--out"])
+        .args(["--res", "16x8", "--repeats", "1", "--sdf-res", "6"])
+        .args(["--reach", "0.05", "--out"])
         .arg(&dir)
         .output()
         .expect("run collidoscope");
@@ -305,4 +306,45 @@ fn bench_radial_writes_its_table_small() {
         "{md}"
     );
     assert!(dir.join("radial.json").exists() && dir.join("radial.png").exists());
+
+    // Table 1's comparison: per cloth, the radial fields (first
+    // rasteriser) and each alternative on the same frames.
+    let csv = std::fs::read_to_string(dir.join("radial-alternatives.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 9, "a header and 4 rows per cloth: {csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let techniques = [
+        "radial fields (render)",
+        "per-bone SDF",
+        "spatial hash",
+        "BVH (refit)",
+    ];
+    for (cloth, rows) in lines[1..].chunks(4).enumerate() {
+        let mut contacts = Vec::new();
+        for (line, technique) in rows.iter().zip(techniques) {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells[col("technique")], technique, "{line}");
+            assert_eq!(cells[col("particles")], ["64", "289"][cloth], "{line}");
+            let mem: f64 = cells[col("memory_mb")].parse().unwrap();
+            assert!(mem > 0.0, "{line}");
+            for phase in ["update_gpu_ms", "query_gpu_ms", "total_gpu_ms"] {
+                let cell = cells[col(phase)];
+                assert!(
+                    cell.is_empty() || cell.parse::<f64>().unwrap() > 0.0,
+                    "{phase}: {line}"
+                );
+            }
+            contacts.push(cells[col("contacts")].parse::<usize>().unwrap());
+        }
+        // The hash and the BVH answer the same question exactly.
+        assert!(
+            contacts[2].abs_diff(contacts[3]) <= 1,
+            "hash and BVH contacts: {contacts:?}"
+        );
+    }
+    let md = std::fs::read_to_string(dir.join("radial-alternatives.md")).unwrap();
+    assert_eq!(md.lines().count(), 10, "the README table: {md}");
+    assert!(md.starts_with("| technique | structure |"), "{md}");
+    assert!(dir.join("radial-alternatives.png").exists());
 }

@@ -955,3 +955,56 @@ fn particles() {
     }
     c.finish();
 }
+
+#[test]
+fn radial_alternatives() {
+    use collidoscope::sim::layouts as siml;
+    let mut c = Checks::default();
+    mirror! { c, "radial_hash.wgsl", "HashParams", siml::RadialHashParams {
+        num_triangles, num_points, table_size, capacity, cell, reach, num_blocks, _pad,
+    } }
+    mirror! { c, "radial_bvh.wgsl", "BvhParams", siml::RadialBvhParams {
+        num_triangles, num_points, level_start, level_end, reach,
+        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+    } }
+    constant!(c, "radial_hash.wgsl", WG, siml::RADIAL_HASH_WORKGROUP);
+    constant!(c, "radial_hash.wgsl", SCAN_WG, siml::RADIAL_HASH_SCAN_GROUP);
+    constant!(c, "radial_hash.wgsl", FAR, siml::RADIAL_FAR);
+    constant!(c, "radial_bvh.wgsl", WG, siml::RADIAL_BVH_WORKGROUP);
+    constant!(c, "radial_bvh.wgsl", FAR, siml::RADIAL_FAR);
+    let wg = [siml::RADIAL_HASH_WORKGROUP, 1, 1];
+    c.workgroup(
+        "radial_hash.wgsl",
+        &["clear", "count", "fill", "query"],
+        "RADIAL_HASH_WORKGROUP",
+        wg,
+    );
+    let scan = [siml::RADIAL_HASH_SCAN_GROUP, 1, 1];
+    c.workgroup(
+        "radial_hash.wgsl",
+        &["scan_blocks", "scan_totals", "scan_add"],
+        "RADIAL_HASH_SCAN_GROUP",
+        scan,
+    );
+    mirror! { c, "radial_bone_sdf.wgsl", "SdfParams", siml::RadialSdfParams {
+        num_bones, res, num_points, reach,
+    } }
+    mirror! { c, "radial_bone_sdf.wgsl", "BoneBox", siml::RadialBoneBox { lo, first, hi, count } }
+    constant!(c, "radial_bone_sdf.wgsl", WG, siml::RADIAL_SDF_WORKGROUP);
+    constant!(c, "radial_bone_sdf.wgsl", FAR, siml::RADIAL_FAR);
+    let wg = [siml::RADIAL_SDF_WORKGROUP, 1, 1];
+    c.workgroup(
+        "radial_bone_sdf.wgsl",
+        &["build", "query"],
+        "RADIAL_SDF_WORKGROUP",
+        wg,
+    );
+    let wg = [siml::RADIAL_BVH_WORKGROUP, 1, 1];
+    c.workgroup(
+        "radial_bvh.wgsl",
+        &["gather", "refit", "query"],
+        "RADIAL_BVH_WORKGROUP",
+        wg,
+    );
+    c.finish();
+}

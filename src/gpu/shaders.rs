@@ -78,6 +78,10 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
+    // Table 1's alternatives: spatial hash, refitted BVH, per-bone SDFs.
+    "radial_hash.wgsl",
+    "radial_bvh.wgsl",
+    "radial_bone_sdf.wgsl",
     // The compute rasteriser of radial fields (no render pipeline).
     "radial_compute.wgsl",
     // The compute backend of interference (no rasteriser).

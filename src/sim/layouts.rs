@@ -7,9 +7,18 @@ pub use super::pipeline::resident::layout::{
 };
 pub use super::pipeline::{BodyBox, BroadParams, FLAG_STATIC};
 pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
+pub use super::radial::bone_sdf_gpu::{
+    BoneBox as RadialBoneBox, SdfParams as RadialSdfParams, WORKGROUP as RADIAL_SDF_WORKGROUP,
+};
+pub use super::radial::bvh_gpu::{BvhParams as RadialBvhParams, WORKGROUP as RADIAL_BVH_WORKGROUP};
 pub use super::radial::cloth::{LINK_BEND, Link as ClothLink};
 pub use super::radial::cloth_gpu::Params as ClothParams;
 pub use super::radial::gpu::{
     COLLIDE_LANES as RADIAL_COLLIDE_LANES, Params as RadialParticleParams,
     WORKGROUP as RADIAL_WORKGROUP,
 };
+pub use super::radial::hash_gpu::{
+    HashParams as RadialHashParams, SCAN_GROUP as RADIAL_HASH_SCAN_GROUP,
+    WORKGROUP as RADIAL_HASH_WORKGROUP,
+};
+pub use super::radial::techniques::FAR as RADIAL_FAR;

@@ -14,19 +14,28 @@
 //! - [`cloth_gpu`]: the cloth's constraints on the GPU
 //!   (`shaders/radial_cloth.wgsl`);
 //! - [`alternatives`]: table 1's spatial hash and BVH on the same mesh
-//!   and particles, and the radial fields' answer to the same question.
+//!   and particles, and the radial fields' answer to the same question;
+//! - [`bone_sdf`]: table 1's per-bone distance grids, on the CPU;
+//! - [`techniques`], [`hash_gpu`], [`bvh_gpu`], [`bone_sdf_gpu`]: the
+//!   alternatives on the GPU, rebuilt or refitted from the skinned mesh
+//!   every frame.
 //!
 //! The fields come from the rasterising stage ([`crate::stages::radial`])
 //! or, in tests, are filled analytically (a cylinder of radius r: every
 //! cell r).
 
 pub mod alternatives;
+pub mod bone_sdf;
+pub mod bone_sdf_gpu;
+pub mod bvh_gpu;
 pub mod cloth;
 pub mod cloth_gpu;
 pub mod collide;
 pub mod fields;
 pub mod gpu;
+pub mod hash_gpu;
 pub mod particles;
+pub mod techniques;
 
 pub use cloth::{Cloth, ClothError, ClothParams};
 pub use cloth_gpu::{ClothGpu, GpuCloth};

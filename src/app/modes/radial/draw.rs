@@ -3,13 +3,16 @@
 //! as a cylinder at the field's mean distance — translucent (alpha-blended
 //! over the body, back faces culled so each reads as one shell) with its
 //! axis, or as wire (rings at A and B and lines along the axis); the seam
-//! (θ = 0, along u) in magenta; the selected field in yellow. The live scene ([`super::scene`]): the cloth
+//! (θ = 0, along u) in magenta; the selected field in yellow. The
+//! translucent cylinders are drawn back to front ([`super::depth_order`]),
+//! re-sorted when the camera moves. The live scene ([`super::scene`]): the cloth
 //! shaded in teal with the particles that touch a field this step in red,
 //! and the free particles as small crosses, white, red on contact.
 
 use glam::Vec3;
 
 use super::RadialMode;
+use super::depth_order::{self, Surface};
 use crate::app::shell::Shell;
 use crate::mesh::Mesh;
 use crate::sim::radial::NO_CONTACT;
@@ -162,7 +165,7 @@ impl RadialMode {
             .viewport
             .set_demo_mesh_colored(&mesh, Some(&colors), frame_camera);
         let n = (self.params.n_theta * self.params.n_z) as usize;
-        let mut surfaces = Vec::new();
+        let mut shells = Vec::new();
         for (f, frame) in frames.iter().enumerate() {
             let cells = self.values.get(f * n..(f + 1) * n).unwrap_or(&[]);
             let finite: Vec<f32> = cells.iter().copied().filter(|v| v.is_finite()).collect();
@@ -184,11 +187,30 @@ impl RadialMode {
                     ALPHA
                 };
                 let [r0, g0, b0, _] = color;
-                cylinder_surface(frame, r, [r0, g0, b0, alpha], &mut surfaces);
+                let mut vertices = Vec::new();
+                cylinder_surface(frame, r, [r0, g0, b0, alpha], &mut vertices);
+                shells.push(Surface {
+                    centre: (frame.a + frame.b) * 0.5,
+                    vertices,
+                });
             }
         }
         shell.viewport.set_cells(&[]);
         shell.viewport.set_pick_lines(&lines);
-        shell.viewport.set_translucent(&surfaces);
+        self.cylinders = shells;
+        self.sorted_for = None;
+        self.sort_cylinders(shell);
+    }
+
+    /// Uploads the translucent cylinders back to front for the current
+    /// camera, unless they already are.
+    pub(super) fn sort_cylinders(&mut self, shell: &mut Shell) {
+        let eye = shell.viewport.camera.eye();
+        if self.sorted_for == Some(eye) {
+            return;
+        }
+        self.sorted_for = Some(eye);
+        let vertices = depth_order::sorted_vertices(&shell.viewport.camera, &self.cylinders);
+        shell.viewport.set_translucent(&vertices);
     }
 }

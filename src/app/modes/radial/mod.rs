@@ -15,6 +15,7 @@
 //! The profiler records skinning, rasterisation, collision and cloth
 //! times (CPU, and GPU timestamps on `gpu`).
 
+mod depth_order;
 mod draw;
 mod live;
 mod panel;
@@ -70,6 +71,10 @@ pub struct RadialMode {
     translucent: bool,
     /// Scene steps to take at the next frame while paused (settling).
     settle: u32,
+    /// The translucent cylinders of the last frame, and the eye they were
+    /// last sorted back to front for.
+    cylinders: Vec<depth_order::Surface>,
+    sorted_for: Option<Vec3>,
 }
 
 impl Default for RadialMode {
@@ -96,6 +101,8 @@ impl Default for RadialMode {
             show_scene: true,
             translucent: true,
             settle: 0,
+            cylinders: Vec::new(),
+            sorted_for: None,
         }
     }
 }
@@ -567,6 +574,7 @@ impl Mode for RadialMode {
             }
         }
         self.run_frame(shell);
+        self.sort_cylinders(shell);
     }
 
     fn busy(&self) -> bool {

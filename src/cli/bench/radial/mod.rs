@@ -35,10 +35,14 @@
 //! method, the render pipeline) and `compute` (the stage's compute
 //! rasteriser, which fills the same cells without the graphics slice).
 //!
-//! Not built (yet): the table's alternatives on this scene — per-bone
-//! uniform distance fields rebuilt each frame, a uniform spatial hash,
-//! BVH point–triangle tests.
+//! Beside the first rasteriser's rows, table 1's alternatives run on the
+//! same frames ([`alternatives`], `--alternatives`): per-bone distance
+//! grids rebuilt each frame (`--sdf-res`), a uniform spatial hash rebuilt
+//! each frame (`--hash-cell`) and a BVH refitted each frame, each querying
+//! every cloth particle within `--reach`; `radial-alternatives.md`/`.csv`
+//! hold the comparison (structure update, query, memory, contacts).
 
+mod alternatives;
 mod rows;
 mod scene;
 
@@ -47,12 +51,14 @@ use std::time::Instant;
 use crate::gpu::{GpuContext, GpuPhase, GpuRun};
 use crate::sim::character::Character;
 use crate::sim::character::skinning::SkinningGpu;
+use crate::sim::radial::techniques::{GpuMesh, Points};
 use crate::sim::radial::{
     ClothGpu, ClothParams, CollideParams, GpuCloth, GpuFields, RadialSimGpu, StepParams,
 };
 use crate::stages::radial::{
     FieldFrameGpu, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
 };
+use alternatives::{AltKernels, AltRow, AltSetup, RowScene, Technique};
 use rows::Row;
 
 use super::common::CommonArgs;
@@ -86,6 +92,23 @@ pub struct Args {
         default_value = "render,compute"
     )]
     pub rasterisers: Vec<RasteriserArg>,
+    /// Table 1's alternatives timed on the same frames (none: `--alternatives ''`).
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "sdf,hash,bvh"
+    )]
+    pub alternatives: Vec<Technique>,
+    /// Cells per axis of the per-bone distance grids, one row each.
+    #[arg(long, value_delimiter = ',', default_value = "32,64")]
+    pub sdf_res: Vec<u32>,
+    /// Contact distance of the alternatives' queries (m).
+    #[arg(long, default_value_t = 0.02)]
+    pub reach: f32,
+    /// Cell size of the spatial hash (m, at least --reach).
+    #[arg(long, default_value_t = 0.05)]
+    pub hash_cell: f32,
 }
 
 /// `--rasterisers`: the stage's two GPU rasterisers.
@@ -128,6 +151,14 @@ const DT: f32 = 1.0 / 60.0;
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report::create(&args.common.out, "radial")?;
+    let alt_report = Report::create(&args.common.out, "radial-alternatives")?;
+    if !(args.reach > 0.0 && args.hash_cell >= args.reach) {
+        anyhow::bail!(
+            "--reach {} and --hash-cell {}: need 0 < reach ≤ hash cell",
+            args.reach,
+            args.hash_cell
+        );
+    }
     let raster = parse_res(&args.res)?;
     let collide = CollideParams {
         substeps: args.substeps,
@@ -155,6 +186,13 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         radial: RadialGpu::new(&ctx),
         sim: RadialSimGpu::new(&ctx),
         cloth: ClothGpu::new(&ctx),
+        alt: AltKernels::new(&ctx),
+    };
+    let alt = AltSetup {
+        techniques: &args.alternatives,
+        sdf_res: &args.sdf_res,
+        reach: args.reach,
+        hash_cell: args.hash_cell,
     };
     let setup = Setup {
         character: &character,
@@ -164,9 +202,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         repeats: args.common.repeats,
     };
     let mut rows = Vec::new();
+    let mut alt_rows = Vec::new();
     for &count in &args.cloth {
-        for &rasteriser in &args.rasterisers {
-            rows.push(measure(&ctx, &kernels, &setup, count, rasteriser)?);
+        for (i, &rasteriser) in args.rasterisers.iter().enumerate() {
+            // The alternatives beside the first rasteriser only.
+            let with = (i == 0).then_some(&alt);
+            let (row, alts) = measure(&ctx, &kernels, &setup, count, rasteriser, with)?;
+            rows.push(row);
+            alt_rows.extend(alts);
         }
     }
     report.write(Some(&adapter), &[("date", report::today().into())], &rows)?;
@@ -198,6 +241,43 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         )],
     )?;
     print_table(&format!("Radial fields — {adapter}"), &rows);
+    write_alternatives(&alt_report, &adapter, &alt_rows)
+}
+
+/// `radial-alternatives.json`, `.csv`, `.md` and `.png`, and the table.
+fn write_alternatives(report: &Report<'_>, adapter: &str, rows: &[AltRow]) -> anyhow::Result<()> {
+    report.write(Some(adapter), &[("date", report::today().into())], rows)?;
+    report.write_markdown(&alternatives::readme_table(rows))?;
+    let mut names: Vec<String> = Vec::new();
+    for r in rows {
+        let name = format!("{} {}", r.technique, r.structure);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let lines: Vec<_> = (names.iter())
+        .map(|name| {
+            series(name.clone(), rows, |r| {
+                (format!("{} {}", r.technique, r.structure) == *name)
+                    .then(|| r.total_gpu_ms.map(|m| (r.particles as f64, m)))
+                    .flatten()
+            })
+        })
+        .collect();
+    report.plot(
+        800,
+        500,
+        &[report::log_log(
+            "Table 1: structure update + query, GPU per frame",
+            "cloth particles",
+            "GPU ms",
+            &lines,
+        )],
+    )?;
+    print_table(
+        &format!("Radial fields and table 1's alternatives — {adapter}"),
+        rows,
+    );
     Ok(())
 }
 
@@ -206,6 +286,7 @@ struct Kernels {
     radial: RadialGpu,
     sim: RadialSimGpu,
     cloth: ClothGpu,
+    alt: AltKernels,
 }
 
 /// What every row shares.
@@ -218,14 +299,16 @@ struct Setup<'a> {
 }
 
 /// One row: the scene with a cloth of `count` particles, fields
-/// rasterised by `rasteriser`, frames timed.
+/// rasterised by `rasteriser`, frames timed; with `alt`, the radial
+/// fields' and the alternatives' rows of the comparison too.
 fn measure(
     ctx: &GpuContext,
     k: &Kernels,
     s: &Setup<'_>,
     count: usize,
     rasteriser: RasteriserArg,
-) -> anyhow::Result<Row> {
+    alt: Option<&AltSetup<'_>>,
+) -> anyhow::Result<(Row, Vec<AltRow>)> {
     let character = s.character;
     let raster = s.raster;
     let rest_specs = character.field_specs(&character.pose(0.0))?;
@@ -273,8 +356,20 @@ fn measure(
     };
     let bound = k.sim.bind(&fields_gpu, &cloth_state.particles, &step)?;
     let bound_cloth = k.cloth.bind(&cloth_state, s.constraints)?;
+    let mesh = GpuMesh::new(ctx, &scene.positions, &character.triangles)?;
+    let points = Points {
+        buffer: &cloth_state.particles.pos,
+        count: particles as u32,
+    };
+    let techniques = match alt {
+        Some(a) => alternatives::bind(ctx, &k.alt, a, character, &mesh, points)?,
+        None => Vec::new(),
+    };
     let mut frame = 0u32;
-    let mut run_frame = || -> anyhow::Result<(Vec<GpuPhase>, f64)> {
+    // Each frame: the radial run's phases and wall time, then each
+    // alternative's phases (the radial run's skinning first).
+    type Sample = (Vec<GpuPhase>, f64, Vec<Vec<GpuPhase>>);
+    let mut run_frame = || -> anyhow::Result<Sample> {
         let start = Instant::now();
         let t = frame as f32 * DT;
         frame += 1;
@@ -289,12 +384,31 @@ fn measure(
         k.cloth
             .record_step(&mut run, &k.sim, &cloth_state, &bound, &bound_cloth);
         let (phases, _) = run.finish()?;
-        Ok((phases, start.elapsed().as_secs_f64() * 1e3))
+        let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        let skinning: Vec<GpuPhase> = (phases.iter())
+            .filter(|p| p.name == "skinning")
+            .cloned()
+            .collect();
+        let mut alt_phases = Vec::new();
+        for t in &techniques {
+            t.gpu.write_pose(ctx, &pose.skin_matrices);
+            let mut run = GpuRun::new(ctx, "bench radial alternative")?;
+            t.gpu.record_update(&mut run);
+            t.gpu.record_query(&mut run);
+            let (own, _) = run.finish()?;
+            alt_phases.push(skinning.iter().cloned().chain(own).collect());
+        }
+        Ok((phases, wall_ms, alt_phases))
     };
     warm_up(|| Ok(rows::update_cd(&run_frame()?.0)))?;
     let mut samples: Vec<(Vec<GpuPhase>, f64)> = Vec::new();
+    let mut alt_samples: Vec<Vec<Vec<GpuPhase>>> = vec![Vec::new(); techniques.len()];
     for _ in 0..s.repeats.max(1) {
-        samples.push(run_frame()?);
+        let (phases, wall, alts) = run_frame()?;
+        samples.push((phases, wall));
+        for (t, p) in alts.into_iter().enumerate() {
+            alt_samples[t].push(p);
+        }
     }
     // Skinning, rasterise and collision; the whole frame adds predict,
     // update and the constraints.
@@ -315,7 +429,37 @@ fn measure(
         .iter()
         .filter(|v| v.is_finite())
         .count();
-    Ok(Row::from_samples(
+    let row_scene = RowScene {
+        triangles: character.triangles.len(),
+        bones: joints,
+        particles,
+    };
+    let mut alt_rows = Vec::new();
+    if alt.is_some() {
+        let radial: Vec<Vec<GpuPhase>> = samples.iter().map(|(p, _)| p.clone()).collect();
+        alt_rows.push(AltRow::from_samples(
+            &row_scene,
+            (
+                format!("radial fields ({})", rasteriser.name()),
+                format!("{}×{} × {fields}", raster.n_theta, raster.n_z),
+            ),
+            &radial,
+            (alternatives::RADIAL_UPDATE, alternatives::RADIAL_QUERY),
+            (cells * 4 + fields * 64 * 2) as u64,
+            contacts,
+        ));
+    }
+    for (t, phases) in techniques.iter().zip(&alt_samples) {
+        alt_rows.push(AltRow::from_samples(
+            &row_scene,
+            (t.technique.clone(), t.structure.clone()),
+            phases,
+            (alternatives::ALT_UPDATE, alternatives::ALT_QUERY),
+            t.gpu.memory_bytes(),
+            alternatives::contacts(ctx, t.gpu.as_ref())?,
+        ));
+    }
+    let row = Row::from_samples(
         rows::Scene {
             triangles: character.triangles.len(),
             bones: joints,
@@ -332,5 +476,6 @@ fn measure(
         &samples,
         contacts,
         100.0 * filled as f64 / cells as f64,
-    ))
+    );
+    Ok((row, alt_rows))
 }

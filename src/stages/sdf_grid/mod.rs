@@ -321,10 +321,13 @@ impl SdfField {
     /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
     /// values and grid scaled back (exactly: the scale is a power of two).
     fn into_world(mut self, frame: &crate::mesh::Frame) -> SdfField {
+        let start = std::time::Instant::now();
         for v in &mut self.values {
             *v = frame.length_to_world(*v);
         }
         self.grid = self.grid.to_world(frame);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        self.timings.push("to world", ms, None);
         self
     }
 

@@ -35,7 +35,8 @@ use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
-    self, Backend, FALLBACK_PHASE, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
+    self, Backend, FALLBACK_PHASE, FieldOutputs, GridSpec, SdfField, SdfGpu, SdfParams, SignMode,
+    reference_cell,
 };
 
 #[derive(clap::Args, Debug)]
@@ -407,7 +408,9 @@ fn bench_backend(
         if let Some(g) = gpu.filter(|_| backend.is_gpu()) {
             g.release_mesh();
         }
-        let field = sdf_grid::compute(mesh, params, backend, gpu, &Progress::default())?;
+        let progress = Progress::default();
+        let field =
+            sdf_grid::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
         Ok((field, start.elapsed().as_secs_f64() * 1e3))
     };
     let mut open_cells = None;
@@ -418,7 +421,7 @@ fn bench_backend(
         Some(g) => {
             let accelerated = backend == Backend::Gpu;
             let gpu_run = || {
-                let (timings, open) = g.time(mesh, params, accelerated)?;
+                let (timings, open) = g.time(mesh, params, accelerated, FieldOutputs::VALUES)?;
                 open_cells = open;
                 let fallback: f64 = timings
                     .phases

@@ -2,13 +2,17 @@
 //! split by phase, the field's PCIe copy time, and the target
 //! `wall ≤ GPU + 2 × copy + 5 ms`.
 //!
-//! A wall run is one [`crate::stages::sdf_grid::compute`] call from a
+//! A wall run is one [`crate::stages::sdf_grid::compute_with`] call for
+//! the values ([`crate::stages::sdf_grid::FieldOutputs::VALUES`]: what the
+//! CLI's `.npy` and the colliders use; no closest triangles) from a
 //! [`crate::mesh::PreparedMesh`] (whose preparation — welding, topology,
-//! normals, the CPU BVH — is timed once per model, column `prepare`) with
-//! nothing of the mesh on the GPU: it builds the GPU tree, uploads the mesh
-//! and the run's buffers, records and submits the kernels, waits for them,
-//! reads the field back and finishes it on the host. The phases are the
-//! stage's own [`Timings`] of the last wall run, grouped:
+//! normals, the CPU BVH — is timed once per model, column `prepare`, not
+//! in the wall time) with nothing of the mesh on the GPU: it builds the
+//! GPU tree, uploads the mesh and creates the run's buffers, records and
+//! submits the kernels, waits for them, reads the field back and finishes
+//! it on the host. The GPU column times the same request's GPU work
+//! (values only in the copy out). The phases are the stage's own
+//! [`Timings`] of the last wall run, grouped:
 //!
 //! | group | stage phases |
 //! |---|---|

@@ -113,6 +113,14 @@ impl Row {
     fn best_ms(&self) -> f64 {
         report::best_ms(self.gpu_ms, self.wall_ms)
     }
+
+    /// The field's copy time at `gb_s` (4 bytes per cell) and the target
+    /// it gives.
+    fn set_copy(&mut self, gb_s: f64) {
+        let copy_ms = (self.cells * 4) as f64 / (gb_s * 1e6);
+        self.copy_ms = Some(copy_ms);
+        self.wall_target_ms = self.gpu_ms.map(|g| wall_target_ms(g, copy_ms));
+    }
 }
 
 impl report::Row for Row {
@@ -315,7 +323,6 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                             gpu.as_ref(),
                             args.common.repeats,
                             cpu_field.as_ref(),
-                            copy_gb_s,
                         )?;
                         if backend == Backend::CpuFast {
                             cpu_field = Some(field);
@@ -324,6 +331,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     }
                 };
                 row.prepare_ms = prepare_ms;
+                if let Some(gb_s) = copy_gb_s.filter(|_| backend.is_gpu()) {
+                    row.set_copy(gb_s);
+                }
                 eprintln!(
                     "  {res}³ {:<9} {:<13} {:>10.2} ms{}",
                     row.backend,
@@ -392,7 +402,6 @@ fn bench_backend(
     gpu: Option<&SdfGpu>,
     repeats: usize,
     cpu: Option<&SdfField>,
-    copy_gb_s: Option<f64>,
 ) -> anyhow::Result<(Row, SdfField)> {
     // Long GPU runs (brute force on large meshes) are timed once after the
     // warm-up: their run-to-run spread is far below their length.
@@ -461,9 +470,6 @@ fn bench_backend(
     };
     let cells = field.grid.num_cells();
     let (gpu_med, wall_med) = (t.gpu_ms, t.wall_ms);
-    let copy_ms = copy_gb_s
-        .filter(|_| backend.is_gpu())
-        .map(|gb_s| (cells * 4) as f64 / (gb_s * 1e6));
     let row = Row {
         model: name.to_string(),
         triangles: mesh.triangle_count(),
@@ -492,8 +498,8 @@ fn bench_backend(
         wall_split: backend
             .is_gpu()
             .then(|| WallSplit::of(&field.timings, last_wall_ms)),
-        copy_ms,
-        wall_target_ms: gpu_med.zip(copy_ms).map(|(g, c)| wall_target_ms(g, c)),
+        copy_ms: None,
+        wall_target_ms: None,
     };
     Ok((row, field))
 }

@@ -92,7 +92,12 @@
 //! normals   [f e01 e12 e20 v0 v1 v2 | ...]       3 f32 per normal, 7 per triangle
 //! values    [cell (i,j,k) at i + nx*(j + ny*k)]  f32
 //! closest   [(triangle << 3) | feature]          u32, FAR = 0xffffffff
+//! staging   [values | counters | closest]        closest only if asked for
 //! ```
+//!
+//! A caller that needs the values only ([`compute_with`],
+//! [`FieldOutputs::VALUES`]) gets them without the closest triangles'
+//! read-back (half the bytes over PCIe) and their mapping to mesh order.
 
 mod cache;
 mod cpu;
@@ -302,7 +307,7 @@ pub struct SdfField {
 
 impl SdfField {
     /// The closest triangle (prepared-mesh index) and feature of a cell, or
-    /// `None` for a far cell.
+    /// `None` for a far cell or a field read without its closest triangles.
     pub fn closest_feature(&self, cell: usize) -> Option<(u32, TriangleFeature)> {
         let c = *self.closest.get(cell)?;
         if c == FAR {

@@ -224,7 +224,7 @@ mod tests {
                 kernels: 10.75,
                 readback: 4.0,
                 host: 7.0,
-                other: 30.0 - 26.75,
+                other: 30.0 - 24.75,
             }
         );
         assert_eq!(split.values().iter().sum::<f64>(), 30.0);

@@ -10,7 +10,7 @@ use collidoscope::mesh::{
 };
 use collidoscope::progress::Progress;
 use collidoscope::stages::sdf_grid::{
-    self, Backend, FAR, SdfField, SdfGpu, SdfGrid, SdfParams, SignMode,
+    self, Backend, FAR, FieldOutputs, SdfField, SdfGpu, SdfGrid, SdfParams, SignMode,
 };
 use glam::Vec3;
 
@@ -309,6 +309,59 @@ fn gpu_backends_report_gpu_time_when_the_adapter_has_timestamps() {
                 "{}: the adapter has timestamps but no GPU time was reported",
                 backend.name()
             ),
+        }
+    }
+}
+
+/// `compute_with(FieldOutputs::VALUES)` gives the same values bit for bit,
+/// in both sign modes, and no closest triangles, unless the field has a
+/// band (its far cells are marked there): then the same closest triangles
+/// as `compute`.
+#[test]
+fn closest_triangles_come_back_only_when_asked_for_or_banded() {
+    let gpu_ctx = common::gpu();
+    let gpu = SdfGpu::new(&gpu_ctx);
+    let prepared = PreparedMesh::new(&common::sample("suzanne")).unwrap();
+    for (sign_mode, band) in [
+        (SignMode::PseudoNormal, None),
+        (SignMode::Winding, None),
+        (SignMode::PseudoNormal, Some(2.0)),
+    ] {
+        let params = SdfParams {
+            resolution: 16,
+            band,
+            sign_mode,
+            ..SdfParams::default()
+        };
+        for backend in Backend::ALL {
+            let label = format!("{} {} band {band:?}", backend.name(), sign_mode.name());
+            let all = field(&prepared, &params, backend, Some(&gpu));
+            let values = sdf_grid::compute_with(
+                &prepared,
+                &params,
+                backend,
+                Some(&gpu),
+                &Progress::default(),
+                FieldOutputs::VALUES,
+            )
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+            assert_eq!(all.grid, values.grid, "{label}: grids differ");
+            if let Some(cell) = (0..all.values.len())
+                .find(|&c| all.values[c].to_bits() != values.values[c].to_bits())
+            {
+                panic!(
+                    "{label}: cell {cell}: {} with closest triangles, {} without",
+                    all.values[cell], values.values[cell]
+                );
+            }
+            assert_eq!(all.closest.len(), all.values.len(), "{label}: all outputs");
+            if band.is_some() {
+                assert!(all.far_cells() > 0, "{label}: the band leaves far cells");
+                assert_eq!(all.closest, values.closest, "{label}: far cells' marks");
+            } else {
+                assert!(values.closest.is_empty(), "{label}: closest not asked for");
+                assert_eq!(values.closest_feature(0), None, "{label}");
+            }
         }
     }
 }

@@ -10,7 +10,7 @@ use collidoscope::geom::winding_number_exact;
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
 use collidoscope::stages::sdf_grid::{
-    self, Backend, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
+    self, Backend, FieldOutputs, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
 };
 use glam::Vec3;
 
@@ -94,7 +94,9 @@ fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -
         );
     }
     let params = fields[2].params;
-    let (_, open) = gpu.time(&prepared, &params, true).unwrap();
+    let (_, open) = gpu
+        .time(&prepared, &params, true, FieldOutputs::ALL)
+        .unwrap();
     let open = open.expect("winding mode reports the cells left to the CPU");
     assert!(
         (open.refined + open.cpu) * 20 < grid.num_cells(),

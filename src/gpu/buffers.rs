@@ -115,6 +115,22 @@ pub fn map_staging_range<T: bytemuck::Pod>(
     bytes: u64,
     what: &str,
 ) -> Result<Vec<T>, GpuError> {
+    map_staging_with(gpu, staging, bytes, what, |view| {
+        bytemuck::pod_collect_to_vec(view)
+    })
+}
+
+/// Maps the first `bytes` bytes of a staging buffer whose copies have been
+/// submitted, waits for the GPU and hands the mapped bytes to `read`, which
+/// copies out what it needs (one pass over mapped memory instead of a copy
+/// to a `Vec` and another out of it); unmaps after.
+pub fn map_staging_with<R>(
+    gpu: &GpuContext,
+    staging: &wgpu::Buffer,
+    bytes: u64,
+    what: &str,
+    read: impl FnOnce(&[u8]) -> R,
+) -> Result<R, GpuError> {
     let fail = |reason: String| GpuError::Readback {
         what: what.to_string(),
         reason,
@@ -132,7 +148,7 @@ pub fn map_staging_range<T: bytemuck::Pod>(
         .map_err(|e| fail(e.to_string()))?
         .map_err(|e| fail(e.to_string()))?;
     let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
-    let out = bytemuck::pod_collect_to_vec(&view);
+    let out = read(&view);
     drop(view);
     staging.unmap();
     Ok(out)

@@ -13,7 +13,11 @@
 //! the cells the crossing count and the cap signed). The JSON and CSV hold
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
 //! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
-//! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). The
+//! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). GPU
+//! rows also split their wall time by phase, figure the field's PCIe copy
+//! time and say whether `wall ≤ gpu + 2 × copy + 5 ms` holds (columns
+//! `bvh_ms` … `wall_target_met`, a second table and `sdf.md`; what a wall
+//! run includes: [`super::sdf_wall`]). The
 //! single-threaded CPU
 //! reference is timed on a strided sample of cells and extrapolated when the
 //! full grid would take minutes (marked "est.").
@@ -25,13 +29,15 @@ use serde::Serialize;
 
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::sdf_wall::{self, WallRow, WallSplit, wall_target_ms};
 use super::timing::{timed, timed_gpu};
 use crate::cli::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
-    self, Backend, FALLBACK_PHASE, GridSpec, SdfField, SdfGpu, SdfParams, SignMode, reference_cell,
+    self, Backend, FALLBACK_PHASE, FieldOutputs, GridSpec, SdfField, SdfGpu, SdfParams, SignMode,
+    reference_cell,
 };
 
 #[derive(clap::Args, Debug)]
@@ -92,11 +98,29 @@ struct Row {
     sign_mismatches_vs_cpu: Option<usize>,
     /// The GPU phases of the last run (seeds, cells, copy out).
     gpu_phases: Vec<(String, f64)>,
+    /// Wall time of the mesh's preparation (once per model, not in
+    /// `wall_ms`).
+    prepare_ms: f64,
+    /// The last wall run's time by phase (GPU backends; see `sdf_wall`).
+    wall_split: Option<WallSplit>,
+    /// The field's copy over PCIe: 4 bytes per cell at the measured copy
+    /// bandwidth (GPU backends).
+    copy_ms: Option<f64>,
+    /// `gpu_ms + 2 × copy_ms + 5`, the end-to-end target.
+    wall_target_ms: Option<f64>,
 }
 
 impl Row {
     fn best_ms(&self) -> f64 {
         report::best_ms(self.gpu_ms, self.wall_ms)
+    }
+
+    /// The field's copy time at `gb_s` (4 bytes per cell) and the target
+    /// it gives.
+    fn set_copy(&mut self, gb_s: f64) {
+        let copy_ms = (self.cells * 4) as f64 / (gb_s * 1e6);
+        self.copy_ms = Some(copy_ms);
+        self.wall_target_ms = self.gpu_ms.map(|g| wall_target_ms(g, copy_ms));
     }
 }
 
@@ -143,6 +167,16 @@ impl report::Row for Row {
             "prefix_sum_ms",
             "cap_winding_ms",
             "winding_refine_ms",
+            "prepare_ms",
+            "bvh_ms",
+            "upload_ms",
+            "kernels_wall_ms",
+            "readback_ms",
+            "host_ms",
+            "other_ms",
+            "copy_ms",
+            "wall_target_ms",
+            "wall_target_met",
         ]
     }
 
@@ -168,6 +202,16 @@ impl report::Row for Row {
         ]
         .into_iter()
         .chain(WINDING_PHASES.map(|name| or_empty(self.phase_ms(name), |v| format!("{v:.4}"))))
+        .chain([format!("{:.4}", self.prepare_ms)])
+        .chain(
+            (0..WallSplit::NAMES.len())
+                .map(|k| or_empty(self.wall_split, |s| format!("{:.4}", s.values()[k]))),
+        )
+        .chain([
+            or_empty(self.copy_ms, |v| format!("{v:.4}")),
+            or_empty(self.wall_target_ms, |v| format!("{v:.4}")),
+            or_empty(self.wall_target_ms, |t| (self.wall_ms <= t).to_string()),
+        ])
         .collect()
     }
 
@@ -234,6 +278,20 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None
     };
     let adapter = gpu.as_ref().map(|g| g.context().describe());
+    // The bandwidth the field's PCIe copy time is figured at.
+    let copy_gb_s = match &gpu {
+        Some(g) => {
+            let (gb_s, by_timestamps) = sdf_wall::copy_bandwidth(g.context())?;
+            let how = if by_timestamps {
+                "timestamps"
+            } else {
+                "wall time"
+            };
+            eprintln!("device → host-visible copy: {gb_s:.2} GB/s ({how})");
+            Some(gb_s)
+        }
+        None => None,
+    };
     // The precision of the winding sign's exact GPU step.
     let exact_step = match &gpu {
         Some(g) if g.winding_exact_in_f64() => "f64",
@@ -244,10 +302,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     for (name, mesh) in args.models.selected()? {
         let prep_start = Instant::now();
         let mesh = PreparedMesh::new(&mesh).with_context(|| format!("model {name}"))?;
+        // The mesh in its frame, which every backend computes on.
+        mesh.local();
+        let prepare_ms = prep_start.elapsed().as_secs_f64() * 1e3;
         eprintln!(
-            "{name}: {} triangles, prepared in {:.0} ms (BVH depth {})",
+            "{name}: {} triangles, prepared in {prepare_ms:.0} ms (BVH depth {})",
             mesh.triangle_count(),
-            prep_start.elapsed().as_secs_f64() * 1e3,
             mesh.bvh.depth()
         );
         for (&res, &sign) in args
@@ -275,7 +335,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 if backend == Backend::CpuReference && params.sign_mode != SignMode::PseudoNormal {
                     continue;
                 }
-                let row = match backend {
+                let mut row = match backend {
                     Backend::CpuReference => {
                         bench_reference(&name, &mesh, &params, args.cpu_ref_budget)
                     }
@@ -295,6 +355,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                         row
                     }
                 };
+                row.prepare_ms = prepare_ms;
+                if let Some(gb_s) = copy_gb_s.filter(|_| backend.is_gpu()) {
+                    row.set_copy(gb_s);
+                }
                 eprintln!(
                     "  {res}³ {:<9} {:<13} {:>10.2} ms{}",
                     row.backend,
@@ -312,6 +376,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &[
             ("date", report::today().into()),
             ("winding_exact_step", exact_step.into()),
+            ("copy_gb_per_s", copy_gb_s.into()),
         ],
         &rows,
     )?;
@@ -324,7 +389,34 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         &rows,
     );
     println!("* estimated from a strided sample of cells");
+    let wall_rows = wall_rows(&rows);
+    if !wall_rows.is_empty() {
+        print_table(
+            "Wall time by phase (ms; target: wall ≤ gpu + 2 × copy + 5)",
+            &wall_rows,
+        );
+        report.write_markdown(&report::markdown_table(&wall_rows))?;
+    }
     Ok(())
+}
+
+/// The GPU rows' wall-time split, for the second table.
+fn wall_rows(rows: &[Row]) -> Vec<WallRow> {
+    rows.iter()
+        .filter_map(|r| {
+            Some(WallRow {
+                model: r.model.clone(),
+                resolution: r.resolution,
+                backend: r.backend,
+                sign: r.sign,
+                gpu_ms: r.gpu_ms,
+                wall_ms: r.wall_ms,
+                split: r.wall_split?,
+                copy_ms: r.copy_ms?,
+                prepare_ms: r.prepare_ms,
+            })
+        })
+        .collect()
 }
 
 fn bench_backend(
@@ -343,14 +435,17 @@ fn bench_backend(
         b if b.is_gpu() => repeats,
         _ => 1,
     };
+    // An end-to-end call: nothing of the mesh on the GPU yet (see
+    // `sdf_wall`); returns the field and this call's wall time.
     let whole = || {
-        Ok(sdf_grid::compute(
-            mesh,
-            params,
-            backend,
-            gpu,
-            &Progress::default(),
-        )?)
+        let start = Instant::now();
+        if let Some(g) = gpu.filter(|_| backend.is_gpu()) {
+            g.release_mesh();
+        }
+        let progress = Progress::default();
+        let field =
+            sdf_grid::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
+        Ok((field, start.elapsed().as_secs_f64() * 1e3))
     };
     let mut open_cells = None;
     let mut fallback_ms = None;
@@ -360,7 +455,7 @@ fn bench_backend(
         Some(g) => {
             let accelerated = backend == Backend::Gpu;
             let gpu_run = || {
-                let (timings, open) = g.time(mesh, params, accelerated)?;
+                let (timings, open) = g.time(mesh, params, accelerated, FieldOutputs::VALUES)?;
                 open_cells = open;
                 let fallback: f64 = timings
                     .phases
@@ -374,12 +469,12 @@ fn bench_backend(
             timed_gpu(repeats, gpu_run, whole)?
         }
         None => timed(repeats, false, || {
-            let f = whole()?;
+            let (f, ms) = whole()?;
             let g = f.timings.total_gpu_ms();
-            Ok((f, g))
+            Ok(((f, ms), g))
         })?,
     };
-    let field = t.last;
+    let (field, last_wall_ms) = t.last;
     let (max_diff, mismatches) = match cpu {
         Some(c) if backend != Backend::CpuFast => {
             let max = field
@@ -424,6 +519,12 @@ fn bench_backend(
             .iter()
             .filter_map(|p| Some((p.name.clone(), p.gpu_ms?)))
             .collect(),
+        prepare_ms: 0.0,
+        wall_split: backend
+            .is_gpu()
+            .then(|| WallSplit::of(&field.timings, last_wall_ms)),
+        copy_ms: None,
+        wall_target_ms: None,
     };
     Ok((row, field))
 }
@@ -474,6 +575,10 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         max_abs_diff_vs_cpu: None,
         sign_mismatches_vs_cpu: None,
         gpu_phases: Vec::new(),
+        prepare_ms: 0.0,
+        wall_split: None,
+        copy_ms: None,
+        wall_target_ms: None,
     }
 }
 

@@ -41,7 +41,7 @@ pub(super) fn finish_signs(mesh: &PreparedMesh, field: &mut SdfField) {
                 *v = if inside { -magnitude } else { magnitude };
             });
         touched = true;
-    } else if field.closest.contains(&FAR) {
+    } else if field.params.band.is_some() && field.closest.contains(&FAR) {
         sign_far_components(mesh, field);
         touched = true;
     }

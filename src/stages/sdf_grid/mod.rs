@@ -92,7 +92,12 @@
 //! normals   [f e01 e12 e20 v0 v1 v2 | ...]       3 f32 per normal, 7 per triangle
 //! values    [cell (i,j,k) at i + nx*(j + ny*k)]  f32
 //! closest   [(triangle << 3) | feature]          u32, FAR = 0xffffffff
+//! staging   [values | counters | closest]        closest only if asked for
 //! ```
+//!
+//! A caller that needs the values only ([`compute_with`],
+//! [`FieldOutputs::VALUES`]) gets them without the closest triangles'
+//! read-back (half the bytes over PCIe) and their mapping to mesh order.
 
 mod cache;
 mod cpu;
@@ -294,7 +299,8 @@ pub struct SdfField {
     /// `i + nx*(j + ny*k)`.
     pub values: Vec<f32>,
     /// `(triangle << 3) | feature` per cell (triangle index into
-    /// [`PreparedMesh::triangles`]), or [`FAR`].
+    /// [`PreparedMesh::triangles`]), or [`FAR`]; empty when not asked for
+    /// ([`FieldOutputs`]) and the field has no band.
     pub closest: Vec<u32>,
     /// Point–triangle distance evaluations made (for the coherence claims).
     pub distance_evaluations: u64,
@@ -303,9 +309,9 @@ pub struct SdfField {
 
 impl SdfField {
     /// The closest triangle (prepared-mesh index) and feature of a cell, or
-    /// `None` for a far cell.
+    /// `None` for a far cell or a field read without its closest triangles.
     pub fn closest_feature(&self, cell: usize) -> Option<(u32, TriangleFeature)> {
-        let c = self.closest[cell];
+        let c = *self.closest.get(cell)?;
         if c == FAR {
             return None;
         }
@@ -320,19 +326,33 @@ impl SdfField {
         self.values.iter().filter(|&&v| v < 0.0).count()
     }
 
-    /// A field computed in `frame` ([`PreparedMesh::local`]) in the world:
-    /// values and grid scaled back (exactly: the scale is a power of two).
-    fn into_world(mut self, frame: &crate::mesh::Frame) -> SdfField {
-        for v in &mut self.values {
-            *v = frame.length_to_world(*v);
-        }
-        self.grid = self.grid.to_world(frame);
-        self
-    }
-
     /// Narrow-band half-width in world units, if any.
     pub fn band_world(&self) -> Option<f32> {
         self.params.band.map(|b| b * self.grid.cell_size)
+    }
+}
+
+/// What a caller wants of a field besides its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldOutputs {
+    /// The closest triangle and feature of every cell
+    /// ([`SdfField::closest`]). Without it `closest` is empty, unless the
+    /// field has a narrow band: its far cells are marked there (and the
+    /// pseudo-normal sign of far cells needs them). The GPU backends then
+    /// read back the values only, half the bytes, and skip mapping the
+    /// triangle indices back to mesh order.
+    pub closest: bool,
+}
+
+impl FieldOutputs {
+    /// Values and closest triangles ([`compute`]).
+    pub const ALL: FieldOutputs = FieldOutputs { closest: true };
+    /// The values (and far cells' marks of a banded field) only.
+    pub const VALUES: FieldOutputs = FieldOutputs { closest: false };
+
+    /// Whether a run with `params` needs the closest triangles.
+    fn closest_for(self, params: &SdfParams) -> bool {
+        self.closest || params.band.is_some()
     }
 }
 
@@ -345,13 +365,31 @@ pub fn compute(
     gpu: Option<&SdfGpu>,
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
+    compute_with(mesh, params, backend, gpu, progress, FieldOutputs::ALL)
+}
+
+/// [`compute`] of the `outputs` asked for only.
+pub fn compute_with(
+    mesh: &PreparedMesh,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+    outputs: FieldOutputs,
+) -> Result<SdfField, SdfError> {
     params.validate()?;
     let local = mesh.local();
     let grid = GridSpec::around(local.mesh.bounds(), params.resolution, params.padding);
     let world = grid.to_world(&mesh.frame());
     check_spacing(&world)?;
-    let field = compute_local(local, grid, params, backend, gpu, progress)?;
-    Ok(field.into_world(&mesh.frame()))
+    let run = Run {
+        params,
+        backend,
+        gpu,
+        progress,
+        outputs,
+    };
+    run.on(mesh, grid)
 }
 
 /// [`compute`] on a given grid, e.g. one another tool's field was sampled
@@ -367,19 +405,15 @@ pub fn compute_on_grid(
 ) -> Result<SdfField, SdfError> {
     params.validate_band()?;
     check_spacing(&grid)?;
-    let frame = mesh.frame();
-    let local = compute_local(
-        mesh.local(),
-        grid.to_local(&frame),
+    let run = Run {
         params,
         backend,
         gpu,
         progress,
-    )?;
-    Ok(SdfField {
-        grid,
-        ..local.into_world(&frame)
-    })
+        outputs: FieldOutputs::ALL,
+    };
+    let field = run.on(mesh, grid.to_local(&mesh.frame()))?;
+    Ok(SdfField { grid, ..field })
 }
 
 /// Refuses a world grid whose cell centres float32 cannot keep apart.
@@ -394,32 +428,56 @@ fn check_spacing(grid: &GridSpec) -> Result<(), SdfError> {
     }
 }
 
-/// The field on `grid`, both in the mesh's frame: what every backend
-/// computes (`mesh` is a [`PreparedMesh::local`]).
-fn compute_local(
-    mesh: &PreparedMesh,
-    grid: GridSpec,
-    params: &SdfParams,
+/// One field's request.
+struct Run<'a> {
+    params: &'a SdfParams,
     backend: Backend,
-    gpu: Option<&SdfGpu>,
-    progress: &Progress,
-) -> Result<SdfField, SdfError> {
-    let mut field = match backend {
-        Backend::CpuReference => cpu::reference_on(mesh, grid, params, progress),
-        Backend::CpuFast => cpu::fast_on(mesh, grid, params, progress),
-        Backend::GpuBrute | Backend::Gpu => {
-            let gpu = gpu.ok_or_else(super::no_gpu)?;
-            gpu.compute_on(mesh, grid, params, backend == Backend::Gpu)?
+    gpu: Option<&'a SdfGpu>,
+    progress: &'a Progress,
+    outputs: FieldOutputs,
+}
+
+impl Run<'_> {
+    /// The field on `grid` (in `mesh`'s frame, [`PreparedMesh::local`]),
+    /// computed in that frame and returned in the world: values and grid
+    /// scaled back (exactly: the scale is a power of two).
+    fn on(&self, mesh: &PreparedMesh, grid: GridSpec) -> Result<SdfField, SdfError> {
+        let (params, backend) = (self.params, self.backend);
+        let frame = mesh.frame();
+        let local = mesh.local();
+        let closest = self.outputs.closest_for(params);
+        let mut field = match backend {
+            Backend::CpuReference => cpu::reference_on(local, grid, params, self.progress),
+            Backend::CpuFast => cpu::fast_on(local, grid, params, self.progress),
+            Backend::GpuBrute | Backend::Gpu => {
+                let gpu = self.gpu.ok_or_else(super::no_gpu)?;
+                // The GPU backends scale the values while copying them out.
+                let accelerated = backend == Backend::Gpu;
+                gpu.compute_on(local, grid, params, accelerated, closest, &frame)?
+            }
+        };
+        if self.progress.is_cancelled() {
+            return Err(SdfError::Cancelled);
         }
-    };
-    if progress.is_cancelled() {
-        return Err(SdfError::Cancelled);
+        if !closest {
+            field.closest = Vec::new();
+        }
+        // The GPU backends sign by winding number themselves. The signs
+        // only flip values, so world or local units do not matter.
+        if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
+            far_sign::finish_signs(local, &mut field);
+        }
+        if !backend.is_gpu() {
+            let start = std::time::Instant::now();
+            for v in &mut field.values {
+                *v = frame.length_to_world(*v);
+            }
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            field.timings.push("to world", ms, None);
+        }
+        field.grid = field.grid.to_world(&frame);
+        Ok(field)
     }
-    // The GPU backends sign by winding number themselves.
-    if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
-        far_sign::finish_signs(mesh, &mut field);
-    }
-    Ok(field)
 }
 
 /// The uniform-grid SDF stage ([`compute`]).

@@ -127,7 +127,7 @@ impl Pipeline {
         };
         let start = Instant::now();
         let bodies = self.collider_bodies();
-        let (exact, wide): (Vec<(usize, usize)>, Vec<(usize, usize)>) = pairs
+        let (exact, wide): (Vec<_>, Vec<_>) = pairs
             .iter()
             .map(|&(i, j)| (i as usize, j as usize))
             .partition(|&p| self.is_exact_pair(p));

@@ -123,6 +123,8 @@ impl Pipeline {
             Backend::Cpu
         };
         let mut out = ExactContacts::default();
+        // The stage's GPU time, summed over the queries.
+        let mut gpu_ms: Option<f64> = None;
         for &(i, j) in pairs {
             let (Some(mi), Some(mj)) = (self.mesh_of(i), self.mesh_of(j)) else {
                 continue;
@@ -133,6 +135,9 @@ impl Pipeline {
                 Pose::new(s.position, s.rotation)
             };
             let found = tri_tri::query(a, pose(i), b, pose(j), &params, backend, gpu)?;
+            for g in found.timings.phases.iter().filter_map(|t| t.gpu_ms) {
+                *gpu_ms.get_or_insert(0.0) += g;
+            }
             let side_i = Side::of(self, i, mi);
             let side_j = Side::of(self, j, mj);
             for (k, c) in found.contacts.iter().enumerate() {
@@ -148,7 +153,7 @@ impl Pipeline {
                 });
             }
         }
-        timings.push("narrow exact", ms(start), None);
+        timings.push("narrow exact", ms(start), gpu_ms);
         Ok(out)
     }
 }

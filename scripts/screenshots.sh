@@ -20,6 +20,7 @@ run "collide:box-stack; collide-samples:on; collide-step:60; collide-compare; wa
 run "collide:line; mesh:wireframe; collide-compare; wait:5; screenshot:$s/collide-line.png; quit"
 run "pipeline:16; pipeline-backend:gpu-detect; pipeline-step:90; pipeline-pick:3; orbit:25,20; wait:5; screenshot:$s/pipeline-pile.png; quit"
 run "pipeline:16; pipeline-add:assets/spot.obj; pipeline-add:assets/cow.obj; pipeline-step:120; orbit:25,20; wait:5; screenshot:$s/pipeline-dropped.png; quit"
+run "pipeline:12; pipeline-backend:gpu-detect; pipeline-pick:3; pipeline-exact:on; pipeline-step:90; camera:scripts/pipeline-exact-camera.json; mesh:wireframe; profiler:off; wait:5; screenshot:$s/pipeline-exact.png; quit"
 run "pipeline:16; pipeline-backend:gpu-detect; pipeline-broad:image; pipeline-step:90; pipeline-pick:3; orbit:25,20; wait:5; screenshot:$s/pipeline-image-broad.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-level:5; clip:z; mesh:hidden; points:3; adaptive-pick; wait:3; screenshot:$s/adaptive-bunny.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; adaptive; adaptive-depth:8; adaptive-boxes:off; adaptive-compare:on; clip:z; mesh:hidden; points:3; wait:3; screenshot:$s/adaptive-compare.png; quit"

@@ -397,3 +397,79 @@ fn the_image_space_broad_phase_keeps_every_touching_pair_and_only_near_ones() {
     let err = p.step(&resident).expect_err("the resident step refuses");
     assert!(err.to_string().contains("gpu-detect"), "{err}");
 }
+
+/// The exact (triangle–triangle) narrow phase on gpu-detect against the
+/// CPU reference, frame by frame on a pile with every torus exact: the
+/// same intersection segments and the same contacts, up to pairs within
+/// rounding of touching (which the f32 GPU test and the exact CPU one may
+/// decide differently).
+#[test]
+fn exact_pairs_on_the_gpu_match_the_cpu_reference() {
+    use collidoscope::stages::colliders::Contact;
+    let ctx = common::gpu();
+    let (meshes, specs) = pile(24);
+    let mut p = Pipeline::new(&meshes, &specs, ground(), &fields(), Some(&ctx)).expect("pipeline");
+    for i in (1..specs.len()).step_by(2) {
+        p.set_exact(i, true);
+    }
+    let (cpu, gpu) = (
+        params(PipelineBackend::Cpu),
+        params(PipelineBackend::GpuDetect),
+    );
+    let n = p.body_count() as u32;
+    let exact_of = |p: &Pipeline, set: &[Contact]| -> Vec<Contact> {
+        set.iter()
+            .filter(|c| {
+                c.body < n
+                    && c.other < n
+                    && (p.is_exact(c.body as usize) || p.is_exact(c.other as usize))
+            })
+            .copied()
+            .collect()
+    };
+    let same = |a: &Contact, b: &Contact| {
+        a.body == b.body
+            && a.other == b.other
+            && a.position.distance(b.position) < 1e-3
+            && a.normal.dot(b.normal) > 0.999
+            && (a.depth - b.depth).abs() < 1e-3
+    };
+    let (mut compared, mut unmatched) = (0, 0);
+    for frame in 0..30 {
+        let mut t = Timings::default();
+        let c = p.detect_phases(&cpu, &mut t).expect("cpu phases");
+        let g = p.detect_phases(&gpu, &mut t).expect("gpu phases");
+        assert_eq!(g.pairs, c.pairs, "frame {frame}: broad-phase pairs differ");
+        let (ce, ge) = (
+            exact_of(&p, &c.contacts.contacts),
+            exact_of(&p, &g.contacts.contacts),
+        );
+        for (k, x) in ge.iter().enumerate() {
+            if !ce.iter().any(|y| same(x, y)) {
+                unmatched += 1;
+                assert!(
+                    unmatched <= 2 + compared / 50,
+                    "frame {frame}: gpu exact contact {k} {x:?} has no cpu match ({unmatched} so far)"
+                );
+            }
+        }
+        for (k, y) in ce.iter().enumerate() {
+            if !ge.iter().any(|x| same(x, y)) {
+                unmatched += 1;
+                assert!(
+                    unmatched <= 2 + compared / 50,
+                    "frame {frame}: cpu exact contact {k} {y:?} has no gpu match ({unmatched} so far)"
+                );
+            }
+        }
+        assert!(
+            g.segments.len().abs_diff(c.segments.len()) <= 2,
+            "frame {frame}: {} gpu segments, {} cpu",
+            g.segments.len(),
+            c.segments.len()
+        );
+        compared += ce.len();
+        p.step(&cpu).expect("step");
+    }
+    assert!(compared > 50, "only {compared} exact contacts compared");
+}

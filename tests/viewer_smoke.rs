@@ -400,8 +400,9 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
 }
 
 /// The pipeline mode in a scripted session: bodies spawned, an OBJ file
-/// added, stepped with each backend, rewound, one picked, the view
-/// exported; a bad body count, a pick beyond the bodies and a missing OBJ
+/// added, stepped with each backend, rewound, one picked and made exact
+/// (the GPU backend then runs gpu-detect), the view exported; a bad body
+/// count, an exact flag that is not on or off, a pick beyond the bodies and a missing OBJ
 /// file fail the run.
 #[test]
 fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
@@ -409,7 +410,7 @@ fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
     let dir = common::scratch("viewer-pipeline");
     let view = dir.join("pipeline-view.png");
     let script = format!(
-        "pipeline:6; pipeline-add:{}; pipeline-gpu:on; pipeline-step:40; pipeline-backend:gpu-detect; pipeline-step:5; pipeline-gpu:off; pipeline-step:5; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; wait:3; export-view:{}; quit",
+        "pipeline:6; pipeline-add:{}; pipeline-gpu:on; pipeline-step:40; pipeline-backend:gpu-detect; pipeline-step:5; pipeline-gpu:off; pipeline-step:5; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; pipeline-exact:on; pipeline-gpu:on; pipeline-step:5; wait:3; export-view:{}; quit",
         concat!(env!("CARGO_MANIFEST_DIR"), "/assets/spot.obj"),
         view.display()
     );
@@ -428,6 +429,7 @@ fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
     for bad in [
         "pipeline:0; quit",
         "pipeline:3; pipeline-pick:7; quit",
+        "pipeline:3; pipeline-exact:maybe; quit",
         "pipeline:3; pipeline-add:/no/such/mesh.obj; quit",
     ] {
         let out = xvfb_run(bad);

@@ -105,14 +105,19 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             None
         }
         SimulateBackendArg::Gpu => {
+            // The resident step sweeps and samples fields only: the other
+            // broad phases and exact bodies detect on the GPU and read back.
             params.backend = match params.broad {
-                BroadPhase::SortAndSweep => PipelineBackend::Gpu,
+                BroadPhase::SortAndSweep if !scene.exact.contains(&true) => PipelineBackend::Gpu,
                 _ => PipelineBackend::GpuDetect,
             };
             Some(GpuContext::headless()?)
         }
     };
     let mut pipeline = Pipeline::new(&meshes, &scene.bodies, scene.ground, &fields, gpu.as_ref())?;
+    for (i, &exact) in scene.exact.iter().enumerate() {
+        pipeline.set_exact(i, exact);
+    }
     let start = Instant::now();
     let mut trajectory = Trajectory::default();
     // The GPU step copies each frame's poses into a staging buffer mapped

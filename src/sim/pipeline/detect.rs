@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use glam::{Mat3, Vec3};
 
+use super::exact::ExactSegment;
 use super::image_broad::PosedBody;
 use super::{
     BodyBox, FLAG_STATIC, GroundPlane, Pipeline, PipelineBackend, PipelineError, PipelineParams,
@@ -13,7 +14,17 @@ use super::{
 };
 use crate::stages::colliders::{self, Body, BodyShape, ContactSet};
 use crate::stages::interference::InterferenceGpu;
+use crate::stages::tri_tri::TriTriGpu;
 use crate::timing::Timings;
+
+/// What the broad and narrow phases found.
+pub struct Detected {
+    pub pairs: Vec<(u32, u32)>,
+    /// Field and exact contacts.
+    pub contacts: ContactSet,
+    /// The exact pairs' intersection segments.
+    pub segments: Vec<ExactSegment>,
+}
 
 impl Pipeline {
     /// The world boxes the broad phase sorts, swept over `dt`.
@@ -71,6 +82,18 @@ impl Pipeline {
         params: &PipelineParams,
         timings: &mut Timings,
     ) -> Result<(Vec<(u32, u32)>, ContactSet), PipelineError> {
+        let d = self.detect_phases(params, timings)?;
+        Ok((d.pairs, d.contacts))
+    }
+
+    /// [`Pipeline::detect`] with the exact pairs' intersection segments:
+    /// pairs with an exact body go to [`super::exact`], the rest to the
+    /// fields.
+    pub fn detect_phases(
+        &self,
+        params: &PipelineParams,
+        timings: &mut Timings,
+    ) -> Result<Detected, PipelineError> {
         let dt = params.rigid().dt;
         let start = Instant::now();
         let boxes = self.boxes(params.margin, dt);
@@ -104,11 +127,11 @@ impl Pipeline {
         };
         let start = Instant::now();
         let bodies = self.collider_bodies();
-        let wide: Vec<(usize, usize)> = pairs
+        let (exact, wide): (Vec<_>, Vec<_>) = pairs
             .iter()
             .map(|&(i, j)| (i as usize, j as usize))
-            .collect();
-        let contacts = match params.backend {
+            .partition(|&p| self.is_exact_pair(p));
+        let mut contacts = match params.backend {
             PipelineBackend::Cpu => {
                 let set = colliders::detect_cpu(&self.shapes, &bodies, &wide, &params.colliders)?;
                 timings.push("narrow", ms(start), None);
@@ -134,7 +157,23 @@ impl Pipeline {
                 set
             }
         };
-        Ok((pairs, contacts))
+        let mut segments = Vec::new();
+        if !exact.is_empty() {
+            let gpu = if on_gpu { Some(self.tri_tri()?) } else { None };
+            let found = self.exact_narrow(&exact, gpu, timings)?;
+            contacts.contacts.extend(found.contacts);
+            segments = found.segments;
+        }
+        Ok(Detected {
+            pairs,
+            contacts,
+            segments,
+        })
+    }
+
+    fn tri_tri(&self) -> Result<&TriTriGpu, PipelineError> {
+        let g = self.gpu()?;
+        Ok(g.tri_tri.get_or_init(|| TriTriGpu::new(&g.ctx)))
     }
 
     /// The scene bodies as the image-space broad phase poses them.

@@ -47,6 +47,7 @@
 
 mod broad;
 mod detect;
+mod exact;
 pub mod image_broad;
 mod mass;
 pub mod resident;
@@ -57,6 +58,8 @@ mod tests;
 pub use broad::{
     BodyBox, BroadGpu, BroadParams, FLAG_STATIC, GroundPlane, ground_pairs, pairs_cpu,
 };
+pub use detect::Detected;
+pub use exact::{ExactContacts, ExactSegment};
 pub use image_broad::BroadPhase;
 pub use mass::MassProperties;
 
@@ -77,6 +80,7 @@ use crate::stages::colliders::{
 use crate::stages::interference::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
+use crate::stages::tri_tri::{TriModel, TriTriError, TriTriGpu};
 use crate::timing::Timings;
 use image_broad::ImageBroad;
 use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
@@ -243,7 +247,8 @@ pub struct FrameSummary {
     /// Contacts of the frame's last substep: every pair's sampling points
     /// inside the other body, both sides (A's in B and B's in A), and
     /// samples below the ground, each once — the same quantity on every
-    /// backend (tests/pipeline.rs checks it from one state).
+    /// backend (tests/pipeline.rs checks it from one state) — plus the
+    /// exact pairs' contacts ([`exact`]).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.
     pub max_depth: f32,
@@ -253,6 +258,9 @@ pub struct FrameSummary {
     pub lag: usize,
     /// Per phase, summed over the substeps.
     pub timings: Timings,
+    /// Intersection segments of the exact pairs ([`exact`]) in the frame's
+    /// last substep.
+    pub segments: Vec<ExactSegment>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -271,6 +279,12 @@ pub enum PipelineError {
         "the resident gpu step sweeps its own boxes: the {0} broad phase runs with the cpu and gpu-detect backends"
     )]
     ResidentBroad(&'static str),
+    #[error(transparent)]
+    TriTri(#[from] TriTriError),
+    #[error(
+        "body {0} is exact (triangle–triangle narrow phase), which runs with the cpu and gpu-detect backends, not the resident gpu step"
+    )]
+    ResidentExact(usize),
 }
 
 struct GpuParts {
@@ -278,6 +292,8 @@ struct GpuParts {
     broad: BroadGpu,
     /// The interference stage, made on the image-space phase's first use.
     interference: std::sync::OnceLock<InterferenceGpu>,
+    /// The triangle–triangle stage, made on the exact phase's first use.
+    tri_tri: std::sync::OnceLock<TriTriGpu>,
     colliders: ColliderGpu,
     resident: ResidentShapes,
     step: PipelineStep,
@@ -293,6 +309,10 @@ pub struct Pipeline {
     bounds: Vec<Aabb>,
     /// The centred meshes for the image-space broad phase.
     image: ImageBroad,
+    /// The centred meshes for the exact narrow phase.
+    tri_models: Vec<TriModel>,
+    /// Per scene body: narrow phase by triangle–triangle tests ([`exact`]).
+    exact: Vec<bool>,
     /// The scene's bodies, then the ground if there is one.
     pub bodies: Vec<RigidBody>,
     pub ground: Option<Ground>,
@@ -380,6 +400,11 @@ impl Pipeline {
             centres: props.iter().map(|p| p.centre).collect(),
             bounds,
             image: ImageBroad::new(&centred),
+            tri_models: centred
+                .iter()
+                .map(TriModel::new)
+                .collect::<Result<_, _>>()?,
+            exact: vec![false; specs.len()],
             bodies,
             ground,
             frame: 0,
@@ -405,6 +430,7 @@ impl Pipeline {
                 ctx: ctx.clone(),
                 broad,
                 interference: std::sync::OnceLock::new(),
+                tri_tri: std::sync::OnceLock::new(),
                 colliders,
                 resident,
                 step,
@@ -595,6 +621,9 @@ impl Pipeline {
         if params.broad != BroadPhase::SortAndSweep {
             return Err(PipelineError::ResidentBroad(params.broad.name()));
         }
+        if let Some(body) = self.exact.iter().position(|&e| e) {
+            return Err(PipelineError::ResidentExact(body));
+        }
         let request = FrameRequest {
             params: params.step_params(self.ground_plane().as_ref()),
             substeps: params.substeps.max(1),
@@ -633,15 +662,17 @@ impl Pipeline {
         let rigid = params.rigid();
         let mut timings = Timings::default();
         let mut pairs = Vec::new();
+        let mut segments = Vec::new();
         for _ in 0..params.substeps.max(1) {
             integrate_velocities(&mut self.bodies, &rigid);
-            let set;
-            (pairs, set) = self.detect(params, &mut timings)?;
+            let d = self.detect_phases(params, &mut timings)?;
             let start = Instant::now();
-            solve_contacts(&mut self.bodies, &set.contacts, &rigid);
+            solve_contacts(&mut self.bodies, &d.contacts.contacts, &rigid);
             integrate_positions(&mut self.bodies, rigid.dt);
             timings.push("response", ms(start), None);
-            self.contacts = set.contacts;
+            self.contacts = d.contacts.contacts;
+            pairs = d.pairs;
+            segments = d.segments;
         }
         self.frame += 1;
         self.cpu_ahead = true;
@@ -653,6 +684,7 @@ impl Pipeline {
             energy: self.energy(params.gravity),
             lag: 0,
             timings: summed(&timings),
+            segments,
         };
         Ok(&self.summary)
     }
@@ -687,6 +719,7 @@ fn summary_of(s: &GpuSummary, lag: usize, timings: Timings) -> FrameSummary {
         energy: f64::from(s.energy),
         lag,
         timings,
+        segments: Vec::new(),
     }
 }
 

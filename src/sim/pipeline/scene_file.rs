@@ -6,14 +6,15 @@
 //!  "restitution": 0.2, "friction": 0.5,
 //!  "bodies": [{"mesh": "a.obj", "position": [0, 1, 0], "orientation": [0, 0, 0, 1],
 //!              "velocity": [0, 0, 0], "angular_velocity": [0, 0, 0],
-//!              "density": 1000, "static": false}]}
+//!              "density": 1000, "static": false, "exact": false}]}
 //! ```
 //!
 //! `timestep`, `bodies` and each body's `mesh` are required; the rest have
 //! the defaults shown (no ground when `ground` is absent). Mesh paths are
 //! relative to the scene file; bodies naming the same file share one field.
 //! Orientations are quaternions `[x, y, z, w]` (normalised on reading);
-//! `velocity` is that of the centre of mass. Every problem is reported as
+//! `velocity` is that of the centre of mass; `"exact": true` gives the
+//! body's pairs the triangle–triangle narrow phase ([`super::exact`]). Every problem is reported as
 //! one line naming the field, e.g. `bodies[2].orientation: expected 4
 //! numbers, got 3`; unknown fields are refused (a misspelt `"statc"` would
 //! otherwise silently drop a body).
@@ -39,6 +40,8 @@ pub struct SceneFile {
     /// Mesh files, each once, resolved against the scene's folder.
     pub meshes: Vec<PathBuf>,
     pub bodies: Vec<BodySpec>,
+    /// Per body: `"exact"` ([`Pipeline::set_exact`]).
+    pub exact: Vec<bool>,
 }
 
 /// A field and what is wrong with it.
@@ -195,9 +198,12 @@ impl SceneFile {
         }
         let mut meshes: Vec<PathBuf> = Vec::new();
         let mut bodies = Vec::with_capacity(list.len());
+        let mut exact = Vec::with_capacity(list.len());
         for (i, v) in list.iter().enumerate() {
             let path = format!("bodies[{i}]");
-            bodies.push(body(v, &path, dir, &mut meshes)?);
+            let (spec, is_exact) = body(v, &path, dir, &mut meshes)?;
+            bodies.push(spec);
+            exact.push(is_exact);
         }
         Ok(SceneFile {
             params: PipelineParams {
@@ -211,6 +217,7 @@ impl SceneFile {
             ground,
             meshes,
             bodies,
+            exact,
         })
     }
 
@@ -228,7 +235,7 @@ fn body(
     path: &str,
     dir: &Path,
     meshes: &mut Vec<PathBuf>,
-) -> Result<BodySpec, SceneError> {
+) -> Result<(BodySpec, bool), SceneError> {
     let known = [
         "mesh",
         "position",
@@ -237,6 +244,7 @@ fn body(
         "angular_velocity",
         "density",
         "static",
+        "exact",
     ];
     let b = object(v, path, &known)?;
     let field = format!("{path}.mesh");
@@ -275,11 +283,14 @@ fn body(
         }
         Ok(d)
     })?;
-    let is_static = optional(b, path, "static", false, |v, f| {
-        v.as_bool()
-            .ok_or_else(|| bad(f, format!("expected true or false, got {v}")))
-    })?;
-    Ok(BodySpec {
+    let flag = |key: &str| {
+        optional(b, path, key, false, |v, f| {
+            v.as_bool()
+                .ok_or_else(|| bad(f, format!("expected true or false, got {v}")))
+        })
+    };
+    let is_static = flag("static")?;
+    let spec = BodySpec {
         mesh,
         position: vec3("position")?,
         orientation,
@@ -287,7 +298,8 @@ fn body(
         angular_velocity: vec3("angular_velocity")?,
         density,
         is_static,
-    })
+    };
+    Ok((spec, flag("exact")?))
 }
 
 /// One body in one frame of the trajectory.
@@ -369,6 +381,22 @@ mod tests {
         assert_eq!(s.bodies[0].orientation, Quat::IDENTITY);
         assert_eq!(s.bodies[0].position, Vec3::new(1.0, 2.0, 3.0));
         assert!(s.bodies[1].is_static && s.bodies[1].density == 500.0);
+        assert_eq!(s.exact, [false, false]);
+    }
+
+    #[test]
+    fn exact_is_read_per_body_and_must_be_a_bool() {
+        let s = parse(
+            r#"{"timestep": 0.01, "bodies": [{"mesh": "a.obj", "exact": true}, {"mesh": "a.obj"}]}"#,
+        )
+        .expect("scene");
+        assert_eq!(s.exact, [true, false]);
+        let e = parse(r#"{"timestep": 0.01, "bodies": [{"mesh": "a.obj", "exact": 1}]}"#)
+            .expect_err("exact: 1");
+        assert_eq!(
+            e.to_string(),
+            "bodies[0].exact: expected true or false, got 1"
+        );
     }
 
     #[test]
@@ -408,6 +436,10 @@ mod tests {
             (
                 r#"{"timestep": 0.01, "friction": -1, "bodies": [{"mesh": "a.obj"}]}"#,
                 "friction",
+            ),
+            (
+                r#"{"timestep": 0.01, "bodies": [{"mesh": "a.obj", "exact": "yes"}]}"#,
+                "bodies[0].exact",
             ),
             ("{", "scene"),
         ];

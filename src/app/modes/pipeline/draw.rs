@@ -1,7 +1,8 @@
 //! What the pipeline mode draws: the bodies' meshes at their poses, the
 //! ground as a line grid, contacts as points coloured by depth with their
 //! normals, candidate pairs as lines between body centres, and for the
-//! picked body its sampling points and its field's inside cells.
+//! picked body its sampling points, its field's inside cells and, when it
+//! is exact, its pairs' intersection segments.
 
 use glam::{Mat4, Vec3};
 
@@ -13,6 +14,7 @@ use crate::view::LineVertex;
 
 const PAIR_COLOR: [f32; 4] = [0.3, 0.8, 1.0, 1.0];
 const GROUND_COLOR: [f32; 4] = [0.4, 0.4, 0.45, 1.0];
+const SEGMENT_COLOR: [f32; 4] = [1.0, 0.2, 1.0, 1.0];
 
 /// Value (on the viewport's ±1 colour scale) of a contact of relative depth
 /// `t`: the inside half, deeper is further from zero.
@@ -78,6 +80,12 @@ pub fn draw(
             };
             lines.push(LineVertex::new(a, PAIR_COLOR));
             lines.push(LineVertex::new(b, PAIR_COLOR));
+        }
+    }
+    if let Some(i) = picked {
+        for s in sim.summary.segments.iter().filter(|s| s.touches(i)) {
+            lines.push(LineVertex::new(s.segment[0], SEGMENT_COLOR));
+            lines.push(LineVertex::new(s.segment[1], SEGMENT_COLOR));
         }
     }
     let max_depth = sim.contacts.iter().map(|c| c.depth).fold(1e-3f32, f32::max);

@@ -11,7 +11,9 @@
 //! the bodies' centres (both read back by the gpu-detect and CPU backends;
 //! the resident step keeps them on the GPU and reports their counts), and
 //! for a picked body its sampling points and the inside cells of its field
-//! ([`draw`]). Each stepped frame's phases (GPU time per phase with the
+//! ([`draw`]); with "exact tri–tri" the picked body's pairs are narrowed
+//! by triangle–triangle tests ([`crate::sim::pipeline`]'s `exact` module)
+//! and their intersection segments drawn as magenta lines. Each stepped frame's phases (GPU time per phase with the
 //! resident step) go to the profiler; every frame's states are kept so the
 //! run can be rewound, so the resident step's poses are read back each
 //! frame (80 bytes a body).
@@ -56,6 +58,8 @@ pub struct PipelineMode {
     playing: bool,
     step_once: bool,
     picked: Option<usize>,
+    /// The picked body's pairs narrowed by exact triangle–triangle tests.
+    exact: bool,
     show_pairs: bool,
     step_ms: f64,
     error: Option<String>,
@@ -83,6 +87,7 @@ impl Default for PipelineMode {
             playing: false,
             step_once: false,
             picked: None,
+            exact: false,
             show_pairs: true,
             step_ms: 0.0,
             error: None,
@@ -126,15 +131,32 @@ fn spawn(n: u32, seed: u32, meshes: usize) -> Vec<BodySpec> {
 
 impl PipelineMode {
     /// The backend that runs: the CPU without GPU compute, and gpu-detect
-    /// for an image-space broad phase asked of the resident step (which
-    /// sweeps its own boxes).
+    /// for an image-space broad phase or an exact body asked of the
+    /// resident step (which sweeps its own boxes and samples fields only).
     fn backend(&self, gpu_ok: bool) -> PipelineBackend {
         match self.backend {
             _ if !gpu_ok => PipelineBackend::Cpu,
-            PipelineBackend::Gpu if self.params.broad != BroadPhase::SortAndSweep => {
+            PipelineBackend::Gpu
+                if self.params.broad != BroadPhase::SortAndSweep || self.exact_body().is_some() =>
+            {
                 PipelineBackend::GpuDetect
             }
             b => b,
+        }
+    }
+
+    /// The body whose pairs are exact: the picked one, when asked.
+    fn exact_body(&self) -> Option<usize> {
+        self.picked.filter(|_| self.exact)
+    }
+
+    /// Tells the simulation which body is exact (the picked one or none).
+    fn apply_exact(&mut self) {
+        let exact = self.exact_body();
+        if let Some(sim) = &mut self.sim {
+            for i in 0..sim.body_count() {
+                sim.set_exact(i, exact == Some(i));
+            }
         }
     }
 
@@ -226,6 +248,7 @@ impl PipelineMode {
         sim.frame -= back.min(sim.frame);
         sim.contacts.clear();
         sim.summary.pairs.clear();
+        sim.summary.segments.clear();
     }
 
     fn run_frame(&mut self, shell: &mut Shell) {
@@ -287,6 +310,11 @@ impl PipelineMode {
                     return Err(format!("pipeline-pick:{i}: there are {count} bodies"));
                 }
                 self.picked = Some(i);
+                self.apply_exact();
+            }
+            PipelineStep::Exact(on) => {
+                self.exact = on;
+                self.apply_exact();
             }
         }
         Ok(ModeRequest::Stay)
@@ -312,6 +340,9 @@ enum PipelineStep {
     Broad(BroadPhase),
     /// `pipeline-pick:I`: show body I's samples and field.
     Pick(usize),
+    /// `pipeline-exact:on|off`: exact triangle–triangle narrow phase for
+    /// the picked body's pairs.
+    Exact(bool),
 }
 
 const STEPS: &[StepDoc] = &[
@@ -347,6 +378,11 @@ const STEPS: &[StepDoc] = &[
         "I",
         "show body I's sampling points and field",
     ),
+    step(
+        "pipeline-exact",
+        "[on|off]",
+        "exact triangle–triangle narrow phase for the picked body's pairs, its intersection segments drawn (runs gpu-detect on the GPU)",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
@@ -372,6 +408,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
             .map(PipelineStep::Broad)
             .ok_or_else(|| format!("{verb}:{arg}: expected sweep, image or image-stencil")),
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
+        "pipeline-exact" => args::on_off(verb, arg).map(PipelineStep::Exact),
         _ => return None,
     })
 }
@@ -459,6 +496,7 @@ mod tests {
             ("pipeline-backend", "gpu-detect"),
             ("pipeline-broad", "image-stencil"),
             ("pipeline-pick", "3"),
+            ("pipeline-exact", "on"),
         ]
         .into_iter()
         .map(|(verb, arg)| parse(verb, arg).unwrap().unwrap())
@@ -474,6 +512,7 @@ mod tests {
                 PipelineStep::Backend(PipelineBackend::GpuDetect),
                 PipelineStep::Broad(BroadPhase::ImageStencil),
                 PipelineStep::Pick(3),
+                PipelineStep::Exact(true),
             ]
         );
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));

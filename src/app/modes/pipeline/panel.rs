@@ -113,15 +113,24 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
             st.error = Some(e);
         }
     });
-    let Some(sim) = &st.sim else { return };
-    let count = sim.body_count();
+    let Some(count) = st.sim.as_ref().map(|s| s.body_count()) else {
+        return;
+    };
     let mut pick = st.picked.map_or(-1, |i| i as i64);
-    if ui
+    let picked = ui
         .add(egui::Slider::new(&mut pick, -1..=count as i64 - 1).text("picked body (−1: none)"))
-        .changed()
-    {
+        .changed();
+    if picked {
         st.picked = usize::try_from(pick).ok();
     }
+    let exact = ui
+        .checkbox(&mut st.exact, "exact tri–tri for the picked body")
+        .on_hover_text("its pairs' contacts from the intersection segments (drawn magenta)")
+        .changed();
+    if picked || exact {
+        st.apply_exact();
+    }
+    let Some(sim) = &st.sim else { return };
     ui.separator();
     let s = &sim.summary;
     ui.label(format!(

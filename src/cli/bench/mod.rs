@@ -167,15 +167,27 @@ mod tests {
             ),
             (
                 "simulate",
-                vec!["bodies", "cpu", "res", "triangles", "warm"],
+                vec![
+                    "bodies",
+                    "broad",
+                    "cpu",
+                    "image-res",
+                    "res",
+                    "triangles",
+                    "warm",
+                ],
             ),
             (
                 "radial",
                 vec![
+                    "alternatives",
                     "cloth",
+                    "hash-cell",
                     "iterations",
                     "rasterisers",
+                    "reach",
                     "res",
+                    "sdf-res",
                     "substeps",
                     "triangles",
                 ],

@@ -254,7 +254,7 @@ fn the_winding_rows_are_the_csv_rows_of_their_model() {
             "{what}: pseudo-normal"
         );
         assert_eq!(cells[3], ms_cell(winding, "gpu_ms", 1), "{what}: winding");
-        let pass = json["rows"]
+        let phases = json["rows"]
             .as_array()
             .expect("rows")
             .iter()
@@ -264,13 +264,29 @@ fn the_winding_rows_are_the_csv_rows_of_their_model() {
                     && r["sign"] == "winding"
             })
             .and_then(|r| r["gpu_phases"].as_array())
-            .and_then(|p| p.iter().find(|ph| ph[0] == "winding"))
-            .and_then(|ph| ph[1].as_f64())
-            .unwrap_or_else(|| panic!("{what}: no winding phase in the JSON"));
-        assert_eq!(cells[4], format!("{pass:.1} ms"), "{what}: winding pass");
-        assert_eq!(count(&cells[5]), count(&winding["exact_cells"]), "{what}");
+            .unwrap_or_else(|| panic!("{what}: no winding row in the JSON"));
+        let phase = |name: &str| {
+            phases
+                .iter()
+                .find(|ph| ph[0] == name)
+                .and_then(|ph| ph[1].as_f64())
+                .unwrap_or_else(|| panic!("{what}: no {name} phase in the JSON"))
+        };
+        let cap: f64 = ["cap crossings", "prefix sum", "cap winding"]
+            .iter()
+            .map(|name| phase(name))
+            .sum();
+        assert_eq!(cells[4], format!("{cap:.2} ms"), "{what}: cap passes");
+        assert_eq!(
+            cells[5],
+            format!("{:.1} ms", phase("winding refine")),
+            "{what}: refining pass"
+        );
+        let (refined, cpu) = cells[6].split_once(" / ").expect("refined / cpu");
+        assert_eq!(count(refined), count(&winding["refined_cells"]), "{what}");
+        assert_eq!(count(cpu), count(&winding["exact_cells"]), "{what}");
         let ratio = ms(winding, "gpu_ms") / ms(pseudo, "gpu_ms");
-        assert_eq!(cells[6], format!("{ratio:.1}×"), "{what}: ratio");
+        assert_eq!(cells[7], format!("{ratio:.1}×"), "{what}: ratio");
     }
 }
 

@@ -128,7 +128,11 @@ fn thousands(n: usize) -> String {
 /// The README's table of `rows` (header, rule, one line per row); times
 /// to 3 decimals of a ms, as the CSV rounds them further.
 pub fn readme_table(rows: &[Row]) -> String {
-    let ms = |v: Option<f64>| or_dash(v, |m| format!("{m:.3} ms"));
+    // Each cell rounds the CSV's value (4 decimals), not the unrounded
+    // median, so that the table reads the same as its CSV
+    // (tests/readme_bench.rs compares them).
+    let as_csv = |m: f64| format!("{m:.4}").parse::<f64>().unwrap_or(m);
+    let ms = |v: Option<f64>| or_dash(v, |m| format!("{:.3} ms", as_csv(m)));
     let mut out = String::from(
         "| character | fields | cloth particles | field cells | rasteriser | substeps | skinning GPU | rasterise GPU | collision GPU | cloth GPU | update + CD GPU | ≤ 0.1 ms | frame GPU | wall / frame | field memory |\n\
          |---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|\n",
@@ -149,7 +153,7 @@ pub fn readme_table(rows: &[Row]) -> String {
             ms(r.update_cd_gpu_ms),
             meets(r.update_cd_gpu_ms),
             ms(r.frame_gpu_ms),
-            format!("{:.2} ms", r.frame_wall_ms),
+            format!("{:.2} ms", as_csv(r.frame_wall_ms)),
             format!("{:.3} MB", s.field_memory_mb),
         ];
         out += &format!("| {} |\n", cells.join(" | "));

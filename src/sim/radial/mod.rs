@@ -18,7 +18,9 @@
 //! - [`bone_sdf`]: table 1's per-bone distance grids, on the CPU;
 //! - [`techniques`], [`hash_gpu`], [`bvh_gpu`], [`bone_sdf_gpu`]: the
 //!   alternatives on the GPU, rebuilt or refitted from the skinned mesh
-//!   every frame.
+//!   every frame;
+//! - [`table1`]: those techniques bound to one mesh and points and timed,
+//!   for `bench radial` and the viewer's radial mode.
 //!
 //! The fields come from the rasterising stage ([`crate::stages::radial`])
 //! or, in tests, are filled analytically (a cylinder of radius r: every
@@ -35,6 +37,7 @@ pub mod fields;
 pub mod gpu;
 pub mod hash_gpu;
 pub mod particles;
+pub mod table1;
 pub mod techniques;
 
 pub use cloth::{Cloth, ClothError, ClothParams};

@@ -8,125 +8,16 @@
 //! The radial rows are the radial table's own frames (update: skinning +
 //! rasterise; query: collision, which also responds). The alternatives run
 //! in a second command buffer right after each radial frame, on that
-//! frame's skinned vertices and cloth positions: [`GpuBoneSdfs`] at each
-//! `--sdf-res`, [`GpuHash`] and [`GpuBvh`] (`src/sim/radial/`); their query
+//! frame's skinned vertices and cloth positions, bound by
+//! [`crate::sim::radial::table1::bind`]: per-bone SDFs at each
+//! `--sdf-res`, the spatial hash and the BVH refit; their query
 //! is detection only (the signed distance to the nearest triangle within
 //! `--reach`).
 
 use serde::Serialize;
 
 use super::super::report::{Column, or_dash, or_empty};
-use crate::gpu::{GpuContext, GpuPhase};
-use crate::sim::character::Character;
-use crate::sim::radial::bone_sdf::BoneSdfs;
-use crate::sim::radial::bone_sdf_gpu::{BoneSdfKernels, GpuBoneSdfs};
-use crate::sim::radial::bvh_gpu::{BvhKernels, GpuBvh};
-use crate::sim::radial::hash_gpu::{GpuHash, HashKernels};
-use crate::sim::radial::techniques::{GpuMesh, GpuTechnique, Points, read_distances};
-
-/// `--alternatives`: table 1's techniques beside the radial fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Technique {
-    Sdf,
-    Hash,
-    Bvh,
-}
-
-/// The alternatives' pipelines, made once per device.
-pub struct AltKernels {
-    sdf: BoneSdfKernels,
-    hash: HashKernels,
-    bvh: BvhKernels,
-}
-
-impl AltKernels {
-    pub fn new(ctx: &GpuContext) -> Self {
-        AltKernels {
-            sdf: BoneSdfKernels::new(ctx),
-            hash: HashKernels::new(ctx),
-            bvh: BvhKernels::new(ctx),
-        }
-    }
-}
-
-/// What the alternatives are set up with.
-pub struct AltSetup<'a> {
-    pub techniques: &'a [Technique],
-    pub sdf_res: &'a [u32],
-    pub reach: f32,
-    pub hash_cell: f32,
-}
-
-/// One technique bound to the scene, with its table label and structure.
-pub struct Bound<'k> {
-    pub technique: String,
-    pub structure: String,
-    pub gpu: Box<dyn GpuTechnique + 'k>,
-}
-
-/// Every technique of `setup` on `character`'s skinned `mesh`, queried by
-/// `points`.
-pub fn bind<'k>(
-    ctx: &GpuContext,
-    k: &'k AltKernels,
-    setup: &AltSetup<'_>,
-    character: &Character,
-    mesh: &GpuMesh,
-    points: Points<'_>,
-) -> anyhow::Result<Vec<Bound<'k>>> {
-    let mut out: Vec<Bound<'k>> = Vec::new();
-    let rest = &character.rest;
-    for &t in setup.techniques {
-        match t {
-            Technique::Sdf => {
-                for &res in setup.sdf_res {
-                    let grids = BoneSdfs::fit(
-                        rest,
-                        &character.triangles,
-                        &character.fields,
-                        res,
-                        setup.reach,
-                    )?;
-                    let structure = format!("{res}³ × {}", grids.bones.len());
-                    let gpu = GpuBoneSdfs::new(&k.sdf, ctx, mesh, grids, points, setup.reach)?;
-                    out.push(Bound {
-                        technique: "per-bone SDF".into(),
-                        structure,
-                        gpu: Box::new(gpu),
-                    });
-                }
-            }
-            Technique::Hash => {
-                let gpu = GpuHash::new(
-                    &k.hash,
-                    ctx,
-                    mesh,
-                    rest,
-                    points,
-                    setup.hash_cell,
-                    setup.reach,
-                )?;
-                out.push(Bound {
-                    technique: "spatial hash".into(),
-                    structure: format!("cell {} cm", setup.hash_cell * 100.0),
-                    gpu: Box::new(gpu),
-                });
-            }
-            Technique::Bvh => {
-                let gpu = GpuBvh::new(&k.bvh, ctx, mesh, rest, points, setup.reach)?;
-                out.push(Bound {
-                    technique: "BVH (refit)".into(),
-                    structure: format!(
-                        "{}-triangle leaves",
-                        crate::sim::radial::alternatives::BVH_LEAF
-                    ),
-                    gpu: Box::new(gpu),
-                });
-            }
-        }
-    }
-    Ok(out)
-}
+use crate::gpu::GpuPhase;
 
 /// A row of the comparison.
 #[derive(Serialize, Clone, Debug)]
@@ -213,12 +104,6 @@ impl AltRow {
             contacts,
         }
     }
-}
-
-/// Particles the technique found within reach in its last query.
-pub fn contacts(ctx: &GpuContext, gpu: &dyn GpuTechnique) -> anyhow::Result<usize> {
-    gpu.check(ctx)?;
-    Ok(read_distances(ctx, gpu)?.iter().flatten().count())
 }
 
 /// The README's table of `rows`.

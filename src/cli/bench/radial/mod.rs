@@ -51,6 +51,7 @@ use std::time::Instant;
 use crate::gpu::{GpuContext, GpuPhase, GpuRun};
 use crate::sim::character::Character;
 use crate::sim::character::skinning::SkinningGpu;
+use crate::sim::radial::table1::{self, AltKernels, AltSetup, Technique};
 use crate::sim::radial::techniques::{GpuMesh, Points};
 use crate::sim::radial::{
     ClothGpu, ClothParams, CollideParams, GpuCloth, GpuFields, RadialSimGpu, StepParams,
@@ -58,7 +59,7 @@ use crate::sim::radial::{
 use crate::stages::radial::{
     FieldFrameGpu, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
 };
-use alternatives::{AltKernels, AltRow, AltSetup, RowScene, Technique};
+use alternatives::{AltRow, RowScene};
 use rows::Row;
 
 use super::common::CommonArgs;
@@ -362,7 +363,7 @@ fn measure(
         count: particles as u32,
     };
     let techniques = match alt {
-        Some(a) => alternatives::bind(ctx, &k.alt, a, character, &mesh, points)?,
+        Some(a) => table1::bind(ctx, &k.alt, a, character, &mesh, points)?,
         None => Vec::new(),
     };
     let mut frame = 0u32;
@@ -456,7 +457,7 @@ fn measure(
             phases,
             (alternatives::ALT_UPDATE, alternatives::ALT_QUERY),
             t.gpu.memory_bytes(),
-            alternatives::contacts(ctx, t.gpu.as_ref())?,
+            table1::contacts(ctx, t.gpu.as_ref())?,
         ));
     }
     let row = Row::from_samples(

@@ -294,7 +294,9 @@ fn scripted_particles_session_shows_decals_and_maps() {
 /// CesiumMan dropped on the window (as a drag and drop does) opens in the
 /// radial mode; the cloth and the particles settle on it for 30 steps on
 /// the GPU and then 5 on the CPU: the cloth shows teal, contacts red, and
-/// the profiler's runs name the collision and cloth phases. A file that
+/// the profiler's runs name the collision and cloth phases; table 1's
+/// alternatives measured on the frame (`radial-alternatives`) are runs
+/// too. A file that
 /// is not glTF and an out-of-range friction fail the script.
 #[test]
 fn dropped_gltf_character_carries_cloth_and_particles() {
@@ -304,7 +306,7 @@ fn dropped_gltf_character_carries_cloth_and_particles() {
     let timings = dir.join("timings.csv");
     let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/CesiumMan.glb");
     let script = format!(
-        "drop:{}; radial-res:32x16; radial-time:0.5; radial-particles:500; radial-substeps:4; radial-friction:0.8; radial-stiffness:0.9; radial-settle:30; wait:2; radial-backend:cpu; radial-settle:5; wait:2; profiler:off; export-view:{}; export-timings:{}; quit",
+        "drop:{}; radial-res:32x16; radial-time:0.5; radial-particles:500; radial-substeps:4; radial-friction:0.8; radial-stiffness:0.9; radial-settle:30; wait:2; radial-backend:cpu; radial-settle:5; wait:2; radial-backend:gpu; radial-alternatives; wait:2; profiler:off; export-view:{}; export-timings:{}; quit",
         glb.display(),
         shot.display(),
         timings.display()
@@ -331,6 +333,18 @@ fn dropped_gltf_character_carries_cloth_and_particles() {
     );
     let csv = std::fs::read_to_string(&timings).unwrap();
     for phase in ["skinning", "rasterise", "collision", "cloth"] {
+        assert!(csv.contains(phase), "no {phase} phase in\n{csv}");
+    }
+    // Table 1's alternatives, measured on the settled frame: each
+    // technique's update and query recorded as a profiler run.
+    for phase in [
+        "per-bone SDF update",
+        "per-bone SDF query",
+        "spatial hash update",
+        "spatial hash query",
+        "BVH (refit) update",
+        "BVH (refit) query",
+    ] {
         assert!(csv.contains(phase), "no {phase} phase in\n{csv}");
     }
     let not_gltf = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/README.md");

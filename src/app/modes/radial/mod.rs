@@ -13,8 +13,11 @@
 //! particles, colliding with the fields every frame, contacts highlighted;
 //! sliders for substeps n, friction μ, cloth stiffness and particle count.
 //! The profiler records skinning, rasterisation, collision and cloth
-//! times (CPU, and GPU timestamps on `gpu`).
+//! times (CPU, and GPU timestamps on `gpu`). Table 1's alternatives
+//! (§9: per-bone SDF, spatial hash, BVH) can be measured on the current
+//! frame beside the fields ([`alternatives`]).
 
+mod alternatives;
 mod depth_order;
 mod draw;
 mod live;
@@ -75,6 +78,8 @@ pub struct RadialMode {
     /// last sorted back to front for.
     cylinders: Vec<depth_order::Surface>,
     sorted_for: Option<Vec3>,
+    /// Table 1's alternatives measured on a frame ([`alternatives`]).
+    alternatives: alternatives::Alternatives,
 }
 
 impl Default for RadialMode {
@@ -103,6 +108,7 @@ impl Default for RadialMode {
             settle: 0,
             cylinders: Vec::new(),
             sorted_for: None,
+            alternatives: alternatives::Alternatives::default(),
         }
     }
 }
@@ -251,6 +257,9 @@ impl RadialMode {
                     .unwrap_or_default();
                 self.timings = frame.timings;
                 self.step_scene(shell, &frame.skinned, &frames);
+                if std::mem::take(&mut self.alternatives.requested) {
+                    self.measure_alternatives(shell, &frame.skinned);
+                }
                 let due = self
                     .last_record
                     .is_none_or(|t| t.elapsed().as_secs_f64() >= RECORD_EVERY_S);
@@ -374,6 +383,10 @@ impl RadialMode {
                 self.translucent = translucent;
                 self.dirty = true;
             }
+            RadialStep::Alternatives => {
+                self.alternatives.requested = true;
+                self.dirty = true;
+            }
         }
         Ok(ModeRequest::Stay)
     }
@@ -398,6 +411,7 @@ enum RadialStep {
     Settle(u32),
     Reset,
     Cylinders(bool),
+    Alternatives,
     Export(std::path::PathBuf, u32, bool),
 }
 
@@ -441,6 +455,11 @@ const STEPS: &[StepDoc] = &[
         "while paused, step the cloth and particles N times",
     ),
     step("radial-reset", "", "drop the cloth and the particles again"),
+    step(
+        "radial-alternatives",
+        "",
+        "measure table 1's alternatives (§9) on this frame's mesh, cloth and particles",
+    ),
     step(
         "radial-cylinders",
         "translucent|wire",
@@ -525,6 +544,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<RadialStep, String>> {
                 "{verb} needs a step count up to {MAX_SETTLE}, not {arg:?}"
             )),
         "radial-reset" => Ok(RadialStep::Reset),
+        "radial-alternatives" => Ok(RadialStep::Alternatives),
         "radial-cylinders" => match arg {
             "translucent" => Ok(RadialStep::Cylinders(true)),
             "wire" => Ok(RadialStep::Cylinders(false)),

@@ -1,6 +1,7 @@
 //! The radial mode's side panel: backend, field resolution, animation
 //! speed, pause and time, the live scene's sliders (particles, substeps
-//! n, friction μ, cloth stiffness) and contact counts, bone selection with every bone's unwrap as a
+//! n, friction μ, cloth stiffness) and contact counts, table 1's
+//! alternatives measured on the frame, bone selection with every bone's unwrap as a
 //! thumbnail, the selected field's axis editor, and the last frame's
 //! phase times.
 
@@ -63,6 +64,10 @@ pub(super) fn panel_ui(m: &mut RadialMode, shell: &mut Shell, ui: &mut egui::Ui)
         m.dirty = true;
     }
     scene_ui(m, ui);
+    super::alternatives::section_ui(&mut m.alternatives, ui);
+    if m.alternatives.requested {
+        m.dirty = true;
+    }
     ui.separator();
     let Some(c) = &m.character else { return };
     let names: Vec<String> = (0..c.fields.len())

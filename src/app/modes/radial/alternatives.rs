@@ -31,7 +31,10 @@ const SETUP: AltSetup<'static> = AltSetup {
     hash_cell: 0.05,
 };
 
-/// The radial fields' side of the table, from the mode's last frame.
+/// The radial fields' side of the table: their latest frame's GPU times
+/// (update: skinning + rasterise; query: collision, from the latest frame
+/// that stepped the scene, since a paused frame does not).
+#[derive(Clone, Copy, Default)]
 pub struct RadialSide {
     pub update_ms: Option<f64>,
     pub query_ms: Option<f64>,
@@ -39,27 +42,16 @@ pub struct RadialSide {
     pub contacts: usize,
 }
 
-impl RadialSide {
-    /// The phases `names` of `timings`: their GPU times when all have one,
-    /// else `None`.
-    fn gpu_sum(timings: &Timings, names: &[&str]) -> Option<f64> {
-        let picked: Vec<&PhaseTiming> = (timings.phases.iter())
-            .filter(|p| names.contains(&p.name.as_str()))
-            .collect();
-        if picked.is_empty() {
-            return None;
-        }
-        picked.iter().map(|p| p.gpu_ms).sum()
+/// The GPU time of the phases `names` of `timings` when all have one;
+/// `None` also when there is no such phase.
+fn gpu_sum(timings: &Timings, names: &[&str]) -> Option<f64> {
+    let picked: Vec<&PhaseTiming> = (timings.phases.iter())
+        .filter(|p| names.contains(&p.name.as_str()))
+        .collect();
+    if picked.is_empty() {
+        return None;
     }
-
-    pub fn new(timings: &Timings, memory_bytes: u64, contacts: usize) -> Self {
-        RadialSide {
-            update_ms: Self::gpu_sum(timings, &["skinning", "rasterise"]),
-            query_ms: Self::gpu_sum(timings, &["collision"]),
-            memory_bytes,
-            contacts,
-        }
-    }
+    picked.iter().map(|p| p.gpu_ms).sum()
 }
 
 /// The section's state: the pipelines (made on the first measurement),
@@ -68,13 +60,25 @@ impl RadialSide {
 pub struct Alternatives {
     kernels: Option<AltKernels>,
     rows: Vec<Measured>,
+    /// The fields' side of the last table.
     radial: Option<RadialSide>,
+    /// The fields' latest times, kept from frame to frame.
+    latest: RadialSide,
     points: usize,
     /// Measure on the next computed frame (button or script step).
     pub requested: bool,
 }
 
 impl Alternatives {
+    /// Keeps the fields' times of a computed frame: the update always,
+    /// the query when the frame stepped the scene.
+    pub fn note_frame(&mut self, timings: &Timings) {
+        self.latest.update_ms = gpu_sum(timings, &["skinning", "rasterise"]);
+        if timings.phases.iter().any(|p| p.name == "collision") {
+            self.latest.query_ms = gpu_sum(timings, &["collision"]);
+        }
+    }
+
     /// Every technique once on `skinned` (`character` posed at `t`) with
     /// `points` as the queries; the table replaced and each technique
     /// recorded as a profiler run. On error the previous table is kept.
@@ -84,7 +88,7 @@ impl Alternatives {
         (character, t): (&Character, f32),
         skinned: &[Vec3],
         points: &[Vec3],
-        radial: RadialSide,
+        (memory_bytes, contacts): (u64, usize),
     ) -> Result<(), String> {
         if points.is_empty() {
             return Err("table 1: no cloth or particles to query (turn the scene on)".into());
@@ -125,7 +129,11 @@ impl Alternatives {
             shell.history.record_run("radial", label, timings.phases);
         }
         self.rows = rows;
-        self.radial = Some(radial);
+        self.radial = Some(RadialSide {
+            memory_bytes,
+            contacts,
+            ..self.latest
+        });
         self.points = points.len();
         Ok(())
     }
@@ -188,8 +196,9 @@ pub(super) fn section_ui(alt: &mut Alternatives, ui: &mut egui::Ui) {
                     }
                 });
             ui.small(
-                "radial: skinning + rasterise, collision with response (GPU, – on cpu); \
-                 alternatives: structure rebuild or refit, then detection only",
+                "radial: skinning + rasterise, collision with response (latest frame that \
+                 stepped the scene; GPU, – on cpu); alternatives: one run each, no warm-up, \
+                 structure rebuild or refit from the skinned mesh, then detection only",
             );
         });
 }
@@ -213,8 +222,8 @@ impl RadialMode {
         let contacts = state.iter().filter(|&&(_, c)| c != NO_CONTACT).count();
         let fields = c.fields.len();
         let memory = (self.params.cells_per_field() * fields * 4 + fields * 64 * 2) as u64;
-        let radial = RadialSide::new(&self.timings, memory, contacts);
-        match (self.alternatives).measure(shell, (c, self.time), skinned, &points, radial) {
+        let fields_side = (memory, contacts);
+        match (self.alternatives).measure(shell, (c, self.time), skinned, &points, fields_side) {
             Ok(()) => shell.notify("table 1 alternatives measured on this frame", false),
             Err(e) => shell.notify(e, true),
         }

@@ -257,6 +257,7 @@ impl RadialMode {
                     .unwrap_or_default();
                 self.timings = frame.timings;
                 self.step_scene(shell, &frame.skinned, &frames);
+                self.alternatives.note_frame(&self.timings);
                 if std::mem::take(&mut self.alternatives.requested) {
                     self.measure_alternatives(shell, &frame.skinned);
                 }

@@ -30,6 +30,7 @@ f=$(mktemp -d)/suzanne.npy
 run "open:suzanne; compute; open-field:$f; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:7; check-pick:0; wait:3; screenshot:$s/verify-loaded-field.png; quit"
 run "radial; radial-res:128x64; radial-bone:forearm.l; radial-time:1.0; radial-scene:off; radial-cylinders:wire; profiler:off; orbit:35,5; wait:3; screenshot:$s/radial-humanoid.png; quit"
 run "radial-open:assets/CesiumMan.glb; radial-res:64x32; radial-time:0.5; radial-settle:40; orbit:150,10; wait:3; screenshot:$s/radial-cesium-man.png; quit"
+run "radial; radial-res:64x32; radial-time:1.0; radial-settle:30; wait:2; radial-alternatives; wait:2; screenshot:$s/radial-alternatives.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; clip:off; filter:inside; orbit:-35,0; pick; opacity:0.35; points:3; wait:3; screenshot:$s/bunny-translucent.png;
      cells:off; iso:-0.004; compute; wait:3; screenshot:$s/bunny-iso-surface.png; opacity:1; cells:on; filter:all; clip:z; quit"
 # The particle stage's impact maps (CLI), then the particles mode live.

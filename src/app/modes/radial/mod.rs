@@ -671,6 +671,10 @@ mod tests {
     fn parses_the_radial_steps() {
         assert_eq!(parse("radial", ""), Some(Ok(RadialStep::Show)));
         assert_eq!(
+            parse("radial-alternatives", ""),
+            Some(Ok(RadialStep::Alternatives))
+        );
+        assert_eq!(
             parse("radial-res", "64x32"),
             Some(Ok(RadialStep::Resolution(64, 32)))
         );

@@ -29,7 +29,9 @@ pub struct Panel<'a> {
 }
 
 const FONT: &str = "collidoscope-sans";
-const PALETTE: [RGBColor; 8] = [
+/// Ten distinguishable colours (matplotlib's "tab10"); series past the
+/// tenth repeat them with dashed lines, so no two series look alike.
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -38,6 +40,8 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
     RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
 ];
 
 fn register_font() -> Result<(), String> {
@@ -210,30 +214,114 @@ where
         .x_label_formatter(&|v| axis_label(*v, panel.log_x))
         .y_label_formatter(&|v| axis_label(*v, panel.log_y))
         .draw()?;
+    let mut drawn = Vec::with_capacity(panel.series.len());
     for (i, s) in panel.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
+        let dashed = (i / PALETTE.len()) % 2 == 1;
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
             .copied()
             .filter(|p| p.0.is_finite() && p.1.is_finite())
             .collect();
-        chart
-            .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?
-            .label(s.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(2))
-            });
+        let style = color.stroke_width(2);
+        if dashed {
+            chart
+                .draw_series(DashedLineSeries::new(pts.clone(), 6, 6, style))?
+                .label(s.name.clone())
+                .legend(move |(x, y)| {
+                    EmptyElement::at((x, y))
+                        + PathElement::new(vec![(0, 0), (6, 0)], style)
+                        + PathElement::new(vec![(12, 0), (18, 0)], style)
+                });
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.clone(), style))?
+                .label(s.name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+        }
+        drawn.push(
+            pts.iter()
+                .map(|p| chart.backend_coord(p))
+                .collect::<Vec<(i32, i32)>>(),
+        );
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
     }
+    let (xs, ys) = chart.plotting_area().get_pixel_range();
+    let longest = panel
+        .series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let legend_size = (
+        (0.55 * 15.0 * longest as f64) as i32 + 44,
+        20 * panel.series.len() as i32 + 10,
+    );
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(emptiest_corner(&drawn, (xs, ys), legend_size))
         .label_font((FONT, 15))
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+/// Where the legend (`size` pixels) covers the fewest drawn points: the
+/// corner of the plotting area (`area`, pixels) whose legend-sized box
+/// holds the fewest of the series' points and of points along their lines
+/// (each segment sampled at 16 places). Ties keep the first of upper left,
+/// upper right, lower right, lower left.
+fn emptiest_corner(
+    lines: &[Vec<(i32, i32)>],
+    area: (std::ops::Range<i32>, std::ops::Range<i32>),
+    size: (i32, i32),
+) -> SeriesLabelPosition {
+    let (xs, ys) = area;
+    // Plotters puts the legend 10 px inside the area's edges.
+    let (left, right) = (xs.start + 10, xs.end - 10 - size.0);
+    let (top, bottom) = (ys.start + 10, ys.end - 10 - size.1);
+    let corners = [
+        (SeriesLabelPosition::UpperLeft, left, top),
+        (SeriesLabelPosition::UpperRight, right, top),
+        (SeriesLabelPosition::LowerRight, right, bottom),
+        (SeriesLabelPosition::LowerLeft, left, bottom),
+    ];
+    let samples: Vec<(f64, f64)> = lines
+        .iter()
+        .flat_map(|line| {
+            let segments = line.windows(2).flat_map(|w| {
+                let (a, b) = (w[0], w[1]);
+                (0..16).map(move |k| {
+                    let t = f64::from(k) / 16.0;
+                    (
+                        f64::from(a.0) + t * f64::from(b.0 - a.0),
+                        f64::from(a.1) + t * f64::from(b.1 - a.1),
+                    )
+                })
+            });
+            let last = line.last().map(|p| (f64::from(p.0), f64::from(p.1)));
+            segments.chain(last)
+        })
+        .collect();
+    let covered = |x: i32, y: i32| {
+        samples
+            .iter()
+            .filter(|p| {
+                (f64::from(x)..=f64::from(x + size.0)).contains(&p.0)
+                    && (f64::from(y)..=f64::from(y + size.1)).contains(&p.1)
+            })
+            .count()
+    };
+    let mut best = (usize::MAX, SeriesLabelPosition::UpperLeft);
+    for (position, x, y) in corners {
+        let n = covered(x, y);
+        if n < best.0 {
+            best = (n, position);
+        }
+    }
+    best.1
 }
 
 /// A tick's label: on a log axis only 1, 2 and 5 × 10^k are written (the
@@ -313,6 +401,34 @@ mod tests {
         assert_eq!(title_size(&"x".repeat(500), 300), 11.0);
         assert_eq!(label_count(700, 90), 7);
         assert_eq!(label_count(50, 90), 2);
+    }
+
+    #[test]
+    fn the_legend_goes_to_the_corner_the_lines_leave_free() {
+        let area = (0..400, 0..300);
+        // A line along the top: the legend goes low, at the right first.
+        let top = vec![vec![(0, 20), (400, 20)]];
+        assert!(matches!(
+            emptiest_corner(&top, area.clone(), (100, 60)),
+            SeriesLabelPosition::LowerRight
+        ));
+        // A line along the bottom and up the right side: the upper left.
+        let bottom_right = vec![vec![(0, 280), (390, 280), (390, 0)]];
+        assert!(matches!(
+            emptiest_corner(&bottom_right, area.clone(), (100, 60)),
+            SeriesLabelPosition::UpperLeft
+        ));
+        // A line from the upper left down to the lower right: upper right.
+        let diagonal = vec![vec![(0, 0), (400, 300)]];
+        assert!(matches!(
+            emptiest_corner(&diagonal, area.clone(), (100, 60)),
+            SeriesLabelPosition::UpperRight
+        ));
+        // Nothing drawn: the upper left, as before.
+        assert!(matches!(
+            emptiest_corner(&[], area, (100, 60)),
+            SeriesLabelPosition::UpperLeft
+        ));
     }
 
     #[test]

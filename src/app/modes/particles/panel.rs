@@ -52,7 +52,7 @@ pub fn panel_ui(st: &mut ParticlesMode, _shell: &mut Shell, ui: &mut egui::Ui) {
     ui.add(egui::Slider::new(&mut k.restitution, 0.0..=1.0).text("restitution"));
     ui.add(egui::Slider::new(&mut st.look_ahead, 0..=MAX_LOOK_AHEAD).text("look-ahead (frames)"));
     ui.horizontal(|ui| {
-        let label = if st.paused { "▶ play" } else { "⏸ pause" };
+        let label = if st.paused { "play" } else { "pause" };
         if ui.button(label).clicked() {
             st.paused = !st.paused;
         }

@@ -327,7 +327,6 @@ impl ColliderGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
         let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         // Room for a quarter of the points first (or what the kept buffers
         // hold); the write pass skips contacts past the end, so an overflow
@@ -347,12 +346,11 @@ impl ColliderGpu {
             groups: planned.groups(),
             pairs: 0,
         };
-        let (scratch, count, copied) = loop {
-            let fit = Instant::now();
-            let mut scratch = Scratch::fit(gpu, kept.take(), need)?;
-            timings.push("upload", fit.elapsed().as_secs_f64() * 1e3, None);
+        let mut scratch = Scratch::fit(gpu, kept.take(), need)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        let (count, copied, counter_ms) = loop {
             let copy = scratch.expected_contacts();
-            let counter = self.dispatch(
+            let (counter, counter_ms) = self.dispatch(
                 &planned,
                 params,
                 resident,
@@ -362,7 +360,7 @@ impl ColliderGpu {
             )?;
             let count = counter[0] as usize;
             if count <= scratch.room.contacts {
-                break (kept.insert(scratch), count, copy);
+                break (count, copy, counter_ms);
             }
             if count > max_contacts {
                 gpu.check_storage_size(
@@ -370,14 +368,25 @@ impl ColliderGpu {
                     (count * std::mem::size_of::<GpuContact>()) as u64,
                 )?;
             }
+            // Grown to the exact count and run again, copying all its
+            // contacts in its own submission (a second `upload` and
+            // `contacts` phase).
+            let grow = Instant::now();
             need.contacts = count;
-            // The re-run copies all its contacts in its own submission.
             scratch.last_count = Some(count);
-            kept.replace(scratch);
+            scratch = Scratch::fit(gpu, Some(scratch), need)?;
+            timings.push("upload", grow.elapsed().as_secs_f64() * 1e3, None);
         };
         scratch.last_count = Some(count);
-        let contacts =
-            self.read_contacts(scratch, count, copied, &planned.plan, shapes, &mut timings)?;
+        let scratch = kept.insert(scratch);
+        let contacts = self.read_contacts(
+            scratch,
+            Copied { count, copied },
+            counter_ms,
+            &planned.plan,
+            shapes,
+            &mut timings,
+        )?;
         drop(kept);
         Ok(ContactSet {
             contacts,
@@ -391,18 +400,20 @@ impl ColliderGpu {
     /// which its submission copied to the staging buffer: the rest copied
     /// now (a second submission, only when the expected count was low),
     /// the used range mapped once and decoded in place from the mapped
-    /// memory. Phases: `readback` (copy and map) and `convert`.
+    /// memory. Phases: `readback` (the counter's map, `counter_ms`, and
+    /// the records' copy and map) and `convert`.
     fn read_contacts(
         &self,
         scratch: &Scratch,
-        count: usize,
-        copied: usize,
+        Copied { count, copied }: Copied,
+        counter_ms: f64,
         plan: &super::Plan,
         shapes: &[ColliderShape],
         timings: &mut Timings,
     ) -> Result<Vec<Contact>, ColliderError> {
         let gpu = &self.gpu;
         if count == 0 {
+            timings.push("readback", counter_ms, None);
             return Ok(Vec::new());
         }
         let readback = Instant::now();
@@ -429,7 +440,8 @@ impl ColliderGpu {
             count as u64 * record,
             "contacts",
             |bytes| {
-                timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
+                let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
+                timings.push("readback", counter_ms + readback_ms, None);
                 let convert = Instant::now();
                 // Mapped ranges are aligned for any record type; copy only
                 // if a backend ever maps one that is not.
@@ -466,7 +478,6 @@ impl ColliderGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
         let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let mut kept = self
             .scratch
             .lock()
@@ -478,8 +489,11 @@ impl ColliderGpu {
         };
         let fitted = Scratch::fit(&self.gpu, kept.take(), need)?;
         let scratch = kept.insert(fitted);
-        let counter = self.dispatch(&planned, params, resident, scratch, None, &mut timings)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        let (counter, readback_ms) =
+            self.dispatch(&planned, params, resident, scratch, None, &mut timings)?;
         drop(kept);
+        timings.push("readback", readback_ms, None);
         let convert = Instant::now();
         let summaries = counter[SUMMARY_START as usize..]
             .chunks_exact(2)
@@ -503,9 +517,10 @@ impl ColliderGpu {
     /// copied to the staging buffer; then the counter read back (its
     /// `SUMMARY_START` words, and for summaries the pairs' summaries).
     /// Its first word is the number of contacts found, which may exceed
-    /// the room. Phases: `contacts` (everything up to the GPU's end: bind
+    /// the room. Phase `contacts`: everything up to the GPU's end (bind
     /// groups, recording, submission, the kernels with their GPU time, the
-    /// wait) and `readback` (the counter's map).
+    /// wait). Also returns the counter's map time (ms), which the caller
+    /// counts as read-back.
     fn dispatch(
         &self,
         planned: &Planned,
@@ -514,7 +529,7 @@ impl ColliderGpu {
         scratch: &Scratch,
         copy: Option<usize>,
         timings: &mut Timings,
-    ) -> Result<Vec<u32>, ColliderError> {
+    ) -> Result<(Vec<u32>, f64), ColliderError> {
         let start = Instant::now();
         let summary = copy.is_none();
         let gpu = &self.gpu;
@@ -605,7 +620,7 @@ impl ColliderGpu {
         let readback = Instant::now();
         let counter =
             map_staging_range::<u32>(gpu, &scratch.count_staging, counter_bytes, "contact count")?;
-        timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
+        let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
         if counter[1] != 0 {
             return Err(GpuError::Validation {
                 what: "colliders".into(),
@@ -613,8 +628,16 @@ impl ColliderGpu {
             }
             .into());
         }
-        Ok(counter)
+        Ok((counter, readback_ms))
     }
+}
+
+/// How many contacts a dispatch found, and how many of them its
+/// submission copied to the staging buffer.
+#[derive(Clone, Copy)]
+struct Copied {
+    count: usize,
+    copied: usize,
 }
 
 /// A detect's plan on the GPU.

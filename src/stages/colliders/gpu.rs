@@ -131,9 +131,9 @@ struct Scratch {
 
 impl Scratch {
     /// `kept` if it has room for `need`, else new buffers with room for
-    /// both.
+    /// both (keeping its last count).
     fn fit(gpu: &GpuContext, kept: Option<Scratch>, need: Need) -> Result<Scratch, GpuError> {
-        let room = match kept {
+        let (room, last_count) = match kept {
             Some(s)
                 if s.room.contacts >= need.contacts
                     && s.room.groups >= need.groups
@@ -151,7 +151,6 @@ impl Scratch {
             ),
             None => (need, None),
         };
-        let (room, last_count) = room;
         let bytes = (room.contacts * std::mem::size_of::<GpuContact>()) as u64;
         let counter = vec![0u32; counter_words(room.pairs)];
         let counter_bytes = (counter.len() * 4) as u64;

@@ -436,21 +436,12 @@ fn contact_bits(contacts: &[Contact]) -> Vec<[u32; 12]> {
         .collect()
 }
 
-/// `bench collide` found 4 (100 pairs) and 82 (1000 pairs) GPU contacts
-/// without a CPU partner on lavapipe. The cause is float rounding, not the
-/// compacted buffer: every one is a point within an ulp of a cell face
-/// (the backends read different cells) or of a cell's centre plane
-/// (different finite-difference neighbours, so a different normal or
-/// rejection). A large batch far from the origin, where rounding is
-/// largest, must agree exactly apart from such classified points.
-#[test]
-fn large_batch_gpu_contacts_equal_cpu_contacts_apart_from_rounding_cases() {
-    let gpu = ColliderGpu::new(&common::gpu());
+/// 400 overlapping torus–sphere pairs on a lattice far from the origin.
+fn large_batch() -> (Vec<ColliderShape>, Vec<Body>, Vec<(usize, usize)>) {
     let shapes = vec![
         shape(&torus(32, 12, 0.4, 0.15), 24),
         shape(&uv_sphere(12, 24), 24),
     ];
-    let resident = gpu.upload(&shapes).expect("upload");
     let mut rng = Lcg(11);
     let mut bodies = Vec::new();
     let mut pairs = Vec::new();
@@ -474,6 +465,67 @@ fn large_batch_gpu_contacts_equal_cpu_contacts_apart_from_rounding_cases() {
         }
         pairs.push((2 * p, 2 * p + 1));
     }
+    (shapes, bodies, pairs)
+}
+
+/// The kernels' own submission copies as many records as the last detect
+/// found (and an eighth more); a detect finding many more copies the rest
+/// in a second one. Either way the contacts are those of a fresh
+/// `ColliderGpu` (which copies all its room), bit for bit, and a detect
+/// finding fewer again reads only its own.
+#[test]
+fn more_contacts_than_the_last_detect_found_are_read_back_whole() {
+    let ctx = common::gpu();
+    let (shapes, bodies, pairs) = large_batch();
+    let params = ColliderParams::default();
+    let fresh = ColliderGpu::new(&ctx);
+    let resident = fresh.upload(&shapes).expect("upload");
+    let detect = |gpu: &ColliderGpu, pairs: &[(usize, usize)]| {
+        gpu.detect(&resident, &shapes, &bodies, pairs, &params)
+            .expect("gpu")
+    };
+    let whole = detect(&fresh, &pairs);
+    let warm = ColliderGpu::new(&ctx);
+    let few = detect(&warm, &pairs[..1]);
+    assert!(
+        few.contacts.len() * 2 + 1024 < whole.contacts.len(),
+        "{} then {}: the second detect must find more than the first copies",
+        few.contacts.len(),
+        whole.contacts.len()
+    );
+    let grown = detect(&warm, &pairs);
+    let dispatches = |set: &colliders::ContactSet| {
+        set.timings
+            .phases
+            .iter()
+            .filter(|p| p.name == "contacts")
+            .count()
+    };
+    // One dispatch: the room sufficed, only the copy was short.
+    assert_eq!(dispatches(&grown), 1);
+    assert!(
+        contact_bits(&grown.contacts) == contact_bits(&whole.contacts),
+        "contacts read back in two copies differ from one"
+    );
+    let few_again = detect(&warm, &pairs[..1]);
+    assert!(
+        contact_bits(&few_again.contacts) == contact_bits(&few.contacts),
+        "a smaller detect after a larger one differs"
+    );
+}
+
+/// `bench collide` found 4 (100 pairs) and 82 (1000 pairs) GPU contacts
+/// without a CPU partner on lavapipe. The cause is float rounding, not the
+/// compacted buffer: every one is a point within an ulp of a cell face
+/// (the backends read different cells) or of a cell's centre plane
+/// (different finite-difference neighbours, so a different normal or
+/// rejection). A large batch far from the origin, where rounding is
+/// largest, must agree exactly apart from such classified points.
+#[test]
+fn large_batch_gpu_contacts_equal_cpu_contacts_apart_from_rounding_cases() {
+    let gpu = ColliderGpu::new(&common::gpu());
+    let (shapes, bodies, pairs) = large_batch();
+    let resident = gpu.upload(&shapes).expect("upload");
     for interpolated_depth in [false, true] {
         let params = ColliderParams {
             interpolated_depth,

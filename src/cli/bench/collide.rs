@@ -1,24 +1,28 @@
 //! `collidoscope bench collide`: contacts of 1, 10, 100 and 1000 body pairs
-//! of a few thousand samples each — CPU reference, GPU with all pairs in one
-//! dispatch ("batched", reading back every contact), GPU with all pairs in
-//! one dispatch reading back per-pair summaries only ("summary": contacts
-//! and deepest depth per pair, reduced on the GPU), and GPU with one
-//! dispatch (and read-back) per pair, as Sundholm's per-pair colliders would
-//! use it (§6.3.1, §8.2).
+//! (`--pairs`) of a few thousand samples each — CPU reference, GPU with all
+//! pairs in one dispatch ("batched", reading back every contact), GPU with
+//! all pairs in one dispatch reading back per-pair summaries only
+//! ("summary": contacts and deepest depth per pair, reduced on the GPU),
+//! and GPU with one dispatch (and read-back) per pair, as Sundholm's
+//! per-pair colliders would use it (§6.3.1, §8.2).
 //!
 //! Each pair is two bodies of the same two shapes at overlapping seeded
 //! random poses, far from every other pair. Per row: median wall-clock time
 //! end to end, the kernel's GPU time where the adapter has timestamps, the
 //! points tested per second, and how the contacts compare with the CPU's:
 //! differences that float rounding explains (a point on a cell face…) and
-//! those it does not (`≠cpu`, which should be 0). GPU rows also split their
-//! wall time by phase (the last run's; per pair, summed over the pairs):
-//! `upload` (the plan and its buffers), `kernel` (recording, submission,
-//! the count, scan and write passes, and the count's read-back; the GPU
-//! time column is the three passes'), `readback` (the compact records'
-//! copy and map, or the summaries' map) and `convert` (decoding the
-//! records on the host, already in order), so the gap between wall and
-//! GPU time is visible. The summary row must equal the batched row's
+//! those it does not (`≠cpu`, which should be 0). GPU rows also split the
+//! wall time of their last run by phase (per pair, summed over the pairs):
+//! `upload` (the plan, its buffers, any growth of the kept ones),
+//! `kernel` (bind groups, recording, submission, the count, scan and write
+//! passes, the copy of the expected records to the staging buffer, and the
+//! wait; the GPU time column is the three passes'), `readback` (the
+//! count's map, a second copy if more contacts came than expected, the
+//! records' map), `convert` (decoding the records in place from mapped
+//! memory, already in order) and `other` (the rest of that run's wall
+//! time: what the phases miss), so the gap between wall and GPU time is
+//! visible; `wall/gpu` is the target ratio (≤ 3 for the batched
+//! row at 1000 pairs). The summary row must equal the batched row's
 //! contacts summarized (the run fails otherwise).
 
 use glam::{Mat4, Quat, Vec3};
@@ -37,11 +41,20 @@ use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 use crate::timing::Timings;
 
-/// The scene is fixed (1–1000 pairs of two shapes): only the common flags.
+/// The scene is fixed (pairs of two shapes); only how many pairs can be
+/// chosen.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(flatten)]
     pub common: CommonArgs,
+    /// Pair counts, one set of rows each (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "1,10,100,1000",
+        value_parser = clap::value_parser!(u32).range(1..=10_000)
+    )]
+    pub pairs: Vec<u32>,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -59,26 +72,54 @@ struct Row {
     /// Points whose contacts differ from the CPU's within float rounding
     /// of a decision (see `stages::colliders::compare`).
     within_rounding_vs_cpu: Option<usize>,
-    /// Wall time by phase (GPU rows): upload, kernel, read-back, convert.
-    phases: Option<[f64; 4]>,
+    /// Wall time by phase (GPU rows, the last run's): upload, kernel,
+    /// read-back, convert, and what that run spent outside them.
+    phases: Option<[f64; 5]>,
 }
 
 /// The phases of [`Row::phases`], as the colliders' timings name them.
 const PHASES: [&str; 4] = ["upload", "contacts", "readback", "convert"];
 
-/// Wall time per phase of `timings`, summed over repeated phases.
-fn phase_split(timings: &Timings) -> [f64; 4] {
-    PHASES.map(|name| {
+/// A GPU run's result and its wall time split by phase.
+struct Measured<T> {
+    result: T,
+    phases: [f64; 5],
+}
+
+/// Runs `run` and times it end to end; `timings` gives the result's
+/// phases. Returns the GPU time too, for [`timed`].
+fn measured<T>(
+    run: impl FnOnce() -> anyhow::Result<T>,
+    timings: impl Fn(&T) -> &Timings,
+) -> anyhow::Result<(Measured<T>, Option<f64>)> {
+    let start = std::time::Instant::now();
+    let result = run()?;
+    let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let phases = phase_split(timings(&result), wall_ms);
+    let gpu_ms = timings(&result).total_gpu_ms();
+    Ok((Measured { result, phases }, gpu_ms))
+}
+
+/// Wall time per phase of `timings`, summed over repeated phases, and the
+/// rest of `wall_ms` (the same run's).
+fn phase_split(timings: &Timings, wall_ms: f64) -> [f64; 5] {
+    let split = PHASES.map(|name| {
         timings
             .phases
             .iter()
             .filter(|p| p.name == name)
             .map(|p| p.wall_ms)
             .sum()
-    })
+    });
+    let [upload, kernel, readback, convert] = split;
+    [
+        upload,
+        kernel,
+        readback,
+        convert,
+        wall_ms - split.iter().sum::<f64>(),
+    ]
 }
-
-const PAIR_COUNTS: [usize; 4] = [1, 10, 100, 1000];
 
 fn shapes() -> anyhow::Result<Vec<ColliderShape>> {
     let sdf = SdfParams {
@@ -169,7 +210,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let params = ColliderParams::default();
     let repeats = args.common.repeats.max(1);
     let mut rows = Vec::new();
-    for &pairs in &PAIR_COUNTS {
+    for pairs in args.pairs.iter().map(|&p| p as usize) {
         let (bodies, list) = scene(pairs);
         let cpu_run = timed(repeats.min(3), false, || {
             Ok((detect_cpu(&shapes, &bodies, &list, &params)?, None))
@@ -181,7 +222,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                    gpu_ms,
                    contacts,
                    cmp: Option<&ContactComparison>,
-                   timings: Option<&Timings>| Row {
+                   phases: Option<[f64; 5]>| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -191,7 +232,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             contacts,
             mismatches_vs_cpu: cmp.map(ContactComparison::unexplained_count),
             within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
-            phases: timings.map(phase_split),
+            phases,
         };
         rows.push(row(
             "cpu",
@@ -204,11 +245,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
 
         // Batched: one dispatch for all pairs.
         let run = timed(repeats, true, || {
-            let set = gpu.detect(&resident, &shapes, &bodies, &list, &params)?;
-            let g = set.timings.total_gpu_ms();
-            Ok((set, g))
+            measured(
+                || Ok(gpu.detect(&resident, &shapes, &bodies, &list, &params)?),
+                |set| &set.timings,
+            )
         })?;
-        let batched = run.last;
+        let (batched, batched_phases) = (run.last.result, run.last.phases);
         rows.push(row(
             "gpu batched",
             run.wall_ms,
@@ -223,16 +265,17 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 &batched,
                 "gpu batched",
             )?),
-            Some(&batched.timings),
+            Some(batched_phases),
         ));
 
         // Summaries only, reduced on the GPU.
         let run = timed(repeats, true, || {
-            let set = gpu.summarize(&resident, &shapes, &bodies, &list, &params)?;
-            let g = set.timings.total_gpu_ms();
-            Ok((set, g))
+            measured(
+                || Ok(gpu.summarize(&resident, &shapes, &bodies, &list, &params)?),
+                |set| &set.timings,
+            )
         })?;
-        let summary = run.last;
+        let (summary, summary_phases) = (run.last.result, run.last.phases);
         anyhow::ensure!(
             summary.pairs == summarize(&list, &batched.contacts),
             "{pairs} pairs: the GPU's summaries differ from its contacts summarized"
@@ -243,28 +286,31 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             run.gpu_ms,
             summary.contacts(),
             None,
-            Some(&summary.timings),
+            Some(summary_phases),
         ));
 
         // One dispatch and read-back per pair.
         let run = timed(repeats.min(3), true, || {
-            let mut kernel = Some(0.0);
-            let mut per_pair = ContactSet::default();
-            for pair in &list {
-                let set = gpu.detect(
-                    &resident,
-                    &shapes,
-                    &bodies,
-                    std::slice::from_ref(pair),
-                    &params,
-                )?;
-                per_pair.contacts.extend(set.contacts);
-                kernel = kernel.zip(set.timings.total_gpu_ms()).map(|(k, g)| k + g);
-                per_pair.timings.phases.extend(set.timings.phases);
-            }
-            Ok((per_pair, kernel))
+            measured(
+                || {
+                    let mut per_pair = ContactSet::default();
+                    for pair in &list {
+                        let set = gpu.detect(
+                            &resident,
+                            &shapes,
+                            &bodies,
+                            std::slice::from_ref(pair),
+                            &params,
+                        )?;
+                        per_pair.contacts.extend(set.contacts);
+                        per_pair.timings.phases.extend(set.timings.phases);
+                    }
+                    Ok(per_pair)
+                },
+                |set| &set.timings,
+            )
         })?;
-        let per_pair = run.last;
+        let (per_pair, per_pair_phases) = (run.last.result, run.last.phases);
         rows.push(row(
             "gpu per pair",
             run.wall_ms,
@@ -279,7 +325,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 &per_pair,
                 "gpu per pair",
             )?),
-            Some(&per_pair.timings),
+            Some(per_pair_phases),
         ));
         for r in &rows[rows.len() - 4..] {
             eprintln!(
@@ -292,6 +338,14 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     plot(&report, &rows, &adapter)?;
     print_table(&format!("Contact benchmark — {adapter}"), &rows);
     Ok(())
+}
+
+impl Row {
+    /// Wall time over kernel time (the target for 1000 pairs
+    /// with every contact read back: ≤ 3).
+    fn wall_over_gpu(&self) -> Option<f64> {
+        self.gpu_ms.filter(|&g| g > 0.0).map(|g| self.wall_ms / g)
+    }
 }
 
 impl report::Row for Row {
@@ -310,6 +364,8 @@ impl report::Row for Row {
             "kernel_wall_ms",
             "readback_ms",
             "convert_ms",
+            "other_ms",
+            "wall_over_gpu",
         ]
     }
 
@@ -326,7 +382,8 @@ impl report::Row for Row {
             or_empty(self.within_rounding_vs_cpu, |v| v.to_string()),
         ]
         .into_iter()
-        .chain((0..4).map(|k| or_empty(self.phases, |p| format!("{:.4}", p[k]))))
+        .chain((0..5).map(|k| or_empty(self.phases, |p| format!("{:.4}", p[k]))))
+        .chain([or_empty(self.wall_over_gpu(), |r| format!("{r:.2}"))])
         .collect()
     }
 
@@ -345,6 +402,8 @@ impl report::Row for Row {
             Column::right("kernel", 8),
             Column::right("readback", 9),
             Column::right("convert", 8),
+            Column::right("other", 7),
+            Column::right("wall/gpu", 9),
         ]
     }
 
@@ -361,7 +420,8 @@ impl report::Row for Row {
             or_dash(self.within_rounding_vs_cpu, |v| v.to_string()),
         ]
         .into_iter()
-        .chain((0..4).map(|k| or_dash(self.phases, |p| format!("{:.2}", p[k]))))
+        .chain((0..5).map(|k| or_dash(self.phases, |p| format!("{:.2}", p[k]))))
+        .chain([or_dash(self.wall_over_gpu(), |r| format!("{r:.1}×"))])
         .collect()
     }
 }

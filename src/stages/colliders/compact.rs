@@ -98,16 +98,129 @@ struct TaskView<'a> {
     segment: Option<&'a GridSpec>,
 }
 
+impl TaskView<'_> {
+    /// The contact of `record`, the `k`-th point of this task.
+    fn contact(&self, record: &GpuContact, k: u32) -> Option<Contact> {
+        let normal = decode_normal(record.normal);
+        if let Some(grid) = self.segment {
+            let cell = record.aux as usize;
+            return (cell < grid.num_cells()).then(|| Contact {
+                position: transform(&self.world_from_b, grid.center_of(cell)),
+                normal,
+                depth: record.depth,
+                depth_cell: record.depth,
+                body: self.body,
+                other: self.other,
+                feature: FeatureKind::Cell,
+                sample: 0,
+            });
+        }
+        let sample = self.samples.get(k as usize)?;
+        Some(Contact {
+            position: transform(&self.world_from_a, sample.position),
+            normal,
+            depth: record.depth,
+            depth_cell: f32::from_bits(record.aux),
+            body: self.body,
+            other: self.other,
+            feature: sample.kind,
+            sample: k,
+        })
+    }
+}
+
+/// Finds the task of a global point index. The tasks' point ranges are
+/// contiguous and ascending (`thread_start` is their running total), so
+/// the task holding a point is the last one starting at or before it; a
+/// walk remembers the last task found and, as records come in point
+/// order, searches (binary, over the tasks' first points) only when a
+/// record leaves it — at a task boundary, not per record.
+#[derive(Clone)]
+struct TaskWalk<'a> {
+    /// First point of each task.
+    starts: &'a [u32],
+    /// Points of each task.
+    counts: &'a [u32],
+    current: usize,
+}
+
+impl<'a> TaskWalk<'a> {
+    fn new(starts: &'a [u32], counts: &'a [u32]) -> Self {
+        TaskWalk {
+            starts,
+            counts,
+            current: 0,
+        }
+    }
+
+    /// `k` if `point` is the `k`-th point of task `t`.
+    fn within(&self, t: usize, point: u32) -> Option<u32> {
+        let k = point.checked_sub(*self.starts.get(t)?)?;
+        (k < self.counts[t]).then_some(k)
+    }
+
+    /// The task holding `point` and the point's index in it, or `None`
+    /// when no task holds it.
+    fn task_of(&mut self, point: u32) -> Option<(usize, u32)> {
+        if let Some(k) = self.within(self.current, point) {
+            return Some((self.current, k));
+        }
+        let t = find_task(self.starts, point)?;
+        self.current = t;
+        Some((t, self.within(t, point)?))
+    }
+}
+
+/// The last task starting at or before `point` (tasks without points
+/// start where the next one does, so this skips them).
+fn find_task(starts: &[u32], point: u32) -> Option<usize> {
+    starts.partition_point(|&s| s <= point).checked_sub(1)
+}
+
+/// Records decoded by one rayon job: enough to hide the job's overhead,
+/// few enough that every core gets several.
+const CHUNK: usize = 8192;
+
+/// `decode` of every record, in order, on all cores: the records are cut
+/// into chunks of `chunk`, each decoded by one job into its own range of
+/// the output — allocated once and written in place, so its pages are
+/// first touched by the threads that fill them — with a [`TaskWalk`] of
+/// its own. The first error wins.
+fn decode_chunked<T: Send>(
+    records: &[GpuContact],
+    chunk: usize,
+    walk: &TaskWalk<'_>,
+    decode: impl Fn(&mut TaskWalk<'_>, &GpuContact) -> Result<T, String> + Sync,
+) -> Result<Vec<T>, String> {
+    use rayon::prelude::*;
+    let mut out: Vec<T> = Vec::with_capacity(records.len());
+    records
+        .par_chunks(chunk)
+        .zip(out.spare_capacity_mut()[..records.len()].par_chunks_mut(chunk))
+        .try_for_each(|(records, slots)| {
+            let mut walk = walk.clone();
+            for (record, slot) in records.iter().zip(slots) {
+                slot.write(decode(&mut walk, record)?);
+            }
+            Ok::<(), String>(())
+        })?;
+    // SAFETY: the chunks of `records` and of the first `records.len()`
+    // slots have the same lengths, so every slot was written by the loop
+    // above (it returns early only on an error, and then we return too).
+    unsafe { out.set_len(records.len()) };
+    Ok(out)
+}
+
 /// The contacts of `records` (any order in, the same order out), decoded
-/// with the plan they were computed for; all cores. Per record: the task
-/// by binary search over the tasks' first points (a small array), its
-/// sample by index, the position by one transform.
+/// with the plan they were computed for; all cores. Per task, once: its
+/// poses and its points; per record: its task by a [`TaskWalk`] (a range
+/// check, a search only at a task boundary), its sample by index and its
+/// position by one transform.
 pub(super) fn decode(
     records: &[GpuContact],
     plan: &Plan,
     shapes: &[ColliderShape],
 ) -> Result<Vec<Contact>, String> {
-    use rayon::prelude::*;
     let starts = sample_starts(shapes);
     let all_samples = |start: u32, count: u32| -> &[Sample] {
         let i = start as usize;
@@ -121,6 +234,7 @@ pub(super) fn decode(
             .unwrap_or(&[])
     };
     let first_points: Vec<u32> = plan.tasks.iter().map(|t| t.thread_start).collect();
+    let counts: Vec<u32> = plan.tasks.iter().map(|t| t.sample_count).collect();
     let views: Vec<TaskView> = plan
         .tasks
         .iter()
@@ -142,43 +256,122 @@ pub(super) fn decode(
                 .flatten(),
         })
         .collect();
-    records
-        .par_iter()
-        .map(|r| {
-            let bad = || format!("record {r:?} names no point of the plan");
-            let t = first_points
-                .partition_point(|&s| s <= r.point)
-                .checked_sub(1)
-                .ok_or_else(bad)?;
-            let task = &views[t];
-            let k = r.point - first_points[t];
-            let normal = decode_normal(r.normal);
-            if let Some(grid) = task.segment {
-                if r.aux as usize >= grid.num_cells() {
-                    return Err(bad());
-                }
-                return Ok(Contact {
-                    position: transform(&task.world_from_b, grid.center_of(r.aux as usize)),
-                    normal,
-                    depth: r.depth,
-                    depth_cell: r.depth,
-                    body: task.body,
-                    other: task.other,
-                    feature: FeatureKind::Cell,
-                    sample: 0,
-                });
-            }
-            let sample = task.samples.get(k as usize).ok_or_else(bad)?;
-            Ok(Contact {
-                position: transform(&task.world_from_a, sample.position),
-                normal,
-                depth: r.depth,
-                depth_cell: f32::from_bits(r.aux),
-                body: task.body,
-                other: task.other,
-                feature: sample.kind,
-                sample: k,
+    let walk = TaskWalk::new(&first_points, &counts);
+    decode_chunked(records, CHUNK, &walk, |walk, r| {
+        walk.task_of(r.point)
+            .and_then(|(t, k)| views[t].contact(r, k))
+            .ok_or_else(|| format!("record {r:?} names no point of the plan"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Tasks' first points from their point counts.
+    fn starts_of(counts: &[u32]) -> Vec<u32> {
+        counts
+            .iter()
+            .scan(0, |acc, &c| {
+                let s = *acc;
+                *acc += c;
+                Some(s)
             })
+            .collect()
+    }
+
+    /// The straightforward decode: a search per record.
+    fn task_by_search(starts: &[u32], counts: &[u32], point: u32) -> Option<(usize, u32)> {
+        let t = find_task(starts, point)?;
+        let k = point - starts[t];
+        (k < counts[t]).then_some((t, k))
+    }
+
+    fn record(point: u32) -> GpuContact {
+        GpuContact {
+            point,
+            depth: 0.0,
+            aux: 0,
+            normal: ZERO_NORMAL,
+        }
+    }
+
+    /// Random plans (no task, one, many; tasks without points among
+    /// them), points kept at random in order — or shuffled, or with points
+    /// past the last task — and random chunk sizes: the chunked walk finds
+    /// what a search per record finds.
+    fn plans() -> impl Strategy<Value = (Vec<u32>, Vec<u32>, usize)> {
+        (
+            prop::collection::vec(prop_oneof![Just(0u32), 1u32..40], 0..30),
+            prop::collection::vec(any::<u8>(), 0..600),
+            1usize..50,
+            any::<bool>(),
+        )
+            .prop_map(|(counts, picks, chunk, shuffle)| {
+                let total: u32 = counts.iter().sum();
+                // Every point of the plan kept with probability 1/2, plus a
+                // few past the end when `picks` says so.
+                let mut points: Vec<u32> = (0..total + 3)
+                    .zip(picks.iter().cycle())
+                    .filter(|&(p, &b)| b % 2 == 0 && (p < total || b % 7 == 0))
+                    .map(|(p, _)| p)
+                    .collect();
+                if shuffle {
+                    points.reverse();
+                    let half = points.len() / 2;
+                    points.rotate_left(half);
+                }
+                (counts, points, chunk)
+            })
+    }
+
+    proptest! {
+        #[test]
+        fn chunked_walk_finds_the_tasks_a_search_finds(
+            (counts, points, chunk) in plans()
+        ) {
+            let starts = starts_of(&counts);
+            let records: Vec<GpuContact> = points.iter().map(|&p| record(p)).collect();
+            let walk = TaskWalk::new(&starts, &counts);
+            let walked = decode_chunked(&records, chunk, &walk, |walk, r| {
+                walk.task_of(r.point).ok_or_else(|| format!("{}", r.point))
+            });
+            let searched: Result<Vec<_>, String> = points
+                .iter()
+                .map(|&p| task_by_search(&starts, &counts, p).ok_or_else(|| format!("{p}")))
+                .collect();
+            match (&walked, &searched) {
+                (Ok(w), Ok(s)) => prop_assert_eq!(w, s),
+                (Err(_), Err(_)) => {}
+                _ => prop_assert!(false, "walk {walked:?}, search {searched:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn walk_skips_empty_tasks_and_rejects_points_past_the_end() {
+        let counts = [0, 3, 0, 0, 2, 0];
+        let starts = starts_of(&counts);
+        let mut walk = TaskWalk::new(&starts, &counts);
+        let found: Vec<_> = (0..6).map(|p| walk.task_of(p)).collect();
+        assert_eq!(
+            found,
+            [
+                Some((1, 0)),
+                Some((1, 1)),
+                Some((1, 2)),
+                Some((4, 0)),
+                Some((4, 1)),
+                None
+            ]
+        );
+        let records: Vec<GpuContact> = [0, 4, 5].map(record).to_vec();
+        let err = decode_chunked(&records, 2, &walk, |w, r| {
+            w.task_of(r.point)
+                .ok_or_else(|| format!("point {}", r.point))
         })
-        .collect()
+        .unwrap_err();
+        assert_eq!(err, "point 5");
+    }
 }

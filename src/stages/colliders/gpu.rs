@@ -15,11 +15,19 @@
 //!
 //! **Where a detect's wall time goes** (its [`Timings`] phases, reported
 //! by `bench collide`): `upload` (the plan: per-pair tasks and primitive
-//! samples, and their buffers), `contacts` (recording, submission, the
-//! count, scan and write passes with their GPU time, and the count's
-//! read-back), `readback` (the used range of records copied to a staging
-//! buffer, mapped once and copied out once) and `convert` (records decoded
-//! into [`Contact`]s, already in order, on all cores, no sort).
+//! samples, and their buffers; any growth of the kept buffers),
+//! `contacts` (bind groups, recording, the one submission — count, scan
+//! and write passes with their GPU time, the counter's copy and the
+//! records' copy to the staging buffer — and the wait), `readback` (the
+//! counter's map, and the records': one map of the used range) and
+//! `convert` (records decoded into [`Contact`]s in place from the mapped
+//! memory, already in order, on all cores, no sort).
+//!
+//! **One round trip.** The records are copied to the staging buffer in
+//! the kernels' own submission, before their count is known: as many as
+//! the last detect found and an eighth more
+//! ([`Scratch::expected_contacts`]; all the room on the first). Only a
+//! detect finding more than that copies the rest in a second submission.
 //! [`ColliderGpu::summarize`] runs the count pass alone, adding each
 //! contact to its pair's count and deepest depth with atomics, and reads
 //! back 8 bytes a pair. The record, counter, group and staging buffers are
@@ -33,11 +41,12 @@ use wgpu::util::DeviceExt;
 
 use super::compact::{self, GpuContact};
 use super::{
-    Body, ColliderError, ColliderParams, ColliderShape, ContactSet, PairSummary, SummarySet, plan,
+    Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, PairSummary,
+    SummarySet, plan,
 };
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging_range,
-    shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+    map_staging_with, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
@@ -116,13 +125,15 @@ struct Scratch {
     group_counts: wgpu::Buffer,
     count_staging: wgpu::Buffer,
     staging: wgpu::Buffer,
+    /// Contacts the last detect found (`None` before the first).
+    last_count: Option<usize>,
 }
 
 impl Scratch {
     /// `kept` if it has room for `need`, else new buffers with room for
-    /// both.
+    /// both (keeping its last count).
     fn fit(gpu: &GpuContext, kept: Option<Scratch>, need: Need) -> Result<Scratch, GpuError> {
-        let room = match kept {
+        let (room, last_count) = match kept {
             Some(s)
                 if s.room.contacts >= need.contacts
                     && s.room.groups >= need.groups
@@ -130,12 +141,15 @@ impl Scratch {
             {
                 return Ok(s);
             }
-            Some(s) => Need {
-                contacts: need.contacts.max(s.room.contacts),
-                groups: need.groups.max(s.room.groups),
-                pairs: need.pairs.max(s.room.pairs),
-            },
-            None => need,
+            Some(s) => (
+                Need {
+                    contacts: need.contacts.max(s.room.contacts),
+                    groups: need.groups.max(s.room.groups),
+                    pairs: need.pairs.max(s.room.pairs),
+                },
+                s.last_count,
+            ),
+            None => (need, None),
         };
         let bytes = (room.contacts * std::mem::size_of::<GpuContact>()) as u64;
         let counter = vec![0u32; counter_words(room.pairs)];
@@ -159,9 +173,25 @@ impl Scratch {
             )?,
             count_staging: staging_buffer(&gpu.device, "ColliderGpu::count", counter_bytes),
             staging: staging_buffer(&gpu.device, "ColliderGpu::contacts staging", bytes),
+            last_count,
         })
     }
+
+    /// Records to copy to the staging buffer in the detect's own
+    /// submission, before their count is known: the last detect's count
+    /// and an eighth more (a frame's contacts change little from the
+    /// last's), or the whole room on the first detect. A detect finding
+    /// more copies the rest in a second submission.
+    fn expected_contacts(&self) -> usize {
+        self.last_count
+            .map_or(self.room.contacts, |c| c + c / 8 + EXPECTED_SLACK)
+            .min(self.room.contacts)
+    }
 }
+
+/// Records copied beyond the expected count (see
+/// [`Scratch::expected_contacts`]), for small counts that vary a lot.
+const EXPECTED_SLACK: usize = 1024;
 
 /// Shapes (fields and samples) uploaded once and reused by every detect.
 pub struct ResidentShapes {
@@ -296,7 +326,6 @@ impl ColliderGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
         let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
 
         // Room for a quarter of the points first (or what the kept buffers
         // hold); the write pass skips contacts past the end, so an overflow
@@ -316,13 +345,21 @@ impl ColliderGpu {
             groups: planned.groups(),
             pairs: 0,
         };
-        let (scratch, count) = loop {
-            let scratch = Scratch::fit(gpu, kept.take(), need)?;
-            let counter =
-                self.dispatch(&planned, params, resident, &scratch, false, &mut timings)?;
+        let mut scratch = Scratch::fit(gpu, kept.take(), need)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        let (count, copied, counter_ms) = loop {
+            let copy = scratch.expected_contacts();
+            let (counter, counter_ms) = self.dispatch(
+                &planned,
+                params,
+                resident,
+                &scratch,
+                Some(copy),
+                &mut timings,
+            )?;
             let count = counter[0] as usize;
             if count <= scratch.room.contacts {
-                break (kept.insert(scratch), count);
+                break (count, copy, counter_ms);
             }
             if count > max_contacts {
                 gpu.check_storage_size(
@@ -330,38 +367,97 @@ impl ColliderGpu {
                     (count * std::mem::size_of::<GpuContact>()) as u64,
                 )?;
             }
+            // Grown to the exact count and run again, copying all its
+            // contacts in its own submission (a second `upload` and
+            // `contacts` phase).
+            let grow = Instant::now();
             need.contacts = count;
-            kept.replace(scratch);
+            scratch.last_count = Some(count);
+            scratch = Scratch::fit(gpu, Some(scratch), need)?;
+            timings.push("upload", grow.elapsed().as_secs_f64() * 1e3, None);
         };
-        let readback = Instant::now();
-        let records: Vec<GpuContact> = if count == 0 {
-            Vec::new()
-        } else {
-            let bytes = (count * std::mem::size_of::<GpuContact>()) as u64;
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("ColliderGpu::readback"),
-                });
-            encoder.copy_buffer_to_buffer(&scratch.contacts, 0, &scratch.staging, 0, bytes);
-            gpu.queue.submit([encoder.finish()]);
-            map_staging_range(gpu, &scratch.staging, bytes, "contacts")?
-        };
+        scratch.last_count = Some(count);
+        let scratch = kept.insert(scratch);
+        let contacts = self.read_contacts(
+            scratch,
+            Copied { count, copied },
+            counter_ms,
+            &planned.plan,
+            shapes,
+            &mut timings,
+        )?;
         drop(kept);
-        timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
-        let convert = Instant::now();
-        let contacts = compact::decode(&records, &planned.plan, shapes).map_err(|reason| {
-            GpuError::Readback {
-                what: "contacts".into(),
-                reason,
-            }
-        })?;
-        timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
         Ok(ContactSet {
             contacts,
             tasks: planned.plan.tasks.len(),
             tests: planned.plan.total_threads,
             timings,
+        })
+    }
+
+    /// The `count` contacts of the last dispatch, the first `copied` of
+    /// which its submission copied to the staging buffer: the rest copied
+    /// now (a second submission, only when the expected count was low),
+    /// the used range mapped once and decoded in place from the mapped
+    /// memory. Phases: `readback` (the counter's map, `counter_ms`, and
+    /// the records' copy and map) and `convert`.
+    fn read_contacts(
+        &self,
+        scratch: &Scratch,
+        Copied { count, copied }: Copied,
+        counter_ms: f64,
+        plan: &super::Plan,
+        shapes: &[ColliderShape],
+        timings: &mut Timings,
+    ) -> Result<Vec<Contact>, ColliderError> {
+        let gpu = &self.gpu;
+        if count == 0 {
+            timings.push("readback", counter_ms, None);
+            return Ok(Vec::new());
+        }
+        let readback = Instant::now();
+        let record = std::mem::size_of::<GpuContact>() as u64;
+        if count > copied {
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("ColliderGpu::readback"),
+                });
+            let from = copied as u64 * record;
+            encoder.copy_buffer_to_buffer(
+                &scratch.contacts,
+                from,
+                &scratch.staging,
+                from,
+                (count - copied) as u64 * record,
+            );
+            gpu.queue.submit([encoder.finish()]);
+        }
+        let decoded = map_staging_with(
+            gpu,
+            &scratch.staging,
+            count as u64 * record,
+            "contacts",
+            |bytes| {
+                let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
+                timings.push("readback", counter_ms + readback_ms, None);
+                let convert = Instant::now();
+                // Mapped ranges are aligned for any record type; copy only
+                // if a backend ever maps one that is not.
+                let decoded = match bytemuck::try_cast_slice::<u8, GpuContact>(bytes) {
+                    Ok(records) => compact::decode(records, plan, shapes),
+                    Err(_) => compact::decode(&bytemuck::pod_collect_to_vec(bytes), plan, shapes),
+                };
+                timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
+                decoded
+            },
+        )?;
+        decoded.map_err(|reason| {
+            GpuError::Readback {
+                what: "contacts".into(),
+                reason,
+            }
+            .into()
         })
     }
 
@@ -381,7 +477,6 @@ impl ColliderGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
         let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let mut kept = self
             .scratch
             .lock()
@@ -393,8 +488,11 @@ impl ColliderGpu {
         };
         let fitted = Scratch::fit(&self.gpu, kept.take(), need)?;
         let scratch = kept.insert(fitted);
-        let counter = self.dispatch(&planned, params, resident, scratch, true, &mut timings)?;
+        timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+        let (counter, readback_ms) =
+            self.dispatch(&planned, params, resident, scratch, None, &mut timings)?;
         drop(kept);
+        timings.push("readback", readback_ms, None);
         let convert = Instant::now();
         let summaries = counter[SUMMARY_START as usize..]
             .chunks_exact(2)
@@ -413,21 +511,26 @@ impl ColliderGpu {
     }
 
     /// One submission: the counter cleared, the count pass, and unless
-    /// `summary` the scan and write passes with room for
-    /// `scratch.room.contacts` contacts; then the counter read back (its
-    /// `SUMMARY_START` words, and with `summary` the pairs' summaries).
+    /// `copy` is `None` (summaries) the scan and write passes with room
+    /// for `scratch.room.contacts` contacts and the first `copy` of them
+    /// copied to the staging buffer; then the counter read back (its
+    /// `SUMMARY_START` words, and for summaries the pairs' summaries).
     /// Its first word is the number of contacts found, which may exceed
-    /// the room. Phases: `contacts` (submission and kernels, with their
-    /// GPU time) and `readback` (the counter's map).
+    /// the room. Phase `contacts`: everything up to the GPU's end (bind
+    /// groups, recording, submission, the kernels with their GPU time, the
+    /// wait). Also returns the counter's map time (ms), which the caller
+    /// counts as read-back.
     fn dispatch(
         &self,
         planned: &Planned,
         params: &ColliderParams,
         resident: &ResidentShapes,
         scratch: &Scratch,
-        summary: bool,
+        copy: Option<usize>,
         timings: &mut Timings,
-    ) -> Result<Vec<u32>, ColliderError> {
+    ) -> Result<(Vec<u32>, f64), ColliderError> {
+        let start = Instant::now();
+        let summary = copy.is_none();
         let gpu = &self.gpu;
         let plan = &planned.plan;
         let (x, y) = planned.dims;
@@ -500,19 +603,23 @@ impl ColliderGpu {
                 counter_bytes,
             );
         });
-        let (phases, wall_ms) = run.finish()?;
+        let copy_bytes = (copy.unwrap_or(0) * std::mem::size_of::<GpuContact>()) as u64;
+        if copy_bytes > 0 && plan.total_threads > 0 {
+            run.encoder_work("copy", |e| {
+                e.copy_buffer_to_buffer(&scratch.contacts, 0, &scratch.staging, 0, copy_bytes);
+            });
+        }
+        let (phases, _) = run.finish()?;
         let gpu_ms = phases
             .iter()
             .filter(|p| ["count", "scan", "write"].contains(&p.name.as_str()))
             .map(|p| p.gpu_ms)
             .sum::<Option<f64>>();
-        timings.push("contacts", wall_ms, gpu_ms);
+        timings.push("contacts", start.elapsed().as_secs_f64() * 1e3, gpu_ms);
         let readback = Instant::now();
         let counter =
             map_staging_range::<u32>(gpu, &scratch.count_staging, counter_bytes, "contact count")?;
-        if summary {
-            timings.push("readback", readback.elapsed().as_secs_f64() * 1e3, None);
-        }
+        let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
         if counter[1] != 0 {
             return Err(GpuError::Validation {
                 what: "colliders".into(),
@@ -520,8 +627,16 @@ impl ColliderGpu {
             }
             .into());
         }
-        Ok(counter)
+        Ok((counter, readback_ms))
     }
+}
+
+/// How many contacts a dispatch found, and how many of them its
+/// submission copied to the staging buffer.
+#[derive(Clone, Copy)]
+struct Copied {
+    count: usize,
+    copied: usize,
 }
 
 /// A detect's plan on the GPU.

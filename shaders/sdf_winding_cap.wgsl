@@ -12,10 +12,11 @@
 //                  column whose centre its xy-projection covers, its sign
 //                  added at the first cell above its crossing
 //   cap_prefix     one invocation per column: the running sums along z
-//   cap_sign       one invocation per cell: W_Z − w_C, w_C by the fast
-//                  winding walk of the cap's tree with its bound; the cells
-//                  it cannot decide go to `undecided` for winding_refine
-//                  (shared/winding_grid.wgsl)
+//   cap_sign       one invocation per cell: W_Z alone where a cheap bound
+//                  on |w_C| (cap_bound) is below ½, else W_Z − w_C, w_C
+//                  by the fast winding walk of the cap's tree with its
+//                  bound; the cells it cannot decide go to `undecided` for
+//                  winding_refine (shared/winding_grid.wgsl)
 //
 // The coverage test is watertight: each edge function is evaluated with
 // the corners moved into the column's frame (u = corner − q, rounded once
@@ -66,6 +67,9 @@ struct CapParams {
 // [0]: number of undecided cells; [1..]: the first `capacity` of them
 // (winding_refine's list).
 @group(0) @binding(7) var<storage, read_write> undecided: array<atomic<u32>>;
+// [0]: cells whose sign needed the cap's tree walk (the bound below did
+// not decide them).
+@group(0) @binding(8) var<storage, read_write> cap_stats: array<atomic<u32>>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -257,6 +261,74 @@ fn cap_prefix(
     }
 }
 
+// The cap bound's budget in solid angle: 2π (|w_C| = ½) less room for the
+// float32 rounding of its sum (a few hundred positive terms, each off by
+// an ulp).
+const CAP_BUDGET: f32 = 6.2769;
+// A node's bound is taken whole when it is at most this share of the
+// budget; larger ones are opened.
+const CAP_NODE_SHARE: f32 = 0.125;
+
+// The area bound of a ball of triangles: every point x of total
+// (unsigned) area `area` lies within `radius` of `centre`, so
+// |Ω| ≤ ∫ |n·(x − p)|/|x − p|³ dA ≤ area / (|centre − p| − radius)²,
+// whatever the triangles' orientation or folding. With p off by s
+// and the evaluation's rounding; WINDING_HUGE where p may be in the ball.
+fn cap_ball_bound(centre: vec3f, radius: f32, area: f32, p: vec3f, s: f32) -> f32 {
+    let gap = length(centre - p) * (1.0 - WINDING_EVAL) - s - radius;
+    if (!(gap > 0.0)) {
+        return WINDING_HUGE;
+    }
+    return area / (gap * gap) * (1.0 + WINDING_EVAL);
+}
+
+// An upper bound on |Ω_C(p)|, the cap's solid angle at p (src/geom/cap.rs,
+// cap_solid_angle_bound, is its CPU twin and derives it): the cap's tree
+// walked with cap_ball_bound for every node whose bound is a small share
+// of the budget, opened otherwise, a leaf's triangles each bounded by the
+// smaller of its own ball bound and 2π (a plane triangle is seen within a
+// half sphere). Stops as soon as the sum reaches CAP_BUDGET: the returned
+// value is then no bound, only "at least the budget".
+fn cap_bound(p: vec3f, slack: f32) -> f32 {
+    var sum = 0.0;
+    var stack: array<u32, WINDING_STACK>;
+    stack[0] = 0u;
+    var sp = 1u;
+    while (sp > 0u && sum < CAP_BUDGET) {
+        sp -= 1u;
+        let n = winding_nodes[stack[sp]];
+        let s = slack + WINDING_EPS * (length(n.centroid) + length(p));
+        let whole = cap_ball_bound(n.centroid, n.radius, n.area, p, s);
+        if (whole <= CAP_NODE_SHARE * CAP_BUDGET) {
+            sum += whole;
+        } else if ((n.b & LEAF_BIT) != 0u) {
+            let end = n.a + (n.b & ~LEAF_BIT);
+            for (var t = n.a; t < end; t++) {
+                let a = winding_tris[3u * t].xyz;
+                let b = winding_tris[3u * t + 1u].xyz;
+                let c = winding_tris[3u * t + 2u].xyz;
+                let m = (a + b + c) / 3.0;
+                // Grown by the centre's rounding, as the packed nodes' radii.
+                let r = max(max(length(a - m), length(b - m)), length(c - m)) * (1.0 + WINDING_EVAL)
+                    + WINDING_EPS * length(m);
+                // The cross product's cancellation is at most a few ulps
+                // of |u||v|.
+                let u = b - a;
+                let v = c - a;
+                let area = 0.5 * (length(cross(u, v)) + WINDING_EVAL * length(u) * length(v));
+                sum += min(cap_ball_bound(m, r, area, p, s), 0.5 * WINDING_FOUR_PI);
+            }
+        } else if (sp + 2u <= WINDING_STACK) {
+            stack[sp] = n.a;
+            stack[sp + 1u] = n.b;
+            sp += 2u;
+        } else {
+            return WINDING_HUGE;
+        }
+    }
+    return sum;
+}
+
 @compute @workgroup_size(64)
 fn cap_sign(
     @builtin(workgroup_id) wid: vec3u,
@@ -274,17 +346,22 @@ fn cap_sign(
         let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
         // As winding_refine's cell centre.
         let p = (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
-        var omega = vec2f(0.0);
-        if (cparams.cap_tris > 0u) {
-            omega = winding_subtree(0u, p, cparams.slack, cparams.beta, WINDING_NO_CELL);
+        let crossed = atomicLoad(&crossings[cell]);
+        var inside = crossed != 0;
+        // |w_C| < ½ by the cheap bound: W_Z alone decides (W_Z = 0 gives
+        // |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
+        if (cparams.cap_tris > 0u && !(cap_bound(p, cparams.slack) < CAP_BUDGET)) {
+            atomicAdd(&cap_stats[0], 1u);
+            let omega = winding_subtree(0u, p, cparams.slack, cparams.beta, WINDING_NO_CELL);
+            let count = f32(crossed);
+            let w = count - omega.x / WINDING_FOUR_PI;
+            let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(count) + 1.0);
+            let margin = abs(w) - 0.5;
+            decided = abs(margin) > bound;
+            inside = margin > 0.0;
         }
-        let count = f32(atomicLoad(&crossings[cell]));
-        let w = count - omega.x / WINDING_FOUR_PI;
-        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(count) + 1.0);
-        let margin = abs(w) - 0.5;
-        decided = abs(margin) > bound;
         if (decided) {
-            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+            values[cell] = select(abs(v), -abs(v), inside);
         }
     }
     if (!decided) {

@@ -104,9 +104,10 @@ fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -
         grid.num_cells()
     );
     eprintln!(
-        "{label}: of {} cells, {} signed by the crossing count and the cap, {} decided by the refining pass, {} on the CPU",
+        "{label}: of {} cells, {} signed by the crossing count and the cap ({} walked the cap's tree), {} decided by the refining pass, {} on the CPU",
         grid.num_cells(),
         open.counted,
+        open.walked,
         open.refined,
         open.cpu
     );
@@ -155,6 +156,11 @@ fn gpu_winding_signs_equal_the_exact_winding_numbers() {
         (cells.refined + cells.cpu) * 100 < cells.counted,
         "the cells are signed by the crossing count: {cells:?}"
     );
+    // Only the cells near the two small caps walk them.
+    assert!(
+        cells.walked * 20 < cells.counted,
+        "the cap's bound decides the cells away from the holes: {cells:?}"
+    );
     // The same facing inward: w ≈ −5/6 inside, still inside.
     assert_exact_signs("inward open box", &inside_out(&open), 21, &sdf_gpu);
     // A shell in a shell (w = 2 in the middle) and a hollow box.
@@ -173,6 +179,37 @@ fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     assert_exact_signs("box with a face stored both ways", &paired, 20, &sdf_gpu);
     // A real open scan.
     assert_exact_signs("teapot", &common::sample("teapot"), 24, &sdf_gpu);
+}
+
+/// The open bunny (holes in its base): the GPU signs equal the CPU's, and
+/// the cap pass walks the cap's tree only for the few cells near the
+/// holes; the bound on the cap decides all the others.
+#[test]
+fn the_cap_pass_walks_only_near_the_bunnys_holes() {
+    let ctx = common::gpu();
+    let sdf_gpu = SdfGpu::new(&ctx);
+    let prepared = PreparedMesh::new(&common::sample("stanford-bunny")).unwrap();
+    let cpu = winding_field(&prepared, 40, Backend::CpuFast, &sdf_gpu);
+    let gpu = winding_field(&prepared, 40, Backend::Gpu, &sdf_gpu);
+    for (cell, (c, g)) in cpu.values.iter().zip(&gpu.values).enumerate() {
+        assert_eq!(
+            c.is_sign_negative(),
+            g.is_sign_negative(),
+            "cell {cell} ({}): cpu {c}, gpu {g}",
+            cpu.grid.coords(cell)
+        );
+    }
+    let (_, open) = sdf_gpu
+        .time(&prepared, &gpu.params, true, FieldOutputs::ALL)
+        .unwrap();
+    let open = open.expect("winding mode reports its passes' counts");
+    let cells = cpu.grid.num_cells();
+    eprintln!("bunny 40³: {open:?} of {cells} cells");
+    assert!(
+        open.walked * 20 < cells,
+        "{} of {cells} cells walked the cap's tree",
+        open.walked
+    );
 }
 
 #[test]

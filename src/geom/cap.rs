@@ -37,9 +37,95 @@
 //! point exactly on a projected edge) is the symbolic perturbation of the
 //! point by `(ε, ε²)`, so that a ray through a shared edge or vertex counts
 //! as one through a point beside it.
+//!
+//! # Where the cap cannot matter
+//!
+//! `W_Z` is an integer, so wherever `|w_C| < ½` it alone decides the
+//! inside test `|w_M| > ½`: `W_Z = 0` gives `|w_M| = |w_C| < ½`, and
+//! `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − |w_C| > ½`. A bound on `|w_C|` needs no
+//! expansion: a triangle's signed solid angle is `∫ n·(x − p)/|x − p|³ dA`,
+//! at most `∫ dA/|x − p|²` in magnitude, so any set of triangles of total
+//! (unsigned) area `A` within a ball of centre `c` and radius `r` has
+//!
+//! ```text
+//! |Ω(p)| ≤ A / (|c − p| − r)²        (|c − p| > r)
+//! ```
+//!
+//! whatever their orientation, folds or overlaps; and a single plane
+//! triangle is seen within a half sphere, `|Ω| ≤ 2π`.
+//! [`cap_solid_angle_bound`] sums these over a cut of the cap's tree, and
+//! the GPU sign (`stages::sdf_grid`'s cap pass, its shader `cap_bound`,
+//! which this function mirrors operation for operation) walks the cap's
+//! tree only where that sum is not below 2π (`|w_C|` may reach ½): near
+//! the cap, where its `|w_C| = ½` sheet can be.
 
 use glam::{DVec2, DVec3, Vec3};
 use rayon::prelude::*;
+
+use super::{LEAF_BIT, PackedWinding};
+
+/// The cap bound's budget in solid angle (`CAP_BUDGET` of
+/// shaders/sdf_winding_cap.wgsl): 2π, `|w_C| = ½`, less room for the
+/// float32 rounding of the bound's sum.
+pub const CAP_BUDGET: f32 = 6.2769;
+/// A node's bound is taken whole when it is at most this share of
+/// [`CAP_BUDGET`]; larger ones are opened (`CAP_NODE_SHARE`).
+const CAP_NODE_SHARE: f32 = 0.125;
+/// Relative rounding of one evaluation and of a stored coordinate, as
+/// shaders/shared/winding.wgsl's `WINDING_EVAL` and `WINDING_EPS`.
+const EVAL: f32 = 2e-5;
+const EPS: f32 = 1e-6;
+
+/// `A / (|c − p| − r)²` for a ball of triangles (module docs), with `p`
+/// off by `s` and the evaluation's rounding; `None` where `p` may lie in
+/// the ball.
+fn ball_bound(centre: Vec3, radius: f32, area: f32, p: Vec3, s: f32) -> Option<f32> {
+    let gap = (centre - p).length() * (1.0 - EVAL) - s - radius;
+    (gap > 0.0).then(|| area / (gap * gap) * (1.0 + EVAL))
+}
+
+/// An upper bound on `|Ω_C(p)|`, the solid angle of the triangles of
+/// `packed` (a cap's [`crate::geom::FastWinding`] tree, any soup in fact)
+/// at `p`, in `packed`'s frame with `p` off by up to `slack`, when it is
+/// below [`CAP_BUDGET`]; `None` otherwise (`|w_C|` may reach ½). The tree
+/// is walked taking each node's ball bound (module docs) when it is a
+/// small share of the budget and opening the node otherwise; a leaf's
+/// triangles each get the smaller of their own ball bound and 2π. The walk
+/// stops once the sum reaches the budget.
+pub fn cap_solid_angle_bound(packed: &PackedWinding, p: Vec3, slack: f32) -> Option<f32> {
+    let half_sphere = 2.0 * std::f32::consts::PI;
+    let corner = |k: u32| Vec3::from_slice(&packed.corners[k as usize][..3]);
+    let mut sum = 0.0f32;
+    let mut stack = vec![0u32];
+    while let Some(i) = stack.pop() {
+        if sum >= CAP_BUDGET {
+            break;
+        }
+        let n = &packed.nodes[i as usize];
+        let centroid = Vec3::from(n.centroid);
+        let s = slack + EPS * (centroid.length() + p.length());
+        match ball_bound(centroid, n.radius, n.area, p, s) {
+            Some(whole) if whole <= CAP_NODE_SHARE * CAP_BUDGET => sum += whole,
+            _ if n.b & LEAF_BIT != 0 => {
+                for t in n.a..n.a + (n.b & !LEAF_BIT) {
+                    let [a, b, c] = [0, 1, 2].map(|k| corner(3 * t + k));
+                    let m = (a + b + c) / 3.0;
+                    // Grown by the centre's rounding, as the packed radii.
+                    let r = (a - m).length().max((b - m).length()).max((c - m).length())
+                        * (1.0 + EVAL)
+                        + EPS * m.length();
+                    // The cross product's cancellation is at most a few
+                    // ulps of |u||v|.
+                    let (u, v) = (b - a, c - a);
+                    let area = 0.5 * (u.cross(v).length() + EVAL * u.length() * v.length());
+                    sum += ball_bound(m, r, area, p, s).map_or(half_sphere, |b| b.min(half_sphere));
+                }
+            }
+            _ => stack.extend([n.a, n.b]),
+        }
+    }
+    (sum < CAP_BUDGET).then_some(sum)
+}
 
 /// The cap of a mesh's boundary: triangles over their own vertex list (the
 /// boundary's vertices, then one centre per loop).
@@ -417,6 +503,83 @@ mod tests {
             })
             .collect();
         (positions, triangles)
+    }
+
+    /// The packed tree of a soup, in the frame of the origin.
+    fn packed(positions: &[Vec3], triangles: &[[u32; 3]]) -> PackedWinding {
+        crate::geom::FastWinding::new(positions, triangles).packed(DVec3::ZERO)
+    }
+
+    #[test]
+    fn the_cap_bound_decides_away_from_the_cap_and_not_near_it() {
+        // The hemisphere's cap: the unit disk at z = 0, twelve triangles.
+        let (positions, triangles) = hemisphere(4, 12);
+        let cap = boundary_cap(&positions, &triangles);
+        let tree = packed(&cap.positions, &cap.triangles);
+        for p in [
+            Vec3::new(3.0, 0.0, 0.0),
+            Vec3::new(0.0, -2.0, 1.5),
+            Vec3::new(0.0, 0.0, 2.0),
+            Vec3::splat(40.0),
+        ] {
+            let bound = cap_solid_angle_bound(&tree, p, 0.0)
+                .unwrap_or_else(|| panic!("no bound below ½ at {p}"));
+            let w = winding_number_exact(&cap.positions, &cap.triangles, p);
+            assert!((w * 4.0 * std::f64::consts::PI).abs() <= bound as f64);
+        }
+        // Just above the disk |w_C| is near ½: the cap must be walked.
+        for p in [Vec3::new(0.1, 0.1, 0.02), Vec3::new(0.0, 0.0, -0.05)] {
+            assert_eq!(cap_solid_angle_bound(&tree, p, 0.0), None, "at {p}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// On random caps of random open soups, and on the soups
+        /// themselves (folded, overlapping, opposite triangles: any
+        /// triangles), [`cap_solid_angle_bound`] is at least the exact
+        /// solid angle's magnitude wherever it gives a bound, at random
+        /// points and just off the triangles.
+        #[test]
+        fn the_cap_bound_is_an_upper_bound(
+            seed in 1u64..u64::MAX,
+            n in 1usize..40,
+            jitter in 0.0f32..0.6,
+            points in proptest::collection::vec((-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0), 40),
+        ) {
+            let (positions, triangles) = random_soup(seed, n, jitter);
+            let cap = boundary_cap(&positions, &triangles);
+            for (positions, triangles) in [
+                (&cap.positions, &cap.triangles),
+                (&positions, &triangles),
+            ] {
+                if triangles.is_empty() {
+                    continue;
+                }
+                let tree = packed(positions, triangles);
+                let near = triangles.iter().filter_map(|t| {
+                    let [a, b, c] = t.map(|i| positions[i as usize]);
+                    let normal = (b - a).cross(c - a);
+                    (normal.length() > 1e-3).then(|| (a + b + c) / 3.0 + normal.normalize() * 0.2)
+                });
+                let mut bounded = 0;
+                for p in points.iter().map(|&(x, y, z)| Vec3::new(x, y, z)).chain(near) {
+                    let Some(bound) = cap_solid_angle_bound(&tree, p, 0.0) else {
+                        continue;
+                    };
+                    bounded += 1;
+                    let omega = winding_number_exact(positions, triangles, p) * 4.0 * std::f64::consts::PI;
+                    prop_assert!(
+                        omega.abs() <= bound as f64,
+                        "at {}: |Ω| = {} > bound {}", p, omega.abs(), bound
+                    );
+                }
+                // Far away the bound holds and decides.
+                let far = Vec3::new(60.0, -50.0, 45.0);
+                prop_assert!(cap_solid_angle_bound(&tree, far, 0.0).is_some());
+                prop_assert!(bounded > 0);
+            }
+        }
     }
 
     proptest! {

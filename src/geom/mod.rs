@@ -12,7 +12,9 @@ mod winding;
 
 pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
-pub use cap::{Cap, boundary_cap, boundary_edges, ray_crossings};
+pub use cap::{
+    CAP_BUDGET, Cap, boundary_cap, boundary_edges, cap_solid_angle_bound, ray_crossings,
+};
 pub use closest_point::*;
 pub use morton::*;
 pub use rss::*;

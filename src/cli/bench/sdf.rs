@@ -81,6 +81,9 @@ struct Row {
     exact_cells: Option<usize>,
     /// Cells the GPU winding sign's crossing count and cap signed.
     counted_cells: Option<usize>,
+    /// Of those, cells the cap's bound did not decide, which walked the
+    /// cap's tree.
+    cap_walked_cells: Option<usize>,
     /// Cells the crossing count and cap left open and the refining pass
     /// decided.
     refined_cells: Option<usize>,
@@ -163,6 +166,7 @@ impl report::Row for Row {
             "refined_cells",
             "fallback_ms",
             "counted_cells",
+            "cap_walked_cells",
             "cap_crossings_ms",
             "prefix_sum_ms",
             "cap_winding_ms",
@@ -199,6 +203,7 @@ impl report::Row for Row {
             or_empty(self.refined_cells, |v| v.to_string()),
             or_empty(self.fallback_ms, |v| format!("{v:.4}")),
             or_empty(self.counted_cells, |v| v.to_string()),
+            or_empty(self.cap_walked_cells, |v| v.to_string()),
         ]
         .into_iter()
         .chain(WINDING_PHASES.map(|name| or_empty(self.phase_ms(name), |v| format!("{v:.4}"))))
@@ -504,6 +509,7 @@ fn bench_backend(
         sign: params.sign_mode.name(),
         exact_cells: open_cells.map(|o| o.cpu),
         counted_cells: open_cells.map(|o| o.counted),
+        cap_walked_cells: open_cells.map(|o| o.walked),
         refined_cells: open_cells.map(|o| o.refined),
         fallback_ms,
         gpu_ms: gpu_med,
@@ -565,6 +571,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         sign: params.sign_mode.name(),
         exact_cells: None,
         counted_cells: None,
+        cap_walked_cells: None,
         refined_cells: None,
         fallback_ms: None,
         gpu_ms: None,

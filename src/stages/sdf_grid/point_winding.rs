@@ -268,6 +268,7 @@ impl PointWindingGpu {
         let counts = OpenCells {
             // The first pass here is the tree walk, not the crossing count.
             counted: 0,
+            walked: 0,
             refined: open - count,
             cpu: count,
         };

@@ -26,13 +26,21 @@
 //!    at the first cell above the crossing.
 //! 2. `prefix sum`: one invocation per column sums along z: `W_Z` at every
 //!    cell.
-//! 3. `cap winding`: one invocation per cell walks the cap's
+//! 3. `cap winding`: one invocation per cell. First a cheap upper bound
+//!    `B ≥ |w_C|` ([`crate::geom::cap_solid_angle_bound`], the shader's
+//!    `cap_bound`: the cap's tree walked with each ball's area bound
+//!    `A / (|c − p| − r)²`, which holds for folded and non-convex caps,
+//!    stopping once the sum reaches ½). Where `B < ½` the integer `W_Z`
+//!    alone decides: `W_Z = 0` gives `|w_M| ≤ B < ½`, outside, and
+//!    `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − B > ½`, inside. Only the other cells
+//!    — near the cap, where its `|w_C| = ½` sheet can be — walk the cap's
 //!    [`crate::geom::FastWinding`] tree (Barill et al. §3, with the error
 //!    bound of its module docs; exact solid angles in the leaves, so a cap
-//!    of a few triangles is summed exactly) and signs the cell where
-//!    `||W_Z − w_C| − ½|` exceeds `w_C`'s bound. A closed, consistently
-//!    oriented mesh has no cap: `W_Z` alone signs it (nested and hollow
-//!    shells included).
+//!    of a few triangles is summed exactly) and are signed where
+//!    `||W_Z − w_C| − ½|` exceeds `w_C`'s bound; the pass counts them
+//!    ([`CapGpu::record`]'s counter). A closed, consistently oriented mesh
+//!    has no cap: `W_Z` alone signs it (nested and hollow shells
+//!    included).
 //!
 //! # Watertight counting
 //!
@@ -165,13 +173,14 @@ impl CapGpu {
     pub(super) fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/sdf_winding_cap.wgsl: cap nodes, cap
-        // corners, mesh corners, values, crossings, ambiguous, undecided.
+        // corners, mesh corners, values, crossings, ambiguous, undecided,
+        // counter.
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
             shader_source("sdf_winding_cap.wgsl"),
             &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
             ],
         );
         CapGpu {
@@ -183,26 +192,23 @@ impl CapGpu {
     }
 
     /// Records the three passes into `run` (phases `cap crossings`,
-    /// `prefix sum`, `cap winding`).
+    /// `prefix sum`, `cap winding`). Returns a one-`u32` buffer: how many
+    /// cells the cap's bound left to the cap's tree walk.
     pub(super) fn record(
         &self,
         gpu: &GpuContext,
         grid: &GridSpec,
         inputs: CapInputs<'_>,
         run: &mut GpuRun<'_>,
-    ) -> Result<(), SdfError> {
+    ) -> Result<wgpu::Buffer, SdfError> {
         let n = grid.num_cells();
-        let [crossings, ambiguous] =
-            ["SdfWindingCap::crossings", "SdfWindingCap::ambiguous"].map(|label| {
-                storage_buffer_zeroed(
-                    gpu,
-                    BufferCheck {
-                        label,
-                        bytes: 4 * n as u64,
-                    },
-                )
-            });
-        let (crossings, ambiguous) = (crossings?, ambiguous?);
+        let [crossings, ambiguous, walked] = [
+            ("SdfWindingCap::crossings", 4 * n as u64),
+            ("SdfWindingCap::ambiguous", 4 * n as u64),
+            ("SdfWindingCap::walked", 4),
+        ]
+        .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
+        let (crossings, ambiguous, walked) = (crossings?, ambiguous?, walked?);
         let uniform = CapParams {
             origin: grid.origin.to_array(),
             cell_size: grid.cell_size,
@@ -233,6 +239,7 @@ impl CapGpu {
                 &crossings,
                 &ambiguous,
                 inputs.undecided,
+                &walked,
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
@@ -253,6 +260,6 @@ impl CapGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
-        Ok(())
+        Ok(walked)
     }
 }

@@ -85,6 +85,9 @@ pub struct OpenCells {
     /// Cells the crossing count and the cap's winding number signed (the
     /// grid's first pass; 0 for point sets, whose first pass walks the tree).
     pub counted: usize,
+    /// Cells of the first pass that walked the cap's tree (the others were
+    /// decided by the crossing count and a bound on the cap alone).
+    pub walked: usize,
     /// Cells they left open, decided by the refining pass.
     pub refined: usize,
     /// Cells the refining pass left open too, decided on the CPU.
@@ -117,7 +120,8 @@ pub(super) struct TreeBuffers {
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
 pub struct Recorded {
     leftover: wgpu::Buffer,
-    /// [cells the cap pass left open | leftover count | leftover cells...]
+    /// [cells the cap pass left open | cells that walked the cap's tree |
+    /// leftover count | leftover cells...]
     staging: wgpu::Buffer,
     cells: usize,
 }
@@ -248,8 +252,8 @@ impl WindingGpu {
         );
         let read_bytes = list_bytes.min(4 * (READ_WITH_RUN as u64 + 1));
         let staging =
-            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 4 + read_bytes);
-        self.cap.record(
+            crate::gpu::staging_buffer(&gpu.device, "SdfWinding::staging", 8 + read_bytes);
+        let walked = self.cap.record(
             gpu,
             grid,
             CapInputs {
@@ -273,7 +277,8 @@ impl WindingGpu {
         });
         run.encoder_work("copy out", |encoder| {
             encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 4);
-            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 4, read_bytes);
+            encoder.copy_buffer_to_buffer(&walked, 0, &staging, 4, 4);
+            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 8, read_bytes);
         });
         Ok(Recorded {
             leftover,
@@ -294,15 +299,16 @@ impl WindingGpu {
         values: &mut [f32],
     ) -> Result<OpenCells, SdfError> {
         let head: Vec<u32> = map_staging(gpu, &recorded.staging, "the undecided cells")?;
-        let (open, count) = (head[0] as usize, head[1] as usize);
-        let cells = if count + 2 <= head.len() {
-            head[2..count + 2].to_vec()
+        let (open, walked, count) = (head[0] as usize, head[1] as usize, head[2] as usize);
+        let cells = if count + 3 <= head.len() {
+            head[3..count + 3].to_vec()
         } else {
             read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
         };
         sign_exactly(mesh.winding(), grid, &cells, values);
         Ok(OpenCells {
             counted: recorded.cells - open,
+            walked,
             refined: open - count,
             cpu: count,
         })

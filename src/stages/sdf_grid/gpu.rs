@@ -487,10 +487,11 @@ impl SdfGpu {
             |view| {
                 let (values, rest) = view.split_at(cells_bytes);
                 let (counters, closest_bytes) = rest.split_at(COUNTER_BYTES as usize);
+                let to_world = frame.world_factor();
                 let values: Vec<f32> = bytemuck::cast_slice::<u8, f32>(values)
                     .par_iter()
                     .with_min_len(COPY_CHUNK)
-                    .map(|&v| frame.length_to_world(v))
+                    .map(|&v| v * to_world)
                     .collect();
                 let counters: [u32; 4] = bytemuck::pod_read_unaligned(counters);
                 let start = Instant::now();

@@ -516,7 +516,8 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
          million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu,\
          refined_cells,fallback_ms,counted_cells,cap_walked_cells,cap_crossings_ms,prefix_sum_ms,cap_winding_ms,\
          winding_refine_ms,prepare_ms,bvh_ms,upload_ms,kernels_wall_ms,readback_ms,host_ms,other_ms,\
-         copy_ms,wall_target_ms,wall_target_met"
+         copy_ms,wall_target_ms,wall_target_met,warm_wall_ms,warm_bvh_ms,warm_upload_ms,\
+         warm_kernels_wall_ms,warm_readback_ms,warm_host_ms,warm_other_ms,warm_target_met"
     );
     assert_eq!(csv.len(), 3, "{csv:?}");
     assert!(
@@ -534,6 +535,61 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
     assert_eq!(meta["winding_exact_step"], "none", "CPU only: {meta}");
     let png = std::fs::read(dir.join("sdf.png")).unwrap();
     assert!(png.starts_with(b"\x89PNG"), "sdf.png is not a PNG");
+}
+
+/// A GPU row's wall time comes from a cold call (nothing on the GPU) and a
+/// warm one (the mesh and the run's buffers resident, so no tree is
+/// built), each split by phase and checked against the target, in the CSV
+/// and in `sdf.md`.
+#[test]
+fn bench_sdf_reports_cold_and_warm_calls_on_the_gpu() {
+    let dir = common::scratch("cli-bench-sdf-gpu");
+    run_ok(&[
+        "bench",
+        "sdf",
+        "--backends",
+        "gpu",
+        "--models",
+        "box-12",
+        "--res",
+        "8",
+        "--signs",
+        "pseudo-normal",
+        "--repeats",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let csv = std::fs::read_to_string(dir.join("sdf.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 2, "{csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let row: Vec<&str> = lines[1].split(',').collect();
+    let cell = |name: &str| {
+        let k = header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no {name}"));
+        row[k]
+    };
+    let ms = |name: &str| -> f64 {
+        cell(name)
+            .parse()
+            .unwrap_or_else(|e| panic!("{name} = {:?}: {e}", cell(name)))
+    };
+    assert!(ms("wall_ms") > 0.0 && ms("warm_wall_ms") > 0.0, "{csv}");
+    assert_eq!(ms("warm_bvh_ms"), 0.0, "a warm call builds no tree: {csv}");
+    for met in ["wall_target_met", "warm_target_met"] {
+        assert!(["true", "false"].contains(&cell(met)), "{met}: {csv}");
+    }
+    let md = std::fs::read_to_string(dir.join("sdf.md")).unwrap();
+    for call in ["cold", "warm"] {
+        assert!(
+            md.lines()
+                .any(|l| l.starts_with("| box-12 |") && l.contains(&format!("| {call} |"))),
+            "no {call} row in {md}"
+        );
+    }
 }
 
 #[test]

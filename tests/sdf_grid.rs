@@ -585,3 +585,62 @@ fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
     let moved = unit.transformed(glam::Mat4::from_translation(Vec3::splat(1e19)));
     assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e19");
 }
+
+/// The GPU backend keeps a run's buffers for the next run they are large
+/// enough for: runs of smaller and larger grids, with and without the
+/// closest triangles, in a row on one `SdfGpu` give the fields (values,
+/// closest triangles, evaluation counts) of runs on nothing kept. A stale
+/// tail of a larger buffer, counters not reset or a staging buffer too
+/// small would show here.
+#[test]
+fn reused_run_buffers_give_the_fields_of_fresh_ones() {
+    let gpu_ctx = common::gpu();
+    let reused = SdfGpu::new(&gpu_ctx);
+    let fresh = SdfGpu::new(&gpu_ctx);
+    let prepared = PreparedMesh::new(&common::sample("suzanne")).unwrap();
+    let run = |gpu: &SdfGpu, resolution: u32, band: Option<f32>, outputs: FieldOutputs| {
+        let params = SdfParams {
+            resolution,
+            band,
+            ..SdfParams::default()
+        };
+        let progress = Progress::default();
+        sdf_grid::compute_with(
+            &prepared,
+            &params,
+            Backend::Gpu,
+            Some(gpu),
+            &progress,
+            outputs,
+        )
+        .unwrap_or_else(|e| panic!("{resolution}³: {e}"))
+    };
+    for (resolution, band, outputs) in [
+        (24, None, FieldOutputs::ALL),
+        (12, None, FieldOutputs::VALUES),
+        (16, Some(2.0), FieldOutputs::VALUES),
+        (20, None, FieldOutputs::ALL),
+        (28, None, FieldOutputs::ALL),
+        (8, None, FieldOutputs::ALL),
+    ] {
+        let label = format!("{resolution}³ band {band:?} closest {}", outputs.closest);
+        let got = run(&reused, resolution, band, outputs);
+        fresh.release_mesh();
+        let want = run(&fresh, resolution, band, outputs);
+        assert_eq!(got.grid, want.grid, "{label}: grids differ");
+        assert_eq!(got.values.len(), want.values.len(), "{label}: cells");
+        if let Some(cell) =
+            (0..want.values.len()).find(|&c| got.values[c].to_bits() != want.values[c].to_bits())
+        {
+            panic!(
+                "{label}: cell {cell}: {} after earlier runs, {} fresh",
+                got.values[cell], want.values[cell]
+            );
+        }
+        assert_eq!(got.closest, want.closest, "{label}: closest triangles");
+        assert_eq!(
+            got.distance_evaluations, want.distance_evaluations,
+            "{label}: evaluation counts"
+        );
+    }
+}

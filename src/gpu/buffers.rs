@@ -5,7 +5,7 @@
 //! limit rather than a wgpu validation panic.
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
+use rayon::prelude::*;
 
 use super::{GpuContext, GpuError};
 
@@ -15,32 +15,120 @@ pub struct BufferCheck<'a> {
     pub bytes: u64,
 }
 
+/// Bytes per task of the parallel writes into staging memory.
+const FILL_CHUNK: usize = 1 << 20;
+
 /// A storage buffer initialised from `data` (read-only or read-write in the
-/// shader; also a copy source for read-back).
+/// shader; also a copy source for read-back), copied into wgpu's staging
+/// memory in parallel ([`storage_buffer_with`]).
 pub fn storage_buffer_init<T: bytemuck::Pod>(
     gpu: &GpuContext,
     label: &str,
     data: &[T],
 ) -> Result<wgpu::Buffer, GpuError> {
-    let bytes = std::mem::size_of_val(data) as u64;
-    gpu.check_upload_size(label, bytes)?;
-    // wgpu rejects zero-sized bindings; a stage with nothing to bind still
-    // gets a valid (4-byte) buffer.
-    let contents: &[u8] = if bytes == 0 {
-        &[0; 4]
-    } else {
-        bytemuck::cast_slice(data)
-    };
-    Ok(gpu
-        .device
-        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-        }))
+    let src: &[u8] = bytemuck::cast_slice(data);
+    storage_buffer_with(gpu, label, src.len() as u64, |dst| {
+        pieces(dst, FILL_CHUNK)
+            .into_par_iter()
+            .for_each(|Piece { at, mut bytes }| {
+                let n = bytes.len();
+                bytes.copy_from_slice(&src[at..at + n]);
+            });
+    })
 }
+
+/// A storage buffer of `bytes` bytes whose contents `fill` writes straight
+/// into the staging memory of its upload ([`wgpu::Queue::write_buffer_with`];
+/// the copy runs before the queue's next submission). Unlike
+/// `create_buffer_init`, which zeroes a staging buffer and then copies the
+/// data into it, both on one thread, nothing is written twice, and `fill`
+/// may write in parallel ([`write_records`]) and gather the data on the
+/// way. `fill` gets exactly `bytes` bytes; the tail up to wgpu's 4-byte
+/// copy alignment (and the 4 bytes of an empty buffer: wgpu rejects
+/// zero-sized bindings) is zeroed.
+pub fn storage_buffer_with(
+    gpu: &GpuContext,
+    label: &str,
+    bytes: u64,
+    fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
+) -> Result<wgpu::Buffer, GpuError> {
+    gpu.check_upload_size(label, bytes)?;
+    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT).max(4);
+    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut view = gpu
+        .queue
+        .write_buffer_with(&buffer, 0, wgpu::BufferSize::new(size).expect("size ≥ 4"))
+        .ok_or_else(|| GpuError::Validation {
+            what: label.to_string(),
+            reason: format!("no staging memory for an upload of {size} bytes"),
+        })?;
+    let (data, mut tail) = view.slice(..).split_at(bytes as usize);
+    fill(data);
+    tail.fill(0);
+    drop(view);
+    Ok(buffer)
+}
+
+/// Writes records `0..n`, `record(i)` at byte `i · size_of::<T>()`,
+/// filling `dst` (`n` records' bytes), in parallel chunks.
+pub fn write_records<T: bytemuck::Pod>(
+    dst: wgpu::WriteOnly<'_, [u8]>,
+    record: impl Fn(usize) -> T + Sync,
+) {
+    let size = std::mem::size_of::<T>();
+    assert_eq!(
+        dst.len() % size,
+        0,
+        "{} bytes of {size}-byte records",
+        dst.len()
+    );
+    let per_piece = (FILL_CHUNK / size).max(1);
+    pieces(dst, per_piece * size)
+        .into_par_iter()
+        .for_each(|Piece { at, mut bytes }| {
+            let first = at / size;
+            for i in 0..bytes.len() / size {
+                let r = record(first + i);
+                bytes
+                    .slice(i * size..(i + 1) * size)
+                    .copy_from_slice(bytemuck::bytes_of(&r));
+            }
+        });
+}
+
+/// `dst` cut into pieces of `chunk` bytes (the last shorter).
+fn pieces(mut dst: wgpu::WriteOnly<'_, [u8]>, chunk: usize) -> Vec<Piece<'_>> {
+    let mut out = Vec::with_capacity(dst.len().div_ceil(chunk));
+    let mut at = 0;
+    while !dst.is_empty() {
+        let mid = chunk.min(dst.len());
+        let (piece, rest) = dst.split_at(mid);
+        let n = piece.len();
+        out.push(Piece { at, bytes: piece });
+        at += n;
+        dst = rest;
+    }
+    out
+}
+
+/// A piece of staging memory written by another thread: its first byte's
+/// index and its bytes.
+struct Piece<'a> {
+    at: usize,
+    bytes: wgpu::WriteOnly<'a, [u8]>,
+}
+
+// SAFETY: `WriteOnly<[u8]>` is an exclusive reference to bytes, like
+// `&mut [u8]`, which is `Send`; wgpu 30 implements `Send` for `WriteOnly`
+// of sized types only.
+unsafe impl Send for Piece<'_> {}
 
 /// A zeroed read-write storage buffer of `bytes` bytes.
 pub fn storage_buffer_zeroed(

@@ -63,21 +63,31 @@ pub struct PreparedMesh {
 impl PreparedMesh {
     /// The GPU layout of the triangles in `order`: 3 corners per triangle
     /// (vec4, w unused) and their 7 feature normals (3 floats each), as the
-    /// distance shaders read them.
+    /// distance shaders read them ([`Self::gpu_corners`],
+    /// [`Self::gpu_normals`] of each).
     pub fn gpu_triangles(&self, order: &[u32]) -> (Vec<[f32; 4]>, Vec<f32>) {
         let corners = order
             .iter()
-            .flat_map(|&t| self.corners[t as usize].map(|v| v.extend(0.0).to_array()))
+            .flat_map(|&t| self.gpu_corners(t as usize))
             .collect();
         let normals = order
             .iter()
-            .flat_map(|&t| {
-                self.feature_normals[t as usize]
-                    .iter()
-                    .flat_map(|v| v.to_array())
-            })
+            .flat_map(|&t| self.gpu_normals(t as usize))
             .collect();
         (corners, normals)
+    }
+
+    /// Triangle `t`'s corners as the distance shaders read them: 3 vec4
+    /// (w unused).
+    pub fn gpu_corners(&self, t: usize) -> [[f32; 4]; 3] {
+        self.corners[t].map(|v| v.extend(0.0).to_array())
+    }
+
+    /// Triangle `t`'s feature normals as the distance shaders read them:
+    /// `[face, edge01, edge12, edge20, v0, v1, v2]`, 3 floats each.
+    pub fn gpu_normals(&self, t: usize) -> [f32; 21] {
+        let n = &self.feature_normals[t];
+        std::array::from_fn(|i| n[i / 3][i % 3])
     }
 
     pub fn new(source: &Mesh) -> Result<Self, MeshError> {

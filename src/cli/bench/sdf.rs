@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::sdf_wall::{self, WallRow, WallSplit, wall_target_ms};
-use super::timing::{timed, timed_gpu};
+use super::timing::{WALL_RUNS, median, timed, timed_gpu};
 use crate::cli::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
@@ -111,6 +111,11 @@ struct Row {
     copy_ms: Option<f64>,
     /// `gpu_ms + 2 × copy_ms + 5`, the end-to-end target.
     wall_target_ms: Option<f64>,
+    /// A warm call's wall time (the mesh and the run's buffers resident:
+    /// a repeated call), median of [`WALL_RUNS`], and the last one's split
+    /// (GPU backends).
+    warm_wall_ms: Option<f64>,
+    warm_split: Option<WallSplit>,
 }
 
 impl Row {
@@ -181,6 +186,14 @@ impl report::Row for Row {
             "copy_ms",
             "wall_target_ms",
             "wall_target_met",
+            "warm_wall_ms",
+            "warm_bvh_ms",
+            "warm_upload_ms",
+            "warm_kernels_wall_ms",
+            "warm_readback_ms",
+            "warm_host_ms",
+            "warm_other_ms",
+            "warm_target_met",
         ]
     }
 
@@ -216,7 +229,16 @@ impl report::Row for Row {
             or_empty(self.copy_ms, |v| format!("{v:.4}")),
             or_empty(self.wall_target_ms, |v| format!("{v:.4}")),
             or_empty(self.wall_target_ms, |t| (self.wall_ms <= t).to_string()),
+            or_empty(self.warm_wall_ms, |v| format!("{v:.4}")),
         ])
+        .chain(
+            (0..WallSplit::NAMES.len())
+                .map(|k| or_empty(self.warm_split, |s| format!("{:.4}", s.values()[k]))),
+        )
+        .chain([or_empty(
+            self.wall_target_ms.zip(self.warm_wall_ms),
+            |(t, w)| (w <= t).to_string(),
+        )])
         .collect()
     }
 
@@ -405,22 +427,30 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The GPU rows' wall-time split, for the second table.
+/// The GPU rows' wall-time splits, cold and warm, for the second table.
 fn wall_rows(rows: &[Row]) -> Vec<WallRow> {
     rows.iter()
-        .filter_map(|r| {
-            Some(WallRow {
-                model: r.model.clone(),
-                resolution: r.resolution,
-                backend: r.backend,
-                sign: r.sign,
-                gpu_ms: r.gpu_ms,
-                wall_ms: r.wall_ms,
-                split: r.wall_split?,
-                copy_ms: r.copy_ms?,
-                prepare_ms: r.prepare_ms,
-            })
+        .flat_map(|r| {
+            let row = |call, wall_ms, split: Option<WallSplit>| {
+                Some(WallRow {
+                    model: r.model.clone(),
+                    resolution: r.resolution,
+                    backend: r.backend,
+                    sign: r.sign,
+                    call,
+                    gpu_ms: r.gpu_ms,
+                    wall_ms,
+                    split: split?,
+                    copy_ms: r.copy_ms?,
+                    prepare_ms: r.prepare_ms,
+                })
+            };
+            [
+                row("cold", r.wall_ms, r.wall_split),
+                r.warm_wall_ms.and_then(|ms| row("warm", ms, r.warm_split)),
+            ]
         })
+        .flatten()
         .collect()
 }
 
@@ -440,17 +470,25 @@ fn bench_backend(
         b if b.is_gpu() => repeats,
         _ => 1,
     };
-    // An end-to-end call: nothing of the mesh on the GPU yet (see
-    // `sdf_wall`); returns the field and this call's wall time.
-    let whole = || {
-        let start = Instant::now();
-        if let Some(g) = gpu.filter(|_| backend.is_gpu()) {
+    // An end-to-end call (see `sdf_wall`), cold (nothing of the mesh or
+    // the run on the GPU: released before the clock starts) or warm (both
+    // resident, as the previous call left them); returns the field and
+    // this call's wall time.
+    let call = |cold: bool| -> anyhow::Result<(SdfField, f64)> {
+        if let Some(g) = gpu.filter(|_| cold && backend.is_gpu()) {
             g.release_mesh();
         }
+        let start = Instant::now();
         let progress = Progress::default();
         let field =
             sdf_grid::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
         Ok((field, start.elapsed().as_secs_f64() * 1e3))
+    };
+    let mut cold_ms = Vec::new();
+    let mut whole = || {
+        let (field, ms) = call(true)?;
+        cold_ms.push(ms);
+        Ok((field, ms))
     };
     let mut open_cells = None;
     let mut fallback_ms = None;
@@ -480,6 +518,21 @@ fn bench_backend(
         })?,
     };
     let (field, last_wall_ms) = t.last;
+    // The wall time of the GPU's cold calls themselves (the release before
+    // each left out); then warm calls, each after the one before.
+    let (wall_med, warm) = match gpu.filter(|_| backend.is_gpu()) {
+        Some(_) => {
+            let mut warm_ms = Vec::new();
+            let mut last = None;
+            for _ in 0..WALL_RUNS {
+                let (f, ms) = call(false)?;
+                warm_ms.push(ms);
+                last = Some(WallSplit::of(&f.timings, ms));
+            }
+            (median(&mut cold_ms), Some((median(&mut warm_ms), last)))
+        }
+        None => (t.wall_ms, None),
+    };
     let (max_diff, mismatches) = match cpu {
         Some(c) if backend != Backend::CpuFast => {
             let max = field
@@ -499,7 +552,7 @@ fn bench_backend(
         _ => (None, None),
     };
     let cells = field.grid.num_cells();
-    let (gpu_med, wall_med) = (t.gpu_ms, t.wall_ms);
+    let gpu_med = t.gpu_ms;
     let row = Row {
         model: name.to_string(),
         triangles: mesh.triangle_count(),
@@ -531,6 +584,8 @@ fn bench_backend(
             .then(|| WallSplit::of(&field.timings, last_wall_ms)),
         copy_ms: None,
         wall_target_ms: None,
+        warm_wall_ms: warm.map(|(ms, _)| ms),
+        warm_split: warm.and_then(|(_, split)| split),
     };
     Ok((row, field))
 }
@@ -586,6 +641,8 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         wall_split: None,
         copy_ms: None,
         wall_target_ms: None,
+        warm_wall_ms: None,
+        warm_split: None,
     }
 }
 

@@ -1,24 +1,27 @@
 //! `bench sdf`'s end-to-end accounting (issue 18): a GPU row's wall time
 //! split by phase, the field's PCIe copy time, and the target
-//! `wall ≤ GPU + 2 × copy + 5 ms`.
+//! `wall ≤ GPU + 2 × copy + 5 ms`, for a cold and a warm call.
 //!
 //! A wall run is one [`crate::stages::sdf_grid::compute_with`] call for
 //! the values ([`crate::stages::sdf_grid::FieldOutputs::VALUES`]: what the
 //! CLI's `.npy` and the colliders use; no closest triangles) from a
 //! [`crate::mesh::PreparedMesh`] (whose preparation — welding, topology,
 //! normals, the CPU BVH — is timed once per model, column `prepare`, not
-//! in the wall time) with nothing of the mesh on the GPU: it builds the
-//! GPU tree, uploads the mesh and creates the run's buffers, records and
-//! submits the kernels, waits for them, reads the field back and finishes
-//! it on the host. The GPU column times the same request's GPU work
-//! (values only in the copy out). The phases are the stage's own
-//! [`Timings`] of the last wall run, grouped:
+//! in the wall time). A **cold** call has nothing on the GPU (released
+//! before its clock starts): it builds the GPU tree, uploads the mesh and
+//! creates the run's buffers, records and submits the kernels, waits for
+//! them, reads the field back and finishes it on the host. A **warm** call
+//! repeats the call with the mesh and the run's buffers resident (the
+//! viewer's slider, a batch): parameters written, kernels, read-back. The
+//! GPU column times the same request's GPU work (values only in the copy
+//! out). The phases are the stage's own [`Timings`] of the last call of
+//! each kind, grouped:
 //!
 //! | group | stage phases |
 //! |---|---|
-//! | `bvh` | `bvh` (the triangles in GPU layout and the slab tree) |
-//! | `upload` | `upload` (buffers created, mesh and parameters written) |
-//! | `kernels` | the GPU run's phases (recording, submission, the kernels and the copy to host-visible memory, until the GPU is done) |
+//! | `bvh` | `bvh` (the slab tree built from the mesh's BVH) |
+//! | `upload` | `upload` (the triangles gathered into the uploads' staging memory, the tree copied there, the run's buffers created or reused, the parameters written) |
+//! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies, the kernels and the copy to host-visible memory, until the GPU is done) |
 //! | `readback` | `readback` (mapping and copying the field out) |
 //! | `host` | `convert`, `to world`, `sign`, the winding sign's CPU fallback |
 //!
@@ -125,6 +128,9 @@ pub struct WallRow {
     pub resolution: u32,
     pub backend: &'static str,
     pub sign: &'static str,
+    /// `cold` (nothing on the GPU) or `warm` (a repeated call: the mesh and
+    /// the run's buffers resident).
+    pub call: &'static str,
     pub gpu_ms: Option<f64>,
     pub wall_ms: f64,
     pub split: WallSplit,
@@ -156,6 +162,7 @@ impl Row for WallRow {
             Column::right("res", 5),
             Column::left("backend", 9),
             Column::left("sign", 13),
+            Column::left("call", 5),
             Column::right("prepare", 8),
         ]
         .into_iter()
@@ -177,6 +184,7 @@ impl Row for WallRow {
             self.resolution.to_string(),
             self.backend.to_string(),
             self.sign.to_string(),
+            self.call.to_string(),
             format!("{:.1}", self.prepare_ms),
         ]
         .into_iter()

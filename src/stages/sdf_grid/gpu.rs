@@ -8,7 +8,6 @@ use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
 use rayon::prelude::*;
-use wgpu::util::DeviceExt;
 
 use super::SignMode;
 use super::points_gpu::PointsGpu;
@@ -17,7 +16,8 @@ use super::winding_gpu::{OpenCells, Recorded, WindingGpu};
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging_with,
-    shader_source, storage_buffer_init, storage_buffer_zeroed,
+    shader_source, staging_buffer, storage_buffer_init, storage_buffer_with, storage_buffer_zeroed,
+    write_records,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -50,11 +50,18 @@ pub const WORKGROUP: u32 = 64;
 const COUNTER_BYTES: u64 = 16;
 /// Cells per task of the parallel copies out of mapped memory.
 const COPY_CHUNK: usize = 1 << 16;
+/// Bytes of one triangle's corners (3 vec4) and feature normals (7 × 3
+/// floats) on the GPU.
+const CORNER_BYTES: usize = 48;
+const NORMAL_BYTES: usize = 84;
 
 /// The SDF stage's long-lived GPU objects: created once per context.
 pub struct SdfGpu {
     gpu: GpuContext,
     resident: Mutex<Option<Arc<MeshBuffers>>>,
+    /// The last run's buffers, reused by the next run they are large
+    /// enough for ([`RunBuffers`]).
+    kept: Mutex<Option<RunBuffers>>,
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
@@ -89,6 +96,7 @@ impl SdfGpu {
         SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
+            kept: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
             winding: WindingGpu::new(gpu),
@@ -120,10 +128,76 @@ impl SdfGpu {
         kernel.exact(&self.gpu, mesh, points)
     }
 
-    /// Drops the mesh kept on the GPU: the next run builds and uploads it
-    /// again, as a first call does (the benchmark's end-to-end runs).
+    /// Drops the mesh and the run's buffers kept on the GPU: the next run
+    /// builds and uploads the mesh and creates its buffers again, as a
+    /// first call does (the benchmark's cold runs).
     pub fn release_mesh(&self) {
         *self.resident.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Buffers for a run of `cells_bytes` per field and `staging_bytes`
+    /// read back: the kept ones where they are large enough (a repeated
+    /// call allocates and frees nothing), new ones otherwise (the kept
+    /// ones freed first).
+    fn run_buffers(&self, cells_bytes: u64, staging_bytes: u64) -> Result<RunBuffers, SdfError> {
+        let gpu = &self.gpu;
+        let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let (fields, small, staging) = match kept {
+            Some(k) => (
+                Some([k.values, k.closest]).filter(|[v, _]| v.size() >= cells_bytes),
+                Some([k.uniform, k.counters]),
+                Some(k.staging).filter(|s| s.size() >= staging_bytes),
+            ),
+            None => (None, None, None),
+        };
+        let [values, closest] = match fields {
+            Some(f) => f,
+            None => {
+                let field = |label| {
+                    storage_buffer_zeroed(
+                        gpu,
+                        BufferCheck {
+                            label,
+                            bytes: cells_bytes,
+                        },
+                    )
+                };
+                [field("SdfGpu::values")?, field("SdfGpu::closest")?]
+            }
+        };
+        let [uniform, counters] = match small {
+            Some(b) => b,
+            None => [
+                gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("SdfGpu::params"),
+                    size: std::mem::size_of::<Params>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                }),
+                storage_buffer_zeroed(
+                    gpu,
+                    BufferCheck {
+                        label: "SdfGpu::counters",
+                        bytes: COUNTER_BYTES,
+                    },
+                )?,
+            ],
+        };
+        let staging = staging
+            .unwrap_or_else(|| staging_buffer(&gpu.device, "SdfGpu::staging", staging_bytes));
+        Ok(RunBuffers {
+            values,
+            closest,
+            uniform,
+            counters,
+            staging,
+        })
+    }
+
+    /// Keeps a finished run's buffers for the next run.
+    fn keep(&self, buffers: RunBuffers) {
+        *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffers);
     }
 
     /// Whether the winding sign's exact GPU step runs in f64.
@@ -134,8 +208,12 @@ impl SdfGpu {
     /// The mesh's buffers on the GPU, uploaded once and kept while the same
     /// mesh (by content) is used: a parameter change re-runs only the
     /// kernels.
-    /// Builds (phase `bvh`: the GPU layout of the triangles and the slab
-    /// tree) and uploads them on a miss.
+    /// On a miss: phase `bvh`, the slab tree built from the mesh's BVH
+    /// ([`slab_bvh::build`], in parallel); phase `upload`, the triangles'
+    /// corners and normals gathered in the backend's order straight into
+    /// the uploads' staging memory, in parallel, and the tree copied there
+    /// ([`storage_buffer_with`]: nothing zeroed or copied twice on the
+    /// host).
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,
@@ -155,19 +233,26 @@ impl SdfGpu {
         } else {
             (0..mesh.triangle_count() as u32).collect()
         };
-        let (tri_pos, normals) = mesh.gpu_triangles(&order);
         // The brute-force kernel binds a one-node tree it never reads.
         let nodes = if accelerated {
-            slab_bvh::build(&mesh.bvh, &tri_pos)
+            slab_bvh::build(&mesh.bvh, |s| mesh.corners[order[s as usize] as usize])
         } else {
             vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
         };
         timings.push("bvh", start.elapsed().as_secs_f64() * 1e3, None);
+        let gpu = &self.gpu;
+        let tri_bytes = |per: usize| (order.len() * per) as u64;
+        let tri_pos = storage_buffer_with(gpu, "SdfGpu::tri_pos", tri_bytes(CORNER_BYTES), |d| {
+            write_records(d, |i| mesh.gpu_corners(order[i] as usize))
+        })?;
+        let normals = storage_buffer_with(gpu, "SdfGpu::normals", tri_bytes(NORMAL_BYTES), |d| {
+            write_records(d, |i| mesh.gpu_normals(order[i] as usize))
+        })?;
         let buffers = Arc::new(MeshBuffers {
             key,
-            tri_pos: storage_buffer_init(&self.gpu, "SdfGpu::tri_pos", &tri_pos)?,
-            normals: storage_buffer_init(&self.gpu, "SdfGpu::normals", &normals)?,
-            nodes: storage_buffer_init(&self.gpu, "SdfGpu::nodes", &nodes)?,
+            tri_pos,
+            normals,
+            nodes: storage_buffer_init(gpu, "SdfGpu::nodes", &nodes)?,
             depth: slab_bvh::depth(&nodes),
             order,
         });
@@ -210,18 +295,25 @@ impl SdfGpu {
         let mesh = mesh.local();
         let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
         let closest = outputs.closest_for(params);
-        let mut ran = self.run(mesh, grid, params, accelerated, closest)?;
-        if let Some(recorded) = ran.winding.take() {
+        let Ran {
+            mut timings,
+            grid,
+            buffers,
+            winding,
+            ..
+        } = self.run(mesh, grid, params, accelerated, closest)?;
+        self.keep(buffers);
+        if let Some(recorded) = winding {
             let start = Instant::now();
-            let mut values = vec![0.0; ran.grid.num_cells()];
-            let undecided =
-                self.winding
-                    .finish(&self.gpu, recorded, mesh, &ran.grid, &mut values)?;
+            let mut values = vec![0.0; grid.num_cells()];
+            let undecided = self
+                .winding
+                .finish(&self.gpu, recorded, mesh, &grid, &mut values)?;
             let ms = start.elapsed().as_secs_f64() * 1e3;
-            ran.timings.push(FALLBACK_PHASE, ms, None);
-            return Ok((ran.timings, Some(undecided)));
+            timings.push(FALLBACK_PHASE, ms, None);
+            return Ok((timings, Some(undecided)));
         }
-        Ok((ran.timings, None))
+        Ok((timings, None))
     }
 
     fn run(
@@ -271,46 +363,32 @@ impl SdfGpu {
             num_cells: n as u32,
             _pad: [0; 3],
         };
-        let uniform_buf = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("SdfGpu::params"),
-                contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        let values_buf = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "SdfGpu::values",
-                bytes: cells_bytes,
-            },
-        )?;
-        let closest_buf = storage_buffer_zeroed(
-            gpu,
-            BufferCheck {
-                label: "SdfGpu::closest",
-                bytes: cells_bytes,
-            },
-        )?;
-        let counter_buf = storage_buffer_init(gpu, "SdfGpu::counters", &[0u32; 4])?;
         // One staging buffer for everything read back:
         // [values | counters | closest if asked for].
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("SdfGpu::staging"),
-            size: cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 },
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
+        let buffers = self.run_buffers(cells_bytes, staging_bytes)?;
+        // Written before the run's commands (with its submission).
+        gpu.queue
+            .write_buffer(&buffers.uniform, 0, bytemuck::bytes_of(&uniform));
+        gpu.queue
+            .write_buffer(&buffers.counters, 0, &[0; COUNTER_BYTES as usize]);
+        let RunBuffers {
+            values: values_buf,
+            closest: closest_buf,
+            counters: counter_buf,
+            staging,
+            ..
+        } = &buffers;
         let bind_group = self.kernels.bind_group(
             gpu,
             &[
-                &uniform_buf,
+                &buffers.uniform,
                 &mesh_buffers.tri_pos,
                 &mesh_buffers.normals,
-                &values_buf,
-                &closest_buf,
+                values_buf,
+                closest_buf,
                 &mesh_buffers.nodes,
-                &counter_buf,
+                counter_buf,
             ],
         );
         // The upload without the tree's build (its own phase).
@@ -344,15 +422,15 @@ impl SdfGpu {
             });
         }
         let winding = match winding_pass {
-            Some(w) => Some(w.record(gpu, mesh, &grid, &values_buf, &mut run)?),
+            Some(w) => Some(w.record(gpu, mesh, &grid, values_buf, &mut run)?),
             None => None,
         };
         run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(&values_buf, 0, &staging, 0, cells_bytes);
-            encoder.copy_buffer_to_buffer(&counter_buf, 0, &staging, cells_bytes, COUNTER_BYTES);
+            encoder.copy_buffer_to_buffer(values_buf, 0, staging, 0, cells_bytes);
+            encoder.copy_buffer_to_buffer(counter_buf, 0, staging, cells_bytes, COUNTER_BYTES);
             if closest {
                 let at = cells_bytes + COUNTER_BYTES;
-                encoder.copy_buffer_to_buffer(&closest_buf, 0, &staging, at, cells_bytes);
+                encoder.copy_buffer_to_buffer(closest_buf, 0, staging, at, cells_bytes);
             }
         });
         let (phases, wall_ms) = run.finish()?;
@@ -368,7 +446,8 @@ impl SdfGpu {
         Ok(Ran {
             timings,
             grid,
-            staging,
+            buffers,
+            staging_bytes,
             closest,
             accelerated,
             mesh_buffers,
@@ -390,7 +469,8 @@ impl SdfGpu {
         let Ran {
             mut timings,
             grid,
-            staging,
+            buffers,
+            staging_bytes,
             closest: read_closest,
             accelerated,
             mesh_buffers,
@@ -399,14 +479,19 @@ impl SdfGpu {
         let cells_bytes = grid.num_cells() * 4;
         let readback_start = Instant::now();
         let order = &mesh_buffers.order;
-        let (mut values, counters, closest, convert_ms) =
-            map_staging_with(&self.gpu, &staging, staging.size(), "the field", |view| {
+        let (mut values, counters, closest, convert_ms) = map_staging_with(
+            &self.gpu,
+            &buffers.staging,
+            staging_bytes,
+            "the field",
+            |view| {
                 let (values, rest) = view.split_at(cells_bytes);
                 let (counters, closest_bytes) = rest.split_at(COUNTER_BYTES as usize);
+                let to_world = frame.world_factor();
                 let values: Vec<f32> = bytemuck::cast_slice::<u8, f32>(values)
                     .par_iter()
                     .with_min_len(COPY_CHUNK)
-                    .map(|&v| frame.length_to_world(v))
+                    .map(|&v| v * to_world)
                     .collect();
                 let counters: [u32; 4] = bytemuck::pod_read_unaligned(counters);
                 let start = Instant::now();
@@ -422,7 +507,9 @@ impl SdfGpu {
                     .collect();
                 let convert_ms = start.elapsed().as_secs_f64() * 1e3;
                 (values, counters, closest, convert_ms)
-            })?;
+            },
+        )?;
+        self.keep(buffers);
         let readback_ms = readback_start.elapsed().as_secs_f64() * 1e3 - convert_ms;
         timings.push("readback", readback_ms, None);
         if read_closest {
@@ -459,13 +546,29 @@ impl SdfGpu {
 struct Ran {
     timings: Timings,
     grid: GridSpec,
-    staging: wgpu::Buffer,
+    /// The run's buffers, the field in `staging`.
+    buffers: RunBuffers,
+    /// Bytes of `staging` read back.
+    staging_bytes: u64,
     /// Whether `staging` holds the closest triangles.
     closest: bool,
     accelerated: bool,
     mesh_buffers: Arc<MeshBuffers>,
     /// The winding sign's pass, in winding mode.
     winding: Option<Recorded>,
+}
+
+/// A run's buffers, kept between runs ([`SdfGpu::run_buffers`]): the
+/// fields (`values`, `closest`: at least the run's cells, of which the
+/// kernels write and the copies read exactly the run's, so a larger kept
+/// buffer's tail is never seen), the parameters and counters (written
+/// before each run), and the staging buffer the field is read back from.
+struct RunBuffers {
+    values: wgpu::Buffer,
+    closest: wgpu::Buffer,
+    uniform: wgpu::Buffer,
+    counters: wgpu::Buffer,
+    staging: wgpu::Buffer,
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's

@@ -33,10 +33,8 @@
 //! inner: a, b = children; leaf: a = first slot, b = LEAF_BIT | count
 //! ```
 
-use glam::Vec3;
-use rayon::prelude::*;
-
 use crate::geom::{Bvh, BvhNode, LEAF_BIT};
+use glam::Vec3;
 
 /// Largest subtree that becomes one leaf.
 pub const GPU_LEAF: usize = 16;
@@ -77,65 +75,101 @@ impl SlabNode {
     }
 }
 
-/// The collapsed tree with slabs over `corners` (3 per triangle, in BVH
-/// slot order, as uploaded).
-pub fn build(bvh: &Bvh, corners: &[[f32; 4]]) -> Vec<SlabNode> {
-    let Some(root) = bvh.nodes.first() else {
+/// Collapsed subtrees of at least this many nodes are built in parallel.
+const PARALLEL_NODES: u32 = 512;
+
+/// The collapsed tree with slabs; `triangle(s)` gives the corners of the
+/// triangle in BVH slot `s` (as uploaded).
+///
+/// Built in parallel, with one allocation for the output: a reverse pass
+/// over the BVH gives every subtree's slot range and collapsed node count,
+/// which fixes each collapsed subtree's place in the depth-first output,
+/// so the two subtrees of a node are written into disjoint parts of it at
+/// the same time (`rayon::join`), each node's slab computed where it is
+/// written.
+pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabNode> {
+    if bvh.nodes.is_empty() {
         return Vec::new();
-    };
-    // Slot range of every subtree, children before parents (children
-    // always follow their parent in the layout).
-    let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
-    for (k, n) in bvh.nodes.iter().enumerate().rev() {
-        ranges[k] = if n.b & LEAF_BIT != 0 {
-            (n.a, n.a + (n.b & !LEAF_BIT))
+    }
+    let shape = Shape::of(bvh);
+    let mut out = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
+    shape.fill(bvh, 0, 0, &mut out, &triangle);
+    out
+}
+
+/// Per BVH node: its subtree's slot range and its collapsed node count.
+struct Shape {
+    ranges: Vec<(u32, u32)>,
+    size: Vec<u32>,
+}
+
+impl Shape {
+    fn of(bvh: &Bvh) -> Shape {
+        let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
+        let mut size = vec![1u32; bvh.nodes.len()];
+        // Children always follow their parent in the layout.
+        for (k, n) in bvh.nodes.iter().enumerate().rev() {
+            if n.b & LEAF_BIT != 0 {
+                ranges[k] = (n.a, n.a + (n.b & !LEAF_BIT));
+                continue;
+            }
+            let (l, r) = (n.a as usize, n.b as usize);
+            ranges[k] = (ranges[l].0, ranges[r].1);
+            if (ranges[k].1 - ranges[k].0) as usize > GPU_LEAF {
+                size[k] = 1 + size[l] + size[r];
+            }
+        }
+        Shape { ranges, size }
+    }
+
+    /// Writes the collapsed subtree of BVH node `k` into `out`, its root at
+    /// index `at` of the whole tree.
+    fn fill(
+        &self,
+        bvh: &Bvh,
+        k: usize,
+        at: u32,
+        out: &mut [SlabNode],
+        triangle: &(impl Fn(u32) -> [Vec3; 3] + Sync),
+    ) {
+        let node = &bvh.nodes[k];
+        let (first, end) = self.ranges[k];
+        let (head, rest) = out.split_first_mut().expect("room for the node");
+        if self.size[k] == 1 {
+            let count = end - first;
+            *head = with_slab(node, first, LEAF_BIT | count, (first, end), triangle);
+            return;
+        }
+        let (l, r) = (node.a as usize, node.b as usize);
+        let (at_l, at_r) = (at + 1, at + 1 + self.size[l]);
+        *head = with_slab(node, at_l, at_r, (first, end), triangle);
+        let (left, right) = rest.split_at_mut(self.size[l] as usize);
+        if self.size[k] >= PARALLEL_NODES {
+            rayon::join(
+                || self.fill(bvh, l, at_l, left, triangle),
+                || self.fill(bvh, r, at_r, right, triangle),
+            );
         } else {
-            (ranges[n.a as usize].0, ranges[n.b as usize].1)
-        };
+            self.fill(bvh, l, at_l, left, triangle);
+            self.fill(bvh, r, at_r, right, triangle);
+        }
     }
-    let mut out: Vec<(BvhNode, (u32, u32))> = Vec::with_capacity(bvh.nodes.len());
-    collapse(bvh, &ranges, 0, root, &mut out);
-    out.par_iter()
-        .map(|&(node, range)| with_slab(node, range, corners))
-        .collect()
 }
 
-/// Appends the collapsed subtree of node `k` in depth-first order; returns
-/// its index.
-fn collapse(
-    bvh: &Bvh,
-    ranges: &[(u32, u32)],
-    k: usize,
+/// The node over slots `first..end` with children (or first slot and
+/// count) `a`, `b`, and its slab.
+fn with_slab(
     node: &BvhNode,
-    out: &mut Vec<(BvhNode, (u32, u32))>,
-) -> u32 {
-    let index = out.len() as u32;
-    let (first, end) = ranges[k];
-    let count = (end - first) as usize;
-    if node.b & LEAF_BIT != 0 || count <= GPU_LEAF {
-        let leaf = BvhNode {
-            a: first,
-            b: LEAF_BIT | count as u32,
-            ..*node
-        };
-        out.push((leaf, (first, end)));
-        return index;
-    }
-    out.push((*node, (first, end)));
-    let (l, r) = (node.a as usize, node.b as usize);
-    let a = collapse(bvh, ranges, l, &bvh.nodes[l], out);
-    let b = collapse(bvh, ranges, r, &bvh.nodes[r], out);
-    out[index as usize].0.a = a;
-    out[index as usize].0.b = b;
-    index
-}
-
-fn with_slab(node: BvhNode, (first, end): (u32, u32), corners: &[[f32; 4]]) -> SlabNode {
+    a: u32,
+    b: u32,
+    (first, end): (u32, u32),
+    triangle: &impl Fn(u32) -> [Vec3; 3],
+) -> SlabNode {
     let mut out = SlabNode {
         min: node.min,
-        a: node.a,
+        a,
         max: node.max,
-        b: node.b,
+        b,
         normal: [0.0; 3],
         lo: f32::MIN,
         hi: f32::MAX,
@@ -144,9 +178,6 @@ fn with_slab(node: BvhNode, (first, end): (u32, u32), corners: &[[f32; 4]]) -> S
     if (end - first) as usize > SLAB_MAX {
         return out;
     }
-    let triangle = |s: u32| -> [Vec3; 3] {
-        std::array::from_fn(|i| Vec3::from_slice(&corners[3 * s as usize + i][..3]))
-    };
     let sum = (first..end).fold(Vec3::ZERO, |sum, s| {
         let [a, b, c] = triangle(s);
         let n = (b - a).cross(c - a);
@@ -207,10 +238,80 @@ mod tests {
         std::array::from_fn(|i| Vec3::from_slice(&corners[3 * s as usize + i][..3]))
     }
 
+    fn built(bvh: &Bvh, corners: &[[f32; 4]]) -> Vec<SlabNode> {
+        build(bvh, |s| slot_triangle(corners, s))
+    }
+
+    /// The obviously right build: one serial depth-first walk collapsing
+    /// small subtrees, then every node's slab.
+    fn serial_build(bvh: &Bvh, corners: &[[f32; 4]]) -> Vec<SlabNode> {
+        fn walk(bvh: &Bvh, k: usize, out: &mut Vec<(BvhNode, (u32, u32))>) -> (u32, (u32, u32)) {
+            let index = out.len() as u32;
+            let node = bvh.nodes[k];
+            if node.b & LEAF_BIT != 0 {
+                let range = (node.a, node.a + (node.b & !LEAF_BIT));
+                out.push((node, range));
+                return (index, range);
+            }
+            out.push((node, (0, 0)));
+            let (a, left) = walk(bvh, node.a as usize, out);
+            let (b, right) = walk(bvh, node.b as usize, out);
+            let range = (left.0, right.1);
+            if (range.1 - range.0) as usize <= GPU_LEAF {
+                out.truncate(index as usize);
+                let leaf = BvhNode {
+                    a: range.0,
+                    b: LEAF_BIT | (range.1 - range.0),
+                    ..node
+                };
+                out.push((leaf, range));
+            } else {
+                out[index as usize] = (BvhNode { a, b, ..node }, range);
+            }
+            (index, range)
+        }
+        let mut out = Vec::new();
+        walk(bvh, 0, &mut out);
+        let triangle = |s: u32| slot_triangle(corners, s);
+        out.iter()
+            .map(|(n, range)| with_slab(n, n.a, n.b, *range, &triangle))
+            .collect()
+    }
+
+    /// A random triangle soup, corners in slot order of its BVH.
+    fn soup(points: &[[f32; 9]]) -> (Bvh, Vec<[f32; 4]>) {
+        let tris: Vec<[Vec3; 3]> = points
+            .iter()
+            .map(|p| std::array::from_fn(|i| Vec3::from_slice(&p[3 * i..3 * i + 3])))
+            .collect();
+        let bounds: Vec<Aabb> = tris.iter().map(Aabb::from_points).collect();
+        let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
+        let bvh = Bvh::build(&bounds, &centroids, 4);
+        let corners = bvh
+            .order
+            .iter()
+            .flat_map(|&t| tris[t as usize].map(|v| v.extend(0.0).to_array()))
+            .collect();
+        (bvh, corners)
+    }
+
+    #[test]
+    fn parallel_build_equals_the_serial_one_on_a_large_sheet() {
+        // Over PARALLEL_NODES collapsed nodes: the joins run.
+        let (bvh, corners) = sheet(120, 2.0);
+        let nodes = built(&bvh, &corners);
+        assert!(
+            nodes.len() as u32 > 4 * PARALLEL_NODES,
+            "{} nodes",
+            nodes.len()
+        );
+        assert_eq!(nodes, serial_build(&bvh, &corners));
+    }
+
     #[test]
     fn collapsed_leaves_cover_every_slot_once_within_the_leaf_size() {
         let (bvh, corners) = sheet(20, 1.5);
-        let nodes = build(&bvh, &corners);
+        let nodes = built(&bvh, &corners);
         let mut seen = vec![0; bvh.order.len()];
         for n in nodes.iter().filter(|n| n.is_leaf()) {
             let count = (n.b & !LEAF_BIT) as usize;
@@ -230,7 +331,7 @@ mod tests {
     #[test]
     fn small_nodes_of_a_flat_patch_are_thin_slabs() {
         let (bvh, corners) = sheet(16, 0.0);
-        let nodes = build(&bvh, &corners);
+        let nodes = built(&bvh, &corners);
         let slabbed: Vec<&SlabNode> = nodes.iter().filter(|n| n.normal != [0.0; 3]).collect();
         assert!(!slabbed.is_empty());
         for n in slabbed {
@@ -242,6 +343,16 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
+        /// The parallel build writes the serial build's nodes, slabs and
+        /// layout, on random soups of up to 3000 triangles.
+        #[test]
+        fn parallel_build_equals_the_serial_one(
+            points in prop::collection::vec(prop::array::uniform9(-10.0f32..10.0), 1..3000),
+        ) {
+            let (bvh, corners) = soup(&points);
+            prop_assert_eq!(built(&bvh, &corners), serial_build(&bvh, &corners));
+        }
+
         /// Every node's bound is at most the true distance (brute force in
         /// f64) to each of its triangles, for points anywhere around.
         #[test]
@@ -250,7 +361,7 @@ mod tests {
             px in -5.0f32..25.0, py in -5.0f32..25.0, pz in -8.0f32..8.0,
         ) {
             let (bvh, corners) = sheet(12, bump);
-            let nodes = build(&bvh, &corners);
+            let nodes = built(&bvh, &corners);
             let p = Vec3::new(px, py, pz);
             let mut ranges = vec![(0u32, 0u32); nodes.len()];
             for (k, n) in nodes.iter().enumerate().rev() {

@@ -516,7 +516,8 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
          million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu,\
          refined_cells,fallback_ms,counted_cells,cap_crossings_ms,prefix_sum_ms,cap_winding_ms,\
          winding_refine_ms,prepare_ms,bvh_ms,upload_ms,kernels_wall_ms,readback_ms,host_ms,other_ms,\
-         copy_ms,wall_target_ms,wall_target_met"
+         copy_ms,wall_target_ms,wall_target_met,refined_beta12_cells,refined_beta32_cells,\
+         refined_exact_cells"
     );
     assert_eq!(csv.len(), 3, "{csv:?}");
     assert!(

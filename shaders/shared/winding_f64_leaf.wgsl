@@ -2,22 +2,27 @@
 // (wgpu SHADER_F64): the refining pass (shared/winding_refine.wgsl) passes
 // its point's `cell` (a grid cell or a point index; the first pass passes
 // WINDING_NO_CELL and stays in float32), and every triangle is evaluated in
-// f64 at that point exactly as the CPU places it, so that the bound is the
-// corners' float32 storage alone, not the float32 rounding of the point
-// and of the evaluation. Needs the includer's
+// f64 at that point exactly as the CPU places it. The host stores the
+// corners in a frame whose subtraction float32 holds exactly
+// (src/geom/exact_frame.rs), so the stored corners ARE the CPU's corners:
+// the bound is f64 rounding and the angle's float32 atan2 alone, and only
+// points within about 1e-11 (relative) of a triangle's plane, edge or
+// corner stay undecided. Needs the includer's
 //   fn winding_exact_point(cell: u32) -> vec3<f64>
-// the point in the tree's frame, exactly (the grid's cell centre as the
-// CPU computes it, or a point as stored, minus the frame in f64).
+// the point in the tree's frame (the grid's cell centre as the CPU
+// computes it, or a point as stored, minus the frame in f64: rounded at
+// most once, by 2^-53 of its length).
 //
 // What the bound assumes of the device: f64 addition, subtraction and
-// multiplication correctly rounded (IEEE-754 hardware), float32 atan2 and
-// inverseSqrt within WGSL's accuracy (4096 and 2 ULP, in their domains),
-// float32 conversion within one ULP. It does not use f64 division or
-// square root: Vulkan promises those only single precision, which the
-// 1e-12 rounding allowance below would not cover. Square roots and
-// quotients are Newton-refined reciprocal square roots instead
-// (winding_rsqrt64), and the angle's atan2 takes arguments scaled into its
-// accurate domain (winding_atan2, shared/winding.wgsl).
+// multiplication correctly rounded or fused (IEEE-754 hardware; a fused
+// multiply-add rounds once instead of twice, which only shrinks each
+// operation's error, so the 1e-12 allowance below covers either), float32
+// atan2 and inverseSqrt within WGSL's accuracy (4096 and 2 ULP, in their
+// domains), f64 → float32 conversion within one ULP. It does not use f64
+// division or square root: Vulkan promises those only single precision.
+// Square roots and quotients are Newton-refined reciprocal square roots
+// instead (winding_rsqrt64), and the angle's atan2 takes arguments scaled
+// into its accurate domain (winding_atan2, shared/winding.wgsl).
 
 // 1/√x in f64 with multiplications and additions only: float32's
 // inverseSqrt (2 ULP, 2.4e-7) and two Newton steps r ← r(3 − x r²)/2, each
@@ -31,12 +36,21 @@ fn winding_rsqrt64(x: f64) -> f64 {
     return r;
 }
 
-// winding_triangle in f64 from the exact point p: the stored corners are
-// the exact ones (world minus frame, in f64) rounded to float32, each off
-// by at most 2^-24·√3 of its length, the only perturbation besides f64
-// rounding (1e-12 relative, far above its few ulps). The angle itself is
-// float32's atan2 of the normalised pair (its relative error WINDING_ATAN,
-// and 1e-6 for the normalisation's and the conversion's rounding).
+// winding_triangle in f64 from the point p: the stored corners are the
+// exact ones (geom::exact_frame), p is off by at most 2^-52·|p| (its
+// frame subtraction), the only perturbation besides f64 rounding (1e-12
+// relative to |a||b||c|, far above the few ulps each of num and den costs,
+// fused or not). Bound on the angle Ω = 2θ, θ = atan2(num, den):
+//   * p moved by s: (num, den)/l3 moves by at most err, and θ by at most
+//     (π/2)·err/h while err < h/2 (as winding_triangle), so Ω by 4 err/h;
+//   * the unit pair (x, y) = (den, num)/|(num, den)| converted to float32,
+//     each off by one ULP (2^-23 relative): θ moves by |x dy − y dx| ≤
+//     2^-23 · 2|x y| = 2^-23 |sin 2θ| ≤ 2^-22 |θ|, so Ω by 2^-22 |Ω|
+//     (2.4e-7 relative; counted as 3e-7);
+//   * atan2 itself: WINDING_ATAN relative plus 2^-99 absolute (winding_atan2),
+//     doubled in Ω: 1e-29 absolute covers it.
+// No absolute allowance per triangle beyond that: an exact sum over n
+// triangles no longer carries n times a fixed error.
 fn winding_triangle_f64(p: vec3<f64>, t: u32) -> vec2f {
     let a0 = winding_tris[3u * t].xyz;
     let b0 = winding_tris[3u * t + 1u].xyz;
@@ -53,23 +67,25 @@ fn winding_triangle_f64(p: vec3<f64>, t: u32) -> vec2f {
     let lc = dot(c, c) * rc;
     let num = dot(a, cross(b, c));
     let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-    let s = f64(1.2e-7 * max(max(length(a0), length(b0)), length(c0)));
+    // p's rounding (2^-52 |p|, counted as 2^-51).
+    let s = 4.5e-16 * sqrt(f32(dot(p, p)));
     // 1/l3 and 1/|(num, den)|: h = |(num, den)| / l3.
     let r3 = ra * rb * rc;
     let sq = num * num + den * den;
     let rh = winding_rsqrt64(sq);
     let h = sq * rh * r3;
     // As in winding_triangle: the pair (num, den) relative to l3 is off by
-    // err when each corner moves by s.
-    let err = 5.0 * (3.0 * s * (ra + rb + rc) + 1e-12);
+    // err when each corner moves by s, with f64 rounding; the factor 5
+    // spares the products' rounding of the bound itself.
+    let err = 5.0 * (3.0 * f64(s) * (ra + rb + rc) + 1e-12);
     let on_cut = den <= 0.0 && abs(num) * r3 <= err;
-    if (!(la * lb * lc > 0.0) || !(2.0 * err < h) || on_cut) {
+    if (!(la * lb * lc > 0.0) || !(2.0 * err < h) || on_cut || !(err > 0.0)) {
         return vec2f(0.0, WINDING_FOUR_PI);
     }
     let omega = 2.0 * winding_atan2(f32(num * rh), f32(den * rh));
     // 4 err / h, with 1/h = l3 / |(num, den)|.
     let moved = f32(4.0 * err * la * lb * lc * rh);
-    return vec2f(omega, moved * (1.0 + WINDING_EPS) + WINDING_ATAN * abs(omega) + 1e-6);
+    return vec2f(omega, moved * (1.0 + WINDING_EPS) + (WINDING_ATAN + 3e-7) * abs(omega) + 1e-29);
 }
 
 fn winding_leaf(p: vec3f, t: u32, slack: f32, cell: u32) -> vec2f {

@@ -70,16 +70,17 @@ fn winding_refine_point(p: vec3f, item: u32, slack: f32, lid: u32) -> i32 {
 // This invocation's share (triangles lid, lid + 64, ...) of the exact sum
 // of solid angles at point `item` (p), with its bound. Each addition of
 // the float32 sum is off by at most 2^-24 of the sum of magnitudes so far:
-// the count of terms times 2^-24 (6e-8) times that sum covers them.
+// the count of terms (plus 64 for the workgroup reduction) times 9e-8
+// times that sum covers them, as in winding_subtree.
 fn winding_exact_part(p: vec3f, item: u32, slack: f32, lid: u32) -> vec2f {
     var part = vec2f(0.0);
     var magnitude = 0.0;
-    var terms = 0.0;
+    var terms = 64.0;
     for (var t = lid; t < arrayLength(&winding_tris) / 3u; t += 64u) {
         let o = winding_leaf(p, t, slack, item);
         part += o;
         magnitude += abs(o.x);
         terms += 1.0;
     }
-    return part + vec2f(0.0, (terms + 64.0) * 6e-8 * magnitude * (1.0 + WINDING_EPS));
+    return vec2f(part.x, part.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
 }

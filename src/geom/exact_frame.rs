@@ -92,10 +92,14 @@ mod tests {
         frame
     }
 
+    /// Axes that straddle 0 or lie nearer to 0 than about their extent
+    /// keep 0; an axis its extent away from 0 is centred.
     #[test]
-    fn a_box_around_the_origin_keeps_the_origin() {
+    fn an_axis_near_the_origin_keeps_the_origin() {
         let points = [Vec3::new(-0.3, 0.1, -1e-30), Vec3::new(0.7, 0.9, 1.0)];
-        assert_eq!(check(&points), DVec3::new(0.0, 0.1f32 as f64, 0.0));
+        assert_eq!(check(&points), DVec3::ZERO);
+        let points = [Vec3::new(-0.3, 10.0, 0.0), Vec3::new(0.7, 11.0, 1.0)];
+        assert_eq!(check(&points), DVec3::new(0.0, 10.5, 0.0));
     }
 
     #[test]

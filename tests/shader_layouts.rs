@@ -513,6 +513,12 @@ fn sdf_grid() {
     constant!(c, "sdf_winding.wgsl", WINDING_STACK, sl::SDF_WINDING_STACK);
     constant!(
         c,
+        "sdf_winding.wgsl",
+        REFINE_STEPS,
+        sl::WINDING_REFINE_STEPS
+    );
+    constant!(
+        c,
         "sdf_winding_cap.wgsl",
         WINDING_STACK,
         sl::SDF_WINDING_STACK

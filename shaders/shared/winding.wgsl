@@ -139,9 +139,17 @@ fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> 
 // (Ω, bound): the solid angle at p of the subtree under node `root`, the
 // exact value within bound of Ω. Nodes farther than beta radii are
 // expanded, the others opened; the leaves' triangles go to winding_leaf
-// with `cell`.
+// with `cell`. The bound counts the float32 sums too: each of the n
+// additions of Ω rounds by 2^-24 of the magnitudes so far, at most
+// n·2^-24·Σ|Ωᵢ| in all (counted as 9e-8, which also covers the rounding of
+// Σ|Ωᵢ| itself while n·2^-24 < 0.2), and the bounds' own sum, rounded down
+// by as much relatively, is scaled up by that. 64 more additions are
+// allowed for the caller's sums of subtrees and a workgroup reduction
+// (shared/winding_refine.wgsl: at most 6 levels and a few subtrees).
 fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec2f {
     var sum = vec2f(0.0);
+    var magnitude = 0.0;
+    var terms = 64.0;
     var stack: array<u32, WINDING_STACK>;
     stack[0] = root;
     var sp = 1u;
@@ -153,11 +161,17 @@ fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec
         let y = n.centroid - p;
         let d = length(y);
         if (d > beta * n.radius) {
-            sum += winding_expansion(n, p, y, d, slack);
+            let o = winding_expansion(n, p, y, d, slack);
+            sum += o;
+            magnitude += abs(o.x);
+            terms += 1.0;
         } else if ((n.b & LEAF_BIT) != 0u) {
             let end = n.a + (n.b & ~LEAF_BIT);
             for (var t = n.a; t < end; t++) {
-                sum += winding_leaf(p, t, slack, cell);
+                let o = winding_leaf(p, t, slack, cell);
+                sum += o;
+                magnitude += abs(o.x);
+                terms += 1.0;
             }
         } else if (sp + 2u <= WINDING_STACK) {
             stack[sp] = n.a;
@@ -165,5 +179,5 @@ fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec
             sp += 2u;
         }
     }
-    return sum;
+    return vec2f(sum.x, sum.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
 }

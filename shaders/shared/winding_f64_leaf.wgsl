@@ -2,22 +2,28 @@
 // (wgpu SHADER_F64): the refining pass (shared/winding_refine.wgsl) passes
 // its point's `cell` (a grid cell or a point index; the first pass passes
 // WINDING_NO_CELL and stays in float32), and every triangle is evaluated in
-// f64 at that point exactly as the CPU places it, so that the bound is the
-// corners' float32 storage alone, not the float32 rounding of the point
-// and of the evaluation. Needs the includer's
+// f64 at that point exactly as the CPU places it. The host stores the
+// corners in a frame whose subtraction float32 holds exactly
+// (src/geom/exact_frame.rs), so the stored corners ARE the CPU's corners:
+// the bound is f64 rounding alone (the angle too is taken in f64, by
+// winding_atan64), and only points within about 1e-11 (relative) of a
+// triangle's plane, edge or corner stay undecided. Needs the includer's
 //   fn winding_exact_point(cell: u32) -> vec3<f64>
-// the point in the tree's frame, exactly (the grid's cell centre as the
-// CPU computes it, or a point as stored, minus the frame in f64).
+// the point in the tree's frame (the grid's cell centre as the CPU
+// computes it, or a point as stored, minus the frame in f64: rounded at
+// most once, by 2^-53 of its length).
 //
 // What the bound assumes of the device: f64 addition, subtraction and
-// multiplication correctly rounded (IEEE-754 hardware), float32 atan2 and
-// inverseSqrt within WGSL's accuracy (4096 and 2 ULP, in their domains),
-// float32 conversion within one ULP. It does not use f64 division or
-// square root: Vulkan promises those only single precision, which the
-// 1e-12 rounding allowance below would not cover. Square roots and
-// quotients are Newton-refined reciprocal square roots instead
-// (winding_rsqrt64), and the angle's atan2 takes arguments scaled into its
-// accurate domain (winding_atan2, shared/winding.wgsl).
+// multiplication correctly rounded or fused (IEEE-754 hardware; a fused
+// multiply-add rounds once instead of twice, which only shrinks each
+// operation's error, so the 1e-12 allowance below covers either), float32
+// atan2 and inverseSqrt within WGSL's accuracy (4096 and 2 ULP, in their
+// domains), float32 division within 2.5 ULP, f64 → float32 conversion
+// within one ULP. It does not use f64 division, square root or atan2:
+// Vulkan promises the first two only single precision and has no f64
+// atan2. Square roots and quotients are Newton-refined float32 estimates
+// instead (winding_rsqrt64, winding_recip64), and the angle is a
+// polynomial in f64 (winding_atan64).
 
 // 1/√x in f64 with multiplications and additions only: float32's
 // inverseSqrt (2 ULP, 2.4e-7) and two Newton steps r ← r(3 − x r²)/2, each
@@ -31,12 +37,84 @@ fn winding_rsqrt64(x: f64) -> f64 {
     return r;
 }
 
-// winding_triangle in f64 from the exact point p: the stored corners are
-// the exact ones (world minus frame, in f64) rounded to float32, each off
-// by at most 2^-24·√3 of its length, the only perturbation besides f64
-// rounding (1e-12 relative, far above its few ulps). The angle itself is
-// float32's atan2 of the normalised pair (its relative error WINDING_ATAN,
-// and 1e-6 for the normalisation's and the conversion's rounding).
+// 1/m in f64 for m in [½, 4], with multiplications and additions only:
+// float32's 1/m (2.5 ULP, 3e-7) and two Newton steps r ← r(2 − m r), each
+// taking a relative error e to e² (9e-14, then 1e-26).
+fn winding_recip64(m: f64) -> f64 {
+    var r = f64(1.0 / f32(m));
+    r = r * (2.0 - m * r);
+    r = r * (2.0 - m * r);
+    return r;
+}
+
+const WINDING_PI64: f64 = 3.141592653589793lf;
+const WINDING_SQRT3: f64 = 1.7320508075688772lf;
+const WINDING_TAN_PI_12: f64 = 0.2679491924311227lf;
+
+// atan2(y, x) in f64 for a pair of length about 1 (|(x, y)| in [½, 2]),
+// with multiplications and additions only, within a few f64 ulps of the
+// angle (relative: every step below is relative to the angle it yields).
+// t = min/max(|x|, |y|) ∈ [0, 1]; above tan(π/12), atan t = π/6 + atan u
+// with u = (√3 t − 1)/(√3 + t) ∈ (−tan(π/12), tan(π/12)]; atan u is its
+// odd Taylor series to u²⁷ (the next term, |u|²⁹/29 < 1e-18, is below
+// f64 rounding); then the octant and the quadrant. Both zero gives 0; the
+// callers leave that triangle undecided.
+fn winding_atan64(y: f64, x: f64) -> f64 {
+    let ax = abs(x);
+    let ay = abs(y);
+    let big = max(ax, ay);
+    if (!(big > 0.0)) {
+        return 0.0;
+    }
+    let t = min(ax, ay) * winding_recip64(big);
+    let reduced = t > WINDING_TAN_PI_12;
+    var u = t;
+    if (reduced) {
+        u = (WINDING_SQRT3 * t - 1.0) * winding_recip64(WINDING_SQRT3 + t);
+    }
+    let u2 = u * u;
+    // Σ (−1)^k u^(2k+1) / (2k + 1), k = 0 … 13, by Horner in u².
+    var q = -0.037037037037037035lf;
+    q = q * u2 + 0.04lf;
+    q = q * u2 - 0.043478260869565216lf;
+    q = q * u2 + 0.047619047619047616lf;
+    q = q * u2 - 0.05263157894736842lf;
+    q = q * u2 + 0.058823529411764705lf;
+    q = q * u2 - 0.06666666666666667lf;
+    q = q * u2 + 0.07692307692307693lf;
+    q = q * u2 - 0.09090909090909091lf;
+    q = q * u2 + 0.1111111111111111lf;
+    q = q * u2 - 0.14285714285714285lf;
+    q = q * u2 + 0.2lf;
+    q = q * u2 - 0.3333333333333333lf;
+    q = q * u2 + 1.0lf;
+    var a = u * q;
+    if (reduced) {
+        a += 0.5235987755982988lf; // π/6
+    }
+    if (ay > ax) {
+        a = 1.5707963267948966lf - a; // π/2
+    }
+    if (x < 0.0) {
+        a = WINDING_PI64 - a;
+    }
+    return select(a, -a, y < 0.0);
+}
+
+// winding_triangle in f64 from the point p: the stored corners are the
+// exact ones (geom::exact_frame), p is off by at most 2^-52·|p| (its
+// frame subtraction), the only perturbation besides f64 rounding (1e-12
+// relative to |a||b||c|, far above the few ulps each of num and den costs,
+// fused or not). Bound on the angle Ω = 2θ, θ = atan2(num, den):
+//   * p moved by s: (num, den)/l3 moves by at most err, and θ by at most
+//     (π/2)·err/h while err < h/2 (as winding_triangle), so Ω by 4 err/h;
+//   * the unit pair (x, y) = (den, num)/|(num, den)| and its angle in f64
+//     (winding_atan64): a few f64 ulps of θ, far inside the allowance below;
+//   * Ω = 2θ converted to float32: one ULP (2^-23, 1.2e-7 relative; counted
+//     with the f64 steps as 3e-7), or flushed to 0 below 2^-126 (1e-37
+//     absolute).
+// No absolute allowance per triangle beyond that: an exact sum over n
+// triangles no longer carries n times a fixed error.
 fn winding_triangle_f64(p: vec3<f64>, t: u32) -> vec2f {
     let a0 = winding_tris[3u * t].xyz;
     let b0 = winding_tris[3u * t + 1u].xyz;
@@ -53,23 +131,25 @@ fn winding_triangle_f64(p: vec3<f64>, t: u32) -> vec2f {
     let lc = dot(c, c) * rc;
     let num = dot(a, cross(b, c));
     let den = la * lb * lc + dot(a, b) * lc + dot(b, c) * la + dot(c, a) * lb;
-    let s = f64(1.2e-7 * max(max(length(a0), length(b0)), length(c0)));
+    // p's rounding (2^-52 |p|, counted as 2^-51).
+    let s = 4.5e-16 * sqrt(f32(dot(p, p)));
     // 1/l3 and 1/|(num, den)|: h = |(num, den)| / l3.
     let r3 = ra * rb * rc;
     let sq = num * num + den * den;
     let rh = winding_rsqrt64(sq);
     let h = sq * rh * r3;
     // As in winding_triangle: the pair (num, den) relative to l3 is off by
-    // err when each corner moves by s.
-    let err = 5.0 * (3.0 * s * (ra + rb + rc) + 1e-12);
+    // err when each corner moves by s, with f64 rounding; the factor 5
+    // spares the products' rounding of the bound itself.
+    let err = 5.0 * (3.0 * f64(s) * (ra + rb + rc) + 1e-12);
     let on_cut = den <= 0.0 && abs(num) * r3 <= err;
-    if (!(la * lb * lc > 0.0) || !(2.0 * err < h) || on_cut) {
+    if (!(la * lb * lc > 0.0) || !(2.0 * err < h) || on_cut || !(err > 0.0)) {
         return vec2f(0.0, WINDING_FOUR_PI);
     }
-    let omega = 2.0 * winding_atan2(f32(num * rh), f32(den * rh));
+    let omega = f32(2.0 * winding_atan64(num * rh, den * rh));
     // 4 err / h, with 1/h = l3 / |(num, den)|.
     let moved = f32(4.0 * err * la * lb * lc * rh);
-    return vec2f(omega, moved * (1.0 + WINDING_EPS) + WINDING_ATAN * abs(omega) + 1e-6);
+    return vec2f(omega, moved * (1.0 + WINDING_EPS) + 3e-7 * abs(omega) + 1e-37);
 }
 
 fn winding_leaf(p: vec3f, t: u32, slack: f32, cell: u32) -> vec2f {

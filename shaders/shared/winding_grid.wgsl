@@ -47,6 +47,8 @@ struct WindingParams {
 // [0]: number of cells winding_refine leaves to the CPU; [1..]: the first
 // `capacity` of them.
 @group(0) @binding(6) var<storage, read_write> leftover: array<atomic<u32>>;
+// The cells each refining step decided (shared/winding_refine.wgsl).
+@group(0) @binding(7) var<storage, read_write> refine_steps: array<atomic<u32>>;
 
 var<workgroup> refine_count: u32;
 

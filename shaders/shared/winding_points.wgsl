@@ -51,6 +51,8 @@ struct PointWindingParams {
 // [0]: number of points the refining pass leaves to the CPU; [1..]: the
 // first `capacity` of them.
 @group(0) @binding(7) var<storage, read_write> leftover: array<atomic<u32>>;
+// The points each refining step decided (shared/winding_refine.wgsl).
+@group(0) @binding(8) var<storage, read_write> refine_steps: array<atomic<u32>>;
 
 // Point i in the tree's frame (float32; off by up to `slack`).
 fn winding_point(i: u32) -> vec3f {

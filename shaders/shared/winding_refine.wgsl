@@ -15,8 +15,10 @@
 //
 // Uses the includer's shared/winding.wgsl (winding_subtree, winding_leaf
 // with the point's `item`: a grid cell or a point index, which a device
-// with f64 evaluates more precisely) and its binding
-//   frontier  array<u32>  roots of subtrees that partition the tree
+// with f64 evaluates more precisely) and its bindings
+//   frontier      array<u32>          roots of subtrees that partition the tree
+//   refine_steps  array<atomic<u32>>  REFINE_STEPS counters: the points each
+//                                     step decided (β = 12, β = 32, exact)
 // Call winding_refine_point in workgroup-uniform control flow.
 
 const REFINE_STEPS: u32 = 3u;
@@ -30,7 +32,7 @@ var<workgroup> refine_total: vec2f;
 // The side of |w| = ½ of point `item` at p (in the tree's frame, off by
 // up to `slack`): 1 inside, 0 outside, -1 still open after the exact sum
 // (within its rounding of the sheet or of the surface). The same value in
-// every invocation.
+// every invocation; the step that decided is counted in refine_steps.
 fn winding_refine_point(p: vec3f, item: u32, slack: f32, lid: u32) -> i32 {
     let roots = arrayLength(&frontier);
     for (var step = 0u; step < REFINE_STEPS; step++) {
@@ -56,6 +58,9 @@ fn winding_refine_point(p: vec3f, item: u32, slack: f32, lid: u32) -> i32 {
         let w = workgroupUniformLoad(&refine_total) / WINDING_FOUR_PI;
         let margin = abs(w.x) - 0.5;
         if (abs(margin) > w.y) {
+            if (lid == 0u) {
+                atomicAdd(&refine_steps[step], 1u);
+            }
             return select(0, 1, margin > 0.0);
         }
     }
@@ -65,16 +70,17 @@ fn winding_refine_point(p: vec3f, item: u32, slack: f32, lid: u32) -> i32 {
 // This invocation's share (triangles lid, lid + 64, ...) of the exact sum
 // of solid angles at point `item` (p), with its bound. Each addition of
 // the float32 sum is off by at most 2^-24 of the sum of magnitudes so far:
-// the count of terms times 2^-24 (6e-8) times that sum covers them.
+// the count of terms (plus 64 for the workgroup reduction) times 9e-8
+// times that sum covers them, as in winding_subtree.
 fn winding_exact_part(p: vec3f, item: u32, slack: f32, lid: u32) -> vec2f {
     var part = vec2f(0.0);
     var magnitude = 0.0;
-    var terms = 0.0;
+    var terms = 64.0;
     for (var t = lid; t < arrayLength(&winding_tris) / 3u; t += 64u) {
         let o = winding_leaf(p, t, slack, item);
         part += o;
         magnitude += abs(o.x);
         terms += 1.0;
     }
-    return part + vec2f(0.0, (terms + 64.0) * 6e-8 * magnitude * (1.0 + WINDING_EPS));
+    return vec2f(part.x, part.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
 }

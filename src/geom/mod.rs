@@ -4,6 +4,7 @@ mod aabb;
 mod bvh;
 mod cap;
 mod closest_point;
+mod exact_frame;
 mod morton;
 mod rss;
 mod tri_tri;
@@ -16,6 +17,7 @@ pub use cap::{
     CAP_BUDGET, Cap, boundary_cap, boundary_edges, cap_solid_angle_bound, ray_crossings,
 };
 pub use closest_point::*;
+pub use exact_frame::{exact_frame, is_exact_frame};
 pub use morton::*;
 pub use rss::*;
 pub use tri_tri::*;

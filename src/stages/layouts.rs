@@ -53,13 +53,15 @@ pub use super::sdf_grid::gpu::{
 };
 pub use super::sdf_grid::grid::BRICK;
 pub use super::sdf_grid::point_winding::{
-    PointWindingParams, WINDING_STACK as POINT_WINDING_STACK, WORKGROUP as POINT_WINDING_WORKGROUP,
+    PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP,
 };
 pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
-pub use super::sdf_grid::winding_gpu::{
-    WINDING_STACK as SDF_WINDING_STACK, WindingParams as SdfWindingParams,
+pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
+pub use super::sdf_grid::winding_tree::{
+    REFINE_STEPS as WINDING_REFINE_STEPS, WINDING_STACK as SDF_WINDING_STACK,
+    WINDING_STACK as POINT_WINDING_STACK,
 };
 pub use super::tri_tri::gpu::{
     B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,

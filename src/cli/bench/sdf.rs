@@ -9,8 +9,9 @@
 //! GPU time adds the CPU's exact decisions for the cells the GPU's bounds
 //! leave open (their wall time; column "exact", the count; column
 //! "refined", the cells the crossing count and the cap's winding number
-//! left open and the refining pass decided on the GPU; column "by count",
-//! the cells the crossing count and the cap signed). The JSON and CSV hold
+//! left open and the refining pass decided on the GPU, split in column
+//! "β12/β32/exact" by the step that decided them; column "by count", the
+//! cells the crossing count and the cap signed). The JSON and CSV hold
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
 //! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
 //! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). GPU
@@ -87,6 +88,9 @@ struct Row {
     /// Cells the crossing count and cap left open and the refining pass
     /// decided.
     refined_cells: Option<usize>,
+    /// Of `refined_cells`, those the refining pass's β = 12 walk, β = 32
+    /// walk and exact sum decided.
+    refined_by_step: Option<[usize; 3]>,
     /// Wall time of the CPU's exact decisions (in `gpu_ms` too).
     fallback_ms: Option<f64>,
     /// Kernel time from timestamp queries (GPU backends).
@@ -194,6 +198,9 @@ impl report::Row for Row {
             "warm_host_ms",
             "warm_other_ms",
             "warm_target_met",
+            "refined_beta12_cells",
+            "refined_beta32_cells",
+            "refined_exact_cells",
         ]
     }
 
@@ -239,6 +246,7 @@ impl report::Row for Row {
             self.wall_target_ms.zip(self.warm_wall_ms),
             |(t, w)| (w <= t).to_string(),
         )])
+        .chain((0..3).map(|k| or_empty(self.refined_by_step, |s| s[k].to_string())))
         .collect()
     }
 
@@ -258,6 +266,7 @@ impl report::Row for Row {
             Column::right("evals/cell", 9),
             Column::right("max|Δ|cpu", 10),
             Column::right("signs", 6),
+            Column::right("β12/β32/exact", 14),
         ]
     }
 
@@ -281,6 +290,7 @@ impl report::Row for Row {
             format!("{:.1}", self.evaluations_per_cell),
             or_dash(self.max_abs_diff_vs_cpu, |v| format!("{v:.1e}")),
             or_dash(self.sign_mismatches_vs_cpu, |v| v.to_string()),
+            or_dash(self.refined_by_step, |[a, b, c]| format!("{a}/{b}/{c}")),
         ]
     }
 }
@@ -564,6 +574,7 @@ fn bench_backend(
         counted_cells: open_cells.map(|o| o.counted),
         cap_walked_cells: open_cells.map(|o| o.walked),
         refined_cells: open_cells.map(|o| o.refined),
+        refined_by_step: open_cells.map(|o| o.by_step),
         fallback_ms,
         gpu_ms: gpu_med,
         wall_ms: wall_med,
@@ -628,6 +639,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         counted_cells: None,
         cap_walked_cells: None,
         refined_cells: None,
+        refined_by_step: None,
         fallback_ms: None,
         gpu_ms: None,
         wall_ms: wall,

@@ -12,7 +12,8 @@ use rayon::prelude::*;
 use super::SignMode;
 use super::points_gpu::PointsGpu;
 use super::slab_bvh::{self, SlabNode};
-use super::winding_gpu::{OpenCells, Recorded, WindingGpu};
+use super::winding_gpu::{Recorded, WindingGpu};
+use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging_with,

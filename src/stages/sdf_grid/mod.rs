@@ -110,13 +110,14 @@ pub(super) mod points_gpu;
 pub(super) mod slab_bvh;
 pub(super) mod winding_cap_gpu;
 pub(super) mod winding_gpu;
+pub(super) mod winding_tree;
 
 pub use cache::{CacheOutcome, FieldCache};
 pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
-pub use winding_gpu::OpenCells;
+pub use winding_tree::OpenCells;
 
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;

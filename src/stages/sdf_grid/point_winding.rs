@@ -23,23 +23,20 @@
 //! CPU decides each with [`FastWinding::is_inside`] ([`sign_exactly`]): the
 //! sign is the exact winding number's, point for point the CPU's.
 //!
-//! The tree goes to the GPU relative to the mesh's bounding-box centre
-//! (subtracted in f64); a point's own rounding when moved into that frame
-//! is the `slack` the bound carries.
-
-use std::sync::{Arc, Mutex};
+//! The tree goes to the GPU in the exact frame of
+//! [`super::winding_tree`] (shared with the grid's pass), so the f64
+//! leaves' corners are the CPU's; a point's own float32 rounding when
+//! moved into that frame is the `slack` the float32 bounds carry.
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
-use super::winding_gpu::{FRONTIER_ROOTS, OpenCells, REFINE_GROUPS, frontier};
+pub use super::winding_tree::TreeError as PointWindingError;
+use super::winding_tree::{OpenCells, REFINE_GROUPS, RefineLists, Resident};
 use crate::geom::{BETA, FastWinding};
-use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging,
-    read_buffer, shader_source, storage_buffer_init, storage_buffer_zeroed,
-};
+use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct PointWindingParams` of
@@ -56,30 +53,9 @@ pub struct PointWindingParams {
 }
 const _: () = assert!(std::mem::size_of::<PointWindingParams>() == 32);
 
-/// Deepest tree the shader's stack holds (`WINDING_STACK` of
-/// shaders/shared/winding.wgsl): one node more per level.
-pub const WINDING_STACK: usize = 64;
 pub const WORKGROUP: u32 = 64;
 /// Points left to the CPU read back with the run; more take a second read.
 const READ_WITH_RUN: usize = 1 << 12;
-
-/// Why the points could not be signed on the GPU.
-#[derive(Debug, thiserror::Error)]
-pub enum PointWindingError {
-    #[error(transparent)]
-    Gpu(#[from] GpuError),
-    #[error("the winding tree is {depth} levels deep, beyond the GPU traversal stack of {max}")]
-    TooDeep { depth: usize, max: usize },
-}
-
-impl From<PointWindingError> for super::SdfError {
-    fn from(e: PointWindingError) -> Self {
-        match e {
-            PointWindingError::Gpu(e) => Self::Gpu(e),
-            PointWindingError::TooDeep { depth, max } => Self::BvhTooDeep { depth, max },
-        }
-    }
-}
 
 /// The points a pass signs.
 #[derive(Clone, Copy)]
@@ -100,23 +76,12 @@ pub struct PointWindingGpu {
     kernels: Kernels,
     first: wgpu::ComputePipeline,
     refine: wgpu::ComputePipeline,
-    resident: Mutex<Option<Arc<TreeBuffers>>>,
-}
-
-/// A mesh's tree on the GPU.
-struct TreeBuffers {
-    key: (u64, usize),
-    nodes: wgpu::Buffer,
-    corners: wgpu::Buffer,
-    frontier: wgpu::Buffer,
-    frame: Vec3,
+    resident: Resident<()>,
 }
 
 /// A recorded pass: what [`PointWindingGpu::finish`] reads back.
 pub struct Recorded {
-    leftover: wgpu::Buffer,
-    /// [first pass's open count | leftover count | leftover points...]
-    staging: wgpu::Buffer,
+    lists: RefineLists,
 }
 
 impl PointWindingGpu {
@@ -124,7 +89,7 @@ impl PointWindingGpu {
         use Access::{ReadOnly, ReadWrite};
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         // Bindings as in shaders/shared/winding_points.wgsl: nodes, corners,
-        // points, values, undecided, frontier, leftover.
+        // points, values, undecided, frontier, leftover, refine_steps.
         let kernels = Kernels::new(
             gpu,
             "WindingPoints",
@@ -134,45 +99,15 @@ impl PointWindingGpu {
                 "winding_points.wgsl"
             }),
             &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
+                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
             ],
         );
         PointWindingGpu {
             first: kernels.pipeline(gpu, "winding_points"),
             refine: kernels.pipeline(gpu, "winding_points_refine"),
             kernels,
-            resident: Mutex::new(None),
+            resident: Resident::new("WindingPoints"),
         }
-    }
-
-    fn tree(
-        &self,
-        gpu: &GpuContext,
-        mesh: &PreparedMesh,
-    ) -> Result<Arc<TreeBuffers>, PointWindingError> {
-        let key = (mesh.source_hash, mesh.triangle_count());
-        let mut cache = self.resident.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = cache.as_ref().filter(|t| t.key == key) {
-            return Ok(t.clone());
-        }
-        let frame = mesh.mesh.bounds().center();
-        let packed = mesh
-            .winding()
-            .packed_for_stack(frame.as_dvec3(), WINDING_STACK)
-            .map_err(|depth| PointWindingError::TooDeep {
-                depth,
-                max: WINDING_STACK - 1,
-            })?;
-        let roots = frontier(&packed.nodes, FRONTIER_ROOTS);
-        let tree = Arc::new(TreeBuffers {
-            key,
-            nodes: storage_buffer_init(gpu, "WindingPoints::nodes", &packed.nodes)?,
-            corners: storage_buffer_init(gpu, "WindingPoints::corners", &packed.corners)?,
-            frontier: storage_buffer_init(gpu, "WindingPoints::frontier", &roots)?,
-            frame,
-        });
-        *cache = Some(tree.clone());
-        Ok(tree)
     }
 
     /// Records both passes over `points` into `run` (phases "winding" and
@@ -186,19 +121,11 @@ impl PointWindingGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<Recorded, PointWindingError> {
         let n = points.count;
-        let list_bytes = 4 * (n as u64 + 1);
-        let zeroed = |label| {
-            storage_buffer_zeroed(
-                gpu,
-                BufferCheck {
-                    label,
-                    bytes: list_bytes,
-                },
-            )
-        };
-        let list = zeroed("WindingPoints::undecided")?;
-        let leftover = zeroed("WindingPoints::leftover")?;
-        let tree = self.tree(gpu, mesh)?;
+        let lists = RefineLists::new(gpu, "WindingPoints", n, READ_WITH_RUN)?;
+        let resident = self
+            .resident
+            .get(gpu, mesh, |_| Ok::<_, PointWindingError>(()))?;
+        let tree = &resident.0;
         let uniform = PointWindingParams {
             frame: tree.frame.to_array(),
             count: n as u32,
@@ -222,14 +149,12 @@ impl PointWindingGpu {
                 &tree.corners,
                 points.points,
                 points.values,
-                &list,
+                &lists.undecided,
                 &tree.frontier,
-                &leftover,
+                &lists.leftover,
+                &lists.steps,
             ],
         );
-        let read_bytes = list_bytes.min(4 * (READ_WITH_RUN as u64 + 1));
-        let staging =
-            crate::gpu::staging_buffer(&gpu.device, "WindingPoints::staging", 4 + read_bytes);
         run.compute_pass("winding", |pass| {
             pass.set_pipeline(&self.first);
             pass.set_bind_group(0, &bind_group, &[]);
@@ -244,11 +169,8 @@ impl PointWindingGpu {
             let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
             pass.dispatch_workgroups(x, y, 1);
         });
-        run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(&list, 0, &staging, 0, 4);
-            encoder.copy_buffer_to_buffer(&leftover, 0, &staging, 4, read_bytes);
-        });
-        Ok(Recorded { leftover, staging })
+        lists.copy_out(run, None);
+        Ok(Recorded { lists })
     }
 
     /// After the run: the points the GPU left open (for [`sign_exactly`])
@@ -258,20 +180,17 @@ impl PointWindingGpu {
         gpu: &GpuContext,
         recorded: Recorded,
     ) -> Result<(Vec<u32>, OpenCells), GpuError> {
-        let head: Vec<u32> = map_staging(gpu, &recorded.staging, "the undecided points")?;
-        let (open, count) = (head[0] as usize, head[1] as usize);
-        let points = if count + 2 <= head.len() {
-            head[2..count + 2].to_vec()
-        } else {
-            read_buffer::<u32>(gpu, &recorded.leftover, count + 1)?.split_off(1)
-        };
+        let refined = recorded.lists.read(gpu, "the undecided points")?;
+        let cpu = refined.leftover.len();
         let counts = OpenCells {
             // The first pass here is the tree walk, not the crossing count.
             counted: 0,
             walked: 0,
-            refined: open - count,
-            cpu: count,
+            refined: refined.open - cpu,
+            by_step: refined.by_step,
+            cpu,
         };
+        let points = refined.leftover;
         Ok((points, counts))
     }
 }

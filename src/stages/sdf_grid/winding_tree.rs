@@ -1,0 +1,315 @@
+//! What the grid's ([`super::winding_gpu`]) and the points'
+//! ([`super::point_winding`]) winding sign on the GPU share: the mesh's
+//! [`FastWinding`] tree on the GPU, the refining pass's subtree roots
+//! ([`frontier`]), and the lists that pass fills and the host reads back
+//! ([`RefineLists`]: the open items, the items each refining step decided,
+//! the items left to the CPU).
+//!
+//! # The frame
+//!
+//! The tree and corners are stored relative to [`exact_frame`] of the
+//! mesh's bounds: every corner minus that frame is a float32, so the
+//! stored corners are the CPU's corners moved exactly, and the refining
+//! pass's f64 solid angles (shaders/shared/winding_f64_leaf.wgsl) carry no
+//! storage error in their bound. A point is then left open only within f64
+//! rounding (about 1e-11, relative) of a triangle's plane, edge or corner,
+//! or within the atan2 allowance of the `|w| = ½` sheet; with a rounded
+//! frame (the bounding box's centre) every point within 2⁻²⁴ of the
+//! corners' size of a plane stayed open and went on to the exact sum and
+//! the CPU.
+
+use std::sync::{Arc, Mutex};
+
+use eframe::egui_wgpu::wgpu;
+use glam::Vec3;
+
+use super::SdfError;
+use crate::geom::{LEAF_BIT, WindingNode, exact_frame};
+use crate::gpu::{
+    BufferCheck, GpuContext, GpuError, GpuRun, map_staging, read_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
+};
+use crate::mesh::PreparedMesh;
+
+/// Deepest tree the shader's stack holds (`WINDING_STACK` of
+/// shaders/shared/winding.wgsl): one node more per level.
+pub const WINDING_STACK: usize = 64;
+/// Subtrees in the refining pass's [`frontier`]: a few per invocation.
+pub(super) const FRONTIER_ROOTS: usize = 256;
+/// Most workgroups of a refining pass (each loops over the open items).
+pub(super) const REFINE_GROUPS: u32 = 8192;
+/// The refining pass's steps (`REFINE_STEPS` of
+/// shaders/shared/winding_refine.wgsl): the β = 12 walk, the β = 32 walk,
+/// the exact sum.
+pub const REFINE_STEPS: usize = 3;
+
+/// Who decided the winding sign of how many cells (or points).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenCells {
+    /// Cells the crossing count and the cap's winding number signed (the
+    /// grid's first pass; 0 for point sets, whose first pass walks the tree).
+    pub counted: usize,
+    /// Cells of the first pass that walked the cap's tree (the others were
+    /// decided by the crossing count and a bound on the cap alone; 0 for
+    /// point sets).
+    pub walked: usize,
+    /// Cells they left open, decided by the refining pass.
+    pub refined: usize,
+    /// Of `refined`, those the β = 12 walk, the β = 32 walk and the exact
+    /// sum decided.
+    pub by_step: [usize; REFINE_STEPS],
+    /// Cells the refining pass left open too, decided on the CPU.
+    pub cpu: usize,
+}
+
+/// Why a mesh's tree could not go to the GPU.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeError {
+    #[error(transparent)]
+    Gpu(#[from] GpuError),
+    #[error("the winding tree is {depth} levels deep, beyond the GPU traversal stack of {max}")]
+    TooDeep { depth: usize, max: usize },
+}
+
+impl From<TreeError> for SdfError {
+    fn from(e: TreeError) -> Self {
+        match e {
+            TreeError::Gpu(e) => Self::Gpu(e),
+            TreeError::TooDeep { depth, max } => Self::BvhTooDeep { depth, max },
+        }
+    }
+}
+
+/// A mesh's winding tree on the GPU.
+pub(super) struct WindingTree {
+    key: (u64, usize),
+    pub nodes: wgpu::Buffer,
+    /// 3 corners per triangle, leaf slot order.
+    pub corners: wgpu::Buffer,
+    pub frontier: wgpu::Buffer,
+    pub triangles: u32,
+    /// The world position the tree's coordinates are relative to
+    /// ([`exact_frame`]; a float32 exactly).
+    pub frame: Vec3,
+}
+
+impl WindingTree {
+    /// The tree of `mesh` in its exact frame; buffers labelled
+    /// `label::nodes` and so on.
+    fn upload(gpu: &GpuContext, mesh: &PreparedMesh, label: &str) -> Result<Self, TreeError> {
+        let frame = exact_frame(mesh.mesh.bounds());
+        let packed = mesh
+            .winding()
+            .packed_for_stack(frame, WINDING_STACK)
+            .map_err(|depth| TreeError::TooDeep {
+                depth,
+                max: WINDING_STACK - 1,
+            })?;
+        let roots = frontier(&packed.nodes, FRONTIER_ROOTS);
+        Ok(WindingTree {
+            key: key_of(mesh),
+            nodes: storage_buffer_init(gpu, &format!("{label}::nodes"), &packed.nodes)?,
+            corners: storage_buffer_init(gpu, &format!("{label}::corners"), &packed.corners)?,
+            frontier: storage_buffer_init(gpu, &format!("{label}::frontier"), &roots)?,
+            triangles: (packed.corners.len() / 3) as u32,
+            frame: frame.as_vec3(),
+        })
+    }
+}
+
+fn key_of(mesh: &PreparedMesh) -> (u64, usize) {
+    (mesh.source_hash, mesh.triangle_count())
+}
+
+/// The tree of the last mesh, with what the caller keeps beside it (the
+/// grid's cap), uploaded once per mesh.
+pub(super) struct Resident<T> {
+    label: &'static str,
+    last: Mutex<Option<Arc<(WindingTree, T)>>>,
+}
+
+impl<T> Resident<T> {
+    pub fn new(label: &'static str) -> Self {
+        Resident {
+            label,
+            last: Mutex::new(None),
+        }
+    }
+
+    /// `mesh`'s tree and `extra` (made in the tree's frame), uploaded unless
+    /// they are the last mesh's.
+    pub fn get<E: From<TreeError>>(
+        &self,
+        gpu: &GpuContext,
+        mesh: &PreparedMesh,
+        extra: impl FnOnce(&WindingTree) -> Result<T, E>,
+    ) -> Result<Arc<(WindingTree, T)>, E> {
+        let mut cache = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = cache.as_ref().filter(|t| t.0.key == key_of(mesh)) {
+            return Ok(t.clone());
+        }
+        let tree = WindingTree::upload(gpu, mesh, self.label)?;
+        let extra = extra(&tree)?;
+        let both = Arc::new((tree, extra));
+        *cache = Some(both.clone());
+        Ok(both)
+    }
+}
+
+/// Roots of subtrees that partition the tree of `nodes` (root first,
+/// children after parents): the tree opened level by level until at least
+/// `target` roots, or only leaves, remain.
+pub(super) fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
+    let is_leaf = |i: u32| nodes[i as usize].b & LEAF_BIT != 0;
+    let mut roots = vec![0u32];
+    while roots.len() < target && roots.iter().any(|&i| !is_leaf(i)) {
+        roots = roots
+            .iter()
+            .flat_map(|&i| {
+                let n = &nodes[i as usize];
+                if is_leaf(i) { vec![i] } else { vec![n.a, n.b] }
+            })
+            .collect();
+    }
+    roots
+}
+
+/// The refining pass's lists for `n` items: `undecided` ([count | items])
+/// the first pass fills, `steps` (the counters of `refine_steps`),
+/// `leftover` ([count | items] left to the CPU), and a staging buffer that
+/// reads back the counts and the first `read_with_run` leftover items in
+/// one copy: [open | steps... | leftover count | items...].
+pub(super) struct RefineLists {
+    pub undecided: wgpu::Buffer,
+    pub steps: wgpu::Buffer,
+    pub leftover: wgpu::Buffer,
+    staging: wgpu::Buffer,
+    read_bytes: u64,
+}
+
+/// What [`RefineLists::read`] returns: the items the first pass left
+/// open, how many each refining step decided, and the items left to the
+/// CPU.
+pub(super) struct Refined {
+    pub open: usize,
+    /// The first pass's count of walks of the cap's tree (0 without one).
+    pub walked: usize,
+    pub by_step: [usize; REFINE_STEPS],
+    pub leftover: Vec<u32>,
+}
+
+impl RefineLists {
+    pub fn new(
+        gpu: &GpuContext,
+        label: &str,
+        n: usize,
+        read_with_run: usize,
+    ) -> Result<Self, GpuError> {
+        let list_bytes = 4 * (n as u64 + 1);
+        let zeroed = |name: &str, bytes| {
+            storage_buffer_zeroed(
+                gpu,
+                BufferCheck {
+                    label: &format!("{label}::{name}"),
+                    bytes,
+                },
+            )
+        };
+        let read_bytes = list_bytes.min(4 * (read_with_run as u64 + 1));
+        Ok(RefineLists {
+            undecided: zeroed("undecided", list_bytes)?,
+            steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
+            leftover: zeroed("leftover", list_bytes)?,
+            staging: crate::gpu::staging_buffer(
+                &gpu.device,
+                &format!("{label}::staging"),
+                4 * (2 + REFINE_STEPS as u64) + read_bytes,
+            ),
+            read_bytes,
+        })
+    }
+
+    /// Records the copy of the counts (with the first pass's count of cap
+    /// walks, `walked`, where it has one) and the first leftover items:
+    /// staging holds [open | each step's count | walked | leftover count |
+    /// leftover items...].
+    pub fn copy_out(&self, run: &mut GpuRun<'_>, walked: Option<&wgpu::Buffer>) {
+        run.encoder_work("copy out", |encoder| {
+            let steps = 4 * REFINE_STEPS as u64;
+            encoder.copy_buffer_to_buffer(&self.undecided, 0, &self.staging, 0, 4);
+            encoder.copy_buffer_to_buffer(&self.steps, 0, &self.staging, 4, steps);
+            match walked {
+                Some(walked) => {
+                    encoder.copy_buffer_to_buffer(walked, 0, &self.staging, 4 + steps, 4)
+                }
+                None => encoder.clear_buffer(&self.staging, 4 + steps, Some(4)),
+            }
+            encoder.copy_buffer_to_buffer(
+                &self.leftover,
+                0,
+                &self.staging,
+                8 + steps,
+                self.read_bytes,
+            );
+        });
+    }
+
+    /// After the run: the counts and every leftover item (a second read
+    /// when they did not fit the staging buffer).
+    pub fn read(&self, gpu: &GpuContext, what: &str) -> Result<Refined, GpuError> {
+        let head: Vec<u32> = map_staging(gpu, &self.staging, what)?;
+        let tail = &head[2 + REFINE_STEPS..];
+        let count = tail[0] as usize;
+        let leftover = if count < tail.len() {
+            tail[1..count + 1].to_vec()
+        } else {
+            read_buffer::<u32>(gpu, &self.leftover, count + 1)?.split_off(1)
+        };
+        Ok(Refined {
+            open: head[0] as usize,
+            walked: head[1 + REFINE_STEPS] as usize,
+            by_step: std::array::from_fn(|k| head[1 + k] as usize),
+            leftover,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::FastWinding;
+    use glam::DVec3;
+
+    /// Every leaf of the tree lies under exactly one root of the frontier,
+    /// and no root lies under another: the subtrees partition the tree.
+    #[test]
+    fn frontier_partitions_the_tree() {
+        let mesh = crate::mesh::box_mesh(6);
+        let winding = FastWinding::new(&mesh.positions, &mesh.triangles);
+        let nodes = winding.packed(DVec3::ZERO).nodes;
+        for target in [1, 5, 64, 100_000] {
+            let roots = frontier(&nodes, target);
+            let mut covered = vec![0usize; nodes.len()];
+            for &r in &roots {
+                let mut stack = vec![r];
+                while let Some(i) = stack.pop() {
+                    covered[i as usize] += 1;
+                    let n = &nodes[i as usize];
+                    if n.b & LEAF_BIT == 0 {
+                        stack.extend([n.a, n.b]);
+                    }
+                }
+            }
+            let leaves = (0..nodes.len()).filter(|&i| nodes[i].b & LEAF_BIT != 0);
+            for leaf in leaves {
+                assert_eq!(covered[leaf], 1, "target {target}: leaf {leaf}");
+            }
+            assert!(
+                roots.len() >= target.min(nodes.len().div_ceil(2)),
+                "target {target}: {} roots of {} nodes",
+                roots.len(),
+                nodes.len()
+            );
+        }
+    }
+}

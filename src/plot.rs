@@ -109,6 +109,15 @@ fn draw_panel<DB: DrawingBackend>(
             .flat_map(|s| s.points.iter().map(|p| p.0)),
         panel.log_x,
     );
+    let (width, height) = area.dim_in_pixel();
+    let title = title_size(panel.title, width);
+    // The legend goes above the data, in room added at the top of the y
+    // axis, so that it covers no line; a legend that would take more than
+    // a third of the plot's height goes beside the plot instead.
+    let plot_height = f64::from(height) - 44.0 - 24.0 - 2.0 * title;
+    let legend = legend_size(panel.series);
+    let legend_share = f64::from(legend.1 + 16) / plot_height.max(1.0);
+    let beside = legend_share > 1.0 / 3.0 && width as i32 > 2 * legend.0 + 200;
     let ys = range(
         panel
             .series
@@ -116,24 +125,106 @@ fn draw_panel<DB: DrawingBackend>(
             .flat_map(|s| s.points.iter().map(|p| p.1)),
         panel.log_y,
     );
-    let (width, height) = area.dim_in_pixel();
+    let ys = if beside {
+        ys
+    } else {
+        with_headroom(ys, panel.log_y, legend_share.min(0.5))
+    };
     let mut builder = ChartBuilder::on(area);
     builder
-        .caption(panel.title, (FONT, title_size(panel.title, width)))
+        .caption(panel.title, (FONT, title))
         .margin(12)
         .x_label_area_size(44)
         .y_label_area_size(64);
+    if beside {
+        builder.margin_right(12 + legend.0 + 8);
+    }
     // plotters types log and linear axes differently; one macro-free helper
     // per combination keeps the drawing code shared.
     let labels = (label_count(width, 90), label_count(height, 45));
     let log_x = || log_axis(xs.clone(), labels.0);
     let log_y = || log_axis(ys.clone(), labels.1);
+    let inside = !beside;
     match (panel.log_x, panel.log_y) {
-        (true, true) => plot_series(builder.build_cartesian_2d(log_x(), log_y())?, panel, labels),
-        (true, false) => plot_series(builder.build_cartesian_2d(log_x(), ys)?, panel, labels),
-        (false, true) => plot_series(builder.build_cartesian_2d(xs, log_y())?, panel, labels),
-        (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel, labels),
+        (true, true) => plot_series(
+            builder.build_cartesian_2d(log_x(), log_y())?,
+            panel,
+            labels,
+            inside,
+        ),
+        (true, false) => plot_series(
+            builder.build_cartesian_2d(log_x(), ys)?,
+            panel,
+            labels,
+            inside,
+        ),
+        (false, true) => plot_series(
+            builder.build_cartesian_2d(xs, log_y())?,
+            panel,
+            labels,
+            inside,
+        ),
+        (false, false) => plot_series(builder.build_cartesian_2d(xs, ys)?, panel, labels, inside),
+    }?;
+    if beside {
+        let origin = (width as i32 - legend.0 - 12, 12 + 2 * title as i32);
+        draw_side_legend(area, panel.series, origin, legend)?;
     }
+    Ok(())
+}
+
+/// Series `i`'s colour, and whether its line is dashed (past the tenth).
+fn series_style(i: usize) -> (RGBColor, bool) {
+    (PALETTE[i % PALETTE.len()], (i / PALETTE.len()) % 2 == 1)
+}
+
+/// The legend's width and height in pixels (15 px text, a sample line).
+fn legend_size(series: &[Series]) -> (i32, i32) {
+    let longest = series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    (
+        (0.55 * 15.0 * longest as f64) as i32 + 44,
+        20 * series.len() as i32 + 10,
+    )
+}
+
+/// The legend drawn on the panel's area at `origin` (its upper left
+/// corner), beside the plot.
+fn draw_side_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    series: &[Series],
+    (x, y): (i32, i32),
+    (w, h): (i32, i32),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    area.draw(&Rectangle::new(
+        [(x, y), (x + w, y + h)],
+        RGBColor(180, 180, 180).stroke_width(1),
+    ))?;
+    for (i, s) in series.iter().enumerate() {
+        let (color, dashed) = series_style(i);
+        let style = color.stroke_width(2);
+        let row = y + 15 + 20 * i as i32;
+        let pieces = if dashed {
+            vec![
+                vec![(x + 8, row), (x + 14, row)],
+                vec![(x + 20, row), (x + 26, row)],
+            ]
+        } else {
+            vec![vec![(x + 8, row), (x + 26, row)]]
+        };
+        for piece in pieces {
+            area.draw(&PathElement::new(piece, style))?;
+        }
+        area.draw(&Text::new(
+            s.name.clone(),
+            (x + 32, row - 8),
+            (FONT, 15).into_font().color(&BLACK),
+        ))?;
+    }
+    Ok(())
 }
 
 /// A log axis over `range` with its own ticks: plotters' log axis starts
@@ -196,6 +287,7 @@ fn plot_series<'a, DB, X, Y>(
     mut chart: ChartContext<'a, DB, Cartesian2d<X, Y>>,
     panel: &Panel<'_>,
     (x_labels, y_labels): (usize, usize),
+    legend_inside: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>>
 where
     DB: DrawingBackend + 'a,
@@ -216,8 +308,7 @@ where
         .draw()?;
     let mut drawn = Vec::with_capacity(panel.series.len());
     for (i, s) in panel.series.iter().enumerate() {
-        let color = PALETTE[i % PALETTE.len()];
-        let dashed = (i / PALETTE.len()) % 2 == 1;
+        let (color, dashed) = series_style(i);
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
@@ -247,25 +338,30 @@ where
         );
         chart.draw_series(pts.into_iter().map(|p| Circle::new(p, 3, color.filled())))?;
     }
+    if !legend_inside {
+        return Ok(());
+    }
     let (xs, ys) = chart.plotting_area().get_pixel_range();
-    let longest = panel
-        .series
-        .iter()
-        .map(|s| s.name.chars().count())
-        .max()
-        .unwrap_or(0);
-    let legend_size = (
-        (0.55 * 15.0 * longest as f64) as i32 + 44,
-        20 * panel.series.len() as i32 + 10,
-    );
     chart
         .configure_series_labels()
-        .position(emptiest_corner(&drawn, (xs, ys), legend_size))
+        .position(emptiest_corner(&drawn, (xs, ys), legend_size(panel.series)))
         .label_font((FONT, 15))
         .background_style(WHITE.mix(0.85))
         .border_style(RGBColor(180, 180, 180))
         .draw()?;
     Ok(())
+}
+
+/// `range` grown upwards so that its top `share` (of the axis, log or
+/// linear) lies above every value.
+fn with_headroom(range: std::ops::Range<f64>, log: bool, share: f64) -> std::ops::Range<f64> {
+    let keep = 1.0 / (1.0 - share.clamp(0.0, 0.9));
+    if log {
+        let (lo, hi) = (range.start.ln(), range.end.ln());
+        range.start..(lo + (hi - lo) * keep).exp()
+    } else {
+        range.start..range.start + (range.end - range.start) * keep
+    }
 }
 
 /// Where the legend (`size` pixels) covers the fewest drawn points: the
@@ -429,6 +525,15 @@ mod tests {
             emptiest_corner(&[], area, (100, 60)),
             SeriesLabelPosition::UpperLeft
         ));
+    }
+
+    #[test]
+    fn headroom_leaves_the_top_share_of_the_axis_above_the_data() {
+        let r = with_headroom(1.0..100.0, true, 0.5);
+        assert!((r.end - 10_000.0).abs() < 1e-6, "{r:?}");
+        let r = with_headroom(0.0..10.0, false, 0.25);
+        assert!((r.end - 40.0 / 3.0).abs() < 1e-9, "{r:?}");
+        assert_eq!(with_headroom(2.0..8.0, false, 0.0), 2.0..8.0);
     }
 
     #[test]

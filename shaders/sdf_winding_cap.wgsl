@@ -13,10 +13,16 @@
 //                  added at the first cell above its crossing
 //   cap_prefix     one invocation per column: the running sums along z
 //   cap_sign       one invocation per cell: W_Z alone where a cheap bound
-//                  on |w_C| (cap_bound) is below ½, else W_Z − w_C, w_C
-//                  by the fast winding walk of the cap's tree with its
-//                  bound; the cells it cannot decide go to `undecided` for
-//                  winding_refine (shared/winding_grid.wgsl)
+//                  on |w_C| (cap_bound) is below ½; the others (near the
+//                  cap, about 2% of an open scan's cells) are listed in
+//                  `walk_list`
+//   cap_walk       one invocation per listed cell (looping over the
+//                  list): W_Z − w_C, w_C by the fast winding walk of the
+//                  cap's tree with its bound. Listed first and walked
+//                  densely, so that a warp's walks are all busy instead
+//                  of one walking cell in 32 holding the warp.
+// The cells cap_sign and cap_walk cannot decide go to `undecided` for
+// winding_refine (shared/winding_grid.wgsl).
 //
 // The coverage test is watertight: each edge function is evaluated with
 // the corners moved into the column's frame (u = corner − q, rounded once
@@ -67,9 +73,9 @@ struct CapParams {
 // [0]: number of undecided cells; [1..]: the first `capacity` of them
 // (winding_refine's list).
 @group(0) @binding(7) var<storage, read_write> undecided: array<atomic<u32>>;
-// [0]: cells whose sign needed the cap's tree walk (the bound below did
-// not decide them).
-@group(0) @binding(8) var<storage, read_write> cap_stats: array<atomic<u32>>;
+// [0]: cells whose sign needs the cap's tree walk (the bound below did
+// not decide them); [1..]: those cells (room for every cell).
+@group(0) @binding(8) var<storage, read_write> walk_list: array<atomic<u32>>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -329,6 +335,21 @@ fn cap_bound(p: vec3f, slack: f32) -> f32 {
     return sum;
 }
 
+// Cell `cell`'s centre as winding_refine's, in the corners' frame.
+fn cell_point(cell: u32) -> vec3f {
+    let dims = cparams.dims;
+    let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+    return (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
+}
+
+// Lists `cell` for winding_refine.
+fn leave_open(cell: u32) {
+    let k = atomicAdd(&undecided[0], 1u);
+    if (k < cparams.capacity) {
+        atomicStore(&undecided[1u + k], cell);
+    }
+}
+
 @compute @workgroup_size(64)
 fn cap_sign(
     @builtin(workgroup_id) wid: vec3u,
@@ -341,33 +362,39 @@ fn cap_sign(
         return;
     }
     let v = values[cell];
-    var decided = atomicLoad(&ambiguous[cell]) == 0 && abs(v) > cparams.near;
-    if (decided) {
-        let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
-        // As winding_refine's cell centre.
-        let p = (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
-        let crossed = atomicLoad(&crossings[cell]);
-        var inside = crossed != 0;
-        // |w_C| < ½ by the cheap bound: W_Z alone decides (W_Z = 0 gives
-        // |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
-        if (cparams.cap_tris > 0u && !(cap_bound(p, cparams.slack) < CAP_BUDGET)) {
-            atomicAdd(&cap_stats[0], 1u);
-            let omega = winding_subtree(0u, p, cparams.slack, cparams.beta, WINDING_NO_CELL);
-            let count = f32(crossed);
-            let w = count - omega.x / WINDING_FOUR_PI;
-            let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(count) + 1.0);
-            let margin = abs(w) - 0.5;
-            decided = abs(margin) > bound;
-            inside = margin > 0.0;
-        }
-        if (decided) {
-            values[cell] = select(abs(v), -abs(v), inside);
-        }
+    if (atomicLoad(&ambiguous[cell]) != 0 || !(abs(v) > cparams.near)) {
+        leave_open(cell);
+        return;
     }
-    if (!decided) {
-        let k = atomicAdd(&undecided[0], 1u);
-        if (k < cparams.capacity) {
-            atomicStore(&undecided[1u + k], cell);
+    // |w_C| < ½ by the cheap bound: W_Z alone decides (W_Z = 0 gives
+    // |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
+    if (cparams.cap_tris > 0u && !(cap_bound(cell_point(cell), cparams.slack) < CAP_BUDGET)) {
+        let k = atomicAdd(&walk_list[0], 1u);
+        atomicStore(&walk_list[1u + k], cell);
+        return;
+    }
+    values[cell] = select(abs(v), -abs(v), atomicLoad(&crossings[cell]) != 0);
+}
+
+@compute @workgroup_size(64)
+fn cap_walk(
+    @builtin(global_invocation_id) gid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+) {
+    let count = atomicLoad(&walk_list[0]);
+    let threads = nwg.x * nwg.y * 64u;
+    for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
+        let cell = atomicLoad(&walk_list[1u + k]);
+        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
+        let crossed = f32(atomicLoad(&crossings[cell]));
+        let w = crossed - omega.x / WINDING_FOUR_PI;
+        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
+        let margin = abs(w) - 0.5;
+        if (abs(margin) > bound) {
+            let v = values[cell];
+            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+        } else {
+            leave_open(cell);
         }
     }
 }

@@ -222,6 +222,39 @@ fn cells_a_hair_off_a_face_are_decided_on_the_gpu() {
     assert_eq!(cells.by_step[2], 0, "none needs the exact sum: {cells:?}");
 }
 
+/// Cells a hair off the |w| = ½ sheet of a hole, on a mesh of several
+/// blocks of the exact sum: a lidless box of 1,210 triangles (11 × 11
+/// quads a face; two blocks of EXACT_BLOCK = 1024) under a cube that puts
+/// a layer of cell centres 3e-6 above the hole's plane, where w is within
+/// a few 1e-6 of ½ (at 1e-4 off the β = 32 walk decides the whole layer).
+/// The cap walk's float32 bound cannot decide them, nor can the β = 12 and
+/// 32 walks for the cells nearest the sheet; the exact sum, spread over
+/// the device (one workgroup per cell and block, its parts summed by a
+/// second pass), decides some of those on the GPU (on lavapipe 24 of 49;
+/// the rest lie within its float32 summation's rounding and go to the
+/// CPU), every cell with the exact winding number's sign.
+#[test]
+fn cells_a_hair_off_the_sheet_are_decided_by_the_exact_sum_over_blocks() {
+    let ctx = common::gpu();
+    let sdf_gpu = SdfGpu::new(&ctx);
+    if !sdf_gpu.winding_exact_in_f64() {
+        eprintln!("no f64 on this adapter: the float32 exact sum cannot decide such cells");
+        return;
+    }
+    let cube = box_mesh(11);
+    let top = |t: &[u32; 3]| t.iter().all(|&v| cube.positions[v as usize].z > 0.49);
+    let triangles: Vec<[u32; 3]> = cube.triangles.iter().filter(|t| !top(t)).copied().collect();
+    assert_eq!(triangles.len(), 1210);
+    let lidless = Mesh::new("fine lidless box", cube.positions.clone(), triangles);
+    let mesh = under_a_cube(lidless, 3e-6, "fine open box, a layer 3e-6 off the sheet");
+    let cells = assert_exact_signs("fine open box, layer off the sheet", &mesh, 21, &sdf_gpu);
+    // The layer over the hole: 9 × 9 cells (see cells_a_hair_off_a_face…).
+    assert!(
+        cells.by_step[2] > 0 && cells.by_step[1] + cells.by_step[2] + cells.cpu >= 81,
+        "the walks leave the layer's cells nearest the sheet to the exact sum, which decides some: {cells:?}"
+    );
+}
+
 /// The open Stanford bunny at 40³ (holes in its base): every cell's GPU
 /// sign is the CPU backend's (the exact winding number's, by
 /// FastWinding::is_inside), the refining pass leaves no cell to the CPU,

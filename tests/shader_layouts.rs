@@ -519,11 +519,18 @@ fn sdf_grid() {
     );
     constant!(
         c,
+        "sdf_winding.wgsl",
+        EXACT_CAPACITY,
+        sl::WINDING_EXACT_CAPACITY
+    );
+    constant!(c, "sdf_winding.wgsl", EXACT_BLOCK, sl::WINDING_EXACT_BLOCK);
+    constant!(
+        c,
         "sdf_winding_cap.wgsl",
         WINDING_STACK,
         sl::SDF_WINDING_STACK
     );
-    let entries = ["cap_crossings", "cap_prefix", "cap_sign"];
+    let entries = ["cap_crossings", "cap_prefix", "cap_sign", "cap_walk"];
     let size = [sl::CAP_WORKGROUP, 1, 1];
     c.workgroup("sdf_winding_cap.wgsl", &entries, "CAP_WORKGROUP", size);
     mirror! { c, "winding_points.wgsl", "PointWindingParams", sl::PointWindingParams {

@@ -11,16 +11,21 @@
 // passes the cell so that a device with f64 evaluates its triangles more
 // precisely.
 //
-// Entry point:
-//   winding_refine  one workgroup per listed cell
+// Entry points:
+//   winding_refine        one workgroup per listed cell
+//   winding_exact_parts   one per (cell the walks leave open, block of
+//                         triangles): shared/winding_refine.wgsl
+//   winding_exact_decide  one per cell the walks leave open
 //
 // winding_refine takes the listed cells (within rounding of the surface or
 // of a projected edge, or near the |w| = ½ sheet over a hole) one per
 // workgroup and decides each with shared/winding_refine.wgsl: tree walks
-// with β = 12 and 32 over the shares of `frontier`, then the exact sum,
-// each step's parts meeting in a workgroup reduction. Cells still open (on
-// the sheet or on the surface to the exact step's precision) go to
-// `leftover`, for the CPU's f64 sum.
+// with β = 12 and 32 over the shares of `frontier`, each step's parts
+// meeting in a workgroup reduction. The cells both walks leave open go to
+// that file's exact sum, spread over the device (winding_exact_parts, one
+// workgroup per cell and block of triangles; winding_exact_decide, one per
+// cell). Cells still open (on the sheet or on the surface to the exact
+// sum's precision) go to `leftover`, for the CPU's f64 sum.
 //
 // Rust side: src/stages/sdf_grid/winding_gpu.rs (WindingParams, bindings;
 // checked by tests/shader_layouts.rs).
@@ -49,6 +54,20 @@ struct WindingParams {
 @group(0) @binding(6) var<storage, read_write> leftover: array<atomic<u32>>;
 // The cells each refining step decided (shared/winding_refine.wgsl).
 @group(0) @binding(7) var<storage, read_write> refine_steps: array<atomic<u32>>;
+// [0]: number of cells for the exact sum; [1..]: the first EXACT_CAPACITY
+// of them.
+@group(0) @binding(8) var<storage, read_write> exact_items: array<atomic<u32>>;
+// The exact sum's part of each (listed cell, block of triangles).
+@group(0) @binding(9) var<storage, read_write> exact_parts: array<vec2f>;
+
+// The centre of `cell` as the CPU computes it (a device may fuse the
+// multiply-add: `slack`, a few ulps of the largest world coordinate,
+// covers that), then moved into the nodes' frame.
+fn winding_item_point(cell: u32) -> vec3f {
+    let dims = wparams.dims;
+    let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+    return (wparams.origin + vec3f(ijk) * wparams.cell_size) - wparams.frame;
+}
 
 var<workgroup> refine_count: u32;
 
@@ -63,22 +82,14 @@ fn winding_refine(
     }
     let count = workgroupUniformLoad(&refine_count);
     let groups = nwg.x * nwg.y;
-    let dims = wparams.dims;
     for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
         let cell = atomicLoad(&undecided[1u + k]);
-        let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
-        // The cell centre as the CPU computes it (a device may fuse the
-        // multiply-add: `slack`, a few ulps of the largest world coordinate,
-        // covers that), then moved into the nodes' frame.
-        let p = (wparams.origin + vec3f(ijk) * wparams.cell_size) - wparams.frame;
-        let side = winding_refine_point(p, cell, wparams.slack, lid);
-        if (side >= 0 && lid == 0u) {
-            values[cell] = select(abs(values[cell]), -abs(values[cell]), side == 1);
-        }
-        if (side < 0 && lid == 0u) {
-            let j = atomicAdd(&leftover[0], 1u);
-            if (j < wparams.capacity) {
-                atomicStore(&leftover[1u + j], cell);
+        let side = winding_refine_point(winding_item_point(cell), cell, wparams.slack, lid);
+        if (lid == 0u) {
+            if (side >= 0) {
+                refine_sign(cell, side == 1);
+            } else {
+                refine_defer(cell);
             }
         }
     }

@@ -13,10 +13,12 @@
 //                          where ||w| − ½| exceeds the bound; the others
 //                          are listed in `undecided`.
 //   winding_points_refine  one workgroup per listed point: tree walks with
-//                          β = 12 and 32, then the exact sum
-//                          (shared/winding_refine.wgsl; in f64 on devices
-//                          that have it); the points still open go to
-//                          `leftover`, for the CPU's f64 sum.
+//                          β = 12 and 32 (shared/winding_refine.wgsl; in
+//                          f64 on devices that have it)
+//   winding_exact_parts,   the exact sum for the points both walks leave
+//   winding_exact_decide   open, spread over the device (the same file);
+//                          the points still open go to `leftover`, for
+//                          the CPU's f64 sum.
 //
 // Included by winding_points.wgsl (float32 leaves) and
 // winding_points_f64.wgsl (f64 leaves in the refining pass).
@@ -53,14 +55,15 @@ struct PointWindingParams {
 @group(0) @binding(7) var<storage, read_write> leftover: array<atomic<u32>>;
 // The points each refining step decided (shared/winding_refine.wgsl).
 @group(0) @binding(8) var<storage, read_write> refine_steps: array<atomic<u32>>;
+// [0]: number of points for the exact sum; [1..]: the first
+// EXACT_CAPACITY of them.
+@group(0) @binding(9) var<storage, read_write> exact_items: array<atomic<u32>>;
+// The exact sum's part of each (listed point, block of triangles).
+@group(0) @binding(10) var<storage, read_write> exact_parts: array<vec2f>;
 
 // Point i in the tree's frame (float32; off by up to `slack`).
-fn winding_point(i: u32) -> vec3f {
+fn winding_item_point(i: u32) -> vec3f {
     return points[wparams.stride * i].xyz - wparams.frame;
-}
-
-fn sign_value(i: u32, inside: bool) {
-    values[i] = select(abs(values[i]), -abs(values[i]), inside);
 }
 
 @compute @workgroup_size(64)
@@ -72,11 +75,11 @@ fn winding_points(
     if (i >= wparams.count) {
         return;
     }
-    let omega = winding_subtree(0u, winding_point(i), wparams.slack, wparams.beta, WINDING_NO_CELL);
+    let omega = winding_subtree(0u, winding_item_point(i), wparams.slack, wparams.beta, WINDING_NO_CELL);
     let w = omega / WINDING_FOUR_PI;
     let margin = abs(w.x) - 0.5;
     if (abs(margin) > w.y) {
-        sign_value(i, margin > 0.0);
+        refine_sign(i, margin > 0.0);
     } else {
         let k = atomicAdd(&undecided[0], 1u);
         if (k < wparams.capacity) {
@@ -100,14 +103,12 @@ fn winding_points_refine(
     let groups = nwg.x * nwg.y;
     for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
         let i = atomicLoad(&undecided[1u + k]);
-        let side = winding_refine_point(winding_point(i), i, wparams.slack, lid);
-        if (side >= 0 && lid == 0u) {
-            sign_value(i, side == 1);
-        }
-        if (side < 0 && lid == 0u) {
-            let j = atomicAdd(&leftover[0], 1u);
-            if (j < wparams.capacity) {
-                atomicStore(&leftover[1u + j], i);
+        let side = winding_refine_point(winding_item_point(i), i, wparams.slack, lid);
+        if (lid == 0u) {
+            if (side >= 0) {
+                refine_sign(i, side == 1);
+            } else {
+                refine_defer(i);
             }
         }
     }

@@ -60,6 +60,7 @@ pub use super::sdf_grid::slab_bvh::SlabNode;
 pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
 pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
 pub use super::sdf_grid::winding_tree::{
+    EXACT_BLOCK as WINDING_EXACT_BLOCK, EXACT_CAPACITY as WINDING_EXACT_CAPACITY,
     REFINE_STEPS as WINDING_REFINE_STEPS, WINDING_STACK as SDF_WINDING_STACK,
     WINDING_STACK as POINT_WINDING_STACK,
 };

@@ -14,14 +14,15 @@
 //! cells the crossing count and the cap signed). The JSON and CSV hold
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
 //! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
-//! refine`, copies) and the CPU fallback's wall time (`fallback_ms`). GPU
-//! rows also split their wall time by phase, figure the field's PCIe copy
-//! time and say whether `wall ≤ gpu + 2 × copy + 5 ms` holds (columns
-//! `bvh_ms` … `wall_target_met`, a second table and `sdf.md`; what a wall
-//! run includes: [`super::sdf_wall`]). The
-//! single-threaded CPU
-//! reference is timed on a strided sample of cells and extrapolated when the
-//! full grid would take minutes (marked "est.").
+//! refine` (the β = 12 and 32 walks), `winding refine exact` (the exact
+//! sum over the device, CSV `winding_exact_ms`), copies) and the CPU
+//! fallback's wall time (`fallback_ms`). GPU rows also split their wall
+//! time by phase, figure the field's PCIe copy time and say whether
+//! `wall ≤ gpu + 2 × copy + 5 ms` holds (columns `bvh_ms` …
+//! `wall_target_met`, a second table and `sdf.md`; what a wall run
+//! includes: [`super::sdf_wall`]). The single-threaded CPU reference is
+//! timed on a strided sample of cells and extrapolated when the full grid
+//! would take minutes (marked "est.").
 
 use std::time::Instant;
 
@@ -138,11 +139,12 @@ impl Row {
 
 /// The GPU winding sign's passes after the distance kernels, in order
 /// (their GPU times are CSV columns too).
-const WINDING_PHASES: [&str; 4] = [
+const WINDING_PHASES: [&str; 5] = [
     "cap crossings",
     "prefix sum",
     "cap winding",
     "winding refine",
+    "winding refine exact",
 ];
 
 impl Row {
@@ -180,6 +182,7 @@ impl report::Row for Row {
             "prefix_sum_ms",
             "cap_winding_ms",
             "winding_refine_ms",
+            "winding_exact_ms",
             "prepare_ms",
             "bvh_ms",
             "upload_ms",

@@ -15,8 +15,8 @@
 //! `||w| − ½|` exceeds the bound it signs the point, else lists it. Points
 //! share no bricks, so each walks the whole tree. Then the grid's refining
 //! steps (`shaders/shared/winding_refine.wgsl`) decide the listed points,
-//! one workgroup per point: walks with β = 12 and 32, then the exact sum of
-//! every triangle's solid angle — in f64 at the point as stored where the
+//! one workgroup per point: walks with β = 12 and 32, then, over the whole
+//! device, the exact sum of every triangle's solid angle — in f64 at the point as stored where the
 //! device has f64, so that only the corners' float32 storage enters the
 //! bound. Only the points still open after the exact sum (within its
 //! rounding of the `|w| = ½` sheet or of the surface) are read back, and the
@@ -76,6 +76,8 @@ pub struct PointWindingGpu {
     kernels: Kernels,
     first: wgpu::ComputePipeline,
     refine: wgpu::ComputePipeline,
+    exact_parts: wgpu::ComputePipeline,
+    exact_decide: wgpu::ComputePipeline,
     resident: Resident<()>,
 }
 
@@ -89,7 +91,8 @@ impl PointWindingGpu {
         use Access::{ReadOnly, ReadWrite};
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         // Bindings as in shaders/shared/winding_points.wgsl: nodes, corners,
-        // points, values, undecided, frontier, leftover, refine_steps.
+        // points, values, undecided, frontier, leftover, refine_steps,
+        // exact_items, exact_parts.
         let kernels = Kernels::new(
             gpu,
             "WindingPoints",
@@ -100,18 +103,21 @@ impl PointWindingGpu {
             }),
             &[
                 ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite,
             ],
         );
         PointWindingGpu {
             first: kernels.pipeline(gpu, "winding_points"),
             refine: kernels.pipeline(gpu, "winding_points_refine"),
+            exact_parts: kernels.pipeline(gpu, "winding_exact_parts"),
+            exact_decide: kernels.pipeline(gpu, "winding_exact_decide"),
             kernels,
             resident: Resident::new("WindingPoints"),
         }
     }
 
-    /// Records both passes over `points` into `run` (phases "winding" and
-    /// "winding refine"), with the copy of the counts and the first points
+    /// Records the passes over `points` into `run` (phases "winding",
+    /// "winding refine" and "winding refine exact"), with the copy of the counts and the first points
     /// left to the CPU to read back.
     pub fn record(
         &self,
@@ -121,11 +127,11 @@ impl PointWindingGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<Recorded, PointWindingError> {
         let n = points.count;
-        let lists = RefineLists::new(gpu, "WindingPoints", n, READ_WITH_RUN)?;
         let resident = self
             .resident
             .get(gpu, mesh, |_| Ok::<_, PointWindingError>(()))?;
         let tree = &resident.0;
+        let lists = RefineLists::new(gpu, "WindingPoints", n, tree.triangles, READ_WITH_RUN)?;
         let uniform = PointWindingParams {
             frame: tree.frame.to_array(),
             count: n as u32,
@@ -153,6 +159,8 @@ impl PointWindingGpu {
                 &tree.frontier,
                 &lists.leftover,
                 &lists.steps,
+                &lists.exact_items,
+                &lists.exact_parts,
             ],
         );
         run.compute_pass("winding", |pass| {
@@ -169,6 +177,7 @@ impl PointWindingGpu {
             let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
             pass.dispatch_workgroups(x, y, 1);
         });
+        lists.record_exact(run, &self.exact_parts, &self.exact_decide, &bind_group);
         lists.copy_out(run, None);
         Ok(Recorded { lists })
     }

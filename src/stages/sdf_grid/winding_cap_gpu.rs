@@ -33,7 +33,9 @@
 //!    stopping once the sum reaches ½). Where `B < ½` the integer `W_Z`
 //!    alone decides: `W_Z = 0` gives `|w_M| ≤ B < ½`, outside, and
 //!    `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − B > ½`, inside. Only the other cells
-//!    — near the cap, where its `|w_C| = ½` sheet can be — walk the cap's
+//!    — near the cap, where its `|w_C| = ½` sheet can be — are listed, and
+//!    a second dispatch walks them densely (one invocation per listed cell,
+//!    so that no warp waits on its one walking cell in 32): the cap's
 //!    [`crate::geom::FastWinding`] tree (Barill et al. §3, with the error
 //!    bound of its module docs; exact solid angles in the leaves, so a cap
 //!    of a few triangles is summed exactly) and are signed where
@@ -103,6 +105,9 @@ const _: () = assert!(std::mem::size_of::<CapParams>() == 64);
 
 /// Invocations per workgroup of every entry point.
 pub const CAP_WORKGROUP: u32 = 64;
+/// Most workgroups of the cap walk (each invocation loops over the listed
+/// cells).
+const WALK_GROUPS: u32 = 4096;
 /// `near` in units of the cell centres' rounding (`slack`).
 const NEAR_SLACKS: f32 = 16.0;
 
@@ -161,12 +166,13 @@ pub(super) struct CapInputs<'a> {
     pub slack: f32,
 }
 
-/// The three pipelines.
+/// The four pipelines.
 pub(super) struct CapGpu {
     kernels: Kernels,
     crossings: wgpu::ComputePipeline,
     prefix: wgpu::ComputePipeline,
     sign: wgpu::ComputePipeline,
+    walk: wgpu::ComputePipeline,
 }
 
 impl CapGpu {
@@ -187,13 +193,15 @@ impl CapGpu {
             crossings: kernels.pipeline(gpu, "cap_crossings"),
             prefix: kernels.pipeline(gpu, "cap_prefix"),
             sign: kernels.pipeline(gpu, "cap_sign"),
+            walk: kernels.pipeline(gpu, "cap_walk"),
             kernels,
         }
     }
 
-    /// Records the three passes into `run` (phases `cap crossings`,
-    /// `prefix sum`, `cap winding`). Returns a one-`u32` buffer: how many
-    /// cells the cap's bound left to the cap's tree walk.
+    /// Records the passes into `run` (phases `cap crossings`, `prefix sum`,
+    /// `cap winding`: the bound at every cell, then the listed walks).
+    /// Returns a buffer whose first `u32` is how many cells the cap's bound
+    /// left to the cap's tree walk.
     pub(super) fn record(
         &self,
         gpu: &GpuContext,
@@ -205,7 +213,7 @@ impl CapGpu {
         let [crossings, ambiguous, walked] = [
             ("SdfWindingCap::crossings", 4 * n as u64),
             ("SdfWindingCap::ambiguous", 4 * n as u64),
-            ("SdfWindingCap::walked", 4),
+            ("SdfWindingCap::walk_list", 4 * (n as u64 + 1)),
         ]
         .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
         let (crossings, ambiguous, walked) = (crossings?, ambiguous?, walked?);
@@ -251,6 +259,13 @@ impl CapGpu {
             ),
             ("prefix sum", &self.prefix, columns),
             ("cap winding", &self.sign, n as u32),
+            // The listed cells' count is known on the GPU only: enough
+            // invocations to hold the device, each looping over the list.
+            (
+                "cap winding",
+                &self.walk,
+                (n as u32).min(WALK_GROUPS * CAP_WORKGROUP),
+            ),
         ];
         for (name, pipeline, invocations) in passes {
             run.compute_pass(name, |pass| {

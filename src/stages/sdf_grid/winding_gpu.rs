@@ -18,9 +18,11 @@
 //! under a [`super::winding_tree::frontier`] of the mesh's [`FastWinding`]
 //! tree (the order-1 and -2 expansions of Barill et al. 2018 §3 with the
 //! error bound of [`crate::geom::FastWinding`]'s module docs, in float32
-//! with its rounding in the bound), first with β = 12, then β = 32, then
-//! every triangle's exact solid angle, each step's parts meeting in a
-//! workgroup reduction. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
+//! with its rounding in the bound), first with β = 12, then β = 32, each
+//! step's parts meeting in a workgroup reduction; then, for the cells both
+//! walks leave open, every triangle's exact solid angle, summed over the
+//! whole device (one workgroup per cell and block of triangles, then one
+//! per cell deciding it: [`super::winding_tree`]'s load balance). The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
 //! node the walk expands is at most `3β²/(β − 1)⁴` of its contribution
 //! `A / |c − p|²` (0.030 at β = 12, 0.0033 at 32), so the stricter walks
 //! decide the cells whose `||w| − ½|` is that much smaller. On devices with
@@ -73,6 +75,8 @@ pub struct WindingGpu {
     kernels: Kernels,
     cap: CapGpu,
     refine: wgpu::ComputePipeline,
+    exact_parts: wgpu::ComputePipeline,
+    exact_decide: wgpu::ComputePipeline,
     /// Whether the refining pass's exact step runs in f64.
     f64: bool,
     resident: Resident<CapTree>,
@@ -88,7 +92,8 @@ impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
-        // values, undecided, frontier, leftover, refine_steps.
+        // values, undecided, frontier, leftover, refine_steps, exact_items,
+        // exact_parts.
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
@@ -100,11 +105,14 @@ impl WindingGpu {
             }),
             &[
                 ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite,
             ],
         );
         WindingGpu {
             cap: CapGpu::new(gpu),
             refine: kernels.pipeline(gpu, "winding_refine"),
+            exact_parts: kernels.pipeline(gpu, "winding_exact_parts"),
+            exact_decide: kernels.pipeline(gpu, "winding_exact_decide"),
             f64,
             kernels,
             resident: Resident::new("SdfWinding"),
@@ -129,11 +137,11 @@ impl WindingGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<Recorded, SdfError> {
         let n = grid.num_cells();
-        let lists = RefineLists::new(gpu, "SdfWinding", n, READ_WITH_RUN)?;
         let resident = self.resident.get(gpu, mesh, |tree| {
             CapTree::new(gpu, mesh, tree.frame.as_dvec3(), WINDING_STACK)
         })?;
         let (tree, cap) = (&resident.0, &resident.1);
+        let lists = RefineLists::new(gpu, "SdfWinding", n, tree.triangles, READ_WITH_RUN)?;
         let far = grid.bounds();
         let largest = far.min.abs().max(far.max.abs()).max_element();
         let uniform = WindingParams {
@@ -162,6 +170,8 @@ impl WindingGpu {
                 &tree.frontier,
                 &lists.leftover,
                 &lists.steps,
+                &lists.exact_items,
+                &lists.exact_parts,
             ],
         );
         let walked = self.cap.record(
@@ -186,6 +196,7 @@ impl WindingGpu {
             let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
             pass.dispatch_workgroups(x, y, 1);
         });
+        lists.record_exact(run, &self.exact_parts, &self.exact_decide, &bind_group);
         lists.copy_out(run, Some(&walked));
         Ok(Recorded { lists, cells: n })
     }

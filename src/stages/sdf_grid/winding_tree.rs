@@ -3,7 +3,22 @@
 //! [`FastWinding`] tree on the GPU, the refining pass's subtree roots
 //! ([`frontier`]), and the lists that pass fills and the host reads back
 //! ([`RefineLists`]: the open items, the items each refining step decided,
-//! the items left to the CPU).
+//! the items left to the CPU), with the exact sum's passes over the items
+//! both walks leave open ([`RefineLists::record_exact`]).
+//!
+//! # Load balance (shaders/shared/winding_refine.wgsl)
+//!
+//! A refining walk's work sits near its point: the subtrees around it open
+//! down to the leaves, the rest are a few expansions. The [`frontier`] has
+//! [`FRONTIER_ROOTS`] = 4096 roots (a few dozen triangles each on a 70K
+//! bunny) dealt out round-robin to a workgroup's 64 invocations, so the
+//! opened subtrees, adjacent in the frontier, spread over the workgroup
+//! instead of sitting in the one or two invocations of a 256-root frontier.
+//! The exact sum of an item the walks leave open runs over the whole device,
+//! one workgroup per (item, block of [`EXACT_BLOCK`] triangles), its parts
+//! summed and the item decided by a second pass, instead of one workgroup
+//! summing every triangle (70K f64 solid angles, 1,100 per invocation on the
+//! bunny; 17,000 on the 1.1M-triangle bunny).
 //!
 //! # The frame
 //!
@@ -34,14 +49,23 @@ use crate::mesh::PreparedMesh;
 /// Deepest tree the shader's stack holds (`WINDING_STACK` of
 /// shaders/shared/winding.wgsl): one node more per level.
 pub const WINDING_STACK: usize = 64;
-/// Subtrees in the refining pass's [`frontier`]: a few per invocation.
-pub(super) const FRONTIER_ROOTS: usize = 256;
+/// Subtrees in the refining pass's [`frontier`]: 64 per invocation (fewer
+/// than twice that, which `winding_subtree`'s bound in
+/// shaders/shared/winding.wgsl allows for).
+pub(super) const FRONTIER_ROOTS: usize = 4096;
 /// Most workgroups of a refining pass (each loops over the open items).
 pub(super) const REFINE_GROUPS: u32 = 8192;
 /// The refining pass's steps (`REFINE_STEPS` of
 /// shaders/shared/winding_refine.wgsl): the β = 12 walk, the β = 32 walk,
 /// the exact sum.
 pub const REFINE_STEPS: usize = 3;
+/// Items the exact sum takes (`EXACT_CAPACITY` of
+/// shaders/shared/winding_refine.wgsl); more go to the CPU.
+pub const EXACT_CAPACITY: usize = 256;
+/// Triangles per workgroup of the exact sum (`EXACT_BLOCK`).
+pub const EXACT_BLOCK: usize = 1024;
+/// Workgroup rows of the exact sum's parts pass: listed items at once.
+const EXACT_ROWS: u32 = 32;
 
 /// Who decided the winding sign of how many cells (or points).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -176,13 +200,18 @@ pub(super) fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
 
 /// The refining pass's lists for `n` items: `undecided` ([count | items])
 /// the first pass fills, `steps` (the counters of `refine_steps`),
-/// `leftover` ([count | items] left to the CPU), and a staging buffer that
-/// reads back the counts and the first `read_with_run` leftover items in
-/// one copy: [open | steps... | leftover count | items...].
+/// `leftover` ([count | items] left to the CPU), the exact sum's
+/// `exact_items` ([count | items]) and `exact_parts` (a vec2 per item and
+/// block of triangles), and a staging buffer that reads back the counts
+/// and the first `read_with_run` leftover items in one copy: [open |
+/// steps... | leftover count | items...].
 pub(super) struct RefineLists {
     pub undecided: wgpu::Buffer,
     pub steps: wgpu::Buffer,
     pub leftover: wgpu::Buffer,
+    pub exact_items: wgpu::Buffer,
+    pub exact_parts: wgpu::Buffer,
+    blocks: u32,
     staging: wgpu::Buffer,
     read_bytes: u64,
 }
@@ -199,10 +228,12 @@ pub(super) struct Refined {
 }
 
 impl RefineLists {
+    /// Lists for `n` items of a tree with `triangles` triangles.
     pub fn new(
         gpu: &GpuContext,
         label: &str,
         n: usize,
+        triangles: u32,
         read_with_run: usize,
     ) -> Result<Self, GpuError> {
         let list_bytes = 4 * (n as u64 + 1);
@@ -216,10 +247,17 @@ impl RefineLists {
             )
         };
         let read_bytes = list_bytes.min(4 * (read_with_run as u64 + 1));
+        let blocks = triangles.div_ceil(EXACT_BLOCK as u32);
         Ok(RefineLists {
             undecided: zeroed("undecided", list_bytes)?,
             steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
             leftover: zeroed("leftover", list_bytes)?,
+            exact_items: zeroed("exact_items", 4 * (EXACT_CAPACITY as u64 + 1))?,
+            exact_parts: zeroed(
+                "exact_parts",
+                8 * EXACT_CAPACITY as u64 * u64::from(blocks.max(1)),
+            )?,
+            blocks,
             staging: crate::gpu::staging_buffer(
                 &gpu.device,
                 &format!("{label}::staging"),
@@ -227,6 +265,32 @@ impl RefineLists {
             ),
             read_bytes,
         })
+    }
+
+    /// Records the exact sum's two passes (phase "winding refine exact", which
+    /// the benches count under "winding refine" or beside it) after the
+    /// walks: `parts` (entry point winding_exact_parts) and `decide`
+    /// (winding_exact_decide) of a module bound by `bind_group`.
+    pub fn record_exact(
+        &self,
+        run: &mut GpuRun<'_>,
+        parts: &wgpu::ComputePipeline,
+        decide: &wgpu::ComputePipeline,
+        bind_group: &wgpu::BindGroup,
+    ) {
+        // The listed items' count is known on the GPU only: rows of
+        // workgroups loop over the items, columns over the blocks.
+        let passes = [
+            (parts, self.blocks.clamp(1, 65_535), EXACT_ROWS),
+            (decide, 64, 1),
+        ];
+        for (pipeline, x, y) in passes {
+            run.compute_pass("winding refine exact", |pass| {
+                pass.set_pipeline(pipeline);
+                pass.set_bind_group(0, bind_group, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            });
+        }
     }
 
     /// Records the copy of the counts (with the first pass's count of cap
@@ -304,6 +368,9 @@ mod tests {
             for leaf in leaves {
                 assert_eq!(covered[leaf], 1, "target {target}: leaf {leaf}");
             }
+            // Fewer than twice the target: the shader's bound allows for
+            // 2 × FRONTIER_ROOTS / 64 subtrees an invocation.
+            assert!(roots.len() < 2 * target, "target {target}: {}", roots.len());
             assert!(
                 roots.len() >= target.min(nodes.len().div_ceil(2)),
                 "target {target}: {} roots of {} nodes",

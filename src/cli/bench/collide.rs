@@ -26,7 +26,9 @@
 //! memory, already in order) and `other` (the rest of that run's wall
 //! time: what the phases miss), so the gap between wall and GPU time is
 //! visible; `copy gpu` is the GPU time of the transfers inside the kernel
-//! phase (the records' copy to the staging buffer above all); `wall/gpu` is the target ratio (≤ 3 for the batched
+//! phase (the records' copy to the staging buffer above all); `faults`
+//! the process's minor page faults during that run (Linux), which a
+//! detect into a kept set should keep near zero; `wall/gpu` is the target ratio (≤ 3 for the batched
 //! row at 1000 pairs). The summary row must equal the batched row's
 //! contacts summarized (the run fails otherwise).
 
@@ -84,6 +86,9 @@ struct Row {
     /// counter's clear and copy, the records' copy; the last run's), part of the
     /// kernel phase's wall time but not of `gpu_ms`.
     copy_gpu_ms: Option<f64>,
+    /// Minor page faults of the process during the last run (Linux):
+    /// first touches of fresh memory, the cost a kept contact set avoids.
+    page_faults: Option<u64>,
 }
 
 /// The phases of [`Row::phases`], as the colliders' timings name them.
@@ -95,6 +100,16 @@ struct Measured<T> {
     result: T,
     phases: [f64; 5],
     copy_gpu_ms: Option<f64>,
+    page_faults: Option<u64>,
+}
+
+/// The process's minor page faults so far (field 10 of `/proc/self/stat`,
+/// the 8th after the command name's closing parenthesis); `None` where
+/// there is no such file.
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(7)?.parse().ok()
 }
 
 /// Runs `run` and times it end to end; `timings` gives the result's
@@ -104,9 +119,11 @@ fn measured<T>(
     run: impl FnOnce() -> anyhow::Result<T>,
     timings: impl Fn(&T) -> &Timings,
 ) -> anyhow::Result<(Measured<T>, Option<f64>)> {
+    let faults = minor_faults();
     let start = std::time::Instant::now();
     let result = run()?;
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
+    let page_faults = faults.zip(minor_faults()).map(|(a, b)| b - a);
     let t = timings(&result);
     let phases = phase_split(t, wall_ms);
     let gpu_of = |copies: bool| {
@@ -124,6 +141,7 @@ fn measured<T>(
             result,
             phases,
             copy_gpu_ms,
+            page_faults,
         },
         gpu_ms,
     ))
@@ -251,7 +269,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                    gpu_ms,
                    contacts,
                    cmp: Option<&ContactComparison>,
-                   measured: Option<([f64; 5], Option<f64>)>| Row {
+                   measured: Option<([f64; 5], Option<f64>, Option<u64>)>| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -263,6 +281,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
             phases: measured.map(|m| m.0),
             copy_gpu_ms: measured.and_then(|m| m.1),
+            page_faults: measured.and_then(|m| m.2),
         };
         rows.push(row(
             "cpu",
@@ -285,7 +304,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 |timings| timings,
             )
         })?;
-        let batched_phases = (run.last.phases, run.last.copy_gpu_ms);
+        let batched_phases = (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults);
         rows.push(row(
             "gpu batched",
             run.wall_ms,
@@ -310,7 +329,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 |set| &set.timings,
             )
         })?;
-        let (summary, summary_phases) = (run.last.result, (run.last.phases, run.last.copy_gpu_ms));
+        let (summary, summary_phases) = (
+            run.last.result,
+            (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults),
+        );
         anyhow::ensure!(
             summary.pairs == summarize(&list, &batched.contacts),
             "{pairs} pairs: the GPU's summaries differ from its contacts summarized"
@@ -345,8 +367,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 |set| &set.timings,
             )
         })?;
-        let (per_pair, per_pair_phases) =
-            (run.last.result, (run.last.phases, run.last.copy_gpu_ms));
+        let (per_pair, per_pair_phases) = (
+            run.last.result,
+            (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults),
+        );
         rows.push(row(
             "gpu per pair",
             run.wall_ms,
@@ -402,6 +426,7 @@ impl report::Row for Row {
             "convert_ms",
             "other_ms",
             "copy_gpu_ms",
+            "page_faults",
             "wall_over_gpu",
         ]
     }
@@ -422,6 +447,7 @@ impl report::Row for Row {
         .chain((0..5).map(|k| or_empty(self.phases, |p| format!("{:.4}", p[k]))))
         .chain([
             or_empty(self.copy_gpu_ms, |v| format!("{v:.4}")),
+            or_empty(self.page_faults, |v| v.to_string()),
             or_empty(self.wall_over_gpu(), |r| format!("{r:.2}")),
         ])
         .collect()
@@ -444,6 +470,7 @@ impl report::Row for Row {
             Column::right("convert", 8),
             Column::right("other", 7),
             Column::right("copy gpu", 9),
+            Column::right("faults", 7),
             Column::right("wall/gpu", 9),
         ]
     }
@@ -464,6 +491,7 @@ impl report::Row for Row {
         .chain((0..5).map(|k| or_dash(self.phases, |p| format!("{:.2}", p[k]))))
         .chain([
             or_dash(self.copy_gpu_ms, |v| format!("{v:.3}")),
+            or_dash(self.page_faults, |v| v.to_string()),
             or_dash(self.wall_over_gpu(), |r| format!("{r:.1}×")),
         ])
         .collect()

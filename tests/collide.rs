@@ -514,6 +514,79 @@ fn more_contacts_than_the_last_detect_found_are_read_back_whole() {
     );
 }
 
+/// A caller detecting every frame keeps one set and detects into it: big,
+/// small, empty, big again and an error in between. Each time it holds
+/// exactly what a fresh set gets, bit for bit, with its counts and
+/// phases; the allocation of a large detect is kept for the next; and a
+/// failed detect leaves it empty, not holding the last frame's contacts.
+#[test]
+fn a_contact_set_reused_across_detects_of_other_sizes_equals_fresh_ones() {
+    let ctx = common::gpu();
+    let (shapes, bodies, pairs) = large_batch();
+    let params = ColliderParams::default();
+    let gpu = ColliderGpu::new(&ctx);
+    let resident = gpu.upload(&shapes).expect("upload");
+    let apart = [(0, 2)];
+    let mut kept = colliders::ContactSet::default();
+    let mut capacity = 0;
+    for (what, list) in [
+        ("all", &pairs[..]),
+        ("one", &pairs[..1]),
+        ("apart", &apart[..]),
+        ("a tenth", &pairs[..40]),
+        ("all again", &pairs[..]),
+    ] {
+        gpu.detect_into(&mut kept, &resident, &shapes, &bodies, list, &params)
+            .expect("detect into");
+        let fresh = gpu
+            .detect(&resident, &shapes, &bodies, list, &params)
+            .expect("detect");
+        assert!(
+            contact_bits(&kept.contacts) == contact_bits(&fresh.contacts),
+            "{what}: {} contacts into a reused set, {} into a fresh one",
+            kept.contacts.len(),
+            fresh.contacts.len()
+        );
+        assert_eq!(
+            (kept.tasks, kept.tests),
+            (fresh.tasks, fresh.tests),
+            "{what}"
+        );
+        let names = |set: &colliders::ContactSet| {
+            set.timings
+                .phases
+                .iter()
+                .map(|p| p.name.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(&kept), names(&fresh), "{what}: phases");
+        assert!(
+            kept.contacts.capacity() >= capacity,
+            "{what}: the set's allocation shrank"
+        );
+        capacity = kept.contacts.capacity();
+    }
+    assert!(
+        kept.contacts.len() > 10_000,
+        "the batch must be large: {}",
+        kept.contacts.len()
+    );
+    let err = gpu.detect_into(
+        &mut kept,
+        &resident,
+        &shapes,
+        &bodies,
+        &[(0, 9999)],
+        &params,
+    );
+    assert!(err.is_err(), "a pair naming no body must fail");
+    assert!(
+        kept.contacts.is_empty(),
+        "a failed detect left {} contacts of the last one",
+        kept.contacts.len()
+    );
+}
+
 /// `bench collide` found 4 (100 pairs) and 82 (1000 pairs) GPU contacts
 /// without a CPU partner on lavapipe. The cause is float rounding, not the
 /// compacted buffer: every one is a point within an ulp of a cell face

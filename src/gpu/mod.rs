@@ -45,7 +45,7 @@ pub use radix_sort::{RadixSort, RadixSortScratch};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,
 };
-pub use timing::{GpuPhase, GpuRun};
+pub use timing::{GpuPhase, GpuRun, KeptProfiler};
 
 use eframe::egui_wgpu::wgpu;
 

@@ -6,6 +6,13 @@
 //! the device has timestamp queries (`None` otherwise). The same scopes feed
 //! puffin (wgpu-profiler's `puffin` feature) so the viewer's profiler overlay
 //! shows them.
+//!
+//! A run creates its own profiler, whose first scope creates a query set
+//! and two buffers (resolve, read-back) on the device. A caller running
+//! every frame keeps a [`KeptProfiler`] instead and starts its runs with
+//! [`GpuRun::with_kept`]: the profiler recycles its query pools from one
+//! finished run to the next, so a warm run creates no GPU objects for its
+//! timings.
 
 use std::time::Instant;
 
@@ -26,54 +33,96 @@ pub struct GpuPhase {
 /// Records phases into one encoder, submits, and measures.
 pub struct GpuRun<'a> {
     gpu: &'a GpuContext,
-    profiler: GpuProfiler,
+    profiler: Profiler<'a>,
     encoder: wgpu::CommandEncoder,
     started: Instant,
 }
 
+/// A run's profiler: its own, or one kept by the caller across runs.
+enum Profiler<'a> {
+    Own(GpuProfiler),
+    Kept(&'a mut GpuProfiler),
+}
+
+impl Profiler<'_> {
+    fn get(&mut self) -> &mut GpuProfiler {
+        match self {
+            Profiler::Own(p) => p,
+            Profiler::Kept(p) => p,
+        }
+    }
+}
+
+/// A timed profiler kept across runs ([`GpuRun::with_kept`]).
+pub struct KeptProfiler(GpuProfiler);
+
+impl KeptProfiler {
+    /// With timestamp queries when the device has them.
+    pub fn new(gpu: &GpuContext) -> Result<Self, GpuError> {
+        profiler(gpu, gpu.has_timestamps).map(KeptProfiler)
+    }
+}
+
+fn profiler(gpu: &GpuContext, timed: bool) -> Result<GpuProfiler, GpuError> {
+    GpuProfiler::new(
+        &gpu.device,
+        GpuProfilerSettings {
+            enable_timer_queries: timed,
+            // Debug groups crash lavapipe (vkCmdBeginDebugUtilsLabelEXT).
+            enable_debug_groups: false,
+            max_num_pending_frames: 2,
+        },
+    )
+    .map_err(|e| GpuError::Device(format!("GPU profiler: {e}")))
+}
+
 impl<'a> GpuRun<'a> {
     pub fn new(gpu: &'a GpuContext, label: &str) -> Result<Self, GpuError> {
-        Self::with_timing(gpu, label, gpu.has_timestamps)
+        Ok(Self::start(
+            gpu,
+            label,
+            Profiler::Own(profiler(gpu, gpu.has_timestamps)?),
+        ))
     }
 
     /// A run without timestamp queries, for [`GpuRun::submit`]: recorded
     /// the same way, submitted without waiting.
     pub fn untimed(gpu: &'a GpuContext, label: &str) -> Result<Self, GpuError> {
-        Self::with_timing(gpu, label, false)
+        Ok(Self::start(
+            gpu,
+            label,
+            Profiler::Own(profiler(gpu, false)?),
+        ))
     }
 
-    fn with_timing(gpu: &'a GpuContext, label: &str, timed: bool) -> Result<Self, GpuError> {
-        let profiler = GpuProfiler::new(
-            &gpu.device,
-            GpuProfilerSettings {
-                enable_timer_queries: timed,
-                // Debug groups crash lavapipe (vkCmdBeginDebugUtilsLabelEXT).
-                enable_debug_groups: false,
-                max_num_pending_frames: 2,
-            },
-        )
-        .map_err(|e| GpuError::Device(format!("GPU profiler: {e}")))?;
+    /// A run timed by `kept`, which must be finished ([`GpuRun::finish`])
+    /// before the next run with it — the borrow sees to that.
+    pub fn with_kept(gpu: &'a GpuContext, label: &str, kept: &'a mut KeptProfiler) -> Self {
+        Self::start(gpu, label, Profiler::Kept(&mut kept.0))
+    }
+
+    fn start(gpu: &'a GpuContext, label: &str, profiler: Profiler<'a>) -> Self {
         let encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(label) });
-        Ok(GpuRun {
+        GpuRun {
             gpu,
             profiler,
             encoder,
             started: Instant::now(),
-        })
+        }
     }
 
     /// Records a compute pass named `name` (one timestamp scope).
     pub fn compute_pass(&mut self, name: &str, record: impl FnOnce(&mut wgpu::ComputePass<'_>)) {
-        let mut scope = self.profiler.scope(name, &mut self.encoder);
+        let mut scope = self.profiler.get().scope(name, &mut self.encoder);
         let mut pass = scope.scoped_compute_pass(name);
         record(&mut pass);
     }
 
     /// Records arbitrary encoder work (copies) under scope `name`.
     pub fn encoder_work(&mut self, name: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) {
-        let mut scope = self.profiler.scope(name, &mut self.encoder);
+        let mut scope = self.profiler.get().scope(name, &mut self.encoder);
         record(&mut scope);
     }
 
@@ -85,11 +134,12 @@ impl<'a> GpuRun<'a> {
     /// Submits, waits for the GPU, and returns (phases, wall-clock ms from
     /// creation to completion).
     pub fn finish(mut self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
-        self.profiler.resolve_queries(&mut self.encoder);
+        self.profiler.get().resolve_queries(&mut self.encoder);
         self.gpu.queue.submit([self.encoder.finish()]);
         // Ending the frame maps its query buffers; the wait below then
         // completes both the work and the mapping.
         self.profiler
+            .get()
             .end_frame()
             .map_err(|e| GpuError::Validation {
                 what: "GPU profiler".into(),
@@ -106,6 +156,7 @@ impl<'a> GpuRun<'a> {
         let period = self.gpu.queue.get_timestamp_period();
         let results = self
             .profiler
+            .get()
             .process_finished_frame(period)
             .unwrap_or_default();
         let mut phases = Vec::new();

@@ -6,6 +6,10 @@
 //! and GPU with one dispatch (and read-back) per pair, as Sundholm's
 //! per-pair colliders would use it (§6.3.1, §8.2).
 //!
+//! The batched row detects into one contact set kept across its runs
+//! (`ColliderGpu::detect_into`), as the pipeline and the viewer do frame
+//! after frame.
+//!
 //! Each pair is two bodies of the same two shapes at overlapping seeded
 //! random poses, far from every other pair. Per row: median wall-clock time
 //! end to end, the kernel's GPU time where the adapter has timestamps, the
@@ -21,7 +25,10 @@
 //! records' map), `convert` (decoding the records in place from mapped
 //! memory, already in order) and `other` (the rest of that run's wall
 //! time: what the phases miss), so the gap between wall and GPU time is
-//! visible; `wall/gpu` is the target ratio (≤ 3 for the batched
+//! visible; `copy gpu` is the GPU time of the transfers inside the kernel
+//! phase (the records' copy to the staging buffer above all); `faults`
+//! the process's minor page faults during that run (Linux), which a
+//! detect into a kept set should keep near zero; `wall/gpu` is the target ratio (≤ 3 for the batched
 //! row at 1000 pairs). The summary row must equal the batched row's
 //! contacts summarized (the run fails otherwise).
 
@@ -34,8 +41,8 @@ use super::timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
 use crate::stages::colliders::{
-    Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, ContactComparison, ContactSet,
-    ContactTolerance, compare_contacts, detect_cpu, summarize,
+    Body, BodyShape, COPY_PHASE, ColliderGpu, ColliderParams, ColliderShape, ContactComparison,
+    ContactSet, ContactTolerance, compare_contacts, detect_cpu, summarize,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -75,29 +82,69 @@ struct Row {
     /// Wall time by phase (GPU rows, the last run's): upload, kernel,
     /// read-back, convert, and what that run spent outside them.
     phases: Option<[f64; 5]>,
+    /// GPU time of the transfers in the kernels' submission (the
+    /// counter's clear and copy, the records' copy; the last run's), part of the
+    /// kernel phase's wall time but not of `gpu_ms`.
+    copy_gpu_ms: Option<f64>,
+    /// Minor page faults of the process during the last run (Linux):
+    /// first touches of fresh memory, the cost a kept contact set avoids.
+    page_faults: Option<u64>,
 }
 
 /// The phases of [`Row::phases`], as the colliders' timings name them.
 const PHASES: [&str; 4] = ["upload", "contacts", "readback", "convert"];
 
-/// A GPU run's result and its wall time split by phase.
+/// A GPU run's result, its wall time split by phase and its transfers'
+/// GPU time.
 struct Measured<T> {
     result: T,
     phases: [f64; 5],
+    copy_gpu_ms: Option<f64>,
+    page_faults: Option<u64>,
+}
+
+/// The process's minor page faults so far (field 10 of `/proc/self/stat`,
+/// the 8th after the command name's closing parenthesis); `None` where
+/// there is no such file.
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(7)?.parse().ok()
 }
 
 /// Runs `run` and times it end to end; `timings` gives the result's
-/// phases. Returns the GPU time too, for [`timed`].
+/// phases. Returns the kernels' GPU time too (without the transfers'),
+/// for [`timed`].
 fn measured<T>(
     run: impl FnOnce() -> anyhow::Result<T>,
     timings: impl Fn(&T) -> &Timings,
 ) -> anyhow::Result<(Measured<T>, Option<f64>)> {
+    let faults = minor_faults();
     let start = std::time::Instant::now();
     let result = run()?;
     let wall_ms = start.elapsed().as_secs_f64() * 1e3;
-    let phases = phase_split(timings(&result), wall_ms);
-    let gpu_ms = timings(&result).total_gpu_ms();
-    Ok((Measured { result, phases }, gpu_ms))
+    let page_faults = faults.zip(minor_faults()).map(|(a, b)| b - a);
+    let t = timings(&result);
+    let phases = phase_split(t, wall_ms);
+    let gpu_of = |copies: bool| {
+        let gpu: Vec<f64> = t
+            .phases
+            .iter()
+            .filter(|p| (p.name == COPY_PHASE) == copies)
+            .filter_map(|p| p.gpu_ms)
+            .collect();
+        (!gpu.is_empty()).then(|| gpu.iter().sum())
+    };
+    let (gpu_ms, copy_gpu_ms) = (gpu_of(false), gpu_of(true));
+    Ok((
+        Measured {
+            result,
+            phases,
+            copy_gpu_ms,
+            page_faults,
+        },
+        gpu_ms,
+    ))
 }
 
 /// Wall time per phase of `timings`, summed over repeated phases, and the
@@ -222,7 +269,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                    gpu_ms,
                    contacts,
                    cmp: Option<&ContactComparison>,
-                   phases: Option<[f64; 5]>| Row {
+                   measured: Option<([f64; 5], Option<f64>, Option<u64>)>| Row {
             pairs,
             points_tested: tests,
             mode,
@@ -232,7 +279,9 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             contacts,
             mismatches_vs_cpu: cmp.map(ContactComparison::unexplained_count),
             within_rounding_vs_cpu: cmp.map(|c| c.mismatches.len() - c.unexplained_count()),
-            phases,
+            phases: measured.map(|m| m.0),
+            copy_gpu_ms: measured.and_then(|m| m.1),
+            page_faults: measured.and_then(|m| m.2),
         };
         rows.push(row(
             "cpu",
@@ -243,14 +292,19 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             None,
         ));
 
-        // Batched: one dispatch for all pairs.
+        // Batched: one dispatch for all pairs, into one set kept across
+        // the runs as a caller detecting every frame keeps it.
+        let mut batched = ContactSet::default();
         let run = timed(repeats, true, || {
             measured(
-                || Ok(gpu.detect(&resident, &shapes, &bodies, &list, &params)?),
-                |set| &set.timings,
+                || {
+                    gpu.detect_into(&mut batched, &resident, &shapes, &bodies, &list, &params)?;
+                    Ok(batched.timings.clone())
+                },
+                |timings| timings,
             )
         })?;
-        let (batched, batched_phases) = (run.last.result, run.last.phases);
+        let batched_phases = (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults);
         rows.push(row(
             "gpu batched",
             run.wall_ms,
@@ -275,7 +329,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 |set| &set.timings,
             )
         })?;
-        let (summary, summary_phases) = (run.last.result, run.last.phases);
+        let (summary, summary_phases) = (
+            run.last.result,
+            (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults),
+        );
         anyhow::ensure!(
             summary.pairs == summarize(&list, &batched.contacts),
             "{pairs} pairs: the GPU's summaries differ from its contacts summarized"
@@ -310,7 +367,10 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                 |set| &set.timings,
             )
         })?;
-        let (per_pair, per_pair_phases) = (run.last.result, run.last.phases);
+        let (per_pair, per_pair_phases) = (
+            run.last.result,
+            (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults),
+        );
         rows.push(row(
             "gpu per pair",
             run.wall_ms,
@@ -365,6 +425,8 @@ impl report::Row for Row {
             "readback_ms",
             "convert_ms",
             "other_ms",
+            "copy_gpu_ms",
+            "page_faults",
             "wall_over_gpu",
         ]
     }
@@ -383,7 +445,11 @@ impl report::Row for Row {
         ]
         .into_iter()
         .chain((0..5).map(|k| or_empty(self.phases, |p| format!("{:.4}", p[k]))))
-        .chain([or_empty(self.wall_over_gpu(), |r| format!("{r:.2}"))])
+        .chain([
+            or_empty(self.copy_gpu_ms, |v| format!("{v:.4}")),
+            or_empty(self.page_faults, |v| v.to_string()),
+            or_empty(self.wall_over_gpu(), |r| format!("{r:.2}")),
+        ])
         .collect()
     }
 
@@ -403,6 +469,8 @@ impl report::Row for Row {
             Column::right("readback", 9),
             Column::right("convert", 8),
             Column::right("other", 7),
+            Column::right("copy gpu", 9),
+            Column::right("faults", 7),
             Column::right("wall/gpu", 9),
         ]
     }
@@ -421,7 +489,11 @@ impl report::Row for Row {
         ]
         .into_iter()
         .chain((0..5).map(|k| or_dash(self.phases, |p| format!("{:.2}", p[k]))))
-        .chain([or_dash(self.wall_over_gpu(), |r| format!("{r:.1}×"))])
+        .chain([
+            or_dash(self.copy_gpu_ms, |v| format!("{v:.3}")),
+            or_dash(self.page_faults, |v| v.to_string()),
+            or_dash(self.wall_over_gpu(), |r| format!("{r:.1}×")),
+        ])
         .collect()
     }
 }

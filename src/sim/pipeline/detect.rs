@@ -94,6 +94,18 @@ impl Pipeline {
         params: &PipelineParams,
         timings: &mut Timings,
     ) -> Result<Detected, PipelineError> {
+        self.detect_phases_into(params, timings, ContactSet::default())
+    }
+
+    /// [`Pipeline::detect_phases`] with the contacts decoded into `kept`
+    /// (the last frame's, its allocation reused by the GPU narrow phase;
+    /// its contents are replaced) and returned in [`Detected::contacts`].
+    pub fn detect_phases_into(
+        &self,
+        params: &PipelineParams,
+        timings: &mut Timings,
+        mut kept: ContactSet,
+    ) -> Result<Detected, PipelineError> {
         let dt = params.rigid().dt;
         let start = Instant::now();
         let boxes = self.boxes(params.margin, dt);
@@ -139,13 +151,15 @@ impl Pipeline {
             }
             PipelineBackend::Gpu | PipelineBackend::GpuDetect => {
                 let g = self.gpu()?;
-                let set = g.colliders.detect(
+                g.colliders.detect_into(
+                    &mut kept,
                     &g.resident,
                     &self.shapes,
                     &bodies,
                     &wide,
                     &params.colliders,
                 )?;
+                let set = kept;
                 for p in &set.timings.phases {
                     let name = if p.name == "contacts" {
                         "narrow".to_string()

@@ -75,7 +75,8 @@ use crate::sim::rigid::{
     solve_contacts,
 };
 use crate::stages::colliders::{
-    BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ResidentShapes,
+    BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactSet,
+    ResidentShapes,
 };
 use crate::stages::interference::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
@@ -665,7 +666,11 @@ impl Pipeline {
         let mut segments = Vec::new();
         for _ in 0..params.substeps.max(1) {
             integrate_velocities(&mut self.bodies, &rigid);
-            let d = self.detect_phases(params, &mut timings)?;
+            let kept = ContactSet {
+                contacts: std::mem::take(&mut self.contacts),
+                ..ContactSet::default()
+            };
+            let d = self.detect_phases_into(params, &mut timings, kept)?;
             let start = Instant::now();
             solve_contacts(&mut self.bodies, &d.contacts.contacts, &rigid);
             integrate_positions(&mut self.bodies, rigid.dt);

@@ -344,7 +344,7 @@ impl World {
     ) -> Result<&ContactSet, ColliderError> {
         let bodies = self.collider_bodies();
         let pairs = self.pairs();
-        self.contacts = match (params.backend, gpu) {
+        match (params.backend, gpu) {
             (ColliderBackend::Gpu, Some(gpu)) => {
                 if self.resident.is_none() {
                     self.resident = Some(gpu.upload(&self.shapes)?);
@@ -353,17 +353,27 @@ impl World {
                     .resident
                     .as_ref()
                     .ok_or_else(|| crate::gpu::GpuError::NoAdapter("no resident shapes".into()))?;
-                gpu.detect(resident, &self.shapes, &bodies, &pairs, &params.colliders)?
+                // Into the last step's set: its allocation is reused.
+                gpu.detect_into(
+                    &mut self.contacts,
+                    resident,
+                    &self.shapes,
+                    &bodies,
+                    &pairs,
+                    &params.colliders,
+                )?;
             }
-            (backend, gpu) => colliders::detect(
-                &self.shapes,
-                &bodies,
-                &pairs,
-                &params.colliders,
-                backend,
-                gpu,
-            )?,
-        };
+            (backend, gpu) => {
+                self.contacts = colliders::detect(
+                    &self.shapes,
+                    &bodies,
+                    &pairs,
+                    &params.colliders,
+                    backend,
+                    gpu,
+                )?;
+            }
+        }
         Ok(&self.contacts)
     }
 

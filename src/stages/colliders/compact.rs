@@ -181,19 +181,23 @@ fn find_task(starts: &[u32], point: u32) -> Option<usize> {
 /// few enough that every core gets several.
 const CHUNK: usize = 8192;
 
-/// `decode` of every record, in order, on all cores: the records are cut
-/// into chunks of `chunk`, each decoded by one job into its own range of
-/// the output — allocated once and written in place, so its pages are
-/// first touched by the threads that fill them — with a [`TaskWalk`] of
-/// its own. The first error wins.
+/// `decode` of every record, in order, on all cores, into `out` (whose
+/// old contents are dropped; it is empty after an error): the records are
+/// cut into chunks of `chunk`, each decoded by one job into its own range
+/// of the output — written in place, so that a fresh allocation's pages
+/// are first touched by the threads that fill them, and a reused one
+/// (a caller detecting every frame) is not touched by the allocator at
+/// all — with a [`TaskWalk`] of its own. The first error wins.
 fn decode_chunked<T: Send>(
     records: &[GpuContact],
     chunk: usize,
     walk: &TaskWalk<'_>,
     decode: impl Fn(&mut TaskWalk<'_>, &GpuContact) -> Result<T, String> + Sync,
-) -> Result<Vec<T>, String> {
+    out: &mut Vec<T>,
+) -> Result<(), String> {
     use rayon::prelude::*;
-    let mut out: Vec<T> = Vec::with_capacity(records.len());
+    out.clear();
+    out.reserve(records.len());
     records
         .par_chunks(chunk)
         .zip(out.spare_capacity_mut()[..records.len()].par_chunks_mut(chunk))
@@ -206,21 +210,24 @@ fn decode_chunked<T: Send>(
         })?;
     // SAFETY: the chunks of `records` and of the first `records.len()`
     // slots have the same lengths, so every slot was written by the loop
-    // above (it returns early only on an error, and then we return too).
+    // above (it returns early only on an error, and then we return too,
+    // leaving `out` empty).
     unsafe { out.set_len(records.len()) };
-    Ok(out)
+    Ok(())
 }
 
 /// The contacts of `records` (any order in, the same order out), decoded
-/// with the plan they were computed for; all cores. Per task, once: its
-/// poses and its points; per record: its task by a [`TaskWalk`] (a range
-/// check, a search only at a task boundary), its sample by index and its
+/// with the plan they were computed for into `out` (replacing what it
+/// held, keeping its allocation); all cores. Per task, once: its poses
+/// and its points; per record: its task by a [`TaskWalk`] (a range check,
+/// a search only at a task boundary), its sample by index and its
 /// position by one transform.
-pub(super) fn decode(
+pub(super) fn decode_into(
     records: &[GpuContact],
     plan: &Plan,
     shapes: &[ColliderShape],
-) -> Result<Vec<Contact>, String> {
+    out: &mut Vec<Contact>,
+) -> Result<(), String> {
     let starts = sample_starts(shapes);
     let all_samples = |start: u32, count: u32| -> &[Sample] {
         let i = start as usize;
@@ -257,11 +264,17 @@ pub(super) fn decode(
         })
         .collect();
     let walk = TaskWalk::new(&first_points, &counts);
-    decode_chunked(records, CHUNK, &walk, |walk, r| {
-        walk.task_of(r.point)
-            .and_then(|(t, k)| views[t].contact(r, k))
-            .ok_or_else(|| format!("record {r:?} names no point of the plan"))
-    })
+    decode_chunked(
+        records,
+        CHUNK,
+        &walk,
+        |walk, r| {
+            walk.task_of(r.point)
+                .and_then(|(t, k)| views[t].contact(r, k))
+                .ok_or_else(|| format!("record {r:?} names no point of the plan"))
+        },
+        out,
+    )
 }
 
 #[cfg(test)]
@@ -329,14 +342,18 @@ mod tests {
     proptest! {
         #[test]
         fn chunked_walk_finds_the_tasks_a_search_finds(
-            (counts, points, chunk) in plans()
+            (counts, points, chunk) in plans(),
+            leftover in 0usize..700,
         ) {
             let starts = starts_of(&counts);
             let records: Vec<GpuContact> = points.iter().map(|&p| record(p)).collect();
             let walk = TaskWalk::new(&starts, &counts);
+            // Into an output holding leftovers of another size, as a
+            // caller reusing its set across detects would pass.
+            let mut out = vec![(usize::MAX, 0); leftover];
             let walked = decode_chunked(&records, chunk, &walk, |walk, r| {
                 walk.task_of(r.point).ok_or_else(|| format!("{}", r.point))
-            });
+            }, &mut out).map(|()| out);
             let searched: Result<Vec<_>, String> = points
                 .iter()
                 .map(|&p| task_by_search(&starts, &counts, p).ok_or_else(|| format!("{p}")))
@@ -367,11 +384,19 @@ mod tests {
             ]
         );
         let records: Vec<GpuContact> = [0, 4, 5].map(record).to_vec();
-        let err = decode_chunked(&records, 2, &walk, |w, r| {
-            w.task_of(r.point)
-                .ok_or_else(|| format!("point {}", r.point))
-        })
+        let mut out = vec![(9, 9); 7];
+        let err = decode_chunked(
+            &records,
+            2,
+            &walk,
+            |w, r| {
+                w.task_of(r.point)
+                    .ok_or_else(|| format!("point {}", r.point))
+            },
+            &mut out,
+        )
         .unwrap_err();
         assert_eq!(err, "point 5");
+        assert!(out.is_empty(), "a failed decode leaves {out:?}");
     }
 }

@@ -18,7 +18,8 @@
 //! samples, and their buffers; any growth of the kept buffers),
 //! `contacts` (bind groups, recording, the one submission — count, scan
 //! and write passes with their GPU time, the counter's copy and the
-//! records' copy to the staging buffer — and the wait), `readback` (the
+//! records' copy to the staging buffer — and the wait; the copies' GPU
+//! time is reported apart, as phase [`COPY_PHASE`]), `readback` (the
 //! counter's map, and the records': one map of the used range) and
 //! `convert` (records decoded into [`Contact`]s in place from the mapped
 //! memory, already in order, on all cores, no sort).
@@ -32,7 +33,12 @@
 //! contact to its pair's count and deepest depth with atomics, and reads
 //! back 8 bytes a pair. The record, counter, group and staging buffers are
 //! kept between detects and only grow, so a run allocates no GPU memory
-//! once warm.
+//! once warm; so is the timestamp profiler ([`KeptProfiler`]: a profiler
+//! per dispatch created a query set and two buffers each time). A caller
+//! detecting every frame keeps its [`ContactSet`] too and detects into it
+//! ([`ColliderGpu::detect_into`]), so the decode writes into memory
+//! already mapped instead of a fresh 25 MB list (1000 pairs) whose first
+//! touch faults pages on every core.
 
 use std::time::Instant;
 
@@ -45,8 +51,9 @@ use super::{
     SummarySet, plan,
 };
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging_range,
-    map_staging_with, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, Kernels, dispatch_dims,
+    map_staging_range, map_staging_with, shader_source, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
 use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
@@ -86,6 +93,12 @@ const _: () = assert!(std::mem::size_of::<FieldInfo>() == 32);
 
 pub const WORKGROUP: u32 = 256;
 
+/// The phase holding the GPU time of a dispatch's transfers (the
+/// counter's clear, its copy and the records' copy to the staging
+/// buffers). They run in the `contacts` phase's submission, so its wall
+/// time is counted there and this phase's is 0.
+pub const COPY_PHASE: &str = "copies";
+
 /// The colliders' long-lived GPU objects.
 pub struct ColliderGpu {
     gpu: GpuContext,
@@ -96,6 +109,9 @@ pub struct ColliderGpu {
     /// Output buffers of the last detect, reused by the next (the lock
     /// also keeps two detects from sharing them).
     scratch: std::sync::Mutex<Option<Scratch>>,
+    /// The dispatches' timestamp queries, kept so that a warm dispatch
+    /// creates no query set or buffers (created by the first).
+    profiler: std::sync::Mutex<Option<KeptProfiler>>,
 }
 
 /// First word of the per-pair summaries in the counter buffer (before
@@ -233,6 +249,7 @@ impl ColliderGpu {
             scan: kernels.pipeline(gpu, "scan_groups"),
             kernels,
             scratch: std::sync::Mutex::new(None),
+            profiler: std::sync::Mutex::new(None),
         }
     }
 
@@ -312,7 +329,8 @@ impl ColliderGpu {
     }
 
     /// Contacts of `pairs`, all in one dispatch. `resident` must hold
-    /// `shapes` (same list, same order).
+    /// `shapes` (same list, same order). A caller detecting again and
+    /// again keeps its set and calls [`ColliderGpu::detect_into`].
     pub fn detect(
         &self,
         resident: &ResidentShapes,
@@ -321,7 +339,27 @@ impl ColliderGpu {
         pairs: &[(usize, usize)],
         params: &ColliderParams,
     ) -> Result<ContactSet, ColliderError> {
+        let mut set = ContactSet::default();
+        self.detect_into(&mut set, resident, shapes, bodies, pairs, params)?;
+        Ok(set)
+    }
+
+    /// [`ColliderGpu::detect`] into `set`, replacing what it held but
+    /// keeping the allocation of its contacts: a caller detecting every
+    /// frame decodes into memory it already owns (a fresh 25 MB list per
+    /// detect costs page faults on every core, all contending for the
+    /// process's memory map). After an error `set` holds no contacts.
+    pub fn detect_into(
+        &self,
+        set: &mut ContactSet,
+        resident: &ResidentShapes,
+        shapes: &[ColliderShape],
+        bodies: &[Body],
+        pairs: &[(usize, usize)],
+        params: &ColliderParams,
+    ) -> Result<(), ColliderError> {
         puffin::profile_function!();
+        set.contacts.clear();
         let gpu = &self.gpu;
         let mut timings = Timings::default();
         let upload_start = Instant::now();
@@ -378,42 +416,49 @@ impl ColliderGpu {
         };
         scratch.last_count = Some(count);
         let scratch = kept.insert(scratch);
-        let contacts = self.read_contacts(
+        self.read_contacts(
             scratch,
-            Copied { count, copied },
-            counter_ms,
+            Copied {
+                count,
+                copied,
+                counter_ms,
+            },
             &planned.plan,
             shapes,
             &mut timings,
+            &mut set.contacts,
         )?;
         drop(kept);
-        Ok(ContactSet {
-            contacts,
-            tasks: planned.plan.tasks.len(),
-            tests: planned.plan.total_threads,
-            timings,
-        })
+        set.tasks = planned.plan.tasks.len();
+        set.tests = planned.plan.total_threads;
+        set.timings = timings;
+        Ok(())
     }
 
     /// The `count` contacts of the last dispatch, the first `copied` of
     /// which its submission copied to the staging buffer: the rest copied
     /// now (a second submission, only when the expected count was low),
     /// the used range mapped once and decoded in place from the mapped
-    /// memory. Phases: `readback` (the counter's map, `counter_ms`, and
-    /// the records' copy and map) and `convert`.
+    /// memory into `out`. Phases: `readback` (the counter's map,
+    /// `counter_ms`, and the records' copy and map) and `convert`.
     fn read_contacts(
         &self,
         scratch: &Scratch,
-        Copied { count, copied }: Copied,
-        counter_ms: f64,
+        Copied {
+            count,
+            copied,
+            counter_ms,
+        }: Copied,
         plan: &super::Plan,
         shapes: &[ColliderShape],
         timings: &mut Timings,
-    ) -> Result<Vec<Contact>, ColliderError> {
+        out: &mut Vec<Contact>,
+    ) -> Result<(), ColliderError> {
         let gpu = &self.gpu;
         if count == 0 {
             timings.push("readback", counter_ms, None);
-            return Ok(Vec::new());
+            out.clear();
+            return Ok(());
         }
         let readback = Instant::now();
         let record = std::mem::size_of::<GpuContact>() as u64;
@@ -445,8 +490,13 @@ impl ColliderGpu {
                 // Mapped ranges are aligned for any record type; copy only
                 // if a backend ever maps one that is not.
                 let decoded = match bytemuck::try_cast_slice::<u8, GpuContact>(bytes) {
-                    Ok(records) => compact::decode(records, plan, shapes),
-                    Err(_) => compact::decode(&bytemuck::pod_collect_to_vec(bytes), plan, shapes),
+                    Ok(records) => compact::decode_into(records, plan, shapes, out),
+                    Err(_) => compact::decode_into(
+                        &bytemuck::pod_collect_to_vec(bytes),
+                        plan,
+                        shapes,
+                        out,
+                    ),
                 };
                 timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
                 decoded
@@ -571,7 +621,15 @@ impl ColliderGpu {
         let count_group = bind(PASS_COUNT);
         let write_group = (!summary).then(|| bind(PASS_WRITE));
         let counter_bytes = (counter_words(if summary { planned.pairs } else { 0 }) * 4) as u64;
-        let mut run = GpuRun::new(gpu, "ColliderGpu::encoder")?;
+        let mut profiler = self
+            .profiler
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let profiler = match profiler.take() {
+            Some(kept) => profiler.insert(kept),
+            None => profiler.insert(KeptProfiler::new(gpu)?),
+        };
+        let mut run = GpuRun::with_kept(gpu, "ColliderGpu::encoder", profiler);
         run.encoder_work("clear", |e| {
             e.clear_buffer(&scratch.counter, 0, Some(counter_bytes));
         });
@@ -610,12 +668,22 @@ impl ColliderGpu {
             });
         }
         let (phases, _) = run.finish()?;
-        let gpu_ms = phases
-            .iter()
-            .filter(|p| ["count", "scan", "write"].contains(&p.name.as_str()))
-            .map(|p| p.gpu_ms)
-            .sum::<Option<f64>>();
-        timings.push("contacts", start.elapsed().as_secs_f64() * 1e3, gpu_ms);
+        let gpu_of = |names: &[&str]| {
+            phases
+                .iter()
+                .filter(|p| names.contains(&p.name.as_str()))
+                .map(|p| p.gpu_ms)
+                .sum::<Option<f64>>()
+        };
+        timings.push(
+            "contacts",
+            start.elapsed().as_secs_f64() * 1e3,
+            gpu_of(&["count", "scan", "write"]),
+        );
+        // The copies' GPU time, inside the wall time just pushed.
+        if let Some(copy_ms) = gpu_of(&["clear", "counter", "copy"]) {
+            timings.push(COPY_PHASE, 0.0, Some(copy_ms));
+        }
         let readback = Instant::now();
         let counter =
             map_staging_range::<u32>(gpu, &scratch.count_staging, counter_bytes, "contact count")?;
@@ -631,12 +699,13 @@ impl ColliderGpu {
     }
 }
 
-/// How many contacts a dispatch found, and how many of them its
-/// submission copied to the staging buffer.
+/// How many contacts a dispatch found, how many of them its submission
+/// copied to the staging buffer, and the time (ms) its counter's map took.
 #[derive(Clone, Copy)]
 struct Copied {
     count: usize,
     copied: usize,
+    counter_ms: f64,
 }
 
 /// A detect's plan on the GPU.

@@ -86,7 +86,7 @@ pub use compare::{
     ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
 };
 pub use cpu::{DecisionMargins, FieldView, detect_cpu};
-pub use gpu::{ColliderGpu, ResidentShapes};
+pub use gpu::{COPY_PHASE, ColliderGpu, ResidentShapes};
 pub use summary::{PairSummary, SummarySet, summarize};
 
 use glam::{Mat4, Vec3, Vec4};

@@ -280,13 +280,23 @@ fn the_winding_rows_are_the_csv_rows_of_their_model() {
         assert_eq!(
             cells[5],
             format!("{:.1} ms", phase("winding refine")),
-            "{what}: refining pass"
+            "{what}: refining walks"
         );
-        let (refined, cpu) = cells[6].split_once(" / ").expect("refined / cpu");
+        assert_eq!(
+            cells[6],
+            format!("{:.2} ms", phase("winding refine exact")),
+            "{what}: exact sums"
+        );
+        assert_eq!(
+            cells[7],
+            ms_cell(winding, "fallback_ms", 1),
+            "{what}: CPU decisions"
+        );
+        let (refined, cpu) = cells[8].split_once(" / ").expect("refined / cpu");
         assert_eq!(count(refined), count(&winding["refined_cells"]), "{what}");
         assert_eq!(count(cpu), count(&winding["exact_cells"]), "{what}");
         let ratio = ms(winding, "gpu_ms") / ms(pseudo, "gpu_ms");
-        assert_eq!(cells[7], format!("{ratio:.1}×"), "{what}: ratio");
+        assert_eq!(cells[9], format!("{ratio:.1}×"), "{what}: ratio");
     }
 }
 

@@ -55,3 +55,39 @@ pub fn against_cpu(mesh: &PreparedMesh, field: &SdfField, cpu: &SdfField) -> (f3
     }
     (max, mismatched.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::sdf_grid::{Backend, GridSpec, SdfParams};
+    use glam::{UVec3, Vec3};
+
+    fn field(backend: Backend, values: Vec<f32>) -> SdfField {
+        SdfField {
+            grid: GridSpec {
+                origin: Vec3::ZERO,
+                cell_size: 0.5,
+                dims: UVec3::new(values.len() as u32, 1, 1),
+            },
+            params: SdfParams::default(),
+            backend,
+            values,
+            closest: Vec::new(),
+            distance_evaluations: 0,
+            timings: Default::default(),
+        }
+    }
+
+    /// A cell on the surface (`-0.0` inside) agrees with a hair inside;
+    /// a flipped sign counts, and the magnitudes' largest difference is
+    /// reported.
+    #[test]
+    fn a_signed_zero_agrees_and_a_flipped_sign_counts() {
+        let mesh = PreparedMesh::new(&crate::mesh::box_mesh(1)).expect("a box");
+        let cpu = field(Backend::CpuFast, vec![-0.0, 0.25, -2.0, 1.0]);
+        let gpu = field(Backend::Gpu, vec![-1e-8, -0.25, -2.0, 1.5]);
+        let (max, mismatches) = against_cpu(&mesh, &gpu, &cpu);
+        assert_eq!(mismatches, 1);
+        assert_eq!(max, 0.5);
+    }
+}

@@ -15,6 +15,7 @@ mod particles;
 mod radial;
 mod report;
 mod sdf;
+mod sdf_compare;
 mod sdf_wall;
 mod simulate;
 mod timing;

@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
+use super::sdf_compare;
 use super::sdf_wall::{self, WallRow, WallSplit, wall_target_ms};
 use super::timing::{WALL_RUNS, median, timed, timed_gpu};
 use crate::cli::{BackendArg, SignArg};
@@ -548,18 +549,7 @@ fn bench_backend(
     };
     let (max_diff, mismatches) = match cpu {
         Some(c) if backend != Backend::CpuFast => {
-            let max = field
-                .values
-                .iter()
-                .zip(&c.values)
-                .map(|(a, b)| (a.abs() - b.abs()).abs())
-                .fold(0.0, f32::max);
-            let signs = field
-                .values
-                .iter()
-                .zip(&c.values)
-                .filter(|(a, b)| (**a < 0.0) != (**b < 0.0))
-                .count();
+            let (max, signs) = sdf_compare::against_cpu(mesh, &field, c);
             (Some(max), Some(signs))
         }
         _ => (None, None),

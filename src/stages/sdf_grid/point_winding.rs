@@ -20,7 +20,8 @@
 //! device has f64, so that only the corners' float32 storage enters the
 //! bound. Only the points still open after the exact sum (within its
 //! rounding of the `|w| = ½` sheet or of the surface) are read back, and the
-//! CPU decides each with [`FastWinding::is_inside`] ([`sign_exactly`]): the
+//! CPU decides each with [`FastWinding::is_inside_after_strict_walk`]
+//! ([`sign_exactly`]): the
 //! sign is the exact winding number's, point for point the CPU's.
 //!
 //! The tree goes to the GPU in the exact frame of
@@ -205,11 +206,12 @@ impl PointWindingGpu {
 }
 
 /// Signs `listed` of `values` (points `points`) by
-/// [`FastWinding::is_inside`]: the points the GPU left open.
+/// [`FastWinding::is_inside_after_strict_walk`]: the points the GPU's
+/// β = 32 walk and exact sum left open.
 pub fn sign_exactly(winding: &FastWinding, points: &[Vec3], listed: &[u32], values: &mut [f32]) {
     let inside: Vec<bool> = listed
         .par_iter()
-        .map(|&i| winding.is_inside(points[i as usize]))
+        .map(|&i| winding.is_inside_after_strict_walk(points[i as usize]))
         .collect();
     for (&i, inside) in listed.iter().zip(inside) {
         let v = &mut values[i as usize];

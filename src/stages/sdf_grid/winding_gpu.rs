@@ -34,8 +34,9 @@
 //! f64 rounding of a triangle's plane (on the surface) or within the
 //! atan2 allowance of the `|w| = ½` sheet reaches the exact sum or the
 //! CPU. Only the cells still open after the exact sum are read back, and
-//! the CPU decides each with [`FastWinding::is_inside`] — a stricter
-//! expansion in f64, then the exact sum. The sign is therefore the exact
+//! the CPU decides each with
+//! [`FastWinding::is_inside_after_strict_walk`] — the expansion in f64,
+//! then the exact sum. The sign is therefore the exact
 //! winding number's sign, the CPU backends' sign, cell for cell. The cells
 //! each step decided are counted ([`OpenCells::by_step`]).
 //!
@@ -225,11 +226,14 @@ impl WindingGpu {
     }
 }
 
-/// Signs `cells` of `values` by [`FastWinding::is_inside`].
+/// Signs `cells` of `values` by the exact winding number's side
+/// ([`FastWinding::is_inside_after_strict_walk`]: the GPU's β = 32 walk
+/// left them open, so only the cheap fast pass is tried before the exact
+/// sum, which runs in parallel over parts of the triangles).
 fn sign_exactly(winding: &FastWinding, grid: &GridSpec, cells: &[u32], values: &mut [f32]) {
     let inside: Vec<bool> = cells
         .par_iter()
-        .map(|&c| winding.is_inside(grid.center_of(c as usize)))
+        .map(|&c| winding.is_inside_after_strict_walk(grid.center_of(c as usize)))
         .collect();
     for (&c, inside) in cells.iter().zip(inside) {
         let v = &mut values[c as usize];

@@ -223,15 +223,7 @@ mod tests {
                 tris.push([v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
             }
         }
-        let bounds: Vec<Aabb> = tris.iter().map(Aabb::from_points).collect();
-        let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
-        let bvh = Bvh::build(&bounds, &centroids, 4);
-        let corners = bvh
-            .order
-            .iter()
-            .flat_map(|&t| tris[t as usize].map(|v| v.extend(0.0).to_array()))
-            .collect();
-        (bvh, corners)
+        slotted(&tris)
     }
 
     fn slot_triangle(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
@@ -278,12 +270,8 @@ mod tests {
             .collect()
     }
 
-    /// A random triangle soup, corners in slot order of its BVH.
-    fn soup(points: &[[f32; 9]]) -> (Bvh, Vec<[f32; 4]>) {
-        let tris: Vec<[Vec3; 3]> = points
-            .iter()
-            .map(|p| std::array::from_fn(|i| Vec3::from_slice(&p[3 * i..3 * i + 3])))
-            .collect();
+    /// The BVH of `tris` and their corners in its slot order.
+    fn slotted(tris: &[[Vec3; 3]]) -> (Bvh, Vec<[f32; 4]>) {
         let bounds: Vec<Aabb> = tris.iter().map(Aabb::from_points).collect();
         let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
         let bvh = Bvh::build(&bounds, &centroids, 4);
@@ -293,6 +281,15 @@ mod tests {
             .flat_map(|&t| tris[t as usize].map(|v| v.extend(0.0).to_array()))
             .collect();
         (bvh, corners)
+    }
+
+    /// A random triangle soup, corners in slot order of its BVH.
+    fn soup(points: &[[f32; 9]]) -> (Bvh, Vec<[f32; 4]>) {
+        let tris: Vec<[Vec3; 3]> = points
+            .iter()
+            .map(|p| std::array::from_fn(|i| Vec3::from_slice(&p[3 * i..3 * i + 3])))
+            .collect();
+        slotted(&tris)
     }
 
     #[test]

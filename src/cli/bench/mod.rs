@@ -139,7 +139,7 @@ mod tests {
                     "sizes",
                 ],
             ),
-            ("collide", vec![]),
+            ("collide", vec!["pairs"]),
             (
                 "adaptive",
                 vec![

@@ -7,6 +7,7 @@ mod closest_point;
 mod exact_frame;
 mod morton;
 mod rss;
+mod solid_angle;
 mod tri_tri;
 mod triangle_batch;
 mod winding;
@@ -20,9 +21,7 @@ pub use closest_point::*;
 pub use exact_frame::{exact_frame, is_exact_frame};
 pub use morton::*;
 pub use rss::*;
+pub use solid_angle::{EXACT_CHUNK, solid_angle_triangle, winding_number_exact};
 pub use tri_tri::*;
 pub use triangle_batch::{LANES, TriangleBatch, with_simd};
-pub use winding::{
-    BETA, BoundedWinding, FastWinding, PackedWinding, REFINE_BETA, WindingNode,
-    solid_angle_triangle, winding_number_exact,
-};
+pub use winding::{BETA, BoundedWinding, FastWinding, PackedWinding, REFINE_BETA, WindingNode};

@@ -118,18 +118,27 @@ pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded
     let file = ::gltf::Gltf::from_slice(bytes).map_err(|e| GltfError::Parse(e.to_string()))?;
     let buffers = buffers(&file, dir)?;
     let doc = &file.document;
-    let node = doc
+    let (mesh, skin) = doc
         .nodes()
-        .find(|n| n.mesh().is_some() && n.skin().is_some())
+        .find_map(|n| Some((n.mesh()?, n.skin()?)))
         .ok_or(GltfError::NoSkin)?;
-    let (mesh, skin) = (node.mesh().expect("found"), node.skin().expect("found"));
     let get = |b: ::gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);
 
     let (skeleton, skeleton_of_node) = skeleton(doc, &skin, get)?;
     let skin_joint: Vec<u32> = skin
         .joints()
-        .map(|j| skeleton_of_node[j.index()].expect("joints are in the skeleton") as u32)
-        .collect();
+        .map(|j| {
+            skeleton_of_node
+                .get(j.index())
+                .copied()
+                .flatten()
+                .map(|b| b as u32)
+                .ok_or_else(|| GltfError::Skin {
+                    skin: skin.name().unwrap_or("unnamed").to_string(),
+                    why: format!("joint node {} is not in its skeleton", j.index()),
+                })
+        })
+        .collect::<Result<_, _>>()?;
 
     let mesh_name = mesh.name().unwrap_or("unnamed").to_string();
     let mut rest = Vec::new();

@@ -586,47 +586,59 @@ fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
     assert!(PreparedMesh::new(&moved).is_err(), "coordinates of 1e19");
 }
 
+/// One `Backend::Gpu` call.
+fn gpu_run(
+    gpu: &SdfGpu,
+    mesh: &PreparedMesh,
+    resolution: u32,
+    band: Option<f32>,
+    outputs: FieldOutputs,
+) -> Result<SdfField, sdf_grid::SdfError> {
+    let params = SdfParams {
+        resolution,
+        band,
+        ..SdfParams::default()
+    };
+    let progress = Progress::default();
+    sdf_grid::compute_with(mesh, &params, Backend::Gpu, Some(gpu), &progress, outputs)
+}
+
 /// The GPU backend keeps a run's buffers for the next run they are large
-/// enough for: runs of smaller and larger grids, with and without the
-/// closest triangles, in a row on one `SdfGpu` give the fields (values,
-/// closest triangles, evaluation counts) of runs on nothing kept. A stale
-/// tail of a larger buffer, counters not reset or a staging buffer too
-/// small would show here.
+/// enough for, and creates the staging buffer and the host's copy of the
+/// field while the kernels run (copied to after them, in a second
+/// submission): runs of smaller and larger grids of two meshes, with and
+/// without the closest triangles, in a row on one `SdfGpu` give the
+/// fields (values, closest triangles, evaluation counts) of runs on
+/// nothing kept. A stale tail of a larger buffer, the other mesh's
+/// triangles, counters not reset, a staging buffer too small or a copy
+/// racing the kernels would show here.
 #[test]
 fn reused_run_buffers_give_the_fields_of_fresh_ones() {
     let gpu_ctx = common::gpu();
     let reused = SdfGpu::new(&gpu_ctx);
     let fresh = SdfGpu::new(&gpu_ctx);
-    let prepared = PreparedMesh::new(&common::sample("suzanne")).unwrap();
-    let run = |gpu: &SdfGpu, resolution: u32, band: Option<f32>, outputs: FieldOutputs| {
-        let params = SdfParams {
-            resolution,
-            band,
-            ..SdfParams::default()
-        };
-        let progress = Progress::default();
-        sdf_grid::compute_with(
-            &prepared,
-            &params,
-            Backend::Gpu,
-            Some(gpu),
-            &progress,
-            outputs,
-        )
-        .unwrap_or_else(|e| panic!("{resolution}³: {e}"))
+    let suzanne = PreparedMesh::new(&common::sample("suzanne")).unwrap();
+    let ring = PreparedMesh::new(&torus(24, 12, 0.35, 0.12)).unwrap();
+    let run = |gpu: &SdfGpu, mesh, resolution: u32, band: Option<f32>, outputs| {
+        gpu_run(gpu, mesh, resolution, band, outputs)
+            .unwrap_or_else(|e| panic!("{resolution}³: {e}"))
     };
-    for (resolution, band, outputs) in [
-        (24, None, FieldOutputs::ALL),
-        (12, None, FieldOutputs::VALUES),
-        (16, Some(2.0), FieldOutputs::VALUES),
-        (20, None, FieldOutputs::ALL),
-        (28, None, FieldOutputs::ALL),
-        (8, None, FieldOutputs::ALL),
+    for (mesh, name, resolution, band, outputs) in [
+        (&suzanne, "suzanne", 24, None, FieldOutputs::ALL),
+        (&suzanne, "suzanne", 12, None, FieldOutputs::VALUES),
+        (&ring, "torus", 16, Some(2.0), FieldOutputs::VALUES),
+        (&suzanne, "suzanne", 20, None, FieldOutputs::ALL),
+        (&ring, "torus", 28, None, FieldOutputs::ALL),
+        (&ring, "torus", 30, None, FieldOutputs::VALUES),
+        (&suzanne, "suzanne", 8, None, FieldOutputs::ALL),
     ] {
-        let label = format!("{resolution}³ band {band:?} closest {}", outputs.closest);
-        let got = run(&reused, resolution, band, outputs);
+        let label = format!(
+            "{name} {resolution}³ band {band:?} closest {}",
+            outputs.closest
+        );
+        let got = run(&reused, mesh, resolution, band, outputs);
         fresh.release_mesh();
-        let want = run(&fresh, resolution, band, outputs);
+        let want = run(&fresh, mesh, resolution, band, outputs);
         assert_eq!(got.grid, want.grid, "{label}: grids differ");
         assert_eq!(got.values.len(), want.values.len(), "{label}: cells");
         if let Some(cell) =
@@ -643,4 +655,41 @@ fn reused_run_buffers_give_the_fields_of_fresh_ones() {
             "{label}: evaluation counts"
         );
     }
+}
+
+/// A call that fails (a grid beyond the device's storage-binding limit)
+/// leaves the stage usable: the next call, after a kept run of another
+/// size, gives a fresh stage's field. Needs a device whose limit a grid
+/// of at most `MAX_RESOLUTION`³ exceeds (lavapipe's 128 MiB).
+#[test]
+fn a_refused_grid_leaves_the_stage_usable() {
+    let gpu_ctx = common::gpu();
+    let limit = gpu_ctx.device.limits().max_storage_buffer_binding_size;
+    let cube = PreparedMesh::new(&box_mesh(1)).unwrap();
+    let too_large = (8..=sdf_grid::MAX_RESOLUTION)
+        .find(|&r| {
+            let grid = sdf_grid::GridSpec::around(cube.mesh.bounds(), r, 0.1);
+            grid.num_cells() as u64 * 4 > limit
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "{}: every grid fits its {limit}-byte limit",
+                gpu_ctx.describe()
+            )
+        });
+    let stage = SdfGpu::new(&gpu_ctx);
+    gpu_run(&stage, &cube, 20, None, FieldOutputs::ALL).expect("20³");
+    let err = gpu_run(&stage, &cube, too_large, None, FieldOutputs::VALUES)
+        .err()
+        .unwrap_or_else(|| panic!("{too_large}³ beyond {limit} bytes was accepted"))
+        .to_string();
+    assert!(err.contains("SdfGpu::values"), "{too_large}³: {err}");
+    let got = gpu_run(&stage, &cube, 16, None, FieldOutputs::ALL).expect("16³ after");
+    let want = gpu_run(&SdfGpu::new(&gpu_ctx), &cube, 16, None, FieldOutputs::ALL).unwrap();
+    let bits = |f: &SdfField| f.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&got), bits(&want), "16³ after the refused grid");
+    assert_eq!(
+        got.closest, want.closest,
+        "16³ closest after the refused grid"
+    );
 }

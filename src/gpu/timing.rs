@@ -126,6 +126,22 @@ impl<'a> GpuRun<'a> {
         record(&mut scope);
     }
 
+    /// Submits the phases recorded so far, so the GPU starts on them while
+    /// the caller does host work, and records the next phases into a new
+    /// encoder; [`GpuRun::finish`] submits those after them and times all
+    /// (the timestamp queries are resolved in the last encoder, after every
+    /// scope).
+    pub fn flush(&mut self) {
+        let next = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("GpuRun::after_flush"),
+            });
+        let done = std::mem::replace(&mut self.encoder, next);
+        self.gpu.queue.submit([done.finish()]);
+    }
+
     /// Submits without waiting (work in flight; no times).
     pub fn submit(self) {
         self.gpu.queue.submit([self.encoder.finish()]);

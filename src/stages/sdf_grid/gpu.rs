@@ -137,18 +137,23 @@ impl SdfGpu {
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    /// Buffers for a run of `cells_bytes` per field and `staging_bytes`
-    /// read back: the kept ones where they are large enough (a repeated
-    /// call allocates and frees nothing), new ones otherwise (the kept
-    /// ones freed first).
-    fn run_buffers(&self, cells_bytes: u64, staging_bytes: u64) -> Result<RunBuffers, SdfError> {
+    /// The buffers the kernels write for a run of `cells_bytes` per field,
+    /// and the kept staging buffer if it holds `staging_bytes`: the kept
+    /// ones where they are large enough (a repeated call allocates and
+    /// frees nothing), new ones otherwise (the kept ones freed first). A
+    /// new staging buffer is made by [`SdfGpu::run`] while the kernels run.
+    fn run_buffers(
+        &self,
+        cells_bytes: u64,
+        staging_bytes: u64,
+    ) -> Result<(FieldBuffers, Option<wgpu::Buffer>), SdfError> {
         let gpu = &self.gpu;
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (fields, small, staging) = match kept {
-            Some(k) => (
+            Some(RunBuffers { fields: k, staging }) => (
                 Some([k.values, k.closest]).filter(|[v, _]| v.size() >= cells_bytes),
                 Some([k.uniform, k.counters]),
-                Some(k.staging).filter(|s| s.size() >= staging_bytes),
+                Some(staging).filter(|s| s.size() >= staging_bytes),
             ),
             None => (None, None, None),
         };
@@ -185,15 +190,13 @@ impl SdfGpu {
                 )?,
             ],
         };
-        let staging = staging
-            .unwrap_or_else(|| staging_buffer(&gpu.device, "SdfGpu::staging", staging_bytes));
-        Ok(RunBuffers {
+        let fields = FieldBuffers {
             values,
             closest,
             uniform,
             counters,
-            staging,
-        })
+        };
+        Ok((fields, staging))
     }
 
     /// Keeps a finished run's buffers for the next run.
@@ -275,7 +278,7 @@ impl SdfGpu {
         closest: bool,
         frame: &Frame,
     ) -> Result<SdfField, SdfError> {
-        let ran = self.run(mesh, grid, params, accelerated, closest)?;
+        let ran = self.run(mesh, grid, params, accelerated, closest, true)?;
         self.read_field(mesh, params, ran, frame)
     }
 
@@ -302,7 +305,7 @@ impl SdfGpu {
             buffers,
             winding,
             ..
-        } = self.run(mesh, grid, params, accelerated, closest)?;
+        } = self.run(mesh, grid, params, accelerated, closest, false)?;
         self.keep(buffers);
         if let Some(recorded) = winding {
             let start = Instant::now();
@@ -317,6 +320,14 @@ impl SdfGpu {
         Ok((timings, None))
     }
 
+    /// Uploads what the kernels need (the mesh unless resident, the
+    /// parameters), records the kernels and submits them; while the GPU
+    /// works, creates the staging buffer (unless a kept one is large
+    /// enough: a new host-visible buffer of the field's size is pinned
+    /// memory, slow to create) and, if `host_out`, the host memory the
+    /// field is copied into, every page touched ([`HostOut`]); then
+    /// submits the copy to the staging buffer and waits. The field and
+    /// the closest triangles (if `closest`) are then in `staging`.
     fn run(
         &self,
         mesh: &PreparedMesh,
@@ -324,6 +335,7 @@ impl SdfGpu {
         params: &SdfParams,
         accelerated: bool,
         closest: bool,
+        host_out: bool,
     ) -> Result<Ran, SdfError> {
         puffin::profile_function!();
         let gpu = &self.gpu;
@@ -367,23 +379,22 @@ impl SdfGpu {
         // One staging buffer for everything read back:
         // [values | counters | closest if asked for].
         let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
-        let buffers = self.run_buffers(cells_bytes, staging_bytes)?;
+        let (fields, kept_staging) = self.run_buffers(cells_bytes, staging_bytes)?;
         // Written before the run's commands (with its submission).
         gpu.queue
-            .write_buffer(&buffers.uniform, 0, bytemuck::bytes_of(&uniform));
+            .write_buffer(&fields.uniform, 0, bytemuck::bytes_of(&uniform));
         gpu.queue
-            .write_buffer(&buffers.counters, 0, &[0; COUNTER_BYTES as usize]);
-        let RunBuffers {
+            .write_buffer(&fields.counters, 0, &[0; COUNTER_BYTES as usize]);
+        let FieldBuffers {
             values: values_buf,
             closest: closest_buf,
             counters: counter_buf,
-            staging,
             ..
-        } = &buffers;
+        } = &fields;
         let bind_group = self.kernels.bind_group(
             gpu,
             &[
-                &buffers.uniform,
+                &fields.uniform,
                 &mesh_buffers.tri_pos,
                 &mesh_buffers.normals,
                 values_buf,
@@ -426,12 +437,24 @@ impl SdfGpu {
             Some(w) => Some(w.record(gpu, mesh, &grid, values_buf, &mut run)?),
             None => None,
         };
+        // The GPU starts on the uploads and kernels; meanwhile the staging
+        // buffer and the host's output memory, then the copy out, queued
+        // after the kernels.
+        run.flush();
+        let (staging, out) = rayon::join(
+            || {
+                kept_staging.unwrap_or_else(|| {
+                    staging_buffer(&gpu.device, "SdfGpu::staging", staging_bytes)
+                })
+            },
+            || host_out.then(|| HostOut::faulted(n, closest)),
+        );
         run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(values_buf, 0, staging, 0, cells_bytes);
-            encoder.copy_buffer_to_buffer(counter_buf, 0, staging, cells_bytes, COUNTER_BYTES);
+            encoder.copy_buffer_to_buffer(values_buf, 0, &staging, 0, cells_bytes);
+            encoder.copy_buffer_to_buffer(counter_buf, 0, &staging, cells_bytes, COUNTER_BYTES);
             if closest {
                 let at = cells_bytes + COUNTER_BYTES;
-                encoder.copy_buffer_to_buffer(closest_buf, 0, staging, at, cells_bytes);
+                encoder.copy_buffer_to_buffer(closest_buf, 0, &staging, at, cells_bytes);
             }
         });
         let (phases, wall_ms) = run.finish()?;
@@ -447,7 +470,8 @@ impl SdfGpu {
         Ok(Ran {
             timings,
             grid,
-            buffers,
+            buffers: RunBuffers { fields, staging },
+            out,
             staging_bytes,
             closest,
             accelerated,
@@ -458,8 +482,9 @@ impl SdfGpu {
 
     /// The field of a finished run, its values in the world of `frame`:
     /// the staging buffer mapped once, each part copied straight out of
-    /// it in parallel (the values scaled on the way, the closest triangles
-    /// mapped back to mesh order on the way: phase `convert`).
+    /// it in parallel chunks into the run's [`HostOut`], already faulted
+    /// in (the values scaled on the way, the closest triangles mapped back
+    /// to mesh order on the way: phase `convert`).
     fn read_field(
         &self,
         mesh: &PreparedMesh,
@@ -471,6 +496,7 @@ impl SdfGpu {
             mut timings,
             grid,
             buffers,
+            out,
             staging_bytes,
             closest: read_closest,
             accelerated,
@@ -480,34 +506,29 @@ impl SdfGpu {
         let cells_bytes = grid.num_cells() * 4;
         let readback_start = Instant::now();
         let order = &mesh_buffers.order;
-        let (mut values, counters, closest, convert_ms) = map_staging_with(
+        let HostOut {
+            mut values,
+            mut closest,
+        } = out.expect("a run for read-back has its host memory");
+        let (counters, convert_ms) = map_staging_with(
             &self.gpu,
             &buffers.staging,
             staging_bytes,
             "the field",
             |view| {
-                let (values, rest) = view.split_at(cells_bytes);
+                let (values_bytes, rest) = view.split_at(cells_bytes);
                 let (counters, closest_bytes) = rest.split_at(COUNTER_BYTES as usize);
                 let to_world = frame.world_factor();
-                let values: Vec<f32> = bytemuck::cast_slice::<u8, f32>(values)
-                    .par_iter()
-                    .with_min_len(COPY_CHUNK)
-                    .map(|&v| v * to_world)
-                    .collect();
+                copy_chunks(&mut values, values_bytes, |v: f32| v * to_world);
                 let counters: [u32; 4] = bytemuck::pod_read_unaligned(counters);
                 let start = Instant::now();
-                let closest: Vec<u32> = bytemuck::cast_slice::<u8, u32>(closest_bytes)
-                    .par_iter()
-                    .with_min_len(COPY_CHUNK)
-                    .map(|&c| match c {
-                        FAR => FAR,
-                        // The BVH backend's triangles are in BVH order.
-                        c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
-                        c => c,
-                    })
-                    .collect();
-                let convert_ms = start.elapsed().as_secs_f64() * 1e3;
-                (values, counters, closest, convert_ms)
+                copy_chunks(&mut closest, closest_bytes, |c: u32| match c {
+                    FAR => FAR,
+                    // The BVH backend's triangles are in BVH order.
+                    c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
+                    c => c,
+                });
+                (counters, start.elapsed().as_secs_f64() * 1e3)
             },
         )?;
         self.keep(buffers);
@@ -543,12 +564,63 @@ impl SdfGpu {
     }
 }
 
+/// Copies `src` (the mapped bytes of `dst.len()` `T`s) into `dst`,
+/// `convert`ing each, in parallel chunks.
+fn copy_chunks<T: bytemuck::Pod + Send + Sync>(
+    dst: &mut [T],
+    src: &[u8],
+    convert: impl Fn(T) -> T + Sync,
+) {
+    let src = bytemuck::cast_slice::<u8, T>(src);
+    assert_eq!(dst.len(), src.len(), "cells copied out");
+    dst.par_chunks_mut(COPY_CHUNK)
+        .zip(src.par_chunks(COPY_CHUNK))
+        .for_each(|(d, s)| {
+            for (d, &s) in d.iter_mut().zip(s) {
+                *d = convert(s);
+            }
+        });
+}
+
+/// Host memory a run's field is copied into, allocated and every page
+/// written (in parallel) while the GPU computes the field, so the copy
+/// out of mapped memory after it neither allocates nor page-faults (55 MB
+/// of fresh pages at 256³ cost about as long as the copy itself).
+struct HostOut {
+    values: Vec<f32>,
+    /// Empty unless the closest triangles are read back.
+    closest: Vec<u32>,
+}
+
+impl HostOut {
+    fn faulted(cells: usize, closest: bool) -> Self {
+        let (values, closest) = rayon::join(
+            || touched(0.0, cells),
+            || touched(0, if closest { cells } else { 0 }),
+        );
+        HostOut { values, closest }
+    }
+}
+
+/// `n` copies of `zero`, written through a parallel collect into fresh
+/// capacity (not a calloc'd zero vector, whose pages are mapped at first
+/// use).
+fn touched<T: Copy + Send + Sync>(zero: T, n: usize) -> Vec<T> {
+    let mut v = Vec::new();
+    rayon::iter::repeat_n(zero, n)
+        .with_min_len(COPY_CHUNK)
+        .collect_into_vec(&mut v);
+    v
+}
+
 /// A finished run: its timings and the field in host-visible memory.
 struct Ran {
     timings: Timings,
     grid: GridSpec,
     /// The run's buffers, the field in `staging`.
     buffers: RunBuffers,
+    /// Where the field is copied to (runs that read it back).
+    out: Option<HostOut>,
     /// Bytes of `staging` read back.
     staging_bytes: u64,
     /// Whether `staging` holds the closest triangles.
@@ -559,17 +631,23 @@ struct Ran {
     winding: Option<Recorded>,
 }
 
-/// A run's buffers, kept between runs ([`SdfGpu::run_buffers`]): the
-/// fields (`values`, `closest`: at least the run's cells, of which the
+/// A run's buffers, kept between runs ([`SdfGpu::run_buffers`]): what
+/// the kernels write, and the staging buffer the field is read back from
+/// (of which exactly the run's bytes are copied to and mapped).
+struct RunBuffers {
+    fields: FieldBuffers,
+    staging: wgpu::Buffer,
+}
+
+/// The fields (`values`, `closest`: at least the run's cells, of which the
 /// kernels write and the copies read exactly the run's, so a larger kept
 /// buffer's tail is never seen), the parameters and counters (written
-/// before each run), and the staging buffer the field is read back from.
-struct RunBuffers {
+/// before each run).
+struct FieldBuffers {
     values: wgpu::Buffer,
     closest: wgpu::Buffer,
     uniform: wgpu::Buffer,
     counters: wgpu::Buffer,
-    staging: wgpu::Buffer,
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's

@@ -33,6 +33,7 @@ mod kernels;
 #[doc(hidden)]
 pub mod layouts;
 mod radix_sort;
+mod ring;
 mod shaders;
 mod timing;
 
@@ -42,6 +43,7 @@ pub use buffers::{
 };
 pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
+pub use ring::{RING_CHUNK, RING_SLOTS, Source, StagingRing};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,
 };

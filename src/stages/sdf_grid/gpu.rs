@@ -16,9 +16,8 @@ use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging_with,
-    shader_source, staging_buffer, storage_buffer_init, storage_buffer_with, storage_buffer_zeroed,
-    write_records,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
+    shader_source, storage_buffer_init, storage_buffer_with, storage_buffer_zeroed, write_records,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -47,7 +46,7 @@ pub const FALLBACK_PHASE: &str = "sign fallback";
 pub const GPU_STACK: usize = 64;
 /// Invocations per workgroup in every entry point.
 pub const WORKGROUP: u32 = 64;
-/// The counters' bytes in the staging buffer (after the values).
+/// The counters' bytes.
 const COUNTER_BYTES: u64 = 16;
 /// Cells per task of the parallel copies out of mapped memory.
 const COPY_CHUNK: usize = 1 << 16;
@@ -138,22 +137,22 @@ impl SdfGpu {
     }
 
     /// The buffers the kernels write for a run of `cells_bytes` per field,
-    /// and the kept staging buffer if it holds `staging_bytes`: the kept
-    /// ones where they are large enough (a repeated call allocates and
-    /// frees nothing), new ones otherwise (the kept ones freed first). A
-    /// new staging buffer is made by [`SdfGpu::run`] while the kernels run.
+    /// and the kept staging ring if it fits reads of `staging_bytes`: the
+    /// kept ones where they are large enough (a repeated call allocates
+    /// and frees nothing), new ones otherwise (the kept ones freed first).
+    /// A new ring is made by [`SdfGpu::run`] while the kernels run.
     fn run_buffers(
         &self,
         cells_bytes: u64,
         staging_bytes: u64,
-    ) -> Result<(FieldBuffers, Option<wgpu::Buffer>), SdfError> {
+    ) -> Result<(FieldBuffers, Option<StagingRing>), SdfError> {
         let gpu = &self.gpu;
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (fields, small, staging) = match kept {
             Some(RunBuffers { fields: k, staging }) => (
                 Some([k.values, k.closest]).filter(|[v, _]| v.size() >= cells_bytes),
                 Some([k.uniform, k.counters]),
-                Some(staging).filter(|s| s.size() >= staging_bytes),
+                Some(staging).filter(|s| s.fits(staging_bytes)),
             ),
             None => (None, None, None),
         };
@@ -322,12 +321,12 @@ impl SdfGpu {
 
     /// Uploads what the kernels need (the mesh unless resident, the
     /// parameters), records the kernels and submits them; while the GPU
-    /// works, creates the staging buffer (unless a kept one is large
-    /// enough: a new host-visible buffer of the field's size is pinned
-    /// memory, slow to create) and, if `host_out`, the host memory the
-    /// field is copied into, every page touched ([`HostOut`]); then
-    /// submits the copy to the staging buffer and waits. The field and
-    /// the closest triangles (if `closest`) are then in `staging`.
+    /// works, creates the staging ring (unless a kept one fits,
+    /// [`StagingRing`]: host-visible memory is pinned, slow to create) and,
+    /// if `host_out`, the host memory the field is copied into, every page
+    /// touched ([`HostOut`]); then waits. A run without `host_out` (GPU
+    /// timing) also records the field's copies through the ring: the GPU
+    /// work of its read-back ([`SdfGpu::read_field`]).
     fn run(
         &self,
         mesh: &PreparedMesh,
@@ -376,10 +375,10 @@ impl SdfGpu {
             num_cells: n as u32,
             _pad: [0; 3],
         };
-        // One staging buffer for everything read back:
+        // Everything read back, through one ring:
         // [values | counters | closest if asked for].
         let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
-        let (fields, kept_staging) = self.run_buffers(cells_bytes, staging_bytes)?;
+        let (fields, kept_ring) = self.run_buffers(cells_bytes, staging_bytes)?;
         // Written before the run's commands (with its submission).
         gpu.queue
             .write_buffer(&fields.uniform, 0, bytemuck::bytes_of(&uniform));
@@ -437,26 +436,19 @@ impl SdfGpu {
             Some(w) => Some(w.record(gpu, mesh, &grid, values_buf, &mut run)?),
             None => None,
         };
-        // The GPU starts on the uploads and kernels; meanwhile the staging
-        // buffer and the host's output memory, then the copy out, queued
-        // after the kernels.
+        // The GPU starts on the uploads and kernels; meanwhile the ring
+        // and the host's output memory.
         run.flush();
         let (staging, out) = rayon::join(
-            || {
-                kept_staging.unwrap_or_else(|| {
-                    staging_buffer(&gpu.device, "SdfGpu::staging", staging_bytes)
-                })
-            },
+            || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", staging_bytes)),
             || host_out.then(|| HostOut::faulted(n, closest)),
         );
-        run.encoder_work("copy out", |encoder| {
-            encoder.copy_buffer_to_buffer(values_buf, 0, &staging, 0, cells_bytes);
-            encoder.copy_buffer_to_buffer(counter_buf, 0, &staging, cells_bytes, COUNTER_BYTES);
-            if closest {
-                let at = cells_bytes + COUNTER_BYTES;
-                encoder.copy_buffer_to_buffer(closest_buf, 0, &staging, at, cells_bytes);
-            }
-        });
+        if !host_out {
+            let sources = read_sources(&fields, cells_bytes, closest);
+            run.encoder_work("copy out", |encoder| {
+                staging.record_copies(encoder, &sources)
+            });
+        }
         let (phases, wall_ms) = run.finish()?;
         // Each GPU phase with its own GPU time; the submit-to-done wall time
         // of the whole run is booked on the first.
@@ -472,7 +464,6 @@ impl SdfGpu {
             grid,
             buffers: RunBuffers { fields, staging },
             out,
-            staging_bytes,
             closest,
             accelerated,
             mesh_buffers,
@@ -481,10 +472,12 @@ impl SdfGpu {
     }
 
     /// The field of a finished run, its values in the world of `frame`:
-    /// the staging buffer mapped once, each part copied straight out of
-    /// it in parallel chunks into the run's [`HostOut`], already faulted
-    /// in (the values scaled on the way, the closest triangles mapped back
-    /// to mesh order on the way: phase `convert`).
+    /// read back through the staging ring ([`StagingRing::read`]: the GPU
+    /// copies the next chunk while the host copies this one), each chunk
+    /// copied straight out of mapped memory, in parallel, into the run's
+    /// [`HostOut`], already faulted in (the values scaled on the way, the
+    /// closest triangles mapped back to mesh order on the way: phase
+    /// `convert`).
     fn read_field(
         &self,
         mesh: &PreparedMesh,
@@ -497,41 +490,40 @@ impl SdfGpu {
             grid,
             buffers,
             out,
-            staging_bytes,
             closest: read_closest,
             accelerated,
             mesh_buffers,
             winding,
         } = ran;
-        let cells_bytes = grid.num_cells() * 4;
         let readback_start = Instant::now();
         let order = &mesh_buffers.order;
         let HostOut {
             mut values,
             mut closest,
         } = out.expect("a run for read-back has its host memory");
-        let (counters, convert_ms) = map_staging_with(
-            &self.gpu,
-            &buffers.staging,
-            staging_bytes,
-            "the field",
-            |view| {
-                let (values_bytes, rest) = view.split_at(cells_bytes);
-                let (counters, closest_bytes) = rest.split_at(COUNTER_BYTES as usize);
-                let to_world = frame.world_factor();
-                copy_chunks(&mut values, values_bytes, |v: f32| v * to_world);
-                let counters: [u32; 4] = bytemuck::pod_read_unaligned(counters);
-                let start = Instant::now();
-                copy_chunks(&mut closest, closest_bytes, |c: u32| match c {
-                    FAR => FAR,
-                    // The BVH backend's triangles are in BVH order.
-                    c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
-                    c => c,
-                });
-                (counters, start.elapsed().as_secs_f64() * 1e3)
-            },
-        )?;
-        self.keep(buffers);
+        let RunBuffers { fields, staging } = buffers;
+        let sources = read_sources(&fields, (grid.num_cells() * 4) as u64, read_closest);
+        let to_world = frame.world_factor();
+        let mut counters = [0u32; 4];
+        let mut convert_ms = 0.0;
+        let staging = staging.read(&self.gpu, &sources, "the field", |source, at, bytes| {
+            let cells = at as usize / 4..(at as usize + bytes.len()) / 4;
+            match source {
+                COUNTERS => counters = bytemuck::pod_read_unaligned(bytes),
+                VALUES => copy_chunks(&mut values[cells], bytes, |v: f32| v * to_world),
+                _ => {
+                    let start = Instant::now();
+                    copy_chunks(&mut closest[cells], bytes, |c: u32| match c {
+                        FAR => FAR,
+                        // The BVH backend's triangles are in BVH order.
+                        c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
+                        c => c,
+                    });
+                    convert_ms += start.elapsed().as_secs_f64() * 1e3;
+                }
+            }
+        })?;
+        self.keep(RunBuffers { fields, staging });
         let readback_ms = readback_start.elapsed().as_secs_f64() * 1e3 - convert_ms;
         timings.push("readback", readback_ms, None);
         if read_closest {
@@ -563,6 +555,23 @@ impl SdfGpu {
         })
     }
 }
+
+/// The sources of a run's read-back, in this order (indices [`COUNTERS`],
+/// [`VALUES`], then the closest triangles if `closest`).
+fn read_sources(fields: &FieldBuffers, cells_bytes: u64, closest: bool) -> Vec<Source<'_>> {
+    let mut sources = vec![
+        (&fields.counters, COUNTER_BYTES),
+        (&fields.values, cells_bytes),
+    ];
+    if closest {
+        sources.push((&fields.closest, cells_bytes));
+    }
+    sources
+}
+
+/// The read-back sources' indices ([`read_sources`]).
+const COUNTERS: usize = 0;
+const VALUES: usize = 1;
 
 /// Copies `src` (the mapped bytes of `dst.len()` `T`s) into `dst`,
 /// `convert`ing each, in parallel chunks.
@@ -617,13 +626,11 @@ fn touched<T: Copy + Send + Sync>(zero: T, n: usize) -> Vec<T> {
 struct Ran {
     timings: Timings,
     grid: GridSpec,
-    /// The run's buffers, the field in `staging`.
+    /// The run's buffers, the field in `fields`.
     buffers: RunBuffers,
     /// Where the field is copied to (runs that read it back).
     out: Option<HostOut>,
-    /// Bytes of `staging` read back.
-    staging_bytes: u64,
-    /// Whether `staging` holds the closest triangles.
+    /// Whether the closest triangles are read back.
     closest: bool,
     accelerated: bool,
     mesh_buffers: Arc<MeshBuffers>,
@@ -632,11 +639,10 @@ struct Ran {
 }
 
 /// A run's buffers, kept between runs ([`SdfGpu::run_buffers`]): what
-/// the kernels write, and the staging buffer the field is read back from
-/// (of which exactly the run's bytes are copied to and mapped).
+/// the kernels write, and the ring the field is read back through.
 struct RunBuffers {
     fields: FieldBuffers,
-    staging: wgpu::Buffer,
+    staging: StagingRing,
 }
 
 /// The fields (`values`, `closest`: at least the run's cells, of which the

@@ -436,7 +436,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             "Wall time by phase (ms; target: wall ≤ gpu + 2 × copy + 5)",
             &wall_rows,
         );
-        report.write_markdown(&report::markdown_table(&wall_rows))?;
+        println!("{}", sdf_wall::WALL_NOTE);
+        report.write_markdown(&format!(
+            "{}\n\n{}",
+            sdf_wall::WALL_NOTE,
+            report::markdown_table(&wall_rows)
+        ))?;
     }
     Ok(())
 }

@@ -20,9 +20,9 @@
 //! | group | stage phases |
 //! |---|---|
 //! | `bvh` | `bvh` (the slab tree built from the mesh's BVH) |
-//! | `upload` | `upload` (the triangles gathered into the uploads' staging memory, the tree copied there, the run's buffers created or reused, the parameters written) |
-//! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies, the kernels and the copy to host-visible memory, until the GPU is done) |
-//! | `readback` | `readback` (mapping and copying the field out) |
+//! | `upload` | `upload` (the triangles gathered into the uploads' staging memory, the tree copied there, the buffers the kernels write created or reused, the parameters written) |
+//! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies and the kernels, until the GPU is done; meanwhile, on the host, the read-back's staging ring and the host memory of the field, every page touched) |
+//! | `readback` | `readback` (the field's copies through the staging ring, each chunk mapped and copied out in parallel while the GPU copies the next) |
 //! | `host` | `convert`, `to world`, `sign`, the winding sign's CPU fallback |
 //!
 //! and `other` is the wall time no phase accounts for.
@@ -85,6 +85,15 @@ impl WallSplit {
         ]
     }
 }
+
+/// What the wall table's rows include, printed after it and written above
+/// it in `sdf.md`.
+pub const WALL_NOTE: &str = "A cold call has nothing of the mesh or of the run on the GPU \
+(released before its clock starts); a warm call repeats it with both resident. Not in a cold \
+call: the process's GPU device and pipelines, and the first host-visible memory block of \
+wgpu's allocator (64 MiB, pinned by the driver), which the bench's copy probe creates and the \
+allocator keeps; the read-back's staging ring (2 × 16 MiB) is carved from it. A one-shot CLI \
+process pays that block once, while its kernels run.";
 
 /// The issue's end-to-end target for a field: its GPU time, twice its
 /// PCIe copy and 5 ms.

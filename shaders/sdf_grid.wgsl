@@ -25,7 +25,10 @@ struct Params {
     bricks: vec3u,      // bricks per axis (ceil(dims / 4))
     band: f32,          // narrow band half-width in world units; < 0: no band
     num_cells: u32,
-    _pad0: u32,
+    // 1: write `closest`; 0: a values-only run binds a 4-byte `closest`,
+    // which nothing touches (sdf_packet.wgsl keeps each cell's nearest
+    // triangle in `values` between its passes instead).
+    write_closest: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -38,7 +41,9 @@ const TILE: u32 = 64u;
 // 7 feature normals per triangle, 3 floats each:
 // [face, edge01, edge12, edge20, v0, v1, v2].
 @group(0) @binding(2) var<storage, read> normals: array<f32>;
-@group(0) @binding(3) var<storage, read_write> values: array<f32>;
+// Float bits (bitcast): sdf_packet.wgsl keeps a triangle index here
+// between its passes in a values-only run.
+@group(0) @binding(3) var<storage, read_write> values: array<u32>;
 // (triangle << 3) | feature, or NONE for a far cell.
 @group(0) @binding(4) var<storage, read_write> closest: array<u32>;
 // Binding 5: the BVH, declared in sdf_packet.wgsl.
@@ -65,8 +70,10 @@ fn write_cell(cell: u32, p: vec3f, best_d2: f32, best_tri: u32, feature: u32) {
     if (best_tri == NONE) {
         // Farther than the band from every triangle: the CPU finishing step
         // gives far cells their sign.
-        values[cell] = params.band;
-        closest[cell] = NONE;
+        values[cell] = bitcast<u32>(params.band);
+        if (params.write_closest != 0u) {
+            closest[cell] = NONE;
+        }
         return;
     }
     // The closest point's side of the feature's normal: for a face the
@@ -81,8 +88,10 @@ fn write_cell(cell: u32, p: vec3f, best_d2: f32, best_tri: u32, feature: u32) {
     if (dot(p - on_feature, n) < 0.0) {
         sign = -1.0;
     }
-    values[cell] = sign * sqrt(best_d2);
-    closest[cell] = (best_tri << 3u) | feature;
+    values[cell] = bitcast<u32>(sign * sqrt(best_d2));
+    if (params.write_closest != 0u) {
+        closest[cell] = (best_tri << 3u) | feature;
+    }
 }
 
 fn band2() -> f32 {

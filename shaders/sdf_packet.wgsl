@@ -168,7 +168,11 @@ fn packet_cells(
     }
     if (valid) {
         let cell = ijk.x + params.dims.x * (ijk.y + params.dims.y * ijk.z);
-        closest[cell] = best_tri;
+        if (params.write_closest != 0u) {
+            closest[cell] = best_tri;
+        } else {
+            values[cell] = best_tri;
+        }
     }
     flush_evals(lid, evals);
 }
@@ -187,7 +191,13 @@ fn finish_cells(
         return;
     }
     let p = cell_center(cell_coords(cell));
-    let t = closest[cell];
+    // Read by the invocation that overwrites it (write_cell).
+    var t: u32;
+    if (params.write_closest != 0u) {
+        t = closest[cell];
+    } else {
+        t = values[cell];
+    }
     var d2 = band2();
     var feature = FEATURE_FACE;
     if (t != NONE) {

@@ -490,7 +490,7 @@ fn sdf_grid() {
     let mut c = Checks::default();
     mirror! { c, "sdf_grid.wgsl", "Params", sl::SdfGridParams {
         origin, cell_size, dims, num_tris, bricks, band, num_cells,
-        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+        write_closest, _pad1 = _pad, _pad2 = _pad + 4,
     } }
     // No padding members: WGSL rounds the size up to the vec3's alignment.
     mirror! { c, "sdf_packet.wgsl", "SlabNode", sl::SlabNode {

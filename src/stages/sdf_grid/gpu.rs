@@ -34,7 +34,10 @@ pub struct Params {
     pub bricks: [u32; 3],
     pub band: f32,
     pub num_cells: u32,
-    pub _pad: [u32; 3],
+    /// 1 when the run reads the closest triangles back; 0: a values-only
+    /// run, whose `closest` binding is a 4-byte buffer nothing touches.
+    pub write_closest: u32,
+    pub _pad: [u32; 2],
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
@@ -136,7 +139,8 @@ impl SdfGpu {
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    /// The buffers the kernels write for a run of `cells_bytes` per field,
+    /// The buffers the kernels write for a run of `cells_bytes` of values
+    /// and `closest_bytes` of closest triangles (4 for a values-only run),
     /// and the kept staging ring if it fits reads of `staging_bytes`: the
     /// kept ones where they are large enough (a repeated call allocates
     /// and frees nothing), new ones otherwise (the kept ones freed first).
@@ -144,13 +148,15 @@ impl SdfGpu {
     fn run_buffers(
         &self,
         cells_bytes: u64,
+        closest_bytes: u64,
         staging_bytes: u64,
     ) -> Result<(FieldBuffers, Option<StagingRing>), SdfError> {
         let gpu = &self.gpu;
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
         let (fields, small, staging) = match kept {
             Some(RunBuffers { fields: k, staging }) => (
-                Some([k.values, k.closest]).filter(|[v, _]| v.size() >= cells_bytes),
+                Some([k.values, k.closest])
+                    .filter(|[v, c]| v.size() >= cells_bytes && c.size() >= closest_bytes),
                 Some([k.uniform, k.counters]),
                 Some(staging).filter(|s| s.fits(staging_bytes)),
             ),
@@ -159,16 +165,11 @@ impl SdfGpu {
         let [values, closest] = match fields {
             Some(f) => f,
             None => {
-                let field = |label| {
-                    storage_buffer_zeroed(
-                        gpu,
-                        BufferCheck {
-                            label,
-                            bytes: cells_bytes,
-                        },
-                    )
-                };
-                [field("SdfGpu::values")?, field("SdfGpu::closest")?]
+                let field = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
+                [
+                    field("SdfGpu::values", cells_bytes)?,
+                    field("SdfGpu::closest", closest_bytes)?,
+                ]
             }
         };
         let [uniform, counters] = match small {
@@ -348,10 +349,14 @@ impl SdfGpu {
             (_, false) => None,
         };
         let cells_bytes = (n * 4) as u64;
+        // A values-only run makes no field-sized buffer of closest
+        // triangles: the BVH backend keeps each cell's nearest triangle in
+        // `values` between its passes (`Params::write_closest`).
+        let closest_bytes = if closest { cells_bytes } else { 4 };
         // Check every per-run buffer before allocating any.
         for (what, bytes) in [
             ("SdfGpu::values", cells_bytes),
-            ("SdfGpu::closest", cells_bytes),
+            ("SdfGpu::closest", closest_bytes),
         ] {
             gpu.check_storage_size(what, bytes)?;
         }
@@ -373,12 +378,13 @@ impl SdfGpu {
             bricks: bricks.to_array(),
             band: params.band.map_or(-1.0, |b| b * grid.cell_size),
             num_cells: n as u32,
-            _pad: [0; 3],
+            write_closest: u32::from(closest),
+            _pad: [0; 2],
         };
         // Everything read back, through one ring:
         // [values | counters | closest if asked for].
         let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
-        let (fields, kept_ring) = self.run_buffers(cells_bytes, staging_bytes)?;
+        let (fields, kept_ring) = self.run_buffers(cells_bytes, closest_bytes, staging_bytes)?;
         // Written before the run's commands (with its submission).
         gpu.queue
             .write_buffer(&fields.uniform, 0, bytemuck::bytes_of(&uniform));
@@ -647,8 +653,9 @@ struct RunBuffers {
 
 /// The fields (`values`, `closest`: at least the run's cells, of which the
 /// kernels write and the copies read exactly the run's, so a larger kept
-/// buffer's tail is never seen), the parameters and counters (written
-/// before each run).
+/// buffer's tail is never seen; `closest` 4 bytes when the run before
+/// read none back), the parameters and counters (written before each
+/// run).
 struct FieldBuffers {
     values: wgpu::Buffer,
     closest: wgpu::Buffer,

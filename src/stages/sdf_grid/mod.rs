@@ -92,12 +92,14 @@
 //! normals   [f e01 e12 e20 v0 v1 v2 | ...]       3 f32 per normal, 7 per triangle
 //! values    [cell (i,j,k) at i + nx*(j + ny*k)]  f32
 //! closest   [(triangle << 3) | feature]          u32, FAR = 0xffffffff
-//! staging   [values | counters | closest]        closest only if asked for
+//! read-back counters, values, closest if asked   through a staging ring
 //! ```
 //!
 //! A caller that needs the values only ([`compute_with`],
 //! [`FieldOutputs::VALUES`]) gets them without the closest triangles'
-//! read-back (half the bytes over PCIe) and their mapping to mesh order.
+//! read-back (half the bytes over PCIe) and their mapping to mesh order,
+//! and its run makes no field-sized `closest` buffer: the BVH backend
+//! keeps each cell's nearest triangle in `values` between its two passes.
 
 mod cache;
 mod cpu;

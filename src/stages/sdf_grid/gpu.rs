@@ -360,8 +360,17 @@ impl SdfGpu {
         ] {
             gpu.check_storage_size(what, bytes)?;
         }
+        // Everything read back, through one ring:
+        // [counters | values | closest if asked for].
+        let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
         let upload_start = Instant::now();
-        let mesh_buffers = self.mesh_buffers(mesh, accelerated, &mut timings)?;
+        // The field's buffers (on a cold call: the driver's allocation of
+        // device memory) made beside the mesh's tree and upload.
+        let (mesh_buffers, run_buffers) = rayon::join(
+            || self.mesh_buffers(mesh, accelerated, &mut timings),
+            || self.run_buffers(cells_bytes, closest_bytes, staging_bytes),
+        );
+        let (mesh_buffers, (fields, kept_ring)) = (mesh_buffers?, run_buffers?);
         if mesh_buffers.depth >= GPU_STACK {
             return Err(SdfError::BvhTooDeep {
                 depth: mesh_buffers.depth,
@@ -381,10 +390,6 @@ impl SdfGpu {
             write_closest: u32::from(closest),
             _pad: [0; 2],
         };
-        // Everything read back, through one ring:
-        // [values | counters | closest if asked for].
-        let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
-        let (fields, kept_ring) = self.run_buffers(cells_bytes, closest_bytes, staging_bytes)?;
         // Written before the run's commands (with its submission).
         gpu.queue
             .write_buffer(&fields.uniform, 0, bytemuck::bytes_of(&uniform));

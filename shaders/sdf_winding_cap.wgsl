@@ -12,9 +12,12 @@
 //                  column whose centre its xy-projection covers, its sign
 //                  added at the first cell above its crossing
 //   cap_prefix     one invocation per column: the running sums along z
-//   cap_sign       one invocation per cell: W_Z alone where a cheap bound
-//                  on |w_C| (cap_bound) is below ½; the others (near the
-//                  cap, about 2% of an open scan's cells) are listed in
+//   cap_bricks     one invocation per brick of 4³ cells: whether the cheap
+//                  bound on |w_C| (cap_bound) is below ½ at every cell of
+//                  the brick at once (src/geom/cap.rs, cap_brick_bound)
+//   cap_sign       one invocation per cell: W_Z alone where its brick's
+//                  bound, or else its own, is below ½; the others (near
+//                  the cap, about 2% of an open scan's cells) are listed in
 //                  `walk_list`
 //   cap_walk       one invocation per listed cell (looping over the
 //                  list): W_Z − w_C, w_C by the fast winding walk of the
@@ -76,6 +79,9 @@ struct CapParams {
 // [0]: cells whose sign needs the cap's tree walk (the bound below did
 // not decide them); [1..]: those cells (room for every cell).
 @group(0) @binding(8) var<storage, read_write> walk_list: array<atomic<u32>>;
+// Per brick of CAP_BRICK³ cells (x fastest): 1 where cap_bricks bounded
+// |w_C| below ½ at all its cells, 0 where each cell needs its own bound.
+@group(0) @binding(9) var<storage, read_write> bricks: array<u32>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -335,11 +341,61 @@ fn cap_bound(p: vec3f, slack: f32) -> f32 {
     return sum;
 }
 
-// Cell `cell`'s centre as winding_refine's, in the corners' frame.
-fn cell_point(cell: u32) -> vec3f {
+fn cell_ijk(cell: u32) -> vec3u {
     let dims = cparams.dims;
-    let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+    return vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+}
+
+// The centre of the cell at `ijk` as winding_refine's, in the corners'
+// frame.
+fn ijk_point(ijk: vec3u) -> vec3f {
     return (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
+}
+
+fn cell_point(cell: u32) -> vec3f {
+    return ijk_point(cell_ijk(cell));
+}
+
+// Cells a brick side.
+const CAP_BRICK: u32 = 4u;
+
+fn brick_dims() -> vec3u {
+    return (cparams.dims + CAP_BRICK - 1u) / CAP_BRICK;
+}
+
+// The brick of the cell at `ijk`.
+fn brick_of(ijk: vec3u) -> u32 {
+    let bd = brick_dims();
+    let b = ijk / CAP_BRICK;
+    return b.x + bd.x * (b.y + bd.y * b.z);
+}
+
+// One cap_bound for a whole brick (src/geom/cap.rs, cap_brick_bound, is
+// its CPU twin and proves it): the computed cell centres are monotone in
+// each index, so they all lie in the box of the brick's first and last
+// ones, within the ball around its midpoint of half its diagonal (grown
+// by its rounding and the midpoint's); cap_bound's ball bounds hold for
+// every point within its slack of the midpoint, so grown by that radius
+// the walk bounds |Ω_C| within the original slack of every cell centre.
+@compute @workgroup_size(64)
+fn cap_bricks(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let bd = brick_dims();
+    let brick = (wid.y * nwg.x + wid.x) * 64u + lid;
+    if (brick >= bd.x * bd.y * bd.z) {
+        return;
+    }
+    let lo = vec3u(brick % bd.x, (brick / bd.x) % bd.y, brick / (bd.x * bd.y)) * CAP_BRICK;
+    let hi = min(lo + CAP_BRICK - 1u, cparams.dims - 1u);
+    let first = ijk_point(lo);
+    let last = ijk_point(hi);
+    let centre = 0.5 * (first + last);
+    let radius = 0.5 * length(last - first) * (1.0 + WINDING_EVAL)
+        + WINDING_EPS * (length(first) + length(last));
+    bricks[brick] = select(0u, 1u, cap_bound(centre, cparams.slack + radius) < CAP_BUDGET);
 }
 
 // Lists `cell` for winding_refine.
@@ -366,9 +422,11 @@ fn cap_sign(
         leave_open(cell);
         return;
     }
-    // |w_C| < ½ by the cheap bound: W_Z alone decides (W_Z = 0 gives
-    // |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
-    if (cparams.cap_tris > 0u && !(cap_bound(cell_point(cell), cparams.slack) < CAP_BUDGET)) {
+    // |w_C| < ½ by the brick's bound or the cell's own: W_Z alone decides
+    // (W_Z = 0 gives |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
+    let ijk = cell_ijk(cell);
+    if (cparams.cap_tris > 0u && bricks[brick_of(ijk)] == 0u
+        && !(cap_bound(ijk_point(ijk), cparams.slack) < CAP_BUDGET)) {
         let k = atomicAdd(&walk_list[0], 1u);
         atomicStore(&walk_list[1u + k], cell);
         return;

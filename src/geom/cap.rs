@@ -155,7 +155,8 @@ pub fn cap_brick_bound(packed: &PackedWinding, first: Vec3, last: Vec3, slack: f
 /// its radius grown by its own rounding and the centre's.
 fn brick_ball(first: Vec3, last: Vec3) -> (Vec3, f32) {
     let centre = 0.5 * (first + last);
-    let radius = 0.5 * (last - first).length() * (1.0 + EVAL) + EPS * (first.length() + last.length());
+    let radius =
+        0.5 * (last - first).length() * (1.0 + EVAL) + EPS * (first.length() + last.length());
     (centre, radius)
 }
 
@@ -564,9 +565,19 @@ mod tests {
             assert_eq!(cap_solid_angle_bound(&tree, p, 0.0), None, "at {p}");
         }
         // A brick beside the disk is decided whole; one across it is not.
-        let beside = cap_brick_bound(&tree, Vec3::new(2.5, 0.0, 0.0), Vec3::new(2.8, 0.3, 0.3), 0.0);
+        let beside = cap_brick_bound(
+            &tree,
+            Vec3::new(2.5, 0.0, 0.0),
+            Vec3::new(2.8, 0.3, 0.3),
+            0.0,
+        );
         assert!(beside.is_some_and(|b| b < CAP_BUDGET), "{beside:?}");
-        let across = cap_brick_bound(&tree, Vec3::new(0.0, 0.0, -0.1), Vec3::new(0.3, 0.3, 0.2), 0.0);
+        let across = cap_brick_bound(
+            &tree,
+            Vec3::new(0.0, 0.0, -0.1),
+            Vec3::new(0.3, 0.3, 0.2),
+            0.0,
+        );
         assert_eq!(across, None);
     }
 

@@ -12,7 +12,8 @@
 //   cap_crossings  one invocation per triangle of M and C: for each grid
 //                  column whose centre its xy-projection covers, its sign
 //                  added at the first cell above its crossing
-//   cap_prefix     one invocation per column: the running sums along z
+//   cap_prefix     one workgroup per 8 columns, 8 segments of each a
+//                  invocation: the running sums along z
 //   cap_bricks     one invocation per brick of 4³ cells: whether the cheap
 //                  bound on |w_C| (cap_bound) is below ½ at every cell of
 //                  the brick at once (src/geom/cap.rs, cap_brick_bound)
@@ -256,6 +257,19 @@ fn cap_crossings(
     }
 }
 
+// Columns of a cap_prefix workgroup (adjacent: their cells share memory
+// sectors), each cut into 64 / PREFIX_COLUMNS segments along z.
+const PREFIX_COLUMNS: u32 = 8u;
+const PREFIX_SEGMENTS: u32 = 8u;
+
+var<workgroup> prefix_parts: array<vec2i, 64>;
+
+// The running sums along z of PREFIX_COLUMNS columns: each invocation sums
+// its segment of a column, the segments below it are added from workgroup
+// memory, and it walks its segment again writing the running sums (two
+// walks of an eighth of a column each: a quarter of the sequential steps
+// of one invocation per column).
+// Integer sums: exact in any order.
 @compute @workgroup_size(64)
 fn cap_prefix(
     @builtin(workgroup_id) wid: vec3u,
@@ -263,19 +277,29 @@ fn cap_prefix(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let dims = cparams.dims;
-    let column = (wid.y * nwg.x + wid.x) * 64u + lid;
-    if (column >= dims.x * dims.y) {
-        return;
-    }
     let layer = dims.x * dims.y;
-    var w = 0;
-    var open = 0;
-    for (var k = 0u; k < dims.z; k++) {
+    let lane = lid % PREFIX_COLUMNS;
+    let segment = lid / PREFIX_COLUMNS;
+    let column = (wid.y * nwg.x + wid.x) * PREFIX_COLUMNS + lane;
+    let span = (dims.z + PREFIX_SEGMENTS - 1u) / PREFIX_SEGMENTS;
+    let first = min(segment * span, dims.z);
+    let end = select(first, min(first + span, dims.z), column < layer);
+    var part = vec2i(0);
+    for (var k = first; k < end; k++) {
         let cell = column + k * layer;
-        w += atomicLoad(&crossings[cell]);
-        open += atomicLoad(&ambiguous[cell]);
-        atomicStore(&crossings[cell], w);
-        atomicStore(&ambiguous[cell], open);
+        part += vec2i(atomicLoad(&crossings[cell]), atomicLoad(&ambiguous[cell]));
+    }
+    prefix_parts[lid] = part;
+    workgroupBarrier();
+    var running = vec2i(0);
+    for (var below = 0u; below < segment; below++) {
+        running += prefix_parts[lane + below * PREFIX_COLUMNS];
+    }
+    for (var k = first; k < end; k++) {
+        let cell = column + k * layer;
+        running += vec2i(atomicLoad(&crossings[cell]), atomicLoad(&ambiguous[cell]));
+        atomicStore(&crossings[cell], running.x);
+        atomicStore(&ambiguous[cell], running.y);
     }
 }
 

@@ -24,8 +24,11 @@
 //!    xy-projection covers, it adds its orientation (+1 where its normal
 //!    points down: the ray from a cell above going down crosses it outward)
 //!    at the first cell above the crossing.
-//! 2. `prefix sum`: one invocation per column sums along z: `W_Z` at every
-//!    cell.
+//! 2. `prefix sum`: the running sums along z, `W_Z` at every cell; one
+//!    workgroup per 8 adjacent columns, each column cut into 8 segments
+//!    that the invocations sum, then walk again from the sum of the
+//!    segments below (a column of 256 cells is 2 × 32 sequential steps,
+//!    not 256).
 //! 3. `cap winding`: a cheap upper bound `B ≥ |w_C|`
 //!    ([`crate::geom::cap_solid_angle_bound`], the shader's `cap_bound`:
 //!    the cap's tree walked with each ball's area bound
@@ -115,6 +118,8 @@ const _: () = assert!(std::mem::size_of::<CapParams>() == 64);
 
 /// Invocations per workgroup of every entry point.
 pub const CAP_WORKGROUP: u32 = 64;
+/// Columns of a prefix sum workgroup (`PREFIX_COLUMNS` of the shader).
+const PREFIX_COLUMNS: u32 = 8;
 /// Cells a brick side (`CAP_BRICK` of the shader).
 const CAP_BRICK: u32 = 4;
 /// Most workgroups of the cap walk (each takes one listed cell at a time,
@@ -285,7 +290,7 @@ impl CapGpu {
                 &self.crossings,
                 groups(inputs.mesh_triangles + inputs.cap.triangles),
             ),
-            ("prefix sum", &self.prefix, groups(columns)),
+            ("prefix sum", &self.prefix, columns.div_ceil(PREFIX_COLUMNS)),
             // Without a cap no cell reads its brick's bound, and none is
             // listed for the walk.
             (

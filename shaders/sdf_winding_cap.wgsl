@@ -200,6 +200,15 @@ fn cap_crossings(
             let ua = a.xy - q;
             let ub = b.xy - q;
             let uc = c.xy - q;
+            // The column outside the box of the corners u (all strictly on
+            // one side along x or y): the triangle u does not reach it,
+            // whatever the tie rule, so it crosses nothing here — exactly,
+            // and without the edge functions (most columns of a small
+            // triangle's window; flagging them as ambiguous would be
+            // needless too).
+            if (any(min(min(ua, ub), uc) > vec2f(0.0)) || any(max(max(ua, ub), uc) < vec2f(0.0))) {
+                continue;
+            }
             let s0 = edge_side(ua, ub);
             let s1 = edge_side(ub, uc);
             let s2 = edge_side(uc, ua);

@@ -1,6 +1,7 @@
 //!include shared/bvh_bounds.wgsl
 //!include shared/winding.wgsl
 //!include shared/winding_f32_leaf.wgsl
+//!include shared/workgroup_sum.wgsl
 
 // The winding-number sign of the uniform SDF on the GPU, first passes: the
 // mesh M closed by its cap C (src/geom/cap.rs) is a closed cycle Z, so
@@ -11,16 +12,22 @@
 //   cap_crossings  one invocation per triangle of M and C: for each grid
 //                  column whose centre its xy-projection covers, its sign
 //                  added at the first cell above its crossing
-//   cap_prefix     one invocation per column: the running sums along z
-//   cap_sign       one invocation per cell: W_Z alone where a cheap bound
-//                  on |w_C| (cap_bound) is below ½; the others (near the
-//                  cap, about 2% of an open scan's cells) are listed in
+//   cap_prefix     one workgroup per 8 columns, 8 segments of each a
+//                  invocation: the running sums along z
+//   cap_bricks     one invocation per brick of 4³ cells: whether the cheap
+//                  bound on |w_C| (cap_bound) is below ½ at every cell of
+//                  the brick at once (src/geom/cap.rs, cap_brick_bound)
+//   cap_sign       one invocation per cell: W_Z alone where its brick's
+//                  bound, or else its own, is below ½; the others (near
+//                  the cap, about 2% of an open scan's cells) are listed in
 //                  `walk_list`
-//   cap_walk       one invocation per listed cell (looping over the
+//   cap_walk       one workgroup per listed cell (looping over the
 //                  list): W_Z − w_C, w_C by the fast winding walk of the
-//                  cap's tree with its bound. Listed first and walked
-//                  densely, so that a warp's walks are all busy instead
-//                  of one walking cell in 32 holding the warp.
+//                  cap's tree with its bound, the tree's subtrees shared
+//                  out over the workgroup. Listed first and walked
+//                  densely, so that no warp waits on one walking cell in
+//                  32, and spread, so that the device is full even when
+//                  few cells walk.
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
 // winding_refine (shared/winding_grid.wgsl).
 //
@@ -76,6 +83,12 @@ struct CapParams {
 // [0]: cells whose sign needs the cap's tree walk (the bound below did
 // not decide them); [1..]: those cells (room for every cell).
 @group(0) @binding(8) var<storage, read_write> walk_list: array<atomic<u32>>;
+// Per brick of CAP_BRICK³ cells (x fastest): 1 where cap_bricks bounded
+// |w_C| below ½ at all its cells, 0 where each cell needs its own bound.
+@group(0) @binding(9) var<storage, read_write> bricks: array<u32>;
+// Roots of subtrees that partition the cap's tree (cap_walk's shares; at
+// most 127, src/stages/sdf_grid/winding_tree.rs's frontier).
+@group(0) @binding(10) var<storage, read> cap_frontier: array<u32>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -187,6 +200,15 @@ fn cap_crossings(
             let ua = a.xy - q;
             let ub = b.xy - q;
             let uc = c.xy - q;
+            // The column outside the box of the corners u (all strictly on
+            // one side along x or y): the triangle u does not reach it,
+            // whatever the tie rule, so it crosses nothing here — exactly,
+            // and without the edge functions (most columns of a small
+            // triangle's window; flagging them as ambiguous would be
+            // needless too).
+            if (any(min(min(ua, ub), uc) > vec2f(0.0)) || any(max(max(ua, ub), uc) < vec2f(0.0))) {
+                continue;
+            }
             let s0 = edge_side(ua, ub);
             let s1 = edge_side(ub, uc);
             let s2 = edge_side(uc, ua);
@@ -244,6 +266,19 @@ fn cap_crossings(
     }
 }
 
+// Columns of a cap_prefix workgroup (adjacent: their cells share memory
+// sectors), each cut into 64 / PREFIX_COLUMNS segments along z.
+const PREFIX_COLUMNS: u32 = 8u;
+const PREFIX_SEGMENTS: u32 = 8u;
+
+var<workgroup> prefix_parts: array<vec2i, 64>;
+
+// The running sums along z of PREFIX_COLUMNS columns: each invocation sums
+// its segment of a column, the segments below it are added from workgroup
+// memory, and it walks its segment again writing the running sums (two
+// walks of an eighth of a column each: a quarter of the sequential steps
+// of one invocation per column).
+// Integer sums: exact in any order.
 @compute @workgroup_size(64)
 fn cap_prefix(
     @builtin(workgroup_id) wid: vec3u,
@@ -251,19 +286,29 @@ fn cap_prefix(
     @builtin(local_invocation_index) lid: u32,
 ) {
     let dims = cparams.dims;
-    let column = (wid.y * nwg.x + wid.x) * 64u + lid;
-    if (column >= dims.x * dims.y) {
-        return;
-    }
     let layer = dims.x * dims.y;
-    var w = 0;
-    var open = 0;
-    for (var k = 0u; k < dims.z; k++) {
+    let lane = lid % PREFIX_COLUMNS;
+    let segment = lid / PREFIX_COLUMNS;
+    let column = (wid.y * nwg.x + wid.x) * PREFIX_COLUMNS + lane;
+    let span = (dims.z + PREFIX_SEGMENTS - 1u) / PREFIX_SEGMENTS;
+    let first = min(segment * span, dims.z);
+    let end = select(first, min(first + span, dims.z), column < layer);
+    var part = vec2i(0);
+    for (var k = first; k < end; k++) {
         let cell = column + k * layer;
-        w += atomicLoad(&crossings[cell]);
-        open += atomicLoad(&ambiguous[cell]);
-        atomicStore(&crossings[cell], w);
-        atomicStore(&ambiguous[cell], open);
+        part += vec2i(atomicLoad(&crossings[cell]), atomicLoad(&ambiguous[cell]));
+    }
+    prefix_parts[lid] = part;
+    workgroupBarrier();
+    var running = vec2i(0);
+    for (var below = 0u; below < segment; below++) {
+        running += prefix_parts[lane + below * PREFIX_COLUMNS];
+    }
+    for (var k = first; k < end; k++) {
+        let cell = column + k * layer;
+        running += vec2i(atomicLoad(&crossings[cell]), atomicLoad(&ambiguous[cell]));
+        atomicStore(&crossings[cell], running.x);
+        atomicStore(&ambiguous[cell], running.y);
     }
 }
 
@@ -335,11 +380,61 @@ fn cap_bound(p: vec3f, slack: f32) -> f32 {
     return sum;
 }
 
-// Cell `cell`'s centre as winding_refine's, in the corners' frame.
-fn cell_point(cell: u32) -> vec3f {
+fn cell_ijk(cell: u32) -> vec3u {
     let dims = cparams.dims;
-    let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+    return vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+}
+
+// The centre of the cell at `ijk` as winding_refine's, in the corners'
+// frame.
+fn ijk_point(ijk: vec3u) -> vec3f {
     return (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
+}
+
+fn cell_point(cell: u32) -> vec3f {
+    return ijk_point(cell_ijk(cell));
+}
+
+// Cells a brick side.
+const CAP_BRICK: u32 = 4u;
+
+fn brick_dims() -> vec3u {
+    return (cparams.dims + CAP_BRICK - 1u) / CAP_BRICK;
+}
+
+// The brick of the cell at `ijk`.
+fn brick_of(ijk: vec3u) -> u32 {
+    let bd = brick_dims();
+    let b = ijk / CAP_BRICK;
+    return b.x + bd.x * (b.y + bd.y * b.z);
+}
+
+// One cap_bound for a whole brick (src/geom/cap.rs, cap_brick_bound, is
+// its CPU twin and proves it): the computed cell centres are monotone in
+// each index, so they all lie in the box of the brick's first and last
+// ones, within the ball around its midpoint of half its diagonal (grown
+// by its rounding and the midpoint's); cap_bound's ball bounds hold for
+// every point within its slack of the midpoint, so grown by that radius
+// the walk bounds |Ω_C| within the original slack of every cell centre.
+@compute @workgroup_size(64)
+fn cap_bricks(
+    @builtin(workgroup_id) wid: vec3u,
+    @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let bd = brick_dims();
+    let brick = (wid.y * nwg.x + wid.x) * 64u + lid;
+    if (brick >= bd.x * bd.y * bd.z) {
+        return;
+    }
+    let lo = vec3u(brick % bd.x, (brick / bd.x) % bd.y, brick / (bd.x * bd.y)) * CAP_BRICK;
+    let hi = min(lo + CAP_BRICK - 1u, cparams.dims - 1u);
+    let first = ijk_point(lo);
+    let last = ijk_point(hi);
+    let centre = 0.5 * (first + last);
+    let radius = 0.5 * length(last - first) * (1.0 + WINDING_EVAL)
+        + WINDING_EPS * (length(first) + length(last));
+    bricks[brick] = select(0u, 1u, cap_bound(centre, cparams.slack + radius) < CAP_BUDGET);
 }
 
 // Lists `cell` for winding_refine.
@@ -366,9 +461,11 @@ fn cap_sign(
         leave_open(cell);
         return;
     }
-    // |w_C| < ½ by the cheap bound: W_Z alone decides (W_Z = 0 gives
-    // |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
-    if (cparams.cap_tris > 0u && !(cap_bound(cell_point(cell), cparams.slack) < CAP_BUDGET)) {
+    // |w_C| < ½ by the brick's bound or the cell's own: W_Z alone decides
+    // (W_Z = 0 gives |w| < ½, |W_Z| ≥ 1 gives |w| > 1 − ½).
+    let ijk = cell_ijk(cell);
+    if (cparams.cap_tris > 0u && bricks[brick_of(ijk)] == 0u
+        && !(cap_bound(ijk_point(ijk), cparams.slack) < CAP_BUDGET)) {
         let k = atomicAdd(&walk_list[0], 1u);
         atomicStore(&walk_list[1u + k], cell);
         return;
@@ -376,25 +473,46 @@ fn cap_sign(
     values[cell] = select(abs(v), -abs(v), atomicLoad(&crossings[cell]) != 0);
 }
 
+var<workgroup> walk_count: u32;
+
+// One workgroup per listed cell (each workgroup looping over the list):
+// its invocations walk the subtrees of their share of `cap_frontier`
+// (dealt round-robin, so that the subtrees near the cell, which the walk
+// opens down to the leaves, spread over the workgroup instead of holding
+// one invocation), and the parts meet in workgroup_sum_vec2 — at most 2
+// subtrees an invocation and 6 levels, within the 192 additions
+// winding_subtree's bound allows its callers.
 @compute @workgroup_size(64)
 fn cap_walk(
-    @builtin(global_invocation_id) gid: vec3u,
+    @builtin(workgroup_id) wid: vec3u,
     @builtin(num_workgroups) nwg: vec3u,
+    @builtin(local_invocation_index) lid: u32,
 ) {
-    let count = atomicLoad(&walk_list[0]);
-    let threads = nwg.x * nwg.y * 64u;
-    for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
+    if (lid == 0u) {
+        walk_count = atomicLoad(&walk_list[0]);
+    }
+    let count = workgroupUniformLoad(&walk_count);
+    let roots = arrayLength(&cap_frontier);
+    let groups = nwg.x * nwg.y;
+    for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
         let cell = atomicLoad(&walk_list[1u + k]);
-        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
-        let crossed = f32(atomicLoad(&crossings[cell]));
-        let w = crossed - omega.x / WINDING_FOUR_PI;
-        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
-        let margin = abs(w) - 0.5;
-        if (abs(margin) > bound) {
-            let v = values[cell];
-            values[cell] = select(abs(v), -abs(v), margin > 0.0);
-        } else {
-            leave_open(cell);
+        let p = cell_point(cell);
+        var part = vec2f(0.0);
+        for (var f = lid; f < roots; f += 64u) {
+            part += winding_subtree(cap_frontier[f], p, cparams.slack, cparams.beta, WINDING_NO_CELL);
+        }
+        let omega = workgroup_sum_vec2(part, lid);
+        if (lid == 0u) {
+            let crossed = f32(atomicLoad(&crossings[cell]));
+            let w = crossed - omega.x / WINDING_FOUR_PI;
+            let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
+            let margin = abs(w) - 0.5;
+            if (abs(margin) > bound) {
+                let v = values[cell];
+                values[cell] = select(abs(v), -abs(v), margin > 0.0);
+            } else {
+                leave_open(cell);
+            }
         }
     }
 }

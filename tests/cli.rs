@@ -514,7 +514,7 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
         csv[0],
         "model,triangles,resolution,cells,backend,sign,exact_cells,gpu_ms,wall_ms,estimated,\
          million_cells_per_s,evaluations_per_cell,max_abs_diff_vs_cpu,sign_mismatches_vs_cpu,\
-         refined_cells,fallback_ms,counted_cells,cap_walked_cells,cap_crossings_ms,prefix_sum_ms,cap_winding_ms,\
+         refined_cells,fallback_ms,counted_cells,cap_walked_cells,cap_crossings_ms,prefix_sum_ms,cap_winding_ms,cap_walk_ms,\
          winding_refine_ms,winding_exact_ms,prepare_ms,bvh_ms,upload_ms,kernels_wall_ms,readback_ms,host_ms,other_ms,\
          copy_ms,wall_target_ms,wall_target_met,warm_wall_ms,warm_bvh_ms,warm_upload_ms,\
          warm_kernels_wall_ms,warm_readback_ms,warm_host_ms,warm_other_ms,warm_target_met,refined_beta12_cells,refined_beta32_cells,\

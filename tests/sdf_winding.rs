@@ -181,6 +181,17 @@ fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     let [a, b, c] = cube.triangles[3];
     paired.triangles.push([a, c, b]);
     assert_exact_signs("box with a face stored both ways", &paired, 20, &sdf_gpu);
+    // A hole as wide as the mesh: the cap's 4³ bricks straddle it, and
+    // grids whose sides are no multiple of 4 end in partial bricks (no
+    // layer of cell centres on the hole's plane, where w = ½ exactly).
+    for resolution in [13, 26] {
+        assert_exact_signs(
+            &format!("lidless box at {resolution}³, bricks across its hole"),
+            &lidless_box(),
+            resolution,
+            &sdf_gpu,
+        );
+    }
     // A real open scan.
     assert_exact_signs("teapot", &common::sample("teapot"), 24, &sdf_gpu);
 }

@@ -15,7 +15,8 @@ mod winding;
 pub use aabb::Aabb;
 pub use bvh::{BINS, Bvh, BvhNode, LEAF_BIT};
 pub use cap::{
-    CAP_BUDGET, Cap, boundary_cap, boundary_edges, cap_solid_angle_bound, ray_crossings,
+    CAP_BUDGET, Cap, boundary_cap, boundary_edges, cap_brick_bound, cap_solid_angle_bound,
+    ray_crossings,
 };
 pub use closest_point::*;
 pub use exact_frame::{exact_frame, is_exact_frame};

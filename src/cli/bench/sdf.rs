@@ -13,7 +13,9 @@
 //! "β12/β32/exact" by the step that decided them; column "by count", the
 //! cells the crossing count and the cap signed). The JSON and CSV hold
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
-//! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
+//! distance kernels, `cap crossings`, `prefix sum`, `cap winding` (the
+//! cap's bound per brick and per cell), `cap walk` (the cap's tree walked
+//! at the cells that bound left open), `winding
 //! refine` (the β = 12 and 32 walks), `winding refine exact` (the exact
 //! sum over the device, CSV `winding_exact_ms`), copies) and the CPU
 //! fallback's wall time (`fallback_ms`). GPU rows also split their wall
@@ -140,10 +142,11 @@ impl Row {
 
 /// The GPU winding sign's passes after the distance kernels, in order
 /// (their GPU times are CSV columns too).
-const WINDING_PHASES: [&str; 5] = [
+const WINDING_PHASES: [&str; 6] = [
     "cap crossings",
     "prefix sum",
     "cap winding",
+    "cap walk",
     "winding refine",
     "winding refine exact",
 ];
@@ -182,6 +185,7 @@ impl report::Row for Row {
             "cap_crossings_ms",
             "prefix_sum_ms",
             "cap_winding_ms",
+            "cap_walk_ms",
             "winding_refine_ms",
             "winding_exact_ms",
             "prepare_ms",

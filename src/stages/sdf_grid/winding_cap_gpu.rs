@@ -16,7 +16,7 @@
 //! w_M(p) = W_Z(p) − w_C(p),    W_Z(p) ∈ ℤ the signed crossings of Z below p
 //! ```
 //!
-//! Inside is `|w_M| > ½`, as everywhere. Three passes, in the submission
+//! Inside is `|w_M| > ½`, as everywhere. Four phases, in the submission
 //! after the distance kernels:
 //!
 //! 1. `cap crossings`: one invocation per triangle of `M` and `C`. For each
@@ -24,18 +24,30 @@
 //!    xy-projection covers, it adds its orientation (+1 where its normal
 //!    points down: the ray from a cell above going down crosses it outward)
 //!    at the first cell above the crossing.
-//! 2. `prefix sum`: one invocation per column sums along z: `W_Z` at every
-//!    cell.
-//! 3. `cap winding`: one invocation per cell. First a cheap upper bound
-//!    `B ≥ |w_C|` ([`crate::geom::cap_solid_angle_bound`], the shader's
-//!    `cap_bound`: the cap's tree walked with each ball's area bound
+//! 2. `prefix sum`: the running sums along z, `W_Z` at every cell; one
+//!    workgroup per 8 adjacent columns, each column cut into 8 segments
+//!    that the invocations sum, then walk again from the sum of the
+//!    segments below (a column of 256 cells is 2 × 32 sequential steps,
+//!    not 256).
+//! 3. `cap winding`: a cheap upper bound `B ≥ |w_C|`
+//!    ([`crate::geom::cap_solid_angle_bound`], the shader's `cap_bound`:
+//!    the cap's tree walked with each ball's area bound
 //!    `A / (|c − p| − r)²`, which holds for folded and non-convex caps,
-//!    stopping once the sum reaches ½). Where `B < ½` the integer `W_Z`
-//!    alone decides: `W_Z = 0` gives `|w_M| ≤ B < ½`, outside, and
-//!    `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − B > ½`, inside. Only the other cells
-//!    — near the cap, where its `|w_C| = ½` sheet can be — are listed, and
-//!    a second dispatch walks them densely (one invocation per listed cell,
-//!    so that no warp waits on its one walking cell in 32): the cap's
+//!    stopping once the sum reaches ½), first once per brick of 4³ cells
+//!    ([`crate::geom::cap_brick_bound`]: the walk at the brick's centre
+//!    with the slack grown by its radius bounds every cell in it; one
+//!    invocation per brick, a 64th of the walks of one per cell), then
+//!    one invocation per cell, which walks its own bound only where its
+//!    brick's was not below ½ (bricks near the cap). Where `B < ½` the
+//!    integer `W_Z` alone decides: `W_Z = 0` gives `|w_M| ≤ B < ½`,
+//!    outside, and `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − B > ½`, inside. Only
+//!    the other cells — near the cap, where its `|w_C| = ½` sheet can be —
+//!    are listed.
+//! 4. `cap walk`: a second dispatch walks the listed cells densely, one
+//!    workgroup per listed cell (so that no warp waits on its one walking
+//!    cell in 32, and the device is full even when only a few thousand
+//!    cells walk), its invocations sharing out the subtrees under a
+//!    frontier of the cap's tree: the cap's
 //!    [`crate::geom::FastWinding`] tree (Barill et al. §3, with the error
 //!    bound of its module docs; exact solid angles in the leaves, so a cap
 //!    of a few triangles is summed exactly) and are signed where
@@ -77,6 +89,7 @@
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
+use super::winding_tree::frontier;
 use super::{GridSpec, SdfError};
 use crate::geom::{BETA, Cap, FastWinding, boundary_cap};
 use crate::gpu::{
@@ -105,8 +118,12 @@ const _: () = assert!(std::mem::size_of::<CapParams>() == 64);
 
 /// Invocations per workgroup of every entry point.
 pub const CAP_WORKGROUP: u32 = 64;
-/// Most workgroups of the cap walk (each invocation loops over the listed
-/// cells).
+/// Columns of a prefix sum workgroup (`PREFIX_COLUMNS` of the shader).
+const PREFIX_COLUMNS: u32 = 8;
+/// Cells a brick side (`CAP_BRICK` of the shader).
+const CAP_BRICK: u32 = 4;
+/// Most workgroups of the cap walk (each takes one listed cell at a time,
+/// looping over the list): enough to fill a large device.
 const WALK_GROUPS: u32 = 4096;
 /// `near` in units of the cell centres' rounding (`slack`).
 const NEAR_SLACKS: f32 = 16.0;
@@ -116,6 +133,9 @@ const NEAR_SLACKS: f32 = 16.0;
 pub(super) struct CapTree {
     nodes: wgpu::Buffer,
     corners: wgpu::Buffer,
+    /// Roots of subtrees that partition the tree: the cap walk's
+    /// workgroup shares them out.
+    frontier: wgpu::Buffer,
     triangles: u32,
 }
 
@@ -143,7 +163,9 @@ impl CapTree {
         if corners.is_empty() {
             corners.push([0.0; 4]);
         }
+        let roots = frontier(&packed.nodes, CAP_WORKGROUP as usize);
         Ok(CapTree {
+            frontier: storage_buffer_init(gpu, "SdfWindingCap::frontier", &roots)?,
             nodes: storage_buffer_init(gpu, "SdfWindingCap::nodes", &packed.nodes)?,
             corners: storage_buffer_init(gpu, "SdfWindingCap::corners", &corners)?,
             triangles: triangles.len() as u32,
@@ -166,11 +188,12 @@ pub(super) struct CapInputs<'a> {
     pub slack: f32,
 }
 
-/// The four pipelines.
+/// The five pipelines.
 pub(super) struct CapGpu {
     kernels: Kernels,
     crossings: wgpu::ComputePipeline,
     prefix: wgpu::ComputePipeline,
+    bricks: wgpu::ComputePipeline,
     sign: wgpu::ComputePipeline,
     walk: wgpu::ComputePipeline,
 }
@@ -180,18 +203,20 @@ impl CapGpu {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/sdf_winding_cap.wgsl: cap nodes, cap
         // corners, mesh corners, values, crossings, ambiguous, undecided,
-        // counter.
+        // walk list, bricks, cap frontier.
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
             shader_source("sdf_winding_cap.wgsl"),
             &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite, ReadOnly,
             ],
         );
         CapGpu {
             crossings: kernels.pipeline(gpu, "cap_crossings"),
             prefix: kernels.pipeline(gpu, "cap_prefix"),
+            bricks: kernels.pipeline(gpu, "cap_bricks"),
             sign: kernels.pipeline(gpu, "cap_sign"),
             walk: kernels.pipeline(gpu, "cap_walk"),
             kernels,
@@ -199,7 +224,8 @@ impl CapGpu {
     }
 
     /// Records the passes into `run` (phases `cap crossings`, `prefix sum`,
-    /// `cap winding`: the bound at every cell, then the listed walks).
+    /// `cap winding`: the bound per brick, then at the cells of the bricks
+    /// it left open; `cap walk`: the listed cells' walks).
     /// Returns a buffer whose first `u32` is how many cells the cap's bound
     /// left to the cap's tree walk.
     pub(super) fn record(
@@ -210,13 +236,17 @@ impl CapGpu {
         run: &mut GpuRun<'_>,
     ) -> Result<wgpu::Buffer, SdfError> {
         let n = grid.num_cells();
-        let [crossings, ambiguous, walked] = [
+        let brick_dims = (grid.dims + (CAP_BRICK - 1)) / CAP_BRICK;
+        let bricks = brick_dims.x * brick_dims.y * brick_dims.z;
+        let [crossings, ambiguous, walked, brick_flags] = [
             ("SdfWindingCap::crossings", 4 * n as u64),
             ("SdfWindingCap::ambiguous", 4 * n as u64),
             ("SdfWindingCap::walk_list", 4 * (n as u64 + 1)),
+            ("SdfWindingCap::bricks", 4 * bricks as u64),
         ]
         .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
-        let (crossings, ambiguous, walked) = (crossings?, ambiguous?, walked?);
+        let (crossings, ambiguous, walked, brick_flags) =
+            (crossings?, ambiguous?, walked?, brick_flags?);
         let uniform = CapParams {
             origin: grid.origin.to_array(),
             cell_size: grid.cell_size,
@@ -248,30 +278,48 @@ impl CapGpu {
                 &ambiguous,
                 inputs.undecided,
                 &walked,
+                &brick_flags,
+                &inputs.cap.frontier,
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
+        let groups = |invocations: u32| invocations.div_ceil(CAP_WORKGROUP);
         let passes = [
             (
                 "cap crossings",
                 &self.crossings,
-                inputs.mesh_triangles + inputs.cap.triangles,
+                groups(inputs.mesh_triangles + inputs.cap.triangles),
             ),
-            ("prefix sum", &self.prefix, columns),
-            ("cap winding", &self.sign, n as u32),
-            // The listed cells' count is known on the GPU only: enough
-            // invocations to hold the device, each looping over the list.
+            ("prefix sum", &self.prefix, columns.div_ceil(PREFIX_COLUMNS)),
+            // Without a cap no cell reads its brick's bound, and none is
+            // listed for the walk.
             (
                 "cap winding",
+                &self.bricks,
+                if inputs.cap.triangles > 0 {
+                    groups(bricks)
+                } else {
+                    0
+                },
+            ),
+            ("cap winding", &self.sign, groups(n as u32)),
+            // The listed cells' count is known on the GPU only: enough
+            // workgroups to hold the device, each looping over the list.
+            (
+                "cap walk",
                 &self.walk,
-                (n as u32).min(WALK_GROUPS * CAP_WORKGROUP),
+                if inputs.cap.triangles > 0 {
+                    (n as u32).min(WALK_GROUPS)
+                } else {
+                    0
+                },
             ),
         ];
-        for (name, pipeline, invocations) in passes {
+        for (name, pipeline, workgroups) in passes.into_iter().filter(|p| p.2 > 0) {
             run.compute_pass(name, |pass| {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims(invocations.div_ceil(CAP_WORKGROUP));
+                let (x, y) = dispatch_dims(workgroups);
                 pass.dispatch_workgroups(x, y, 1);
             });
         }

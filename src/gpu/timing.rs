@@ -126,6 +126,21 @@ impl<'a> GpuRun<'a> {
         record(&mut scope);
     }
 
+    /// Submits what is recorded so far and goes on in a fresh encoder:
+    /// work cut into submissions whose results the caller reads as each
+    /// completes ([`super::map_staging_after`]) while the GPU runs the
+    /// next. [`GpuRun::finish`] still times every part's phases.
+    pub fn submit_part(&mut self) -> wgpu::SubmissionIndex {
+        let next = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("GpuRun::part"),
+            });
+        let done = std::mem::replace(&mut self.encoder, next);
+        self.gpu.queue.submit([done.finish()])
+    }
+
     /// Submits without waiting (work in flight; no times).
     pub fn submit(self) {
         self.gpu.queue.submit([self.encoder.finish()]);

@@ -591,14 +591,7 @@ fn reused_set_equals_fresh(
         "the batch must be large: {}",
         kept.contacts.len()
     );
-    let err = gpu.detect_into(
-        &mut kept,
-        &resident,
-        shapes,
-        bodies,
-        &[(0, 9999)],
-        &params,
-    );
+    let err = gpu.detect_into(&mut kept, &resident, shapes, bodies, &[(0, 9999)], &params);
     assert!(err.is_err(), "a pair naming no body must fail");
     assert!(
         kept.contacts.is_empty(),

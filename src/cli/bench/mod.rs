@@ -139,7 +139,7 @@ mod tests {
                     "sizes",
                 ],
             ),
-            ("collide", vec!["pairs"]),
+            ("collide", vec!["chunk-points", "chunks", "pairs"]),
             (
                 "adaptive",
                 vec![

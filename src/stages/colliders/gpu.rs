@@ -39,15 +39,20 @@
 //! ([`ColliderGpu::detect_into`]), so the decode writes into memory
 //! already mapped instead of a fresh 25 MB list (1000 pairs) whose first
 //! touch faults pages on every core.
+//!
+//! **Chunks.** A large detect is cut into a few chunks of points, each in
+//! its own submission, read back and decoded while the GPU runs the next
+//! ([`chunked`], [`Chunking`]); what both paths share is in [`passes`].
 
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
 
 mod chunked;
+mod passes;
 
 pub use chunked::Chunking;
+use passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
 
 use super::compact::{self, GpuContact};
 use super::{
@@ -684,140 +689,6 @@ impl ColliderGpu {
         }
         Ok((counter, readback_ms))
     }
-
-    /// The kept timestamp profiler's slot (filled by [`kept_profiler`]).
-    fn profiler_slot(&self) -> std::sync::MutexGuard<'_, Option<KeptProfiler>> {
-        self.profiler
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The bind group of one pass (`pass_kind`) over `span`'s points.
-    fn bind(
-        &self,
-        job: &Job<'_>,
-        scratch: &Scratch,
-        span: Span,
-        pass_kind: u32,
-    ) -> wgpu::BindGroup {
-        let gpu = &self.gpu;
-        let (x, y) = span.dims;
-        let uniform = Params {
-            num_tasks: job.planned.plan.tasks.len() as u32,
-            total_threads: span.end,
-            capacity: scratch.room.contacts as u32,
-            flags: u32::from(job.params.interpolated_depth)
-                | (u32::from(job.params.reject_flipped) << 1)
-                | (u32::from(span.summary) << 2),
-            num_groups: x * y,
-            pass_kind,
-            first_point: span.first_point,
-            _pad: 0,
-        };
-        let uniform_buf = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ColliderGpu::params"),
-                contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        self.kernels.bind_group(
-            gpu,
-            &[
-                &uniform_buf,
-                &job.planned.tasks,
-                &job.resident.samples,
-                &job.planned.extra,
-                &job.resident.fields,
-                &job.resident.values,
-                &scratch.contacts,
-                &scratch.counter,
-                &scratch.group_counts,
-            ],
-        )
-    }
-
-    /// Records the counter's first `clear_bytes` cleared and the passes
-    /// over `span`: count, and with a write group the scan and the write.
-    fn record_passes(
-        &self,
-        run: &mut GpuRun<'_>,
-        scratch: &Scratch,
-        clear_bytes: u64,
-        span: Span,
-        (count_group, write_group): (&wgpu::BindGroup, Option<&wgpu::BindGroup>),
-    ) {
-        let (x, y) = span.dims;
-        run.encoder_work("clear", |e| {
-            e.clear_buffer(&scratch.counter, 0, Some(clear_bytes));
-        });
-        if span.end <= span.first_point {
-            return;
-        }
-        run.compute_pass("count", |pass| {
-            pass.set_pipeline(&self.contacts);
-            pass.set_bind_group(0, count_group, &[]);
-            pass.dispatch_workgroups(x, y, 1);
-        });
-        if let Some(write_group) = write_group {
-            run.compute_pass("scan", |pass| {
-                pass.set_pipeline(&self.scan);
-                pass.set_bind_group(0, count_group, &[]);
-                pass.dispatch_workgroups(1, 1, 1);
-            });
-            run.compute_pass("write", |pass| {
-                pass.set_pipeline(&self.contacts);
-                pass.set_bind_group(0, write_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
-            });
-        }
-    }
-}
-
-/// The points a dispatch covers, `first_point..end`, its workgroups
-/// (x, y), and whether its count pass sums per-pair summaries.
-#[derive(Clone, Copy)]
-struct Span {
-    first_point: u32,
-    end: u32,
-    dims: (u32, u32),
-    summary: bool,
-}
-
-/// Phase `contacts` (`wall_ms`, and the passes' GPU time) and
-/// [`COPY_PHASE`] (the copies' GPU time, inside that wall time) of a
-/// run's `phases`.
-fn push_gpu_phases(timings: &mut Timings, wall_ms: f64, phases: &[crate::gpu::GpuPhase]) {
-    let gpu_of = |names: &[&str]| {
-        phases
-            .iter()
-            .filter(|p| names.contains(&p.name.as_str()))
-            .map(|p| p.gpu_ms)
-            .sum::<Option<f64>>()
-    };
-    timings.push("contacts", wall_ms, gpu_of(&["count", "scan", "write"]));
-    if let Some(copy_ms) = gpu_of(&["clear", "counter", "copy"]) {
-        timings.push(COPY_PHASE, 0.0, Some(copy_ms));
-    }
-}
-
-/// The profiler in `slot`, created there by the first dispatch.
-fn kept_profiler<'a>(
-    slot: &'a mut Option<KeptProfiler>,
-    gpu: &GpuContext,
-) -> Result<&'a mut KeptProfiler, GpuError> {
-    Ok(match slot.take() {
-        Some(kept) => slot.insert(kept),
-        None => slot.insert(KeptProfiler::new(gpu)?),
-    })
-}
-
-fn passes_disagree() -> ColliderError {
-    GpuError::Validation {
-        what: "colliders".into(),
-        reason: "the write pass found other contacts than the count pass".into(),
-    }
-    .into()
 }
 
 /// How many contacts a dispatch found, how many of them its submission

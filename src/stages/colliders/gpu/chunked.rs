@@ -30,9 +30,9 @@ use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
 
+use super::passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
 use super::{
-    ColliderGpu, GpuContact, Job, PASS_COUNT, PASS_WRITE, SUMMARY_START, Scratch, Span, WORKGROUP,
-    kept_profiler, passes_disagree, push_gpu_phases,
+    ColliderGpu, GpuContact, Job, PASS_COUNT, PASS_WRITE, SUMMARY_START, Scratch, WORKGROUP,
 };
 use crate::gpu::{GpuContext, GpuRun, dispatch_dims, map_staging_after, staging_buffer};
 use crate::stages::colliders::compact::Decoder;

@@ -409,7 +409,14 @@ impl ColliderGpu {
         let detected = if chunks.len() > 1 && total <= max_contacts {
             let need = Need {
                 contacts: total,
-                groups: chunks.iter().map(chunked::groups_of).max().unwrap_or(1) as usize,
+                groups: chunks
+                    .iter()
+                    .map(|r| {
+                        let (x, y) = dispatch_dims(chunked::groups_of(r));
+                        (x * y) as usize
+                    })
+                    .max()
+                    .unwrap_or(1),
                 pairs: 0,
             };
             let scratch = Scratch::fit(gpu, kept.take(), need)?;

@@ -203,21 +203,30 @@ impl ColliderGpu {
         let mut contacts_ms = ms(start);
         let (mut readback_ms, mut convert_ms) = (0.0, 0.0);
         let mut total = 0;
-        for (c, part) in submitted.into_iter().enumerate() {
-            let (count, waited_ms, decode_ms) = self.read_chunk(scratch, c, part, &decoder, out)?;
-            // The first chunk's wait is the kernels' latency; the later
-            // ones' what the decodes did not hide.
-            if c == 0 {
-                contacts_ms += waited_ms;
-            } else {
-                readback_ms += waited_ms;
+        let read = || {
+            for (c, part) in submitted.into_iter().enumerate() {
+                let (count, waited_ms, decode_ms) =
+                    self.read_chunk(scratch, c, part, &decoder, out)?;
+                // The first chunk's wait is the kernels' latency; the
+                // later ones' what the decodes did not hide.
+                if c == 0 {
+                    contacts_ms += waited_ms;
+                } else {
+                    readback_ms += waited_ms;
+                }
+                convert_ms += decode_ms;
+                scratch.parts[c].last = Some(count);
+                total += count;
             }
-            convert_ms += decode_ms;
-            scratch.parts[c].last = Some(count);
-            total += count;
-        }
+            Ok::<(), ColliderError>(())
+        };
+        // The run is finished even after an error, so that the kept
+        // profiler ends its frame.
+        let read = read();
         let finish = Instant::now();
-        let (phases, _) = run.finish()?;
+        let finished = run.finish();
+        read?;
+        let (phases, _) = finished?;
         readback_ms += ms(finish);
         push_gpu_phases(timings, contacts_ms, &phases);
         timings.push("readback", readback_ms, None);

@@ -314,3 +314,46 @@ impl ColliderGpu {
         Ok((count, waited_ms + again_ms, decoded.map_err(readback)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The chunks cover the points once, in order, each starting at a
+        /// workgroup boundary, none empty, about as many as asked for.
+        #[test]
+        fn chunks_cover_the_points_in_order_at_workgroup_boundaries(
+            total in 0usize..200_000,
+            min_points in 1usize..100_000,
+            max_chunks in 1usize..12,
+        ) {
+            let ranges = Chunking { min_points, max_chunks }.ranges(total);
+            let mut next = 0;
+            for r in &ranges {
+                prop_assert_eq!(r.start, next);
+                prop_assert!(r.end > r.start && r.start % WORKGROUP == 0, "{:?}", r);
+                next = r.end;
+            }
+            prop_assert_eq!(next as usize, total);
+            // As many as `min_points` allows, at most `max_chunks` — or,
+            // cut at workgroups, more than half of that.
+            let wanted = (total / min_points)
+                .clamp(1, max_chunks)
+                .min(total.div_ceil(WORKGROUP as usize));
+            prop_assert!(
+                total == 0 || (ranges.len() <= wanted && 2 * ranges.len() > wanted),
+                "{} chunks for {} points, {} wanted", ranges.len(), total, wanted
+            );
+        }
+    }
+
+    #[test]
+    fn single_never_cuts_and_the_default_cuts_only_large_batches() {
+        assert_eq!(Chunking::SINGLE.ranges(10_000_000).len(), 1);
+        assert_eq!(Chunking::default().ranges(544_800).len(), 1);
+        assert_eq!(Chunking::default().ranges(5_448_000).len(), 4);
+        assert!(Chunking::default().ranges(0).is_empty());
+    }
+}

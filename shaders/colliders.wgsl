@@ -14,7 +14,8 @@ struct Params {
                          // bit 2: per-pair summary in the count pass
     num_groups: u32,     // workgroups dispatched (x * y)
     pass_kind: u32,      // PASS_COUNT or PASS_WRITE
-    _pad0: u32,
+    first_point: u32,    // the dispatch's first point (a chunk's), and where
+                         // its contacts start in `contacts`
     _pad1: u32,
 }
 
@@ -346,7 +347,8 @@ fn scan_prefix(lid: u32) {
     }
 }
 
-// One invocation per point of every task, run twice with the same code so
+// One invocation per point of every task (of the chunk of points from
+// `first_point` to `total_threads`), run twice with the same code so
 // that both passes see the same contacts. Each invocation sets its bit in
 // `hits` (a ballot): its rank among the workgroup's contacts is the number
 // of bits below its own, the workgroup's count all the bits. PASS_COUNT
@@ -360,7 +362,7 @@ fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
                  @builtin(local_invocation_index) lid: u32) {
     let group = wid.y * nwg.x + wid.x;
     hit = false;
-    evaluate(group * WORKGROUP + lid);
+    evaluate(params.first_point + group * WORKGROUP + lid);
     if lid < WORDS {
         atomicStore(&hits[lid], 0u);
     }
@@ -395,7 +397,7 @@ fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         atomicMax(&counter[1], 1u);
     }
     if hit {
-        let at = groups[params.num_groups + group] + rank;
+        let at = params.first_point + groups[params.num_groups + group] + rank;
         if at < params.capacity {
             contacts[at] = found;
         }

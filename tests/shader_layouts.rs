@@ -430,7 +430,7 @@ fn sampling_and_colliders() {
 
     mirror! { c, "colliders.wgsl", "Params", sl::CollidersParams {
         num_tasks, total_threads, capacity, flags, num_groups, pass_kind,
-        _pad0 = _pad, _pad1 = _pad + 4,
+        first_point, _pad1 = _pad,
     } }
     mirror! { c, "colliders.wgsl", "Task", sl::Task {
         world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,

@@ -219,6 +219,31 @@ pub fn map_staging_with<R>(
     what: &str,
     read: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, GpuError> {
+    map_staging_when(gpu, staging, bytes, what, None, read)
+}
+
+/// [`map_staging_with`] waiting only for `submission`, the one holding
+/// the staging buffer's copies, not for the work submitted after it: the
+/// caller reads one part of a result while the GPU computes the next.
+pub fn map_staging_after<R>(
+    gpu: &GpuContext,
+    staging: &wgpu::Buffer,
+    bytes: u64,
+    what: &str,
+    submission: wgpu::SubmissionIndex,
+    read: impl FnOnce(&[u8]) -> R,
+) -> Result<R, GpuError> {
+    map_staging_when(gpu, staging, bytes, what, Some(submission), read)
+}
+
+fn map_staging_when<R>(
+    gpu: &GpuContext,
+    staging: &wgpu::Buffer,
+    bytes: u64,
+    what: &str,
+    submission: Option<wgpu::SubmissionIndex>,
+    read: impl FnOnce(&[u8]) -> R,
+) -> Result<R, GpuError> {
     let fail = |reason: String| GpuError::Readback {
         what: what.to_string(),
         reason,
@@ -230,11 +255,23 @@ pub fn map_staging_with<R>(
         let _ = tx.send(r);
     });
     gpu.device
-        .poll(wgpu::PollType::wait_indefinitely())
+        .poll(wgpu::PollType::Wait {
+            submission_index: submission,
+            timeout: None,
+        })
         .map_err(|e| fail(e.to_string()))?;
-    rx.recv()
-        .map_err(|e| fail(e.to_string()))?
-        .map_err(|e| fail(e.to_string()))?;
+    let mapped = match rx.try_recv() {
+        Ok(mapped) => mapped,
+        // Mapped only once later work is done too (the buffer was used
+        // after `submission`): wait for everything.
+        Err(_) => {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .map_err(|e| fail(e.to_string()))?;
+            rx.recv().map_err(|e| fail(e.to_string()))?
+        }
+    };
+    mapped.map_err(|e| fail(e.to_string()))?;
     let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
     let out = read(&view);
     drop(view);

@@ -126,20 +126,21 @@ impl<'a> GpuRun<'a> {
         record(&mut scope);
     }
 
-    /// Submits the phases recorded so far, so the GPU starts on them while
-    /// the caller does host work, and records the next phases into a new
-    /// encoder; [`GpuRun::finish`] submits those after them and times all
-    /// (the timestamp queries are resolved in the last encoder, after every
-    /// scope).
-    pub fn flush(&mut self) {
+    /// Submits what is recorded so far and goes on in a fresh encoder, so
+    /// the GPU starts on it while the caller does host work (creates the
+    /// read-back's memory, or reads an earlier part's results as each
+    /// completes: [`super::map_staging_after`]). [`GpuRun::finish`]
+    /// submits the rest and still times every part's phases (the
+    /// timestamp queries are resolved in the last encoder).
+    pub fn submit_part(&mut self) -> wgpu::SubmissionIndex {
         let next = self
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("GpuRun::after_flush"),
+                label: Some("GpuRun::part"),
             });
         let done = std::mem::replace(&mut self.encoder, next);
-        self.gpu.queue.submit([done.finish()]);
+        self.gpu.queue.submit([done.finish()])
     }
 
     /// Submits without waiting (work in flight; no times).

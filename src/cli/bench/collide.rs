@@ -9,6 +9,14 @@
 //! The batched row detects into one contact set kept across its runs
 //! (`ColliderGpu::detect_into`), as the pipeline and the viewer do frame
 //! after frame.
+//! A large batch is cut into chunks of points (`--chunks`, at most;
+//! `--chunk-points`, fewest per chunk), each submitted on its own and read
+//! back and decoded while the GPU runs the next; such a batch also gets a
+//! "gpu 1 submit" row, the same detect in one submission, so the overlap's
+//! gain is measured in the same run (column `chunks`). In a chunked row
+//! `kernel` is the wall time up to the first chunk's completion,
+//! `readback` the waits for the later ones (what the decodes did not
+//! hide) and `convert` all the decodes.
 //!
 //! Each pair is two bodies of the same two shapes at overlapping seeded
 //! random poses, far from every other pair. Per row: median wall-clock time
@@ -41,8 +49,8 @@ use super::timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
 use crate::stages::colliders::{
-    Body, BodyShape, COPY_PHASE, ColliderGpu, ColliderParams, ColliderShape, ContactComparison,
-    ContactSet, ContactTolerance, compare_contacts, detect_cpu, summarize,
+    Body, BodyShape, COPY_PHASE, Chunking, ColliderGpu, ColliderParams, ColliderShape,
+    ContactComparison, ContactSet, ContactTolerance, compare_contacts, detect_cpu, summarize,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -62,6 +70,16 @@ pub struct Args {
         value_parser = clap::value_parser!(u32).range(1..=10_000)
     )]
     pub pairs: Vec<u32>,
+    /// Most chunks a batched detect is cut into, each read back and
+    /// decoded while the GPU runs the next (1: one submission). A batch
+    /// that is cut also gets a "gpu 1 submit" row for comparison.
+    #[arg(long, default_value_t = Chunking::default().max_chunks as u32,
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub chunks: u32,
+    /// Fewest points per chunk.
+    #[arg(long, default_value_t = Chunking::default().min_points as u64,
+          value_parser = clap::value_parser!(u64).range(256..))]
+    pub chunk_points: u64,
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -89,6 +107,9 @@ struct Row {
     /// Minor page faults of the process during the last run (Linux):
     /// first touches of fresh memory, the cost a kept contact set avoids.
     page_faults: Option<u64>,
+    /// Submissions a batched detect was cut into, each read back and
+    /// decoded while the GPU runs the next (`ColliderGpu`'s chunking).
+    chunks: Option<usize>,
 }
 
 /// The phases of [`Row::phases`], as the colliders' timings name them.
@@ -244,7 +265,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let ctx = GpuContext::headless()?;
     let adapter = ctx.describe();
     eprintln!("adapter: {adapter}");
-    let gpu = ColliderGpu::new(&ctx);
+    let chunking = Chunking {
+        min_points: usize::try_from(args.chunk_points).unwrap_or(usize::MAX),
+        max_chunks: args.chunks as usize,
+    };
+    let gpu = ColliderGpu::new(&ctx).with_chunking(chunking);
+    let single = ColliderGpu::new(&ctx).with_chunking(Chunking::SINGLE);
     let shapes = shapes()?;
     eprintln!(
         "shapes: {} ({} samples), {} ({} samples)",
@@ -263,6 +289,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             Ok((detect_cpu(&shapes, &bodies, &list, &params)?, None))
         })?;
         let cpu = cpu_run.last;
+        let first_row = rows.len();
         let tests = cpu.tests;
         let row = |mode,
                    wall_ms: f64,
@@ -282,6 +309,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             phases: measured.map(|m| m.0),
             copy_gpu_ms: measured.and_then(|m| m.1),
             page_faults: measured.and_then(|m| m.2),
+            chunks: None,
         };
         rows.push(row(
             "cpu",
@@ -293,34 +321,42 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         ));
 
         // Batched: one dispatch for all pairs, into one set kept across
-        // the runs as a caller detecting every frame keeps it.
+        // the runs as a caller detecting every frame keeps it; cut into
+        // chunks when large, and then also in one submission beside it.
+        let chunks = chunking.ranges(tests).len();
         let mut batched = ContactSet::default();
-        let run = timed(repeats, true, || {
-            measured(
-                || {
-                    gpu.detect_into(&mut batched, &resident, &shapes, &bodies, &list, &params)?;
-                    Ok(batched.timings.clone())
-                },
-                |timings| timings,
-            )
-        })?;
-        let batched_phases = (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults);
-        rows.push(row(
-            "gpu batched",
-            run.wall_ms,
-            run.gpu_ms,
-            batched.contacts.len(),
-            Some(&compare(
-                &shapes,
-                &bodies,
-                &list,
-                &params,
-                &cpu,
-                &batched,
-                "gpu batched",
-            )?),
-            Some(batched_phases),
-        ));
+        let mut batched_modes = vec![("gpu batched", &gpu, chunks)];
+        if chunks > 1 {
+            batched_modes.push(("gpu 1 submit", &single, 1));
+        }
+        for (mode, gpu, chunks) in batched_modes {
+            let mut set = ContactSet::default();
+            let run = timed(repeats, true, || {
+                measured(
+                    || {
+                        gpu.detect_into(&mut set, &resident, &shapes, &bodies, &list, &params)?;
+                        Ok(set.timings.clone())
+                    },
+                    |timings| timings,
+                )
+            })?;
+            let phases = (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults);
+            let cmp = compare(&shapes, &bodies, &list, &params, &cpu, &set, mode)?;
+            rows.push(Row {
+                chunks: Some(chunks),
+                ..row(
+                    mode,
+                    run.wall_ms,
+                    run.gpu_ms,
+                    set.contacts.len(),
+                    Some(&cmp),
+                    Some(phases),
+                )
+            });
+            if batched.contacts.is_empty() {
+                batched = set;
+            }
+        }
 
         // Summaries only, reduced on the GPU.
         let run = timed(repeats, true, || {
@@ -387,7 +423,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             )?),
             Some(per_pair_phases),
         ));
-        for r in &rows[rows.len() - 4..] {
+        for r in &rows[first_row..] {
             eprintln!(
                 "  {:>5} pairs {:<13} {:>10.3} ms",
                 r.pairs, r.mode, r.wall_ms
@@ -428,6 +464,7 @@ impl report::Row for Row {
             "copy_gpu_ms",
             "page_faults",
             "wall_over_gpu",
+            "chunks",
         ]
     }
 
@@ -449,6 +486,7 @@ impl report::Row for Row {
             or_empty(self.copy_gpu_ms, |v| format!("{v:.4}")),
             or_empty(self.page_faults, |v| v.to_string()),
             or_empty(self.wall_over_gpu(), |r| format!("{r:.2}")),
+            or_empty(self.chunks, |c| c.to_string()),
         ])
         .collect()
     }
@@ -472,6 +510,7 @@ impl report::Row for Row {
             Column::right("copy gpu", 9),
             Column::right("faults", 7),
             Column::right("wall/gpu", 9),
+            Column::right("chunks", 6),
         ]
     }
 
@@ -493,6 +532,7 @@ impl report::Row for Row {
             or_dash(self.copy_gpu_ms, |v| format!("{v:.3}")),
             or_dash(self.page_faults, |v| v.to_string()),
             or_dash(self.wall_over_gpu(), |r| format!("{r:.1}×")),
+            or_dash(self.chunks, |c| c.to_string()),
         ])
         .collect()
     }
@@ -501,7 +541,13 @@ impl report::Row for Row {
 /// Wall-clock and kernel time of each mode against the points tested.
 fn plot(report: &Report, rows: &[Row], adapter: &str) -> anyhow::Result<()> {
     let mut all = Vec::new();
-    for mode in ["cpu", "gpu batched", "gpu summary", "gpu per pair"] {
+    for mode in [
+        "cpu",
+        "gpu batched",
+        "gpu 1 submit",
+        "gpu summary",
+        "gpu per pair",
+    ] {
         all.push(series(format!("{mode} (wall)"), rows, |r| {
             (r.mode == mode).then_some((r.points_tested as f64, r.wall_ms))
         }));

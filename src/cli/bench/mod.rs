@@ -139,7 +139,7 @@ mod tests {
                     "sizes",
                 ],
             ),
-            ("collide", vec!["pairs"]),
+            ("collide", vec!["chunk-points", "chunks", "pairs"]),
             (
                 "adaptive",
                 vec![
@@ -351,7 +351,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match parse("collidoscope bench collide --repeats 3 --out x").unwrap() {
-            BenchCommand::Collide(a) => assert_eq!(a.common.repeats, 3),
+            BenchCommand::Collide(a) => {
+                assert_eq!(a.common.repeats, 3);
+                let d = crate::stages::colliders::Chunking::default();
+                assert_eq!(
+                    (a.chunks as usize, a.chunk_points as usize),
+                    (d.max_chunks, d.min_points)
+                );
+            }
             other => panic!("{other:?}"),
         }
     }

@@ -181,13 +181,14 @@ fn find_task(starts: &[u32], point: u32) -> Option<usize> {
 /// few enough that every core gets several.
 const CHUNK: usize = 8192;
 
-/// `decode` of every record, in order, on all cores, into `out` (whose
-/// old contents are dropped; it is empty after an error): the records are
-/// cut into chunks of `chunk`, each decoded by one job into its own range
-/// of the output — written in place, so that a fresh allocation's pages
-/// are first touched by the threads that fill them, and a reused one
-/// (a caller detecting every frame) is not touched by the allocator at
-/// all — with a [`TaskWalk`] of its own. The first error wins.
+/// `decode` of every record, in order, on all cores, appended to `out`
+/// (whose old contents stay; on an error nothing is appended): the
+/// records are cut into chunks of `chunk`, each decoded by one job into
+/// its own range of the output — written in place, so that a fresh
+/// allocation's pages are first touched by the threads that fill them,
+/// and a reused one (a caller detecting every frame) is not touched by
+/// the allocator at all — with a [`TaskWalk`] of its own. The first error
+/// wins.
 fn decode_chunked<T: Send>(
     records: &[GpuContact],
     chunk: usize,
@@ -196,7 +197,7 @@ fn decode_chunked<T: Send>(
     out: &mut Vec<T>,
 ) -> Result<(), String> {
     use rayon::prelude::*;
-    out.clear();
+    let base = out.len();
     out.reserve(records.len());
     records
         .par_chunks(chunk)
@@ -209,72 +210,98 @@ fn decode_chunked<T: Send>(
             Ok::<(), String>(())
         })?;
     // SAFETY: the chunks of `records` and of the first `records.len()`
-    // slots have the same lengths, so every slot was written by the loop
-    // above (it returns early only on an error, and then we return too,
-    // leaving `out` empty).
-    unsafe { out.set_len(records.len()) };
+    // spare slots have the same lengths, so every slot was written by the
+    // loop above (it returns early only on an error, and then we return
+    // too, leaving the length as it was).
+    unsafe { out.set_len(base + records.len()) };
     Ok(())
 }
 
-/// The contacts of `records` (any order in, the same order out), decoded
-/// with the plan they were computed for into `out` (replacing what it
-/// held, keeping its allocation); all cores. Per task, once: its poses
-/// and its points; per record: its task by a [`TaskWalk`] (a range check,
-/// a search only at a task boundary), its sample by index and its
-/// position by one transform.
-pub(super) fn decode_into(
-    records: &[GpuContact],
-    plan: &Plan,
-    shapes: &[ColliderShape],
-    out: &mut Vec<Contact>,
-) -> Result<(), String> {
-    let starts = sample_starts(shapes);
-    let all_samples = |start: u32, count: u32| -> &[Sample] {
-        let i = start as usize;
-        let shape = starts.partition_point(|&s| s as usize <= i).wrapping_sub(1);
-        shapes
-            .get(shape)
-            .and_then(|s| {
-                let local = i - starts[shape] as usize;
-                s.samples.samples.get(local..local + count as usize)
+/// What decoding needs of a plan, gathered once per detect: per task its
+/// first point, its point count and its [`TaskView`]. A detect whose
+/// records come back in several parts ([`super::gpu`]'s chunked path)
+/// decodes each part with the same decoder as it arrives.
+pub(super) struct Decoder<'a> {
+    first_points: Vec<u32>,
+    counts: Vec<u32>,
+    views: Vec<TaskView<'a>>,
+}
+
+impl<'a> Decoder<'a> {
+    /// Per task, once: its poses and its points.
+    pub(super) fn new(plan: &'a Plan, shapes: &'a [ColliderShape]) -> Self {
+        let starts = sample_starts(shapes);
+        let all_samples = |start: u32, count: u32| -> &'a [Sample] {
+            let i = start as usize;
+            let shape = starts.partition_point(|&s| s as usize <= i).wrapping_sub(1);
+            shapes
+                .get(shape)
+                .and_then(|s| {
+                    let local = i - starts[shape] as usize;
+                    s.samples.samples.get(local..local + count as usize)
+                })
+                .unwrap_or(&[])
+        };
+        let views = plan
+            .tasks
+            .iter()
+            .map(|t| TaskView {
+                world_from_a: t.world_from_a(),
+                world_from_b: t.world_from_b(),
+                body: t.body,
+                other: t.other,
+                samples: match (t.kind, t.extra) {
+                    (TASK_SEGMENT_FIELD, _) => &[],
+                    (_, 1) => plan
+                        .extra
+                        .get(t.sample_start as usize..(t.sample_start + t.sample_count) as usize)
+                        .unwrap_or(&[]),
+                    _ => all_samples(t.sample_start, t.sample_count),
+                },
+                segment: (t.kind == TASK_SEGMENT_FIELD)
+                    .then(|| shapes.get(t.field as usize).map(|s| &s.field.grid))
+                    .flatten(),
             })
-            .unwrap_or(&[])
-    };
-    let first_points: Vec<u32> = plan.tasks.iter().map(|t| t.thread_start).collect();
-    let counts: Vec<u32> = plan.tasks.iter().map(|t| t.sample_count).collect();
-    let views: Vec<TaskView> = plan
-        .tasks
-        .iter()
-        .map(|t| TaskView {
-            world_from_a: t.world_from_a(),
-            world_from_b: t.world_from_b(),
-            body: t.body,
-            other: t.other,
-            samples: match (t.kind, t.extra) {
-                (TASK_SEGMENT_FIELD, _) => &[],
-                (_, 1) => plan
-                    .extra
-                    .get(t.sample_start as usize..(t.sample_start + t.sample_count) as usize)
-                    .unwrap_or(&[]),
-                _ => all_samples(t.sample_start, t.sample_count),
+            .collect();
+        Decoder {
+            first_points: plan.tasks.iter().map(|t| t.thread_start).collect(),
+            counts: plan.tasks.iter().map(|t| t.sample_count).collect(),
+            views,
+        }
+    }
+
+    /// The contacts of `records` (any order in, the same order out)
+    /// appended to `out`; all cores. Per record: its task by a
+    /// [`TaskWalk`] (a range check, a search only at a task boundary), its
+    /// sample by index and its position by one transform.
+    pub(super) fn append(
+        &self,
+        records: &[GpuContact],
+        out: &mut Vec<Contact>,
+    ) -> Result<(), String> {
+        let walk = TaskWalk::new(&self.first_points, &self.counts);
+        decode_chunked(
+            records,
+            CHUNK,
+            &walk,
+            |walk, r| {
+                walk.task_of(r.point)
+                    .and_then(|(t, k)| self.views[t].contact(r, k))
+                    .ok_or_else(|| format!("record {r:?} names no point of the plan"))
             },
-            segment: (t.kind == TASK_SEGMENT_FIELD)
-                .then(|| shapes.get(t.field as usize).map(|s| &s.field.grid))
-                .flatten(),
-        })
-        .collect();
-    let walk = TaskWalk::new(&first_points, &counts);
-    decode_chunked(
-        records,
-        CHUNK,
-        &walk,
-        |walk, r| {
-            walk.task_of(r.point)
-                .and_then(|(t, k)| views[t].contact(r, k))
-                .ok_or_else(|| format!("record {r:?} names no point of the plan"))
-        },
-        out,
-    )
+            out,
+        )
+    }
+
+    /// [`Decoder::append`] of the records in `bytes` (mapped memory).
+    /// Mapped ranges are aligned for any record type; this copies only if
+    /// a backend ever maps one that is not.
+    pub(super) fn append_bytes(&self, bytes: &[u8], out: &mut Vec<Contact>) -> Result<(), String> {
+        match bytemuck::try_cast_slice::<u8, GpuContact>(bytes) {
+            Ok(records) => self.append(records, out),
+            Err(_) => self.append(&bytemuck::pod_collect_to_vec(bytes), out),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -350,10 +377,22 @@ mod tests {
             let walk = TaskWalk::new(&starts, &counts);
             // Into an output holding leftovers of another size, as a
             // caller reusing its set across detects would pass.
+            // Appended to an output holding leftovers of another size, as
+            // the chunked read-back appends part after part.
             let mut out = vec![(usize::MAX, 0); leftover];
             let walked = decode_chunked(&records, chunk, &walk, |walk, r| {
                 walk.task_of(r.point).ok_or_else(|| format!("{}", r.point))
-            }, &mut out).map(|()| out);
+            }, &mut out).map(|()| {
+                prop_assert!(out[..leftover].iter().all(|&x| x == (usize::MAX, 0)));
+                Ok(out.split_off(leftover))
+            });
+            let walked = match walked {
+                Ok(w) => Ok(w?),
+                Err(e) => {
+                    prop_assert_eq!(out.len(), leftover, "a failed decode appended");
+                    Err(e)
+                }
+            };
             let searched: Result<Vec<_>, String> = points
                 .iter()
                 .map(|&p| task_by_search(&starts, &counts, p).ok_or_else(|| format!("{p}")))
@@ -397,6 +436,6 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err, "point 5");
-        assert!(out.is_empty(), "a failed decode leaves {out:?}");
+        assert_eq!(out, vec![(9, 9); 7], "a failed decode appended");
     }
 }

@@ -39,11 +39,20 @@
 //! ([`ColliderGpu::detect_into`]), so the decode writes into memory
 //! already mapped instead of a fresh 25 MB list (1000 pairs) whose first
 //! touch faults pages on every core.
+//!
+//! **Chunks.** A large detect is cut into a few chunks of points, each in
+//! its own submission, read back and decoded while the GPU runs the next
+//! ([`chunked`], [`Chunking`]); what both paths share is in [`passes`].
 
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
+
+mod chunked;
+mod passes;
+
+pub use chunked::Chunking;
+use passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
 
 use super::compact::{self, GpuContact};
 use super::{
@@ -71,7 +80,10 @@ pub struct Params {
     pub num_groups: u32,
     /// [`PASS_COUNT`] or [`PASS_WRITE`].
     pub pass_kind: u32,
-    pub _pad: [u32; 2],
+    /// The dispatch's first point (a chunk's, [`chunked`]), and where its
+    /// contacts start in the contacts buffer.
+    pub first_point: u32,
+    pub _pad: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 
@@ -112,6 +124,8 @@ pub struct ColliderGpu {
     /// The dispatches' timestamp queries, kept so that a warm dispatch
     /// creates no query set or buffers (created by the first).
     profiler: std::sync::Mutex<Option<KeptProfiler>>,
+    /// When a detect is cut into chunks read back one by one.
+    chunking: Chunking,
 }
 
 /// First word of the per-pair summaries in the counter buffer (before
@@ -143,13 +157,15 @@ struct Scratch {
     staging: wgpu::Buffer,
     /// Contacts the last detect found (`None` before the first).
     last_count: Option<usize>,
+    /// The staging buffers of a chunked detect's chunks.
+    parts: Vec<chunked::PartStaging>,
 }
 
 impl Scratch {
     /// `kept` if it has room for `need`, else new buffers with room for
     /// both (keeping its last count).
     fn fit(gpu: &GpuContext, kept: Option<Scratch>, need: Need) -> Result<Scratch, GpuError> {
-        let (room, last_count) = match kept {
+        let (room, last_count, parts) = match kept {
             Some(s)
                 if s.room.contacts >= need.contacts
                     && s.room.groups >= need.groups
@@ -164,8 +180,9 @@ impl Scratch {
                     pairs: need.pairs.max(s.room.pairs),
                 },
                 s.last_count,
+                s.parts,
             ),
-            None => (need, None),
+            None => (need, None, Vec::new()),
         };
         let bytes = (room.contacts * std::mem::size_of::<GpuContact>()) as u64;
         let counter = vec![0u32; counter_words(room.pairs)];
@@ -190,6 +207,7 @@ impl Scratch {
             count_staging: staging_buffer(&gpu.device, "ColliderGpu::count", counter_bytes),
             staging: staging_buffer(&gpu.device, "ColliderGpu::contacts staging", bytes),
             last_count,
+            parts,
         })
     }
 
@@ -250,7 +268,15 @@ impl ColliderGpu {
             kernels,
             scratch: std::sync::Mutex::new(None),
             profiler: std::sync::Mutex::new(None),
+            chunking: Chunking::default(),
         }
+    }
+
+    /// These colliders cutting large detects into chunks by `chunking`
+    /// ([`Chunking::SINGLE`]: never).
+    pub fn with_chunking(mut self, chunking: Chunking) -> Self {
+        self.chunking = chunking;
+        self
     }
 
     pub fn context(&self) -> &GpuContext {
@@ -364,10 +390,6 @@ impl ColliderGpu {
         let mut timings = Timings::default();
         let upload_start = Instant::now();
         let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-
-        // Room for a quarter of the points first (or what the kept buffers
-        // hold); the write pass skips contacts past the end, so an overflow
-        // is re-run once with the exact size.
         let max_contacts = (gpu.device.limits().max_storage_buffer_binding_size
             / std::mem::size_of::<GpuContact>() as u64) as usize;
         let total = planned.plan.total_threads;
@@ -375,26 +397,83 @@ impl ColliderGpu {
             .scratch
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let chunks = self.chunking.ranges(total);
+        let job = Job {
+            planned: &planned,
+            params,
+            resident,
+            shapes,
+        };
+        // A chunk's contacts start at its first point's place: the
+        // chunked path needs room for one per point.
+        let detected = if chunks.len() > 1 && total <= max_contacts {
+            let need = Need {
+                contacts: total,
+                groups: chunks
+                    .iter()
+                    .map(|r| {
+                        let (x, y) = dispatch_dims(chunked::groups_of(r));
+                        (x * y) as usize
+                    })
+                    .max()
+                    .unwrap_or(1),
+                pairs: 0,
+            };
+            let scratch = Scratch::fit(gpu, kept.take(), need)?;
+            let scratch = kept.insert(scratch);
+            timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
+            self.detect_chunked(&job, &chunks, scratch, &mut timings, &mut set.contacts)
+        } else {
+            self.detect_whole(
+                &job,
+                &mut kept,
+                max_contacts,
+                upload_start,
+                &mut timings,
+                &mut set.contacts,
+            )
+        };
+        drop(kept);
+        if let Err(e) = detected {
+            set.contacts.clear();
+            return Err(e);
+        }
+        set.tasks = planned.plan.tasks.len();
+        set.tests = total;
+        set.timings = timings;
+        Ok(())
+    }
+
+    /// The detect of `job` in one submission (and a second copy if more
+    /// contacts came than expected): its phases after `upload_start`
+    /// pushed to `timings`, its contacts decoded into `out`. Room for a
+    /// quarter of the points first (or what the kept buffers hold); the
+    /// write pass skips contacts past the end, so an overflow is re-run
+    /// once with the exact size.
+    fn detect_whole(
+        &self,
+        job: &Job<'_>,
+        kept: &mut Option<Scratch>,
+        max_contacts: usize,
+        upload_start: Instant,
+        timings: &mut Timings,
+        out: &mut Vec<Contact>,
+    ) -> Result<(), ColliderError> {
+        let gpu = &self.gpu;
+        let total = job.planned.plan.total_threads;
         let mut need = Need {
             contacts: (total / 4)
                 .max(1 << 14)
                 .min(total)
                 .clamp(1, max_contacts.max(1)),
-            groups: planned.groups(),
+            groups: job.planned.groups(),
             pairs: 0,
         };
         let mut scratch = Scratch::fit(gpu, kept.take(), need)?;
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let (count, copied, counter_ms) = loop {
             let copy = scratch.expected_contacts();
-            let (counter, counter_ms) = self.dispatch(
-                &planned,
-                params,
-                resident,
-                &scratch,
-                Some(copy),
-                &mut timings,
-            )?;
+            let (counter, counter_ms) = self.dispatch(job, &scratch, Some(copy), timings)?;
             let count = counter[0] as usize;
             if count <= scratch.room.contacts {
                 break (count, copy, counter_ms);
@@ -423,16 +502,11 @@ impl ColliderGpu {
                 copied,
                 counter_ms,
             },
-            &planned.plan,
-            shapes,
-            &mut timings,
-            &mut set.contacts,
-        )?;
-        drop(kept);
-        set.tasks = planned.plan.tasks.len();
-        set.tests = planned.plan.total_threads;
-        set.timings = timings;
-        Ok(())
+            &job.planned.plan,
+            job.shapes,
+            timings,
+            out,
+        )
     }
 
     /// The `count` contacts of the last dispatch, the first `copied` of
@@ -487,17 +561,8 @@ impl ColliderGpu {
                 let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
                 timings.push("readback", counter_ms + readback_ms, None);
                 let convert = Instant::now();
-                // Mapped ranges are aligned for any record type; copy only
-                // if a backend ever maps one that is not.
-                let decoded = match bytemuck::try_cast_slice::<u8, GpuContact>(bytes) {
-                    Ok(records) => compact::decode_into(records, plan, shapes, out),
-                    Err(_) => compact::decode_into(
-                        &bytemuck::pod_collect_to_vec(bytes),
-                        plan,
-                        shapes,
-                        out,
-                    ),
-                };
+                out.clear();
+                let decoded = compact::Decoder::new(plan, shapes).append_bytes(bytes, out);
                 timings.push("convert", convert.elapsed().as_secs_f64() * 1e3, None);
                 decoded
             },
@@ -539,8 +604,13 @@ impl ColliderGpu {
         let fitted = Scratch::fit(&self.gpu, kept.take(), need)?;
         let scratch = kept.insert(fitted);
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
-        let (counter, readback_ms) =
-            self.dispatch(&planned, params, resident, scratch, None, &mut timings)?;
+        let job = Job {
+            planned: &planned,
+            params,
+            resident,
+            shapes,
+        };
+        let (counter, readback_ms) = self.dispatch(&job, scratch, None, &mut timings)?;
         drop(kept);
         timings.push("readback", readback_ms, None);
         let convert = Instant::now();
@@ -572,9 +642,7 @@ impl ColliderGpu {
     /// counts as read-back.
     fn dispatch(
         &self,
-        planned: &Planned,
-        params: &ColliderParams,
-        resident: &ResidentShapes,
+        job: &Job<'_>,
         scratch: &Scratch,
         copy: Option<usize>,
         timings: &mut Timings,
@@ -582,76 +650,26 @@ impl ColliderGpu {
         let start = Instant::now();
         let summary = copy.is_none();
         let gpu = &self.gpu;
-        let plan = &planned.plan;
-        let (x, y) = planned.dims;
-        let bind = |pass_kind| {
-            let uniform = Params {
-                num_tasks: plan.tasks.len() as u32,
-                total_threads: plan.total_threads as u32,
-                capacity: scratch.room.contacts as u32,
-                flags: u32::from(params.interpolated_depth)
-                    | (u32::from(params.reject_flipped) << 1)
-                    | (u32::from(summary) << 2),
-                num_groups: x * y,
-                pass_kind,
-                _pad: [0; 2],
-            };
-            let uniform_buf = gpu
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("ColliderGpu::params"),
-                    contents: bytemuck::bytes_of(&uniform),
-                    usage: wgpu::BufferUsages::UNIFORM,
-                });
-            self.kernels.bind_group(
-                gpu,
-                &[
-                    &uniform_buf,
-                    &planned.tasks,
-                    &resident.samples,
-                    &planned.extra,
-                    &resident.fields,
-                    &resident.values,
-                    &scratch.contacts,
-                    &scratch.counter,
-                    &scratch.group_counts,
-                ],
-            )
+        let plan = &job.planned.plan;
+        let span = Span {
+            first_point: 0,
+            end: plan.total_threads as u32,
+            dims: job.planned.dims,
+            summary,
         };
-        let count_group = bind(PASS_COUNT);
-        let write_group = (!summary).then(|| bind(PASS_WRITE));
-        let counter_bytes = (counter_words(if summary { planned.pairs } else { 0 }) * 4) as u64;
-        let mut profiler = self
-            .profiler
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let profiler = match profiler.take() {
-            Some(kept) => profiler.insert(kept),
-            None => profiler.insert(KeptProfiler::new(gpu)?),
-        };
-        let mut run = GpuRun::with_kept(gpu, "ColliderGpu::encoder", profiler);
-        run.encoder_work("clear", |e| {
-            e.clear_buffer(&scratch.counter, 0, Some(counter_bytes));
-        });
-        if plan.total_threads > 0 {
-            run.compute_pass("count", |pass| {
-                pass.set_pipeline(&self.contacts);
-                pass.set_bind_group(0, &count_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
-            });
-            if let Some(write_group) = &write_group {
-                run.compute_pass("scan", |pass| {
-                    pass.set_pipeline(&self.scan);
-                    pass.set_bind_group(0, &count_group, &[]);
-                    pass.dispatch_workgroups(1, 1, 1);
-                });
-                run.compute_pass("write", |pass| {
-                    pass.set_pipeline(&self.contacts);
-                    pass.set_bind_group(0, write_group, &[]);
-                    pass.dispatch_workgroups(x, y, 1);
-                });
-            }
-        }
+        let count_group = self.bind(job, scratch, span, PASS_COUNT);
+        let write_group = (!summary).then(|| self.bind(job, scratch, span, PASS_WRITE));
+        let counter_bytes = (counter_words(if summary { job.planned.pairs } else { 0 }) * 4) as u64;
+        let mut slot = self.profiler_slot();
+        let mut run =
+            GpuRun::with_kept(gpu, "ColliderGpu::encoder", kept_profiler(&mut slot, gpu)?);
+        self.record_passes(
+            &mut run,
+            scratch,
+            counter_bytes,
+            span,
+            (&count_group, write_group.as_ref()),
+        );
         run.encoder_work("counter", |e| {
             e.copy_buffer_to_buffer(
                 &scratch.counter,
@@ -668,32 +686,13 @@ impl ColliderGpu {
             });
         }
         let (phases, _) = run.finish()?;
-        let gpu_of = |names: &[&str]| {
-            phases
-                .iter()
-                .filter(|p| names.contains(&p.name.as_str()))
-                .map(|p| p.gpu_ms)
-                .sum::<Option<f64>>()
-        };
-        timings.push(
-            "contacts",
-            start.elapsed().as_secs_f64() * 1e3,
-            gpu_of(&["count", "scan", "write"]),
-        );
-        // The copies' GPU time, inside the wall time just pushed.
-        if let Some(copy_ms) = gpu_of(&["clear", "counter", "copy"]) {
-            timings.push(COPY_PHASE, 0.0, Some(copy_ms));
-        }
+        push_gpu_phases(timings, start.elapsed().as_secs_f64() * 1e3, &phases);
         let readback = Instant::now();
         let counter =
             map_staging_range::<u32>(gpu, &scratch.count_staging, counter_bytes, "contact count")?;
         let readback_ms = readback.elapsed().as_secs_f64() * 1e3;
         if counter[1] != 0 {
-            return Err(GpuError::Validation {
-                what: "colliders".into(),
-                reason: "the write pass found other contacts than the count pass".into(),
-            }
-            .into());
+            return Err(passes_disagree());
         }
         Ok((counter, readback_ms))
     }
@@ -706,6 +705,14 @@ struct Copied {
     count: usize,
     copied: usize,
     counter_ms: f64,
+}
+
+/// What a detect works on: its plan and buffers, parameters and shapes.
+struct Job<'a> {
+    planned: &'a Planned,
+    params: &'a ColliderParams,
+    resident: &'a ResidentShapes,
+    shapes: &'a [ColliderShape],
 }
 
 /// A detect's plan on the GPU.

@@ -58,7 +58,9 @@
 //! canonical order (task, point) — the CPU reference's — by a count pass,
 //! a scan of the workgroup counts and a write pass (a stable compaction,
 //! [`gpu`]), as 16-byte records from which the host rebuilds each
-//! [`Contact`] ([`compact`]).
+//! [`Contact`] ([`compact`]). A large batch is cut into a few chunks of
+//! points, each read back and decoded while the GPU computes the next
+//! ([`Chunking`]).
 //!
 //! # Buffer layout (GPU)
 //!
@@ -86,7 +88,7 @@ pub use compare::{
     ContactComparison, ContactTolerance, Mismatch, ROUNDING_ULPS, RoundingCase, compare_contacts,
 };
 pub use cpu::{DecisionMargins, FieldView, detect_cpu};
-pub use gpu::{COPY_PHASE, ColliderGpu, ResidentShapes};
+pub use gpu::{COPY_PHASE, Chunking, ColliderGpu, ResidentShapes};
 pub use summary::{PairSummary, SummarySet, summarize};
 
 use glam::{Mat4, Vec3, Vec4};

@@ -449,7 +449,7 @@ impl SdfGpu {
         };
         // The GPU starts on the uploads and kernels; meanwhile the ring
         // and the host's output memory.
-        run.flush();
+        run.submit_part();
         let (staging, out) = rayon::join(
             || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", staging_bytes)),
             || host_out.then(|| HostOut::faulted(n, closest)),

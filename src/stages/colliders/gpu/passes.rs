@@ -1,0 +1,148 @@
+//! What the single and the chunked detects share: the bind group of a
+//! pass over a span of points, the recording of the count, scan and write
+//! passes, the kept timestamp profiler, and the phases a run's GPU times
+//! make.
+
+use eframe::egui_wgpu::wgpu;
+use wgpu::util::DeviceExt;
+
+use super::{COPY_PHASE, ColliderGpu, Job, Params, Scratch};
+use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, KeptProfiler};
+use crate::stages::colliders::ColliderError;
+use crate::timing::Timings;
+
+impl ColliderGpu {
+    /// The kept timestamp profiler's slot (filled by [`kept_profiler`]).
+    pub(super) fn profiler_slot(&self) -> std::sync::MutexGuard<'_, Option<KeptProfiler>> {
+        self.profiler
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The bind group of one pass (`pass_kind`) over `span`'s points.
+    pub(super) fn bind(
+        &self,
+        job: &Job<'_>,
+        scratch: &Scratch,
+        span: Span,
+        pass_kind: u32,
+    ) -> wgpu::BindGroup {
+        let gpu = &self.gpu;
+        let (x, y) = span.dims;
+        let uniform = Params {
+            num_tasks: job.planned.plan.tasks.len() as u32,
+            total_threads: span.end,
+            capacity: scratch.room.contacts as u32,
+            flags: u32::from(job.params.interpolated_depth)
+                | (u32::from(job.params.reject_flipped) << 1)
+                | (u32::from(span.summary) << 2),
+            num_groups: x * y,
+            pass_kind,
+            first_point: span.first_point,
+            _pad: 0,
+        };
+        let uniform_buf = gpu
+            .device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("ColliderGpu::params"),
+                contents: bytemuck::bytes_of(&uniform),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+        self.kernels.bind_group(
+            gpu,
+            &[
+                &uniform_buf,
+                &job.planned.tasks,
+                &job.resident.samples,
+                &job.planned.extra,
+                &job.resident.fields,
+                &job.resident.values,
+                &scratch.contacts,
+                &scratch.counter,
+                &scratch.group_counts,
+            ],
+        )
+    }
+
+    /// Records the counter's first `clear_bytes` cleared and the passes
+    /// over `span`: count, and with a write group the scan and the write.
+    pub(super) fn record_passes(
+        &self,
+        run: &mut GpuRun<'_>,
+        scratch: &Scratch,
+        clear_bytes: u64,
+        span: Span,
+        (count_group, write_group): (&wgpu::BindGroup, Option<&wgpu::BindGroup>),
+    ) {
+        let (x, y) = span.dims;
+        run.encoder_work("clear", |e| {
+            e.clear_buffer(&scratch.counter, 0, Some(clear_bytes));
+        });
+        if span.end <= span.first_point {
+            return;
+        }
+        run.compute_pass("count", |pass| {
+            pass.set_pipeline(&self.contacts);
+            pass.set_bind_group(0, count_group, &[]);
+            pass.dispatch_workgroups(x, y, 1);
+        });
+        if let Some(write_group) = write_group {
+            run.compute_pass("scan", |pass| {
+                pass.set_pipeline(&self.scan);
+                pass.set_bind_group(0, count_group, &[]);
+                pass.dispatch_workgroups(1, 1, 1);
+            });
+            run.compute_pass("write", |pass| {
+                pass.set_pipeline(&self.contacts);
+                pass.set_bind_group(0, write_group, &[]);
+                pass.dispatch_workgroups(x, y, 1);
+            });
+        }
+    }
+}
+
+/// The points a dispatch covers, `first_point..end`, its workgroups
+/// (x, y), and whether its count pass sums per-pair summaries.
+#[derive(Clone, Copy)]
+pub(super) struct Span {
+    pub(super) first_point: u32,
+    pub(super) end: u32,
+    pub(super) dims: (u32, u32),
+    pub(super) summary: bool,
+}
+
+/// Phase `contacts` (`wall_ms`, and the passes' GPU time) and
+/// [`COPY_PHASE`] (the copies' GPU time, inside that wall time) of a
+/// run's `phases`.
+pub(super) fn push_gpu_phases(timings: &mut Timings, wall_ms: f64, phases: &[GpuPhase]) {
+    let gpu_of = |names: &[&str]| {
+        phases
+            .iter()
+            .filter(|p| names.contains(&p.name.as_str()))
+            .map(|p| p.gpu_ms)
+            .sum::<Option<f64>>()
+    };
+    timings.push("contacts", wall_ms, gpu_of(&["count", "scan", "write"]));
+    if let Some(copy_ms) = gpu_of(&["clear", "counter", "copy"]) {
+        timings.push(COPY_PHASE, 0.0, Some(copy_ms));
+    }
+}
+
+/// The profiler in `slot`, created there by the first dispatch.
+pub(super) fn kept_profiler<'a>(
+    slot: &'a mut Option<KeptProfiler>,
+    gpu: &GpuContext,
+) -> Result<&'a mut KeptProfiler, GpuError> {
+    Ok(match slot.take() {
+        Some(kept) => slot.insert(kept),
+        None => slot.insert(KeptProfiler::new(gpu)?),
+    })
+}
+
+pub(super) fn passes_disagree() -> ColliderError {
+    GpuError::Validation {
+        what: "colliders".into(),
+        reason: "the write pass found other contacts than the count pass".into(),
+    }
+    .into()
+}

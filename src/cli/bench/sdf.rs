@@ -13,9 +13,11 @@
 //! "β12/β32/exact" by the step that decided them; column "by count", the
 //! cells the crossing count and the cap signed). The JSON and CSV hold
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
-//! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, `winding
-//! refine` (the β = 12 and 32 walks), `winding refine exact` (the exact
-//! sum over the device, CSV `winding_exact_ms`), copies) and the CPU
+//! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, the
+//! β = 12 and 32 walks' parts and decide passes (`winding refine β12
+//! parts` …, CSV `walk12_parts_ms` … and their total `winding_refine_ms`),
+//! `winding refine exact` (the exact sum over the device, CSV
+//! `winding_exact_ms`), copies) and the CPU
 //! fallback's wall time (`fallback_ms`). GPU rows also split their wall
 //! time by phase, figure the field's PCIe copy time and say whether
 //! `wall ≤ gpu + 2 × copy + 5 ms` holds (columns `bvh_ms` …
@@ -40,7 +42,7 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
     self, Backend, FALLBACK_PHASE, FieldOutputs, GridSpec, SdfField, SdfGpu, SdfParams, SignMode,
-    reference_cell,
+    WINDING_REFINE_PHASES, reference_cell,
 };
 
 #[derive(clap::Args, Debug)]
@@ -149,8 +151,16 @@ const WINDING_PHASES: [&str; 5] = [
 ];
 
 impl Row {
-    /// The GPU time of phase `name`, where it ran.
+    /// The GPU time of phase `name`, where it ran; "winding refine" is
+    /// the total of the walks' passes ([`WINDING_REFINE_PHASES`]).
     fn phase_ms(&self, name: &str) -> Option<f64> {
+        if name == "winding refine" {
+            let walks: Vec<f64> = WINDING_REFINE_PHASES
+                .iter()
+                .filter_map(|&n| self.phase_ms(n))
+                .collect();
+            return (!walks.is_empty()).then(|| walks.iter().sum());
+        }
         self.gpu_phases
             .iter()
             .find(|(n, _)| n == name)
@@ -205,6 +215,10 @@ impl report::Row for Row {
             "refined_beta12_cells",
             "refined_beta32_cells",
             "refined_exact_cells",
+            "walk12_parts_ms",
+            "walk12_decide_ms",
+            "walk32_parts_ms",
+            "walk32_decide_ms",
         ]
     }
 
@@ -251,6 +265,9 @@ impl report::Row for Row {
             |(t, w)| (w <= t).to_string(),
         )])
         .chain((0..3).map(|k| or_empty(self.refined_by_step, |s| s[k].to_string())))
+        .chain(
+            WINDING_REFINE_PHASES.map(|name| or_empty(self.phase_ms(name), |v| format!("{v:.4}"))),
+        )
         .collect()
     }
 

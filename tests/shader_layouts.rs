@@ -530,6 +530,8 @@ fn sdf_grid() {
         WALK_CAPACITY,
         sl::WINDING_WALK_CAPACITY
     );
+    constant!(c, "sdf_winding.wgsl", REFINE_ARGS, sl::WINDING_REFINE_ARGS);
+    constant!(c, "sdf_winding.wgsl", WALK_LIST, sl::WINDING_WALK_LIST);
     let refine = [
         "winding_walk12_parts",
         "winding_walk12_decide",

@@ -33,9 +33,15 @@
 // ceil(chunks / 64) ≤ 2 columns (a frontier has fewer than 2 × 4096
 // roots) and its reduction's 6.
 //
-// The counts are known on the GPU only: each pass is a fixed grid of
-// workgroups looping over its list (rows over items, columns over
-// chunks or blocks).
+// The counts are known on the GPU only: before each step a one-invocation
+// pass (winding_refine_args) writes the dispatch arguments of the passes
+// from the counts into refine_items, and the host copies them into an
+// indirect-argument buffer (a buffer bound for storage cannot be read as
+// indirect arguments in the same dispatch), so each pass has exactly one
+// workgroup per (listed item, column) — rows over items, columns over
+// chunks or blocks — and the passes loop only past the dispatch limit. A
+// fixed grid sized for the largest list would launch tens of thousands
+// of empty workgroups for a list of a few dozen items.
 //
 // Uses the includer's shared/winding.wgsl (winding_subtree, winding_leaf
 // with the item, which a device with f64 evaluates more precisely), its
@@ -50,8 +56,10 @@
 //   refine_steps  array<atomic<u32>>  REFINE_STEPS counters: the items each
 //                                     step decided (β = 12, β = 32, exact)
 //   refine_items  array<atomic<u32>>  [β = 32 list's count | exact list's
-//                                     count | β = 32 list (WALK_CAPACITY) |
-//                                     exact list (EXACT_CAPACITY)]
+//                                     count | the 6 passes' dispatch
+//                                     arguments (3 each) | β = 32 list
+//                                     (WALK_CAPACITY) | exact list
+//                                     (EXACT_CAPACITY)]
 //   refine_sums   array<vec2f>        partial sums, one per (listed item,
 //                                     column) of the running step
 
@@ -63,9 +71,12 @@ const WALK_CAPACITY: u32 = 16384u;
 const EXACT_CAPACITY: u32 = 256u;
 // Triangles per workgroup of winding_exact_parts (16 per invocation).
 const EXACT_BLOCK: u32 = 1024u;
-// Where the lists of refine_items start.
-const WALK_LIST: u32 = 2u;
-const EXACT_LIST: u32 = 2u + WALK_CAPACITY;
+// Where the dispatch arguments and the lists of refine_items start.
+const REFINE_ARGS: u32 = 2u;
+const WALK_LIST: u32 = 20u;
+const EXACT_LIST: u32 = 20u + WALK_CAPACITY;
+// The most workgroups a dispatch dimension takes (WebGPU's default limit).
+const REFINE_MAX_GROUPS: u32 = 65535u;
 
 fn refine_beta(step: u32) -> f32 {
     return select(32.0, 12.0, step == 0u);
@@ -194,6 +205,30 @@ fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
             } else {
                 refine_push(step + 1u, item);
             }
+        }
+    }
+}
+
+// The dispatch arguments of the six refining passes from the lists'
+// counts so far (those of later steps are rewritten before their step):
+// each walk's parts (chunks × items) and decide (items), the exact sum's
+// parts (blocks × items) and decide (items).
+@compute @workgroup_size(1)
+fn winding_refine_args() {
+    let first = min(atomicLoad(&undecided[0]), wparams.capacity);
+    let walk = min(atomicLoad(&refine_items[0]), WALK_CAPACITY);
+    let exact = min(atomicLoad(&refine_items[1]), EXACT_CAPACITY);
+    var grids = array<vec3u, 6>(
+        vec3u(walk_chunks(), min(first, WALK_CAPACITY), 1u),
+        vec3u(min(first, REFINE_MAX_GROUPS), 1u, 1u),
+        vec3u(walk_chunks(), walk, 1u),
+        vec3u(walk, 1u, 1u),
+        vec3u(min(exact_blocks(), REFINE_MAX_GROUPS), exact, 1u),
+        vec3u(exact, 1u, 1u),
+    );
+    for (var j = 0u; j < 6u; j++) {
+        for (var a = 0u; a < 3u; a++) {
+            atomicStore(&refine_items[REFINE_ARGS + 3u * j + a], grids[j][a]);
         }
     }
 }

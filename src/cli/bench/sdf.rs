@@ -15,10 +15,11 @@
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
 //! distance kernels, `cap crossings`, `prefix sum`, `cap winding`, the
 //! β = 12 and 32 walks' parts and decide passes (`winding refine β12
-//! parts` …, CSV `walk12_parts_ms` … and their total `winding_refine_ms`),
-//! `winding refine exact` (the exact sum over the device, CSV
-//! `winding_exact_ms`), copies) and the CPU
-//! fallback's wall time (`fallback_ms`). GPU rows also split their wall
+//! parts` …, CSV `walk12_parts_ms` …, with the passes writing their
+//! dispatch arguments, `refine_args_ms`, and their total
+//! `winding_refine_ms`), `winding refine exact` (the exact sum over the
+//! device, CSV `winding_exact_ms`), copies) and the CPU fallback's wall
+//! time (`fallback_ms`). GPU rows also split their wall
 //! time by phase, figure the field's PCIe copy time and say whether
 //! `wall ≤ gpu + 2 × copy + 5 ms` holds (columns `bvh_ms` …
 //! `wall_target_met`, a second table and `sdf.md`; what a wall run
@@ -215,6 +216,7 @@ impl report::Row for Row {
             "refined_beta12_cells",
             "refined_beta32_cells",
             "refined_exact_cells",
+            "refine_args_ms",
             "walk12_parts_ms",
             "walk12_decide_ms",
             "walk32_parts_ms",

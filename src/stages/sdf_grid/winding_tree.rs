@@ -70,22 +70,26 @@ pub const REFINE_WORKGROUP: usize = 64;
 /// Items each walk step takes (`WALK_CAPACITY` of
 /// shaders/shared/winding_refine.wgsl); more go to the CPU.
 pub const WALK_CAPACITY: usize = 16384;
-/// Workgroup rows of a walk's parts pass (listed items at once; the
-/// columns are the frontier's chunks).
-const WALK_ROWS: u32 = 256;
-/// Workgroups of a decide pass (one listed item each at once).
-const DECIDE_GROUPS: u32 = 256;
+/// Where the refining passes' dispatch arguments start in `refine_items`
+/// (`REFINE_ARGS`, in u32s): 3 per pass, 2 passes per step.
+pub const REFINE_ARGS: usize = 2;
+/// Where the β = 32 walk's list starts in `refine_items` (`WALK_LIST`),
+/// after the dispatch arguments; the exact sum's list follows it.
+pub const WALK_LIST: usize = REFINE_ARGS + 3 * 2 * REFINE_STEPS;
 /// Items the exact sum takes (`EXACT_CAPACITY` of
 /// shaders/shared/winding_refine.wgsl); more go to the CPU.
 pub const EXACT_CAPACITY: usize = 256;
 /// Triangles per workgroup of the exact sum (`EXACT_BLOCK`).
 pub const EXACT_BLOCK: usize = 1024;
-/// Workgroup rows of the exact sum's parts pass: listed items at once.
-const EXACT_ROWS: u32 = 32;
+
+/// The bytes of the refining passes' dispatch arguments.
+const ARGS_BYTES: u64 = 4 * 3 * 2 * REFINE_STEPS as u64;
 
 /// The walks' passes, each its own profiler phase (the benches' "winding
-/// refine" is their total).
-pub const REFINE_PHASES: [&str; 4] = [
+/// refine" is their total): the dispatch arguments' passes and copies
+/// (those of the exact sum too), each walk's parts and decide passes.
+pub const REFINE_PHASES: [&str; 5] = [
+    "winding refine args",
     "winding refine β12 parts",
     "winding refine β12 decide",
     "winding refine β32 parts",
@@ -98,6 +102,7 @@ pub const EXACT_PHASE: &str = "winding refine exact";
 /// shaders/shared/winding_refine.wgsl: each walk's (parts, decide), then
 /// the exact sum's.
 pub(super) struct RefinePasses {
+    args: wgpu::ComputePipeline,
     walks: [(wgpu::ComputePipeline, wgpu::ComputePipeline); 2],
     exact: (wgpu::ComputePipeline, wgpu::ComputePipeline),
 }
@@ -108,6 +113,7 @@ impl RefinePasses {
             (kernels.pipeline(gpu, parts), kernels.pipeline(gpu, decide))
         };
         RefinePasses {
+            args: kernels.pipeline(gpu, "winding_refine_args"),
             walks: [
                 pair("winding_walk12_parts", "winding_walk12_decide"),
                 pair("winding_walk32_parts", "winding_walk32_decide"),
@@ -265,11 +271,8 @@ pub(super) struct RefineLists {
     pub leftover: wgpu::Buffer,
     pub items: wgpu::Buffer,
     pub sums: wgpu::Buffer,
-    /// The walks' columns (frontier chunks) and the exact sum's (blocks).
-    chunks: u32,
-    blocks: u32,
-    /// Items the walks' parts passes take at once.
-    rows: u32,
+    /// The refining passes' dispatch arguments, copied from `items`.
+    indirect: wgpu::Buffer,
     staging: wgpu::Buffer,
     read_bytes: u64,
 }
@@ -305,21 +308,24 @@ impl RefineLists {
             )
         };
         let read_bytes = list_bytes.min(4 * (read_with_run as u64 + 1));
-        let blocks = tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1);
+        let blocks = u64::from(tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1));
         let walked = n.min(WALK_CAPACITY) as u64;
-        let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * u64::from(blocks));
+        let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * blocks);
         Ok(RefineLists {
             undecided: zeroed("undecided", list_bytes)?,
             steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
             leftover: zeroed("leftover", list_bytes)?,
             items: zeroed(
                 "refine_items",
-                4 * (2 + WALK_CAPACITY as u64 + EXACT_CAPACITY as u64),
+                4 * (WALK_LIST + WALK_CAPACITY + EXACT_CAPACITY) as u64,
             )?,
             sums: zeroed("refine_sums", 8 * sums)?,
-            chunks: tree.chunks,
-            blocks,
-            rows: (walked as u32).clamp(1, WALK_ROWS),
+            indirect: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("{label}::refine_args")),
+                size: ARGS_BYTES,
+                usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
             staging: crate::gpu::staging_buffer(
                 &gpu.device,
                 &format!("{label}::staging"),
@@ -330,46 +336,45 @@ impl RefineLists {
     }
 
     /// Records the refining steps' passes (`passes`, of a module bound by
-    /// `bind_group`) over the items the first pass listed: each walk's
-    /// parts and decide passes (phases "winding refine β12 parts", "winding
-    /// refine β12 decide", "winding refine β32 parts", "winding refine β32
-    /// decide": [`REFINE_PHASES`]), then the exact sum's ("winding refine
-    /// exact").
+    /// `bind_group`) over the items the first pass listed: before each
+    /// step, the pass writing its dispatch arguments and their copy into
+    /// the indirect buffer ("winding refine args"), then each walk's parts
+    /// and decide passes ("winding refine β12 parts" …: [`REFINE_PHASES`]),
+    /// then the exact sum's ("winding refine exact"), each dispatched
+    /// indirectly: one workgroup per (listed item, column).
     pub fn record_refine(
         &self,
         run: &mut GpuRun<'_>,
         passes: &RefinePasses,
         bind_group: &wgpu::BindGroup,
     ) {
-        // The listed items' count is known on the GPU only: rows of
-        // workgroups loop over the items, columns over chunks or blocks.
-        let decide = (DECIDE_GROUPS, 1);
-        let grids = [
-            (
-                REFINE_PHASES[0],
-                &passes.walks[0].0,
-                (self.chunks, self.rows),
-            ),
-            (REFINE_PHASES[1], &passes.walks[0].1, decide),
-            (
-                REFINE_PHASES[2],
-                &passes.walks[1].0,
-                (self.chunks, self.rows),
-            ),
-            (REFINE_PHASES[3], &passes.walks[1].1, decide),
-            (
-                EXACT_PHASE,
-                &passes.exact.0,
-                (self.blocks.min(65_535), EXACT_ROWS),
-            ),
-            (EXACT_PHASE, &passes.exact.1, (64, 1)),
+        let steps = [
+            (&passes.walks[0], [REFINE_PHASES[1], REFINE_PHASES[2]]),
+            (&passes.walks[1], [REFINE_PHASES[3], REFINE_PHASES[4]]),
+            (&passes.exact, [EXACT_PHASE; 2]),
         ];
-        for (name, pipeline, (x, y)) in grids {
-            run.compute_pass(name, |pass| {
-                pass.set_pipeline(pipeline);
+        for (step, ((parts, decide), names)) in steps.into_iter().enumerate() {
+            // The step's dispatch arguments from the lists' counts.
+            let at = 12 * 2 * step as u64;
+            run.compute_pass(REFINE_PHASES[0], |pass| {
+                pass.set_pipeline(&passes.args);
                 pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
+                pass.dispatch_workgroups(1, 1, 1);
             });
+            run.encoder_work(REFINE_PHASES[0], |encoder| {
+                let from = 4 * REFINE_ARGS as u64 + at;
+                encoder.copy_buffer_to_buffer(&self.items, from, &self.indirect, at, 24);
+            });
+            for (k, (pipeline, name)) in [(parts, names[0]), (decide, names[1])]
+                .into_iter()
+                .enumerate()
+            {
+                run.compute_pass(name, |pass| {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups_indirect(&self.indirect, at + 12 * k as u64);
+                });
+            }
         }
     }
 

@@ -277,15 +277,25 @@ fn exact_blocks() -> u32 {
 // This invocation's share (triangles first, first + 64, ... below end) of
 // the exact sum of solid angles at item `item` (p), with its bound. Each
 // addition of the float32 sum is off by at most 2^-24 of the sum of
-// magnitudes so far, so each term is off by at most that times the
-// additions on its way into the total: its share's (terms), the workgroup
-// reduction's and winding_exact_decide's (under 64 + `later`, which the
-// count starts from); the count times 9e-8 times the magnitudes covers
-// them, as in winding_subtree.
-fn winding_exact_part(p: vec3f, item: u32, first: u32, end: u32, later: u32) -> vec2f {
+// magnitudes so far, so each term is off by at most 2^-24 |term| times the
+// additions on its way into the total (to first order; 9e-8 per addition
+// covers the higher orders while the count times 2^-24 stays under 0.2,
+// as in winding_subtree). Those additions, counted exactly: its share's
+// (terms, at most EXACT_BLOCK / 64), this pass's workgroup reduction (6:
+// a tree of 64), winding_exact_decide's sum of the item's columns (at
+// most `columns` = ceil(blocks / 64) per invocation) and its reduction
+// (6). Then w = Ω / 4π: float32 division (2.5 ULP in Vulkan) by the
+// rounded 4π (½ ULP) moves w by at most 3 · 2^-23 of |Ω| / 4π, counted as
+// 8 more additions (7.2e-7 of the magnitudes). The count starts from
+// those 20 and `columns`. The bound's own float32 sums (as many additions)
+// and division round it down by less than the count times 1.2e-7,
+// relative, which scales it up. (Until session 10 the count started from
+// 64 + blocks: at bunny 128³, 148 instead of 38, and the one cell within
+// 1e-5 of the |w| = ½ sheet went to the CPU.)
+fn winding_exact_part(p: vec3f, item: u32, first: u32, end: u32, columns: u32) -> vec2f {
     var part = vec2f(0.0);
     var magnitude = 0.0;
-    var terms = 64.0 + f32(later);
+    var terms = 20.0 + f32(columns);
     for (var t = first; t < end; t += 64u) {
         let o = winding_leaf(p, t, wparams.slack, item);
         part += o;
@@ -311,7 +321,8 @@ fn winding_exact_parts(
         let p = winding_item_point(item);
         for (var b = wid.x; b < blocks; b += nwg.x) {
             let first = b * EXACT_BLOCK;
-            let part = winding_exact_part(p, item, first + lid, min(first + EXACT_BLOCK, tris), blocks);
+            let end = min(first + EXACT_BLOCK, tris);
+            let part = winding_exact_part(p, item, first + lid, end, (blocks + 63u) / 64u);
             let total = refine_reduce(part, lid);
             if (lid == 0u) {
                 refine_sums[k * blocks + b] = total;
@@ -321,7 +332,7 @@ fn winding_exact_parts(
 }
 
 // One workgroup per listed item (looping): the sum of its blocks' parts
-// (at most blocks/64 + 1 additions, then a workgroup reduction's 6, on
+// (at most ceil(blocks / 64) additions, then a workgroup reduction's 6, on
 // each part's way: winding_exact_part counted them) decides it where
 // ||w| − ½| exceeds the bound; else it goes to the CPU (on the sheet or on
 // the surface to the sum's precision).

@@ -8,14 +8,16 @@
 // it on to the next step's list.
 //
 // The walks (winding_walk12_parts/_decide, then winding_walk32_parts/
-// _decide over the items the first left open): the columns are chunks of
+// _decide over the items the first left open): the columns deal out
 // `frontier` (nodes whose subtrees partition the tree, ~4096 of them,
 // adjacent ones near each other in space). Root f goes to column
-// f % chunks, invocation f / chunks: each invocation walks ONE subtree with
-// the step's β, and the roots around the item — adjacent in the frontier,
-// the ones the walk opens down to the leaves — land in different
-// workgroups, so an item's work is spread over `chunks` workgroups
-// (64–128) instead of one. The Taylor remainder of a node the walk
+// f % columns, invocation (f / columns) % 64, so the roots around the item
+// — adjacent in the frontier, the ones the walk opens down to the leaves —
+// land in different workgroups and invocations. The number of columns
+// adapts to the open count (walk_spread: about WALK_TARGET_GROUPS
+// workgroups in all, up to one root per invocation): a few hundred open
+// items get dozens of short workgroups each, thousands get a few, each
+// invocation walking several roots. The Taylor remainder of a node the walk
 // expands is at most 3β²/(β − 1)⁴ of its contribution A/|c − p|²
 // (src/geom/winding.rs): 0.29 at β = 5, 0.030 at 12, 0.0033 at 32, so
 // each step decides all but the items nearer the |w| = ½ sheet.
@@ -28,10 +30,10 @@
 // counted (winding_exact_part).
 //
 // Every float32 addition on a walk term's way into an item's total is
-// within winding_subtree's allowance of 192: one into the invocation's
-// part, a workgroup reduction's 6, the decide pass's sum of at most
-// ceil(chunks / 64) ≤ 2 columns (a frontier has fewer than 2 × 4096
-// roots) and its reduction's 6.
+// within winding_subtree's allowance of 192: at most 128 into the
+// invocation's part (a frontier has fewer than 2 × 4096 roots, dealt over
+// at least 64 invocations), a workgroup reduction's 6, the decide pass's
+// sum of at most ceil(columns / 64) ≤ 2 columns and its reduction's 6.
 //
 // The counts are known on the GPU only: before each step a one-invocation
 // pass (winding_refine_args) writes the dispatch arguments of the passes
@@ -75,6 +77,8 @@ const EXACT_BLOCK: u32 = 1024u;
 const REFINE_ARGS: u32 = 2u;
 const WALK_LIST: u32 = 20u;
 const EXACT_LIST: u32 = 20u + WALK_CAPACITY;
+// Workgroups a walk's parts pass aims at (walk_spread).
+const WALK_TARGET_GROUPS: u32 = 16384u;
 // The most workgroups a dispatch dimension takes (WebGPU's default limit).
 const REFINE_MAX_GROUPS: u32 = 65535u;
 
@@ -150,46 +154,56 @@ fn refine_push(step: u32, item: u32) {
     }
 }
 
-// Columns of a walk step: chunks of 64 frontier roots (dealt with stride).
+// The most columns of a walk step (the stride of refine_sums' rows): one
+// per 64 frontier roots.
 fn walk_chunks() -> u32 {
     return (arrayLength(&frontier) + 63u) / 64u;
 }
 
-// Walk step `step`'s parts: one workgroup per (listed item, chunk),
-// looping over both; invocation lid walks root lid · chunks + chunk.
+// The columns of walk step `step` (written by winding_refine_args as its
+// parts pass's width): between 1 and walk_chunks().
+fn walk_columns(step: u32) -> u32 {
+    return atomicLoad(&refine_items[REFINE_ARGS + 6u * step]);
+}
+
+// Walk step `step`'s parts: one workgroup per (listed item, column),
+// looping over both; with `columns` columns, root f goes to column
+// f % columns and invocation (f / columns) % 64, so adjacent roots (near
+// each other in space) go to different workgroups, and each invocation
+// walks every (64 · columns)-th root from its first.
 fn walk_parts(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
     let count = min(refine_listed(step, lid), WALK_CAPACITY);
     let roots = arrayLength(&frontier);
     let chunks = walk_chunks();
+    let columns = nwg.x;
     for (var k = wid.y; k < count; k += nwg.y) {
         let item = refine_item(step, k);
         let p = winding_item_point(item);
-        for (var c = wid.x; c < chunks; c += nwg.x) {
-            let f = lid * chunks + c;
-            var part = vec2f(0.0);
-            if (f < roots) {
-                part = winding_subtree(frontier[f], p, wparams.slack, refine_beta(step), item);
-            }
-            let total = refine_reduce(part, lid);
-            if (lid == 0u) {
-                refine_sums[k * chunks + c] = total;
-            }
+        let c = wid.x;
+        var part = vec2f(0.0);
+        for (var f = c + lid * columns; f < roots; f += 64u * columns) {
+            part += winding_subtree(frontier[f], p, wparams.slack, refine_beta(step), item);
+        }
+        let total = refine_reduce(part, lid);
+        if (lid == 0u) {
+            refine_sums[k * chunks + c] = total;
         }
     }
 }
 
 // Walk step `step`'s decisions: one workgroup per listed item (looping)
-// sums its chunks and decides it where ||w| − ½| exceeds the bound, else
+// sums its columns and decides it where ||w| − ½| exceeds the bound, else
 // lists it for the next step. Items beyond WALK_CAPACITY (which
 // walk_parts skipped) go to the CPU.
 fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
     let count = refine_listed(step, lid);
     let chunks = walk_chunks();
+    let columns = walk_columns(step);
     for (var k = wid.y * nwg.x + wid.x; k < count; k += nwg.x * nwg.y) {
         let walked = k < WALK_CAPACITY;
         var part = vec2f(0.0);
         if (walked) {
-            for (var c = lid; c < chunks; c += 64u) {
+            for (var c = lid; c < columns; c += 64u) {
                 part += refine_sums[k * chunks + c];
             }
         }
@@ -209,6 +223,16 @@ fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
     }
 }
 
+// The columns a walk of `count` items is spread over: about
+// WALK_TARGET_GROUPS workgroups in all, at most one column per 64 roots
+// (one root an invocation), at least one. Few open items get many short
+// workgroups each; many open items (a device already full) get few, each
+// invocation walking several roots, so that no workgroup waits for its
+// slowest root with its other lanes idle.
+fn walk_spread(count: u32) -> u32 {
+    return clamp(WALK_TARGET_GROUPS / max(count, 1u), 1u, walk_chunks());
+}
+
 // The dispatch arguments of the six refining passes from the lists'
 // counts so far (those of later steps are rewritten before their step):
 // each walk's parts (chunks × items) and decide (items), the exact sum's
@@ -219,9 +243,9 @@ fn winding_refine_args() {
     let walk = min(atomicLoad(&refine_items[0]), WALK_CAPACITY);
     let exact = min(atomicLoad(&refine_items[1]), EXACT_CAPACITY);
     var grids = array<vec3u, 6>(
-        vec3u(walk_chunks(), min(first, WALK_CAPACITY), 1u),
+        vec3u(walk_spread(first), min(first, WALK_CAPACITY), 1u),
         vec3u(min(first, REFINE_MAX_GROUPS), 1u, 1u),
-        vec3u(walk_chunks(), walk, 1u),
+        vec3u(walk_spread(walk), walk, 1u),
         vec3u(walk, 1u, 1u),
         vec3u(min(exact_blocks(), REFINE_MAX_GROUPS), exact, 1u),
         vec3u(exact, 1u, 1u),

@@ -29,7 +29,7 @@
 //                  32, and spread, so that the device is full even when
 //                  few cells walk.
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
-// winding_refine (shared/winding_grid.wgsl).
+// the refining passes (shared/winding_refine.wgsl).
 //
 // The coverage test is watertight: each edge function is evaluated with
 // the corners moved into the column's frame (u = corner − q, rounded once
@@ -78,7 +78,7 @@ struct CapParams {
 // count: > 0 where ambiguous.
 @group(0) @binding(6) var<storage, read_write> ambiguous: array<atomic<i32>>;
 // [0]: number of undecided cells; [1..]: the first `capacity` of them
-// (winding_refine's list).
+// (the refining passes' list).
 @group(0) @binding(7) var<storage, read_write> undecided: array<atomic<u32>>;
 // [0]: cells whose sign needs the cap's tree walk (the bound below did
 // not decide them); [1..]: those cells (room for every cell).
@@ -385,7 +385,7 @@ fn cell_ijk(cell: u32) -> vec3u {
     return vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
 }
 
-// The centre of the cell at `ijk` as winding_refine's, in the corners'
+// The centre of the cell at `ijk` as the refining passes', in the corners'
 // frame.
 fn ijk_point(ijk: vec3u) -> vec3f {
     return (cparams.origin + vec3f(ijk) * cparams.cell_size) - cparams.frame;
@@ -437,7 +437,7 @@ fn cap_bricks(
     bricks[brick] = select(0u, 1u, cap_bound(centre, cparams.slack + radius) < CAP_BUDGET);
 }
 
-// Lists `cell` for winding_refine.
+// Lists `cell` for the refining passes.
 fn leave_open(cell: u32) {
     let k = atomicAdd(&undecided[0], 1u);
     if (k < cparams.capacity) {

@@ -518,7 +518,8 @@ fn bench_sdf_writes_its_csv_with_the_expected_header() {
          winding_refine_ms,winding_exact_ms,prepare_ms,bvh_ms,upload_ms,kernels_wall_ms,readback_ms,host_ms,other_ms,\
          copy_ms,wall_target_ms,wall_target_met,warm_wall_ms,warm_bvh_ms,warm_upload_ms,\
          warm_kernels_wall_ms,warm_readback_ms,warm_host_ms,warm_other_ms,warm_target_met,refined_beta12_cells,refined_beta32_cells,\
-         refined_exact_cells"
+         refined_exact_cells,refine_args_ms,walk12_parts_ms,walk12_decide_ms,walk32_parts_ms,\
+         walk32_decide_ms"
     );
     assert_eq!(csv.len(), 3, "{csv:?}");
     assert!(

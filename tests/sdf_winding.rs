@@ -241,9 +241,11 @@ fn cells_a_hair_off_a_face_are_decided_on_the_gpu() {
 /// The cap walk's float32 bound cannot decide them, nor can the β = 12 and
 /// 32 walks for the cells nearest the sheet; the exact sum, spread over
 /// the device (one workgroup per cell and block, its parts summed by a
-/// second pass), decides some of those on the GPU (on lavapipe 24 of 49;
-/// the rest lie within its float32 summation's rounding and go to the
-/// CPU), every cell with the exact winding number's sign.
+/// second pass), decides them on the GPU, every cell with the exact
+/// winding number's sign. With its float32 additions counted exactly in
+/// the bound (shared/winding_refine.wgsl, winding_exact_part) it decides
+/// all 49 on lavapipe; counted as 64 + blocks before, it decided 24 and left
+/// 25 within its bound of the sheet to the CPU.
 #[test]
 fn cells_a_hair_off_the_sheet_are_decided_by_the_exact_sum_over_blocks() {
     let ctx = common::gpu();
@@ -262,7 +264,11 @@ fn cells_a_hair_off_the_sheet_are_decided_by_the_exact_sum_over_blocks() {
     // The layer over the hole: 9 × 9 cells (see cells_a_hair_off_a_face…).
     assert!(
         cells.by_step[2] > 0 && cells.by_step[1] + cells.by_step[2] + cells.cpu >= 81,
-        "the walks leave the layer's cells nearest the sheet to the exact sum, which decides some: {cells:?}"
+        "the walks leave the layer's cells nearest the sheet to the exact sum: {cells:?}"
+    );
+    assert_eq!(
+        cells.cpu, 0,
+        "the exact sum's bound decides every cell 3e-6 off the sheet: {cells:?}"
     );
 }
 

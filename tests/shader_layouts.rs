@@ -526,6 +526,26 @@ fn sdf_grid() {
     constant!(c, "sdf_winding.wgsl", EXACT_BLOCK, sl::WINDING_EXACT_BLOCK);
     constant!(
         c,
+        "sdf_winding.wgsl",
+        WALK_CAPACITY,
+        sl::WINDING_WALK_CAPACITY
+    );
+    constant!(c, "sdf_winding.wgsl", REFINE_ARGS, sl::WINDING_REFINE_ARGS);
+    constant!(c, "sdf_winding.wgsl", WALK_LIST, sl::WINDING_WALK_LIST);
+    let refine = [
+        "winding_walk12_parts",
+        "winding_walk12_decide",
+        "winding_walk32_parts",
+        "winding_walk32_decide",
+        "winding_exact_parts",
+        "winding_exact_decide",
+    ];
+    for shader in ["sdf_winding.wgsl", "winding_points.wgsl"] {
+        let size = [sl::WINDING_REFINE_WORKGROUP as u32, 1, 1];
+        c.workgroup(shader, &refine, "REFINE_WORKGROUP", size);
+    }
+    constant!(
+        c,
         "sdf_winding_cap.wgsl",
         WINDING_STACK,
         sl::SDF_WINDING_STACK
@@ -544,7 +564,7 @@ fn sdf_grid() {
     );
     c.workgroup(
         "winding_points.wgsl",
-        &["winding_points", "winding_points_refine"],
+        &["winding_points"],
         "POINT_WINDING_WORKGROUP",
         [sl::POINT_WINDING_WORKGROUP, 1, 1],
     );

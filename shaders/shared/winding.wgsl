@@ -144,9 +144,8 @@ fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> 
 // n·2^-24·Σ|Ωᵢ| in all (counted as 9e-8, which also covers the rounding of
 // Σ|Ωᵢ| itself while n·2^-24 < 0.2), and the bounds' own sum, rounded down
 // by as much relatively, is scaled up by that. 192 more additions are
-// allowed for the caller's sums of subtrees and a workgroup reduction
-// (shared/winding_refine.wgsl: a frontier of fewer than 2 × 4096 roots,
-// so at most 128 subtrees an invocation, then 6 levels).
+// allowed for the callers' sums after the walk (shared/winding_refine.wgsl
+// counts its 142 at most).
 fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec2f {
     var sum = vec2f(0.0);
     var magnitude = 0.0;

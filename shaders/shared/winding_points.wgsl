@@ -12,13 +12,12 @@
 //                          (shared/winding.wgsl, β = 5) signs the point
 //                          where ||w| − ½| exceeds the bound; the others
 //                          are listed in `undecided`.
-//   winding_points_refine  one workgroup per listed point: tree walks with
-//                          β = 12 and 32 (shared/winding_refine.wgsl; in
-//                          f64 on devices that have it)
-//   winding_exact_parts,   the exact sum for the points both walks leave
-//   winding_exact_decide   open, spread over the device (the same file);
-//                          the points still open go to `leftover`, for
-//                          the CPU's f64 sum.
+//   winding_walk12_*,      the refining steps over the listed points
+//   winding_walk32_*,      (shared/winding_refine.wgsl, each spread over
+//   winding_exact_*        the device; leaves in f64 on devices that have
+//                          it): tree walks with β = 12 and 32, then the
+//                          exact sum; the points still open go to
+//                          `leftover`, for the CPU's f64 sum.
 //
 // Included by winding_points.wgsl (float32 leaves) and
 // winding_points_f64.wgsl (f64 leaves in the refining pass).
@@ -55,11 +54,11 @@ struct PointWindingParams {
 @group(0) @binding(7) var<storage, read_write> leftover: array<atomic<u32>>;
 // The points each refining step decided (shared/winding_refine.wgsl).
 @group(0) @binding(8) var<storage, read_write> refine_steps: array<atomic<u32>>;
-// [0]: number of points for the exact sum; [1..]: the first
-// EXACT_CAPACITY of them.
-@group(0) @binding(9) var<storage, read_write> exact_items: array<atomic<u32>>;
-// The exact sum's part of each (listed point, block of triangles).
-@group(0) @binding(10) var<storage, read_write> exact_parts: array<vec2f>;
+// The lists of the β = 32 walk and of the exact sum
+// (shared/winding_refine.wgsl).
+@group(0) @binding(9) var<storage, read_write> refine_items: array<atomic<u32>>;
+// The running step's partial sums, one per (listed point, column).
+@group(0) @binding(10) var<storage, read_write> refine_sums: array<vec2f>;
 
 // Point i in the tree's frame (float32; off by up to `slack`).
 fn winding_item_point(i: u32) -> vec3f {
@@ -84,32 +83,6 @@ fn winding_points(
         let k = atomicAdd(&undecided[0], 1u);
         if (k < wparams.capacity) {
             atomicStore(&undecided[1u + k], i);
-        }
-    }
-}
-
-var<workgroup> open_count: u32;
-
-@compute @workgroup_size(64)
-fn winding_points_refine(
-    @builtin(workgroup_id) wid: vec3u,
-    @builtin(num_workgroups) nwg: vec3u,
-    @builtin(local_invocation_index) lid: u32,
-) {
-    if (lid == 0u) {
-        open_count = min(atomicLoad(&undecided[0]), wparams.capacity);
-    }
-    let count = workgroupUniformLoad(&open_count);
-    let groups = nwg.x * nwg.y;
-    for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
-        let i = atomicLoad(&undecided[1u + k]);
-        let side = winding_refine_point(winding_item_point(i), i, wparams.slack, lid);
-        if (lid == 0u) {
-            if (side >= 0) {
-                refine_sign(i, side == 1);
-            } else {
-                refine_defer(i);
-            }
         }
     }
 }

@@ -61,7 +61,9 @@ pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
 pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
 pub use super::sdf_grid::winding_tree::{
     EXACT_BLOCK as WINDING_EXACT_BLOCK, EXACT_CAPACITY as WINDING_EXACT_CAPACITY,
-    REFINE_STEPS as WINDING_REFINE_STEPS, WINDING_STACK as SDF_WINDING_STACK,
+    REFINE_ARGS as WINDING_REFINE_ARGS, REFINE_STEPS as WINDING_REFINE_STEPS,
+    REFINE_WORKGROUP as WINDING_REFINE_WORKGROUP, WALK_CAPACITY as WINDING_WALK_CAPACITY,
+    WALK_LIST as WINDING_WALK_LIST, WINDING_STACK as SDF_WINDING_STACK,
     WINDING_STACK as POINT_WINDING_STACK,
 };
 pub use super::tri_tri::gpu::{

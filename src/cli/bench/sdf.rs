@@ -15,10 +15,12 @@
 //! each row's phase split: the GPU time of every pass (`gpu_phases`:
 //! distance kernels, `cap crossings`, `prefix sum`, `cap winding` (the
 //! cap's bound per brick and per cell), `cap walk` (the cap's tree walked
-//! at the cells that bound left open), `winding
-//! refine` (the β = 12 and 32 walks), `winding refine exact` (the exact
-//! sum over the device, CSV `winding_exact_ms`), copies) and the CPU
-//! fallback's wall time (`fallback_ms`). GPU rows also split their wall
+//! at the cells that bound left open), the β = 12 and 32 walks' parts and
+//! decide passes (`winding refine β12 parts` …, CSV `walk12_parts_ms` …,
+//! with the passes writing their dispatch arguments, `refine_args_ms`, and
+//! their total `winding_refine_ms`), `winding refine exact` (the exact sum
+//! over the device, CSV `winding_exact_ms`), copies) and the CPU fallback's
+//! wall time (`fallback_ms`). GPU rows also split their wall
 //! time by phase, figure the field's PCIe copy time and say whether
 //! `wall ≤ gpu + 2 × copy + 5 ms` holds (columns `bvh_ms` …
 //! `wall_target_met`, a second table and `sdf.md`; what a wall run
@@ -42,7 +44,7 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{
     self, Backend, FALLBACK_PHASE, FieldOutputs, GridSpec, SdfField, SdfGpu, SdfParams, SignMode,
-    reference_cell,
+    WINDING_REFINE_PHASES, reference_cell,
 };
 
 #[derive(clap::Args, Debug)]
@@ -152,8 +154,16 @@ const WINDING_PHASES: [&str; 6] = [
 ];
 
 impl Row {
-    /// The GPU time of phase `name`, where it ran.
+    /// The GPU time of phase `name`, where it ran; "winding refine" is
+    /// the total of the walks' passes ([`WINDING_REFINE_PHASES`]).
     fn phase_ms(&self, name: &str) -> Option<f64> {
+        if name == "winding refine" {
+            let walks: Vec<f64> = WINDING_REFINE_PHASES
+                .iter()
+                .filter_map(|&n| self.phase_ms(n))
+                .collect();
+            return (!walks.is_empty()).then(|| walks.iter().sum());
+        }
         self.gpu_phases
             .iter()
             .find(|(n, _)| n == name)
@@ -209,6 +219,11 @@ impl report::Row for Row {
             "refined_beta12_cells",
             "refined_beta32_cells",
             "refined_exact_cells",
+            "refine_args_ms",
+            "walk12_parts_ms",
+            "walk12_decide_ms",
+            "walk32_parts_ms",
+            "walk32_decide_ms",
         ]
     }
 
@@ -255,6 +270,9 @@ impl report::Row for Row {
             |(t, w)| (w <= t).to_string(),
         )])
         .chain((0..3).map(|k| or_empty(self.refined_by_step, |s| s[k].to_string())))
+        .chain(
+            WINDING_REFINE_PHASES.map(|name| or_empty(self.phase_ms(name), |v| format!("{v:.4}"))),
+        )
         .collect()
     }
 

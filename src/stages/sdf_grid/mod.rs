@@ -119,7 +119,7 @@ pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
-pub use winding_tree::OpenCells;
+pub use winding_tree::{OpenCells, REFINE_PHASES as WINDING_REFINE_PHASES};
 
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;

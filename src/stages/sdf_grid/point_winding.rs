@@ -15,8 +15,8 @@
 //! `||w| − ½|` exceeds the bound it signs the point, else lists it. Points
 //! share no bricks, so each walks the whole tree. Then the grid's refining
 //! steps (`shaders/shared/winding_refine.wgsl`) decide the listed points,
-//! one workgroup per point: walks with β = 12 and 32, then, over the whole
-//! device, the exact sum of every triangle's solid angle — in f64 at the point as stored where the
+//! each step spread over the whole device: walks with β = 12 and 32, then
+//! the exact sum of every triangle's solid angle — in f64 at the point as stored where the
 //! device has f64, so that only the corners' float32 storage enters the
 //! bound. Only the points still open after the exact sum (within its
 //! rounding of the `|w| = ½` sheet or of the surface) are read back, and the
@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 pub use super::winding_tree::TreeError as PointWindingError;
-use super::winding_tree::{OpenCells, REFINE_GROUPS, RefineLists, Resident};
+use super::winding_tree::{OpenCells, RefineLists, RefinePasses, Resident};
 use crate::geom::{BETA, FastWinding};
 use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
 use crate::mesh::PreparedMesh;
@@ -76,9 +76,7 @@ pub struct PointBuffers<'a> {
 pub struct PointWindingGpu {
     kernels: Kernels,
     first: wgpu::ComputePipeline,
-    refine: wgpu::ComputePipeline,
-    exact_parts: wgpu::ComputePipeline,
-    exact_decide: wgpu::ComputePipeline,
+    refine: RefinePasses,
     resident: Resident<()>,
 }
 
@@ -93,7 +91,7 @@ impl PointWindingGpu {
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         // Bindings as in shaders/shared/winding_points.wgsl: nodes, corners,
         // points, values, undecided, frontier, leftover, refine_steps,
-        // exact_items, exact_parts.
+        // refine_items, refine_sums.
         let kernels = Kernels::new(
             gpu,
             "WindingPoints",
@@ -109,17 +107,15 @@ impl PointWindingGpu {
         );
         PointWindingGpu {
             first: kernels.pipeline(gpu, "winding_points"),
-            refine: kernels.pipeline(gpu, "winding_points_refine"),
-            exact_parts: kernels.pipeline(gpu, "winding_exact_parts"),
-            exact_decide: kernels.pipeline(gpu, "winding_exact_decide"),
+            refine: RefinePasses::new(gpu, &kernels),
             kernels,
             resident: Resident::new("WindingPoints"),
         }
     }
 
-    /// Records the passes over `points` into `run` (phases "winding",
-    /// "winding refine" and "winding refine exact"), with the copy of the counts and the first points
-    /// left to the CPU to read back.
+    /// Records the passes over `points` into `run` (phases "winding", then
+    /// the refining steps' of [`RefineLists::record_refine`]), with the copy
+    /// of the counts and the first points left to the CPU to read back.
     pub fn record(
         &self,
         gpu: &GpuContext,
@@ -132,7 +128,7 @@ impl PointWindingGpu {
             .resident
             .get(gpu, mesh, |_| Ok::<_, PointWindingError>(()))?;
         let tree = &resident.0;
-        let lists = RefineLists::new(gpu, "WindingPoints", n, tree.triangles, READ_WITH_RUN)?;
+        let lists = RefineLists::new(gpu, "WindingPoints", n, tree, READ_WITH_RUN)?;
         let uniform = PointWindingParams {
             frame: tree.frame.to_array(),
             count: n as u32,
@@ -160,8 +156,8 @@ impl PointWindingGpu {
                 &tree.frontier,
                 &lists.leftover,
                 &lists.steps,
-                &lists.exact_items,
-                &lists.exact_parts,
+                &lists.items,
+                &lists.sums,
             ],
         );
         run.compute_pass("winding", |pass| {
@@ -170,15 +166,7 @@ impl PointWindingGpu {
             let (x, y) = dispatch_dims((n as u32).div_ceil(WORKGROUP));
             pass.dispatch_workgroups(x, y, 1);
         });
-        // The open points' count is known on the GPU only: enough
-        // workgroups for a large share, each looping over the list.
-        run.compute_pass("winding refine", |pass| {
-            pass.set_pipeline(&self.refine);
-            pass.set_bind_group(0, &bind_group, &[]);
-            let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
-            pass.dispatch_workgroups(x, y, 1);
-        });
-        lists.record_exact(run, &self.exact_parts, &self.exact_decide, &bind_group);
+        lists.record_refine(run, &self.refine, &bind_group);
         lists.copy_out(run, None);
         Ok(Recorded { lists })
     }

@@ -14,15 +14,17 @@
 //! appended to a list.
 //!
 //! A second pass, in the same submission, decides the listed cells on the
-//! GPU: one workgroup per cell, its invocations sharing out the subtrees
-//! under a [`super::winding_tree::frontier`] of the mesh's [`FastWinding`]
-//! tree (the order-1 and -2 expansions of Barill et al. 2018 §3 with the
-//! error bound of [`crate::geom::FastWinding`]'s module docs, in float32
-//! with its rounding in the bound), first with β = 12, then β = 32, each
-//! step's parts meeting in a workgroup reduction; then, for the cells both
-//! walks leave open, every triangle's exact solid angle, summed over the
-//! whole device (one workgroup per cell and block of triangles, then one
-//! per cell deciding it: [`super::winding_tree`]'s load balance). The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
+//! GPU, each step spread over the whole device ([`super::winding_tree`]'s
+//! load balance): a workgroup per (cell, chunk of a
+//! [`super::winding_tree::frontier`] of the mesh's [`FastWinding`] tree),
+//! each invocation walking one subtree (the order-1 and -2 expansions of
+//! Barill et al. 2018 §3 with the error bound of
+//! [`crate::geom::FastWinding`]'s module docs, in float32 with its rounding
+//! in the bound), then a workgroup per cell summing its chunks and deciding
+//! it; first with β = 12, then β = 32 over the cells still open; then, for
+//! the cells both walks leave open, every triangle's exact solid angle,
+//! a workgroup per (cell, block of triangles), then one per cell deciding
+//! it. The Taylor remainder `3 A r² / (|c − p| − r)⁴` of a
 //! node the walk expands is at most `3β²/(β − 1)⁴` of its contribution
 //! `A / |c − p|²` (0.030 at β = 12, 0.0033 at 32), so the stricter walks
 //! decide the cells whose `||w| − ½|` is that much smaller. On devices with
@@ -48,10 +50,10 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::winding_cap_gpu::{CapGpu, CapInputs, CapTree};
-use super::winding_tree::{OpenCells, REFINE_GROUPS, RefineLists, Resident, WINDING_STACK};
+use super::winding_tree::{OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK};
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
-use crate::gpu::{Access, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
+use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
@@ -75,9 +77,7 @@ const READ_WITH_RUN: usize = 1 << 14;
 pub struct WindingGpu {
     kernels: Kernels,
     cap: CapGpu,
-    refine: wgpu::ComputePipeline,
-    exact_parts: wgpu::ComputePipeline,
-    exact_decide: wgpu::ComputePipeline,
+    refine: RefinePasses,
     /// Whether the refining pass's exact step runs in f64.
     f64: bool,
     resident: Resident<CapTree>,
@@ -93,8 +93,8 @@ impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
-        // values, undecided, frontier, leftover, refine_steps, exact_items,
-        // exact_parts.
+        // values, undecided, frontier, leftover, refine_steps, refine_items,
+        // refine_sums.
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
@@ -111,9 +111,7 @@ impl WindingGpu {
         );
         WindingGpu {
             cap: CapGpu::new(gpu),
-            refine: kernels.pipeline(gpu, "winding_refine"),
-            exact_parts: kernels.pipeline(gpu, "winding_exact_parts"),
-            exact_decide: kernels.pipeline(gpu, "winding_exact_decide"),
+            refine: RefinePasses::new(gpu, &kernels),
             f64,
             kernels,
             resident: Resident::new("SdfWinding"),
@@ -142,7 +140,7 @@ impl WindingGpu {
             CapTree::new(gpu, mesh, tree.frame.as_dvec3(), WINDING_STACK)
         })?;
         let (tree, cap) = (&resident.0, &resident.1);
-        let lists = RefineLists::new(gpu, "SdfWinding", n, tree.triangles, READ_WITH_RUN)?;
+        let lists = RefineLists::new(gpu, "SdfWinding", n, tree, READ_WITH_RUN)?;
         let far = grid.bounds();
         let largest = far.min.abs().max(far.max.abs()).max_element();
         let uniform = WindingParams {
@@ -171,8 +169,8 @@ impl WindingGpu {
                 &tree.frontier,
                 &lists.leftover,
                 &lists.steps,
-                &lists.exact_items,
-                &lists.exact_parts,
+                &lists.items,
+                &lists.sums,
             ],
         );
         let walked = self.cap.record(
@@ -189,15 +187,7 @@ impl WindingGpu {
             },
             run,
         )?;
-        // The open cells' count is known on the GPU only: enough workgroups
-        // for a large share, each looping over the list.
-        run.compute_pass("winding refine", |pass| {
-            pass.set_pipeline(&self.refine);
-            pass.set_bind_group(0, &bind_group, &[]);
-            let (x, y) = dispatch_dims((n as u32).div_ceil(64).min(REFINE_GROUPS));
-            pass.dispatch_workgroups(x, y, 1);
-        });
-        lists.record_exact(run, &self.exact_parts, &self.exact_decide, &bind_group);
+        lists.record_refine(run, &self.refine, &bind_group);
         lists.copy_out(run, Some(&walked));
         Ok(Recorded { lists, cells: n })
     }

@@ -3,22 +3,31 @@
 //! [`FastWinding`] tree on the GPU, the refining pass's subtree roots
 //! ([`frontier`]), and the lists that pass fills and the host reads back
 //! ([`RefineLists`]: the open items, the items each refining step decided,
-//! the items left to the CPU), with the exact sum's passes over the items
-//! both walks leave open ([`RefineLists::record_exact`]).
+//! the items left to the CPU), and the refining steps' passes over them
+//! ([`RefinePasses`]).
 //!
 //! # Load balance (shaders/shared/winding_refine.wgsl)
 //!
 //! A refining walk's work sits near its point: the subtrees around it open
 //! down to the leaves, the rest are a few expansions. The [`frontier`] has
 //! [`FRONTIER_ROOTS`] = 4096 roots (a few dozen triangles each on a 70K
-//! bunny) dealt out round-robin to a workgroup's 64 invocations, so the
-//! opened subtrees, adjacent in the frontier, spread over the workgroup
-//! instead of sitting in the one or two invocations of a 256-root frontier.
-//! The exact sum of an item the walks leave open runs over the whole device,
-//! one workgroup per (item, block of [`EXACT_BLOCK`] triangles), its parts
-//! summed and the item decided by a second pass, instead of one workgroup
-//! summing every triangle (70K f64 solid angles, 1,100 per invocation on the
-//! bunny; 17,000 on the 1.1M-triangle bunny).
+//! bunny). Each step is spread over the whole device: a workgroup per
+//! (open item, column), root `f` going to column `f % columns` and
+//! invocation `(f / columns) % 64`, so that the opened subtrees around the
+//! item, adjacent in the frontier, land in different workgroups; a decide
+//! pass (a workgroup per item) sums the item's columns and decides it or
+//! lists it for the next step. The columns adapt to the open count, on the
+//! GPU (about 16,384 workgroups in all, at most one root per invocation):
+//! 283 open cells at β = 12 get 57 columns each instead of one long serial
+//! walk (one workgroup each, two per SM of an H100), 2,413 get 6, each
+//! invocation walking several roots, so that a full device's lanes do not
+//! idle waiting for one slow root (one root per invocation made the bunny
+//! at 256³ slower on the H100: 7.4 ms for the β = 12 parts, 6.4 before). The exact sum of an item both walks leave open is spread the
+//! same way, one workgroup per (item, block of [`EXACT_BLOCK`] triangles),
+//! instead of one workgroup summing every triangle (70K f64 solid angles,
+//! 1,100 per invocation on the bunny; 17,000 on the 1.1M-triangle bunny).
+//! Every pass is a fixed grid looping over its list (the counts are on the
+//! GPU only), and each is its own profiler phase.
 //!
 //! # The frame
 //!
@@ -41,8 +50,8 @@ use glam::Vec3;
 use super::SdfError;
 use crate::geom::{LEAF_BIT, WindingNode, exact_frame};
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuError, GpuRun, map_staging, read_buffer, storage_buffer_init,
-    storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, map_staging, read_buffer,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
 
@@ -53,19 +62,69 @@ pub const WINDING_STACK: usize = 64;
 /// than twice that, which `winding_subtree`'s bound in
 /// shaders/shared/winding.wgsl allows for).
 pub(super) const FRONTIER_ROOTS: usize = 4096;
-/// Most workgroups of a refining pass (each loops over the open items).
-pub(super) const REFINE_GROUPS: u32 = 8192;
 /// The refining pass's steps (`REFINE_STEPS` of
 /// shaders/shared/winding_refine.wgsl): the β = 12 walk, the β = 32 walk,
 /// the exact sum.
 pub const REFINE_STEPS: usize = 3;
+/// Invocations of a refining pass's workgroup (`@workgroup_size` of
+/// shaders/shared/winding_refine.wgsl): a walk's chunk has one frontier
+/// root per invocation.
+pub const REFINE_WORKGROUP: usize = 64;
+/// Items each walk step takes (`WALK_CAPACITY` of
+/// shaders/shared/winding_refine.wgsl); more go to the CPU.
+pub const WALK_CAPACITY: usize = 16384;
+/// Where the refining passes' dispatch arguments start in `refine_items`
+/// (`REFINE_ARGS`, in u32s): 3 per pass, 2 passes per step.
+pub const REFINE_ARGS: usize = 2;
+/// Where the β = 32 walk's list starts in `refine_items` (`WALK_LIST`),
+/// after the dispatch arguments; the exact sum's list follows it.
+pub const WALK_LIST: usize = REFINE_ARGS + 3 * 2 * REFINE_STEPS;
 /// Items the exact sum takes (`EXACT_CAPACITY` of
 /// shaders/shared/winding_refine.wgsl); more go to the CPU.
 pub const EXACT_CAPACITY: usize = 256;
 /// Triangles per workgroup of the exact sum (`EXACT_BLOCK`).
 pub const EXACT_BLOCK: usize = 1024;
-/// Workgroup rows of the exact sum's parts pass: listed items at once.
-const EXACT_ROWS: u32 = 32;
+
+/// The bytes of the refining passes' dispatch arguments.
+const ARGS_BYTES: u64 = 4 * 3 * 2 * REFINE_STEPS as u64;
+
+/// The walks' passes, each its own profiler phase (the benches' "winding
+/// refine" is their total): the dispatch arguments' passes and copies
+/// (those of the exact sum too), each walk's parts and decide passes.
+pub const REFINE_PHASES: [&str; 5] = [
+    "winding refine args",
+    "winding refine β12 parts",
+    "winding refine β12 decide",
+    "winding refine β32 parts",
+    "winding refine β32 decide",
+];
+/// The exact sum's passes' phase.
+pub const EXACT_PHASE: &str = "winding refine exact";
+
+/// The refining steps' pipelines of a module including
+/// shaders/shared/winding_refine.wgsl: each walk's (parts, decide), then
+/// the exact sum's.
+pub(super) struct RefinePasses {
+    args: wgpu::ComputePipeline,
+    walks: [(wgpu::ComputePipeline, wgpu::ComputePipeline); 2],
+    exact: (wgpu::ComputePipeline, wgpu::ComputePipeline),
+}
+
+impl RefinePasses {
+    pub fn new(gpu: &GpuContext, kernels: &Kernels) -> Self {
+        let pair = |parts: &str, decide: &str| {
+            (kernels.pipeline(gpu, parts), kernels.pipeline(gpu, decide))
+        };
+        RefinePasses {
+            args: kernels.pipeline(gpu, "winding_refine_args"),
+            walks: [
+                pair("winding_walk12_parts", "winding_walk12_decide"),
+                pair("winding_walk32_parts", "winding_walk32_decide"),
+            ],
+            exact: pair("winding_exact_parts", "winding_exact_decide"),
+        }
+    }
+}
 
 /// Who decided the winding sign of how many cells (or points).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -111,6 +170,8 @@ pub(super) struct WindingTree {
     /// 3 corners per triangle, leaf slot order.
     pub corners: wgpu::Buffer,
     pub frontier: wgpu::Buffer,
+    /// Chunks of [`REFINE_WORKGROUP`] frontier roots: the walks' columns.
+    pub chunks: u32,
     pub triangles: u32,
     /// The world position the tree's coordinates are relative to
     /// ([`exact_frame`]; a float32 exactly).
@@ -135,6 +196,7 @@ impl WindingTree {
             nodes: storage_buffer_init(gpu, &format!("{label}::nodes"), &packed.nodes)?,
             corners: storage_buffer_init(gpu, &format!("{label}::corners"), &packed.corners)?,
             frontier: storage_buffer_init(gpu, &format!("{label}::frontier"), &roots)?,
+            chunks: roots.len().div_ceil(REFINE_WORKGROUP) as u32,
             triangles: (packed.corners.len() / 3) as u32,
             frame: frame.as_vec3(),
         })
@@ -200,18 +262,20 @@ pub(super) fn frontier(nodes: &[WindingNode], target: usize) -> Vec<u32> {
 
 /// The refining pass's lists for `n` items: `undecided` ([count | items])
 /// the first pass fills, `steps` (the counters of `refine_steps`),
-/// `leftover` ([count | items] left to the CPU), the exact sum's
-/// `exact_items` ([count | items]) and `exact_parts` (a vec2 per item and
-/// block of triangles), and a staging buffer that reads back the counts
+/// `leftover` ([count | items] left to the CPU), the later steps' lists
+/// `items` (`refine_items`: the β = 32 walk's and the exact sum's) and
+/// `sums` (`refine_sums`: a vec2 per listed item and column of the running
+/// step), and a staging buffer that reads back the counts
 /// and the first `read_with_run` leftover items in one copy: [open |
 /// steps... | leftover count | items...].
 pub(super) struct RefineLists {
     pub undecided: wgpu::Buffer,
     pub steps: wgpu::Buffer,
     pub leftover: wgpu::Buffer,
-    pub exact_items: wgpu::Buffer,
-    pub exact_parts: wgpu::Buffer,
-    blocks: u32,
+    pub items: wgpu::Buffer,
+    pub sums: wgpu::Buffer,
+    /// The refining passes' dispatch arguments, copied from `items`.
+    indirect: wgpu::Buffer,
     staging: wgpu::Buffer,
     read_bytes: u64,
 }
@@ -228,12 +292,12 @@ pub(super) struct Refined {
 }
 
 impl RefineLists {
-    /// Lists for `n` items of a tree with `triangles` triangles.
+    /// Lists for `n` items of `tree`.
     pub fn new(
         gpu: &GpuContext,
         label: &str,
         n: usize,
-        triangles: u32,
+        tree: &WindingTree,
         read_with_run: usize,
     ) -> Result<Self, GpuError> {
         let list_bytes = 4 * (n as u64 + 1);
@@ -247,17 +311,24 @@ impl RefineLists {
             )
         };
         let read_bytes = list_bytes.min(4 * (read_with_run as u64 + 1));
-        let blocks = triangles.div_ceil(EXACT_BLOCK as u32);
+        let blocks = u64::from(tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1));
+        let walked = n.min(WALK_CAPACITY) as u64;
+        let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * blocks);
         Ok(RefineLists {
             undecided: zeroed("undecided", list_bytes)?,
             steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
             leftover: zeroed("leftover", list_bytes)?,
-            exact_items: zeroed("exact_items", 4 * (EXACT_CAPACITY as u64 + 1))?,
-            exact_parts: zeroed(
-                "exact_parts",
-                8 * EXACT_CAPACITY as u64 * u64::from(blocks.max(1)),
+            items: zeroed(
+                "refine_items",
+                4 * (WALK_LIST + WALK_CAPACITY + EXACT_CAPACITY) as u64,
             )?,
-            blocks,
+            sums: zeroed("refine_sums", 8 * sums)?,
+            indirect: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("{label}::refine_args")),
+                size: ARGS_BYTES,
+                usage: wgpu::BufferUsages::INDIRECT | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
             staging: crate::gpu::staging_buffer(
                 &gpu.device,
                 &format!("{label}::staging"),
@@ -267,29 +338,46 @@ impl RefineLists {
         })
     }
 
-    /// Records the exact sum's two passes (phase "winding refine exact", which
-    /// the benches count under "winding refine" or beside it) after the
-    /// walks: `parts` (entry point winding_exact_parts) and `decide`
-    /// (winding_exact_decide) of a module bound by `bind_group`.
-    pub fn record_exact(
+    /// Records the refining steps' passes (`passes`, of a module bound by
+    /// `bind_group`) over the items the first pass listed: before each
+    /// step, the pass writing its dispatch arguments and their copy into
+    /// the indirect buffer ("winding refine args"), then each walk's parts
+    /// and decide passes ("winding refine β12 parts" …: [`REFINE_PHASES`]),
+    /// then the exact sum's ("winding refine exact"), each dispatched
+    /// indirectly: one workgroup per (listed item, column).
+    pub fn record_refine(
         &self,
         run: &mut GpuRun<'_>,
-        parts: &wgpu::ComputePipeline,
-        decide: &wgpu::ComputePipeline,
+        passes: &RefinePasses,
         bind_group: &wgpu::BindGroup,
     ) {
-        // The listed items' count is known on the GPU only: rows of
-        // workgroups loop over the items, columns over the blocks.
-        let passes = [
-            (parts, self.blocks.clamp(1, 65_535), EXACT_ROWS),
-            (decide, 64, 1),
+        let steps = [
+            (&passes.walks[0], [REFINE_PHASES[1], REFINE_PHASES[2]]),
+            (&passes.walks[1], [REFINE_PHASES[3], REFINE_PHASES[4]]),
+            (&passes.exact, [EXACT_PHASE; 2]),
         ];
-        for (pipeline, x, y) in passes {
-            run.compute_pass("winding refine exact", |pass| {
-                pass.set_pipeline(pipeline);
+        for (step, ((parts, decide), names)) in steps.into_iter().enumerate() {
+            // The step's dispatch arguments from the lists' counts.
+            let at = 12 * 2 * step as u64;
+            run.compute_pass(REFINE_PHASES[0], |pass| {
+                pass.set_pipeline(&passes.args);
                 pass.set_bind_group(0, bind_group, &[]);
-                pass.dispatch_workgroups(x, y, 1);
+                pass.dispatch_workgroups(1, 1, 1);
             });
+            run.encoder_work(REFINE_PHASES[0], |encoder| {
+                let from = 4 * REFINE_ARGS as u64 + at;
+                encoder.copy_buffer_to_buffer(&self.items, from, &self.indirect, at, 24);
+            });
+            for (k, (pipeline, name)) in [(parts, names[0]), (decide, names[1])]
+                .into_iter()
+                .enumerate()
+            {
+                run.compute_pass(name, |pass| {
+                    pass.set_pipeline(pipeline);
+                    pass.set_bind_group(0, bind_group, &[]);
+                    pass.dispatch_workgroups_indirect(&self.indirect, at + 12 * k as u64);
+                });
+            }
         }
     }
 

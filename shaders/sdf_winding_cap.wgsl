@@ -1,7 +1,6 @@
 //!include shared/bvh_bounds.wgsl
 //!include shared/winding.wgsl
 //!include shared/winding_f32_leaf.wgsl
-//!include shared/workgroup_sum.wgsl
 
 // The winding-number sign of the uniform SDF on the GPU, first passes: the
 // mesh M closed by its cap C (src/geom/cap.rs) is a closed cycle Z, so
@@ -21,13 +20,11 @@
 //                  bound, or else its own, is below ½; the others (near
 //                  the cap, about 2% of an open scan's cells) are listed in
 //                  `walk_list`
-//   cap_walk       one workgroup per listed cell (looping over the
+//   cap_walk       one invocation per listed cell (looping over the
 //                  list): W_Z − w_C, w_C by the fast winding walk of the
-//                  cap's tree with its bound, the tree's subtrees shared
-//                  out over the workgroup. Listed first and walked
-//                  densely, so that no warp waits on one walking cell in
-//                  32, and spread, so that the device is full even when
-//                  few cells walk.
+//                  cap's tree with its bound. Listed first and walked
+//                  densely, so that a warp's walks are all busy instead
+//                  of one walking cell in 32 holding the warp.
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
 // the refining passes (shared/winding_refine.wgsl).
 //
@@ -86,9 +83,6 @@ struct CapParams {
 // Per brick of CAP_BRICK³ cells (x fastest): 1 where cap_bricks bounded
 // |w_C| below ½ at all its cells, 0 where each cell needs its own bound.
 @group(0) @binding(9) var<storage, read_write> bricks: array<u32>;
-// Roots of subtrees that partition the cap's tree (cap_walk's shares; at
-// most 127, src/stages/sdf_grid/winding_tree.rs's frontier).
-@group(0) @binding(10) var<storage, read> cap_frontier: array<u32>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -473,46 +467,25 @@ fn cap_sign(
     values[cell] = select(abs(v), -abs(v), atomicLoad(&crossings[cell]) != 0);
 }
 
-var<workgroup> walk_count: u32;
-
-// One workgroup per listed cell (each workgroup looping over the list):
-// its invocations walk the subtrees of their share of `cap_frontier`
-// (dealt round-robin, so that the subtrees near the cell, which the walk
-// opens down to the leaves, spread over the workgroup instead of holding
-// one invocation), and the parts meet in workgroup_sum_vec2 — at most 2
-// subtrees an invocation and 6 levels, within the 192 additions
-// winding_subtree's bound allows its callers.
 @compute @workgroup_size(64)
 fn cap_walk(
-    @builtin(workgroup_id) wid: vec3u,
+    @builtin(global_invocation_id) gid: vec3u,
     @builtin(num_workgroups) nwg: vec3u,
-    @builtin(local_invocation_index) lid: u32,
 ) {
-    if (lid == 0u) {
-        walk_count = atomicLoad(&walk_list[0]);
-    }
-    let count = workgroupUniformLoad(&walk_count);
-    let roots = arrayLength(&cap_frontier);
-    let groups = nwg.x * nwg.y;
-    for (var k = wid.y * nwg.x + wid.x; k < count; k += groups) {
+    let count = atomicLoad(&walk_list[0]);
+    let threads = nwg.x * nwg.y * 64u;
+    for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
         let cell = atomicLoad(&walk_list[1u + k]);
-        let p = cell_point(cell);
-        var part = vec2f(0.0);
-        for (var f = lid; f < roots; f += 64u) {
-            part += winding_subtree(cap_frontier[f], p, cparams.slack, cparams.beta, WINDING_NO_CELL);
-        }
-        let omega = workgroup_sum_vec2(part, lid);
-        if (lid == 0u) {
-            let crossed = f32(atomicLoad(&crossings[cell]));
-            let w = crossed - omega.x / WINDING_FOUR_PI;
-            let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
-            let margin = abs(w) - 0.5;
-            if (abs(margin) > bound) {
-                let v = values[cell];
-                values[cell] = select(abs(v), -abs(v), margin > 0.0);
-            } else {
-                leave_open(cell);
-            }
+        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
+        let crossed = f32(atomicLoad(&crossings[cell]));
+        let w = crossed - omega.x / WINDING_FOUR_PI;
+        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
+        let margin = abs(w) - 0.5;
+        if (abs(margin) > bound) {
+            let v = values[cell];
+            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+        } else {
+            leave_open(cell);
         }
     }
 }

@@ -134,7 +134,6 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/winding_f64_leaf.wgsl",
     "shared/winding_points.wgsl",
     "shared/winding_refine.wgsl",
-    "shared/workgroup_sum.wgsl",
 ];
 
 /// The text of an embedded file of `shaders/`.

@@ -43,11 +43,9 @@
 //!    outside, and `|W_Z| ≥ 1` gives `|w_M| ≥ 1 − B > ½`, inside. Only
 //!    the other cells — near the cap, where its `|w_C| = ½` sheet can be —
 //!    are listed.
-//! 4. `cap walk`: a second dispatch walks the listed cells densely, one
-//!    workgroup per listed cell (so that no warp waits on its one walking
-//!    cell in 32, and the device is full even when only a few thousand
-//!    cells walk), its invocations sharing out the subtrees under a
-//!    frontier of the cap's tree: the cap's
+//! 4. `cap walk`: a second dispatch walks the listed cells densely (one
+//!    invocation per listed cell, so that no warp waits on its one
+//!    walking cell in 32): the cap's
 //!    [`crate::geom::FastWinding`] tree (Barill et al. §3, with the error
 //!    bound of its module docs; exact solid angles in the leaves, so a cap
 //!    of a few triangles is summed exactly) and are signed where
@@ -89,7 +87,6 @@
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
-use super::winding_tree::frontier;
 use super::{GridSpec, SdfError};
 use crate::geom::{BETA, Cap, FastWinding, boundary_cap};
 use crate::gpu::{
@@ -122,8 +119,8 @@ pub const CAP_WORKGROUP: u32 = 64;
 const PREFIX_COLUMNS: u32 = 8;
 /// Cells a brick side (`CAP_BRICK` of the shader).
 const CAP_BRICK: u32 = 4;
-/// Most workgroups of the cap walk (each takes one listed cell at a time,
-/// looping over the list): enough to fill a large device.
+/// Most workgroups of the cap walk (each invocation loops over the listed
+/// cells).
 const WALK_GROUPS: u32 = 4096;
 /// `near` in units of the cell centres' rounding (`slack`).
 const NEAR_SLACKS: f32 = 16.0;
@@ -133,9 +130,6 @@ const NEAR_SLACKS: f32 = 16.0;
 pub(super) struct CapTree {
     nodes: wgpu::Buffer,
     corners: wgpu::Buffer,
-    /// Roots of subtrees that partition the tree: the cap walk's
-    /// workgroup shares them out.
-    frontier: wgpu::Buffer,
     triangles: u32,
 }
 
@@ -163,9 +157,7 @@ impl CapTree {
         if corners.is_empty() {
             corners.push([0.0; 4]);
         }
-        let roots = frontier(&packed.nodes, CAP_WORKGROUP as usize);
         Ok(CapTree {
-            frontier: storage_buffer_init(gpu, "SdfWindingCap::frontier", &roots)?,
             nodes: storage_buffer_init(gpu, "SdfWindingCap::nodes", &packed.nodes)?,
             corners: storage_buffer_init(gpu, "SdfWindingCap::corners", &corners)?,
             triangles: triangles.len() as u32,
@@ -203,14 +195,14 @@ impl CapGpu {
         use Access::{ReadOnly, ReadWrite};
         // Bindings as in shaders/sdf_winding_cap.wgsl: cap nodes, cap
         // corners, mesh corners, values, crossings, ambiguous, undecided,
-        // walk list, bricks, cap frontier.
+        // walk list, bricks.
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
             shader_source("sdf_winding_cap.wgsl"),
             &[
                 ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite, ReadOnly,
+                ReadWrite, ReadWrite,
             ],
         );
         CapGpu {
@@ -279,47 +271,36 @@ impl CapGpu {
                 inputs.undecided,
                 &walked,
                 &brick_flags,
-                &inputs.cap.frontier,
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
-        let groups = |invocations: u32| invocations.div_ceil(CAP_WORKGROUP);
         let passes = [
             (
                 "cap crossings",
                 &self.crossings,
-                groups(inputs.mesh_triangles + inputs.cap.triangles),
+                inputs.mesh_triangles + inputs.cap.triangles,
             ),
             ("prefix sum", &self.prefix, columns.div_ceil(PREFIX_COLUMNS)),
-            // Without a cap no cell reads its brick's bound, and none is
-            // listed for the walk.
+            // Without a cap no cell reads its brick's bound.
             (
                 "cap winding",
                 &self.bricks,
-                if inputs.cap.triangles > 0 {
-                    groups(bricks)
-                } else {
-                    0
-                },
+                if inputs.cap.triangles > 0 { bricks } else { 0 },
             ),
-            ("cap winding", &self.sign, groups(n as u32)),
+            ("cap winding", &self.sign, n as u32),
             // The listed cells' count is known on the GPU only: enough
-            // workgroups to hold the device, each looping over the list.
+            // invocations to hold the device, each looping over the list.
             (
                 "cap walk",
                 &self.walk,
-                if inputs.cap.triangles > 0 {
-                    (n as u32).min(WALK_GROUPS)
-                } else {
-                    0
-                },
+                (n as u32).min(WALK_GROUPS * CAP_WORKGROUP),
             ),
         ];
-        for (name, pipeline, workgroups) in passes.into_iter().filter(|p| p.2 > 0) {
+        for (name, pipeline, invocations) in passes.into_iter().filter(|p| p.2 > 0) {
             run.compute_pass(name, |pass| {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims(workgroups);
+                let (x, y) = dispatch_dims(invocations.div_ceil(CAP_WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
         }

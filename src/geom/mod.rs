@@ -8,6 +8,8 @@ mod exact_frame;
 mod morton;
 mod rss;
 mod solid_angle;
+#[cfg(test)]
+mod test_rng;
 mod tri_tri;
 mod triangle_batch;
 mod winding;

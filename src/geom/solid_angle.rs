@@ -53,20 +53,7 @@ pub fn winding_number_exact(positions: &[Vec3], triangles: &[[u32; 3]], p: Vec3)
 mod tests {
     use super::*;
 
-    /// xorshift64*, as in the BVH tests.
-    struct Rng(u64);
-
-    impl Rng {
-        fn f32(&mut self) -> f32 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn vec3(&mut self, half: f32) -> Vec3 {
-            (Vec3::new(self.f32(), self.f32(), self.f32()) * 2.0 - Vec3::ONE) * half
-        }
-    }
+    use crate::geom::test_rng::Rng;
 
     /// The serial sum [`winding_number_exact`] replaced, and the bound on
     /// how far two orders of the same sum can differ: each is within
@@ -89,7 +76,7 @@ mod tests {
     /// exact sum.
     fn chunked_mesh(seed: u64) -> (Vec<Vec3>, Vec<[u32; 3]>) {
         let mut rng = Rng(seed | 1);
-        let positions: Vec<Vec3> = (0..3 * 4800).map(|_| rng.vec3(1.0)).collect();
+        let positions: Vec<Vec3> = (0..3 * 4800).map(|_| rng.vec3(-1.0, 1.0)).collect();
         let triangles: Vec<[u32; 3]> = (0..4800u32)
             .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
             .collect();
@@ -102,7 +89,7 @@ mod tests {
     fn exact_sum_is_the_same_on_one_thread_and_on_four() {
         let (positions, triangles) = chunked_mesh(7);
         let mut rng = Rng(0xc0ffee);
-        let points: Vec<Vec3> = (0..32).map(|_| rng.vec3(1.5)).collect();
+        let points: Vec<Vec3> = (0..32).map(|_| rng.vec3(-1.5, 1.5)).collect();
         let on = |threads: usize| -> Vec<u64> {
             rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)

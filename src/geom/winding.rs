@@ -454,20 +454,7 @@ mod tests {
     use super::*;
     use crate::geom::closest_point_triangle;
 
-    /// xorshift64*, as in the BVH tests.
-    struct Rng(u64);
-
-    impl Rng {
-        fn f32(&mut self) -> f32 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
-        }
-        fn vec3(&mut self, half: f32) -> Vec3 {
-            (Vec3::new(self.f32(), self.f32(), self.f32()) * 2.0 - Vec3::ONE) * half
-        }
-    }
+    use crate::geom::test_rng::Rng;
 
     /// The cube [-1, 1]³ with each face an `n`×`n` grid of quads, outward
     /// oriented; face `skip` (index `2·axis + (sign > 0)`) is left out.
@@ -523,7 +510,7 @@ mod tests {
         let mut open = [0usize; 2];
         for _ in 0..400 {
             // A point 1e-3 inside or outside a random face.
-            let mut p = rng.vec3(0.99);
+            let mut p = rng.vec3(-0.99, 0.99);
             let axis = (rng.f32() * 3.0) as usize % 3;
             let side = if rng.f32() < 0.5 { -1.0 } else { 1.0 };
             let depth = if rng.f32() < 0.5 { -1e-3 } else { 1e-3 };
@@ -555,7 +542,7 @@ mod tests {
         let fast = FastWinding::new(&positions, &triangles);
         let mut rng = Rng(0x1234_5678_9abc_def1);
         for q in 0..2000 {
-            let p = rng.vec3(2.5);
+            let p = rng.vec3(-2.5, 2.5);
             let r = p.length();
             // The polyhedron lies between radius ~0.99 and 1.
             if (0.9..1.1).contains(&r) {
@@ -574,7 +561,7 @@ mod tests {
         let size = 2.0;
         let mut rng = Rng(0x0dd_ba11);
         let points: Vec<Vec3> = (0..3000)
-            .map(|_| rng.vec3(3.0))
+            .map(|_| rng.vec3(-3.0, 3.0))
             .filter(|&p| distance_to_mesh(&positions, &triangles, p) >= 0.1 * size)
             .take(1000)
             .collect();
@@ -609,7 +596,7 @@ mod tests {
         let (mut positions, triangles) = cube(3, Some(5));
         let mut rng = Rng(seed | 1);
         for p in &mut positions {
-            *p += rng.vec3(jitter);
+            *p += rng.vec3(-jitter, jitter);
         }
         (positions, triangles)
     }
@@ -637,8 +624,8 @@ mod tests {
             let fast = FastWinding::new(&positions, &triangles);
             let mut rng = Rng(seed);
             for _ in 0..8 {
-                let inner = rng.vec3(0.3) - 0.2 * Vec3::Z;
-                let outer = rng.vec3(0.6) + 2.0 * Vec3::Z;
+                let inner = rng.vec3(-0.3, 0.3) - 0.2 * Vec3::Z;
+                let outer = rng.vec3(-0.6, 0.6) + 2.0 * Vec3::Z;
                 for p in straddle_half(&positions, &triangles, inner, outer) {
                     let exact = winding_number_exact(&positions, &triangles, p);
                     for beta in [BETA, REFINE_BETA] {

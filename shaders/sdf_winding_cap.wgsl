@@ -24,11 +24,7 @@
 //                  list): W_Z − w_C, w_C by the fast winding walk of the
 //                  cap's tree with its bound. Listed first and walked
 //                  densely, so that a warp's walks are all busy instead
-//                  of one walking cell in 32 holding the warp. Where the
-//                  walk's bound straddles ½ and the cap has at most
-//                  `exact_max` triangles, w_C summed exactly over all of
-//                  them (cap_exact) decides: the cells near the |w| = ½
-//                  sheet over a hole, whose W_Z is exact.
+//                  of one walking cell in 32 holding the warp.
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
 // the refining passes (shared/winding_refine.wgsl).
 //
@@ -63,10 +59,6 @@ struct CapParams {
     cap_tris: u32,      // triangles in winding_tris (the cap)
     near: f32,          // cells nearer M than this are left undecided
     beta: f32,          // the cap walk's β
-    exact_max: u32,     // caps of at most this many triangles get cap_exact
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> cparams: CapParams;
@@ -475,66 +467,6 @@ fn cap_sign(
     values[cell] = select(abs(v), -abs(v), atomicLoad(&crossings[cell]) != 0);
 }
 
-// Allowance for the float32 operations after cap_exact's sum, in
-// additions of 9e-8 of the magnitudes each (see cap_exact).
-const CAP_EXACT_AFTER: f32 = 16.0;
-
-// w_C's solid angle at p summed over every triangle of the cap, each by
-// winding_triangle with its rigorous bound: (Ω, bound), the exact Ω_C
-// within bound of Ω.
-//
-// Proof. winding_triangle gives each term oᵢ within eᵢ of the triangle's
-// solid angle Ωᵢ at every point within `slack` of p. The sequential
-// float32 sum S of the n terms: each addition rounds by at most
-// u = 2^-24 of its result, which is at most Σ|oᵢ| (the magnitude), so
-// |S − Σ oᵢ| ≤ (n − 1)·u·Σ|oᵢ| to first order, and 9e-8 > u per addition
-// covers the higher orders while n·u < 0.2 (n ≤ exact_max, far below
-// 3·10⁶). cap_walk's decision then rounds: Ω / 4π (division within
-// 2.5 ULP in Vulkan, by the rounded 4π, ½ ULP: 3·2^-23 of |Ω|/4π, within
-// 8 additions' 7.2e-7 of the magnitude), W_Z − Ω/4π and |w| − ½ (2^-24
-// of |W_Z| + |Ω|/4π + ½ each: the |Ω| parts within 2 more additions, the
-// rest within cap_walk's WINDING_EPS·(|W_Z| + 1)); CAP_EXACT_AFTER = 16
-// counts them with room. The bound's own sum of n terms, its division by
-// 4π and its final addition round it down by at most (n + 8)·2^-23
-// relative, less than the (n + 16)·1.2e-7 it is scaled up by. So
-// |W_Z − Ω_C/4π| − ½ has the sign of the computed margin wherever the
-// margin exceeds the returned bound over 4π plus WINDING_EPS·(|W_Z| + 1).
-fn cap_exact(p: vec3f) -> vec2f {
-    var sum = vec2f(0.0);
-    var magnitude = 0.0;
-    for (var t = 0u; t < cparams.cap_tris; t++) {
-        let o = winding_leaf(p, t, cparams.slack, WINDING_NO_CELL);
-        sum += o;
-        magnitude += abs(o.x);
-    }
-    let terms = f32(cparams.cap_tris) + CAP_EXACT_AFTER;
-    return vec2f(sum.x, sum.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
-}
-
-// Signs `cell` by W_Z − w_C, w_C = omega.x / 4π within omega.y / 4π,
-// where ||w| − ½| exceeds that bound and the decision's rounding (both
-// terms' 192 or CAP_EXACT_AFTER allowances and WINDING_EPS, see
-// cap_exact). Returns whether it did.
-fn cap_decide(cell: u32, omega: vec2f) -> bool {
-    let crossed = f32(atomicLoad(&crossings[cell]));
-    let w = crossed - omega.x / WINDING_FOUR_PI;
-    let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
-    let margin = abs(w) - 0.5;
-    if (!(abs(margin) > bound)) {
-        return false;
-    }
-    let v = values[cell];
-    values[cell] = select(abs(v), -abs(v), margin > 0.0);
-    return true;
-}
-
-// The listed cells are neither ambiguous nor within `near` of M (cap_sign
-// left those open before listing), so their W_Z is exact and only w_C's
-// bound can leave them open: the walk's first, then, for a small cap, the
-// exact sum's (cells near the |w| = ½ sheet over a hole, where the walk's
-// Taylor bound straddles ½). Above exact_max triangles a cell the walk
-// leaves open goes to the refining passes at once, so that a huge hole
-// does not cost n_cap evaluations per cell.
 @compute @workgroup_size(64)
 fn cap_walk(
     @builtin(global_invocation_id) gid: vec3u,
@@ -544,12 +476,15 @@ fn cap_walk(
     let threads = nwg.x * nwg.y * 64u;
     for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
         let cell = atomicLoad(&walk_list[1u + k]);
-        let p = cell_point(cell);
-        let walked = winding_subtree(0u, p, cparams.slack, cparams.beta, WINDING_NO_CELL);
-        if (cap_decide(cell, walked)) {
-            continue;
-        }
-        if (cparams.cap_tris > cparams.exact_max || !cap_decide(cell, cap_exact(p))) {
+        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
+        let crossed = f32(atomicLoad(&crossings[cell]));
+        let w = crossed - omega.x / WINDING_FOUR_PI;
+        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
+        let margin = abs(w) - 0.5;
+        if (abs(margin) > bound) {
+            let v = values[cell];
+            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+        } else {
             leave_open(cell);
         }
     }

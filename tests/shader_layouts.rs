@@ -506,7 +506,6 @@ fn sdf_grid() {
     } }
     mirror! { c, "sdf_winding_cap.wgsl", "CapParams", sl::CapParams {
         origin, cell_size, dims, capacity, frame, slack, mesh_tris, cap_tris, near, beta,
-        exact_max, _pad0, _pad1, _pad2,
     } }
     mirror! { c, "sdf_winding.wgsl", "WindingNode", sl::WindingNode {
         centroid, radius, normal_sum, area, m0, a, m1, b, m2, _pad,

@@ -50,15 +50,9 @@
 //!    bound of its module docs; exact solid angles in the leaves, so a cap
 //!    of a few triangles is summed exactly) and are signed where
 //!    `||W_Z − w_C| − ½|` exceeds `w_C`'s bound; the pass counts them
-//!    ([`CapGpu::record`]'s counter). A listed cell is neither ambiguous
-//!    nor near `M`, so its `W_Z` is exact and only the walk's (Taylor)
-//!    bound on `w_C` can straddle ½: near the `|w| = ½` sheet over a hole.
-//!    There, for a cap of at most `CAP_EXACT_MAX` triangles, `w_C` is
-//!    summed over all of them with each one's rigorous bound and the
-//!    float32 sum's rounding counted (the shader's `cap_exact` proves it),
-//!    which decides all but the cells on the sheet or at `C` itself. A
-//!    closed, consistently oriented mesh has no cap: `W_Z` alone signs it
-//!    (nested and hollow shells included).
+//!    ([`CapGpu::record`]'s counter). A closed, consistently oriented mesh
+//!    has no cap: `W_Z` alone signs it (nested and hollow shells
+//!    included).
 //!
 //! # Watertight counting
 //!
@@ -86,8 +80,7 @@
 //!   that `Z'` may differ from `Z` there (`C`'s own near points are left
 //!   open by the cap walk's bound, which grows without limit at its
 //!   triangles);
-//! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound (the walk's, then,
-//!   for a small cap, the exact sum's).
+//! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound.
 //!
 //! The sign is therefore the exact winding number's sign, cell for cell.
 
@@ -117,12 +110,8 @@ pub struct CapParams {
     pub cap_tris: u32,
     pub near: f32,
     pub beta: f32,
-    pub exact_max: u32,
-    pub _pad0: u32,
-    pub _pad1: u32,
-    pub _pad2: u32,
 }
-const _: () = assert!(std::mem::size_of::<CapParams>() == 80);
+const _: () = assert!(std::mem::size_of::<CapParams>() == 64);
 
 /// Invocations per workgroup of every entry point.
 pub const CAP_WORKGROUP: u32 = 64;
@@ -135,12 +124,6 @@ const CAP_BRICK: u32 = 4;
 const WALK_GROUPS: u32 = 4096;
 /// `near` in units of the cell centres' rounding (`slack`).
 const NEAR_SLACKS: f32 = 16.0;
-/// Largest cap whose triangles the cap walk sums exactly at a cell its
-/// tree walk leaves open (`exact_max` of the shader): a hole's cap has
-/// about as many triangles as its boundary loop has edges (tens to
-/// hundreds for a scan), so the few cells near the |w| = ½ sheet pay that
-/// many solid angles each; a scan with a huge hole keeps the walk alone.
-const CAP_EXACT_MAX: u32 = 4096;
 
 /// A mesh's cap on the GPU: its winding tree and corners, in the frame of
 /// the mesh's tree.
@@ -267,10 +250,6 @@ impl CapGpu {
             cap_tris: inputs.cap.triangles,
             near: NEAR_SLACKS * inputs.slack,
             beta: BETA as f32,
-            exact_max: CAP_EXACT_MAX,
-            _pad0: 0,
-            _pad1: 0,
-            _pad2: 0,
         };
         let uniform_buf = gpu
             .device

@@ -543,6 +543,25 @@ mod tests {
         crate::geom::FastWinding::new(positions, triangles).packed(DVec3::ZERO)
     }
 
+    /// A random soup's cap and the soup itself, each with its packed tree,
+    /// where it has triangles.
+    fn cap_and_soup(
+        seed: u64,
+        n: usize,
+        jitter: f32,
+    ) -> Vec<(Vec<Vec3>, Vec<[u32; 3]>, PackedWinding)> {
+        let (positions, triangles) = random_soup(seed, n, jitter);
+        let cap = boundary_cap(&positions, &triangles);
+        [(cap.positions, cap.triangles), (positions, triangles)]
+            .into_iter()
+            .filter(|(_, triangles)| !triangles.is_empty())
+            .map(|(positions, triangles)| {
+                let tree = packed(&positions, &triangles);
+                (positions, triangles, tree)
+            })
+            .collect()
+    }
+
     #[test]
     fn the_cap_bound_decides_away_from_the_cap_and_not_near_it() {
         // The hemisphere's cap: the unit disk at z = 0, twelve triangles.
@@ -595,16 +614,7 @@ mod tests {
             jitter in 0.0f32..0.6,
             points in proptest::collection::vec((-3.0f32..3.0, -3.0f32..3.0, -3.0f32..3.0), 40),
         ) {
-            let (positions, triangles) = random_soup(seed, n, jitter);
-            let cap = boundary_cap(&positions, &triangles);
-            for (positions, triangles) in [
-                (&cap.positions, &cap.triangles),
-                (&positions, &triangles),
-            ] {
-                if triangles.is_empty() {
-                    continue;
-                }
-                let tree = packed(positions, triangles);
+            for (positions, triangles, tree) in &cap_and_soup(seed, n, jitter) {
                 let near = triangles.iter().filter_map(|t| {
                     let [a, b, c] = t.map(|i| positions[i as usize]);
                     let normal = (b - a).cross(c - a);
@@ -612,7 +622,7 @@ mod tests {
                 });
                 let mut bounded = 0;
                 for p in points.iter().map(|&(x, y, z)| Vec3::new(x, y, z)).chain(near) {
-                    let Some(bound) = cap_solid_angle_bound(&tree, p, 0.0) else {
+                    let Some(bound) = cap_solid_angle_bound(tree, p, 0.0) else {
                         continue;
                     };
                     bounded += 1;
@@ -624,7 +634,7 @@ mod tests {
                 }
                 // Far away the bound holds and decides.
                 let far = Vec3::new(60.0, -50.0, 45.0);
-                prop_assert!(cap_solid_angle_bound(&tree, far, 0.0).is_some());
+                prop_assert!(cap_solid_angle_bound(tree, far, 0.0).is_some());
                 prop_assert!(bounded > 0);
             }
         }
@@ -647,20 +657,11 @@ mod tests {
                 12,
             ),
         ) {
-            let (positions, triangles) = random_soup(seed, n, jitter);
-            let cap = boundary_cap(&positions, &triangles);
-            for (positions, triangles) in [
-                (&cap.positions, &cap.triangles),
-                (&positions, &triangles),
-            ] {
-                if triangles.is_empty() {
-                    continue;
-                }
-                let tree = packed(positions, triangles);
+            for (positions, triangles, tree) in &cap_and_soup(seed, n, jitter) {
                 for (b, &((x, y, z), (nx, ny, nz), h)) in bricks.iter().enumerate() {
                     let origin = Vec3::new(x, y, z);
                     let centre = |i: u32, j: u32, k: u32| origin + Vec3::new(i as f32, j as f32, k as f32) * h;
-                    let Some(bound) = cap_brick_bound(&tree, centre(0, 0, 0), centre(nx - 1, ny - 1, nz - 1), 0.0)
+                    let Some(bound) = cap_brick_bound(tree, centre(0, 0, 0), centre(nx - 1, ny - 1, nz - 1), 0.0)
                     else {
                         continue;
                     };
@@ -676,7 +677,7 @@ mod tests {
                 }
                 // A far brick is bounded, and decided.
                 let far = Vec3::new(60.0, -50.0, 45.0);
-                prop_assert!(cap_brick_bound(&tree, far, far + Vec3::splat(0.3), 0.0).is_some());
+                prop_assert!(cap_brick_bound(tree, far, far + Vec3::splat(0.3), 0.0).is_some());
             }
         }
     }

@@ -273,33 +273,40 @@ impl CapGpu {
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
+        let groups = |invocations: u32| invocations.div_ceil(CAP_WORKGROUP);
+        // Workgroups of each pass.
         let passes = [
             (
                 "cap crossings",
                 &self.crossings,
-                inputs.mesh_triangles + inputs.cap.triangles,
+                groups(inputs.mesh_triangles + inputs.cap.triangles),
             ),
+            // A workgroup sums PREFIX_COLUMNS columns.
             ("prefix sum", &self.prefix, columns.div_ceil(PREFIX_COLUMNS)),
             // Without a cap no cell reads its brick's bound.
             (
                 "cap winding",
                 &self.bricks,
-                if inputs.cap.triangles > 0 { bricks } else { 0 },
+                if inputs.cap.triangles > 0 {
+                    groups(bricks)
+                } else {
+                    0
+                },
             ),
-            ("cap winding", &self.sign, n as u32),
+            ("cap winding", &self.sign, groups(n as u32)),
             // The listed cells' count is known on the GPU only: enough
             // invocations to hold the device, each looping over the list.
             (
                 "cap walk",
                 &self.walk,
-                (n as u32).min(WALK_GROUPS * CAP_WORKGROUP),
+                groups((n as u32).min(WALK_GROUPS * CAP_WORKGROUP)),
             ),
         ];
-        for (name, pipeline, invocations) in passes.into_iter().filter(|p| p.2 > 0) {
+        for (name, pipeline, workgroups) in passes.into_iter().filter(|p| p.2 > 0) {
             run.compute_pass(name, |pass| {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
-                let (x, y) = dispatch_dims(invocations.div_ceil(CAP_WORKGROUP));
+                let (x, y) = dispatch_dims(workgroups);
                 pass.dispatch_workgroups(x, y, 1);
             });
         }

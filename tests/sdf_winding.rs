@@ -471,10 +471,9 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
 /// crossing counts) are kept from run to run, sized for the largest grid so
 /// far, and each run clears what it relies on being zero: runs on one stage
 /// alternating meshes and grid sizes (large, small, large, and the same run
-/// twice) give bit for bit the field of a stage whose buffers are new
-/// (released before each run; its signs are the exact winding number's,
-/// [`gpu_winding_signs_equal_the_exact_winding_numbers`]), and the same
-/// counts of who decided what. Stale crossings would flip signs; a stale
+/// twice) give every cell the exact winding number's side, bit for bit
+/// the field of a stage whose buffers are new (released before each run),
+/// and the same counts of who decided what. Stale crossings would flip signs; a stale
 /// count would list cells twice or leave stale cells to the CPU.
 #[test]
 fn kept_winding_buffers_sign_later_runs_as_new_buffers_do() {
@@ -497,15 +496,18 @@ fn kept_winding_buffers_sign_later_runs_as_new_buffers_do() {
     ];
     for (label, mesh, resolution) in runs {
         let prepared = PreparedMesh::new(mesh).unwrap();
+        let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
         fresh.release_mesh();
         let expected = winding_field(&prepared, resolution, Backend::Gpu, &fresh);
         let field = winding_field(&prepared, resolution, Backend::Gpu, &kept);
         for cell in 0..field.grid.num_cells() {
             let (v, e) = (field.values[cell], expected.values[cell]);
+            let p = field.grid.center_of(cell);
+            let w = winding_number_exact(positions, triangles, p);
             assert!(
-                v.to_bits() == e.to_bits(),
-                "{label} at {resolution}³, kept buffers: cell {cell} ({}): value {v}, \
-                 with new buffers {e}",
+                v.to_bits() == e.to_bits() && v.is_sign_negative() == (w.abs() > 0.5),
+                "{label} at {resolution}³, kept buffers: cell {cell} ({}) at {p}: value {v}, \
+                 with new buffers {e}, exact w = {w}",
                 field.grid.coords(cell)
             );
         }

@@ -467,6 +467,120 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
     );
 }
 
+/// The winding sign's per-cell buffers (the refining lists, the cap's
+/// crossing counts) are kept from run to run, sized for the largest grid so
+/// far, and each run clears what it relies on being zero: runs on one stage
+/// alternating meshes and grid sizes (large, small, large, and the same run
+/// twice) give every cell the exact winding number's side, bit for bit
+/// the field of a stage whose buffers are new (released before each run),
+/// and the same counts of who decided what. Stale crossings would flip signs; a stale
+/// count would list cells twice or leave stale cells to the CPU.
+#[test]
+fn kept_winding_buffers_sign_later_runs_as_new_buffers_do() {
+    let ctx = common::gpu();
+    let kept = SdfGpu::new(&ctx);
+    let fresh = SdfGpu::new(&ctx);
+    let small = lidless_box().transformed(glam::Mat4::from_scale(Vec3::splat(0.2)));
+    let apart = Mesh::merge(
+        &[
+            small.transformed(glam::Mat4::from_translation(-Vec3::X)),
+            small.transformed(glam::Mat4::from_translation(Vec3::X)),
+        ],
+        "two boxes",
+    );
+    let runs = [
+        ("two distant boxes", &apart, 64),
+        ("open box", &open_box(0.0), 21),
+        ("two distant boxes again", &apart, 64),
+        ("teapot", &common::sample("teapot"), 24),
+    ];
+    for (label, mesh, resolution) in runs {
+        let prepared = PreparedMesh::new(mesh).unwrap();
+        let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
+        fresh.release_mesh();
+        let expected = winding_field(&prepared, resolution, Backend::Gpu, &fresh);
+        let field = winding_field(&prepared, resolution, Backend::Gpu, &kept);
+        for cell in 0..field.grid.num_cells() {
+            let (v, e) = (field.values[cell], expected.values[cell]);
+            let p = field.grid.center_of(cell);
+            let w = winding_number_exact(positions, triangles, p);
+            assert!(
+                v.to_bits() == e.to_bits() && v.is_sign_negative() == (w.abs() > 0.5),
+                "{label} at {resolution}³, kept buffers: cell {cell} ({}) at {p}: value {v}, \
+                 with new buffers {e}, exact w = {w}",
+                field.grid.coords(cell)
+            );
+        }
+        let params = field.params;
+        fresh.release_mesh();
+        let counts = [&fresh, &kept].map(|g| {
+            let (_, open) = g.time(&prepared, &params, true, FieldOutputs::ALL).unwrap();
+            open.expect("winding mode counts the open cells")
+        });
+        assert_eq!(
+            counts[1], counts[0],
+            "{label} at {resolution}³: kept buffers' counts (right) against new ones' (left)"
+        );
+        if label.starts_with("open box") {
+            assert!(
+                counts[1].cpu > 0,
+                "{label}: the hole's plane goes to the CPU"
+            );
+        }
+    }
+}
+
+/// The points' winding sign (the adaptive field's nodes) keeps its lists
+/// from run to run as the grid's does: runs on one stage alternating meshes
+/// and octree depths (many nodes, few, many) sign every node as the exact
+/// winding number does and count the nodes each step decided as a new
+/// stage does.
+#[test]
+fn kept_point_lists_sign_later_adaptive_runs_as_new_lists_do() {
+    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    let ctx = common::gpu();
+    let kept = AdaptiveGpu::new(&ctx);
+    let open = open_box(0.0);
+    let runs = [
+        ("open box", &open, 6),
+        ("nested boxes", &box_mesh(2), 3),
+        ("open box again", &open, 6),
+        ("teapot", &common::sample("teapot"), 5),
+    ];
+    for (label, mesh, max_depth) in runs {
+        let prepared = PreparedMesh::new(mesh).unwrap();
+        let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
+        let params = AdaptiveParams {
+            start_depth: 2,
+            max_depth,
+            sign_mode: SignMode::Winding,
+            ..AdaptiveParams::default()
+        };
+        let field = sdf_adaptive::run(&prepared, &params, sdf_adaptive::Backend::Gpu, Some(&kept))
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
+        for (i, node) in field.octree.nodes.iter().enumerate() {
+            let p = Vec3::from_array(node.center);
+            let w = winding_number_exact(positions, triangles, p);
+            assert_eq!(
+                field.values[i].is_sign_negative(),
+                w.abs() > 0.5,
+                "{label}, depth {max_depth}, kept lists: node {i} at {p}: value {}, exact w = {w}",
+                field.values[i]
+            );
+        }
+        let fresh = AdaptiveGpu::new(&ctx);
+        let counts = [&fresh, &kept].map(|g| g.time(&prepared, &params).unwrap().1);
+        assert_eq!(
+            counts[1], counts[0],
+            "{label}, depth {max_depth}: kept lists' counts (right) against new ones' (left)"
+        );
+        assert!(
+            counts[1].is_some(),
+            "{label}: winding mode counts the open nodes"
+        );
+    }
+}
+
 /// The open cube [-½, ½]³ without its +z face, `k`×`k` quads a face, every
 /// vertex moved by up to `jitter` along each axis, from `seed`: the grid
 /// spans the hole's mouth, where w crosses ½ away from the surface.

@@ -131,12 +131,14 @@ impl SdfGpu {
         kernel.exact(&self.gpu, mesh, points)
     }
 
-    /// Drops the mesh and the run's buffers kept on the GPU: the next run
+    /// Drops the mesh and the run's buffers kept on the GPU (the winding
+    /// sign's per-cell buffers too; its tree stays): the next run
     /// builds and uploads the mesh and creates its buffers again, as a
     /// first call does (the benchmark's cold runs).
     pub fn release_mesh(&self) {
         *self.resident.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.winding.release();
     }
 
     /// The buffers the kernels write for a run of `cells_bytes` of values

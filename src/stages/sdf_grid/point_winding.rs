@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 pub use super::winding_tree::TreeError as PointWindingError;
-use super::winding_tree::{OpenCells, RefineLists, RefinePasses, Resident};
+use super::winding_tree::{Kept, OpenCells, RefineLists, RefinePasses, Resident};
 use crate::geom::{BETA, FastWinding};
 use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
 use crate::mesh::PreparedMesh;
@@ -72,12 +72,16 @@ pub struct PointBuffers<'a> {
     pub largest: f32,
 }
 
-/// The pass's pipelines and the resident tree of the last mesh.
+/// The pass's pipelines, the resident tree of the last mesh, and the last
+/// run's lists.
 pub struct PointWindingGpu {
     kernels: Kernels,
     first: wgpu::ComputePipeline,
     refine: RefinePasses,
     resident: Resident<()>,
+    /// The last run's lists (a point each), taken by the next run they fit
+    /// and given back after its read ([`super::winding_tree`]'s kept lists).
+    kept: Kept<RefineLists>,
 }
 
 /// A recorded pass: what [`PointWindingGpu::finish`] reads back.
@@ -110,6 +114,7 @@ impl PointWindingGpu {
             refine: RefinePasses::new(gpu, &kernels),
             kernels,
             resident: Resident::new("WindingPoints"),
+            kept: Kept::new(),
         }
     }
 
@@ -128,7 +133,10 @@ impl PointWindingGpu {
             .resident
             .get(gpu, mesh, |_| Ok::<_, PointWindingError>(()))?;
         let tree = &resident.0;
-        let lists = RefineLists::new(gpu, "WindingPoints", n, tree, READ_WITH_RUN)?;
+        let lists = match self.kept.take_if(|lists| lists.fits(n, tree)) {
+            Some(kept) => kept,
+            None => RefineLists::new(gpu, "WindingPoints", n, tree, READ_WITH_RUN)?,
+        };
         let uniform = PointWindingParams {
             frame: tree.frame.to_array(),
             count: n as u32,
@@ -160,6 +168,7 @@ impl PointWindingGpu {
                 &lists.sums,
             ],
         );
+        lists.record_clear(run, "winding");
         run.compute_pass("winding", |pass| {
             pass.set_pipeline(&self.first);
             pass.set_bind_group(0, &bind_group, &[]);
@@ -172,13 +181,15 @@ impl PointWindingGpu {
     }
 
     /// After the run: the points the GPU left open (for [`sign_exactly`])
-    /// and how many points the refining pass and the CPU decide.
+    /// and how many points the refining pass and the CPU decide. Keeps the
+    /// run's lists for the next run.
     pub fn finish(
         &self,
         gpu: &GpuContext,
         recorded: Recorded,
     ) -> Result<(Vec<u32>, OpenCells), GpuError> {
         let refined = recorded.lists.read(gpu, "the undecided points")?;
+        self.kept.put(recorded.lists);
         let cpu = refined.leftover.len();
         let counts = OpenCells {
             // The first pass here is the tree walk, not the crossing count.

@@ -215,30 +215,29 @@ impl CapGpu {
         }
     }
 
-    /// Records the passes into `run` (phases `cap crossings`, `prefix sum`,
+    /// Records the passes into `run` (phases `cap crossings`, with the
+    /// clearing of `buffers`' accumulated counts, `prefix sum`,
     /// `cap winding`: the bound per brick, then at the cells of the bricks
-    /// it left open; `cap walk`: the listed cells' walks).
-    /// Returns a buffer whose first `u32` is how many cells the cap's bound
+    /// it left open; `cap walk`: the listed cells' walks). The first `u32`
+    /// of [`CapBuffers::walked`] is then how many cells the cap's bound
     /// left to the cap's tree walk.
     pub(super) fn record(
         &self,
         gpu: &GpuContext,
         grid: &GridSpec,
         inputs: CapInputs<'_>,
+        buffers: &CapBuffers,
         run: &mut GpuRun<'_>,
-    ) -> Result<wgpu::Buffer, SdfError> {
+    ) {
         let n = grid.num_cells();
-        let brick_dims = (grid.dims + (CAP_BRICK - 1)) / CAP_BRICK;
-        let bricks = brick_dims.x * brick_dims.y * brick_dims.z;
-        let [crossings, ambiguous, walked, brick_flags] = [
-            ("SdfWindingCap::crossings", 4 * n as u64),
-            ("SdfWindingCap::ambiguous", 4 * n as u64),
-            ("SdfWindingCap::walk_list", 4 * (n as u64 + 1)),
-            ("SdfWindingCap::bricks", 4 * bricks as u64),
-        ]
-        .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
-        let (crossings, ambiguous, walked, brick_flags) =
-            (crossings?, ambiguous?, walked?, brick_flags?);
+        let bricks = CapBuffers::bricks(grid);
+        buffers.record_clear(run, n);
+        let CapBuffers {
+            crossings,
+            ambiguous,
+            walk_list: walked,
+            bricks: brick_flags,
+        } = buffers;
         let uniform = CapParams {
             origin: grid.origin.to_array(),
             cell_size: grid.cell_size,
@@ -266,11 +265,11 @@ impl CapGpu {
                 &inputs.cap.corners,
                 inputs.mesh_corners,
                 inputs.values,
-                &crossings,
-                &ambiguous,
+                crossings,
+                ambiguous,
                 inputs.undecided,
-                &walked,
-                &brick_flags,
+                walked,
+                brick_flags,
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
@@ -311,6 +310,78 @@ impl CapGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
-        Ok(walked)
+    }
+}
+
+/// The cap passes' per-cell buffers (bindings 5 to 8 of
+/// shaders/sdf_winding_cap.wgsl): each cell's crossing count and count of
+/// ambiguous crossings (accumulated with atomics, then prefix-summed in
+/// place), the list of cells left to the cap's walk ([count | cells]), and
+/// each brick's flag. Kept from run to run by [`super::winding_gpu`]:
+/// at least the run's cells and bricks, of which the passes read and write
+/// exactly the run's, so a larger kept buffer's tail is never seen.
+pub(super) struct CapBuffers {
+    crossings: wgpu::Buffer,
+    ambiguous: wgpu::Buffer,
+    walk_list: wgpu::Buffer,
+    bricks: wgpu::Buffer,
+}
+
+impl CapBuffers {
+    /// The bytes of each buffer for `grid`, in field order.
+    fn sizes(grid: &GridSpec) -> [(&'static str, u64); 4] {
+        let n = grid.num_cells() as u64;
+        [
+            ("SdfWindingCap::crossings", 4 * n),
+            ("SdfWindingCap::ambiguous", 4 * n),
+            ("SdfWindingCap::walk_list", 4 * (n + 1)),
+            ("SdfWindingCap::bricks", 4 * u64::from(Self::bricks(grid))),
+        ]
+    }
+
+    /// The bricks of `grid`.
+    fn bricks(grid: &GridSpec) -> u32 {
+        let brick_dims = (grid.dims + (CAP_BRICK - 1)) / CAP_BRICK;
+        brick_dims.x * brick_dims.y * brick_dims.z
+    }
+
+    /// Buffers for `grid`.
+    pub(super) fn new(gpu: &GpuContext, grid: &GridSpec) -> Result<Self, SdfError> {
+        let [crossings, ambiguous, walk_list, bricks] = Self::sizes(grid)
+            .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
+        Ok(CapBuffers {
+            crossings: crossings?,
+            ambiguous: ambiguous?,
+            walk_list: walk_list?,
+            bricks: bricks?,
+        })
+    }
+
+    /// Whether these buffers hold `grid`'s cells and bricks.
+    pub(super) fn fits(&self, grid: &GridSpec) -> bool {
+        let [crossings, ambiguous, walk_list, bricks] = Self::sizes(grid).map(|(_, bytes)| bytes);
+        self.crossings.size() >= crossings
+            && self.ambiguous.size() >= ambiguous
+            && self.walk_list.size() >= walk_list
+            && self.bricks.size() >= bricks
+    }
+
+    /// The list of cells left to the cap's walk: [count | cells].
+    pub(super) fn walked(&self) -> &wgpu::Buffer {
+        &self.walk_list
+    }
+
+    /// Records the clearing of what the passes read before they write it,
+    /// for `n` cells: the crossing and ambiguous counts (accumulated with
+    /// atomics) and the walk list's count. The walk list's cells are
+    /// written below its count before they are read, and each brick's
+    /// flag by `cap_bricks` before `cap_sign` reads it (both only with a
+    /// cap).
+    fn record_clear(&self, run: &mut GpuRun<'_>, n: usize) {
+        run.encoder_work("cap crossings", |encoder| {
+            encoder.clear_buffer(&self.crossings, 0, Some(4 * n as u64));
+            encoder.clear_buffer(&self.ambiguous, 0, Some(4 * n as u64));
+            encoder.clear_buffer(&self.walk_list, 0, Some(4));
+        });
     }
 }

@@ -49,8 +49,8 @@ use eframe::egui_wgpu::wgpu;
 use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
-use super::winding_cap_gpu::{CapGpu, CapInputs, CapTree};
-use super::winding_tree::{OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK};
+use super::winding_cap_gpu::{CapBuffers, CapGpu, CapInputs, CapTree};
+use super::winding_tree::{Kept, OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK};
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
 use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
@@ -73,7 +73,8 @@ const _: () = assert!(std::mem::size_of::<WindingParams>() == 48);
 /// Cells left to the CPU read back with the run; more take a second read.
 const READ_WITH_RUN: usize = 1 << 14;
 
-/// The pass's pipeline and the resident tree and cap of the last mesh.
+/// The pass's pipeline, the resident tree and cap of the last mesh, and
+/// the last run's per-cell buffers.
 pub struct WindingGpu {
     kernels: Kernels,
     cap: CapGpu,
@@ -81,11 +82,27 @@ pub struct WindingGpu {
     /// Whether the refining pass's exact step runs in f64.
     f64: bool,
     resident: Resident<CapTree>,
+    /// The last run's per-cell buffers, for the next run they fit
+    /// ([`CellBuffers`]).
+    kept: Kept<CellBuffers>,
+}
+
+/// A run's per-cell buffers (field-sized: 4 (n + 1) bytes each, 67 MB at
+/// 256³): the refining pass's lists and the cap passes' counts. Kept from
+/// run to run, sized for the largest grid so far: a run takes them in
+/// [`WindingGpu::record`] where they fit its grid and mesh, and gives them
+/// back in [`WindingGpu::finish`] (after its read), so repeated runs create
+/// and free none and no run waits for a buffer's freeing; each run clears
+/// what its passes read before writing ([`RefineLists::record_clear`],
+/// the cap's counts in [`CapGpu::record`]).
+struct CellBuffers {
+    lists: RefineLists,
+    cap: CapBuffers,
 }
 
 /// A recorded pass: what [`WindingGpu::finish`] reads back.
 pub struct Recorded {
-    lists: RefineLists,
+    buffers: CellBuffers,
     cells: usize,
 }
 
@@ -115,7 +132,14 @@ impl WindingGpu {
             f64,
             kernels,
             resident: Resident::new("SdfWinding"),
+            kept: Kept::new(),
         }
+    }
+
+    /// Frees the kept per-cell buffers: the next run creates them again,
+    /// as a first run does.
+    pub fn release(&self) {
+        self.kept.release();
     }
 
     /// Whether the refining pass's exact step runs in f64 (the device has
@@ -140,7 +164,17 @@ impl WindingGpu {
             CapTree::new(gpu, mesh, tree.frame.as_dvec3(), WINDING_STACK)
         })?;
         let (tree, cap) = (&resident.0, &resident.1);
-        let lists = RefineLists::new(gpu, "SdfWinding", n, tree, READ_WITH_RUN)?;
+        let buffers = match self
+            .kept
+            .take_if(|b| b.lists.fits(n, tree) && b.cap.fits(grid))
+        {
+            Some(kept) => kept,
+            None => CellBuffers {
+                lists: RefineLists::new(gpu, "SdfWinding", n, tree, READ_WITH_RUN)?,
+                cap: CapBuffers::new(gpu, grid)?,
+            },
+        };
+        let CellBuffers { lists, cap: cells } = &buffers;
         let far = grid.bounds();
         let largest = far.min.abs().max(far.max.abs()).max_element();
         let uniform = WindingParams {
@@ -173,7 +207,8 @@ impl WindingGpu {
                 &lists.sums,
             ],
         );
-        let walked = self.cap.record(
+        lists.record_clear(run, "cap crossings");
+        self.cap.record(
             gpu,
             grid,
             CapInputs {
@@ -185,16 +220,18 @@ impl WindingGpu {
                 undecided: &lists.undecided,
                 slack: uniform.slack,
             },
+            cells,
             run,
-        )?;
+        );
         lists.record_refine(run, &self.refine, &bind_group);
-        lists.copy_out(run, Some(&walked));
-        Ok(Recorded { lists, cells: n })
+        lists.copy_out(run, Some(cells.walked()));
+        Ok(Recorded { buffers, cells: n })
     }
 
     /// After the run: the cells the GPU left undecided, each signed on the
     /// CPU by the exact winding number's side. Returns how many cells each
-    /// stage after the first pass decided.
+    /// stage after the first pass decided. Keeps the run's buffers for the
+    /// next run.
     pub fn finish(
         &self,
         gpu: &GpuContext,
@@ -203,7 +240,8 @@ impl WindingGpu {
         grid: &GridSpec,
         values: &mut [f32],
     ) -> Result<OpenCells, SdfError> {
-        let refined = recorded.lists.read(gpu, "the undecided cells")?;
+        let refined = recorded.buffers.lists.read(gpu, "the undecided cells")?;
+        self.kept.put(recorded.buffers);
         sign_exactly(mesh.winding(), grid, &refined.leftover, values);
         let cpu = refined.leftover.len();
         Ok(OpenCells {

@@ -29,6 +29,17 @@
 //! Every pass is a fixed grid looping over its list (the counts are on the
 //! GPU only), and each is its own profiler phase.
 //!
+//! # Kept lists
+//!
+//! The lists are field-sized (`undecided` and `leftover` 4 (n + 1)
+//! bytes: 67 MB each at 256³). A run takes the last run's ([`Kept`]) when
+//! they are large enough for its items and the mesh's tree
+//! ([`RefineLists::fits`]) and gives them back once read, so that repeated
+//! runs create and free nothing (on NVIDIA each is a dedicated allocation,
+//! and wgpu zero-fills a new buffer on its first use). Kept buffers hold
+//! the last run's data, so each run clears what its passes read before
+//! they write it ([`RefineLists::record_clear`]): the counters.
+//!
 //! # The frame
 //!
 //! The tree and corners are stored relative to [`exact_frame`] of the
@@ -242,6 +253,34 @@ impl<T> Resident<T> {
     }
 }
 
+/// A run's buffers kept for the next run: a run takes them
+/// ([`Kept::take_if`]) for as long as it uses them and gives them back
+/// ([`Kept::put`]), so that runs at the same time never share them.
+pub(super) struct Kept<T>(Mutex<Option<T>>);
+
+impl<T> Kept<T> {
+    pub fn new() -> Self {
+        Kept(Mutex::new(None))
+    }
+
+    /// The kept buffers if `fits` them; otherwise `None`, and the kept
+    /// ones (too small) are dropped.
+    pub fn take_if(&self, fits: impl FnOnce(&T) -> bool) -> Option<T> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
+        kept.filter(fits)
+    }
+
+    /// Keeps `buffers` for the next run.
+    pub fn put(&self, buffers: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffers);
+    }
+
+    /// Frees the kept buffers.
+    pub fn release(&self) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
 /// Roots of subtrees that partition the tree of `nodes` (root first,
 /// children after parents): the tree opened level by level until at least
 /// `target` roots, or only leaves, remain.
@@ -291,7 +330,27 @@ pub(super) struct Refined {
     pub leftover: Vec<u32>,
 }
 
+/// The bytes of `undecided` and `leftover` ([count | items]) for `n`
+/// items, and of `refine_sums` for `n` items of `tree`.
+fn list_sizes(n: usize, tree: &WindingTree) -> (u64, u64) {
+    let blocks = u64::from(tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1));
+    let walked = n.min(WALK_CAPACITY) as u64;
+    let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * blocks);
+    (4 * (n as u64 + 1), 8 * sums)
+}
+
 impl RefineLists {
+    /// Whether these lists hold `n` items of `tree`. The passes read and
+    /// write only the run's items (`capacity` = n) and the copies only
+    /// the counts and the first leftover items, so a larger buffer's tail
+    /// is never seen.
+    pub fn fits(&self, n: usize, tree: &WindingTree) -> bool {
+        let (list_bytes, sums_bytes) = list_sizes(n, tree);
+        self.undecided.size() >= list_bytes
+            && self.leftover.size() >= list_bytes
+            && self.sums.size() >= sums_bytes
+    }
+
     /// Lists for `n` items of `tree`.
     pub fn new(
         gpu: &GpuContext,
@@ -300,7 +359,7 @@ impl RefineLists {
         tree: &WindingTree,
         read_with_run: usize,
     ) -> Result<Self, GpuError> {
-        let list_bytes = 4 * (n as u64 + 1);
+        let (list_bytes, sums_bytes) = list_sizes(n, tree);
         let zeroed = |name: &str, bytes| {
             storage_buffer_zeroed(
                 gpu,
@@ -311,9 +370,6 @@ impl RefineLists {
             )
         };
         let read_bytes = list_bytes.min(4 * (read_with_run as u64 + 1));
-        let blocks = u64::from(tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1));
-        let walked = n.min(WALK_CAPACITY) as u64;
-        let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * blocks);
         Ok(RefineLists {
             undecided: zeroed("undecided", list_bytes)?,
             steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
@@ -322,7 +378,7 @@ impl RefineLists {
                 "refine_items",
                 4 * (WALK_LIST + WALK_CAPACITY + EXACT_CAPACITY) as u64,
             )?,
-            sums: zeroed("refine_sums", 8 * sums)?,
+            sums: zeroed("refine_sums", sums_bytes)?,
             indirect: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&format!("{label}::refine_args")),
                 size: ARGS_BYTES,
@@ -336,6 +392,22 @@ impl RefineLists {
             ),
             read_bytes,
         })
+    }
+
+    /// Records the clearing of what the passes read before they write it
+    /// (under phase `phase`, before the first pass): the counts of
+    /// `undecided` and `leftover`, the steps' counters, and the head of
+    /// `refine_items` (the later lists' counts; the dispatch arguments
+    /// after them are written by each step's args pass before they are
+    /// read). The items and `refine_sums` are written before they are
+    /// read, each below its count.
+    pub fn record_clear(&self, run: &mut GpuRun<'_>, phase: &str) {
+        run.encoder_work(phase, |encoder| {
+            encoder.clear_buffer(&self.undecided, 0, Some(4));
+            encoder.clear_buffer(&self.leftover, 0, Some(4));
+            encoder.clear_buffer(&self.steps, 0, None);
+            encoder.clear_buffer(&self.items, 0, Some(4 * REFINE_ARGS as u64));
+        });
     }
 
     /// Records the refining steps' passes (`passes`, of a module bound by

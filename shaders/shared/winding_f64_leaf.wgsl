@@ -158,3 +158,46 @@ fn winding_leaf(p: vec3f, t: u32, slack: f32, cell: u32) -> vec2f {
     }
     return winding_triangle_f64(winding_exact_point(cell), t);
 }
+
+// The centre of grid cell `cell` (grid origin, cell size, dims) in the frame
+// at `frame`, in f64, exactly as the CPU computes it (GridSpec::center: a
+// float32 product, then a float32 sum). The product of two float32 values is exact in f64, and so is the sum of two
+// float32 values unless one is below 2^-29 of the other (and then it
+// cannot reach the other's rounding boundary): rounding each to the
+// nearest float32 gives the CPU's two correctly rounded results, whatever
+// the device fuses. The frame's subtraction is exact in f64 too.
+fn winding_exact_centre(origin: vec3f, cell_size: f32, dims: vec3u, frame: vec3f, cell: u32) -> vec3<f64> {
+    let ijk = vec3u(cell % dims.x, (cell / dims.x) % dims.y, cell / (dims.x * dims.y));
+    let product = winding_nearest_f32(vec3<f64>(vec3f(ijk)) * f64(cell_size));
+    let world = winding_nearest_f32(vec3<f64>(origin) + vec3<f64>(product));
+    return vec3<f64>(world) - vec3<f64>(frame);
+}
+
+// The float32 nearest to x (ties to even, as the CPU rounds), from a
+// conversion that may be off by one ULP: Vulkan does not promise that
+// f64 → f32 rounds to nearest. Of the conversion and its two neighbours in
+// magnitude, the one nearest |x| (differences exact in f64: each lies
+// within a factor 2 of |x|), with x's sign.
+fn winding_nearest_f32(x: vec3<f64>) -> vec3f {
+    var out = vec3f(0.0);
+    for (var k = 0u; k < 3u; k++) {
+        let m = abs(x[k]);
+        var best = f32(m);
+        let bits = bitcast<u32>(best);
+        for (var step = 0u; step < 2u; step++) {
+            // bits ± 1: the next float32 up and down (none below 0).
+            if (step == 1u && bits == 0u) {
+                continue;
+            }
+            let c = bitcast<f32>(select(bits - 1u, bits + 1u, step == 0u));
+            let dc = abs(f64(c) - m);
+            let db = abs(f64(best) - m);
+            if (dc < db || (dc == db && (bitcast<u32>(c) & 1u) == 0u)) {
+                best = c;
+            }
+        }
+        out[k] = select(best, -best, x[k] < 0.0);
+    }
+    return out;
+}
+

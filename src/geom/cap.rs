@@ -79,7 +79,7 @@ use rayon::prelude::*;
 use super::{LEAF_BIT, PackedWinding};
 
 /// The cap bound's budget in solid angle (`CAP_BUDGET` of
-/// shaders/sdf_winding_cap.wgsl): 2π, `|w_C| = ½`, less room for the
+/// shaders/shared/winding_cap.wgsl): 2π, `|w_C| = ½`, less room for the
 /// float32 rounding of the bound's sum.
 pub const CAP_BUDGET: f32 = 6.2769;
 /// A node's bound is taken whole when it is at most this share of

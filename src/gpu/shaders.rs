@@ -109,6 +109,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // The winding sign's first passes: the mesh closed by its cap, crossings
     // counted per column, the cap's winding number per cell.
     "sdf_winding_cap.wgsl",
+    // sdf_winding_cap.wgsl with the cap walk's leaves in f64: created only on
+    // devices with f64.
+    "sdf_winding_cap_f64.wgsl",
     "skinning.wgsl",
     "tri_tri.wgsl",
     "view.wgsl",
@@ -132,6 +135,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/winding_grid.wgsl",
     "shared/winding_f32_leaf.wgsl",
     "shared/winding_f64_leaf.wgsl",
+    "shared/winding_cap.wgsl",
     "shared/winding_points.wgsl",
     "shared/winding_refine.wgsl",
 ];

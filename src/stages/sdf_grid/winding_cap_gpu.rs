@@ -1,6 +1,6 @@
 //! The first passes of the GPU winding sign: the mesh closed by its cap,
 //! crossings counted per grid column, the cap's own winding number per
-//! cell (`shaders/sdf_winding_cap.wgsl`).
+//! cell (`shaders/shared/winding_cap.wgsl`, in the modules `sdf_winding_cap.wgsl` and, on devices with f64, `sdf_winding_cap_f64.wgsl`).
 //!
 //! # Method
 //!
@@ -199,7 +199,14 @@ impl CapGpu {
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
-            shader_source("sdf_winding_cap.wgsl"),
+            // The cap walk's leaves in f64 where the device has it.
+            shader_source(
+                if gpu.device.features().contains(wgpu::Features::SHADER_F64) {
+                    "sdf_winding_cap_f64.wgsl"
+                } else {
+                    "sdf_winding_cap.wgsl"
+                },
+            ),
             &[
                 ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
                 ReadWrite, ReadWrite,

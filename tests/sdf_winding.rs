@@ -12,6 +12,7 @@ use collidoscope::progress::Progress;
 use collidoscope::stages::sdf_grid::{
     self, Backend, FieldOutputs, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
 };
+use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 
 fn winding_field(mesh: &PreparedMesh, resolution: u32, backend: Backend, gpu: &SdfGpu) -> SdfField {
@@ -194,6 +195,34 @@ fn gpu_winding_signs_equal_the_exact_winding_numbers() {
     }
     // A real open scan.
     assert_exact_signs("teapot", &common::sample("teapot"), 24, &sdf_gpu);
+}
+
+/// A device without f64 (here: lavapipe with `SHADER_F64` left out) runs
+/// the float32 cap walk and refining passes; their bounds leave more cells
+/// open, and whatever they leave the CPU decides, so the signs are still
+/// the exact winding number's.
+#[test]
+fn float32_winding_passes_give_the_exact_signs_without_f64() {
+    let ctx = common::gpu_without(wgpu::Features::SHADER_F64);
+    let sdf_gpu = SdfGpu::new(&ctx);
+    assert!(!sdf_gpu.winding_exact_in_f64());
+    let open = assert_exact_signs("open box, float32", &open_box(0.0), 21, &sdf_gpu);
+    assert!(open.cpu > 0, "the hole's plane goes to the CPU: {open:?}");
+    let cell = 2.4 / 21.0;
+    let shifted = open_box(0.05 * cell);
+    assert_exact_signs("open box off the sheet, float32", &shifted, 21, &sdf_gpu);
+    assert_exact_signs("teapot, float32", &common::sample("teapot"), 24, &sdf_gpu);
+    let adaptive_gpu = collidoscope::stages::sdf_adaptive::AdaptiveGpu::new(&ctx);
+    let pad = (
+        2,
+        collidoscope::stages::sdf_adaptive::AdaptiveParams::default().padding,
+    );
+    assert_exact_adaptive_signs(
+        "open box, adaptive, float32",
+        &open_box(0.0),
+        pad,
+        &adaptive_gpu,
+    );
 }
 
 /// Cells within a hair of a triangle's plane: a closed box under a cube

@@ -111,6 +111,14 @@ impl GpuContext {
     /// A context for tests and the CLI: the first adapter wgpu finds (honours
     /// `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`), with timestamp queries if offered.
     pub fn headless() -> Result<Self, GpuError> {
+        Self::headless_without(wgpu::Features::empty())
+    }
+
+    /// [`GpuContext::headless`] with `missing` left out of the optional
+    /// features even where the adapter offers them: tests run the fallback
+    /// paths of a device without them (float32 winding leaves without
+    /// `SHADER_F64`) on an adapter that has them.
+    pub fn headless_without(missing: wgpu::Features) -> Result<Self, GpuError> {
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
         let adapter = pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
@@ -120,7 +128,7 @@ impl GpuContext {
             apply_limit_buckets: false,
         }))
         .map_err(|e| GpuError::NoAdapter(e.to_string()))?;
-        let features = adapter.features() & OPTIONAL_FEATURES;
+        let features = adapter.features() & OPTIONAL_FEATURES.difference(missing);
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("GpuContext::device"),

@@ -7,13 +7,20 @@ use collidoscope::gpu::GpuContext;
 use collidoscope::mesh::Mesh;
 use collidoscope::progress::Progress;
 use collidoscope::stages::{Stage, StageBackend};
+use eframe::egui_wgpu::wgpu;
 
 pub mod interference_scenes;
 
 /// The GPU context for tests. There is no silent skip: without an adapter
 /// the test fails and says what to install.
 pub fn gpu() -> GpuContext {
-    match GpuContext::headless() {
+    gpu_without(wgpu::Features::empty())
+}
+
+/// [`gpu`] with `missing` left out of the device's features: the
+/// fallback paths of devices without them.
+pub fn gpu_without(missing: wgpu::Features) -> GpuContext {
+    match GpuContext::headless_without(missing) {
         Ok(g) => g,
         Err(e) => panic!(
             "GPU tests need a Vulkan adapter; on a machine without a GPU run `apt install mesa-vulkan-drivers libvulkan1` (lavapipe). Error: {e}"

@@ -244,39 +244,96 @@ fn map_staging_when<R>(
     submission: Option<wgpu::SubmissionIndex>,
     read: impl FnOnce(&[u8]) -> R,
 ) -> Result<R, GpuError> {
-    let fail = |reason: String| GpuError::Readback {
-        what: what.to_string(),
-        reason,
-    };
-    let slice = staging.slice(..bytes);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        // The receiver only goes away if this function already returned.
-        let _ = tx.send(r);
-    });
-    gpu.device
-        .poll(wgpu::PollType::Wait {
-            submission_index: submission,
-            timeout: None,
-        })
-        .map_err(|e| fail(e.to_string()))?;
-    let mapped = match rx.try_recv() {
-        Ok(mapped) => mapped,
-        // Mapped only once later work is done too (the buffer was used
-        // after `submission`): wait for everything.
-        Err(_) => {
-            gpu.device
-                .poll(wgpu::PollType::wait_indefinitely())
-                .map_err(|e| fail(e.to_string()))?;
-            rx.recv().map_err(|e| fail(e.to_string()))?
+    MapRequest::new(staging, bytes).read(gpu, what, submission, read)
+}
+
+/// A staging buffer's read mapping asked for ahead of the wait for it.
+/// Asked for right after the submission that copies into the buffer, it is
+/// completed by the next wait for the GPU — a run's own — so that reading
+/// the buffer then costs no round trip of its own. A request dropped
+/// unread unmaps the buffer, so that it can be copied into again.
+pub struct MapRequest {
+    staging: wgpu::Buffer,
+    bytes: u64,
+    mapped: std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
+    read: bool,
+}
+
+impl MapRequest {
+    /// Asks for the mapping of `staging`'s first `bytes` bytes (whose
+    /// copies must have been submitted already).
+    pub fn new(staging: &wgpu::Buffer, bytes: u64) -> Self {
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging
+            .slice(..bytes)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                // The receiver only goes away with the request.
+                let _ = tx.send(r);
+            });
+        MapRequest {
+            staging: staging.clone(),
+            bytes,
+            mapped: rx,
+            read: false,
         }
-    };
-    mapped.map_err(|e| fail(e.to_string()))?;
-    let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
-    let out = read(&view);
-    drop(view);
-    staging.unmap();
-    Ok(out)
+    }
+
+    /// Hands the mapped bytes to `read`, which copies out what it needs,
+    /// then unmaps. Unless a wait since the request has mapped the buffer
+    /// already, waits for `submission` (the one holding the copies), or for
+    /// everything without one.
+    pub fn read<R>(
+        mut self,
+        gpu: &GpuContext,
+        what: &str,
+        submission: Option<wgpu::SubmissionIndex>,
+        read: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R, GpuError> {
+        let fail = |reason: String| GpuError::Readback {
+            what: what.to_string(),
+            reason,
+        };
+        let wait = |submission_index| {
+            gpu.device
+                .poll(wgpu::PollType::Wait {
+                    submission_index,
+                    timeout: None,
+                })
+                .map_err(|e| fail(e.to_string()))
+        };
+        let mapped = match self.mapped.try_recv() {
+            Ok(mapped) => mapped,
+            Err(_) => {
+                wait(submission)?;
+                match self.mapped.try_recv() {
+                    Ok(mapped) => mapped,
+                    // Mapped only once later work is done too (the buffer
+                    // was used after `submission`): wait for everything.
+                    Err(_) => {
+                        wait(None)?;
+                        self.mapped.recv().map_err(|e| fail(e.to_string()))?
+                    }
+                }
+            }
+        };
+        mapped.map_err(|e| fail(e.to_string()))?;
+        let slice = self.staging.slice(..self.bytes);
+        let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
+        let out = read(&view);
+        drop(view);
+        self.read = true;
+        self.staging.unmap();
+        Ok(out)
+    }
+}
+
+impl Drop for MapRequest {
+    fn drop(&mut self) {
+        if !self.read {
+            // Cancels a pending mapping, or undoes a finished one.
+            self.staging.unmap();
+        }
+    }
 }
 
 fn buffer_label(buffer: &wgpu::Buffer) -> String {

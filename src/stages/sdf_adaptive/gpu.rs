@@ -485,7 +485,9 @@ impl AdaptiveGpu {
                     largest: cube.origin.abs().max(far.abs()).max_element(),
                 };
                 let mut run = GpuRun::new(gpu, "AdaptiveGpu::winding")?;
-                let recorded = self.winding.record(gpu, mesh, &nodes, &mut run)?;
+                let mut recorded = self.winding.record(gpu, mesh, &nodes, &mut run)?;
+                run.submit_part();
+                recorded.request_read();
                 let (phases, wall_ms) = run.finish()?;
                 for (i, p) in phases.into_iter().enumerate() {
                     timings.push(p.name, if i == 0 { wall_ms } else { 0.0 }, p.gpu_ms);

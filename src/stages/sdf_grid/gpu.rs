@@ -445,13 +445,16 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
-        let winding = match winding_pass {
+        let mut winding = match winding_pass {
             Some(w) => Some(w.record(gpu, mesh, &grid, values_buf, &mut run)?),
             None => None,
         };
         // The GPU starts on the uploads and kernels; meanwhile the ring
         // and the host's output memory.
         run.submit_part();
+        if let Some(recorded) = &mut winding {
+            recorded.request_read();
+        }
         let (staging, out) = rayon::join(
             || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", staging_bytes)),
             || host_out.then(|| HostOut::faulted(n, closest)),

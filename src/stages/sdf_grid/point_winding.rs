@@ -89,6 +89,14 @@ pub struct Recorded {
     lists: RefineLists,
 }
 
+impl Recorded {
+    /// Asks for the read-back of the counts and the points left to the
+    /// CPU; call it once the run's passes are submitted, before its wait.
+    pub fn request_read(&mut self) {
+        self.lists.request_read();
+    }
+}
+
 impl PointWindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
@@ -186,7 +194,7 @@ impl PointWindingGpu {
     pub fn finish(
         &self,
         gpu: &GpuContext,
-        recorded: Recorded,
+        mut recorded: Recorded,
     ) -> Result<(Vec<u32>, OpenCells), GpuError> {
         let refined = recorded.lists.read(gpu, "the undecided points")?;
         self.kept.put(recorded.lists);

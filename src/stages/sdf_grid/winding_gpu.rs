@@ -106,6 +106,14 @@ pub struct Recorded {
     cells: usize,
 }
 
+impl Recorded {
+    /// Asks for the read-back of the counts and the cells left to the
+    /// CPU; call it once the run's passes are submitted, before its wait.
+    pub fn request_read(&mut self) {
+        self.buffers.lists.request_read();
+    }
+}
+
 impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
@@ -235,7 +243,7 @@ impl WindingGpu {
     pub fn finish(
         &self,
         gpu: &GpuContext,
-        recorded: Recorded,
+        mut recorded: Recorded,
         mesh: &PreparedMesh,
         grid: &GridSpec,
         values: &mut [f32],

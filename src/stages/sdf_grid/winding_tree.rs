@@ -61,7 +61,7 @@ use glam::Vec3;
 use super::SdfError;
 use crate::geom::{LEAF_BIT, WindingNode, exact_frame};
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, map_staging, read_buffer,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, MapRequest, read_buffer,
     storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
@@ -317,6 +317,9 @@ pub(super) struct RefineLists {
     indirect: wgpu::Buffer,
     staging: wgpu::Buffer,
     read_bytes: u64,
+    /// The staging buffer's mapping, asked for once the run copying into
+    /// it was submitted ([`RefineLists::request_read`]).
+    pending: Option<MapRequest>,
 }
 
 /// What [`RefineLists::read`] returns: the items the first pass left
@@ -391,6 +394,7 @@ impl RefineLists {
                 4 * (2 + REFINE_STEPS as u64) + read_bytes,
             ),
             read_bytes,
+            pending: None,
         })
     }
 
@@ -478,10 +482,22 @@ impl RefineLists {
         });
     }
 
+    /// Asks for the staging buffer's mapping: call it once the submission
+    /// holding [`RefineLists::copy_out`] is made, before the run's wait,
+    /// which then maps it too, and [`RefineLists::read`] reads it without
+    /// a round trip to the GPU of its own.
+    pub fn request_read(&mut self) {
+        self.pending = Some(MapRequest::new(&self.staging, self.staging.size()));
+    }
+
     /// After the run: the counts and every leftover item (a second read
     /// when they did not fit the staging buffer).
-    pub fn read(&self, gpu: &GpuContext, what: &str) -> Result<Refined, GpuError> {
-        let head: Vec<u32> = map_staging(gpu, &self.staging, what)?;
+    pub fn read(&mut self, gpu: &GpuContext, what: &str) -> Result<Refined, GpuError> {
+        let request = self
+            .pending
+            .take()
+            .unwrap_or_else(|| MapRequest::new(&self.staging, self.staging.size()));
+        let head: Vec<u32> = request.read(gpu, what, None, bytemuck::pod_collect_to_vec)?;
         let tail = &head[2 + REFINE_STEPS..];
         let count = tail[0] as usize;
         let leftover = if count < tail.len() {

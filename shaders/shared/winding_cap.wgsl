@@ -56,9 +56,10 @@
 // cap's bound leaves open go to `undecided`.
 //
 // Included by the modules sdf_winding_cap.wgsl (the cap walk's leaves in
-// float32) and sdf_winding_cap_f64.wgsl (devices with f64: each leaf the
-// walk reaches evaluated in f64 at the cell centre exactly as the CPU
-// places it), which define winding_leaf and
+// float32) and sdf_winding_cap_f64.wgsl (devices with f64: a cell the
+// float32 walk leaves open is walked again with each leaf it reaches
+// evaluated in f64 at the cell centre exactly as the CPU places it),
+// which define winding_leaf and
 //   fn cap_leaf_cell(cell: u32) -> u32   the cell for winding_leaf, or
 //                                        WINDING_NO_CELL for float32.
 //
@@ -493,16 +494,30 @@ fn cap_walk(
     let threads = nwg.x * nwg.y * 64u;
     for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
         let cell = atomicLoad(&walk_list[1u + k]);
-        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, cap_leaf_cell(cell));
         let crossed = f32(atomicLoad(&crossings[cell]));
-        let w = crossed - omega.x / WINDING_FOUR_PI;
-        let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
-        let margin = abs(w) - 0.5;
-        if (abs(margin) > bound) {
+        // The walk with float32 leaves; where its bound leaves the cell
+        // open and the module has exact leaves (cap_leaf_cell), once more
+        // with those. Most walked cells are decided by the first walk, so
+        // the costlier one runs for few.
+        var margin = cap_margin(cell, crossed, WINDING_NO_CELL);
+        let exact_leaves = cap_leaf_cell(cell);
+        if (!(abs(margin.x) > margin.y) && exact_leaves != WINDING_NO_CELL) {
+            margin = cap_margin(cell, crossed, exact_leaves);
+        }
+        if (abs(margin.x) > margin.y) {
             let v = values[cell];
-            values[cell] = select(abs(v), -abs(v), margin > 0.0);
+            values[cell] = select(abs(v), -abs(v), margin.x > 0.0);
         } else {
             leave_open(cell);
         }
     }
+}
+
+// |w| − ½ at `cell` from its crossing count and the cap's walk (leaves as
+// winding_leaf's `leaf_cell` says), and the bound on its error.
+fn cap_margin(cell: u32, crossed: f32, leaf_cell: u32) -> vec2f {
+    let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, leaf_cell);
+    let w = crossed - omega.x / WINDING_FOUR_PI;
+    let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
+    return vec2f(abs(w) - 0.5, bound);
 }

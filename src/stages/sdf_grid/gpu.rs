@@ -311,10 +311,9 @@ impl SdfGpu {
         self.keep(buffers);
         if let Some(recorded) = winding {
             let start = Instant::now();
-            let mut values = vec![0.0; grid.num_cells()];
             let undecided = self
                 .winding
-                .finish(&self.gpu, recorded, mesh, &grid, &mut values)?;
+                .finish(&self.gpu, recorded, mesh, &grid, None)?;
             let ms = start.elapsed().as_secs_f64() * 1e3;
             timings.push(FALLBACK_PHASE, ms, None);
             return Ok((timings, Some(undecided)));
@@ -553,7 +552,7 @@ impl SdfGpu {
         if let Some(recorded) = winding {
             let start = Instant::now();
             self.winding
-                .finish(&self.gpu, recorded, mesh, &grid, &mut values)?;
+                .finish(&self.gpu, recorded, mesh, &grid, Some(&mut values))?;
             timings.push(FALLBACK_PHASE, start.elapsed().as_secs_f64() * 1e3, None);
         }
         Ok(SdfField {

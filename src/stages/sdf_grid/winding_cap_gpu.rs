@@ -80,7 +80,10 @@
 //!   that `Z'` may differ from `Z` there (`C`'s own near points are left
 //!   open by the cap walk's bound, which grows without limit at its
 //!   triangles);
-//! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound.
+//! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound — on a device with
+//!   f64, the bound of a second walk with the cap's triangles evaluated in
+//!   f64 at the cell's exact centre, for the cells the float32 walk leaves
+//!   open.
 //!
 //! The sign is therefore the exact winding number's sign, cell for cell.
 
@@ -95,7 +98,7 @@ use crate::gpu::{
 };
 use crate::mesh::PreparedMesh;
 
-/// Uniform parameters: `struct CapParams` of shaders/sdf_winding_cap.wgsl
+/// Uniform parameters: `struct CapParams` of shaders/shared/winding_cap.wgsl
 /// (checked by tests/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -199,7 +202,7 @@ impl CapGpu {
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
-            // The cap walk's leaves in f64 where the device has it.
+            // A second cap walk with f64 leaves where the device has f64.
             shader_source(
                 if gpu.device.features().contains(wgpu::Features::SHADER_F64) {
                     "sdf_winding_cap_f64.wgsl"

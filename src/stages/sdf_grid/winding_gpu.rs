@@ -236,17 +236,18 @@ impl WindingGpu {
         Ok(Recorded { buffers, cells: n })
     }
 
-    /// After the run: the cells the GPU left undecided, each signed on the
-    /// CPU by the exact winding number's side. Returns how many cells each
-    /// stage after the first pass decided. Keeps the run's buffers for the
-    /// next run.
+    /// After the run: the cells the GPU left undecided, each decided on the
+    /// CPU by the exact winding number's side and signed so in `values`
+    /// (`None`: a timed run that reads no field decides them all the same).
+    /// Returns how many cells each stage after the first pass decided.
+    /// Keeps the run's buffers for the next run.
     pub fn finish(
         &self,
         gpu: &GpuContext,
         mut recorded: Recorded,
         mesh: &PreparedMesh,
         grid: &GridSpec,
-        values: &mut [f32],
+        values: Option<&mut [f32]>,
     ) -> Result<OpenCells, SdfError> {
         let refined = recorded.buffers.lists.read(gpu, "the undecided cells")?;
         self.kept.put(recorded.buffers);
@@ -262,15 +263,16 @@ impl WindingGpu {
     }
 }
 
-/// Signs `cells` of `values` by the exact winding number's side
+/// Signs `cells` of `values` (if any) by the exact winding number's side
 /// ([`FastWinding::is_inside_after_strict_walk`]: the GPU's β = 32 walk
 /// left them open, so only the cheap fast pass is tried before the exact
 /// sum, which runs in parallel over parts of the triangles).
-fn sign_exactly(winding: &FastWinding, grid: &GridSpec, cells: &[u32], values: &mut [f32]) {
+fn sign_exactly(winding: &FastWinding, grid: &GridSpec, cells: &[u32], values: Option<&mut [f32]>) {
     let inside: Vec<bool> = cells
         .par_iter()
         .map(|&c| winding.is_inside_after_strict_walk(grid.center_of(c as usize)))
         .collect();
+    let Some(values) = values else { return };
     for (&c, inside) in cells.iter().zip(inside) {
         let v = &mut values[c as usize];
         *v = if inside { -v.abs() } else { v.abs() };

@@ -1,12 +1,13 @@
 //!include shared/winding_cap.wgsl
 //!include shared/winding_f32_leaf.wgsl
 
-// The winding sign's cap passes (shared/winding_cap.wgsl) with the cap
-// walk's leaves in float32: devices without f64.
+// The winding sign's cap passes (shared/winding_cap.wgsl) on devices
+// without f64: the cells the cap walk leaves open go straight to the
+// refining passes.
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/shader_layouts.rs).
 
-fn cap_leaf_cell(cell: u32) -> u32 {
-    return WINDING_NO_CELL;
+fn cap_walk_open(cell: u32) {
+    leave_open(cell);
 }

@@ -24,6 +24,8 @@
 //                  cap's tree with its bound. Listed first and walked
 //                  densely, so that a warp's walks are all busy instead
 //                  of one walking cell in 32 holding the warp.
+//   cap_exact      (sdf_winding_cap_f64.wgsl) one workgroup per cell the
+//                  walk left open: w_C by the exact sum over the cap in f64.
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
 // the refining passes (shared/winding_refine.wgsl).
 //
@@ -55,13 +57,13 @@
 // before) has the same W; nearer cells, ambiguous cells and cells the
 // cap's bound leaves open go to `undecided`.
 //
-// Included by the modules sdf_winding_cap.wgsl (the cap walk's leaves in
-// float32) and sdf_winding_cap_f64.wgsl (devices with f64: a cell the
-// float32 walk leaves open is walked again with each leaf it reaches
-// evaluated in f64 at the cell centre exactly as the CPU places it),
-// which define winding_leaf and
-//   fn cap_leaf_cell(cell: u32) -> u32   the cell for winding_leaf, or
-//                                        WINDING_NO_CELL for float32.
+// Included by the modules sdf_winding_cap.wgsl (devices without f64: a
+// cell the cap walk leaves open goes to the refining passes) and
+// sdf_winding_cap_f64.wgsl (devices with f64: such a cell gets the cap's
+// exact sum in f64 first, in a pass of its own), which define winding_leaf
+// and
+//   fn cap_walk_open(cell: u32)   what becomes of a cell the walk leaves
+//                                 open.
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/shader_layouts.rs).
@@ -101,6 +103,9 @@ struct CapParams {
 // Per brick of CAP_BRICK³ cells (x fastest): 1 where cap_bricks bounded
 // |w_C| below ½ at all its cells, 0 where each cell needs its own bound.
 @group(0) @binding(9) var<storage, read_write> bricks: array<u32>;
+// [0]: cells the cap walk left open for the cap's exact sum (the f64
+// module's cap_exact); [1..]: the first CAP_RETRY_CAPACITY of them.
+@group(0) @binding(10) var<storage, read_write> retry: array<atomic<u32>>;
 
 // Relative rounding of a product and of a difference of two, with room for
 // a fused multiply-add (2^-23 is float32's ulp of 1).
@@ -494,29 +499,21 @@ fn cap_walk(
     let threads = nwg.x * nwg.y * 64u;
     for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
         let cell = atomicLoad(&walk_list[1u + k]);
-        let crossed = f32(atomicLoad(&crossings[cell]));
-        // The walk with float32 leaves; where its bound leaves the cell
-        // open and the module has exact leaves (cap_leaf_cell), once more
-        // with those. Most walked cells are decided by the first walk, so
-        // the costlier one runs for few.
-        var margin = cap_margin(cell, crossed, WINDING_NO_CELL);
-        let exact_leaves = cap_leaf_cell(cell);
-        if (!(abs(margin.x) > margin.y) && exact_leaves != WINDING_NO_CELL) {
-            margin = cap_margin(cell, crossed, exact_leaves);
-        }
+        let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
+        let margin = cap_margin(cell, omega);
         if (abs(margin.x) > margin.y) {
             let v = values[cell];
             values[cell] = select(abs(v), -abs(v), margin.x > 0.0);
         } else {
-            leave_open(cell);
+            cap_walk_open(cell);
         }
     }
 }
 
-// |w| − ½ at `cell` from its crossing count and the cap's walk (leaves as
-// winding_leaf's `leaf_cell` says), and the bound on its error.
-fn cap_margin(cell: u32, crossed: f32, leaf_cell: u32) -> vec2f {
-    let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, leaf_cell);
+// |w| − ½ at `cell` from its crossing count and the cap's solid angle
+// `omega` (Ω_C, its bound), and the bound on its error.
+fn cap_margin(cell: u32, omega: vec2f) -> vec2f {
+    let crossed = f32(atomicLoad(&crossings[cell]));
     let w = crossed - omega.x / WINDING_FOUR_PI;
     let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
     return vec2f(abs(w) - 0.5, bound);

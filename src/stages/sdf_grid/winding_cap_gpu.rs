@@ -81,9 +81,9 @@
 //!   open by the cap walk's bound, which grows without limit at its
 //!   triangles);
 //! - `||W_Z − w_C| − ½|` does not exceed `w_C`'s bound — on a device with
-//!   f64, the bound of a second walk with the cap's triangles evaluated in
-//!   f64 at the cell's exact centre, for the cells the float32 walk leaves
-//!   open.
+//!   f64, where the walk's float32 bound does, the bound of the cap's
+//!   exact sum with every triangle evaluated in f64 at the cell's exact
+//!   centre (`cap_exact`, unless the list is too costly to sum).
 //!
 //! The sign is therefore the exact winding number's sign, cell for cell.
 
@@ -125,6 +125,11 @@ const CAP_BRICK: u32 = 4;
 /// Most workgroups of the cap walk (each invocation loops over the listed
 /// cells).
 const WALK_GROUPS: u32 = 4096;
+/// Cells the f64 cap sum takes (`CAP_RETRY_CAPACITY` of
+/// shaders/sdf_winding_cap_f64.wgsl).
+const RETRY_CAPACITY: u64 = 16384;
+/// Workgroups of the f64 cap sum, one listed cell at a time each.
+const EXACT_GROUPS: u32 = 1024;
 /// `near` in units of the cell centres' rounding (`slack`).
 const NEAR_SLACKS: f32 = 16.0;
 
@@ -183,7 +188,7 @@ pub(super) struct CapInputs<'a> {
     pub slack: f32,
 }
 
-/// The five pipelines.
+/// The pipelines: five, and on a device with f64 the cap's exact sum.
 pub(super) struct CapGpu {
     kernels: Kernels,
     crossings: wgpu::ComputePipeline,
@@ -191,28 +196,28 @@ pub(super) struct CapGpu {
     bricks: wgpu::ComputePipeline,
     sign: wgpu::ComputePipeline,
     walk: wgpu::ComputePipeline,
+    exact: Option<wgpu::ComputePipeline>,
 }
 
 impl CapGpu {
     pub(super) fn new(gpu: &GpuContext) -> Self {
         use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sdf_winding_cap.wgsl: cap nodes, cap
+        // Bindings as in shaders/shared/winding_cap.wgsl: cap nodes, cap
         // corners, mesh corners, values, crossings, ambiguous, undecided,
-        // walk list, bricks.
+        // walk list, bricks, retry list.
+        let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
             "SdfWindingCap",
-            // A second cap walk with f64 leaves where the device has f64.
-            shader_source(
-                if gpu.device.features().contains(wgpu::Features::SHADER_F64) {
-                    "sdf_winding_cap_f64.wgsl"
-                } else {
-                    "sdf_winding_cap.wgsl"
-                },
-            ),
+            // The cap's exact sum in f64 where the device has f64.
+            shader_source(if f64 {
+                "sdf_winding_cap_f64.wgsl"
+            } else {
+                "sdf_winding_cap.wgsl"
+            }),
             &[
                 ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite,
+                ReadWrite, ReadWrite, ReadWrite,
             ],
         );
         CapGpu {
@@ -221,6 +226,7 @@ impl CapGpu {
             bricks: kernels.pipeline(gpu, "cap_bricks"),
             sign: kernels.pipeline(gpu, "cap_sign"),
             walk: kernels.pipeline(gpu, "cap_walk"),
+            exact: f64.then(|| kernels.pipeline(gpu, "cap_exact")),
             kernels,
         }
     }
@@ -228,7 +234,8 @@ impl CapGpu {
     /// Records the passes into `run` (phases `cap crossings`, with the
     /// clearing of `buffers`' accumulated counts, `prefix sum`,
     /// `cap winding`: the bound per brick, then at the cells of the bricks
-    /// it left open; `cap walk`: the listed cells' walks). The first `u32`
+    /// it left open; `cap walk`: the listed cells' walks, then on a device
+    /// with f64 the cap's exact sum at the cells they left open). The first `u32`
     /// of [`CapBuffers::walked`] is then how many cells the cap's bound
     /// left to the cap's tree walk.
     pub(super) fn record(
@@ -247,6 +254,7 @@ impl CapGpu {
             ambiguous,
             walk_list: walked,
             bricks: brick_flags,
+            retry,
         } = buffers;
         let uniform = CapParams {
             origin: grid.origin.to_array(),
@@ -280,6 +288,7 @@ impl CapGpu {
                 inputs.undecided,
                 walked,
                 brick_flags,
+                retry,
             ],
         );
         let columns = grid.dims.x * grid.dims.y;
@@ -312,7 +321,15 @@ impl CapGpu {
                 groups((n as u32).min(WALK_GROUPS * CAP_WORKGROUP)),
             ),
         ];
-        for (name, pipeline, workgroups) in passes.into_iter().filter(|p| p.2 > 0) {
+        let exact = self.exact.as_ref().map(|exact| {
+            let groups = if inputs.cap.triangles > 0 {
+                EXACT_GROUPS
+            } else {
+                0
+            };
+            ("cap walk", exact, groups)
+        });
+        for (name, pipeline, workgroups) in passes.into_iter().chain(exact).filter(|p| p.2 > 0) {
             run.compute_pass(name, |pass| {
                 pass.set_pipeline(pipeline);
                 pass.set_bind_group(0, &bind_group, &[]);
@@ -323,11 +340,12 @@ impl CapGpu {
     }
 }
 
-/// The cap passes' per-cell buffers (bindings 5 to 8 of
-/// shaders/sdf_winding_cap.wgsl): each cell's crossing count and count of
+/// The cap passes' per-cell buffers (bindings 5, 6, 8 to 10 of
+/// shaders/shared/winding_cap.wgsl): each cell's crossing count and count of
 /// ambiguous crossings (accumulated with atomics, then prefix-summed in
-/// place), the list of cells left to the cap's walk ([count | cells]), and
-/// each brick's flag. Kept from run to run by [`super::winding_gpu`]:
+/// place), the list of cells left to the cap's walk ([count | cells]),
+/// each brick's flag, and the list of cells the walk left open for the
+/// cap's exact sum ([count | cells], at most [`RETRY_CAPACITY`]). Kept from run to run by [`super::winding_gpu`]:
 /// at least the run's cells and bricks, of which the passes read and write
 /// exactly the run's, so a larger kept buffer's tail is never seen.
 pub(super) struct CapBuffers {
@@ -335,17 +353,19 @@ pub(super) struct CapBuffers {
     ambiguous: wgpu::Buffer,
     walk_list: wgpu::Buffer,
     bricks: wgpu::Buffer,
+    retry: wgpu::Buffer,
 }
 
 impl CapBuffers {
     /// The bytes of each buffer for `grid`, in field order.
-    fn sizes(grid: &GridSpec) -> [(&'static str, u64); 4] {
+    fn sizes(grid: &GridSpec) -> [(&'static str, u64); 5] {
         let n = grid.num_cells() as u64;
         [
             ("SdfWindingCap::crossings", 4 * n),
             ("SdfWindingCap::ambiguous", 4 * n),
             ("SdfWindingCap::walk_list", 4 * (n + 1)),
             ("SdfWindingCap::bricks", 4 * u64::from(Self::bricks(grid))),
+            ("SdfWindingCap::retry", 4 * (RETRY_CAPACITY + 1)),
         ]
     }
 
@@ -357,19 +377,21 @@ impl CapBuffers {
 
     /// Buffers for `grid`.
     pub(super) fn new(gpu: &GpuContext, grid: &GridSpec) -> Result<Self, SdfError> {
-        let [crossings, ambiguous, walk_list, bricks] = Self::sizes(grid)
+        let [crossings, ambiguous, walk_list, bricks, retry] = Self::sizes(grid)
             .map(|(label, bytes)| storage_buffer_zeroed(gpu, BufferCheck { label, bytes }));
         Ok(CapBuffers {
             crossings: crossings?,
             ambiguous: ambiguous?,
             walk_list: walk_list?,
             bricks: bricks?,
+            retry: retry?,
         })
     }
 
     /// Whether these buffers hold `grid`'s cells and bricks.
     pub(super) fn fits(&self, grid: &GridSpec) -> bool {
-        let [crossings, ambiguous, walk_list, bricks] = Self::sizes(grid).map(|(_, bytes)| bytes);
+        let [crossings, ambiguous, walk_list, bricks, _] =
+            Self::sizes(grid).map(|(_, bytes)| bytes);
         self.crossings.size() >= crossings
             && self.ambiguous.size() >= ambiguous
             && self.walk_list.size() >= walk_list
@@ -383,8 +405,8 @@ impl CapBuffers {
 
     /// Records the clearing of what the passes read before they write it,
     /// for `n` cells: the crossing and ambiguous counts (accumulated with
-    /// atomics) and the walk list's count. The walk list's cells are
-    /// written below its count before they are read, and each brick's
+    /// atomics) and the walk and retry lists' counts. The lists' cells are
+    /// written below their counts before they are read, and each brick's
     /// flag by `cap_bricks` before `cap_sign` reads it (both only with a
     /// cap).
     fn record_clear(&self, run: &mut GpuRun<'_>, n: usize) {
@@ -392,6 +414,7 @@ impl CapBuffers {
             encoder.clear_buffer(&self.crossings, 0, Some(4 * n as u64));
             encoder.clear_buffer(&self.ambiguous, 0, Some(4 * n as u64));
             encoder.clear_buffer(&self.walk_list, 0, Some(4));
+            encoder.clear_buffer(&self.retry, 0, Some(4));
         });
     }
 }

@@ -236,7 +236,7 @@ fn float32_winding_passes_give_the_exact_signs_without_f64() {
 #[test]
 fn cells_a_hair_off_a_face_are_decided_on_the_gpu() {
     let ctx = common::gpu();
-    let sdf_gpu = SdfGpu::new(&ctx);
+    let sdf_gpu = SdfGpu::new(&ctx).with_walks_always();
     if !sdf_gpu.winding_exact_in_f64() {
         eprintln!("no f64 on this adapter: the float32 leaves cannot decide such cells");
         return;
@@ -260,6 +260,15 @@ fn cells_a_hair_off_a_face_are_decided_on_the_gpu() {
         "no cell is within f64 rounding of a face: {cells:?}"
     );
     assert_eq!(cells.by_step[2], 0, "none needs the exact sum: {cells:?}");
+    // By default so few open cells on so small a mesh skip the walks: the
+    // exact sum decides each of them (winding_refine_first_args).
+    let direct = assert_exact_signs(label, &mesh, resolution, &SdfGpu::new(&ctx));
+    assert_eq!(direct.refined, cells.refined, "{direct:?}");
+    assert_eq!(
+        direct.by_step,
+        [0, 0, direct.refined],
+        "the open cells go straight to the exact sum: {direct:?}"
+    );
 }
 
 /// Cells a hair off the |w| = ½ sheet of a hole, on a mesh of several
@@ -278,7 +287,7 @@ fn cells_a_hair_off_a_face_are_decided_on_the_gpu() {
 #[test]
 fn cells_a_hair_off_the_sheet_are_decided_by_the_exact_sum_over_blocks() {
     let ctx = common::gpu();
-    let sdf_gpu = SdfGpu::new(&ctx);
+    let sdf_gpu = SdfGpu::new(&ctx).with_walks_always();
     if !sdf_gpu.winding_exact_in_f64() {
         eprintln!("no f64 on this adapter: the float32 exact sum cannot decide such cells");
         return;

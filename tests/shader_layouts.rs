@@ -502,7 +502,7 @@ fn sdf_grid() {
     let entries = ["packet_cells", "finish_cells"];
     c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
     mirror! { c, "sdf_winding.wgsl", "WindingParams", sl::SdfWindingParams {
-        origin, cell_size, dims, capacity, frame, slack,
+        origin, cell_size, dims, capacity, frame, slack, direct_budget,
     } }
     mirror! { c, "sdf_winding_cap.wgsl", "CapParams", sl::CapParams {
         origin, cell_size, dims, capacity, frame, slack, mesh_tris, cap_tris, near, beta,
@@ -533,6 +533,7 @@ fn sdf_grid() {
     constant!(c, "sdf_winding.wgsl", REFINE_ARGS, sl::WINDING_REFINE_ARGS);
     constant!(c, "sdf_winding.wgsl", WALK_LIST, sl::WINDING_WALK_LIST);
     let refine = [
+        "winding_refine_first_args",
         "winding_walk12_parts",
         "winding_walk12_decide",
         "winding_walk32_parts",
@@ -554,7 +555,7 @@ fn sdf_grid() {
     let size = [sl::CAP_WORKGROUP, 1, 1];
     c.workgroup("sdf_winding_cap.wgsl", &entries, "CAP_WORKGROUP", size);
     mirror! { c, "winding_points.wgsl", "PointWindingParams", sl::PointWindingParams {
-        frame, count, stride, capacity, beta, slack,
+        frame, count, stride, capacity, beta, slack, direct_budget,
     } }
     constant!(
         c,

@@ -32,6 +32,7 @@ struct WindingParams {
     capacity: u32,      // entries of `undecided` after its count
     frame: vec3f,       // world position of the nodes' frame origin
     slack: f32,         // rounding of a world cell centre
+    direct_budget: u32, // see winding_refine_first_args
 }
 
 @group(0) @binding(0) var<uniform> wparams: WindingParams;

@@ -36,6 +36,7 @@ struct PointWindingParams {
     capacity: u32,      // entries of `undecided` and `leftover` after their count
     beta: f32,
     slack: f32,         // rounding of a point moved into the frame
+    direct_budget: u32, // see winding_refine_first_args
 }
 
 @group(0) @binding(0) var<uniform> wparams: PointWindingParams;

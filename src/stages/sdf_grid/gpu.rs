@@ -211,6 +211,14 @@ impl SdfGpu {
         self.winding.exact_in_f64()
     }
 
+    /// This stage with the winding sign's open cells always taking the
+    /// refining walks, never straight to the exact sum however few they
+    /// are (tests of the walks on small meshes).
+    pub fn with_walks_always(mut self) -> Self {
+        self.winding.set_direct_budget(0);
+        self
+    }
+
     /// The mesh's buffers on the GPU, uploaded once and kept while the same
     /// mesh (by content) is used: a parameter change re-runs only the
     /// kernels.

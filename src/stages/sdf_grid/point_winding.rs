@@ -35,7 +35,9 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 pub use super::winding_tree::TreeError as PointWindingError;
-use super::winding_tree::{Kept, OpenCells, RefineLists, RefinePasses, Resident};
+use super::winding_tree::{
+    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident,
+};
 use crate::geom::{BETA, FastWinding};
 use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
 use crate::mesh::PreparedMesh;
@@ -51,8 +53,11 @@ pub struct PointWindingParams {
     pub capacity: u32,
     pub beta: f32,
     pub slack: f32,
+    /// [`super::winding_tree::EXACT_DIRECT_BUDGET`].
+    pub direct_budget: u32,
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<PointWindingParams>() == 32);
+const _: () = assert!(std::mem::size_of::<PointWindingParams>() == 48);
 
 pub const WORKGROUP: u32 = 64;
 /// Points left to the CPU read back with the run; more take a second read.
@@ -152,6 +157,8 @@ impl PointWindingGpu {
             capacity: n as u32,
             beta: BETA as f32,
             slack: 4.0 * f32::EPSILON * points.largest.max(tree.frame.abs().max_element()),
+            direct_budget: EXACT_DIRECT_BUDGET,
+            _pad: [0; 3],
         };
         let uniform_buf = gpu
             .device

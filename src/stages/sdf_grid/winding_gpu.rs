@@ -50,7 +50,9 @@ use rayon::prelude::*;
 use wgpu::util::DeviceExt;
 
 use super::winding_cap_gpu::{CapBuffers, CapGpu, CapInputs, CapTree};
-use super::winding_tree::{Kept, OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK};
+use super::winding_tree::{
+    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK,
+};
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
 use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
@@ -67,8 +69,11 @@ pub struct WindingParams {
     pub capacity: u32,
     pub frame: [f32; 3],
     pub slack: f32,
+    /// [`super::winding_tree::EXACT_DIRECT_BUDGET`].
+    pub direct_budget: u32,
+    pub _pad: [u32; 3],
 }
-const _: () = assert!(std::mem::size_of::<WindingParams>() == 48);
+const _: () = assert!(std::mem::size_of::<WindingParams>() == 64);
 
 /// Cells left to the CPU read back with the run; more take a second read.
 const READ_WITH_RUN: usize = 1 << 14;
@@ -81,6 +86,9 @@ pub struct WindingGpu {
     refine: RefinePasses,
     /// Whether the refining pass's exact step runs in f64.
     f64: bool,
+    /// The most solid angles for which the open cells skip the walks
+    /// ([`EXACT_DIRECT_BUDGET`] unless set).
+    direct_budget: u32,
     resident: Resident<CapTree>,
     /// The last run's per-cell buffers, for the next run they fit
     /// ([`CellBuffers`]).
@@ -138,6 +146,7 @@ impl WindingGpu {
             cap: CapGpu::new(gpu),
             refine: RefinePasses::new(gpu, &kernels),
             f64,
+            direct_budget: EXACT_DIRECT_BUDGET,
             kernels,
             resident: Resident::new("SdfWinding"),
             kept: Kept::new(),
@@ -154,6 +163,13 @@ impl WindingGpu {
     /// it) rather than float32.
     pub fn exact_in_f64(&self) -> bool {
         self.f64
+    }
+
+    /// Sets the most solid angles (open cells × triangles) for which the
+    /// open cells skip the walks for the exact sum ([`EXACT_DIRECT_BUDGET`]
+    /// by default; 0: they always take the walks).
+    pub fn set_direct_budget(&mut self, solid_angles: u32) {
+        self.direct_budget = solid_angles;
     }
 
     /// Records the passes over `values` (the distance kernels' output) into
@@ -192,6 +208,8 @@ impl WindingGpu {
             capacity: n as u32,
             frame: tree.frame.to_array(),
             slack: 4.0 * f32::EPSILON * largest,
+            direct_budget: self.direct_budget,
+            _pad: [0; 3],
         };
         let uniform_buf = gpu
             .device

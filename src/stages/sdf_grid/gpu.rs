@@ -428,9 +428,6 @@ impl SdfGpu {
         timings.push("upload", upload_ms, None);
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
-        // Recorded first (allocations and checks), dispatched after the
-        // distance kernels.
-        let winding_pass = (params.sign_mode == SignMode::Winding).then_some(&self.winding);
         if let Some([packet_cells, finish_cells]) = packet {
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(packet_cells);
@@ -452,16 +449,22 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
-        let mut winding = match winding_pass {
-            Some(w) => Some(w.record(gpu, mesh, &grid, values_buf, &mut run)?),
-            None => None,
-        };
-        // The GPU starts on the uploads and kernels; meanwhile the ring
-        // and the host's output memory.
+        // The GPU starts on the uploads and the distance kernels; meanwhile
+        // the winding sign's host work (on a cold call: packing the mesh's
+        // and its cap's trees, allocating the per-cell buffers), then its
+        // passes, then the ring and the host's output memory.
         run.submit_part();
-        if let Some(recorded) = &mut winding {
-            recorded.request_read();
-        }
+        let winding = match params.sign_mode {
+            SignMode::Winding => {
+                let mut recorded = self
+                    .winding
+                    .record(gpu, mesh, &grid, values_buf, &mut run)?;
+                run.submit_part();
+                recorded.request_read();
+                Some(recorded)
+            }
+            SignMode::PseudoNormal => None,
+        };
         let (staging, out) = rayon::join(
             || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", staging_bytes)),
             || host_out.then(|| HostOut::faulted(n, closest)),

@@ -9,6 +9,7 @@ use collidoscope::progress::Progress;
 use collidoscope::stages::{Stage, StageBackend};
 use eframe::egui_wgpu::wgpu;
 
+pub mod collide_scenes;
 pub mod interference_scenes;
 
 /// The GPU context for tests. There is no silent skip: without an adapter

@@ -10,6 +10,7 @@ use collidoscope::stages::{Stage, StageBackend};
 use eframe::egui_wgpu::wgpu;
 
 pub mod collide_scenes;
+pub mod interference_runs;
 pub mod interference_scenes;
 
 /// The GPU context for tests. There is no silent skip: without an adapter

@@ -1,5 +1,6 @@
-//! The interference test scenes, shared by tests/interference.rs (the
-//! stencil path) and tests/interference_compute.rs (the compute backend).
+//! The interference test scenes, shared by the tests/interference_*.rs
+//! binaries (the stencil path, culling and identification) and
+//! tests/interference_compute.rs (the compute backend).
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::stages::interference::{InterferenceObject, InterferenceScene};

@@ -9,7 +9,10 @@ use collidoscope::progress::Progress;
 use collidoscope::stages::{Stage, StageBackend};
 use eframe::egui_wgpu::wgpu;
 
+pub mod collide_scenes;
+pub mod interference_runs;
 pub mod interference_scenes;
+pub mod shader_mirror;
 
 /// The GPU context for tests. There is no silent skip: without an adapter
 /// the test fails and says what to install.

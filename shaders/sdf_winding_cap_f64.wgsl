@@ -50,7 +50,6 @@ fn cap_walk_open(cell: u32) {
     }
 }
 
-var<workgroup> cap_parts: array<vec2f, 64>;
 var<workgroup> cap_listed: u32;
 
 // One workgroup per listed cell (looping): the exact sum of the cap's
@@ -92,16 +91,10 @@ fn cap_exact(
             magnitude += abs(o.x);
             terms += 1.0;
         }
-        cap_parts[lid] = vec2f(part.x, part.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
-        for (var stride = 32u; stride > 0u; stride >>= 1u) {
-            workgroupBarrier();
-            if (lid < stride) {
-                cap_parts[lid] += cap_parts[lid + stride];
-            }
-        }
-        workgroupBarrier();
+        let bounded = vec2f(part.x, part.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
+        let omega = winding_reduce(bounded, lid);
         if (lid == 0u) {
-            let margin = cap_margin(cell, cap_parts[0]);
+            let margin = cap_margin(cell, omega);
             if (abs(margin.x) > margin.y) {
                 let v = values[cell];
                 values[cell] = select(abs(v), -abs(v), margin.x > 0.0);
@@ -109,7 +102,5 @@ fn cap_exact(
                 leave_open(cell);
             }
         }
-        // cap_parts[0] is read before the next cell's parts are stored.
-        workgroupBarrier();
     }
 }

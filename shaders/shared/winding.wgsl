@@ -146,6 +146,27 @@ fn winding_expansion(n: WindingNode, p: vec3f, y: vec3f, d: f32, slack: f32) -> 
 // by as much relatively, is scaled up by that. 192 more additions are
 // allowed for the callers' sums after the walk (shared/winding_refine.wgsl
 // counts its 142 at most).
+var<workgroup> winding_parts: array<vec2f, 64>;
+var<workgroup> winding_total: vec2f;
+
+// The sum of every invocation's `part` (Ω, bound) in a workgroup of 64, the
+// same value in every invocation: 6 additions on each part's way, which
+// the callers' bounds count (winding_subtree's allowance, the exact sums').
+fn winding_reduce(part: vec2f, lid: u32) -> vec2f {
+    winding_parts[lid] = part;
+    for (var stride = 32u; stride > 0u; stride >>= 1u) {
+        workgroupBarrier();
+        if (lid < stride) {
+            winding_parts[lid] += winding_parts[lid + stride];
+        }
+    }
+    workgroupBarrier();
+    if (lid == 0u) {
+        winding_total = winding_parts[0];
+    }
+    return workgroupUniformLoad(&winding_total);
+}
+
 fn winding_subtree(root: u32, p: vec3f, slack: f32, beta: f32, cell: u32) -> vec2f {
     var sum = vec2f(0.0);
     var magnitude = 0.0;

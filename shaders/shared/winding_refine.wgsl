@@ -90,27 +90,7 @@ fn refine_beta(step: u32) -> f32 {
     return select(32.0, 12.0, step == 0u);
 }
 
-var<workgroup> refine_parts: array<vec2f, 64>;
-var<workgroup> refine_total: vec2f;
 var<workgroup> refine_count: u32;
-
-// The sum of every invocation's `part`, the same value in every invocation
-// (6 additions on each part's way, which the parts' bounds allow for:
-// winding_subtree's and winding_exact_part's counts).
-fn refine_reduce(part: vec2f, lid: u32) -> vec2f {
-    refine_parts[lid] = part;
-    for (var stride = 32u; stride > 0u; stride >>= 1u) {
-        workgroupBarrier();
-        if (lid < stride) {
-            refine_parts[lid] += refine_parts[lid + stride];
-        }
-    }
-    workgroupBarrier();
-    if (lid == 0u) {
-        refine_total = refine_parts[0];
-    }
-    return workgroupUniformLoad(&refine_total);
-}
 
 // The number of items listed for step `step` (0: `undecided`, 1: the
 // β = 32 list, 2: the exact list), the same in every invocation.
@@ -188,7 +168,7 @@ fn walk_parts(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
         for (var f = c + lid * columns; f < roots; f += 64u * columns) {
             part += winding_subtree(frontier[f], p, wparams.slack, refine_beta(step), item);
         }
-        let total = refine_reduce(part, lid);
+        let total = winding_reduce(part, lid);
         if (lid == 0u) {
             refine_sums[k * chunks + c] = total;
         }
@@ -211,7 +191,7 @@ fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
                 part += refine_sums[k * chunks + c];
             }
         }
-        let w = refine_reduce(part, lid) / WINDING_FOUR_PI;
+        let w = winding_reduce(part, lid) / WINDING_FOUR_PI;
         if (lid == 0u) {
             let item = refine_item(step, k);
             let margin = abs(w.x) - 0.5;
@@ -382,7 +362,7 @@ fn winding_exact_parts(
             let first = b * EXACT_BLOCK;
             let end = min(first + EXACT_BLOCK, tris);
             let part = winding_exact_part(p, item, first + lid, end, (blocks + 63u) / 64u);
-            let total = refine_reduce(part, lid);
+            let total = winding_reduce(part, lid);
             if (lid == 0u) {
                 refine_sums[k * blocks + b] = total;
             }
@@ -408,7 +388,7 @@ fn winding_exact_decide(
         for (var b = lid; b < blocks; b += 64u) {
             part += refine_sums[k * blocks + b];
         }
-        let w = refine_reduce(part, lid) / WINDING_FOUR_PI;
+        let w = winding_reduce(part, lid) / WINDING_FOUR_PI;
         if (lid == 0u) {
             let item = refine_item(2u, k);
             let margin = abs(w.x) - 0.5;

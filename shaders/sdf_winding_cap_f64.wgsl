@@ -57,7 +57,7 @@ var<workgroup> cap_listed: u32;
 // Each float32 addition on a term's way into the total is counted in the
 // bound as in winding_refine.wgsl's winding_exact_part: the invocation's
 // own (one per term), the workgroup reduction's 6, and 8 for the division
-// by 4π; cap_margin adds W_Z's part. A cell still open goes to the
+// by 4π; cap_decide adds W_Z's part. A cell still open goes to the
 // refining passes.
 @compute @workgroup_size(64)
 fn cap_exact(
@@ -93,14 +93,8 @@ fn cap_exact(
         }
         let bounded = vec2f(part.x, part.y * (1.0 + terms * 1.2e-7) + terms * 9e-8 * magnitude);
         let omega = winding_reduce(bounded, lid);
-        if (lid == 0u) {
-            let margin = cap_margin(cell, omega);
-            if (abs(margin.x) > margin.y) {
-                let v = values[cell];
-                values[cell] = select(abs(v), -abs(v), margin.x > 0.0);
-            } else {
-                leave_open(cell);
-            }
+        if (lid == 0u && !cap_decide(cell, omega)) {
+            leave_open(cell);
         }
     }
 }

@@ -500,21 +500,24 @@ fn cap_walk(
     for (var k = gid.y * nwg.x * 64u + gid.x; k < count; k += threads) {
         let cell = atomicLoad(&walk_list[1u + k]);
         let omega = winding_subtree(0u, cell_point(cell), cparams.slack, cparams.beta, WINDING_NO_CELL);
-        let margin = cap_margin(cell, omega);
-        if (abs(margin.x) > margin.y) {
-            let v = values[cell];
-            values[cell] = select(abs(v), -abs(v), margin.x > 0.0);
-        } else {
+        if (!cap_decide(cell, omega)) {
             cap_walk_open(cell);
         }
     }
 }
 
-// |w| − ½ at `cell` from its crossing count and the cap's solid angle
-// `omega` (Ω_C, its bound), and the bound on its error.
-fn cap_margin(cell: u32, omega: vec2f) -> vec2f {
+// Signs `cell` by w = W_Z − w_C, from its crossing count and the cap's
+// solid angle `omega` (Ω_C, its bound), where ||w| − ½| exceeds the bound
+// on its error; returns whether it did.
+fn cap_decide(cell: u32, omega: vec2f) -> bool {
     let crossed = f32(atomicLoad(&crossings[cell]));
     let w = crossed - omega.x / WINDING_FOUR_PI;
     let bound = omega.y / WINDING_FOUR_PI + WINDING_EPS * (abs(crossed) + 1.0);
-    return vec2f(abs(w) - 0.5, bound);
+    let margin = abs(w) - 0.5;
+    if (!(abs(margin) > bound)) {
+        return false;
+    }
+    let v = values[cell];
+    values[cell] = select(abs(v), -abs(v), margin > 0.0);
+    return true;
 }

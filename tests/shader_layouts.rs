@@ -183,8 +183,8 @@ fn sdf_grid() {
     constant!(
         c,
         "sdf_winding.wgsl",
-        WALK_CAPACITY,
-        sl::WINDING_WALK_CAPACITY
+        WALK_TARGET_GROUPS,
+        sl::WINDING_WALK_TARGET_GROUPS
     );
     constant!(c, "sdf_winding.wgsl", REFINE_ARGS, sl::WINDING_REFINE_ARGS);
     constant!(c, "sdf_winding.wgsl", WALK_LIST, sl::WINDING_WALK_LIST);

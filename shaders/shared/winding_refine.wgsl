@@ -64,15 +64,16 @@
 //   refine_items  array<atomic<u32>>  [β = 32 list's count | exact list's
 //                                     count | the 6 passes' dispatch
 //                                     arguments (3 each) | β = 32 list
-//                                     (WALK_CAPACITY) | exact list
+//                                     (wparams.capacity) | exact list
 //                                     (EXACT_CAPACITY)]
 //   refine_sums   array<vec2f>        partial sums, one per (listed item,
-//                                     column) of the running step
+//                                     column) of the running step: room
+//                                     for max(WALK_TARGET_GROUPS, capacity)
+//                                     of a walk's (walk_spread) and
+//                                     EXACT_CAPACITY × blocks of the exact
+//                                     sum's
 
 const REFINE_STEPS: u32 = 3u;
-// Items each walk step takes (the host sizes refine_sums for them); more
-// are left to the CPU.
-const WALK_CAPACITY: u32 = 16384u;
 // Items the exact sum takes; more are left to the CPU.
 const EXACT_CAPACITY: u32 = 256u;
 // Triangles per workgroup of winding_exact_parts (16 per invocation).
@@ -80,8 +81,10 @@ const EXACT_BLOCK: u32 = 1024u;
 // Where the dispatch arguments and the lists of refine_items start.
 const REFINE_ARGS: u32 = 2u;
 const WALK_LIST: u32 = 20u;
-const EXACT_LIST: u32 = 20u + WALK_CAPACITY;
-// Workgroups a walk's parts pass aims at (walk_spread).
+// Workgroups a walk's parts pass aims at (walk_spread). Every listed item
+// is walked, however many: until session 11 a walk step took 16,384 items
+// and left the rest to the CPU (the ogre's octree at depth 8: 24,000 nodes
+// signed one by one on the host).
 const WALK_TARGET_GROUPS: u32 = 16384u;
 // The most workgroups a dispatch dimension takes (WebGPU's default limit).
 const REFINE_MAX_GROUPS: u32 = 65535u;
@@ -99,7 +102,7 @@ fn refine_listed(step: u32, lid: u32) -> u32 {
         if (step == 0u) {
             refine_count = min(atomicLoad(&undecided[0]), wparams.capacity);
         } else {
-            let capacity = select(EXACT_CAPACITY, WALK_CAPACITY, step == 1u);
+            let capacity = select(EXACT_CAPACITY, wparams.capacity, step == 1u);
             refine_count = min(atomicLoad(&refine_items[step - 1u]), capacity);
         }
     }
@@ -111,7 +114,13 @@ fn refine_item(step: u32, k: u32) -> u32 {
     if (step == 0u) {
         return atomicLoad(&undecided[1u + k]);
     }
-    return atomicLoad(&refine_items[select(EXACT_LIST, WALK_LIST, step == 1u) + k]);
+    return atomicLoad(&refine_items[select(exact_list(), WALK_LIST, step == 1u) + k]);
+}
+
+// Where the exact sum's list starts in refine_items: after the β = 32
+// walk's, which has room for every item.
+fn exact_list() -> u32 {
+    return WALK_LIST + wparams.capacity;
 }
 
 // Signs item `item`'s value: negative inside.
@@ -131,15 +140,14 @@ fn refine_leave(item: u32) {
 // capacity, leaves it to the CPU.
 fn refine_push(step: u32, item: u32) {
     let k = atomicAdd(&refine_items[step - 1u], 1u);
-    if (k < select(EXACT_CAPACITY, WALK_CAPACITY, step == 1u)) {
-        atomicStore(&refine_items[select(EXACT_LIST, WALK_LIST, step == 1u) + k], item);
+    if (k < select(EXACT_CAPACITY, wparams.capacity, step == 1u)) {
+        atomicStore(&refine_items[select(exact_list(), WALK_LIST, step == 1u) + k], item);
     } else {
         refine_leave(item);
     }
 }
 
-// The most columns of a walk step (the stride of refine_sums' rows): one
-// per 64 frontier roots.
+// The most columns of a walk step: one per 64 frontier roots.
 fn walk_chunks() -> u32 {
     return (arrayLength(&frontier) + 63u) / 64u;
 }
@@ -154,11 +162,11 @@ fn walk_columns(step: u32) -> u32 {
 // looping over both; with `columns` columns, root f goes to column
 // f % columns and invocation (f / columns) % 64, so adjacent roots (near
 // each other in space) go to different workgroups, and each invocation
-// walks every (64 · columns)-th root from its first.
+// walks every (64 · columns)-th root from its first. An item's parts are
+// a row of `columns` in refine_sums.
 fn walk_parts(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
-    let count = min(refine_listed(step, lid), WALK_CAPACITY);
+    let count = refine_listed(step, lid);
     let roots = arrayLength(&frontier);
-    let chunks = walk_chunks();
     let columns = nwg.x;
     for (var k = wid.y; k < count; k += nwg.y) {
         let item = refine_item(step, k);
@@ -170,34 +178,27 @@ fn walk_parts(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
         }
         let total = winding_reduce(part, lid);
         if (lid == 0u) {
-            refine_sums[k * chunks + c] = total;
+            refine_sums[k * columns + c] = total;
         }
     }
 }
 
 // Walk step `step`'s decisions: one workgroup per listed item (looping)
 // sums its columns and decides it where ||w| − ½| exceeds the bound, else
-// lists it for the next step. Items beyond WALK_CAPACITY (which
-// walk_parts skipped) go to the CPU.
+// lists it for the next step.
 fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
     let count = refine_listed(step, lid);
-    let chunks = walk_chunks();
     let columns = walk_columns(step);
     for (var k = wid.y * nwg.x + wid.x; k < count; k += nwg.x * nwg.y) {
-        let walked = k < WALK_CAPACITY;
         var part = vec2f(0.0);
-        if (walked) {
-            for (var c = lid; c < columns; c += 64u) {
-                part += refine_sums[k * chunks + c];
-            }
+        for (var c = lid; c < columns; c += 64u) {
+            part += refine_sums[k * columns + c];
         }
         let w = winding_reduce(part, lid) / WINDING_FOUR_PI;
         if (lid == 0u) {
             let item = refine_item(step, k);
             let margin = abs(w.x) - 0.5;
-            if (!walked) {
-                refine_leave(item);
-            } else if (abs(margin) > w.y) {
+            if (abs(margin) > w.y) {
                 atomicAdd(&refine_steps[step], 1u);
                 refine_sign(item, margin > 0.0);
             } else {
@@ -212,7 +213,8 @@ fn walk_decide(step: u32, wid: vec3u, nwg: vec3u, lid: u32) {
 // (one root an invocation), at least one. Few open items get many short
 // workgroups each; many open items (a device already full) get few, each
 // invocation walking several roots, so that no workgroup waits for its
-// slowest root with its other lanes idle.
+// slowest root with its other lanes idle. Items × columns is then at most
+// max(WALK_TARGET_GROUPS, items): the rows of refine_sums.
 fn walk_spread(count: u32) -> u32 {
     return clamp(WALK_TARGET_GROUPS / max(count, 1u), 1u, walk_chunks());
 }
@@ -223,13 +225,14 @@ fn walk_spread(count: u32) -> u32 {
 // parts (blocks × items) and decide (items). `first`: the items of the
 // β = 12 walk.
 fn refine_args(first: u32) {
-    let walk = min(atomicLoad(&refine_items[0]), WALK_CAPACITY);
+    let walk = min(atomicLoad(&refine_items[0]), wparams.capacity);
     let exact = min(atomicLoad(&refine_items[1]), EXACT_CAPACITY);
+    // Past REFINE_MAX_GROUPS items the passes loop.
     var grids = array<vec3u, 6>(
-        vec3u(walk_spread(first), min(first, WALK_CAPACITY), 1u),
+        vec3u(walk_spread(first), min(first, REFINE_MAX_GROUPS), 1u),
         vec3u(min(first, REFINE_MAX_GROUPS), 1u, 1u),
-        vec3u(walk_spread(walk), walk, 1u),
-        vec3u(walk, 1u, 1u),
+        vec3u(walk_spread(walk), min(walk, REFINE_MAX_GROUPS), 1u),
+        vec3u(min(walk, REFINE_MAX_GROUPS), 1u, 1u),
         vec3u(min(exact_blocks(), REFINE_MAX_GROUPS), exact, 1u),
         vec3u(exact, 1u, 1u),
     );
@@ -261,7 +264,7 @@ fn winding_refine_first_args(@builtin(local_invocation_index) lid: u32) {
     let direct = first <= EXACT_CAPACITY && first <= wparams.direct_budget / tris;
     if (direct) {
         for (var k = lid; k < first; k += 64u) {
-            atomicStore(&refine_items[EXACT_LIST + k], atomicLoad(&undecided[1u + k]));
+            atomicStore(&refine_items[exact_list() + k], atomicLoad(&undecided[1u + k]));
         }
     }
     if (lid == 0u) {

@@ -81,14 +81,16 @@ pub const REFINE_STEPS: usize = 3;
 /// shaders/shared/winding_refine.wgsl): a walk's chunk has one frontier
 /// root per invocation.
 pub const REFINE_WORKGROUP: usize = 64;
-/// Items each walk step takes (`WALK_CAPACITY` of
-/// shaders/shared/winding_refine.wgsl); more go to the CPU.
-pub const WALK_CAPACITY: usize = 16384;
+/// Workgroups a walk's parts pass aims at (`WALK_TARGET_GROUPS` of
+/// shaders/shared/winding_refine.wgsl): its items × columns is at most
+/// the larger of this and the items.
+pub const WALK_TARGET_GROUPS: usize = 16384;
 /// Where the refining passes' dispatch arguments start in `refine_items`
 /// (`REFINE_ARGS`, in u32s): 3 per pass, 2 passes per step.
 pub const REFINE_ARGS: usize = 2;
 /// Where the β = 32 walk's list starts in `refine_items` (`WALK_LIST`),
-/// after the dispatch arguments; the exact sum's list follows it.
+/// after the dispatch arguments; it has room for every item, and the exact
+/// sum's list follows it.
 pub const WALK_LIST: usize = REFINE_ARGS + 3 * 2 * REFINE_STEPS;
 /// Items the exact sum takes (`EXACT_CAPACITY` of
 /// shaders/shared/winding_refine.wgsl); more go to the CPU.
@@ -193,8 +195,6 @@ pub(super) struct WindingTree {
     /// 3 corners per triangle, leaf slot order.
     pub corners: wgpu::Buffer,
     pub frontier: wgpu::Buffer,
-    /// Chunks of [`REFINE_WORKGROUP`] frontier roots: the walks' columns.
-    pub chunks: u32,
     pub triangles: u32,
     /// The world position the tree's coordinates are relative to
     /// ([`exact_frame`]; a float32 exactly).
@@ -219,7 +219,6 @@ impl WindingTree {
             nodes: storage_buffer_init(gpu, &format!("{label}::nodes"), &packed.nodes)?,
             corners: storage_buffer_init(gpu, &format!("{label}::corners"), &packed.corners)?,
             frontier: storage_buffer_init(gpu, &format!("{label}::frontier"), &roots)?,
-            chunks: roots.len().div_ceil(REFINE_WORKGROUP) as u32,
             triangles: (packed.corners.len() / 3) as u32,
             frame: frame.as_vec3(),
         })
@@ -345,13 +344,17 @@ pub(super) struct Refined {
     pub leftover: Vec<u32>,
 }
 
-/// The bytes of `undecided` and `leftover` ([count | items]) for `n`
-/// items, and of `refine_sums` for `n` items of `tree`.
-fn list_sizes(n: usize, tree: &WindingTree) -> (u64, u64) {
+/// The bytes of `undecided` and `leftover` ([count | items]) and of
+/// `refine_items` for `n` items, and of `refine_sums` for `n` items of
+/// `tree`: a walk's rows (items × columns, at most the larger of
+/// [`WALK_TARGET_GROUPS`] and the items) or the exact sum's (up to
+/// [`EXACT_CAPACITY`] items × blocks).
+fn list_sizes(n: usize, tree: &WindingTree) -> (u64, u64, u64) {
     let blocks = u64::from(tree.triangles.div_ceil(EXACT_BLOCK as u32).max(1));
-    let walked = n.min(WALK_CAPACITY) as u64;
-    let sums = (walked * u64::from(tree.chunks)).max(EXACT_CAPACITY as u64 * blocks);
-    (4 * (n as u64 + 1), 8 * sums)
+    let walk_rows = n.max(WALK_TARGET_GROUPS) as u64;
+    let sums = walk_rows.max(EXACT_CAPACITY as u64 * blocks);
+    let items = 4 * (WALK_LIST + n + EXACT_CAPACITY) as u64;
+    (4 * (n as u64 + 1), items, 8 * sums)
 }
 
 impl RefineLists {
@@ -360,9 +363,10 @@ impl RefineLists {
     /// the counts and the first leftover items, so a larger buffer's tail
     /// is never seen.
     pub fn fits(&self, n: usize, tree: &WindingTree) -> bool {
-        let (list_bytes, sums_bytes) = list_sizes(n, tree);
+        let (list_bytes, items_bytes, sums_bytes) = list_sizes(n, tree);
         self.undecided.size() >= list_bytes
             && self.leftover.size() >= list_bytes
+            && self.items.size() >= items_bytes
             && self.sums.size() >= sums_bytes
     }
 
@@ -374,7 +378,7 @@ impl RefineLists {
         tree: &WindingTree,
         read_with_run: usize,
     ) -> Result<Self, GpuError> {
-        let (list_bytes, sums_bytes) = list_sizes(n, tree);
+        let (list_bytes, items_bytes, sums_bytes) = list_sizes(n, tree);
         let zeroed = |name: &str, bytes| {
             storage_buffer_zeroed(
                 gpu,
@@ -389,10 +393,7 @@ impl RefineLists {
             undecided: zeroed("undecided", list_bytes)?,
             steps: zeroed("steps", 4 * REFINE_STEPS as u64)?,
             leftover: zeroed("leftover", list_bytes)?,
-            items: zeroed(
-                "refine_items",
-                4 * (WALK_LIST + WALK_CAPACITY + EXACT_CAPACITY) as u64,
-            )?,
+            items: zeroed("refine_items", items_bytes)?,
             sums: zeroed("refine_sums", sums_bytes)?,
             indirect: gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(&format!("{label}::refine_args")),

@@ -707,3 +707,68 @@ fn more_open_points_than_a_walk_took_are_decided_on_the_gpu() {
     }
     assert_eq!(cpu, 0, "points left to the CPU");
 }
+
+/// On a device with f64 the points' first pass evaluates the leaves it
+/// opens in f64 (shaders/winding_points_f64.wgsl), as the refining steps
+/// do: near a dense surface the float32 leaves' bounds left most points to
+/// the refining steps (the 1.1 M-triangle bunny's octree: 4.5 M of 4.6 M
+/// nodes). The bunny's octree at depth 7: the f64 first pass leaves far
+/// fewer nodes open than a float32 one (a device without f64), and both
+/// sign every node as the CPU does.
+#[test]
+fn the_f64_first_pass_leaves_fewer_points_open_than_float32() {
+    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    let mesh = PreparedMesh::new(&common::sample("stanford-bunny")).unwrap();
+    let params = AdaptiveParams {
+        max_depth: 7,
+        sign_mode: SignMode::Winding,
+        ..AdaptiveParams::default()
+    };
+    let cpu = sdf_adaptive::run(&mesh, &params, sdf_adaptive::Backend::Cpu, None).unwrap();
+    let open_with = |ctx: &collidoscope::gpu::GpuContext| {
+        let gpu = AdaptiveGpu::new(ctx);
+        let field =
+            sdf_adaptive::run(&mesh, &params, sdf_adaptive::Backend::Gpu, Some(&gpu)).unwrap();
+        assert_eq!(field.octree.nodes.len(), cpu.octree.nodes.len());
+        let (_, open) = gpu.time(&mesh, &params).unwrap();
+        (field, open.expect("winding mode reports its counts"))
+    };
+    let f64_ctx = common::gpu();
+    if !SdfGpu::new(&f64_ctx).winding_exact_in_f64() {
+        eprintln!("no f64 on this adapter: nothing to compare");
+        return;
+    }
+    let (with_f64, open_f64) = open_with(&f64_ctx);
+    let (with_f32, open_f32) = open_with(&common::gpu_without(wgpu::Features::SHADER_F64));
+    eprintln!(
+        "bunny octree, {} nodes: open after the first pass {} (f64 leaves), {} (float32)",
+        cpu.octree.nodes.len(),
+        open_f64.refined + open_f64.cpu,
+        open_f32.refined + open_f32.cpu
+    );
+    assert!(
+        3 * (open_f64.refined + open_f64.cpu) < open_f32.refined + open_f32.cpu,
+        "f64 {open_f64:?}, float32 {open_f32:?}"
+    );
+    // Nodes by their centres: the GPU appends children in no fixed order.
+    let signs = |f: &sdf_adaptive::AdaptiveField| {
+        let mut s: Vec<([u32; 3], bool)> = f
+            .octree
+            .nodes
+            .iter()
+            .zip(&f.values)
+            .map(|(n, v)| (n.center.map(f32::to_bits), v.is_sign_negative()))
+            .collect();
+        s.sort();
+        s
+    };
+    let expected = signs(&cpu);
+    assert!(
+        signs(&with_f64) == expected,
+        "f64 signs differ from the CPU's"
+    );
+    assert!(
+        signs(&with_f32) == expected,
+        "float32 signs differ from the CPU's"
+    );
+}

@@ -8,8 +8,9 @@
 // (shared/winding_grid.wgsl):
 //
 //   winding_points         one invocation per point: the fast winding
-//                          number with its float32 error bound
-//                          (shared/winding.wgsl, β = 5) signs the point
+//                          number with its error bound (shared/winding.wgsl,
+//                          β = 5; its leaves as the includer's
+//                          first_pass_leaf says) signs the point
 //                          where ||w| − ½| exceeds the bound; the others
 //                          are listed in `undecided`.
 //   winding_walk12_*,      the refining steps over the listed points
@@ -20,7 +21,9 @@
 //                          `leftover`, for the CPU's f64 sum.
 //
 // Included by winding_points.wgsl (float32 leaves) and
-// winding_points_f64.wgsl (f64 leaves in the refining pass).
+// winding_points_f64.wgsl (f64 leaves in both passes), which define
+//   fn first_pass_leaf(i: u32) -> u32   the item winding_leaf gets in the
+//                                       first pass (WINDING_NO_CELL: float32)
 //
 // The points are read with a stride (in vec4s) so that a struct holding a
 // vec3 centre first can be bound as it is: an OctreeNode is 3 vec4s, a
@@ -75,7 +78,7 @@ fn winding_points(
     if (i >= wparams.count) {
         return;
     }
-    let omega = winding_subtree(0u, winding_item_point(i), wparams.slack, wparams.beta, WINDING_NO_CELL);
+    let omega = winding_subtree(0u, winding_item_point(i), wparams.slack, wparams.beta, first_pass_leaf(i));
     let w = omega / WINDING_FOUR_PI;
     let margin = abs(w.x) - 0.5;
     if (abs(margin) > w.y) {

@@ -1,10 +1,16 @@
-//! The staging ring (`gpu::StagingRing`) on the device: reads through
-//! more chunks than slots, of several sources, come back whole and in
-//! order, and a reused ring reads what was written since.
+//! Reading staging memory on the device. The staging ring
+//! (`gpu::StagingRing`): reads through more chunks than slots, of several
+//! sources, come back whole and in order, and a reused ring reads what was
+//! written since. A mapping asked for ahead of the wait
+//! (`gpu::MapRequest`): read after the run's wait, or dropped unread
+//! (pending or done), it leaves the buffer ready for the next copy.
 
 mod common;
 
-use collidoscope::gpu::{StagingRing, storage_buffer_init};
+use collidoscope::gpu::{
+    GpuContext, MapRequest, StagingRing, map_staging, staging_buffer, storage_buffer_init,
+};
+use eframe::egui_wgpu::wgpu;
 
 #[test]
 fn ring_reads_every_chunk_of_every_source_in_order_and_again_after_a_write() {
@@ -65,5 +71,50 @@ fn ring_reads_every_chunk_of_every_source_in_order_and_again_after_a_write() {
         }
         assert_eq!(got[0].len(), a_now.len(), "round {round}: a's length");
         assert_eq!(got[1], b[..36], "round {round}: b");
+    }
+}
+
+/// Copies `source` into `staging` in a submission of its own.
+fn copy_into(gpu: &GpuContext, source: &wgpu::Buffer, staging: &wgpu::Buffer) {
+    let mut encoder = gpu
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+    encoder.copy_buffer_to_buffer(source, 0, staging, 0, source.size());
+    gpu.queue.submit([encoder.finish()]);
+}
+
+#[test]
+fn a_map_request_reads_after_the_wait_and_a_dropped_one_frees_the_buffer() {
+    let gpu = common::gpu();
+    let values: Vec<u32> = (0..256).map(|i| i * 3 + 1).collect();
+    let source = storage_buffer_init(&gpu, "map request source", &values).unwrap();
+    let staging = staging_buffer(&gpu.device, "map request staging", source.size());
+    // Asked for right after the submission, completed by a later wait.
+    copy_into(&gpu, &source, &staging);
+    let request = MapRequest::new(&staging, staging.size());
+    gpu.device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .unwrap();
+    let read: Vec<u32> = request
+        .read(&gpu, "map request", None, bytemuck::pod_collect_to_vec)
+        .unwrap();
+    assert_eq!(read, values);
+    // Dropped while pending, and dropped once mapped: either way the
+    // buffer takes the next copy and maps again.
+    for wait_first in [false, true] {
+        copy_into(&gpu, &source, &staging);
+        let request = MapRequest::new(&staging, staging.size());
+        if wait_first {
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .unwrap();
+        }
+        drop(request);
+        copy_into(&gpu, &source, &staging);
+        let again: Vec<u32> = map_staging(&gpu, &staging, "map request again").unwrap();
+        assert_eq!(
+            again, values,
+            "after a request dropped (waited first: {wait_first})"
+        );
     }
 }

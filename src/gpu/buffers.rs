@@ -251,12 +251,15 @@ fn map_staging_when<R>(
 /// Asked for right after the submission that copies into the buffer, it is
 /// completed by the next wait for the GPU — a run's own — so that reading
 /// the buffer then costs no round trip of its own. A request dropped
-/// unread unmaps the buffer, so that it can be copied into again.
+/// unread unmaps the buffer (cancelling a pending mapping), so that it can
+/// be copied into again.
 pub struct MapRequest {
     staging: wgpu::Buffer,
     bytes: u64,
     mapped: std::sync::mpsc::Receiver<Result<(), wgpu::BufferAsyncError>>,
-    read: bool,
+    /// The buffer is unmapped again: read and unmapped, or its mapping
+    /// failed (unmapping an unmapped buffer is a wgpu error).
+    settled: bool,
 }
 
 impl MapRequest {
@@ -274,7 +277,7 @@ impl MapRequest {
             staging: staging.clone(),
             bytes,
             mapped: rx,
-            read: false,
+            settled: false,
         }
     }
 
@@ -316,12 +319,15 @@ impl MapRequest {
                 }
             }
         };
-        mapped.map_err(|e| fail(e.to_string()))?;
+        if let Err(e) = mapped {
+            self.settled = true;
+            return Err(fail(e.to_string()));
+        }
         let slice = self.staging.slice(..self.bytes);
         let view = slice.get_mapped_range().map_err(|e| fail(e.to_string()))?;
         let out = read(&view);
         drop(view);
-        self.read = true;
+        self.settled = true;
         self.staging.unmap();
         Ok(out)
     }
@@ -329,7 +335,9 @@ impl MapRequest {
 
 impl Drop for MapRequest {
     fn drop(&mut self) {
-        if !self.read {
+        // A mapping that failed left the buffer unmapped.
+        let failed = matches!(self.mapped.try_recv(), Ok(Err(_)));
+        if !self.settled && !failed {
             // Cancels a pending mapping, or undoes a finished one.
             self.staging.unmap();
         }

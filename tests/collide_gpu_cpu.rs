@@ -50,13 +50,7 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
     for round in 0..4 {
         let mut bodies = Vec::new();
         for i in 0..6 {
-            let axis = Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            )
-            .normalize_or(Vec3::Y);
-            let rot = Quat::from_axis_angle(axis, rng.range(0.0, std::f32::consts::TAU));
+            let rot = rng.rotation();
             let t = Vec3::new(
                 rng.range(-0.4, 0.4),
                 rng.range(-0.4, 0.4),

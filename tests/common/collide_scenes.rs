@@ -44,6 +44,16 @@ impl Lcg {
     pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.next()
     }
+    /// A random rotation: a random axis, a random angle.
+    pub fn rotation(&mut self) -> Quat {
+        let axis = Vec3::new(
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+            self.range(-1.0, 1.0),
+        )
+        .normalize_or(Vec3::Y);
+        Quat::from_axis_angle(axis, self.range(0.0, std::f32::consts::TAU))
+    }
 }
 
 /// Every bit of a contact list, for byte-identity checks.
@@ -83,13 +93,7 @@ pub fn large_batch() -> (Vec<ColliderShape>, Vec<Body>, Vec<(usize, usize)>) {
     for p in 0..400 {
         let cell = Vec3::new((p % 8) as f32, ((p / 8) % 8) as f32, (p / 64) as f32) * 3.0;
         for s in 0..2 {
-            let axis = Vec3::new(
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            )
-            .normalize_or(Vec3::Y);
-            let rot = Quat::from_axis_angle(axis, rng.range(0.0, std::f32::consts::TAU));
+            let rot = rng.rotation();
             let t = cell
                 + Vec3::new(
                     rng.range(-0.2, 0.2),

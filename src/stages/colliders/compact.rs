@@ -15,7 +15,10 @@
 
 use glam::{Mat4, Vec2, Vec3};
 
+use std::mem::MaybeUninit;
+
 use super::cpu::transform;
+use super::streamed;
 use super::{ColliderShape, Contact, Plan, TASK_SEGMENT_FIELD, sample_starts};
 use crate::stages::sampling::{FeatureKind, Sample};
 use crate::stages::sdf_grid::GridSpec;
@@ -177,23 +180,39 @@ fn find_task(starts: &[u32], point: u32) -> Option<usize> {
     starts.partition_point(|&s| s <= point).checked_sub(1)
 }
 
-/// Records decoded by one rayon job: enough to hide the job's overhead,
-/// few enough that every core gets several.
-const CHUNK: usize = 8192;
+/// Fewest records one rayon job decodes: enough to hide the job's
+/// overhead (a few microseconds).
+const MIN_CHUNK: usize = 1024;
+
+/// Most records one rayon job decodes.
+const MAX_CHUNK: usize = 8192;
+
+/// Records per rayon job for `records` records: about four jobs a thread,
+/// so that the last round leaves few cores idle. A fixed 8,192 gave a
+/// chunked detect's part of ~140 K records 18 jobs, so on 16 threads two
+/// rounds of which the second kept one core busy: half the wall time of the
+/// decode (issue 18, `bench collide`'s `convert` at 1000 pairs).
+fn job_size(records: usize) -> usize {
+    records
+        .div_ceil(4 * rayon::current_num_threads())
+        .clamp(MIN_CHUNK, MAX_CHUNK)
+}
 
 /// `decode` of every record, in order, on all cores, appended to `out`
 /// (whose old contents stay; on an error nothing is appended): the
 /// records are cut into chunks of `chunk`, each decoded by one job into
-/// its own range of the output — written in place, so that a fresh
-/// allocation's pages are first touched by the threads that fill them,
-/// and a reused one (a caller detecting every frame) is not touched by
-/// the allocator at all — with a [`TaskWalk`] of its own. The first error
-/// wins.
+/// its own range of the output — written in place by `store`, so that a
+/// fresh allocation's pages are first touched by the threads that fill
+/// them, and a reused one (a caller detecting every frame) is not touched
+/// by the allocator at all — with a [`TaskWalk`] of its own. Each job ends
+/// with [`streamed::fence`], for a `store` that writes past the cache. The
+/// first error wins.
 fn decode_chunked<T: Send>(
     records: &[GpuContact],
     chunk: usize,
     walk: &TaskWalk<'_>,
     decode: impl Fn(&mut TaskWalk<'_>, &GpuContact) -> Result<T, String> + Sync,
+    store: impl Fn(&mut MaybeUninit<T>, T) + Sync,
     out: &mut Vec<T>,
 ) -> Result<(), String> {
     use rayon::prelude::*;
@@ -204,10 +223,12 @@ fn decode_chunked<T: Send>(
         .zip(out.spare_capacity_mut()[..records.len()].par_chunks_mut(chunk))
         .try_for_each(|(records, slots)| {
             let mut walk = walk.clone();
-            for (record, slot) in records.iter().zip(slots) {
-                slot.write(decode(&mut walk, record)?);
-            }
-            Ok::<(), String>(())
+            let decoded = records.iter().zip(slots).try_for_each(|(record, slot)| {
+                store(slot, decode(&mut walk, record)?);
+                Ok::<(), String>(())
+            });
+            streamed::fence();
+            decoded
         })?;
     // SAFETY: the chunks of `records` and of the first `records.len()`
     // spare slots have the same lengths, so every slot was written by the
@@ -282,13 +303,14 @@ impl<'a> Decoder<'a> {
         let walk = TaskWalk::new(&self.first_points, &self.counts);
         decode_chunked(
             records,
-            CHUNK,
+            job_size(records.len()),
             &walk,
             |walk, r| {
                 walk.task_of(r.point)
                     .and_then(|(t, k)| self.views[t].contact(r, k))
                     .ok_or_else(|| format!("record {r:?} names no point of the plan"))
             },
+            streamed::store,
             out,
         )
     }
@@ -382,7 +404,7 @@ mod tests {
             let mut out = vec![(usize::MAX, 0); leftover];
             let walked = decode_chunked(&records, chunk, &walk, |walk, r| {
                 walk.task_of(r.point).ok_or_else(|| format!("{}", r.point))
-            }, &mut out).map(|()| {
+            }, |slot, v| { slot.write(v); }, &mut out).map(|()| {
                 prop_assert!(out[..leftover].iter().all(|&x| x == (usize::MAX, 0)));
                 Ok(out.split_off(leftover))
             });
@@ -403,6 +425,17 @@ mod tests {
                 _ => prop_assert!(false, "walk {walked:?}, search {searched:?}"),
             }
         }
+    }
+
+    #[test]
+    fn decode_jobs_are_about_four_a_thread_within_their_bounds() {
+        let threads = rayon::current_num_threads();
+        assert_eq!(job_size(0), MIN_CHUNK);
+        assert_eq!(job_size(10), MIN_CHUNK);
+        assert_eq!(job_size(usize::MAX / 2), MAX_CHUNK);
+        let per_job = 2000;
+        assert_eq!(job_size(4 * threads * per_job), per_job);
+        assert_eq!(job_size(4 * threads * per_job + 1), per_job + 1);
     }
 
     #[test]
@@ -431,6 +464,9 @@ mod tests {
             |w, r| {
                 w.task_of(r.point)
                     .ok_or_else(|| format!("point {}", r.point))
+            },
+            |slot, v| {
+                slot.write(v);
             },
             &mut out,
         )

@@ -81,6 +81,7 @@ pub(super) mod compact;
 mod compare;
 mod cpu;
 pub(super) mod gpu;
+mod streamed;
 mod summary;
 
 pub use compact::{NORMAL_MAX_ERROR, decode_normal, encode_normal};
@@ -188,7 +189,9 @@ impl Default for ColliderParams {
     }
 }
 
-/// One contact point, world space.
+/// One contact point, world space. `repr(C)`: the decode of GPU records
+/// writes it as words at these offsets ([`streamed`]).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Contact {
     pub position: Vec3,

@@ -61,8 +61,10 @@ use crate::progress::Progress;
 use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
-/// What a sampling point (or a contact made from one) lies on.
+/// What a sampling point (or a contact made from one) lies on. One byte,
+/// its discriminant (the colliders' decode stores it as such).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
 pub enum FeatureKind {
     Vertex = 0,
     Edge = 1,

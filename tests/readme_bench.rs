@@ -351,3 +351,76 @@ fn the_simulate_rows_are_the_csv_rows_of_their_body_count() {
         );
     }
 }
+
+/// The goals table (written by `scripts/goals-table.py h200`): each row's
+/// measured value, target and verdict read back from the H200 run's CSVs.
+#[test]
+fn the_goal_rows_are_the_h200_csv_rows() {
+    let table = readme_table(&read("README.md"), "| goal | case | measured | target | met |");
+    let sdf = csv("docs/bench/sdf-h200.csv");
+    let simulate = csv("docs/bench/simulate-h200.csv");
+    let verdict = |ok: bool| if ok { "yes" } else { "no" };
+    let sdf_row = |model: &str, res: &str, sign: &str| {
+        sdf.iter()
+            .find(|r| r["model"] == model && r["resolution"] == res && r["sign"] == sign)
+            .unwrap_or_else(|| panic!("no {model} {res} {sign} row in sdf-h200.csv"))
+    };
+    let mut kinds = [0; 4];
+    for cells in &table {
+        let [goal, case, measured, target, met] = &cells[..] else {
+            panic!("{cells:?}: five cells")
+        };
+        if goal.starts_with("winding") {
+            let (model, res) = case.rsplit_once(' ').expect("model res");
+            let res = res.trim_end_matches('³');
+            let ratio = ms(sdf_row(model, res, "winding"), "gpu_ms")
+                / ms(sdf_row(model, res, "pseudo-normal"), "gpu_ms");
+            assert_eq!(*measured, format!("{ratio:.2}×"), "{case}");
+            assert_eq!(met, verdict(ratio <= 1.3), "{case}");
+            kinds[0] += 1;
+        } else if goal.contains("bench sdf") {
+            let (rest, call) = case.rsplit_once(", ").expect("case, call");
+            let (rest, sign) = rest.rsplit_once(' ').expect("sign");
+            let (model, res) = rest.rsplit_once(' ').expect("model res");
+            let row = sdf_row(model, res.trim_end_matches('³'), sign);
+            let (wall, target_met) = match call {
+                "cold" => ("wall_ms", "wall_target_met"),
+                "warm" => ("warm_wall_ms", "warm_target_met"),
+                other => panic!("{case}: call {other}"),
+            };
+            assert_eq!(*measured, format!("{:.2} ms", ms(row, wall)), "{case}");
+            assert_eq!(
+                *target,
+                format!("{:.2} ms", ms(row, "wall_target_ms")),
+                "{case}"
+            );
+            assert_eq!(met, verdict(row[target_met] == "true"), "{case}");
+            kinds[1] += 1;
+        } else if goal.contains("bench collide") {
+            let (_, run) = case.rsplit_once(", ").expect("pairs, run");
+            let rows = csv(&format!("docs/bench/{run}-h200.csv"));
+            let row = rows
+                .iter()
+                .find(|r| r["pairs"] == "1000" && r["mode"] == "gpu batched")
+                .unwrap_or_else(|| panic!("{case}: no batched row at 1000 pairs"));
+            let ratio = ms(row, "wall_over_gpu");
+            assert_eq!(*measured, format!("{ratio:.2}×"), "{case}");
+            assert_eq!(met, verdict(ratio <= 3.0), "{case}");
+            kinds[2] += 1;
+        } else if goal.contains("bench simulate") {
+            let bodies = case.trim_end_matches(" bodies");
+            let row = simulate
+                .iter()
+                .find(|r| r["bodies"] == bodies && r["backend"] == "gpu")
+                .unwrap_or_else(|| panic!("{case}: no gpu row"));
+            let (wall, goal_ms) = (ms(row, "wall_ms"), ms(row, "target_ms"));
+            assert_eq!(*measured, format!("{wall:.2} ms"), "{case}");
+            assert_eq!(*target, format!("{goal_ms:.2} ms"), "{case}");
+            assert_eq!(met, verdict(wall <= goal_ms), "{case}");
+            kinds[3] += 1;
+        } else {
+            panic!("a goal row of no known kind: {cells:?}");
+        }
+    }
+    assert_eq!(kinds, [4, 16, 2, 2], "rows of each goal");
+}

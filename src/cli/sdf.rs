@@ -284,8 +284,13 @@ fn warn_pseudo_normal(mesh: &PreparedMesh, hint: &str) {
 /// (after the field is written, so a failed run prints its error alone).
 fn note_repairs(mesh: &PreparedMesh) {
     if mesh.shells_flipped > 0 {
+        let (shells, they, their) = if mesh.shells_flipped == 1 {
+            ("closed shell", "it was", "its")
+        } else {
+            ("closed shells", "they were", "their")
+        };
         eprintln!(
-            "note: {} closed shells faced inward (negative signed volume); they were flipped, so their inside is inside",
+            "note: {} {shells} faced inward (negative signed volume); {they} flipped, so {their} inside is inside",
             mesh.shells_flipped
         );
     }

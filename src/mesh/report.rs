@@ -147,8 +147,13 @@ impl MeshReport {
             );
         }
         if self.inward_shells > 0 {
+            let (shells, have, their, them) = if self.inward_shells == 1 {
+                ("closed shell", "has", "its", "it")
+            } else {
+                ("closed shells", "have", "their", "them")
+            };
             warnings.push(format!(
-                "faces inward: {} closed shells have their faces pointing inward (negative signed volume, or inside such a shell) — the field flips them, so inside is inside in both sign modes",
+                "faces inward: {} {shells} {have} {their} faces pointing inward (negative signed volume, or inside such a shell) — the field flips {them}, so inside is inside in both sign modes",
                 self.inward_shells
             ));
         }
@@ -184,7 +189,7 @@ impl MeshReport {
 const LISTED_VOLUMES: usize = 6;
 
 impl MeshReport {
-    /// `N (signed volumes v1, v2, …; K face inward)`.
+    /// `N (signed volumes v1, v2, …; K facing inward)`.
     fn shells_summary(&self) -> String {
         let v = &self.closed_shell_volumes;
         if v.is_empty() {
@@ -199,7 +204,7 @@ impl MeshReport {
             listed.push("…".to_string());
         }
         let inward = if self.inward_shells > 0 {
-            format!("; {} face inward", self.inward_shells)
+            format!("; {} facing inward", self.inward_shells)
         } else {
             String::new()
         };
@@ -380,5 +385,35 @@ mod tests {
         assert!(!report.closed);
         assert!(!report.warnings().is_empty());
         assert!(!report.to_string().is_empty());
+    }
+
+    /// The inward-shell warning and row read right for one shell and for
+    /// several (once "1 closed shells have their faces", "1 face inward").
+    #[test]
+    fn inward_shells_are_counted_in_words_that_agree() {
+        let inward = |mesh: &Mesh| {
+            let mut m = mesh.clone();
+            m.triangles.iter_mut().for_each(|t| t.swap(1, 2));
+            m
+        };
+        let one = MeshReport::analyze(&inward(&box_mesh(1)));
+        let text = one.to_string();
+        assert!(
+            text.contains("1 closed shell has its faces pointing inward"),
+            "{text}"
+        );
+        assert!(text.contains("the field flips it,"), "{text}");
+        assert!(text.contains("; 1 facing inward)"), "{text}");
+
+        let near = inward(&box_mesh(1));
+        let far = near.transformed(glam::Mat4::from_translation(glam::Vec3::splat(5.0)));
+        let two = Mesh::merge(&[near, far], "two inward boxes");
+        let text = MeshReport::analyze(&two).to_string();
+        assert!(
+            text.contains("2 closed shells have their faces pointing inward"),
+            "{text}"
+        );
+        assert!(text.contains("the field flips them,"), "{text}");
+        assert!(text.contains("; 2 facing inward)"), "{text}");
     }
 }

@@ -356,7 +356,10 @@ fn the_simulate_rows_are_the_csv_rows_of_their_body_count() {
 /// measured value, target and verdict read back from the H200 run's CSVs.
 #[test]
 fn the_goal_rows_are_the_h200_csv_rows() {
-    let table = readme_table(&read("README.md"), "| goal | case | measured | target | met |");
+    let table = readme_table(
+        &read("README.md"),
+        "| goal | case | measured | target | met |",
+    );
     let sdf = csv("docs/bench/sdf-h200.csv");
     let simulate = csv("docs/bench/simulate-h200.csv");
     let verdict = |ok: bool| if ok { "yes" } else { "no" };

@@ -227,7 +227,10 @@ impl SdfGpu {
     /// corners and normals gathered in the backend's order straight into
     /// the uploads' staging memory, in parallel, and the tree copied there
     /// ([`storage_buffer_with`]: nothing zeroed or copied twice on the
-    /// host).
+    /// host). The triangles need only the BVH's order, not the slab tree,
+    /// so their gather runs beside the tree's build (`rayon::join`): the
+    /// `upload` phase is what it adds after the build (the tree's copy,
+    /// and the gather's part that the build did not cover).
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,
@@ -247,21 +250,32 @@ impl SdfGpu {
         } else {
             (0..mesh.triangle_count() as u32).collect()
         };
-        // The brute-force kernel binds a one-node tree it never reads.
-        let nodes = if accelerated {
-            slab_bvh::build(&mesh.bvh, |s| mesh.corners[order[s as usize] as usize])
-        } else {
-            vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
-        };
-        timings.push("bvh", start.elapsed().as_secs_f64() * 1e3, None);
         let gpu = &self.gpu;
         let tri_bytes = |per: usize| (order.len() * per) as u64;
-        let tri_pos = storage_buffer_with(gpu, "SdfGpu::tri_pos", tri_bytes(CORNER_BYTES), |d| {
-            write_records(d, |i| mesh.gpu_corners(order[i] as usize))
-        })?;
-        let normals = storage_buffer_with(gpu, "SdfGpu::normals", tri_bytes(NORMAL_BYTES), |d| {
-            write_records(d, |i| mesh.gpu_normals(order[i] as usize))
-        })?;
+        let ((nodes, bvh_ms), triangles) = rayon::join(
+            || {
+                // The brute-force kernel binds a one-node tree it never reads.
+                let nodes = if accelerated {
+                    slab_bvh::build(&mesh.bvh, |s| mesh.corners[order[s as usize] as usize])
+                } else {
+                    vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
+                };
+                (nodes, start.elapsed().as_secs_f64() * 1e3)
+            },
+            || {
+                let tri_pos =
+                    storage_buffer_with(gpu, "SdfGpu::tri_pos", tri_bytes(CORNER_BYTES), |d| {
+                        write_records(d, |i| mesh.gpu_corners(order[i] as usize))
+                    })?;
+                let normals =
+                    storage_buffer_with(gpu, "SdfGpu::normals", tri_bytes(NORMAL_BYTES), |d| {
+                        write_records(d, |i| mesh.gpu_normals(order[i] as usize))
+                    })?;
+                Ok::<_, SdfError>((tri_pos, normals))
+            },
+        );
+        timings.push("bvh", bvh_ms, None);
+        let (tri_pos, normals) = triangles?;
         let buffers = Arc::new(MeshBuffers {
             key,
             tri_pos,

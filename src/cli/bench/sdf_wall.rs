@@ -20,7 +20,7 @@
 //! | group | stage phases |
 //! |---|---|
 //! | `bvh` | `bvh` (the slab tree built from the mesh's BVH) |
-//! | `upload` | `upload` (the triangles gathered into the uploads' staging memory, the tree copied there, and beside them the buffers the kernels write created or reused; the parameters written) |
+//! | `upload` | `upload` (what the upload adds after the tree's build: the triangles are gathered into the uploads' staging memory beside the build; the tree copied there, and beside them the buffers the kernels write created or reused; the parameters written) |
 //! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies and the kernels, until the GPU is done; meanwhile, on the host, the read-back's staging ring and the host memory of the field, every page touched) |
 //! | `readback` | `readback` (the field's copies through the staging ring, each chunk mapped and copied out in parallel while the GPU copies the next) |
 //! | `host` | `convert`, `to world`, `sign`, the winding sign's CPU fallback |

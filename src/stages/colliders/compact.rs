@@ -301,18 +301,21 @@ impl<'a> Decoder<'a> {
         out: &mut Vec<Contact>,
     ) -> Result<(), String> {
         let walk = TaskWalk::new(&self.first_points, &self.counts);
-        decode_chunked(
-            records,
-            job_size(records.len()),
-            &walk,
-            |walk, r| {
-                walk.task_of(r.point)
-                    .and_then(|(t, k)| self.views[t].contact(r, k))
-                    .ok_or_else(|| format!("record {r:?} names no point of the plan"))
-            },
-            streamed::store,
-            out,
-        )
+        let decode = |walk: &mut TaskWalk<'_>, r: &GpuContact| {
+            walk.task_of(r.point)
+                .and_then(|(t, k)| self.views[t].contact(r, k))
+                .ok_or_else(|| format!("record {r:?} names no point of the plan"))
+        };
+        let job = job_size(records.len());
+        // Two instances of the loop, each with its store inlined.
+        if records.len() >= streamed::STREAM_MIN {
+            decode_chunked(records, job, &walk, decode, streamed::store, out)
+        } else {
+            let store = |slot: &mut MaybeUninit<Contact>, c| {
+                slot.write(c);
+            };
+            decode_chunked(records, job, &walk, decode, store, out)
+        }
     }
 
     /// [`Decoder::append`] of the records in `bytes` (mapped memory).

@@ -100,7 +100,7 @@ impl SpatialHash {
             counts[c] += counts[c - 1];
         }
         let mut fill = counts.clone();
-        let mut entries = vec![0u32; *counts.last().unwrap() as usize];
+        let mut entries = vec![0u32; counts.last().map_or(0, |&n| n as usize)];
         each(&mut |c, t| {
             entries[fill[c] as usize] = t;
             fill[c] += 1;

@@ -189,13 +189,18 @@ const MAX_CHUNK: usize = 8192;
 
 /// Records per rayon job for `records` records: about four jobs a thread,
 /// so that the last round leaves few cores idle. A fixed 8,192 gave a
-/// chunked detect's part of ~140 K records 18 jobs, so on 16 threads two
-/// rounds of which the second kept one core busy: half the wall time of the
-/// decode (issue 18, `bench collide`'s `convert` at 1000 pairs).
+/// chunked detect's part of ~140 K records 18 jobs, so on 16 threads a
+/// second round in which two cores worked and fourteen waited (issue 18,
+/// `bench collide`'s `convert` at 1000 pairs).
 fn job_size(records: usize) -> usize {
     records
         .div_ceil(4 * rayon::current_num_threads())
         .clamp(MIN_CHUNK, MAX_CHUNK)
+}
+
+/// The ordinary store: a `store` of [`decode_chunked`].
+fn write<T>(slot: &mut MaybeUninit<T>, value: T) {
+    slot.write(value);
 }
 
 /// `decode` of every record, in order, on all cores, appended to `out`
@@ -311,10 +316,7 @@ impl<'a> Decoder<'a> {
         if records.len() >= streamed::STREAM_MIN {
             decode_chunked(records, job, &walk, decode, streamed::store, out)
         } else {
-            let store = |slot: &mut MaybeUninit<Contact>, c| {
-                slot.write(c);
-            };
-            decode_chunked(records, job, &walk, decode, store, out)
+            decode_chunked(records, job, &walk, decode, write, out)
         }
     }
 
@@ -407,7 +409,7 @@ mod tests {
             let mut out = vec![(usize::MAX, 0); leftover];
             let walked = decode_chunked(&records, chunk, &walk, |walk, r| {
                 walk.task_of(r.point).ok_or_else(|| format!("{}", r.point))
-            }, |slot, v| { slot.write(v); }, &mut out).map(|()| {
+            }, write, &mut out).map(|()| {
                 prop_assert!(out[..leftover].iter().all(|&x| x == (usize::MAX, 0)));
                 Ok(out.split_off(leftover))
             });
@@ -468,9 +470,7 @@ mod tests {
                 w.task_of(r.point)
                     .ok_or_else(|| format!("point {}", r.point))
             },
-            |slot, v| {
-                slot.write(v);
-            },
+            write,
             &mut out,
         )
         .unwrap_err();

@@ -61,16 +61,9 @@ fn fill(s: &TriangleSetup, frame: &BoneFrame, params: &RadialParams, values: &mu
         let last = (hi - cell / 2).div_euclid(cell).min(n as i64 - 1);
         first..=last
     };
-    let xs = range(
-        p.iter().map(|c| c.0).min().unwrap(),
-        p.iter().map(|c| c.0).max().unwrap(),
-        w,
-    );
-    let ys = range(
-        p.iter().map(|c| c.1).min().unwrap(),
-        p.iter().map(|c| c.1).max().unwrap(),
-        h,
-    );
+    let (x, y) = (p.map(|c| c.0), p.map(|c| c.1));
+    let xs = range(x[0].min(x[1]).min(x[2]), x[0].max(x[1]).max(x[2]), w);
+    let ys = range(y[0].min(y[1]).min(y[2]), y[0].max(y[1]).max(y[2]), h);
     let shift = w / 2;
     for y in ys {
         for x in xs.clone() {

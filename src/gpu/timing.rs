@@ -150,11 +150,20 @@ impl<'a> GpuRun<'a> {
 
     /// Submits, waits for the GPU, and returns (phases, wall-clock ms from
     /// creation to completion).
-    pub fn finish(mut self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
+    pub fn finish(self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
+        self.submit_last()?.1.finish()
+    }
+
+    /// Submits what is recorded as the run's last part, with the
+    /// resolution of its timestamp queries and the request to map their
+    /// read-back: a caller that waits for this submission anyway (to map a
+    /// buffer it copies into) then gets the times without a submission and
+    /// a wait of their own ([`SubmittedRun::finish`]).
+    pub fn submit_last(mut self) -> Result<(wgpu::SubmissionIndex, SubmittedRun<'a>), GpuError> {
         self.profiler.get().resolve_queries(&mut self.encoder);
-        self.gpu.queue.submit([self.encoder.finish()]);
-        // Ending the frame maps its query buffers; the wait below then
-        // completes both the work and the mapping.
+        let submission = self.gpu.queue.submit([self.encoder.finish()]);
+        // Ending the frame maps its query buffers; the next wait for this
+        // submission completes both the work and the mapping.
         self.profiler
             .get()
             .end_frame()
@@ -162,6 +171,28 @@ impl<'a> GpuRun<'a> {
                 what: "GPU profiler".into(),
                 reason: e.to_string(),
             })?;
+        Ok((
+            submission,
+            SubmittedRun {
+                gpu: self.gpu,
+                profiler: self.profiler,
+                started: self.started,
+            },
+        ))
+    }
+}
+
+/// A run whose every part is submitted ([`GpuRun::submit_last`]).
+pub struct SubmittedRun<'a> {
+    gpu: &'a GpuContext,
+    profiler: Profiler<'a>,
+    started: Instant,
+}
+
+impl SubmittedRun<'_> {
+    /// Waits for the GPU (at once if the caller has waited already) and
+    /// returns (phases, wall-clock ms from the run's creation to now).
+    pub fn finish(mut self) -> Result<(Vec<GpuPhase>, f64), GpuError> {
         self.gpu
             .device
             .poll(wgpu::PollType::wait_indefinitely())

@@ -1,0 +1,411 @@
+//! Planning: body pairs → tasks, shared by both backends.
+//!
+//! A task is one set of points (a mesh's samples, a primitive's points, a
+//! segment's cell walk) tested against one target (a field, a plane, a
+//! sphere, a box), with the poses it needs; its points' global indices
+//! follow the tasks before it (`thread_start`), so that one dispatch runs
+//! every task's points and a contact record's point index names its task
+//! and sample ([`super::compact`]).
+//!
+//! The pairs' tasks are built on all cores for large batches: each body's
+//! inverse first ([`inverses`]), then each pair's tasks with their places
+//! left open ([`PairTasks`]), then, in pair order, each task's first point
+//! and a primitive's points' place among the extra points. A thousand
+//! pairs took about 0.25 ms of a detect's 2 ms on one core of the H200's
+//! host (2026-11-29), before the kernels could start.
+
+use glam::{Mat4, Vec3, Vec4};
+
+use super::{
+    Body, BodyShape, ColliderError, ColliderParams, ColliderShape, TASK_SAMPLES_BOX,
+    TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE, TASK_SEGMENT_FIELD,
+};
+use crate::stages::sampling::{FeatureKind, Sample};
+
+/// One task: `struct Task` of shaders/colliders.wgsl (the layout and the
+/// `TASK_*` kinds are checked by tests/shader_layouts.rs).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Task {
+    pub world_from_a: [[f32; 4]; 4],
+    pub b_from_world: [[f32; 4]; 4],
+    pub world_from_b: [[f32; 4]; 4],
+    /// Plane (n, d), sphere (centre, r), box (half extents, 0), segment start.
+    pub prim: [f32; 4],
+    /// Segment end.
+    pub prim2: [f32; 4],
+    pub kind: u32,
+    pub body: u32,
+    pub other: u32,
+    /// Shape index of the field (field tasks).
+    pub field: u32,
+    /// First point in the shape samples (or the extra points).
+    pub sample_start: u32,
+    pub sample_count: u32,
+    /// Running total of point counts before this task.
+    pub thread_start: u32,
+    /// 1 when the points are in the extra (primitive) buffer.
+    pub extra: u32,
+    /// Index of the task's pair in the detect's pair list.
+    pub pair: u32,
+    pub _pad: [u32; 3],
+}
+const _: () = assert!(std::mem::size_of::<Task>() == 272);
+
+pub(crate) struct Plan {
+    pub tasks: Vec<Task>,
+    /// Points on primitives, in their object frames.
+    pub extra: Vec<Sample>,
+    pub total_threads: usize,
+}
+
+/// First sample of each shape in the concatenated sample list.
+pub(crate) fn sample_starts(shapes: &[ColliderShape]) -> Vec<u32> {
+    let mut acc = 0u32;
+    shapes
+        .iter()
+        .map(|s| {
+            let start = acc;
+            acc += s.samples.samples.len() as u32;
+            start
+        })
+        .collect()
+}
+
+/// Bodies from which [`inverses`] runs on all cores (a thousand pairs'
+/// two thousand inverses take about 0.1 ms on one).
+const PARALLEL_INVERSES: usize = 512;
+
+/// The bodies' `object_from_world`s, or the first body whose transform is
+/// not finite or not invertible.
+fn inverses(bodies: &[Body]) -> Result<Vec<Mat4>, ColliderError> {
+    use rayon::prelude::*;
+    let inverse = |(i, b): (usize, &Body)| check_transform(i, &b.world_from_object);
+    if bodies.len() < PARALLEL_INVERSES {
+        return bodies.iter().enumerate().map(inverse).collect();
+    }
+    let all: Vec<_> = bodies.par_iter().enumerate().map(inverse).collect();
+    all.into_iter().collect()
+}
+
+fn check_transform(i: usize, m: &Mat4) -> Result<Mat4, ColliderError> {
+    let inv = m.inverse();
+    if !m.is_finite() || !inv.is_finite() || m.determinant().abs() < 1e-12 {
+        return Err(ColliderError::BadTransform(i));
+    }
+    Ok(inv)
+}
+
+/// Points on a sphere of `radius` (Fibonacci lattice) with outward normals.
+pub fn sphere_points(radius: f32, n: u32, body: u32) -> Vec<Sample> {
+    let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
+    (0..n.max(1))
+        .map(|i| {
+            let y = 1.0 - 2.0 * (i as f32 + 0.5) / n.max(1) as f32;
+            let r = (1.0 - y * y).max(0.0).sqrt();
+            let phi = golden * i as f32;
+            let dir = Vec3::new(r * phi.cos(), y, r * phi.sin());
+            Sample {
+                position: dir * radius,
+                normal: dir,
+                kind: FeatureKind::Primitive,
+                feature: body,
+                sub: i,
+            }
+        })
+        .collect()
+}
+
+/// Corners, edge midpoints and face centres of a centred box.
+pub fn box_points(half: Vec3, body: u32) -> Vec<Sample> {
+    let mut out = Vec::new();
+    for x in -1..=1 {
+        for y in -1..=1 {
+            for z in -1..=1 {
+                let s = Vec3::new(x as f32, y as f32, z as f32);
+                if s == Vec3::ZERO {
+                    continue;
+                }
+                out.push(Sample {
+                    position: s * half,
+                    normal: s.normalize(),
+                    kind: FeatureKind::Primitive,
+                    feature: body,
+                    sub: out.len() as u32,
+                });
+            }
+        }
+    }
+    out
+}
+
+pub(crate) fn plan(
+    shapes: &[ColliderShape],
+    bodies: &[Body],
+    pairs: &[(usize, usize)],
+    params: &ColliderParams,
+) -> Result<Plan, ColliderError> {
+    let inverses = inverses(bodies)?;
+    for (i, b) in bodies.iter().enumerate() {
+        check_shape(i, b, shapes.len())?;
+    }
+    let input = PlanInput {
+        starts: sample_starts(shapes),
+        shapes,
+        bodies,
+        inverses,
+        params,
+    };
+    let build = |(p, &pair): (usize, &(usize, usize))| input.pair_tasks(p, pair);
+    let per_pair: Vec<_> = if pairs.len() >= PARALLEL_PAIRS {
+        use rayon::prelude::*;
+        pairs.par_iter().enumerate().map(build).collect()
+    } else {
+        pairs.iter().enumerate().map(build).collect()
+    };
+    let mut plan = Plan {
+        // At most two tasks a pair.
+        tasks: Vec::with_capacity(2 * pairs.len()),
+        extra: Vec::new(),
+        total_threads: 0,
+    };
+    // In pair order: each task's first point, and a primitive's points'
+    // place among the extra points.
+    for pair in per_pair {
+        let pair = pair?;
+        for mut task in pair.tasks.into_iter().flatten() {
+            if task.extra == 1 {
+                task.sample_start = plan.extra.len() as u32;
+            }
+            task.thread_start = plan.total_threads as u32;
+            plan.total_threads += task.sample_count as usize;
+            plan.tasks.push(task);
+        }
+        plan.extra.extend(pair.extra);
+    }
+    if plan.total_threads > u32::MAX as usize {
+        return Err(ColliderError::TooMany(plan.total_threads));
+    }
+    Ok(plan)
+}
+
+/// Pairs from which [`plan`] builds the pairs' tasks on all cores.
+const PARALLEL_PAIRS: usize = 256;
+
+/// What [`plan`] builds each pair's tasks from.
+struct PlanInput<'a> {
+    shapes: &'a [ColliderShape],
+    bodies: &'a [Body],
+    /// Each shape's first sample among all shapes' ([`sample_starts`]).
+    starts: Vec<u32>,
+    /// Each body's `object_from_world`.
+    inverses: Vec<Mat4>,
+    params: &'a ColliderParams,
+}
+
+/// One pair's tasks before their places in the plan are known: at most
+/// two; the points of a task with `extra == 1` are `extra`.
+struct PairTasks {
+    tasks: [Option<Task>; 2],
+    extra: Vec<Sample>,
+}
+
+/// A body's shape, checked: a mesh's shape exists, a primitive's
+/// parameters are finite and not degenerate.
+fn check_shape(i: usize, body: &Body, shapes: usize) -> Result<(), ColliderError> {
+    let bad = |why| Err(ColliderError::BadPrimitive(i, why));
+    match body.shape {
+        BodyShape::Mesh(s) if s >= shapes => Err(ColliderError::NoSuchShape(i, s, shapes)),
+        BodyShape::Plane { normal, offset }
+            if !(normal.is_finite() && offset.is_finite() && normal.length() > 1e-6) =>
+        {
+            bad("the plane needs a non-zero normal")
+        }
+        BodyShape::Sphere { radius } if !(radius.is_finite() && radius > 0.0) => {
+            bad("the radius must be > 0")
+        }
+        BodyShape::Cuboid { half_extents }
+            if !(half_extents.is_finite() && half_extents.min_element() > 0.0) =>
+        {
+            bad("half extents must be > 0")
+        }
+        BodyShape::Segment { a, b } if !(a.is_finite() && b.is_finite()) => {
+            bad("segment ends must be finite")
+        }
+        _ => Ok(()),
+    }
+}
+
+impl PlanInput<'_> {
+    /// The tasks of pair `p`, bodies `(i, j)`: a mesh's samples against
+    /// the other body (field, plane, sphere, box), and for a mesh or a
+    /// solid primitive the other way round too; for a segment, the mesh's
+    /// field along it.
+    fn pair_tasks(&self, p: usize, (i, j): (usize, usize)) -> Result<PairTasks, ColliderError> {
+        let (shapes, bodies, inverses, params) =
+            (self.shapes, self.bodies, &self.inverses, self.params);
+        let starts = &self.starts;
+        let none = PairTasks {
+            tasks: [None, None],
+            extra: Vec::new(),
+        };
+        if i >= bodies.len() || j >= bodies.len() {
+            return Err(ColliderError::NoSuchBody(i, j, bodies.len()));
+        }
+        let base = |a: usize, b: usize| Task {
+            world_from_a: bodies[a].world_from_object.to_cols_array_2d(),
+            b_from_world: inverses[b].to_cols_array_2d(),
+            world_from_b: bodies[b].world_from_object.to_cols_array_2d(),
+            prim: [0.0; 4],
+            prim2: [0.0; 4],
+            kind: TASK_SAMPLES_FIELD,
+            body: a as u32,
+            other: b as u32,
+            field: 0,
+            sample_start: 0,
+            sample_count: 0,
+            thread_start: 0,
+            extra: 0,
+            pair: p as u32,
+            _pad: [0; 3],
+        };
+        // Samples of mesh body `a` against target `b`.
+        let samples_of = |a: usize, shape: usize, b: usize| Task {
+            sample_start: starts[shape],
+            sample_count: shapes[shape].samples.samples.len() as u32,
+            ..base(a, b)
+        };
+        // Mesh first.
+        let (i, j) = match (bodies[i].shape, bodies[j].shape) {
+            (BodyShape::Mesh(_), _) => (i, j),
+            (_, BodyShape::Mesh(_)) => (j, i),
+            _ => return Ok(none),
+        };
+        let BodyShape::Mesh(si) = bodies[i].shape else {
+            return Ok(none);
+        };
+        // A primitive's points against the mesh's field (their first
+        // point is set when the plan places them).
+        let primitive_points = |points: Vec<Sample>| PairTasks {
+            tasks: [
+                None,
+                Some(Task {
+                    field: si as u32,
+                    sample_count: points.len() as u32,
+                    extra: 1,
+                    ..base(j, i)
+                }),
+            ],
+            extra: points,
+        };
+        let wj = bodies[j].world_from_object;
+        let (first, rest) = match bodies[j].shape {
+            BodyShape::Mesh(sj) => (
+                Task {
+                    field: sj as u32,
+                    ..samples_of(i, si, j)
+                },
+                PairTasks {
+                    tasks: [
+                        None,
+                        Some(Task {
+                            field: si as u32,
+                            ..samples_of(j, sj, i)
+                        }),
+                    ],
+                    extra: Vec::new(),
+                },
+            ),
+            BodyShape::Plane { normal, offset } => {
+                let n_obj = normal.normalize();
+                let n = wj.transform_vector3(n_obj).normalize();
+                let d = n.dot(wj.transform_point3(n_obj * offset));
+                let plane = Task {
+                    kind: TASK_SAMPLES_PLANE,
+                    prim: n.extend(d).to_array(),
+                    ..samples_of(i, si, j)
+                };
+                (plane, none)
+            }
+            BodyShape::Sphere { radius } => {
+                let c = wj.transform_point3(Vec3::ZERO);
+                let sphere = Task {
+                    kind: TASK_SAMPLES_SPHERE,
+                    prim: c.extend(radius).to_array(),
+                    ..samples_of(i, si, j)
+                };
+                let points = sphere_points(radius, params.sphere_points, j as u32);
+                (sphere, primitive_points(points))
+            }
+            BodyShape::Cuboid { half_extents } => {
+                let cuboid = Task {
+                    kind: TASK_SAMPLES_BOX,
+                    prim: half_extents.extend(0.0).to_array(),
+                    ..samples_of(i, si, j)
+                };
+                (cuboid, primitive_points(box_points(half_extents, j as u32)))
+            }
+            BodyShape::Segment { a, b } => {
+                let segment = Task {
+                    kind: TASK_SEGMENT_FIELD,
+                    field: si as u32,
+                    prim: wj.transform_point3(a).extend(1.0).to_array(),
+                    prim2: wj.transform_point3(b).extend(1.0).to_array(),
+                    sample_count: 1,
+                    // The mesh is the body penetrated by the line's points:
+                    // world_from_b / b_from_world are the mesh's. The mesh
+                    // is reported as `body`, the segment as `other`.
+                    body: i as u32,
+                    other: j as u32,
+                    ..base(j, i)
+                };
+                (segment, none)
+            }
+        };
+        Ok(PairTasks {
+            tasks: [Some(first), rest.tasks[1]],
+            extra: rest.extra,
+        })
+    }
+}
+
+impl Task {
+    pub(crate) fn world_from_a(&self) -> Mat4 {
+        Mat4::from_cols_array_2d(&self.world_from_a)
+    }
+    pub(crate) fn b_from_world(&self) -> Mat4 {
+        Mat4::from_cols_array_2d(&self.b_from_world)
+    }
+    pub(crate) fn world_from_b(&self) -> Mat4 {
+        Mat4::from_cols_array_2d(&self.world_from_b)
+    }
+    pub(crate) fn prim(&self) -> Vec4 {
+        Vec4::from(self.prim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first body with a singular or non-finite transform is named,
+    /// whether the inverses run on one core or on all.
+    #[test]
+    fn the_first_bad_transform_is_named_by_its_body() {
+        for n in [3, PARALLEL_INVERSES + 100] {
+            let mut bodies: Vec<Body> = (0..n)
+                .map(|i| Body {
+                    shape: BodyShape::Sphere { radius: 1.0 },
+                    world_from_object: Mat4::from_translation(Vec3::splat(i as f32)),
+                })
+                .collect();
+            assert!(inverses(&bodies).is_ok());
+            bodies[n - 1].world_from_object = Mat4::from_scale(Vec3::new(1.0, 0.0, 1.0));
+            bodies[n - 2].world_from_object.w_axis.x = f32::NAN;
+            match inverses(&bodies) {
+                Err(ColliderError::BadTransform(i)) => assert_eq!(i, n - 2, "{n} bodies"),
+                other => panic!("{n} bodies: {other:?}"),
+            }
+        }
+    }
+}

@@ -7,12 +7,13 @@
 //! every task's points and a contact record's point index names its task
 //! and sample ([`super::compact`]).
 //!
-//! The pairs' tasks are built on all cores for large batches: each body's
-//! inverse first ([`inverses`]), then each pair's tasks with their places
-//! left open ([`PairTasks`]), then, in pair order, each task's first point
-//! and a primitive's points' place among the extra points. A thousand
-//! pairs took about 0.25 ms of a detect's 2 ms on one core of the H200's
-//! host (2026-11-29), before the kernels could start.
+//! Each body's inverse first ([`inverses`]), then each pair's tasks with
+//! their places left open ([`PairTasks`]), then, in pair order, each
+//! task's first point and a primitive's points' place among the extra
+//! points. On one core: a thousand pairs take about 0.2 ms of a detect's
+//! 2 ms on the H200's host, and building them on all cores (both steps in
+//! parallel) made that 0.36–0.57 ms (2026-11-29, `bench collide`'s
+//! `upload`): waking the pool's sleeping workers costs more than the work.
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -72,20 +73,14 @@ pub(crate) fn sample_starts(shapes: &[ColliderShape]) -> Vec<u32> {
         .collect()
 }
 
-/// Bodies from which [`inverses`] runs on all cores (a thousand pairs'
-/// two thousand inverses take about 0.1 ms on one).
-const PARALLEL_INVERSES: usize = 512;
-
 /// The bodies' `object_from_world`s, or the first body whose transform is
 /// not finite or not invertible.
 fn inverses(bodies: &[Body]) -> Result<Vec<Mat4>, ColliderError> {
-    use rayon::prelude::*;
-    let inverse = |(i, b): (usize, &Body)| check_transform(i, &b.world_from_object);
-    if bodies.len() < PARALLEL_INVERSES {
-        return bodies.iter().enumerate().map(inverse).collect();
-    }
-    let all: Vec<_> = bodies.par_iter().enumerate().map(inverse).collect();
-    all.into_iter().collect()
+    bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| check_transform(i, &b.world_from_object))
+        .collect()
 }
 
 fn check_transform(i: usize, m: &Mat4) -> Result<Mat4, ColliderError> {
@@ -156,13 +151,6 @@ pub(crate) fn plan(
         inverses,
         params,
     };
-    let build = |(p, &pair): (usize, &(usize, usize))| input.pair_tasks(p, pair);
-    let per_pair: Vec<_> = if pairs.len() >= PARALLEL_PAIRS {
-        use rayon::prelude::*;
-        pairs.par_iter().enumerate().map(build).collect()
-    } else {
-        pairs.iter().enumerate().map(build).collect()
-    };
     let mut plan = Plan {
         // At most two tasks a pair.
         tasks: Vec::with_capacity(2 * pairs.len()),
@@ -171,8 +159,8 @@ pub(crate) fn plan(
     };
     // In pair order: each task's first point, and a primitive's points'
     // place among the extra points.
-    for pair in per_pair {
-        let pair = pair?;
+    for (p, &pair) in pairs.iter().enumerate() {
+        let pair = input.pair_tasks(p, pair)?;
         for mut task in pair.tasks.into_iter().flatten() {
             if task.extra == 1 {
                 task.sample_start = plan.extra.len() as u32;
@@ -188,9 +176,6 @@ pub(crate) fn plan(
     }
     Ok(plan)
 }
-
-/// Pairs from which [`plan`] builds the pairs' tasks on all cores.
-const PARALLEL_PAIRS: usize = 256;
 
 /// What [`plan`] builds each pair's tasks from.
 struct PlanInput<'a> {
@@ -388,11 +373,10 @@ impl Task {
 mod tests {
     use super::*;
 
-    /// The first body with a singular or non-finite transform is named,
-    /// whether the inverses run on one core or on all.
+    /// The first body with a singular or non-finite transform is named.
     #[test]
     fn the_first_bad_transform_is_named_by_its_body() {
-        for n in [3, PARALLEL_INVERSES + 100] {
+        for n in [3, 600] {
             let mut bodies: Vec<Body> = (0..n)
                 .map(|i| Body {
                     shape: BodyShape::Sphere { radius: 1.0 },

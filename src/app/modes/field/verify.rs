@@ -140,9 +140,19 @@ impl Comparison {
             .collect()
     }
 
-    /// What the heat map shows, for the viewport's caption.
+    /// What the heat map shows, for the viewport's caption; when it shows
+    /// no cell, why the view is empty.
     pub fn caption(&self, field_backend: &str, threshold: f32, shown: usize) -> String {
         match self.kind {
+            CompareKind::CpuVsGpu if shown == 0 => format!(
+                "|Δ| of {field_backend} vs {}: no cell with |Δ| > {} (mesh units; the largest is {}), so the view shows none",
+                self.other,
+                sig_figs(threshold as f64, 3),
+                sig_figs(self.max_abs as f64, 3)
+            ),
+            CompareKind::SignModes if shown == 0 => format!(
+                "sign diagnostics ({field_backend}): the pseudo-normal, fast winding and exact winding signs agree in every cell, so the view shows none"
+            ),
             CompareKind::CpuVsGpu => format!(
                 "|Δ| of {field_backend} vs {}: {shown} cells with |Δ| > {} (mesh units)",
                 self.other,
@@ -371,5 +381,30 @@ mod tests {
         );
         let shown = c.heat_cells(&field, 0.0);
         assert_eq!(shown.len(), field.values.len() - count(SignClass::Agree));
+        assert!(c.caption("cpu", 0.0, shown.len()).contains(" cells where "));
+    }
+
+    /// An empty heat map says why it is empty.
+    #[test]
+    fn an_empty_view_is_explained_in_the_caption() {
+        let comparison = |kind| Comparison {
+            kind,
+            other: "gpu".into(),
+            max_abs: 2.5e-7,
+            mean_abs: 1e-8,
+            sign_disagreements: 0,
+            abs_diff: vec![0.0; 8],
+            sign_classes: vec![SignClass::Agree; 8],
+            phases: Vec::new(),
+        };
+        let signs = comparison(CompareKind::SignModes).caption("cpu", 0.0, 0);
+        assert!(signs.contains("agree in every cell"), "{signs}");
+        let diff = comparison(CompareKind::CpuVsGpu).caption("cpu", 1e-6, 0);
+        assert!(
+            diff.contains("no cell with |Δ| > 1e-6") && diff.contains("the largest is 2.5e-7"),
+            "{diff}"
+        );
+        let shown = comparison(CompareKind::CpuVsGpu).caption("cpu", 1e-6, 3);
+        assert!(shown.contains("3 cells with |Δ| > 1e-6"), "{shown}");
     }
 }

@@ -17,9 +17,10 @@
 //! ([`super::octahedral::decode_block`]), then each record's task, sample
 //! and position, the whole loop compiled with the record's decode inlined
 //! ([`DecodeRecord`]). Decoding normals one by one, with the decode a
-//! closure called per record, took twice as long (11.1 against 8.4 ns a
-//! record on one thread of this project's CPU machine, 9.4 against 5.2 ms
-//! for the `convert` of `bench collide --pairs 1000` on one thread).
+//! closure called per record, was slower: on one thread of this project's
+//! CPU machine 11.1 against 8.4 ns a record in a synthetic decode, and 9.4
+//! against 5.2 ms for the `convert` of `bench collide --pairs 1000`; on
+//! one thread of the H200's host 10.9 against 9.2 ms.
 
 use glam::{Mat4, Vec3};
 

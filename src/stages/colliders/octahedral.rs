@@ -1,12 +1,13 @@
 //! The contact normal's 32-bit code: octahedral, two 16-bit snorms
 //! (Cigolle et al., "A Survey of Efficient Representations for Independent
-//! Unit Vectors", JCGT 2014, §3.3). The GPU encodes (`oct_encode` in
+//! Unit Vectors", JCGT 2014). The GPU encodes (`oct_encode` in
 //! `shaders/colliders.wgsl`), the host decodes.
 //!
 //! # Decoding in blocks
 //! A decode costs a square root and three divisions, whose latency is
-//! most of a contact's decode when one code is decoded after another (on
-//! the H200's host, half of the per-contact time before this module). The
+//! much of a contact's decode when one code is decoded after another (on
+//! one thread of this project's CPU machine, a synthetic decode took 5.5
+//! ns a record without the normals and 11.1 with them, one by one). The
 //! host therefore decodes the codes of a block of [`BLOCK`] records at a
 //! time ([`decode_block`]): every step is a branch-free select, written
 //! over arrays of the block's lanes, so the compiler evaluates several

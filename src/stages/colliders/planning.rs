@@ -7,12 +7,11 @@
 //! every task's points and a contact record's point index names its task
 //! and sample ([`super::compact`]).
 //!
-//! Each body's inverse first ([`inverses`]), then each pair's tasks with
-//! their places left open ([`PairTasks`]), then, in pair order, each
-//! task's first point and a primitive's points' place among the extra
-//! points. On one core: a thousand pairs take about 0.2 ms of a detect's
-//! 2 ms on the H200's host, and building them on all cores (both steps in
-//! parallel) made that 0.36–0.57 ms (2026-11-29, `bench collide`'s
+//! Each body's inverse first ([`inverses`]), then the pairs' tasks in pair
+//! order, each task placed after the ones before it. On one core a
+//! thousand pairs take about 0.2 ms of a detect's 2 ms on the H200's host;
+//! building them on all cores (the inverses, then each pair's tasks, then
+//! their places) made that 0.36–0.57 ms (2026-11-29, `bench collide`'s
 //! `upload`): waking the pool's sleeping workers costs more than the work.
 
 use glam::{Mat4, Vec3, Vec4};
@@ -157,19 +156,8 @@ pub(crate) fn plan(
         extra: Vec::new(),
         total_threads: 0,
     };
-    // In pair order: each task's first point, and a primitive's points'
-    // place among the extra points.
     for (p, &pair) in pairs.iter().enumerate() {
-        let pair = input.pair_tasks(p, pair)?;
-        for mut task in pair.tasks.into_iter().flatten() {
-            if task.extra == 1 {
-                task.sample_start = plan.extra.len() as u32;
-            }
-            task.thread_start = plan.total_threads as u32;
-            plan.total_threads += task.sample_count as usize;
-            plan.tasks.push(task);
-        }
-        plan.extra.extend(pair.extra);
+        input.push_pair(&mut plan, p, pair)?;
     }
     if plan.total_threads > u32::MAX as usize {
         return Err(ColliderError::TooMany(plan.total_threads));
@@ -177,7 +165,7 @@ pub(crate) fn plan(
     Ok(plan)
 }
 
-/// What [`plan`] builds each pair's tasks from.
+/// What [`plan`] builds the pairs' tasks from.
 struct PlanInput<'a> {
     shapes: &'a [ColliderShape],
     bodies: &'a [Body],
@@ -186,13 +174,6 @@ struct PlanInput<'a> {
     /// Each body's `object_from_world`.
     inverses: Vec<Mat4>,
     params: &'a ColliderParams,
-}
-
-/// One pair's tasks before their places in the plan are known: at most
-/// two; the points of a task with `extra == 1` are `extra`.
-struct PairTasks {
-    tasks: [Option<Task>; 2],
-    extra: Vec<Sample>,
 }
 
 /// A body's shape, checked: a mesh's shape exists, a primitive's
@@ -222,18 +203,19 @@ fn check_shape(i: usize, body: &Body, shapes: usize) -> Result<(), ColliderError
 }
 
 impl PlanInput<'_> {
-    /// The tasks of pair `p`, bodies `(i, j)`: a mesh's samples against
-    /// the other body (field, plane, sphere, box), and for a mesh or a
-    /// solid primitive the other way round too; for a segment, the mesh's
-    /// field along it.
-    fn pair_tasks(&self, p: usize, (i, j): (usize, usize)) -> Result<PairTasks, ColliderError> {
+    /// Appends the tasks of pair `p`, bodies `(i, j)`, to `plan`: a mesh's
+    /// samples against the other body (field, plane, sphere, box), and for
+    /// a mesh or a solid primitive the other way round too; for a segment,
+    /// the mesh's field along it.
+    fn push_pair(
+        &self,
+        plan: &mut Plan,
+        p: usize,
+        (i, j): (usize, usize),
+    ) -> Result<(), ColliderError> {
         let (shapes, bodies, inverses, params) =
             (self.shapes, self.bodies, &self.inverses, self.params);
         let starts = &self.starts;
-        let none = PairTasks {
-            tasks: [None, None],
-            extra: Vec::new(),
-        };
         if i >= bodies.len() || j >= bodies.len() {
             return Err(ColliderError::NoSuchBody(i, j, bodies.len()));
         }
@@ -264,43 +246,44 @@ impl PlanInput<'_> {
         let (i, j) = match (bodies[i].shape, bodies[j].shape) {
             (BodyShape::Mesh(_), _) => (i, j),
             (_, BodyShape::Mesh(_)) => (j, i),
-            _ => return Ok(none),
+            _ => return Ok(()),
         };
         let BodyShape::Mesh(si) = bodies[i].shape else {
-            return Ok(none);
+            return Ok(());
         };
-        // A primitive's points against the mesh's field (their first
-        // point is set when the plan places them).
-        let primitive_points = |points: Vec<Sample>| PairTasks {
-            tasks: [
-                None,
-                Some(Task {
-                    field: si as u32,
-                    sample_count: points.len() as u32,
-                    extra: 1,
-                    ..base(j, i)
-                }),
-            ],
-            extra: points,
+        // Each task placed after the ones before it.
+        let push = |plan: &mut Plan, mut task: Task| {
+            task.thread_start = plan.total_threads as u32;
+            plan.total_threads += task.sample_count as usize;
+            plan.tasks.push(task);
+        };
+        // A primitive's points against the mesh's field, the points
+        // appended to the plan's extra points.
+        let push_primitive_points = |plan: &mut Plan, points: Vec<Sample>| {
+            let task = Task {
+                field: si as u32,
+                sample_start: plan.extra.len() as u32,
+                sample_count: points.len() as u32,
+                extra: 1,
+                ..base(j, i)
+            };
+            push(plan, task);
+            plan.extra.extend(points);
         };
         let wj = bodies[j].world_from_object;
-        let (first, rest) = match bodies[j].shape {
-            BodyShape::Mesh(sj) => (
-                Task {
+        match bodies[j].shape {
+            BodyShape::Mesh(sj) => {
+                let a_in_b = Task {
                     field: sj as u32,
                     ..samples_of(i, si, j)
-                },
-                PairTasks {
-                    tasks: [
-                        None,
-                        Some(Task {
-                            field: si as u32,
-                            ..samples_of(j, sj, i)
-                        }),
-                    ],
-                    extra: Vec::new(),
-                },
-            ),
+                };
+                push(plan, a_in_b);
+                let b_in_a = Task {
+                    field: si as u32,
+                    ..samples_of(j, sj, i)
+                };
+                push(plan, b_in_a);
+            }
             BodyShape::Plane { normal, offset } => {
                 let n_obj = normal.normalize();
                 let n = wj.transform_vector3(n_obj).normalize();
@@ -310,7 +293,7 @@ impl PlanInput<'_> {
                     prim: n.extend(d).to_array(),
                     ..samples_of(i, si, j)
                 };
-                (plane, none)
+                push(plan, plane);
             }
             BodyShape::Sphere { radius } => {
                 let c = wj.transform_point3(Vec3::ZERO);
@@ -319,8 +302,9 @@ impl PlanInput<'_> {
                     prim: c.extend(radius).to_array(),
                     ..samples_of(i, si, j)
                 };
+                push(plan, sphere);
                 let points = sphere_points(radius, params.sphere_points, j as u32);
-                (sphere, primitive_points(points))
+                push_primitive_points(plan, points);
             }
             BodyShape::Cuboid { half_extents } => {
                 let cuboid = Task {
@@ -328,7 +312,8 @@ impl PlanInput<'_> {
                     prim: half_extents.extend(0.0).to_array(),
                     ..samples_of(i, si, j)
                 };
-                (cuboid, primitive_points(box_points(half_extents, j as u32)))
+                push(plan, cuboid);
+                push_primitive_points(plan, box_points(half_extents, j as u32));
             }
             BodyShape::Segment { a, b } => {
                 let segment = Task {
@@ -344,13 +329,10 @@ impl PlanInput<'_> {
                     other: j as u32,
                     ..base(j, i)
                 };
-                (segment, none)
+                push(plan, segment);
             }
-        };
-        Ok(PairTasks {
-            tasks: [Some(first), rest.tasks[1]],
-            extra: rest.extra,
-        })
+        }
+        Ok(())
     }
 }
 

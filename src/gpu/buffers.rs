@@ -27,14 +27,82 @@ pub fn storage_buffer_init<T: bytemuck::Pod>(
     data: &[T],
 ) -> Result<wgpu::Buffer, GpuError> {
     let src: &[u8] = bytemuck::cast_slice(data);
-    storage_buffer_with(gpu, label, src.len() as u64, |dst| {
-        pieces(dst, FILL_CHUNK)
-            .into_par_iter()
-            .for_each(|Piece { at, mut bytes }| {
-                let n = bytes.len();
-                bytes.copy_from_slice(&src[at..at + n]);
-            });
-    })
+    storage_buffer_with(gpu, label, src.len() as u64, |dst| copy_parallel(dst, src))
+}
+
+/// Copies `src` into `dst` (as long), in parallel pieces.
+fn copy_parallel(dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
+    pieces(dst, FILL_CHUNK)
+        .into_par_iter()
+        .for_each(|Piece { at, mut bytes }| {
+            let n = bytes.len();
+            bytes.copy_from_slice(&src[at..at + n]);
+        });
+}
+
+/// A storage buffer rewritten on every use and kept between uses: it grows
+/// (by half again at least) only when the data outgrow it, so a caller
+/// uploading new data every frame (the colliders' plan) creates no buffer
+/// once warm, and the bind groups that hold it stay valid. The data are
+/// copied in parallel into the staging memory of the queue's next
+/// submission ([`wgpu::Queue::write_buffer_with`]); bytes past them keep
+/// whatever an earlier use left, so the shaders that read it must take
+/// their lengths from their parameters, not from `arrayLength`.
+pub struct KeptStorage {
+    label: &'static str,
+    buffer: Option<wgpu::Buffer>,
+}
+
+impl KeptStorage {
+    pub fn new(label: &'static str) -> Self {
+        KeptStorage {
+            label,
+            buffer: None,
+        }
+    }
+
+    /// The kept buffer holding `data` from the next submission on (a new,
+    /// larger buffer if it had no room).
+    pub fn write<T: bytemuck::Pod>(
+        &mut self,
+        gpu: &GpuContext,
+        data: &[T],
+    ) -> Result<wgpu::Buffer, GpuError> {
+        let src: &[u8] = bytemuck::cast_slice(data);
+        let bytes = (src.len() as u64)
+            .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
+            .max(4);
+        let buffer = match &self.buffer {
+            Some(b) if b.size() >= bytes => b.clone(),
+            kept => {
+                gpu.check_upload_size(self.label, bytes)?;
+                // Half again as much, within the binding limit.
+                let limit = gpu.device.limits().max_storage_buffer_binding_size;
+                let room = kept
+                    .as_ref()
+                    .map_or(bytes, |b| (b.size() * 3 / 2).min(limit).max(bytes));
+                let b = storage_buffer_zeroed(
+                    gpu,
+                    BufferCheck {
+                        label: self.label,
+                        bytes: room,
+                    },
+                )?;
+                self.buffer.insert(b).clone()
+            }
+        };
+        let mut view = gpu
+            .queue
+            .write_buffer_with(&buffer, 0, wgpu::BufferSize::new(bytes).expect("bytes ≥ 4"))
+            .ok_or_else(|| GpuError::Validation {
+                what: self.label.to_string(),
+                reason: format!("no staging memory for an upload of {bytes} bytes"),
+            })?;
+        let (head, mut tail) = view.slice(..).split_at(src.len());
+        copy_parallel(head, src);
+        tail.fill(0);
+        Ok(buffer)
+    }
 }
 
 /// A storage buffer of `bytes` bytes whose contents `fill` writes straight

@@ -15,9 +15,9 @@
 //!
 //! **Where a detect's wall time goes** (its [`Timings`] phases, reported
 //! by `bench collide`): `upload` (the plan: per-pair tasks and primitive
-//! samples, and their buffers; any growth of the kept buffers),
-//! `contacts` (bind groups, recording, the one submission — count, scan
-//! and write passes with their GPU time, the counter's copy and the
+//! samples, written into their kept buffers; any growth of the kept
+//! buffers), `contacts` (the uniforms, recording, the one submission —
+//! count, scan and write passes with their GPU time, the counter's copy and the
 //! records' copy to the staging buffer — and the wait; the copies' GPU
 //! time is reported apart, as phase [`COPY_PHASE`]), `readback` (the
 //! counter's map, and the records': one map of the used range) and
@@ -31,9 +31,11 @@
 //! detect finding more than that copies the rest in a second submission.
 //! [`ColliderGpu::summarize`] runs the count pass alone, adding each
 //! contact to its pair's count and deepest depth with atomics, and reads
-//! back 8 bytes a pair. The record, counter, group and staging buffers are
-//! kept between detects and only grow, so a run allocates no GPU memory
-//! once warm; so is the timestamp profiler ([`KeptProfiler`]: a profiler
+//! back 8 bytes a pair. The plan, record, counter, group and staging
+//! buffers are kept between detects and only grow, so a run allocates no
+//! GPU memory once warm, and so are the passes' uniforms and bind groups
+//! ([`passes::KeptBind`]: remade only when a bound buffer changed); so is
+//! the timestamp profiler ([`KeptProfiler`]: a profiler
 //! per dispatch created a query set and two buffers each time). A caller
 //! detecting every frame keeps its [`ContactSet`] too and detects into it
 //! ([`ColliderGpu::detect_into`]), so the decode writes into memory
@@ -60,9 +62,9 @@ use super::{
     SummarySet, plan,
 };
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, Kernels, dispatch_dims,
-    map_staging_range, map_staging_with, shader_source, staging_buffer, storage_buffer_init,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, KeptStorage, Kernels,
+    dispatch_dims, map_staging_range, map_staging_with, shader_source, staging_buffer,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
@@ -126,6 +128,9 @@ pub struct ColliderGpu {
     profiler: std::sync::Mutex<Option<KeptProfiler>>,
     /// When a detect is cut into chunks read back one by one.
     chunking: Chunking,
+    /// The plan's buffers (tasks, primitive points), rewritten by every
+    /// detect and kept, so that the kept bind groups stay valid.
+    plan_room: std::sync::Mutex<[KeptStorage; 2]>,
 }
 
 /// First word of the per-pair summaries in the counter buffer (before
@@ -159,6 +164,9 @@ struct Scratch {
     last_count: Option<usize>,
     /// The staging buffers of a chunked detect's chunks.
     parts: Vec<chunked::PartStaging>,
+    /// The passes' uniforms and bind groups ([`passes::KeptBind`]), by
+    /// slot: a single detect's count and write passes, then a chunk's.
+    binds: Vec<Option<passes::KeptBind>>,
 }
 
 impl Scratch {
@@ -208,6 +216,7 @@ impl Scratch {
             staging: staging_buffer(&gpu.device, "ColliderGpu::contacts staging", bytes),
             last_count,
             parts,
+            binds: Vec::new(),
         })
     }
 
@@ -269,6 +278,10 @@ impl ColliderGpu {
             scratch: std::sync::Mutex::new(None),
             profiler: std::sync::Mutex::new(None),
             chunking: Chunking::default(),
+            plan_room: std::sync::Mutex::new([
+                KeptStorage::new("ColliderGpu::tasks"),
+                KeptStorage::new("ColliderGpu::extra"),
+            ]),
         }
     }
 
@@ -337,13 +350,17 @@ impl ColliderGpu {
             .into());
         }
         let plan = plan(shapes, bodies, pairs, params)?;
-        let tasks = storage_buffer_init(&self.gpu, "ColliderGpu::tasks", &plan.tasks)?;
         let mut extra: Vec<GpuSample> = plan.extra.iter().map(GpuSample::from).collect();
         // A binding must hold at least one element of its array type.
         if extra.is_empty() {
             extra.push(bytemuck::Zeroable::zeroed());
         }
-        let extra = storage_buffer_init(&self.gpu, "ColliderGpu::extra", &extra)?;
+        let mut room = self
+            .plan_room
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tasks = room[0].write(&self.gpu, &plan.tasks)?;
+        let extra = room[1].write(&self.gpu, &extra)?;
         let dims = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
         Ok(Planned {
             plan,
@@ -473,7 +490,7 @@ impl ColliderGpu {
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let (count, copied, counter_ms) = loop {
             let copy = scratch.expected_contacts();
-            let (counter, counter_ms) = self.dispatch(job, &scratch, Some(copy), timings)?;
+            let (counter, counter_ms) = self.dispatch(job, &mut scratch, Some(copy), timings)?;
             let count = counter[0] as usize;
             if count <= scratch.room.contacts {
                 break (count, copy, counter_ms);
@@ -643,7 +660,7 @@ impl ColliderGpu {
     fn dispatch(
         &self,
         job: &Job<'_>,
-        scratch: &Scratch,
+        scratch: &mut Scratch,
         copy: Option<usize>,
         timings: &mut Timings,
     ) -> Result<(Vec<u32>, f64), ColliderError> {
@@ -657,8 +674,8 @@ impl ColliderGpu {
             dims: job.planned.dims,
             summary,
         };
-        let count_group = self.bind(job, scratch, span, PASS_COUNT);
-        let write_group = (!summary).then(|| self.bind(job, scratch, span, PASS_WRITE));
+        let count_group = self.bind(job, scratch, 0, span, PASS_COUNT);
+        let write_group = (!summary).then(|| self.bind(job, scratch, 1, span, PASS_WRITE));
         let counter_bytes = (counter_words(if summary { job.planned.pairs } else { 0 }) * 4) as u64;
         let mut slot = self.profiler_slot();
         let mut run =

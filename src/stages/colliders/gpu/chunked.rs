@@ -180,8 +180,8 @@ impl ColliderGpu {
                 dims: dispatch_dims(groups_of(range)),
                 summary: false,
             };
-            let count_group = self.bind(job, scratch, span, PASS_COUNT);
-            let write_group = self.bind(job, scratch, span, PASS_WRITE);
+            let count_group = self.bind(job, scratch, 2 * c, span, PASS_COUNT);
+            let write_group = self.bind(job, scratch, 2 * c + 1, span, PASS_WRITE);
             self.record_passes(
                 &mut run,
                 scratch,

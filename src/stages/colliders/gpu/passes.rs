@@ -4,7 +4,6 @@
 //! make.
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
 
 use super::{COPY_PHASE, ColliderGpu, Job, Params, Scratch};
 use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, KeptProfiler};
@@ -19,11 +18,14 @@ impl ColliderGpu {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The bind group of one pass (`pass_kind`) over `span`'s points.
+    /// The bind group of one pass (`pass_kind`) over `span`'s points,
+    /// kept in `scratch` at `slot` ([`KeptBind`]), its uniform written for
+    /// the queue's next submission.
     pub(super) fn bind(
         &self,
         job: &Job<'_>,
-        scratch: &Scratch,
+        scratch: &mut Scratch,
+        slot: usize,
         span: Span,
         pass_kind: u32,
     ) -> wgpu::BindGroup {
@@ -41,27 +43,42 @@ impl ColliderGpu {
             first_point: span.first_point,
             _pad: 0,
         };
-        let uniform_buf = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("ColliderGpu::params"),
-                contents: bytemuck::bytes_of(&uniform),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-        self.kernels.bind_group(
-            gpu,
-            &[
-                &uniform_buf,
-                &job.planned.tasks,
-                &job.resident.samples,
-                &job.planned.extra,
-                &job.resident.fields,
-                &job.resident.values,
-                &scratch.contacts,
-                &scratch.counter,
-                &scratch.group_counts,
-            ],
-        )
+        let bound = [
+            &job.planned.tasks,
+            &job.resident.samples,
+            &job.planned.extra,
+            &job.resident.fields,
+            &job.resident.values,
+            &scratch.contacts,
+            &scratch.counter,
+            &scratch.group_counts,
+        ]
+        .map(wgpu::Buffer::clone);
+        if scratch.binds.len() <= slot {
+            scratch.binds.resize_with(slot + 1, || None);
+        }
+        let kept = match &mut scratch.binds[slot] {
+            Some(kept) if kept.bound == bound => kept,
+            entry => {
+                let uniform = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("ColliderGpu::params"),
+                    size: std::mem::size_of::<Params>() as u64,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                let mut buffers = vec![&uniform];
+                buffers.extend(&bound);
+                let group = self.kernels.bind_group(gpu, &buffers);
+                entry.insert(KeptBind {
+                    bound,
+                    uniform,
+                    group,
+                })
+            }
+        };
+        gpu.queue
+            .write_buffer(&kept.uniform, 0, bytemuck::bytes_of(&uniform));
+        kept.group.clone()
     }
 
     /// Records the counter's first `clear_bytes` cleared and the passes
@@ -99,6 +116,16 @@ impl ColliderGpu {
             });
         }
     }
+}
+
+/// A pass's uniform and bind group, kept between detects: remade only when
+/// one of the buffers it binds is another than last time (a grown buffer,
+/// other resident shapes), so that a warm detect creates neither.
+pub(super) struct KeptBind {
+    /// The bound buffers after the uniform, in binding order.
+    bound: [wgpu::Buffer; 8],
+    uniform: wgpu::Buffer,
+    group: wgpu::BindGroup,
 }
 
 /// The points a dispatch covers, `first_point..end`, its workgroups

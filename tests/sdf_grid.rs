@@ -716,3 +716,33 @@ fn a_field_larger_than_a_ring_chunk_comes_back_whole() {
     let got = field(&cube, &params, Backend::Gpu, Some(&stage));
     assert_matches_reference("box 170³", &cube, &want, &got, true);
 }
+
+/// The first run on a mesh computes its tree's slabs on the GPU (phase
+/// `slabs`, ahead of the distance kernels in their submission) and later
+/// runs reuse them. The first run already prunes with them: its field and
+/// its count of distance evaluations are the second's (a tree walked
+/// without its slabs evaluates more triangles).
+#[test]
+fn the_tree_slabs_are_computed_once_per_resident_mesh() {
+    let gpu = SdfGpu::new(&common::gpu());
+    let mesh = PreparedMesh::new(&common::sample("suzanne")).unwrap();
+    let run = || gpu_run(&gpu, &mesh, 20, None, FieldOutputs::VALUES).expect("runs");
+    let slab_phases = |f: &SdfField| {
+        f.timings
+            .phases
+            .iter()
+            .filter(|p| p.name == "slabs")
+            .count()
+    };
+    let (first, again) = (run(), run());
+    assert_eq!((slab_phases(&first), slab_phases(&again)), (1, 0));
+    assert!(
+        first
+            .values
+            .iter()
+            .map(|v| v.to_bits())
+            .eq(again.values.iter().map(|v| v.to_bits())),
+        "the fields differ"
+    );
+    assert_eq!(first.distance_evaluations, again.distance_evaluations);
+}

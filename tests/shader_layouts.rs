@@ -153,6 +153,14 @@ fn sdf_grid() {
         min, a, max, b, normal, lo, hi,
     } }
     constant!(c, "sdf_packet.wgsl", BRICK, sl::BRICK);
+    mirror! { c, "sdf_slabs.wgsl", "Params", sl::SlabParams {
+        num_nodes, slab_max, _pad1 = _pad, _pad2 = _pad + 4,
+    } }
+    mirror! { c, "sdf_slabs.wgsl", "SlabNode", sl::SlabNode {
+        min, a, max, b, normal, lo, hi, first, end,
+    } }
+    let slabs = [sl::SLABS_WORKGROUP, 1, 1];
+    c.workgroup("sdf_slabs.wgsl", &["slab_nodes"], "SLABS_WORKGROUP", slabs);
     let size = [sl::SDF_GRID_WORKGROUP, 1, 1];
     c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
     let entries = ["packet_cells", "finish_cells"];

@@ -9,7 +9,7 @@ mod morton;
 mod rss;
 mod solid_angle;
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;
 mod tri_tri;
 mod triangle_batch;
 mod winding;

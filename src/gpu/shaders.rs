@@ -102,6 +102,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.
     "sdf_packet.wgsl",
+    // The slabs of sdf_packet.wgsl's tree.
+    "sdf_slabs.wgsl",
     "sdf_winding.wgsl",
     // sdf_winding.wgsl's refining pass with its exact step in f64: created
     // only on devices with f64.

@@ -58,6 +58,7 @@ pub use super::sdf_grid::point_winding::{
 };
 pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf_grid::slab_bvh::SlabNode;
+pub use super::sdf_grid::slab_gpu::{SLABS_WORKGROUP, SlabParams};
 pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
 pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
 pub use super::sdf_grid::winding_tree::{

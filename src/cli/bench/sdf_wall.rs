@@ -19,9 +19,9 @@
 //!
 //! | group | stage phases |
 //! |---|---|
-//! | `bvh` | `bvh` (the slab tree built from the mesh's BVH) |
+//! | `bvh` | `bvh` (the GPU tree collapsed from the mesh's BVH; its slabs are the GPU's pass `slabs`, in `kernels`) |
 //! | `upload` | `upload` (what the upload adds after the tree's build: the triangles are gathered into the uploads' staging memory beside the build; the tree copied there, and beside them the buffers the kernels write created or reused; the parameters written) |
-//! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies and the kernels, until the GPU is done; meanwhile, on the host, the read-back's staging ring and the host memory of the field, every page touched) |
+//! | `kernels` | the GPU run's phases (recording, submission, the uploads' copies, on a cold call the tree's slabs, and the kernels, until the GPU is done; meanwhile, on the host, the read-back's staging ring and the host memory of the field, every page touched) |
 //! | `readback` | `readback` (the field's copies through the staging ring, each chunk mapped and copied out in parallel while the GPU copies the next) |
 //! | `host` | `convert`, `to world`, `sign`, the winding sign's CPU fallback |
 //!

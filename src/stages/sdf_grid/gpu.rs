@@ -3,6 +3,7 @@
 //! subgroup walking a tree of boxes and slabs (`shaders/sdf_packet.wgsl`,
 //! [`super::slab_bvh`]), which needs subgroup operations.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -12,6 +13,7 @@ use rayon::prelude::*;
 use super::SignMode;
 use super::points_gpu::PointsGpu;
 use super::slab_bvh::{self, SlabNode};
+use super::slab_gpu::SlabPass;
 use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
@@ -69,6 +71,8 @@ pub struct SdfGpu {
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
     packet: Option<[wgpu::ComputePipeline; 2]>,
+    /// The slabs of its tree, computed once per resident mesh.
+    slabs: SlabPass,
     /// The winding-number sign of both backends.
     winding: WindingGpu,
     /// The exact field at arbitrary points, made on first use.
@@ -102,6 +106,7 @@ impl SdfGpu {
             kept: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
+            slabs: SlabPass::new(gpu),
             winding: WindingGpu::new(gpu),
             points: std::sync::OnceLock::new(),
             kernels,
@@ -222,15 +227,17 @@ impl SdfGpu {
     /// The mesh's buffers on the GPU, uploaded once and kept while the same
     /// mesh (by content) is used: a parameter change re-runs only the
     /// kernels.
-    /// On a miss: phase `bvh`, the slab tree built from the mesh's BVH
-    /// ([`slab_bvh::build`], in parallel); phase `upload`, the triangles'
-    /// corners and normals gathered in the backend's order straight into
-    /// the uploads' staging memory, in parallel, and the tree copied there
-    /// ([`storage_buffer_with`]: nothing zeroed or copied twice on the
-    /// host). The triangles need only the BVH's order, not the slab tree,
-    /// so their gather runs beside the tree's build (`rayon::join`): the
-    /// `upload` phase is what it adds after the build (the tree's copy,
-    /// and the gather's part that the build did not cover).
+    /// On a miss: phase `bvh`, the GPU tree collapsed from the mesh's BVH
+    /// without its slabs ([`slab_bvh::collapse`], in parallel; the first
+    /// run's GPU work computes them, [`SlabPass`]); phase `upload`, the
+    /// triangles' corners and normals gathered in the backend's order
+    /// straight into the uploads' staging memory, in parallel, and the tree
+    /// copied there ([`storage_buffer_with`]: nothing zeroed or copied
+    /// twice on the host). The triangles need only the BVH's order, not
+    /// the tree, so their gather runs beside the tree's collapse
+    /// (`rayon::join`): the `upload` phase is what it adds after the
+    /// collapse (the tree's copy, and the gather's part that the collapse
+    /// did not cover).
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,
@@ -256,7 +263,7 @@ impl SdfGpu {
             || {
                 // The brute-force kernel binds a one-node tree it never reads.
                 let nodes = if accelerated {
-                    slab_bvh::build(&mesh.bvh, |s| mesh.corners[order[s as usize] as usize])
+                    slab_bvh::collapse(&mesh.bvh)
                 } else {
                     vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
                 };
@@ -282,6 +289,8 @@ impl SdfGpu {
             normals,
             nodes: storage_buffer_init(gpu, "SdfGpu::nodes", &nodes)?,
             depth: slab_bvh::depth(&nodes),
+            node_count: nodes.len(),
+            slabbed: AtomicBool::new(!accelerated),
             order,
         });
         *cache = Some(buffers.clone());
@@ -442,6 +451,16 @@ impl SdfGpu {
         timings.push("upload", upload_ms, None);
 
         let mut run = GpuRun::new(gpu, "SdfGpu::encoder")?;
+        let slabbing = !mesh_buffers.slabbed.load(Ordering::Acquire);
+        if slabbing {
+            self.slabs.record(
+                gpu,
+                &mut run,
+                &mesh_buffers.tri_pos,
+                &mesh_buffers.nodes,
+                mesh_buffers.node_count,
+            );
+        }
         if let Some([packet_cells, finish_cells]) = packet {
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(packet_cells);
@@ -468,6 +487,9 @@ impl SdfGpu {
         // and its cap's trees, allocating the per-cell buffers), then its
         // passes, then the ring and the host's output memory.
         run.submit_part();
+        if slabbing {
+            mesh_buffers.slabbed.store(true, Ordering::Release);
+        }
         let winding = match params.sign_mode {
             SignMode::Winding => {
                 let mut recorded = self
@@ -704,7 +726,11 @@ struct MeshBuffers {
     tri_pos: wgpu::Buffer,
     normals: wgpu::Buffer,
     nodes: wgpu::Buffer,
-    /// Depth of the tree in `nodes`.
+    /// Depth of the tree in `nodes`, and its nodes.
     depth: usize,
+    node_count: usize,
+    /// Whether a submitted run has computed the slabs of `nodes` (uploaded
+    /// without: every node's band unbounded, exact but slower until then).
+    slabbed: AtomicBool,
     order: Vec<u32>,
 }

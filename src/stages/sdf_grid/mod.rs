@@ -110,6 +110,7 @@ pub(super) mod grid;
 pub(super) mod point_winding;
 pub(super) mod points_gpu;
 pub(super) mod slab_bvh;
+pub(super) mod slab_gpu;
 pub(super) mod winding_cap_gpu;
 pub(super) mod winding_gpu;
 pub(super) mod winding_tree;

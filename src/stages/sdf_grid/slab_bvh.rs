@@ -25,15 +25,27 @@
 //! guarantees (`Bvh::build` partitions the order in place).
 //!
 //! # Layout
-//! Depth-first, root first, as [`Bvh`]; 48 bytes of payload, 64 with
+//! Depth-first, root first, as [`Bvh`]; 60 bytes of payload, 64 with
 //! padding (std430):
 //!
 //! ```text
-//! | min.xyz | a | max.xyz | b | normal.xyz | lo | hi | pad ×3 |
+//! | min.xyz | a | max.xyz | b | normal.xyz | lo | hi | first | end | pad |
 //! inner: a, b = children; leaf: a = first slot, b = LEAF_BIT | count
+//! first..end: the node's slots (read by the slab pass, not the traversal)
 //! ```
+//!
+//! # Where it is built
+//! The host collapses the tree ([`collapse`]: boxes, children and slot
+//! ranges, no slabs) and the GPU computes the slabs from the uploaded
+//! corners, a node an invocation ([`super::slab_gpu`]); [`build`] is the
+//! CPU reference of both. A node's slab needs every corner under it, so on
+//! the host each corner was read again for every level up to [`SLAB_MAX`]
+//! triangles, in the mesh's order through the BVH's: for the 1.1 M-triangle
+//! bunny about 90% of the host's tree time (issue 18, a cold `bench sdf`
+//! call), which the GPU does in a fraction of a millisecond.
 
 use crate::geom::{Bvh, BvhNode, LEAF_BIT};
+#[cfg(test)]
 use glam::Vec3;
 
 /// Largest subtree that becomes one leaf.
@@ -53,7 +65,10 @@ pub struct SlabNode {
     pub normal: [f32; 3],
     pub lo: f32,
     pub hi: f32,
-    pub _pad: [u32; 3],
+    /// The node's slots, `first..end`.
+    pub first: u32,
+    pub end: u32,
+    pub _pad: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<SlabNode>() == 64);
@@ -78,22 +93,39 @@ impl SlabNode {
 /// Collapsed subtrees of at least this many nodes are built in parallel.
 const PARALLEL_NODES: u32 = 512;
 
-/// The collapsed tree with slabs; `triangle(s)` gives the corners of the
-/// triangle in BVH slot `s` (as uploaded).
+/// The collapsed tree with slabs, on the CPU: [`collapse`], then every
+/// node's slab ([`slab`]); `triangle(s)` gives the corners of the triangle
+/// in BVH slot `s` (as uploaded). The reference of the GPU's slab pass,
+/// which the tests compare it with.
+#[cfg(test)]
+pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabNode> {
+    use rayon::prelude::*;
+    let mut nodes = collapse(bvh);
+    nodes.par_iter_mut().for_each(|n| {
+        if let Some((normal, lo, hi)) = slab(n.first..n.end, &triangle) {
+            n.normal = normal.to_array();
+            n.lo = lo;
+            n.hi = hi;
+        }
+    });
+    nodes
+}
+
+/// The collapsed tree without slabs (each node's normal zero, its band
+/// unbounded), each node with its slot range.
 ///
 /// Built in parallel, with one allocation for the output: a reverse pass
 /// over the BVH gives every subtree's slot range and collapsed node count,
 /// which fixes each collapsed subtree's place in the depth-first output,
 /// so the two subtrees of a node are written into disjoint parts of it at
-/// the same time (`rayon::join`), each node's slab computed where it is
-/// written.
-pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabNode> {
+/// the same time (`rayon::join`).
+pub fn collapse(bvh: &Bvh) -> Vec<SlabNode> {
     if bvh.nodes.is_empty() {
         return Vec::new();
     }
     let shape = Shape::of(bvh);
     let mut out = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
-    shape.fill(bvh, 0, 0, &mut out, &triangle);
+    shape.fill(bvh, 0, 0, &mut out);
     out
 }
 
@@ -124,48 +156,35 @@ impl Shape {
 
     /// Writes the collapsed subtree of BVH node `k` into `out`, its root at
     /// index `at` of the whole tree.
-    fn fill(
-        &self,
-        bvh: &Bvh,
-        k: usize,
-        at: u32,
-        out: &mut [SlabNode],
-        triangle: &(impl Fn(u32) -> [Vec3; 3] + Sync),
-    ) {
+    fn fill(&self, bvh: &Bvh, k: usize, at: u32, out: &mut [SlabNode]) {
         let node = &bvh.nodes[k];
-        let (first, end) = self.ranges[k];
+        let range = self.ranges[k];
         let (head, rest) = out.split_first_mut().expect("room for the node");
         if self.size[k] == 1 {
-            let count = end - first;
-            *head = with_slab(node, first, LEAF_BIT | count, (first, end), triangle);
+            let count = range.1 - range.0;
+            *head = unslabbed(node, range.0, LEAF_BIT | count, range);
             return;
         }
         let (l, r) = (node.a as usize, node.b as usize);
         let (at_l, at_r) = (at + 1, at + 1 + self.size[l]);
-        *head = with_slab(node, at_l, at_r, (first, end), triangle);
+        *head = unslabbed(node, at_l, at_r, range);
         let (left, right) = rest.split_at_mut(self.size[l] as usize);
         if self.size[k] >= PARALLEL_NODES {
             rayon::join(
-                || self.fill(bvh, l, at_l, left, triangle),
-                || self.fill(bvh, r, at_r, right, triangle),
+                || self.fill(bvh, l, at_l, left),
+                || self.fill(bvh, r, at_r, right),
             );
         } else {
-            self.fill(bvh, l, at_l, left, triangle);
-            self.fill(bvh, r, at_r, right, triangle);
+            self.fill(bvh, l, at_l, left);
+            self.fill(bvh, r, at_r, right);
         }
     }
 }
 
 /// The node over slots `first..end` with children (or first slot and
-/// count) `a`, `b`, and its slab.
-fn with_slab(
-    node: &BvhNode,
-    a: u32,
-    b: u32,
-    (first, end): (u32, u32),
-    triangle: &impl Fn(u32) -> [Vec3; 3],
-) -> SlabNode {
-    let mut out = SlabNode {
+/// count) `a`, `b`, and no slab.
+fn unslabbed(node: &BvhNode, a: u32, b: u32, (first, end): (u32, u32)) -> SlabNode {
+    SlabNode {
         min: node.min,
         a,
         max: node.max,
@@ -173,26 +192,34 @@ fn with_slab(
         normal: [0.0; 3],
         lo: f32::MIN,
         hi: f32::MAX,
-        _pad: [0; 3],
-    };
-    if (end - first) as usize > SLAB_MAX {
-        return out;
+        first,
+        end,
+        _pad: 0,
     }
-    let sum = (first..end).fold(Vec3::ZERO, |sum, s| {
+}
+
+/// The slab of the triangles in `slots` (unit normal, lo, hi), or `None`
+/// for a node of more than [`SLAB_MAX`] triangles or whose normals sum to
+/// nothing. The sum runs in slot order, each triangle's normal flipped to
+/// agree with the running sum; `shaders/sdf_slabs.wgsl` does the same.
+#[cfg(test)]
+pub fn slab(
+    slots: std::ops::Range<u32>,
+    triangle: &impl Fn(u32) -> [Vec3; 3],
+) -> Option<(Vec3, f32, f32)> {
+    if slots.len() > SLAB_MAX {
+        return None;
+    }
+    let sum = slots.clone().fold(Vec3::ZERO, |sum, s| {
         let [a, b, c] = triangle(s);
         let n = (b - a).cross(c - a);
         if n.dot(sum) < 0.0 { sum - n } else { sum + n }
     });
-    let Some(normal) = sum.try_normalize() else {
-        return out;
-    };
-    let (lo, hi) = (first..end)
+    let normal = sum.try_normalize()?;
+    let (lo, hi) = slots
         .flat_map(|s| triangle(s).map(|v| normal.dot(v)))
         .fold((f32::MAX, f32::MIN), |(lo, hi), d| (lo.min(d), hi.max(d)));
-    out.normal = normal.to_array();
-    out.lo = lo;
-    out.hi = hi;
-    out
+    Some((normal, lo, hi))
 }
 
 /// Depth of the collapsed tree (1 for a single leaf, 0 when empty).
@@ -206,14 +233,15 @@ pub fn depth(nodes: &[SlabNode]) -> usize {
     depth.first().copied().unwrap_or(0)
 }
 
+/// The CPU build's tests, and trees for the GPU pass's ([`super::slab_gpu`]).
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::geom::{Aabb, closest_point_triangle};
     use proptest::prelude::*;
 
     /// A bumpy open sheet of `n × n` quads, corners in slot order.
-    fn sheet(n: usize, bump: f32) -> (Bvh, Vec<[f32; 4]>) {
+    pub(in crate::stages::sdf_grid) fn sheet(n: usize, bump: f32) -> (Bvh, Vec<[f32; 4]>) {
         let h = |i: usize, j: usize| (i as f32 * 0.7).sin() * (j as f32 * 0.4).cos() * bump;
         let v = |i: usize, j: usize| Vec3::new(i as f32, j as f32, h(i, j));
         let mut tris = Vec::new();
@@ -226,7 +254,7 @@ mod tests {
         slotted(&tris)
     }
 
-    fn slot_triangle(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
+    pub(in crate::stages::sdf_grid) fn slot_triangle(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
         std::array::from_fn(|i| Vec3::from_slice(&corners[3 * s as usize + i][..3]))
     }
 
@@ -266,12 +294,18 @@ mod tests {
         walk(bvh, 0, &mut out);
         let triangle = |s: u32| slot_triangle(corners, s);
         out.iter()
-            .map(|(n, range)| with_slab(n, n.a, n.b, *range, &triangle))
+            .map(|(n, range)| {
+                let mut node = unslabbed(n, n.a, n.b, *range);
+                if let Some((normal, lo, hi)) = slab(range.0..range.1, &triangle) {
+                    (node.normal, node.lo, node.hi) = (normal.to_array(), lo, hi);
+                }
+                node
+            })
             .collect()
     }
 
     /// The BVH of `tris` and their corners in its slot order.
-    fn slotted(tris: &[[Vec3; 3]]) -> (Bvh, Vec<[f32; 4]>) {
+    pub(in crate::stages::sdf_grid) fn slotted(tris: &[[Vec3; 3]]) -> (Bvh, Vec<[f32; 4]>) {
         let bounds: Vec<Aabb> = tris.iter().map(Aabb::from_points).collect();
         let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
         let bvh = Bvh::build(&bounds, &centroids, 4);
@@ -369,6 +403,7 @@ mod tests {
                 };
             }
             for (k, n) in nodes.iter().enumerate() {
+                prop_assert_eq!((n.first, n.end), ranges[k], "node {}'s slots", k);
                 let bound = n.distance(p) as f64;
                 for s in ranges[k].0..ranges[k].1 {
                     let [a, b, c] = slot_triangle(&corners, s);

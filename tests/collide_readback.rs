@@ -211,6 +211,7 @@ fn chunked_detects_equal_the_single_submission_contact_for_contact() {
             }),
         ] {
             assert_eq!(set.tests, total);
+            assert_eq!(set.chunks, chunks, "{chunking:?}, {what}: submissions");
             assert!(
                 contact_bits(&set.contacts) == contact_bits(&expected.contacts),
                 "{chunking:?}, {what}: {} contacts chunked, {} in one submission; first \
@@ -296,4 +297,23 @@ fn kept_bind_groups_follow_the_resident_shapes_and_the_plan() {
         // Both orders of the shapes give the same contacts.
         assert!(expected[0] == expected[1] && expected[4] == expected[5]);
     }
+}
+
+/// Without mappable storage buffers (the chunks' records buffers are
+/// host-visible storage) a detect runs in one submission, with the same
+/// contacts.
+#[test]
+fn without_mappable_storage_a_chunked_detect_runs_in_one_submission() {
+    let ctx = common::gpu_without(eframe::egui_wgpu::wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    let (shapes, bodies, pairs) = large_batch();
+    let params = ColliderParams::default();
+    let detect = |chunking| {
+        let gpu = ColliderGpu::new(&ctx).with_chunking(chunking);
+        let resident = gpu.upload(&shapes).expect("upload");
+        gpu.detect(&resident, &shapes, &bodies, &pairs, &params)
+            .expect("detect")
+    };
+    let (fine, single) = (detect(FINE_CHUNKS), detect(Chunking::SINGLE));
+    assert_eq!((fine.chunks, single.chunks), (1, 1));
+    assert!(contact_bits(&fine.contacts) == contact_bits(&single.contacts));
 }

@@ -325,11 +325,11 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         // chunks when large, and then also in one submission beside it.
         let chunks = chunking.ranges(tests).len();
         let mut batched = ContactSet::default();
-        let mut batched_modes = vec![("gpu batched", &gpu, chunks)];
+        let mut batched_modes = vec![("gpu batched", &gpu)];
         if chunks > 1 {
-            batched_modes.push(("gpu 1 submit", &single, 1));
+            batched_modes.push(("gpu 1 submit", &single));
         }
-        for (mode, gpu, chunks) in batched_modes {
+        for (mode, gpu) in batched_modes {
             let mut set = ContactSet::default();
             let run = timed(repeats, true, || {
                 measured(
@@ -343,7 +343,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             let phases = (run.last.phases, run.last.copy_gpu_ms, run.last.page_faults);
             let cmp = compare(&shapes, &bodies, &list, &params, &cpu, &set, mode)?;
             rows.push(Row {
-                chunks: Some(chunks),
+                chunks: Some(set.chunks),
                 ..row(
                     mode,
                     run.wall_ms,

@@ -51,6 +51,7 @@ pub fn detect_cpu(
         contacts,
         tasks: plan.tasks.len(),
         tests: plan.total_threads,
+        chunks: 0,
         timings,
     })
 }

@@ -54,7 +54,7 @@ mod chunked;
 mod passes;
 
 pub use chunked::Chunking;
-use passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
+use passes::{Records, Span, kept_profiler, passes_disagree, push_gpu_phases};
 
 use super::compact::{self, GpuContact};
 use super::{
@@ -82,8 +82,9 @@ pub struct Params {
     pub num_groups: u32,
     /// [`PASS_COUNT`] or [`PASS_WRITE`].
     pub pass_kind: u32,
-    /// The dispatch's first point (a chunk's, [`chunked`]), and where its
-    /// contacts start in the contacts buffer.
+    /// The dispatch's first point (a chunk's, [`chunked`]). Its contacts
+    /// start at the first record of its `contacts` binding (a chunk binds
+    /// its own buffer).
     pub first_point: u32,
     pub _pad: u32,
 }
@@ -162,8 +163,8 @@ struct Scratch {
     staging: wgpu::Buffer,
     /// Contacts the last detect found (`None` before the first).
     last_count: Option<usize>,
-    /// The staging buffers of a chunked detect's chunks.
-    parts: Vec<chunked::PartStaging>,
+    /// The records buffers of a chunked detect's chunks.
+    parts: Vec<chunked::PartBuffer>,
     /// The passes' uniforms and bind groups ([`passes::KeptBind`]), by
     /// slot: a single detect's count and write passes, then a chunk's.
     binds: Vec<Option<passes::KeptBind>>,
@@ -421,11 +422,16 @@ impl ColliderGpu {
             resident,
             shapes,
         };
-        // A chunk's contacts start at its first point's place: the
-        // chunked path needs room for one per point.
-        let detected = if chunks.len() > 1 && total <= max_contacts {
+        // Each chunk writes into its own host-visible buffer (room for one
+        // contact per point; the device's records buffer goes unused).
+        let direct = gpu
+            .device
+            .features()
+            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+        let chunked = chunks.len() > 1 && direct && total <= max_contacts;
+        let detected = if chunked {
             let need = Need {
-                contacts: total,
+                contacts: 1,
                 groups: chunks
                     .iter()
                     .map(|r| {
@@ -457,6 +463,7 @@ impl ColliderGpu {
         }
         set.tasks = planned.plan.tasks.len();
         set.tests = total;
+        set.chunks = if chunked { chunks.len() } else { 1 };
         set.timings = timings;
         Ok(())
     }
@@ -674,8 +681,15 @@ impl ColliderGpu {
             dims: job.planned.dims,
             summary,
         };
-        let count_group = self.bind(job, scratch, 0, span, PASS_COUNT);
-        let write_group = (!summary).then(|| self.bind(job, scratch, 1, span, PASS_WRITE));
+        let contacts = scratch.contacts.clone();
+        let records = Records {
+            buffer: &contacts,
+            offset: 0,
+            room: scratch.room.contacts,
+        };
+        let count_group = self.bind(job, scratch, 0, (span, PASS_COUNT), records);
+        let write_group =
+            (!summary).then(|| self.bind(job, scratch, 1, (span, PASS_WRITE), records));
         let counter_bytes = (counter_words(if summary { job.planned.pairs } else { 0 }) * 4) as u64;
         let mut slot = self.profiler_slot();
         let mut run =

@@ -255,6 +255,9 @@ pub struct ContactSet {
     /// Tasks planned and points tested.
     pub tasks: usize,
     pub tests: usize,
+    /// The GPU submissions the points were cut into and read back one by
+    /// one (1: a single submission; 0: the CPU).
+    pub chunks: usize,
     pub timings: Timings,
 }
 

@@ -14,9 +14,8 @@ struct Params {
                          // bit 2: per-pair summary in the count pass
     num_groups: u32,     // workgroups dispatched (x * y)
     pass_kind: u32,      // PASS_COUNT or PASS_WRITE
-    first_point: u32,    // the dispatch's first point (a chunk's); its
-                         // contacts start at `contacts[0]` (a chunk binds
-                         // its own buffer)
+    first_point: u32,    // the dispatch's first point (a chunk's), and where
+                         // its contacts start in `contacts`
     _pad1: u32,
 }
 
@@ -398,7 +397,7 @@ fn contacts_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups)
         atomicMax(&counter[1], 1u);
     }
     if hit {
-        let at = groups[params.num_groups + group] + rank;
+        let at = params.first_point + groups[params.num_groups + group] + rank;
         if at < params.capacity {
             contacts[at] = found;
         }

@@ -298,22 +298,3 @@ fn kept_bind_groups_follow_the_resident_shapes_and_the_plan() {
         assert!(expected[0] == expected[1] && expected[4] == expected[5]);
     }
 }
-
-/// Without mappable storage buffers (the chunks' records buffers are
-/// host-visible storage) a detect runs in one submission, with the same
-/// contacts.
-#[test]
-fn without_mappable_storage_a_chunked_detect_runs_in_one_submission() {
-    let ctx = common::gpu_without(eframe::egui_wgpu::wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-    let (shapes, bodies, pairs) = large_batch();
-    let params = ColliderParams::default();
-    let detect = |chunking| {
-        let gpu = ColliderGpu::new(&ctx).with_chunking(chunking);
-        let resident = gpu.upload(&shapes).expect("upload");
-        gpu.detect(&resident, &shapes, &bodies, &pairs, &params)
-            .expect("detect")
-    };
-    let (fine, single) = (detect(FINE_CHUNKS), detect(Chunking::SINGLE));
-    assert_eq!((fine.chunks, single.chunks), (1, 1));
-    assert!(contact_bits(&fine.contacts) == contact_bits(&single.contacts));
-}

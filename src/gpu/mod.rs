@@ -88,17 +88,14 @@ pub enum GpuError {
 /// Rgba32Float); subgroup operations, for the uniform SDF's packet
 /// traversal; 64-bit integers with atomic min/max, for the compute
 /// interference backend's one-pass nearest-edge resolve; f64, for the
-/// exact step of the GPU winding sign's refining pass; mappable storage
-/// buffers, into which the colliders' chunked detect writes its records
-/// for the host to decode in place.
+/// exact step of the GPU winding sign's refining pass.
 pub const OPTIONAL_FEATURES: wgpu::Features = wgpu_profiler::GpuProfiler::ALL_WGPU_TIMER_FEATURES
     .union(wgpu::Features::DEPTH32FLOAT_STENCIL8)
     .union(wgpu::Features::FLOAT32_BLENDABLE)
     .union(wgpu::Features::SUBGROUP)
     .union(wgpu::Features::SHADER_INT64)
     .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
-    .union(wgpu::Features::SHADER_F64)
-    .union(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
+    .union(wgpu::Features::SHADER_F64);
 
 /// Device, queue and what we know about the adapter.
 #[derive(Clone)]

@@ -54,7 +54,7 @@ mod chunked;
 mod passes;
 
 pub use chunked::Chunking;
-use passes::{Records, Span, kept_profiler, passes_disagree, push_gpu_phases};
+use passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
 
 use super::compact::{self, GpuContact};
 use super::{
@@ -82,9 +82,8 @@ pub struct Params {
     pub num_groups: u32,
     /// [`PASS_COUNT`] or [`PASS_WRITE`].
     pub pass_kind: u32,
-    /// The dispatch's first point (a chunk's, [`chunked`]). Its contacts
-    /// start at the first record of its `contacts` binding (a chunk binds
-    /// its own buffer).
+    /// The dispatch's first point (a chunk's, [`chunked`]), and where its
+    /// contacts start in the contacts buffer.
     pub first_point: u32,
     pub _pad: u32,
 }
@@ -163,8 +162,8 @@ struct Scratch {
     staging: wgpu::Buffer,
     /// Contacts the last detect found (`None` before the first).
     last_count: Option<usize>,
-    /// The records buffers of a chunked detect's chunks.
-    parts: Vec<chunked::PartBuffer>,
+    /// The staging buffers of a chunked detect's chunks.
+    parts: Vec<chunked::PartStaging>,
     /// The passes' uniforms and bind groups ([`passes::KeptBind`]), by
     /// slot: a single detect's count and write passes, then a chunk's.
     binds: Vec<Option<passes::KeptBind>>,
@@ -422,16 +421,12 @@ impl ColliderGpu {
             resident,
             shapes,
         };
-        // Each chunk writes into its own host-visible buffer (room for one
-        // contact per point; the device's records buffer goes unused).
-        let direct = gpu
-            .device
-            .features()
-            .contains(wgpu::Features::MAPPABLE_PRIMARY_BUFFERS);
-        let chunked = chunks.len() > 1 && direct && total <= max_contacts;
+        // A chunk's contacts start at its first point's place: the
+        // chunked path needs room for one per point.
+        let chunked = chunks.len() > 1 && total <= max_contacts;
         let detected = if chunked {
             let need = Need {
-                contacts: 1,
+                contacts: total,
                 groups: chunks
                     .iter()
                     .map(|r| {
@@ -681,15 +676,8 @@ impl ColliderGpu {
             dims: job.planned.dims,
             summary,
         };
-        let contacts = scratch.contacts.clone();
-        let records = Records {
-            buffer: &contacts,
-            offset: 0,
-            room: scratch.room.contacts,
-        };
-        let count_group = self.bind(job, scratch, 0, (span, PASS_COUNT), records);
-        let write_group =
-            (!summary).then(|| self.bind(job, scratch, 1, (span, PASS_WRITE), records));
+        let count_group = self.bind(job, scratch, 0, span, PASS_COUNT);
+        let write_group = (!summary).then(|| self.bind(job, scratch, 1, span, PASS_WRITE));
         let counter_bytes = (counter_words(if summary { job.planned.pairs } else { 0 }) * 4) as u64;
         let mut slot = self.profiler_slot();
         let mut run =

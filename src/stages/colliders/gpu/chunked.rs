@@ -6,44 +6,48 @@
 //! costs about as much as the kernels (issue 18, `bench collide` at 1000
 //! pairs). Here the batch's points are cut into a few ranges at workgroup
 //! boundaries ([`Chunking`]). Each chunk is counted, scanned and written by
-//! its own passes (the kernel's `first_point`) into its own records
-//! buffer, which is host-visible ([`PartBuffer`]): the write pass stores
-//! the records in the memory the host decodes them from, and the chunk's
-//! counter is copied into the buffer's head. One submission per chunk, all
-//! submitted before the first is read. Then the host maps each chunk's
-//! buffer as soon as its submission is done — waiting for that submission
-//! only — and decodes it while the GPU runs the chunks after it. The
-//! compaction is stable within each chunk and the chunks follow each other
-//! in point order, so the contacts are those of the single submission, bit
-//! for bit. Wall time ≈ upload + GPU + the last chunk's decode + latency.
-//! The last chunk's submission also resolves the timestamp queries and
-//! asks for their read-back ([`GpuRun::submit_last`]), so the times come
-//! with the last chunk's wait instead of a submission and a wait of their
-//! own at the end (about 0.15 ms on the H200's host).
+//! its own passes (the kernel's `first_point`), its contacts stored from
+//! its first point's place in the contacts buffer (which has room for one
+//! per point, so no chunk can run into the next), and its counter and its
+//! expected records (the last detect's count for this chunk and an eighth
+//! more, as in the single submission) copied into its own staging buffer:
+//! one submission per chunk, all submitted before the first is read. Then
+//! the host maps each chunk's staging buffer as soon as its submission is
+//! done — waiting for that submission only — and decodes it while the GPU
+//! runs the chunks after it. A chunk finding more contacts than expected
+//! copies the rest in a submission of its own. The compaction is stable
+//! within each chunk and the chunks follow each other in point order, so
+//! the contacts are those of the single submission, bit for bit. Wall time
+//! ≈ upload + GPU + the last chunk's read-back and decode + latency. The
+//! last chunk's submission also resolves the timestamp queries and asks
+//! for their read-back ([`GpuRun::submit_last`]), so the times come with
+//! the last chunk's wait instead of a submission and a wait of their own
+//! at the end (about 0.15 ms on the H200's host).
 //!
-//! Until 2026-11-29 the chunks wrote into one device buffer and each
-//! chunk's records were copied into a staging buffer in its submission:
-//! a copy of 16 bytes a contact after the kernels, on the way to the
-//! first decode. The chunked path needs
-//! [`wgpu::Features::MAPPABLE_PRIMARY_BUFFERS`] (every Vulkan device has
-//! it); without it a detect runs in one submission.
+//! Tried and dropped (2026-11-29, `bench collide --pairs 1000` on the
+//! H200, A/B in one run): each chunk's write pass storing its records
+//! straight into its own host-visible buffer (`MAPPABLE_PRIMARY_BUFFERS`),
+//! to be decoded in place with no copy. The write pass's 16-byte stores
+//! over PCIe took the kernels from 0.59 to 2.64 ms and the wall time from
+//! 1.67–1.90 to 3.49–3.61 ms; the copy it saves is 0.28 ms of the GPU's
+//! time, in whole buffers.
 //!
 //! Phases: `contacts` (recording, the submissions and the wait for the
-//! first chunk; the GPU time of every chunk's passes), [`super::COPY_PHASE`]
-//! (the counters' clears and copies), `readback` (the waits for the later
-//! chunks, the maps, and the collection of the times at the end) and
-//! `convert` (the decodes).
+//! first chunk; the GPU time of every chunk's passes), [`super::COPY_PHASE`],
+//! `readback` (the waits for the later chunks, the maps, any second copy,
+//! and the collection of the times at the end) and `convert` (the
+//! decodes).
 
 use std::ops::Range;
 use std::time::Instant;
 
 use eframe::egui_wgpu::wgpu;
 
-use super::passes::{Records, Span, kept_profiler, passes_disagree, push_gpu_phases};
+use super::passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
 use super::{
     ColliderGpu, GpuContact, Job, PASS_COUNT, PASS_WRITE, SUMMARY_START, Scratch, WORKGROUP,
 };
-use crate::gpu::{GpuContext, GpuError, GpuRun, dispatch_dims, map_staging_after};
+use crate::gpu::{GpuContext, GpuRun, dispatch_dims, map_staging_after, staging_buffer};
 use crate::stages::colliders::compact::Decoder;
 use crate::stages::colliders::{ColliderError, Contact};
 use crate::timing::Timings;
@@ -99,69 +103,51 @@ pub(super) fn groups_of(range: &Range<u32>) -> u32 {
     (range.end - range.start).div_ceil(WORKGROUP)
 }
 
-/// Bytes of a chunk's counter at the head of its records buffer.
+/// Bytes of a chunk's counter at the start of its staging buffer.
 const HEADER: u64 = SUMMARY_START as u64 * 4;
 const RECORD: u64 = std::mem::size_of::<GpuContact>() as u64;
 
-/// A chunk's own records buffer, kept between detects: host-visible
-/// (mapped for reading, [`wgpu::Features::MAPPABLE_PRIMARY_BUFFERS`]) and
-/// bound as the write pass's `contacts`, so the kernels store the records
-/// straight into the memory the host decodes them from, with no copy; the
-/// chunk's counter is copied into its head. Room for a record per point of
-/// the chunk (a point makes at most one contact): no detect needs a second
-/// pass or copy. Also the count the chunk found last time, which the first
-/// map covers (and an eighth more).
-pub(super) struct PartBuffer {
+/// A chunk's staging buffer (its counter's first words, then room for
+/// `records` records), kept between detects, and the contacts the chunk
+/// found last time.
+pub(super) struct PartStaging {
     buffer: wgpu::Buffer,
-    /// Bytes before the records: the counter, padded to the device's
-    /// storage-binding offset alignment.
-    head: u64,
-    room: usize,
+    records: usize,
     last: Option<usize>,
 }
 
-impl PartBuffer {
-    fn new(gpu: &GpuContext, room: usize, last: Option<usize>) -> Result<Self, GpuError> {
-        let align = u64::from(gpu.device.limits().min_storage_buffer_offset_alignment);
-        let head = HEADER.next_multiple_of(align);
-        let bytes = room as u64 * RECORD;
-        gpu.check_storage_size("ColliderGpu::chunk records", bytes)?;
-        let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("ColliderGpu::chunk records"),
-            size: head + bytes,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::MAP_READ
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        Ok(PartBuffer {
-            buffer,
-            head,
-            room,
+impl PartStaging {
+    fn new(gpu: &GpuContext, records: usize, last: Option<usize>) -> Self {
+        PartStaging {
+            buffer: staging_buffer(
+                &gpu.device,
+                "ColliderGpu::chunk staging",
+                HEADER + records as u64 * RECORD,
+            ),
+            records,
             last,
-        })
+        }
     }
 }
 
 impl Scratch {
-    /// Gives chunk `c` a records buffer with room for `records` records.
-    fn fit_part(&mut self, gpu: &GpuContext, c: usize, records: usize) -> Result<(), GpuError> {
+    /// Gives chunk `c` a staging buffer with room for `records` records.
+    fn fit_part(&mut self, gpu: &GpuContext, c: usize, records: usize) {
         while self.parts.len() <= c {
-            self.parts.push(PartBuffer::new(gpu, records, None)?);
+            self.parts.push(PartStaging::new(gpu, records, None));
         }
         let part = &mut self.parts[c];
-        if part.room < records {
-            *part = PartBuffer::new(gpu, records, part.last)?;
+        if part.records < records {
+            *part = PartStaging::new(gpu, records, part.last);
         }
-        Ok(())
     }
 }
 
-/// A submitted chunk: its submission and the records its first map
-/// covers.
+/// A submitted chunk: its points, submission and records copied.
 struct Submitted {
+    range: Range<u32>,
     submission: wgpu::SubmissionIndex,
-    expected: usize,
+    copied: usize,
 }
 
 /// Wall time (ms) since `t`.
@@ -189,26 +175,21 @@ impl ColliderGpu {
         let mut last = None;
         for (c, range) in chunks.iter().enumerate() {
             let points = (range.end - range.start) as usize;
-            scratch.fit_part(gpu, c, points)?;
-            let part = &scratch.parts[c];
-            let expected = part
-                .last
+            let copied = scratch
+                .parts
+                .get(c)
+                .and_then(|p| p.last)
                 .map_or(points, |n| n + n / 8 + super::EXPECTED_SLACK)
                 .min(points);
-            let buffer = part.buffer.clone();
-            let records = Records {
-                buffer: &buffer,
-                offset: part.head,
-                room: part.room,
-            };
+            scratch.fit_part(gpu, c, copied);
             let span = Span {
                 first_point: range.start,
                 end: range.end,
                 dims: dispatch_dims(groups_of(range)),
                 summary: false,
             };
-            let count_group = self.bind(job, scratch, 2 * c, (span, PASS_COUNT), records);
-            let write_group = self.bind(job, scratch, 2 * c + 1, (span, PASS_WRITE), records);
+            let count_group = self.bind(job, scratch, 2 * c, span, PASS_COUNT);
+            let write_group = self.bind(job, scratch, 2 * c + 1, span, PASS_WRITE);
             self.record_passes(
                 &mut run,
                 scratch,
@@ -216,25 +197,37 @@ impl ColliderGpu {
                 span,
                 (&count_group, Some(&write_group)),
             );
+            let staging = &scratch.parts[c].buffer;
             run.encoder_work("counter", |e| {
-                e.copy_buffer_to_buffer(&scratch.counter, 0, &buffer, 0, HEADER);
+                e.copy_buffer_to_buffer(&scratch.counter, 0, staging, 0, HEADER);
+            });
+            run.encoder_work("copy", |e| {
+                e.copy_buffer_to_buffer(
+                    &scratch.contacts,
+                    u64::from(range.start) * RECORD,
+                    staging,
+                    HEADER,
+                    copied as u64 * RECORD,
+                );
             });
             if c + 1 < chunks.len() {
                 submitted.push(Submitted {
+                    range: range.clone(),
                     submission: run.submit_part(),
-                    expected,
+                    copied,
                 });
             } else {
-                last = Some(expected);
+                last = Some((range.clone(), copied));
             }
         }
         // The last chunk goes with the timestamps' resolution and
         // read-back, which its wait then completes.
         let (submission, run) = run.submit_last()?;
-        if let Some(expected) = last {
+        if let Some((range, copied)) = last {
             submitted.push(Submitted {
+                range,
                 submission,
-                expected,
+                copied,
             });
         }
         let decoder = Decoder::new(&job.planned.plan, job.shapes);
@@ -245,7 +238,7 @@ impl ColliderGpu {
         let read = || {
             for (c, part) in submitted.into_iter().enumerate() {
                 let (count, waited_ms, decode_ms) =
-                    self.read_chunk(&scratch.parts[c], part, &decoder, out)?;
+                    self.read_chunk(scratch, c, part, &decoder, out)?;
                 // The first chunk's wait is the kernels' latency; the
                 // later ones' what the decodes did not hide.
                 if c == 0 {
@@ -274,71 +267,83 @@ impl ColliderGpu {
         Ok(())
     }
 
-    /// Chunk `c`'s contacts appended to `out`: its records buffer mapped
-    /// once its submission is done, as far as the records expected, and
-    /// decoded in place; if more came, mapped again as far as all of them.
-    /// Returns the chunk's count, the time (ms) spent waiting and mapping,
-    /// and the time decoding.
+    /// Chunk `c`'s contacts appended to `out`: its staging buffer mapped
+    /// once its submission is done, the records decoded in place; if more
+    /// came than were copied, all of them copied again into a grown
+    /// staging buffer first. Returns the chunk's count, the time (ms)
+    /// spent waiting and mapping, and the time decoding.
     fn read_chunk(
         &self,
-        part: &PartBuffer,
-        submitted: Submitted,
+        scratch: &mut Scratch,
+        c: usize,
+        part: Submitted,
         decoder: &Decoder<'_>,
         out: &mut Vec<Contact>,
     ) -> Result<(usize, f64, f64), ColliderError> {
         let gpu = &self.gpu;
         let wait = Instant::now();
-        let head = part.head as usize;
-        let decode = |bytes: &[u8], count: usize, out: &mut Vec<Contact>| {
+        let decode = |bytes: &[u8], out: &mut Vec<Contact>| {
             let t = Instant::now();
-            let records = &bytes[head..head + count * RECORD as usize];
-            decoder.append_bytes(records, out).map(|()| ms(t))
+            decoder.append_bytes(bytes, out).map(|()| ms(t))
         };
-        let map = |records: usize, read: &mut dyn FnMut(&[u8])| {
-            map_staging_after(
-                gpu,
-                &part.buffer,
-                part.head + records as u64 * RECORD,
-                "contacts",
-                submitted.submission.clone(),
-                |bytes| read(bytes),
-            )
-        };
-        let mut header = [0u32; SUMMARY_START as usize];
-        let mut decoded = None;
-        map(submitted.expected, &mut |bytes| {
-            header = bytemuck::pod_read_unaligned(&bytes[..HEADER as usize]);
-            let count = header[0] as usize;
-            if header[1] == 0 && count <= submitted.expected {
-                decoded = Some(decode(bytes, count, out));
-            }
-        })?;
-        let mut waited_ms = ms(wait);
+        let staging = &scratch.parts[c].buffer;
+        let (header, waited_ms, decoded) = map_staging_after(
+            gpu,
+            staging,
+            HEADER + part.copied as u64 * RECORD,
+            "contacts",
+            part.submission,
+            |bytes| {
+                let waited_ms = ms(wait);
+                let header: [u32; SUMMARY_START as usize] =
+                    bytemuck::pod_read_unaligned(&bytes[..HEADER as usize]);
+                let count = header[0] as usize;
+                let decoded = (header[1] == 0 && count <= part.copied).then(|| {
+                    decode(
+                        &bytes[HEADER as usize..HEADER as usize + count * RECORD as usize],
+                        out,
+                    )
+                });
+                (header, waited_ms, decoded)
+            },
+        )?;
         if header[1] != 0 {
             return Err(passes_disagree());
         }
         let count = header[0] as usize;
-        if count > part.room {
-            return Err(GpuError::Readback {
-                what: "contacts".into(),
-                reason: format!("{count} contacts from a chunk of {} points", part.room),
-            }
-            .into());
-        }
-        if decoded.is_none() {
-            // More than expected: mapped again as far as all of them.
-            let again = Instant::now();
-            map(count, &mut |bytes| {
-                decoded = Some(decode(bytes, count, out))
-            })?;
-            waited_ms += ms(again);
-        }
-        let decoded = decoded.expect("decoded in one of the maps");
-        let decode_ms = decoded.map_err(|reason| GpuError::Readback {
+        let readback = |reason| crate::gpu::GpuError::Readback {
             what: "contacts".into(),
             reason,
-        })?;
-        Ok((count, waited_ms, decode_ms))
+        };
+        if let Some(decoded) = decoded {
+            return Ok((count, waited_ms, decoded.map_err(readback)?));
+        }
+        // More than expected: all the chunk's records copied again.
+        let again = Instant::now();
+        scratch.fit_part(gpu, c, count);
+        let staging = &scratch.parts[c].buffer;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("ColliderGpu::chunk readback"),
+            });
+        encoder.copy_buffer_to_buffer(
+            &scratch.contacts,
+            u64::from(part.range.start) * RECORD,
+            staging,
+            HEADER,
+            count as u64 * RECORD,
+        );
+        let submission = gpu.queue.submit([encoder.finish()]);
+        let (again_ms, decoded) = map_staging_after(
+            gpu,
+            staging,
+            HEADER + count as u64 * RECORD,
+            "contacts",
+            submission,
+            |bytes| (ms(again), decode(&bytes[HEADER as usize..], out)),
+        )?;
+        Ok((count, waited_ms + again_ms, decoded.map_err(readback)?))
     }
 }
 

@@ -5,7 +5,7 @@
 
 use eframe::egui_wgpu::wgpu;
 
-use super::{COPY_PHASE, ColliderGpu, GpuContact, Job, Params, Scratch};
+use super::{COPY_PHASE, ColliderGpu, Job, Params, Scratch};
 use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, KeptProfiler};
 use crate::stages::colliders::ColliderError;
 use crate::timing::Timings;
@@ -26,15 +26,15 @@ impl ColliderGpu {
         job: &Job<'_>,
         scratch: &mut Scratch,
         slot: usize,
-        (span, pass_kind): (Span, u32),
-        contacts: Records<'_>,
+        span: Span,
+        pass_kind: u32,
     ) -> wgpu::BindGroup {
         let gpu = &self.gpu;
         let (x, y) = span.dims;
         let uniform = Params {
             num_tasks: job.planned.plan.tasks.len() as u32,
             total_threads: span.end,
-            capacity: contacts.room as u32,
+            capacity: scratch.room.contacts as u32,
             flags: u32::from(job.params.interpolated_depth)
                 | (u32::from(job.params.reject_flipped) << 1)
                 | (u32::from(span.summary) << 2),
@@ -49,7 +49,7 @@ impl ColliderGpu {
             &job.planned.extra,
             &job.resident.fields,
             &job.resident.values,
-            contacts.buffer,
+            &scratch.contacts,
             &scratch.counter,
             &scratch.group_counts,
         ]
@@ -66,16 +66,9 @@ impl ColliderGpu {
                     usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                let mut resources: Vec<wgpu::BindingResource> = std::iter::once(&uniform)
-                    .chain(&bound)
-                    .map(|b| b.as_entire_binding())
-                    .collect();
-                resources[CONTACTS_BINDING] = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: contacts.buffer,
-                    offset: contacts.offset,
-                    size: wgpu::BufferSize::new(contacts.room as u64 * RECORD),
-                });
-                let group = self.kernels.bind_group_of(gpu, resources);
+                let mut buffers = vec![&uniform];
+                buffers.extend(&bound);
+                let group = self.kernels.bind_group(gpu, &buffers);
                 entry.insert(KeptBind {
                     bound,
                     uniform,
@@ -125,27 +118,11 @@ impl ColliderGpu {
     }
 }
 
-/// Where a dispatch writes its records: `room` of them from byte `offset`
-/// of `buffer` (the kept records buffer of a single submission, or a
-/// chunk's own host-visible buffer after its counter).
-#[derive(Clone, Copy)]
-pub(super) struct Records<'a> {
-    pub(super) buffer: &'a wgpu::Buffer,
-    pub(super) offset: u64,
-    pub(super) room: usize,
-}
-
-/// Binding of `contacts` in shaders/colliders.wgsl.
-const CONTACTS_BINDING: usize = 6;
-const RECORD: u64 = std::mem::size_of::<GpuContact>() as u64;
-
 /// A pass's uniform and bind group, kept between detects: remade only when
 /// one of the buffers it binds is another than last time (a grown buffer,
 /// other resident shapes), so that a warm detect creates neither.
 pub(super) struct KeptBind {
-    /// The bound buffers after the uniform, in binding order (a buffer's
-    /// binding range is the same while the buffer is: its records after
-    /// a header of fixed size, all its room).
+    /// The bound buffers after the uniform, in binding order.
     bound: [wgpu::Buffer; 8],
     uniform: wgpu::Buffer,
     group: wgpu::BindGroup,

@@ -19,7 +19,7 @@ use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
-    shader_source, storage_buffer_init, storage_buffer_with, storage_buffer_zeroed, write_records,
+    shader_source, storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -55,10 +55,6 @@ pub const WORKGROUP: u32 = 64;
 const COUNTER_BYTES: u64 = 16;
 /// Cells per task of the parallel copies out of mapped memory.
 const COPY_CHUNK: usize = 1 << 16;
-/// Bytes of one triangle's corners (3 vec4) and feature normals (7 × 3
-/// floats) on the GPU.
-const CORNER_BYTES: usize = 48;
-const NORMAL_BYTES: usize = 84;
 
 /// The SDF stage's long-lived GPU objects: created once per context.
 pub struct SdfGpu {
@@ -231,9 +227,10 @@ impl SdfGpu {
     /// without its slabs ([`slab_bvh::collapse`], in parallel; the first
     /// run's GPU work computes them, [`SlabPass`]); phase `upload`, the
     /// triangles' corners and normals gathered in the backend's order
-    /// straight into the uploads' staging memory, in parallel, and the tree
-    /// copied there ([`storage_buffer_with`]: nothing zeroed or copied
-    /// twice on the host). The triangles need only the BVH's order, not
+    /// straight into the uploads' staging memory, in parallel, a piece at
+    /// a time, each piece's copy submitted as soon as it is written
+    /// ([`storage_buffer_streamed`]: nothing zeroed or copied twice on the
+    /// host), and the tree copied there. The triangles need only the BVH's order, not
     /// the tree, so their gather runs beside the tree's collapse
     /// (`rayon::join`): the `upload` phase is what it adds after the
     /// collapse (the tree's copy, and the gather's part that the collapse
@@ -258,7 +255,6 @@ impl SdfGpu {
             (0..mesh.triangle_count() as u32).collect()
         };
         let gpu = &self.gpu;
-        let tri_bytes = |per: usize| (order.len() * per) as u64;
         let ((nodes, bvh_ms), triangles) = rayon::join(
             || {
                 // The brute-force kernel binds a one-node tree it never reads.
@@ -270,14 +266,12 @@ impl SdfGpu {
                 (nodes, start.elapsed().as_secs_f64() * 1e3)
             },
             || {
-                let tri_pos =
-                    storage_buffer_with(gpu, "SdfGpu::tri_pos", tri_bytes(CORNER_BYTES), |d| {
-                        write_records(d, |i| mesh.gpu_corners(order[i] as usize))
-                    })?;
-                let normals =
-                    storage_buffer_with(gpu, "SdfGpu::normals", tri_bytes(NORMAL_BYTES), |d| {
-                        write_records(d, |i| mesh.gpu_normals(order[i] as usize))
-                    })?;
+                let tri_pos = storage_buffer_streamed(gpu, "SdfGpu::tri_pos", order.len(), |i| {
+                    mesh.gpu_corners(order[i] as usize)
+                })?;
+                let normals = storage_buffer_streamed(gpu, "SdfGpu::normals", order.len(), |i| {
+                    mesh.gpu_normals(order[i] as usize)
+                })?;
                 Ok::<_, SdfError>((tri_pos, normals))
             },
         );

@@ -499,11 +499,7 @@ mod tests {
     /// record and one of none.
     #[test]
     fn records_streamed_in_pieces_land_in_their_places() {
-        let gpu = GpuContext::headless().unwrap_or_else(|e| {
-            panic!(
-                "GPU tests need a Vulkan adapter; on a machine without a GPU run `apt install mesa-vulkan-drivers libvulkan1` (lavapipe). Error: {e}"
-            )
-        });
+        let gpu = crate::gpu::test_gpu();
         let record = |i: usize| [i as u32, (i * 7) as u32 ^ 0xdead_beef, !(i as u32)];
         for (count, piece_bytes) in [(10_001, 1000), (10_001, 12), (1, 64), (0, 64)] {
             let buffer = streamed_in_pieces(&gpu, "test::streamed", count, piece_bytes, record)

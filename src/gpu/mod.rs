@@ -225,3 +225,14 @@ impl GpuContext {
             })
     }
 }
+
+/// The GPU context of the crate's own GPU tests: no silent skip, without
+/// an adapter the test fails and says what to install.
+#[cfg(test)]
+pub(crate) fn test_gpu() -> GpuContext {
+    GpuContext::headless().unwrap_or_else(|e| {
+        panic!(
+            "GPU tests need a Vulkan adapter; on a machine without a GPU run `apt install mesa-vulkan-drivers libvulkan1` (lavapipe). Error: {e}"
+        )
+    })
+}

@@ -235,6 +235,14 @@ impl SdfGpu {
     /// (`rayon::join`): the `upload` phase is what it adds after the
     /// collapse (the tree's copy, and the gather's part that the collapse
     /// did not cover).
+    ///
+    /// Tried and dropped (2026-11-29, H200, A/B in one run,
+    /// `docs/bench/sdf-gpu-gather-ab-h200.csv`): uploading the records in
+    /// mesh order, which streams, and gathering them into the tree's order
+    /// on the GPU. A cold call of the 1.1 M-triangle bunny took as long
+    /// (36.3–40.1 against 36.7–41.3 ms at 128³ pseudo-normal), and the
+    /// 69 K bunny's 256³ read-back was slower in both of its processes
+    /// (6.9–11.8 against 2.4–3.2 ms), which was not explained.
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,

@@ -178,21 +178,13 @@ mod tests {
         assert!(slabbed > 0, "{what}: no node got a slab");
     }
 
-    fn gpu() -> GpuContext {
-        GpuContext::headless().unwrap_or_else(|e| {
-            panic!(
-                "GPU tests need a Vulkan adapter; on a machine without a GPU run `apt install mesa-vulkan-drivers libvulkan1` (lavapipe). Error: {e}"
-            )
-        })
-    }
-
     /// The GPU's slabs are the CPU reference's: on a bumpy sheet; on
     /// random soups near the origin, far from it and tiny; and on a soup
     /// holding runs of zero-area triangles (nodes whose normals sum to
     /// nothing get no slab on either).
     #[test]
     fn gpu_slabs_match_the_cpu_reference() {
-        let gpu = gpu();
+        let gpu = crate::gpu::test_gpu();
         let (bvh, corners) = sheet(40, 1.5);
         let cpu = build(&bvh, |s| slot_triangle(&corners, s));
         assert_like_cpu("sheet", &gpu_slabs(&gpu, &bvh, &corners), &cpu, &corners);

@@ -190,6 +190,9 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
+    if bytes == 0 {
+        return Ok(buffer);
+    }
     // Records a piece: a multiple of 4, so every piece starts at a
     // multiple of the copy alignment.
     let per_piece = (piece_bytes / size / 4 * 4).max(4);

@@ -19,15 +19,39 @@ pub struct BufferCheck<'a> {
 const FILL_CHUNK: usize = 1 << 20;
 
 /// A storage buffer initialised from `data` (read-only or read-write in the
-/// shader; also a copy source for read-back), copied into wgpu's staging
-/// memory in parallel ([`storage_buffer_with`]).
+/// shader; also a copy source for read-back), copied in parallel straight
+/// into the staging memory of its upload ([`wgpu::Queue::write_buffer_with`];
+/// the copy runs before the queue's next submission). Unlike
+/// `create_buffer_init`, which zeroes a staging buffer and then copies the
+/// data into it, both on one thread, nothing is written twice. The tail up
+/// to wgpu's 4-byte copy alignment (and the 4 bytes of an empty buffer) is
+/// zeroed.
 pub fn storage_buffer_init<T: bytemuck::Pod>(
     gpu: &GpuContext,
     label: &str,
     data: &[T],
 ) -> Result<wgpu::Buffer, GpuError> {
     let src: &[u8] = bytemuck::cast_slice(data);
-    storage_buffer_with(gpu, label, src.len() as u64, |dst| copy_parallel(dst, src))
+    let buffer = upload_target(gpu, label, src.len() as u64)?;
+    upload_start(gpu, label, &buffer, src, buffer.size())?;
+    Ok(buffer)
+}
+
+/// Uploads `src` to the start of `buffer` (before the queue's next
+/// submission), copied in parallel into the staging memory of an upload of
+/// `bytes` bytes, whose tail after `src` is zeroed.
+fn upload_start(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: &wgpu::Buffer,
+    src: &[u8],
+    bytes: u64,
+) -> Result<(), GpuError> {
+    let mut view = staging_view(gpu, label, buffer, 0, bytes)?;
+    let (head, mut tail) = view.slice(..).split_at(src.len());
+    copy_parallel(head, src);
+    tail.fill(0);
+    Ok(())
 }
 
 /// Copies `src` into `dst` (as long), in parallel pieces.
@@ -76,11 +100,13 @@ impl KeptStorage {
             Some(b) if b.size() >= bytes => b.clone(),
             kept => {
                 gpu.check_upload_size(self.label, bytes)?;
-                // Half again as much, within the binding limit.
+                // Half again as much, within the binding limit, in whole
+                // words (a storage binding's size is a multiple of 4).
                 let limit = gpu.device.limits().max_storage_buffer_binding_size;
-                let room = kept
-                    .as_ref()
-                    .map_or(bytes, |b| (b.size() * 3 / 2).min(limit).max(bytes));
+                let room = kept.as_ref().map_or(bytes, |b| {
+                    let grown = (b.size() * 3 / 2).min(limit);
+                    (grown - grown % wgpu::COPY_BUFFER_ALIGNMENT).max(bytes)
+                });
                 let b = storage_buffer_zeroed(
                     gpu,
                     BufferCheck {
@@ -91,57 +117,9 @@ impl KeptStorage {
                 self.buffer.insert(b).clone()
             }
         };
-        let mut view = gpu
-            .queue
-            .write_buffer_with(&buffer, 0, wgpu::BufferSize::new(bytes).expect("bytes ≥ 4"))
-            .ok_or_else(|| GpuError::Validation {
-                what: self.label.to_string(),
-                reason: format!("no staging memory for an upload of {bytes} bytes"),
-            })?;
-        let (head, mut tail) = view.slice(..).split_at(src.len());
-        copy_parallel(head, src);
-        tail.fill(0);
+        upload_start(gpu, self.label, &buffer, src, bytes)?;
         Ok(buffer)
     }
-}
-
-/// A storage buffer of `bytes` bytes whose contents `fill` writes straight
-/// into the staging memory of its upload ([`wgpu::Queue::write_buffer_with`];
-/// the copy runs before the queue's next submission). Unlike
-/// `create_buffer_init`, which zeroes a staging buffer and then copies the
-/// data into it, both on one thread, nothing is written twice, and `fill`
-/// may write in parallel ([`write_records`]) and gather the data on the
-/// way. `fill` gets exactly `bytes` bytes; the tail up to wgpu's 4-byte
-/// copy alignment (and the 4 bytes of an empty buffer: wgpu rejects
-/// zero-sized bindings) is zeroed.
-pub fn storage_buffer_with(
-    gpu: &GpuContext,
-    label: &str,
-    bytes: u64,
-    fill: impl FnOnce(wgpu::WriteOnly<'_, [u8]>),
-) -> Result<wgpu::Buffer, GpuError> {
-    gpu.check_upload_size(label, bytes)?;
-    let size = bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT).max(4);
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size,
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut view = gpu
-        .queue
-        .write_buffer_with(&buffer, 0, wgpu::BufferSize::new(size).expect("size ≥ 4"))
-        .ok_or_else(|| GpuError::Validation {
-            what: label.to_string(),
-            reason: format!("no staging memory for an upload of {size} bytes"),
-        })?;
-    let (data, mut tail) = view.slice(..).split_at(bytes as usize);
-    fill(data);
-    tail.fill(0);
-    drop(view);
-    Ok(buffer)
 }
 
 /// Bytes of a piece of [`storage_buffer_streamed`]: half of wgpu's
@@ -181,15 +159,7 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
 ) -> Result<wgpu::Buffer, GpuError> {
     let size = std::mem::size_of::<T>();
     let bytes = (count * size) as u64;
-    gpu.check_upload_size(label, bytes)?;
-    let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(label),
-        size: bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT).max(4),
-        usage: wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_SRC
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
+    let buffer = upload_target(gpu, label, bytes)?;
     if bytes == 0 {
         return Ok(buffer);
     }
@@ -200,29 +170,58 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
         let n = per_piece.min(count - first);
         let piece = (n * size) as u64;
         let tail = piece.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let mut view = gpu
-            .queue
-            .write_buffer_with(
-                &buffer,
-                (first * size) as u64,
-                wgpu::BufferSize::new(tail).expect("a piece holds a record"),
-            )
-            .ok_or_else(|| GpuError::Validation {
-                what: label.to_string(),
-                reason: format!("no staging memory for an upload of {tail} bytes"),
-            })?;
+        let mut view = staging_view(gpu, label, &buffer, (first * size) as u64, tail)?;
         let (data, mut pad) = view.slice(..).split_at(piece as usize);
         write_records(data, |i| record(first + i));
         pad.fill(0);
         drop(view);
-        gpu.queue.submit([]);
+        // Its copy starts now. An upload of one piece goes with the
+        // caller's next submission, costing none of its own.
+        if per_piece < count {
+            gpu.queue.submit([]);
+        }
     }
     Ok(buffer)
 }
 
+/// The storage buffer an upload of `bytes` bytes goes into (also a copy
+/// source for read-back), its size checked against the adapter's limits
+/// and rounded up to wgpu's copy alignment (4 bytes at least: wgpu rejects
+/// zero-sized bindings).
+fn upload_target(gpu: &GpuContext, label: &str, bytes: u64) -> Result<wgpu::Buffer, GpuError> {
+    gpu.check_upload_size(label, bytes)?;
+    Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: bytes.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT).max(4),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    }))
+}
+
+/// The staging memory of an upload of `bytes` bytes into `buffer` at
+/// `offset`, copied there before the queue's next submission
+/// ([`wgpu::Queue::write_buffer_with`]); an error naming `label` when wgpu
+/// gives none (an empty or misaligned range, no memory).
+fn staging_view(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    bytes: u64,
+) -> Result<wgpu::QueueWriteBufferView, GpuError> {
+    wgpu::BufferSize::new(bytes)
+        .and_then(|size| gpu.queue.write_buffer_with(buffer, offset, size))
+        .ok_or_else(|| GpuError::Validation {
+            what: label.to_string(),
+            reason: format!("no staging memory for an upload of {bytes} bytes at byte {offset}"),
+        })
+}
+
 /// Writes records `0..n`, `record(i)` at byte `i · size_of::<T>()`,
 /// filling `dst` (`n` records' bytes), in parallel chunks.
-pub fn write_records<T: bytemuck::Pod>(
+fn write_records<T: bytemuck::Pod>(
     dst: wgpu::WriteOnly<'_, [u8]>,
     record: impl Fn(usize) -> T + Sync,
 ) {
@@ -495,6 +494,36 @@ fn buffer_label(buffer: &wgpu::Buffer) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept buffer written with more data each time (sizes whose half
+    /// again is not a whole word) grows in whole words, so that it can be
+    /// bound, and holds each time's data; smaller data reuse it.
+    #[test]
+    fn kept_storage_grows_in_whole_words_and_holds_the_last_data() {
+        let gpu = crate::gpu::test_gpu();
+        let mut kept = KeptStorage::new("test::kept");
+        let mut last_size = 0;
+        for words in [1377usize, 1378, 2100, 10, 2101] {
+            let data: Vec<u32> = (0..words as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761))
+                .collect();
+            let buffer = kept.write(&gpu, &data).expect("write");
+            assert_eq!(
+                buffer.size() % 4,
+                0,
+                "{words} words: {} bytes",
+                buffer.size()
+            );
+            assert!(buffer.size() >= 4 * words as u64);
+            assert!(
+                buffer.size() >= last_size,
+                "{words} words: the buffer shrank"
+            );
+            last_size = buffer.size();
+            let back: Vec<u32> = read_buffer(&gpu, &buffer, words).expect("read back");
+            assert!(back == data, "{words} words: other data read back");
+        }
+    }
 
     /// A streamed upload of many small pieces (some records of 12 bytes,
     /// so that pieces start at offsets the copy alignment must hold),

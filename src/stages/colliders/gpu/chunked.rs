@@ -72,6 +72,17 @@ use crate::timing::Timings;
 /// pairs (5.4 M points) 3 chunks beat 2, 4 and 6 on the H200 (2026-11-29:
 /// 2.00 ms against 2.15, 2.15–2.33 and 2.44, and 1.92 against 2.19 ms in
 /// a second run).
+///
+/// Tried and dropped (2026-11-29, H200, `bench collide --pairs 1000`, the
+/// variants alternated in one device call,
+/// `docs/bench/collide-first-chunk-ab-h200.csv`): a first chunk smaller
+/// than the others (a half, a third, a fifth of their size), so the
+/// decodes start sooner. The wall time did not drop (1.67–1.74 ms with
+/// equal chunks, 1.72–1.82 with a smaller first): the later chunks, now
+/// larger, kept the host waiting instead (`readback` 0.07–0.14 → 0.17–0.36
+/// ms). A chunk's GPU time (kernels and copy, about 0.29 ms of 0.86) is
+/// about its decode's, so the host is held by the largest chunk wherever
+/// it is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Chunking {
     pub min_points: usize,

@@ -608,15 +608,15 @@ fn gpu_run(
 /// field while the kernels run (copied to after them, in a second
 /// submission): runs of smaller and larger grids of two meshes, with and
 /// without the closest triangles, in a row on one `SdfGpu` give the
-/// fields (values, closest triangles, evaluation counts) of runs on
-/// nothing kept. A stale tail of a larger buffer, the other mesh's
-/// triangles, counters not reset, a staging buffer too small or a copy
-/// racing the kernels would show here.
+/// fields (values, closest triangles, evaluation counts) of runs on a new
+/// `SdfGpu` each, nothing kept. A stale tail of a larger buffer, the other
+/// mesh's triangles (also in the kept upload staging, through which each
+/// mesh change uploads), counters not reset, a staging buffer too small or
+/// a copy racing the kernels would show here.
 #[test]
 fn reused_run_buffers_give_the_fields_of_fresh_ones() {
     let gpu_ctx = common::gpu();
     let reused = SdfGpu::new(&gpu_ctx);
-    let fresh = SdfGpu::new(&gpu_ctx);
     let suzanne = PreparedMesh::new(&common::sample("suzanne")).unwrap();
     let ring = PreparedMesh::new(&torus(24, 12, 0.35, 0.12)).unwrap();
     let run = |gpu: &SdfGpu, mesh, resolution: u32, band: Option<f32>, outputs| {
@@ -637,8 +637,7 @@ fn reused_run_buffers_give_the_fields_of_fresh_ones() {
             outputs.closest
         );
         let got = run(&reused, mesh, resolution, band, outputs);
-        fresh.release_mesh();
-        let want = run(&fresh, mesh, resolution, band, outputs);
+        let want = run(&SdfGpu::new(&gpu_ctx), mesh, resolution, band, outputs);
         assert_eq!(got.grid, want.grid, "{label}: grids differ");
         assert_eq!(got.values.len(), want.values.len(), "{label}: cells");
         if let Some(cell) =

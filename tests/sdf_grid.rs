@@ -610,8 +610,7 @@ fn gpu_run(
 /// without the closest triangles, in a row on one `SdfGpu` give the
 /// fields (values, closest triangles, evaluation counts) of runs on a new
 /// `SdfGpu` each, nothing kept. A stale tail of a larger buffer, the other
-/// mesh's triangles (also in the kept upload staging, through which each
-/// mesh change uploads), counters not reset, a staging buffer too small or
+/// mesh's triangles, counters not reset, a staging buffer too small or
 /// a copy racing the kernels would show here.
 #[test]
 fn reused_run_buffers_give_the_fields_of_fresh_ones() {

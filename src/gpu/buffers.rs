@@ -188,11 +188,7 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
 /// source for read-back), its size checked against the adapter's limits
 /// and rounded up to wgpu's copy alignment (4 bytes at least: wgpu rejects
 /// zero-sized bindings).
-pub(super) fn upload_target(
-    gpu: &GpuContext,
-    label: &str,
-    bytes: u64,
-) -> Result<wgpu::Buffer, GpuError> {
+fn upload_target(gpu: &GpuContext, label: &str, bytes: u64) -> Result<wgpu::Buffer, GpuError> {
     gpu.check_upload_size(label, bytes)?;
     Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -225,7 +221,7 @@ fn staging_view(
 
 /// Writes records `0..n`, `record(i)` at byte `i · size_of::<T>()`,
 /// filling `dst` (`n` records' bytes), in parallel chunks.
-pub(super) fn write_records<T: bytemuck::Pod>(
+fn write_records<T: bytemuck::Pod>(
     dst: wgpu::WriteOnly<'_, [u8]>,
     record: impl Fn(usize) -> T + Sync,
 ) {

@@ -36,7 +36,6 @@ mod radix_sort;
 mod ring;
 mod shaders;
 mod timing;
-mod upload;
 
 pub use buffers::{
     BufferCheck, KeptStorage, MapRequest, map_staging, map_staging_after, map_staging_range,
@@ -50,7 +49,6 @@ pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,
 };
 pub use timing::{GpuPhase, GpuRun, KeptProfiler};
-pub use upload::{KeptUpload, MAX_KEPT_BYTES, UploadBatch, array_bytes};
 
 use eframe::egui_wgpu::wgpu;
 

@@ -18,9 +18,8 @@ use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, KeptUpload, Kernels, Source, StagingRing, array_bytes,
-    dispatch_dims, shader_source, storage_buffer_init, storage_buffer_streamed,
-    storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
+    shader_source, storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -64,9 +63,6 @@ pub struct SdfGpu {
     /// The last run's buffers, reused by the next run they are large
     /// enough for ([`RunBuffers`]).
     kept: Mutex<Option<RunBuffers>>,
-    /// The staging memory meshes are uploaded through, kept from one
-    /// mesh to the next ([`KeptUpload`]).
-    upload: KeptUpload,
     kernels: Kernels,
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
@@ -104,7 +100,6 @@ impl SdfGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(None),
             kept: Mutex::new(None),
-            upload: KeptUpload::default(),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
             slabs: SlabPass::new(gpu),
@@ -140,9 +135,7 @@ impl SdfGpu {
     /// Drops the mesh and the run's buffers kept on the GPU (the winding
     /// sign's per-cell buffers too; its tree stays): the next run
     /// builds and uploads the mesh and creates its buffers again, as a
-    /// first call does (the benchmark's cold runs), through the staging
-    /// memory kept from the last mesh's upload, as the next mesh of a
-    /// session is ([`KeptUpload`]).
+    /// first call does (the benchmark's cold runs).
     pub fn release_mesh(&self) {
         *self.resident.lock().unwrap_or_else(|e| e.into_inner()) = None;
         *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = None;
@@ -234,16 +227,14 @@ impl SdfGpu {
     /// without its slabs ([`slab_bvh::collapse`], in parallel; the first
     /// run's GPU work computes them, [`SlabPass`]); phase `upload`, the
     /// triangles' corners and normals gathered in the backend's order
-    /// straight into staging memory, in parallel, and copied to the GPU,
-    /// and the tree copied there. The staging memory is the stage's kept
-    /// buffer ([`KeptUpload`]: mapped since the last mesh's upload, so
-    /// its pages do not fault again), or, for a mesh too large to keep
-    /// it for, fresh memory a piece at a time, each piece's copy submitted
-    /// as soon as it is written ([`storage_buffer_streamed`]). The
-    /// triangles need only the BVH's order, not the tree, so their gather
-    /// runs beside the tree's collapse (`rayon::join`): the `upload` phase
-    /// is what it adds after the collapse (the tree's copy, and the
-    /// gather's part that the collapse did not cover).
+    /// straight into the uploads' staging memory, in parallel, a piece at
+    /// a time, each piece's copy submitted as soon as it is written
+    /// ([`storage_buffer_streamed`]: nothing zeroed or copied twice on the
+    /// host), and the tree copied there. The triangles need only the BVH's order, not
+    /// the tree, so their gather runs beside the tree's collapse
+    /// (`rayon::join`): the `upload` phase is what it adds after the
+    /// collapse (the tree's copy, and the gather's part that the collapse
+    /// did not cover).
     ///
     /// Tried and dropped (2026-11-29, H200, A/B in one run,
     /// `docs/bench/sdf-gpu-gather-ab-h200.csv`): uploading the records in
@@ -252,6 +243,23 @@ impl SdfGpu {
     /// (36.3–40.1 against 36.7–41.3 ms at 128³ pseudo-normal), and the
     /// 69 K bunny's 256³ read-back was slower in both of its processes
     /// (6.9–11.8 against 2.4–3.2 ms), which was not explained.
+    ///
+    /// What bounds it (2026-11-29, H200, a throwaway probe and an A/B,
+    /// `docs/bench/sdf-kept-upload-ab-h200.csv`): wgpu's allocator puts
+    /// every upload's staging memory (`MAP_WRITE`) in device-local,
+    /// host-visible memory where the device has it (gpu-allocator's
+    /// `CpuToGpu`: the H200's BAR), which the host writes across PCIe at
+    /// about 15 GB/s. The 1.1 M-triangle bunny's 147 MB of records took
+    /// 9–10 ms to gather into staging memory kept mapped from the last
+    /// upload, 15–18 ms into fresh staging memory (each page faulting on
+    /// its first write), 4 ms into ordinary host memory; the GPU's copy
+    /// out of it took 0.5 ms. Both tried in the A/B and dropped, no faster
+    /// in `bench sdf`'s cold calls (32.6–34.9 against 33.1–35.1 ms at 128³
+    /// pseudo-normal): staging memory kept between uploads (the bench's
+    /// cold calls already reuse the allocator's memory blocks), and a
+    /// parallel walk measuring the tree's subtrees for [`slab_bvh::collapse`]
+    /// (6–13 ms alone as one backward pass, but beside the gather, which
+    /// takes longer). What is left is the bytes: about 10 ms for 147 MB.
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,
@@ -283,24 +291,13 @@ impl SdfGpu {
                 (nodes, start.elapsed().as_secs_f64() * 1e3)
             },
             || {
-                let n = order.len();
-                let corners = |i: usize| mesh.gpu_corners(order[i] as usize);
-                let normals = |i: usize| mesh.gpu_normals(order[i] as usize);
-                let (pos_label, normals_label) = ("SdfGpu::tri_pos", "SdfGpu::normals");
-                let bytes = array_bytes::<[[f32; 4]; 3]>(n) + array_bytes::<[f32; 21]>(n);
-                let buffers = match self.upload.batch(gpu, bytes)? {
-                    Some(mut batch) => {
-                        let tri_pos = batch.records(pos_label, n, corners)?;
-                        let normals = batch.records(normals_label, n, normals)?;
-                        batch.finish();
-                        (tri_pos, normals)
-                    }
-                    None => (
-                        storage_buffer_streamed(gpu, pos_label, n, corners)?,
-                        storage_buffer_streamed(gpu, normals_label, n, normals)?,
-                    ),
-                };
-                Ok::<_, SdfError>(buffers)
+                let tri_pos = storage_buffer_streamed(gpu, "SdfGpu::tri_pos", order.len(), |i| {
+                    mesh.gpu_corners(order[i] as usize)
+                })?;
+                let normals = storage_buffer_streamed(gpu, "SdfGpu::normals", order.len(), |i| {
+                    mesh.gpu_normals(order[i] as usize)
+                })?;
+                Ok::<_, SdfError>((tri_pos, normals))
             },
         );
         timings.push("bvh", bvh_ms, None);

@@ -44,11 +44,6 @@
 //! bunny about 90% of the host's tree time (issue 18, a cold `bench sdf`
 //! call), which the GPU does in a fraction of a millisecond.
 
-use std::sync::atomic::AtomicU32;
-use std::sync::atomic::Ordering::Relaxed;
-
-use rayon::prelude::*;
-
 use crate::geom::{Bvh, BvhNode, LEAF_BIT};
 #[cfg(test)]
 use glam::Vec3;
@@ -104,6 +99,7 @@ const PARALLEL_NODES: u32 = 512;
 /// which the tests compare it with.
 #[cfg(test)]
 pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabNode> {
+    use rayon::prelude::*;
     let mut nodes = collapse(bvh);
     nodes.par_iter_mut().for_each(|n| {
         if let Some((normal, lo, hi)) = slab(n.first..n.end, &triangle) {
@@ -118,107 +114,62 @@ pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabN
 /// The collapsed tree without slabs (each node's normal zero, its band
 /// unbounded), each node with its slot range.
 ///
-/// Built in parallel, with one allocation for the output: a first walk
-/// gives every subtree's slot range and collapsed node count (both
-/// subtrees of the upper levels at the same time), which fixes each
-/// collapsed subtree's place in the depth-first output, so the two
-/// subtrees of a node are then written into disjoint parts of it at the
-/// same time (`rayon::join`). On the H200's host the first walk, as one
-/// backward pass over the 1.1 M-triangle bunny's 556 K BVH nodes, took
-/// 6–13 ms of a cold call (2026-11-29, a throwaway probe), longer than the
-/// triangles' upload beside it.
+/// Built in parallel, with one allocation for the output: a reverse pass
+/// over the BVH gives every subtree's slot range and collapsed node count,
+/// which fixes each collapsed subtree's place in the depth-first output,
+/// so the two subtrees of a node are written into disjoint parts of it at
+/// the same time (`rayon::join`).
 pub fn collapse(bvh: &Bvh) -> Vec<SlabNode> {
     if bvh.nodes.is_empty() {
         return Vec::new();
     }
     let shape = Shape::of(bvh);
-    let mut out = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size(0) as usize];
+    let mut out = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
     shape.fill(bvh, 0, 0, &mut out);
     out
 }
 
-/// Levels of the BVH whose two subtrees are measured at the same time.
-const PARALLEL_LEVELS: u32 = 12;
-
-/// Per BVH node: its subtree's slot range and its collapsed node count,
-/// each written once by the walk that measures it (relaxed atomics: the
-/// joins order the writes before the reads).
+/// Per BVH node: its subtree's slot range and its collapsed node count.
 struct Shape {
-    first: Vec<AtomicU32>,
-    end: Vec<AtomicU32>,
-    size: Vec<AtomicU32>,
+    ranges: Vec<(u32, u32)>,
+    size: Vec<u32>,
 }
 
 impl Shape {
     fn of(bvh: &Bvh) -> Shape {
-        let zeros = || {
-            (0..bvh.nodes.len())
-                .into_par_iter()
-                .map(|_| AtomicU32::new(0))
-                .collect()
-        };
-        let shape = Shape {
-            first: zeros(),
-            end: zeros(),
-            size: zeros(),
-        };
-        shape.measure(bvh, 0, 0);
-        shape
-    }
-
-    /// Measures the subtree of BVH node `k` at `level`: its slot range and
-    /// collapsed node count, stored and returned.
-    fn measure(&self, bvh: &Bvh, k: usize, level: u32) -> ((u32, u32), u32) {
-        let n = &bvh.nodes[k];
-        let (range, size) = if n.b & LEAF_BIT != 0 {
-            ((n.a, n.a + (n.b & !LEAF_BIT)), 1)
-        } else {
+        let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
+        let mut size = vec![1u32; bvh.nodes.len()];
+        // Children always follow their parent in the layout.
+        for (k, n) in bvh.nodes.iter().enumerate().rev() {
+            if n.b & LEAF_BIT != 0 {
+                ranges[k] = (n.a, n.a + (n.b & !LEAF_BIT));
+                continue;
+            }
             let (l, r) = (n.a as usize, n.b as usize);
-            let ((left, size_l), (right, size_r)) = if level < PARALLEL_LEVELS {
-                rayon::join(
-                    || self.measure(bvh, l, level + 1),
-                    || self.measure(bvh, r, level + 1),
-                )
-            } else {
-                (
-                    self.measure(bvh, l, level + 1),
-                    self.measure(bvh, r, level + 1),
-                )
-            };
-            let range = (left.0, right.1);
-            let collapsed = (range.1 - range.0) as usize <= GPU_LEAF;
-            (range, if collapsed { 1 } else { 1 + size_l + size_r })
-        };
-        self.first[k].store(range.0, Relaxed);
-        self.end[k].store(range.1, Relaxed);
-        self.size[k].store(size, Relaxed);
-        (range, size)
-    }
-
-    fn size(&self, k: usize) -> u32 {
-        self.size[k].load(Relaxed)
-    }
-
-    fn range(&self, k: usize) -> (u32, u32) {
-        (self.first[k].load(Relaxed), self.end[k].load(Relaxed))
+            ranges[k] = (ranges[l].0, ranges[r].1);
+            if (ranges[k].1 - ranges[k].0) as usize > GPU_LEAF {
+                size[k] = 1 + size[l] + size[r];
+            }
+        }
+        Shape { ranges, size }
     }
 
     /// Writes the collapsed subtree of BVH node `k` into `out`, its root at
     /// index `at` of the whole tree.
     fn fill(&self, bvh: &Bvh, k: usize, at: u32, out: &mut [SlabNode]) {
         let node = &bvh.nodes[k];
-        let range = self.range(k);
+        let range = self.ranges[k];
         let (head, rest) = out.split_first_mut().expect("room for the node");
-        if self.size(k) == 1 {
+        if self.size[k] == 1 {
             let count = range.1 - range.0;
             *head = unslabbed(node, range.0, LEAF_BIT | count, range);
             return;
         }
         let (l, r) = (node.a as usize, node.b as usize);
-        let (at_l, at_r) = (at + 1, at + 1 + self.size(l));
+        let (at_l, at_r) = (at + 1, at + 1 + self.size[l]);
         *head = unslabbed(node, at_l, at_r, range);
-        let (left, right) = rest.split_at_mut(self.size(l) as usize);
-        if self.size(k) >= PARALLEL_NODES {
+        let (left, right) = rest.split_at_mut(self.size[l] as usize);
+        if self.size[k] >= PARALLEL_NODES {
             rayon::join(
                 || self.fill(bvh, l, at_l, left),
                 || self.fill(bvh, r, at_r, right),

@@ -2,14 +2,22 @@
 //! cancelled (opposite pairs removed, repeats kept once), inward-facing
 //! closed shells flipped (both as in [`super::shells`]), degenerate
 //! triangles set aside, per-triangle feature normals and a BVH.
+//!
+//! It builds on the mesh's report ([`MeshReport`], computed first): the
+//! report's weld, topology, duplicate groups and closed shells are the
+//! prepared mesh's too unless duplicates are left out, and then only the
+//! topology and the shells are computed again. On the 1.1 M-triangle
+//! bunny that took the preparation from 3.9 to 2.7–2.8 s on this project's
+//! 2-core CPU machine (2026-11-29).
 
 use std::sync::OnceLock;
 
 use glam::Vec3;
 
 use super::frame::Frame;
-use super::shells::{cancel_duplicates, closed_shells, reversed};
-use super::{DEFAULT_WELD_TOLERANCE, Mesh, MeshError, MeshReport, PseudoNormals, Topology};
+use super::report::Analysis;
+use super::shells::{closed_shells, reversed};
+use super::{Mesh, MeshError, MeshReport, PseudoNormals, Topology};
 use crate::geom::{Aabb, Bvh, BvhNode, FastWinding};
 
 /// Largest padding of a field around the mesh, a fraction of its longest
@@ -103,16 +111,22 @@ impl PreparedMesh {
                 coordinate,
             });
         }
-        let report = MeshReport::analyze(source);
-        let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
-        let (unique, _) = cancel_duplicates(&welded.triangles);
+        // The report's weld, topology, duplicate groups and shells are
+        // this mesh's too, until duplicates are left out.
+        let Analysis {
+            report,
+            mut welded,
+            mut topology,
+            unique,
+            mut shells,
+        } = MeshReport::analysis(source);
         let duplicates_removed = welded.triangles.len() - unique.len();
-        welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
-        let mut topology = Topology::build(&welded);
-        let flipped: Vec<_> = closed_shells(&welded, &topology)
-            .into_iter()
-            .filter(|s| s.flip)
-            .collect();
+        if duplicates_removed > 0 {
+            welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
+            topology = Topology::build(&welded);
+            shells = closed_shells(&welded, &topology);
+        }
+        let flipped: Vec<_> = shells.into_iter().filter(|s| s.flip).collect();
         let shells_flipped = flipped.len();
         let flips: Vec<u32> = flipped.into_iter().flat_map(|s| s.faces).collect();
         if !flips.is_empty() {
@@ -231,5 +245,97 @@ impl PreparedMesh {
     pub fn winding(&self) -> &FastWinding {
         self.winding
             .get_or_init(|| FastWinding::new(&self.mesh.positions, &self.mesh.triangles))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::{DEFAULT_WELD_TOLERANCE, box_mesh, cancel_duplicates, torus};
+    use glam::Mat4;
+
+    /// The triangles and feature normals of `source` prepared step by
+    /// step, nothing shared with the report: weld, duplicates left out,
+    /// topology, shells, flips, normals, zero-area triangles left out.
+    fn step_by_step(source: &Mesh) -> (Vec<[u32; 3]>, Vec<[Vec3; 7]>, usize) {
+        let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
+        let (unique, _) = cancel_duplicates(&welded.triangles);
+        welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
+        let mut topology = Topology::build(&welded);
+        let flips: Vec<u32> = closed_shells(&welded, &topology)
+            .into_iter()
+            .filter(|s| s.flip)
+            .flat_map(|s| s.faces)
+            .collect();
+        for &t in &flips {
+            welded.triangles[t as usize] = reversed(welded.triangles[t as usize]);
+        }
+        topology = Topology::build(&welded);
+        let normals = PseudoNormals::compute(&welded, &topology);
+        let keep: Vec<usize> = (0..welded.triangles.len())
+            .filter(|&t| welded.triangle_area(t) > 0.0)
+            .collect();
+        let features = keep
+            .iter()
+            .map(|&t| normals.triangle_feature_normals(&topology, &welded, t))
+            .collect();
+        let triangles = keep.iter().map(|&t| welded.triangles[t]).collect();
+        (triangles, features, flips.len())
+    }
+
+    /// The preparation that builds on the report's weld, topology,
+    /// duplicate groups and shells gives the step-by-step one's mesh, on
+    /// meshes with and without duplicates (whose topology and shells it
+    /// computes again), with inward and nested shells and a seam to weld.
+    #[test]
+    fn building_on_the_report_prepares_the_same_mesh() {
+        let inward = |m: Mesh| {
+            let mut m = m;
+            for t in &mut m.triangles {
+                *t = reversed(*t);
+            }
+            m
+        };
+        let cube = box_mesh(2);
+        let mut doubled = cube.clone();
+        let [a, b, c] = cube.triangles[3];
+        doubled.triangles.extend([[a, b, c], [a, c, b], [a, c, b]]);
+        let nested = Mesh::merge(
+            &[
+                inward(box_mesh(3)),
+                box_mesh(1).transformed(Mat4::from_scale(Vec3::splat(0.4))),
+            ],
+            "nested",
+        );
+        // The cube with its first corner stored twice, one copy used by
+        // half its triangles: a seam the weld closes.
+        let mut seamed = cube.clone();
+        seamed
+            .positions
+            .push(seamed.positions[0] + Vec3::splat(1e-8));
+        let seam = (seamed.positions.len() - 1) as u32;
+        for t in seamed.triangles.iter_mut().step_by(2) {
+            for v in t.iter_mut().filter(|v| **v == 0) {
+                *v = seam;
+            }
+        }
+        let mut doubled_inward = inward(torus(12, 8, 0.4, 0.15));
+        let first = doubled_inward.triangles[0];
+        doubled_inward.triangles.push(first);
+        for mesh in [cube, doubled, nested, seamed, doubled_inward] {
+            let prepared = PreparedMesh::new(&mesh).unwrap();
+            let (triangles, features, flipped) = step_by_step(&mesh);
+            assert_eq!(prepared.mesh.triangles, triangles, "{}", mesh.name);
+            assert_eq!(prepared.feature_normals, features, "{}", mesh.name);
+            assert_eq!(prepared.report, MeshReport::analyze(&mesh), "{}", mesh.name);
+            // Each flipped face counted once per shell flipped.
+            assert_eq!(
+                prepared.shells_flipped > 0,
+                flipped > 0,
+                "{}: {} shells flipped, {flipped} faces",
+                mesh.name,
+                prepared.shells_flipped
+            );
+        }
     }
 }

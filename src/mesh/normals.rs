@@ -26,6 +26,7 @@
 //! ```
 
 use glam::{DVec3, Vec3};
+use rayon::prelude::*;
 
 use super::{Mesh, Topology};
 
@@ -51,10 +52,12 @@ impl PseudoNormals {
     /// `topo` must have been built from `mesh`.
     pub fn compute(mesh: &Mesh, topo: &Topology) -> PseudoNormals {
         let face: Vec<Vec3> = (0..mesh.triangles.len())
+            .into_par_iter()
             .map(|t| mesh.face_normal(t))
             .collect();
 
         let edge = (0..topo.num_edges())
+            .into_par_iter()
             .map(|e| {
                 let sum = topo
                     .edge_faces(e)
@@ -82,7 +85,7 @@ impl PseudoNormals {
                 }
             }
         }
-        let vertex = vertex_sum.into_iter().map(unit_or_zero).collect();
+        let vertex = vertex_sum.into_par_iter().map(unit_or_zero).collect();
         PseudoNormals { face, edge, vertex }
     }
 

@@ -25,6 +25,7 @@ use std::fmt;
 use super::shells::{Shell, cancel_duplicates, closed_shells, runs_forward};
 use super::{DEFAULT_WELD_TOLERANCE, Mesh, Topology};
 use glam::Vec3;
+use rayon::prelude::*;
 
 /// Counts and verdicts for one mesh; serialises to JSON for `info --json`.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -108,6 +109,7 @@ impl MeshReport {
 
         let degenerate_faces = welded.collapsed_triangles
             + (0..mesh.triangles.len())
+                .into_par_iter()
                 .filter(|&t| mesh.face_normal(t) == Vec3::ZERO)
                 .count();
         let (unique, duplicates) = cancel_duplicates(&mesh.triangles);

@@ -260,6 +260,27 @@ impl SdfGpu {
     /// parallel walk measuring the tree's subtrees for [`slab_bvh::collapse`]
     /// (6–13 ms alone as one backward pass, but beside the gather, which
     /// takes longer). What is left is the bytes: about 10 ms for 147 MB.
+    ///
+    /// The BAR is not what bounds it (2026-12-01, H200, an A/B in one run,
+    /// `docs/bench/sdf-host-staging-ab-h200.csv`, and a throwaway probe
+    /// timing each step alone, one after the other, four cold calls per
+    /// build). Tried and dropped: staging the pieces in `MAP_READ |
+    /// COPY_SRC` buffers (`MAPPABLE_PRIMARY_BUFFERS`), which gpu-allocator
+    /// puts in the host's cached memory, kept mapped between uploads and
+    /// written through their read mapping. The gather took as long into
+    /// them as into the BAR — corners (53 MB) 2.9–3.9 against 3.0–4.5 ms,
+    /// normals (93 MB) 8.5–9.8 against 8.3–9.8 ms — and as long as
+    /// gathering both into a new `Vec` (8.5–11.8 ms; a one-thread copy of
+    /// those 147 MB into fresh memory took 80–97 ms: first touches are
+    /// dear on that host), while the GPU's copy out of host memory waited
+    /// 0.7–0.9 ms after the last piece instead of 0.1–0.2. The cold calls
+    /// were no faster (1.1 M bunny, 128³ pseudo-normal: 36.5–39.9 against
+    /// 34.6–37.0 ms) and the 69 K bunny's 256³ ones slower (32.7–54.9
+    /// against 28.0–31.7 ms). The collapse alone took 6.4–9.7 ms, beside
+    /// the gather. So the floor of this format is the host's gather of
+    /// 147 MB at about 12 GB/s, wherever it writes: a cold call meets
+    /// `bench sdf`'s target only with fewer bytes (an indexed upload whose
+    /// normals the GPU derives).
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,

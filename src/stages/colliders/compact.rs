@@ -21,6 +21,18 @@
 //! CPU machine 11.1 against 8.4 ns a record in a synthetic decode, and 9.4
 //! against 5.2 ms for the `convert` of `bench collide --pairs 1000`; on
 //! one thread of the H200's host 10.9 against 9.2 ms.
+//!
+//! On the H200's host the decode scales with the cores (2026-12-01,
+//! `bench collide --pairs 1000` with `RAYON_NUM_THREADS` 4, 8, 12 and 16
+//! alternated, `docs/bench/collide-threads-h200.csv`): the decode in one
+//! submission took 2.24–2.26, 1.44–1.56, 0.94–1.03 and
+//! 0.79–0.83 ms, about 16 ns a record a thread at every count. Tried
+//! then and dropped: finding a whole block's tasks and samples before
+//! decoding any of its records (so that the samples' loads, where a
+//! profile of the loop stalls, are in flight together), also with the
+//! next block found while this one is decoded. A synthetic decode of
+//! 544 K records (a throwaway test, best of 30, one thread of this
+//! project's CPU machine) took 14.1 and 18.0 ms against 6.9.
 
 use glam::{Mat4, Vec3};
 

@@ -6,7 +6,7 @@
 //! ownership), so the decode moves about twice the bytes it writes; on a
 //! many-core host it is bound by that traffic, not by arithmetic (issue
 //! 18: on the H100's host it scaled with the threads up to 8 and little
-//! beyond). x86-64's non-temporal stores (`movntdq`, SSE2, so on every
+//! beyond; on the H200's host it scales to all 16, see [`super::compact`]). x86-64's non-temporal stores (`movntdq`, SSE2, so on every
 //! x86-64 CPU) write whole lines through write-combining buffers without
 //! reading them. A contact is 48 bytes, three 16-byte stores; a slot that
 //! is not 16-byte aligned (a vector whose allocation is not) and other

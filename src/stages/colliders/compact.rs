@@ -31,8 +31,11 @@
 //! decoding any of its records (so that the samples' loads, where a
 //! profile of the loop stalls, are in flight together), also with the
 //! next block found while this one is decoded. A synthetic decode of
-//! 544 K records (a throwaway test, best of 30, one thread of this
-//! project's CPU machine) took 14.1 and 18.0 ms against 6.9.
+//! 544 K records on one thread of this project's CPU machine (a
+//! throwaway test, both decodes alternated 40 times in one process, the
+//! same contacts out) took 11.75 ms at best against 11.12 (medians 13.47
+//! and 13.25); in separate processes the same test's times varied by 2×
+//! from one run to the next, too much to compare builds by.
 
 use glam::{Mat4, Vec3};
 

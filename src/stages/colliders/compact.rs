@@ -22,16 +22,16 @@
 //! against 5.2 ms for the `convert` of `bench collide --pairs 1000`; on
 //! one thread of the H200's host 10.9 against 9.2 ms.
 //!
-//! On the H200's host the decode scales with the cores (2026-12-01,
-//! `bench collide --pairs 1000` with `RAYON_NUM_THREADS` 4, 8, 12 and 16
+//! On the H200's host the decode scales with the cores (2026-12-01, `bench
+//! collide --pairs 1000` with `RAYON_NUM_THREADS` 4, 8, 12 and 16
 //! alternated, `docs/bench/collide-threads-h200.csv`): the decode in one
-//! submission took 2.24–2.26, 1.44–1.56, 0.94–1.03 and
-//! 0.79–0.83 ms, about 16 ns a record a thread at every count. Tried
-//! then and dropped: finding a whole block's tasks and samples before
-//! decoding any of its records (so that the samples' loads, where a
-//! profile of the loop stalls, are in flight together), also with the
-//! next block found while this one is decoded. A synthetic decode of
-//! 544 K records on one thread of this project's CPU machine (a
+//! submission took 2.24–2.26, 1.44–1.56, 0.94–1.03 and 0.79–0.83 ms: 2.8
+//! times faster on four times the threads (16 ns a record a thread at 4,
+//! 20–23 at 8 to 16). Tried then and dropped: finding a whole block's tasks
+//! and samples before decoding any of its records (so that the samples'
+//! loads, where a profile of the loop stalls, are in flight together), also
+//! with the next block found while this one is decoded. A synthetic decode
+//! of 544 K records on one thread of this project's CPU machine (a
 //! throwaway test, both decodes alternated 40 times in one process, the
 //! same contacts out) took 11.75 ms at best against 11.12 (medians 13.47
 //! and 13.25); in separate processes the same test's times varied by 2×

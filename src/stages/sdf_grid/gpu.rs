@@ -269,7 +269,7 @@ impl SdfGpu {
     /// puts in the host's cached memory, kept mapped between uploads and
     /// written through their read mapping. The gather took as long into
     /// them as into the BAR — corners (53 MB) 2.9–3.9 against 3.0–4.5 ms,
-    /// normals (93 MB) 8.5–9.8 against 8.3–9.8 ms — and as long as
+    /// normals (93 MB) 8.5–9.8 against 8.3–9.9 ms — and as long as
     /// gathering both into a new `Vec` (8.5–11.8 ms; a one-thread copy of
     /// those 147 MB into fresh memory took 80–97 ms: first touches are
     /// dear on that host), while the GPU's copy out of host memory waited

@@ -2,16 +2,17 @@
 //!
 //! A detect of 1000 body pairs decodes about 565 K contacts, 27 MB of
 //! [`Contact`]s, which the caller reads later if at all. An ordinary store
-//! first reads each line it writes into the cache (the read for
-//! ownership), so the decode moves about twice the bytes it writes; on a
-//! many-core host it is bound by that traffic, not by arithmetic (issue
-//! 18: on the H100's host it scaled with the threads up to 8 and little
-//! beyond; on the H200's host it scales to all 16, see [`super::compact`]). x86-64's non-temporal stores (`movntdq`, SSE2, so on every
-//! x86-64 CPU) write whole lines through write-combining buffers without
-//! reading them. A contact is 48 bytes, three 16-byte stores; a slot that
-//! is not 16-byte aligned (a vector whose allocation is not) and other
-//! targets get the ordinary store. The stores are weakly ordered: a job
-//! ends with [`fence`] before its results are handed to another thread.
+//! first reads each line it writes into the cache (the read for ownership),
+//! so the decode moves about twice the bytes it writes; on a many-core host
+//! it is bound by that traffic, not by arithmetic (issue 18: on the H100's
+//! host it scaled with the threads up to 8 and little beyond; on the H200's
+//! host it scales to all 16, see [`super::compact`]). x86-64's non-temporal
+//! stores (`movntdq`, SSE2, so on every x86-64 CPU) write whole lines
+//! through write-combining buffers without reading them. A contact is 48
+//! bytes, three 16-byte stores; a slot that is not 16-byte aligned (a
+//! vector whose allocation is not) and other targets get the ordinary
+//! store. The stores are weakly ordered: a job ends with [`fence`] before
+//! its results are handed to another thread.
 //!
 //! Measured on the H200's host (2026-11-28), in `bench collide` at 1000
 //! pairs, the streaming stores took the decode from 1.09 to 0.83 ms in one

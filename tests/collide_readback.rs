@@ -10,6 +10,7 @@ use collidoscope::stages::colliders::{
 };
 
 use common::collide_scenes::{contact_bits, large_batch};
+use glam::Vec3;
 
 /// The kernels' own submission copies as many records as the last detect
 /// found (and an eighth more); a detect finding many more copies the rest
@@ -150,11 +151,33 @@ fn reused_set_equals_fresh(
 /// (tasks without contacts, whole chunks without any), and warm, where
 /// each chunk copies what it found last time: after a small detect every
 /// chunk of the large one finds more than it copied and reads the rest in
-/// a second copy.
+/// a second copy. The list ends with meshes against spheres and boxes,
+/// whose points the plan adds as it goes: a chunked detect plans its pairs
+/// a chunk at a time and writes each chunk's tasks and points apart.
 #[test]
 fn chunked_detects_equal_the_single_submission_contact_for_contact() {
     let ctx = common::gpu();
-    let (shapes, bodies, pairs) = large_batch();
+    let (shapes, mut bodies, pairs) = large_batch();
+    let mut primitive_pairs = Vec::new();
+    for (k, &(mesh, _)) in pairs[..12].iter().enumerate() {
+        let shape = if k % 2 == 0 {
+            colliders::BodyShape::Sphere { radius: 0.3 }
+        } else {
+            colliders::BodyShape::Cuboid {
+                half_extents: Vec3::new(0.3, 0.2, 0.25),
+            }
+        };
+        bodies.push(Body {
+            shape,
+            world_from_object: bodies[mesh].world_from_object,
+        });
+        let primitive = bodies.len() - 1;
+        primitive_pairs.push(if k % 4 < 2 {
+            (mesh, primitive)
+        } else {
+            (primitive, mesh)
+        });
+    }
     let params = ColliderParams::default();
     let single = ColliderGpu::new(&ctx).with_chunking(Chunking::SINGLE);
     let resident = single.upload(&shapes).expect("upload");
@@ -165,6 +188,7 @@ fn chunked_detects_equal_the_single_submission_contact_for_contact() {
         .copied()
         .chain(apart)
         .chain(pairs[20..40].iter().copied())
+        .chain(primitive_pairs)
         .collect();
     let per_pair = shapes[0].samples.samples.len() + shapes[1].samples.samples.len();
     let (quiet_start, quiet_end) = (20 * per_pair, 220 * per_pair);

@@ -96,7 +96,16 @@ impl KeptStorage {
         let bytes = (src.len() as u64)
             .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
             .max(4);
-        let buffer = match &self.buffer {
+        let buffer = self.room(gpu, bytes)?;
+        upload_start(gpu, self.label, &buffer, src, bytes)?;
+        Ok(buffer)
+    }
+
+    /// The kept buffer if it holds at least `bytes` (a multiple of 4),
+    /// else a new, larger one; for data written a part at a time
+    /// ([`write_part`]).
+    pub fn room(&mut self, gpu: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, GpuError> {
+        Ok(match &self.buffer {
             Some(b) if b.size() >= bytes => b.clone(),
             kept => {
                 gpu.check_upload_size(self.label, bytes)?;
@@ -116,9 +125,22 @@ impl KeptStorage {
                 )?;
                 self.buffer.insert(b).clone()
             }
-        };
-        upload_start(gpu, self.label, &buffer, src, bytes)?;
-        Ok(buffer)
+        })
+    }
+}
+
+/// Writes `data` into `buffer` from byte `offset` on (both multiples of
+/// 4) before the queue's next submission: one part of data written a part
+/// at a time, each part for the submission that first reads it.
+pub fn write_part<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    data: &[T],
+) {
+    if !data.is_empty() {
+        gpu.queue
+            .write_buffer(buffer, offset, bytemuck::cast_slice(data));
     }
 }
 

@@ -52,14 +52,16 @@ use eframe::egui_wgpu::wgpu;
 
 mod chunked;
 mod passes;
+mod planned;
 
 pub use chunked::Chunking;
 use passes::{Span, kept_profiler, passes_disagree, push_gpu_phases};
+use planned::Planned;
 
 use super::compact::{self, GpuContact};
 use super::{
-    Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, PairSummary,
-    SummarySet, plan,
+    Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, PairSummary, Planner,
+    SummarySet,
 };
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, KeptStorage, Kernels,
@@ -332,45 +334,6 @@ impl ColliderGpu {
         })
     }
 
-    /// The plan of `pairs` and its buffers (tasks, primitive points).
-    fn upload_plan(
-        &self,
-        resident: &ResidentShapes,
-        shapes: &[ColliderShape],
-        bodies: &[Body],
-        pairs: &[(usize, usize)],
-        params: &ColliderParams,
-    ) -> Result<Planned, ColliderError> {
-        let total_samples: usize = shapes.iter().map(|s| s.samples.samples.len()).sum();
-        if resident.shape_count != shapes.len() || resident.sample_count != total_samples {
-            return Err(GpuError::Validation {
-                what: "colliders".into(),
-                reason: "the resident shapes are not the shapes given".into(),
-            }
-            .into());
-        }
-        let plan = plan(shapes, bodies, pairs, params)?;
-        let mut extra: Vec<GpuSample> = plan.extra.iter().map(GpuSample::from).collect();
-        // A binding must hold at least one element of its array type.
-        if extra.is_empty() {
-            extra.push(bytemuck::Zeroable::zeroed());
-        }
-        let mut room = self
-            .plan_room
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tasks = room[0].write(&self.gpu, &plan.tasks)?;
-        let extra = room[1].write(&self.gpu, &extra)?;
-        let dims = dispatch_dims((plan.total_threads as u32).div_ceil(WORKGROUP));
-        Ok(Planned {
-            plan,
-            tasks,
-            extra,
-            dims,
-            pairs: pairs.len(),
-        })
-    }
-
     /// Contacts of `pairs`, all in one dispatch. `resident` must hold
     /// `shapes` (same list, same order). A caller detecting again and
     /// again keeps its set and calls [`ColliderGpu::detect_into`].
@@ -406,21 +369,19 @@ impl ColliderGpu {
         let gpu = &self.gpu;
         let mut timings = Timings::default();
         let upload_start = Instant::now();
-        let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
-        let max_contacts = (gpu.device.limits().max_storage_buffer_binding_size
-            / std::mem::size_of::<GpuContact>() as u64) as usize;
-        let total = planned.plan.total_threads;
+        Self::check_resident(resident, shapes)?;
+        // A chunked detect plans its pairs a chunk at a time, each chunk's
+        // submitted before the next is planned; the extent (counted
+        // without building the plan) cuts the chunks and sizes the buffers.
+        let mut planner = Planner::new(shapes, bodies, pairs, params)?;
+        let extent = planner.extent()?;
+        let max_contacts = self.max_contacts();
+        let total = extent.points;
         let mut kept = self
             .scratch
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let chunks = self.chunking.ranges(total);
-        let job = Job {
-            planned: &planned,
-            params,
-            resident,
-            shapes,
-        };
         // A chunk's contacts start at its first point's place: the
         // chunked path needs room for one per point.
         let chunked = chunks.len() > 1 && total <= max_contacts;
@@ -439,13 +400,34 @@ impl ColliderGpu {
             };
             let scratch = Scratch::fit(gpu, kept.take(), need)?;
             let scratch = kept.insert(scratch);
+            let buffers = self.plan_room(extent)?;
+            let job = Job {
+                plan_buffers: &buffers,
+                params,
+                resident,
+                shapes,
+            };
             timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
-            self.detect_chunked(&job, &chunks, scratch, &mut timings, &mut set.contacts)
+            self.detect_chunked(
+                &job,
+                &mut planner,
+                &chunks,
+                scratch,
+                &mut timings,
+                &mut set.contacts,
+            )
         } else {
+            let planned = self.planned(planner.finish()?, pairs.len())?;
+            let job = Job {
+                plan_buffers: &planned.buffers,
+                params,
+                resident,
+                shapes,
+            };
             self.detect_whole(
                 &job,
+                &planned,
                 &mut kept,
-                max_contacts,
                 upload_start,
                 &mut timings,
                 &mut set.contacts,
@@ -456,11 +438,17 @@ impl ColliderGpu {
             set.contacts.clear();
             return Err(e);
         }
-        set.tasks = planned.plan.tasks.len();
+        set.tasks = extent.tasks;
         set.tests = total;
         set.chunks = if chunked { chunks.len() } else { 1 };
         set.timings = timings;
         Ok(())
+    }
+
+    /// Most records one storage binding holds.
+    fn max_contacts(&self) -> usize {
+        (self.gpu.device.limits().max_storage_buffer_binding_size
+            / std::mem::size_of::<GpuContact>() as u64) as usize
     }
 
     /// The detect of `job` in one submission (and a second copy if more
@@ -472,27 +460,29 @@ impl ColliderGpu {
     fn detect_whole(
         &self,
         job: &Job<'_>,
+        planned: &Planned,
         kept: &mut Option<Scratch>,
-        max_contacts: usize,
         upload_start: Instant,
         timings: &mut Timings,
         out: &mut Vec<Contact>,
     ) -> Result<(), ColliderError> {
         let gpu = &self.gpu;
-        let total = job.planned.plan.total_threads;
+        let max_contacts = self.max_contacts();
+        let total = planned.plan.total_threads;
         let mut need = Need {
             contacts: (total / 4)
                 .max(1 << 14)
                 .min(total)
                 .clamp(1, max_contacts.max(1)),
-            groups: job.planned.groups(),
+            groups: planned.groups(),
             pairs: 0,
         };
         let mut scratch = Scratch::fit(gpu, kept.take(), need)?;
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let (count, copied, counter_ms) = loop {
             let copy = scratch.expected_contacts();
-            let (counter, counter_ms) = self.dispatch(job, &mut scratch, Some(copy), timings)?;
+            let (counter, counter_ms) =
+                self.dispatch(job, planned, &mut scratch, Some(copy), timings)?;
             let count = counter[0] as usize;
             if count <= scratch.room.contacts {
                 break (count, copy, counter_ms);
@@ -521,7 +511,7 @@ impl ColliderGpu {
                 copied,
                 counter_ms,
             },
-            &job.planned.plan,
+            &planned.plan,
             job.shapes,
             timings,
             out,
@@ -624,12 +614,12 @@ impl ColliderGpu {
         let scratch = kept.insert(fitted);
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         let job = Job {
-            planned: &planned,
+            plan_buffers: &planned.buffers,
             params,
             resident,
             shapes,
         };
-        let (counter, readback_ms) = self.dispatch(&job, scratch, None, &mut timings)?;
+        let (counter, readback_ms) = self.dispatch(&job, &planned, scratch, None, &mut timings)?;
         drop(kept);
         timings.push("readback", readback_ms, None);
         let convert = Instant::now();
@@ -662,6 +652,7 @@ impl ColliderGpu {
     fn dispatch(
         &self,
         job: &Job<'_>,
+        planned: &Planned,
         scratch: &mut Scratch,
         copy: Option<usize>,
         timings: &mut Timings,
@@ -669,16 +660,17 @@ impl ColliderGpu {
         let start = Instant::now();
         let summary = copy.is_none();
         let gpu = &self.gpu;
-        let plan = &job.planned.plan;
+        let plan = &planned.plan;
         let span = Span {
             first_point: 0,
             end: plan.total_threads as u32,
-            dims: job.planned.dims,
+            tasks: plan.tasks.len() as u32,
+            dims: planned.dims,
             summary,
         };
         let count_group = self.bind(job, scratch, 0, span, PASS_COUNT);
         let write_group = (!summary).then(|| self.bind(job, scratch, 1, span, PASS_WRITE));
-        let counter_bytes = (counter_words(if summary { job.planned.pairs } else { 0 }) * 4) as u64;
+        let counter_bytes = (counter_words(if summary { planned.pairs } else { 0 }) * 4) as u64;
         let mut slot = self.profiler_slot();
         let mut run =
             GpuRun::with_kept(gpu, "ColliderGpu::encoder", kept_profiler(&mut slot, gpu)?);
@@ -726,26 +718,11 @@ struct Copied {
     counter_ms: f64,
 }
 
-/// What a detect works on: its plan and buffers, parameters and shapes.
+/// What a detect's passes bind: its plan's buffers (tasks, primitive
+/// points), parameters and shapes.
 struct Job<'a> {
-    planned: &'a Planned,
+    plan_buffers: &'a [wgpu::Buffer; 2],
     params: &'a ColliderParams,
     resident: &'a ResidentShapes,
     shapes: &'a [ColliderShape],
-}
-
-/// A detect's plan on the GPU.
-struct Planned {
-    plan: super::Plan,
-    tasks: wgpu::Buffer,
-    extra: wgpu::Buffer,
-    /// Workgroups dispatched per pass (x, y).
-    dims: (u32, u32),
-    pairs: usize,
-}
-
-impl Planned {
-    fn groups(&self) -> usize {
-        (self.dims.0 * self.dims.1) as usize
-    }
 }

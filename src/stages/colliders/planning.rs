@@ -8,7 +8,11 @@
 //! and sample ([`super::compact`]).
 //!
 //! Each body's inverse first ([`inverses`]), then the pairs' tasks in pair
-//! order, each task placed after the ones before it. On one core a
+//! order, each task placed after the ones before it, so the plan of a
+//! prefix of the pairs is a prefix of the whole plan: a [`Planner`] builds
+//! it a prefix at a time (the GPU's chunked detect submits a chunk's pairs
+//! before it plans the next), and counts the whole plan's [`Extent`]
+//! without building it (no matrix copied, no primitive point made). On one core a
 //! thousand pairs take about 0.2 ms of a detect's 2 ms on the H200's host;
 //! building them on all cores (the inverses, then each pair's tasks, then
 //! their places) made that 0.36–0.57 ms (2026-11-29, `bench collide`'s
@@ -110,7 +114,11 @@ pub fn sphere_points(radius: f32, n: u32, body: u32) -> Vec<Sample> {
         .collect()
 }
 
-/// Corners, edge midpoints and face centres of a centred box.
+/// Points [`box_points`] makes.
+const BOX_POINTS: usize = 26;
+
+/// Corners, edge midpoints and face centres of a centred box
+/// ([`BOX_POINTS`]).
 pub fn box_points(half: Vec3, body: u32) -> Vec<Sample> {
     let mut out = Vec::new();
     for x in -1..=1 {
@@ -139,30 +147,104 @@ pub(crate) fn plan(
     pairs: &[(usize, usize)],
     params: &ColliderParams,
 ) -> Result<Plan, ColliderError> {
-    let inverses = inverses(bodies)?;
-    for (i, b) in bodies.iter().enumerate() {
-        check_shape(i, b, shapes.len())?;
+    Planner::new(shapes, bodies, pairs, params)?.finish()
+}
+
+/// How much a plan holds: tasks, points tested and primitive points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Extent {
+    pub tasks: usize,
+    pub points: usize,
+    pub extra: usize,
+}
+
+impl std::ops::AddAssign for Extent {
+    fn add_assign(&mut self, o: Extent) {
+        self.tasks += o.tasks;
+        self.points += o.points;
+        self.extra += o.extra;
     }
-    let input = PlanInput {
-        starts: sample_starts(shapes),
-        shapes,
-        bodies,
-        inverses,
-        params,
-    };
-    let mut plan = Plan {
-        // At most two tasks a pair.
-        tasks: Vec::with_capacity(2 * pairs.len()),
-        extra: Vec::new(),
-        total_threads: 0,
-    };
-    for (p, &pair) in pairs.iter().enumerate() {
-        input.push_pair(&mut plan, p, pair)?;
+}
+
+/// A plan built a prefix of the pairs at a time, so that the GPU can start
+/// on the first pairs' points while the host plans the rest (the chunked
+/// detect, `super::gpu::chunked`). The plan of every prefix is the
+/// prefix of the whole plan: tasks are placed in pair order.
+pub(crate) struct Planner<'a> {
+    input: PlanInput<'a>,
+    pairs: &'a [(usize, usize)],
+    /// Pairs planned so far.
+    next: usize,
+    pub plan: Plan,
+}
+
+impl<'a> Planner<'a> {
+    /// Checks every body (transform, shape) and inverts the transforms;
+    /// plans nothing yet.
+    pub(crate) fn new(
+        shapes: &'a [ColliderShape],
+        bodies: &'a [Body],
+        pairs: &'a [(usize, usize)],
+        params: &'a ColliderParams,
+    ) -> Result<Self, ColliderError> {
+        let inverses = inverses(bodies)?;
+        for (i, b) in bodies.iter().enumerate() {
+            check_shape(i, b, shapes.len())?;
+        }
+        Ok(Planner {
+            input: PlanInput {
+                starts: sample_starts(shapes),
+                shapes,
+                bodies,
+                inverses,
+                params,
+            },
+            pairs,
+            next: 0,
+            plan: Plan {
+                // At most two tasks a pair.
+                tasks: Vec::with_capacity(2 * pairs.len()),
+                extra: Vec::new(),
+                total_threads: 0,
+            },
+        })
     }
-    if plan.total_threads > u32::MAX as usize {
-        return Err(ColliderError::TooMany(plan.total_threads));
+
+    /// The whole plan's extent, without building it (no matrix is
+    /// copied, no primitive point made): what the GPU's buffers need.
+    pub(crate) fn extent(&self) -> Result<Extent, ColliderError> {
+        let mut all = Extent::default();
+        for &pair in self.pairs {
+            all += self.input.pair_extent(pair)?;
+        }
+        check_points(all.points)?;
+        Ok(all)
     }
-    Ok(plan)
+
+    /// Plans pairs until the plan tests at least `points` points or every
+    /// pair is planned.
+    pub(crate) fn plan_until(&mut self, points: usize) -> Result<(), ColliderError> {
+        while self.plan.total_threads < points && self.next < self.pairs.len() {
+            let p = self.next;
+            self.input.push_pair(&mut self.plan, p, self.pairs[p])?;
+            self.next += 1;
+        }
+        check_points(self.plan.total_threads)
+    }
+
+    /// The plan of every pair.
+    pub(crate) fn finish(mut self) -> Result<Plan, ColliderError> {
+        self.plan_until(usize::MAX)?;
+        Ok(self.plan)
+    }
+}
+
+/// A dispatch numbers its points in 32 bits.
+fn check_points(points: usize) -> Result<(), ColliderError> {
+    if points > u32::MAX as usize {
+        return Err(ColliderError::TooMany(points));
+    }
+    Ok(())
 }
 
 /// What [`plan`] builds the pairs' tasks from.
@@ -203,6 +285,47 @@ fn check_shape(i: usize, body: &Body, shapes: usize) -> Result<(), ColliderError
 }
 
 impl PlanInput<'_> {
+    /// Pair `(i, j)` with its mesh body first, and that body's shape;
+    /// `None` when neither is a mesh (such a pair has no tasks).
+    fn mesh_first(
+        &self,
+        (i, j): (usize, usize),
+    ) -> Result<Option<(usize, usize, usize)>, ColliderError> {
+        let bodies = self.bodies;
+        if i >= bodies.len() || j >= bodies.len() {
+            return Err(ColliderError::NoSuchBody(i, j, bodies.len()));
+        }
+        Ok(match (bodies[i].shape, bodies[j].shape) {
+            (BodyShape::Mesh(si), _) => Some((i, j, si)),
+            (_, BodyShape::Mesh(sj)) => Some((j, i, sj)),
+            _ => None,
+        })
+    }
+
+    /// The extent of the tasks [`PlanInput::push_pair`] makes of a pair
+    /// (the tests check the two agree for every kind of pair).
+    fn pair_extent(&self, pair: (usize, usize)) -> Result<Extent, ColliderError> {
+        let Some((_, j, si)) = self.mesh_first(pair)? else {
+            return Ok(Extent::default());
+        };
+        let samples = |s: usize| self.shapes[s].samples.samples.len();
+        let (tasks, points, extra) = match self.bodies[j].shape {
+            BodyShape::Mesh(sj) => (2, samples(si) + samples(sj), 0),
+            BodyShape::Plane { .. } => (1, samples(si), 0),
+            BodyShape::Sphere { .. } => {
+                let n = self.params.sphere_points.max(1) as usize;
+                (2, samples(si) + n, n)
+            }
+            BodyShape::Cuboid { .. } => (2, samples(si) + BOX_POINTS, BOX_POINTS),
+            BodyShape::Segment { .. } => (1, 1, 0),
+        };
+        Ok(Extent {
+            tasks,
+            points,
+            extra,
+        })
+    }
+
     /// Appends the tasks of pair `p`, bodies `(i, j)`, to `plan`: a mesh's
     /// samples against the other body (field, plane, sphere, box), and for
     /// a mesh or a solid primitive the other way round too; for a segment,
@@ -216,9 +339,9 @@ impl PlanInput<'_> {
         let (shapes, bodies, inverses, params) =
             (self.shapes, self.bodies, &self.inverses, self.params);
         let starts = &self.starts;
-        if i >= bodies.len() || j >= bodies.len() {
-            return Err(ColliderError::NoSuchBody(i, j, bodies.len()));
-        }
+        let Some((i, j, si)) = self.mesh_first((i, j))? else {
+            return Ok(());
+        };
         let base = |a: usize, b: usize| Task {
             world_from_a: bodies[a].world_from_object.to_cols_array_2d(),
             b_from_world: inverses[b].to_cols_array_2d(),
@@ -241,15 +364,6 @@ impl PlanInput<'_> {
             sample_start: starts[shape],
             sample_count: shapes[shape].samples.samples.len() as u32,
             ..base(a, b)
-        };
-        // Mesh first.
-        let (i, j) = match (bodies[i].shape, bodies[j].shape) {
-            (BodyShape::Mesh(_), _) => (i, j),
-            (_, BodyShape::Mesh(_)) => (j, i),
-            _ => return Ok(()),
-        };
-        let BodyShape::Mesh(si) = bodies[i].shape else {
-            return Ok(());
         };
         // Each task placed after the ones before it.
         let push = |plan: &mut Plan, mut task: Task| {
@@ -354,6 +468,98 @@ impl Task {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mesh::{box_mesh, uv_sphere};
+    use crate::stages::sampling::SamplingParams;
+    use crate::stages::sdf_grid::SdfParams;
+
+    /// Every kind of pair, both ways round: the extent counted without
+    /// building the plan is the plan's, and a plan built a prefix of the
+    /// pairs at a time is the plan built at once.
+    #[test]
+    fn extents_and_prefix_plans_agree_with_the_whole_plan() {
+        let sdf = SdfParams {
+            resolution: 8,
+            ..SdfParams::default()
+        };
+        let shapes: Vec<ColliderShape> = [box_mesh(1), uv_sphere(4, 8)]
+            .iter()
+            .map(|m| ColliderShape::from_mesh(m, &sdf, &SamplingParams::default()).unwrap())
+            .collect();
+        let at = |i: usize| Mat4::from_translation(Vec3::new(i as f32, 0.5, 0.0));
+        let kinds = [
+            BodyShape::Mesh(0),
+            BodyShape::Mesh(1),
+            BodyShape::Plane {
+                normal: Vec3::Y,
+                offset: 0.0,
+            },
+            BodyShape::Sphere { radius: 0.5 },
+            BodyShape::Cuboid {
+                half_extents: Vec3::splat(0.3),
+            },
+            BodyShape::Segment {
+                a: Vec3::ZERO,
+                b: Vec3::X,
+            },
+        ];
+        let bodies: Vec<Body> = kinds
+            .iter()
+            .enumerate()
+            .map(|(i, &shape)| Body {
+                shape,
+                world_from_object: at(i),
+            })
+            .collect();
+        let pairs: Vec<(usize, usize)> = (0..bodies.len())
+            .flat_map(|i| (0..bodies.len()).map(move |j| (i, j)))
+            .filter(|(i, j)| i != j)
+            .collect();
+        let params = ColliderParams {
+            sphere_points: 37,
+            ..ColliderParams::default()
+        };
+        let whole = plan(&shapes, &bodies, &pairs, &params).unwrap();
+        for (p, &pair) in pairs.iter().enumerate() {
+            let one = plan(&shapes, &bodies, &[pair], &params).unwrap();
+            let planner = Planner::new(&shapes, &bodies, &pairs[p..=p], &params).unwrap();
+            let counted = planner.extent().unwrap();
+            let built = Extent {
+                tasks: one.tasks.len(),
+                points: one.total_threads,
+                extra: one.extra.len(),
+            };
+            assert_eq!(
+                counted, built,
+                "pair {pair:?}: {:?} and {:?}",
+                kinds[pair.0], kinds[pair.1]
+            );
+        }
+        let mut planner = Planner::new(&shapes, &bodies, &pairs, &params).unwrap();
+        let all = planner.extent().unwrap();
+        assert_eq!(
+            (all.tasks, all.points, all.extra),
+            (whole.tasks.len(), whole.total_threads, whole.extra.len())
+        );
+        assert!(all.tasks > 0 && all.extra > 0, "{all:?}");
+        for step in [1, all.points / 3, all.points / 2] {
+            planner.plan_until(step).unwrap();
+            let prefix = &planner.plan;
+            assert!(prefix.total_threads >= step.min(all.points), "{step}");
+            let n = prefix.tasks.len();
+            assert_eq!(
+                bytemuck::cast_slice::<Task, u8>(&prefix.tasks),
+                bytemuck::cast_slice::<Task, u8>(&whole.tasks[..n]),
+                "the first {n} tasks"
+            );
+            assert_eq!(prefix.extra, whole.extra[..prefix.extra.len()]);
+        }
+        let done = planner.finish().unwrap();
+        assert_eq!(
+            bytemuck::cast_slice::<Task, u8>(&done.tasks),
+            bytemuck::cast_slice::<Task, u8>(&whole.tasks)
+        );
+        assert_eq!(done.total_threads, whole.total_threads);
+    }
 
     /// The first body with a singular or non-finite transform is named.
     #[test]

@@ -11,7 +11,12 @@
 //! per point, so no chunk can run into the next), and its counter and its
 //! expected records (the last detect's count for this chunk and an eighth
 //! more, as in the single submission) copied into its own staging buffer:
-//! one submission per chunk, all submitted before the first is read. Then
+//! one submission per chunk, all submitted before the first is read. Each
+//! chunk's pairs are planned and their tasks and points written just
+//! before its submission ([`crate::stages::colliders::Planner`]: the
+//! extent, counted without building the plan, cuts the chunks and sizes
+//! the buffers), so the GPU starts on the first chunk while the host plans
+//! the rest. Then
 //! the host maps each chunk's staging buffer as soon as its submission is
 //! done — waiting for that submission only — and decodes it while the GPU
 //! runs the chunks after it. A chunk finding more contacts than expected
@@ -44,7 +49,17 @@
 //! the job split) — and the five submissions (0.5 ms) held the first
 //! decode back past its chunk's completion: 1.78 against 1.60 ms.
 //!
-//! Phases: `contacts` (recording, the submissions and the wait for the
+//! Planned a chunk at a time (2026-12-01, H200, A/B against the whole
+//! plan first, alternated in two device calls,
+//! `docs/bench/collide-planned-chunks-ab-h200.csv`): the first chunk is
+//! done about 0.15 ms sooner (upload and kernel phases 0.84–0.91 → 0.67–0.84
+//! ms in the first call, medians 0.85 → 0.71 ms in the second); the wall
+//! time's best run 1.81 → 1.73 and 1.78 → 1.61 ms, its medians 1.90 →
+//! 1.88 and 2.39 → 2.28 ms. The second call's host was noisy (the decodes
+//! took 0.8–2.0 ms, once 5.5), which the medians carry.
+//!
+//! Phases: `upload` (besides the detect's, each chunk's planning and the
+//! writes of its tasks and points), `contacts` (recording, the submissions and the wait for the
 //! first chunk; the GPU time of every chunk's passes), [`super::COPY_PHASE`],
 //! `readback` (the waits for the later chunks, the maps, any second copy,
 //! and the collection of the times at the end) and `convert` (the
@@ -61,7 +76,7 @@ use super::{
 };
 use crate::gpu::{GpuContext, GpuRun, dispatch_dims, map_staging_after, staging_buffer};
 use crate::stages::colliders::compact::Decoder;
-use crate::stages::colliders::{ColliderError, Contact};
+use crate::stages::colliders::{ColliderError, Contact, Planner};
 use crate::timing::Timings;
 
 /// When a detect is cut into chunks: as many as there are `min_points`
@@ -185,6 +200,7 @@ impl ColliderGpu {
     pub(super) fn detect_chunked(
         &self,
         job: &Job<'_>,
+        planner: &mut Planner<'_>,
         chunks: &[Range<u32>],
         scratch: &mut Scratch,
         timings: &mut Timings,
@@ -196,7 +212,26 @@ impl ColliderGpu {
         let mut run = GpuRun::with_kept(gpu, "ColliderGpu::chunks", kept_profiler(&mut slot, gpu)?);
         let mut submitted = Vec::with_capacity(chunks.len());
         let mut last = None;
+        let mut plan_ms = 0.0;
         for (c, range) in chunks.iter().enumerate() {
+            // The pairs this chunk's points lie in, planned and written
+            // for its submission (the pairs before them are on the GPU);
+            // with the last, every pair left (also those testing no
+            // point), so that the plan is whole.
+            let planning = Instant::now();
+            let before = (planner.plan.tasks.len(), planner.plan.extra.len());
+            let until = if c + 1 < chunks.len() {
+                range.end as usize
+            } else {
+                usize::MAX
+            };
+            if let Err(e) = planner.plan_until(until) {
+                // Submitted parts in flight: the run still ends its frame.
+                let _ = run.finish();
+                return Err(e);
+            }
+            self.write_plan(job.plan_buffers, &planner.plan, before);
+            plan_ms += ms(planning);
             let points = (range.end - range.start) as usize;
             let copied = scratch
                 .parts
@@ -208,6 +243,7 @@ impl ColliderGpu {
             let span = Span {
                 first_point: range.start,
                 end: range.end,
+                tasks: planner.plan.tasks.len() as u32,
                 dims: dispatch_dims(groups_of(range)),
                 summary: false,
             };
@@ -253,9 +289,9 @@ impl ColliderGpu {
                 copied,
             });
         }
-        let decoder = Decoder::new(&job.planned.plan, job.shapes);
+        let decoder = Decoder::new(&planner.plan, job.shapes);
         out.clear();
-        let mut contacts_ms = ms(start);
+        let mut contacts_ms = ms(start) - plan_ms;
         let (mut readback_ms, mut convert_ms) = (0.0, 0.0);
         let mut total = 0;
         let read = || {
@@ -283,6 +319,7 @@ impl ColliderGpu {
         read?;
         let (phases, _) = finished?;
         readback_ms += ms(finish);
+        timings.push("upload", plan_ms, None);
         push_gpu_phases(timings, contacts_ms, &phases);
         timings.push("readback", readback_ms, None);
         timings.push("convert", convert_ms, None);

@@ -32,7 +32,7 @@ impl ColliderGpu {
         let gpu = &self.gpu;
         let (x, y) = span.dims;
         let uniform = Params {
-            num_tasks: job.planned.plan.tasks.len() as u32,
+            num_tasks: span.tasks,
             total_threads: span.end,
             capacity: scratch.room.contacts as u32,
             flags: u32::from(job.params.interpolated_depth)
@@ -44,9 +44,9 @@ impl ColliderGpu {
             _pad: 0,
         };
         let bound = [
-            &job.planned.tasks,
+            &job.plan_buffers[0],
             &job.resident.samples,
-            &job.planned.extra,
+            &job.plan_buffers[1],
             &job.resident.fields,
             &job.resident.values,
             &scratch.contacts,
@@ -133,12 +133,14 @@ pub(super) struct KeptBind {
     group: wgpu::BindGroup,
 }
 
-/// The points a dispatch covers, `first_point..end`, its workgroups
-/// (x, y), and whether its count pass sums per-pair summaries.
+/// The points a dispatch covers, `first_point..end`, the tasks they lie
+/// in (the plan's first `tasks`), its workgroups (x, y), and whether its
+/// count pass sums per-pair summaries.
 #[derive(Clone, Copy)]
 pub(super) struct Span {
     pub(super) first_point: u32,
     pub(super) end: u32,
+    pub(super) tasks: u32,
     pub(super) dims: (u32, u32),
     pub(super) summary: bool,
 }

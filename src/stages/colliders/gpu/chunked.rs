@@ -58,6 +58,16 @@
 //! 1.88 and 2.39 → 2.28 ms. The second call's host was noisy (the decodes
 //! took 0.8–2.0 ms, once 5.5), which the medians carry.
 //!
+//! Tried and dropped (2026-12-01, H200, A/B in one call, 8 rounds each,
+//! `docs/bench/collide-awake-ab-h200.csv`): keeping the pool's workers
+//! spinning (`rayon::spawn_broadcast`, released when the decode starts)
+//! while the host waits for each chunk, so that no decode wakes sleeping
+//! threads. The decodes got faster (`convert` median 0.99 → 0.90 ms), but
+//! the broadcast's wake-ups, one after another on the calling thread, came
+//! back as time outside every phase (`other` 0.015 → 0.10 ms), and the
+//! wall time moved within the noise (best 1.73 → 1.70 ms, medians 2.03 →
+//! 1.91).
+//!
 //! Phases: `upload` (besides the detect's, each chunk's planning and the
 //! writes of its tasks and points), `contacts` (recording, the submissions and the wait for the
 //! first chunk; the GPU time of every chunk's passes), [`super::COPY_PHASE`],

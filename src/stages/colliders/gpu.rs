@@ -61,7 +61,7 @@ use planned::Planned;
 use super::compact::{self, GpuContact};
 use super::{
     Body, ColliderError, ColliderParams, ColliderShape, Contact, ContactSet, PairSummary, Planner,
-    SummarySet,
+    SummarySet, plan,
 };
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, KeptStorage, Kernels,
@@ -600,7 +600,8 @@ impl ColliderGpu {
         puffin::profile_function!();
         let mut timings = Timings::default();
         let upload_start = Instant::now();
-        let planned = self.upload_plan(resident, shapes, bodies, pairs, params)?;
+        Self::check_resident(resident, shapes)?;
+        let planned = self.planned(plan(shapes, bodies, pairs, params)?, pairs.len())?;
         let mut kept = self
             .scratch
             .lock()

@@ -9,9 +9,7 @@ use eframe::egui_wgpu::wgpu;
 
 use super::{ColliderGpu, ResidentShapes, WORKGROUP};
 use crate::gpu::{GpuError, dispatch_dims, write_part};
-use crate::stages::colliders::{
-    Body, ColliderError, ColliderParams, ColliderShape, Extent, Plan, Task, plan,
-};
+use crate::stages::colliders::{ColliderError, ColliderShape, Extent, Plan, Task};
 use crate::stages::sampling::GpuSample;
 
 impl ColliderGpu {
@@ -66,19 +64,6 @@ impl ColliderGpu {
             (extra * size_of::<GpuSample>()) as u64,
             &points,
         );
-    }
-
-    /// The whole plan of `pairs` and its buffers (tasks, primitive points).
-    pub(super) fn upload_plan(
-        &self,
-        resident: &ResidentShapes,
-        shapes: &[ColliderShape],
-        bodies: &[Body],
-        pairs: &[(usize, usize)],
-        params: &ColliderParams,
-    ) -> Result<Planned, ColliderError> {
-        Self::check_resident(resident, shapes)?;
-        self.planned(plan(shapes, bodies, pairs, params)?, pairs.len())
     }
 
     /// `plan` (of `pairs` pairs) written into the kept plan buffers.

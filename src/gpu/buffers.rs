@@ -68,10 +68,10 @@ fn copy_parallel(dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
 /// (by half again at least) only when the data outgrow it, so a caller
 /// uploading new data every frame (the colliders' plan) creates no buffer
 /// once warm, and the bind groups that hold it stay valid. The data are
-/// copied in parallel into the staging memory of the queue's next
-/// submission ([`wgpu::Queue::write_buffer_with`]); bytes past them keep
-/// whatever an earlier use left, so the shaders that read it must take
-/// their lengths from their parameters, not from `arrayLength`.
+/// written with [`write_part`], whole or a part at a time (each part for
+/// the submission that first reads it); bytes past them keep whatever an
+/// earlier use left, so the shaders that read it must take their lengths
+/// from their parameters, not from `arrayLength`.
 pub struct KeptStorage {
     label: &'static str,
     buffer: Option<wgpu::Buffer>,
@@ -85,25 +85,8 @@ impl KeptStorage {
         }
     }
 
-    /// The kept buffer holding `data` from the next submission on (a new,
-    /// larger buffer if it had no room).
-    pub fn write<T: bytemuck::Pod>(
-        &mut self,
-        gpu: &GpuContext,
-        data: &[T],
-    ) -> Result<wgpu::Buffer, GpuError> {
-        let src: &[u8] = bytemuck::cast_slice(data);
-        let bytes = (src.len() as u64)
-            .next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT)
-            .max(4);
-        let buffer = self.room(gpu, bytes)?;
-        upload_start(gpu, self.label, &buffer, src, bytes)?;
-        Ok(buffer)
-    }
-
     /// The kept buffer if it holds at least `bytes` (a multiple of 4),
-    /// else a new, larger one; for data written a part at a time
-    /// ([`write_part`]).
+    /// else a new, larger one.
     pub fn room(&mut self, gpu: &GpuContext, bytes: u64) -> Result<wgpu::Buffer, GpuError> {
         Ok(match &self.buffer {
             Some(b) if b.size() >= bytes => b.clone(),
@@ -517,9 +500,10 @@ fn buffer_label(buffer: &wgpu::Buffer) -> String {
 mod tests {
     use super::*;
 
-    /// A kept buffer written with more data each time (sizes whose half
-    /// again is not a whole word) grows in whole words, so that it can be
-    /// bound, and holds each time's data; smaller data reuse it.
+    /// A kept buffer made room in for more data each time (sizes whose
+    /// half again is not a whole word) grows in whole words, so that it can
+    /// be bound, and holds each time's data, written in two parts (the
+    /// second at an offset); smaller data reuse it.
     #[test]
     fn kept_storage_grows_in_whole_words_and_holds_the_last_data() {
         let gpu = crate::gpu::test_gpu();
@@ -529,7 +513,10 @@ mod tests {
             let data: Vec<u32> = (0..words as u32)
                 .map(|i| i.wrapping_mul(2_654_435_761))
                 .collect();
-            let buffer = kept.write(&gpu, &data).expect("write");
+            let buffer = kept.room(&gpu, 4 * words as u64).expect("room");
+            let half = words / 2;
+            write_part(&gpu, &buffer, 0, &data[..half]);
+            write_part(&gpu, &buffer, 4 * half as u64, &data[half..]);
             assert_eq!(
                 buffer.size() % 4,
                 0,

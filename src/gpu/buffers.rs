@@ -151,23 +151,49 @@ pub fn storage_buffer_streamed<T: bytemuck::Pod>(
     count: usize,
     record: impl Fn(usize) -> T + Sync,
 ) -> Result<wgpu::Buffer, GpuError> {
-    streamed_in_pieces(gpu, label, count, STREAM_PIECE, record)
+    let buffer = storage_buffer_for::<T>(gpu, label, count)?;
+    stream_records(gpu, label, &buffer, count, record)?;
+    Ok(buffer)
 }
 
-/// [`storage_buffer_streamed`] in pieces of about `piece_bytes`.
-fn streamed_in_pieces<T: bytemuck::Pod>(
+/// The storage buffer of `count` records of `T` that
+/// [`stream_records`] uploads into later (its contents zero until then):
+/// for a buffer that must be bound before its contents are needed.
+pub fn storage_buffer_for<T>(
     gpu: &GpuContext,
     label: &str,
     count: usize,
+) -> Result<wgpu::Buffer, GpuError> {
+    upload_target(gpu, label, (count * std::mem::size_of::<T>()) as u64)
+}
+
+/// Uploads `count` records, `record(i)` at index `i`, into `buffer` (made
+/// by [`storage_buffer_for`] for them) as [`storage_buffer_streamed`] does.
+pub fn stream_records<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: &wgpu::Buffer,
+    count: usize,
+    record: impl Fn(usize) -> T + Sync,
+) -> Result<(), GpuError> {
+    stream_in_pieces(gpu, label, buffer, count, STREAM_PIECE, record)
+}
+
+/// [`stream_records`] in pieces of about `piece_bytes`.
+fn stream_in_pieces<T: bytemuck::Pod>(
+    gpu: &GpuContext,
+    label: &str,
+    buffer: &wgpu::Buffer,
+    count: usize,
     piece_bytes: usize,
     record: impl Fn(usize) -> T + Sync,
-) -> Result<wgpu::Buffer, GpuError> {
+) -> Result<(), GpuError> {
     let size = std::mem::size_of::<T>();
-    let bytes = (count * size) as u64;
-    let buffer = upload_target(gpu, label, bytes)?;
-    if bytes == 0 {
-        return Ok(buffer);
-    }
+    assert!(
+        (count * size) as u64 <= buffer.size(),
+        "{label}: {count} records of {size} bytes in a buffer of {}",
+        buffer.size()
+    );
     // Records a piece: a multiple of 4, so every piece starts at a
     // multiple of the copy alignment.
     let per_piece = (piece_bytes / size / 4 * 4).max(4);
@@ -175,7 +201,7 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
         let n = per_piece.min(count - first);
         let piece = (n * size) as u64;
         let tail = piece.next_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT);
-        let mut view = staging_view(gpu, label, &buffer, (first * size) as u64, tail)?;
+        let mut view = staging_view(gpu, label, buffer, (first * size) as u64, tail)?;
         let (data, mut pad) = view.slice(..).split_at(piece as usize);
         write_records(data, |i| record(first + i));
         pad.fill(0);
@@ -186,7 +212,7 @@ fn streamed_in_pieces<T: bytemuck::Pod>(
             gpu.queue.submit([]);
         }
     }
-    Ok(buffer)
+    Ok(())
 }
 
 /// The storage buffer an upload of `bytes` bytes goes into (also a copy
@@ -543,8 +569,9 @@ mod tests {
         let gpu = crate::gpu::test_gpu();
         let record = |i: usize| [i as u32, (i * 7) as u32 ^ 0xdead_beef, !(i as u32)];
         for (count, piece_bytes) in [(10_001, 1000), (10_001, 12), (1, 64), (0, 64)] {
-            let buffer = streamed_in_pieces(&gpu, "test::streamed", count, piece_bytes, record)
-                .expect("upload");
+            let label = "test::streamed";
+            let buffer = storage_buffer_for::<[u32; 3]>(&gpu, label, count).expect("buffer");
+            stream_in_pieces(&gpu, label, &buffer, count, piece_bytes, record).expect("upload");
             let back: Vec<[u32; 3]> = read_buffer(&gpu, &buffer, count).expect("read back");
             assert_eq!(back.len(), count);
             if let Some(i) = (0..count).find(|&i| back[i] != record(i)) {

@@ -66,6 +66,9 @@ pub struct PreparedMesh {
     /// exact distance evaluations in the CPU queries.
     pub triangle_bounds: Vec<Aabb>,
     pub bvh: Bvh,
+    /// The box of `mesh`'s positions, kept: every field request's grid is
+    /// placed around it (a pass over 555 K vertices is a millisecond).
+    bounds: Aabb,
     winding: OnceLock<FastWinding>,
     /// The frame the fields are computed in ([`PreparedMesh::local`]).
     frame: Frame,
@@ -178,10 +181,16 @@ impl PreparedMesh {
             corners,
             triangle_bounds: bounds,
             bvh,
+            bounds: bounds_all,
             winding: OnceLock::new(),
             frame: Frame::around(bounds_all),
             local: OnceLock::new(),
         })
+    }
+
+    /// The box of [`Self::mesh`]'s positions ([`Mesh::bounds`]).
+    pub fn bounds(&self) -> Aabb {
+        self.bounds
     }
 
     pub fn triangle_count(&self) -> usize {
@@ -230,6 +239,7 @@ impl PreparedMesh {
         });
         PreparedMesh {
             source_hash: mesh.content_hash(),
+            bounds: mesh.bounds(),
             mesh,
             report: self.report.clone(),
             degenerate_skipped: self.degenerate_skipped,

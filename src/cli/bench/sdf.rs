@@ -623,7 +623,7 @@ fn bench_backend(
 
 /// Point–triangle pairs of a whole grid (the brute-force work).
 fn field_work(mesh: &PreparedMesh, params: &SdfParams) -> u64 {
-    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    let grid = GridSpec::around(mesh.bounds(), params.resolution, params.padding);
     grid.num_cells() as u64 * mesh.triangle_count() as u64
 }
 
@@ -633,7 +633,7 @@ const LONG_RUN_WORK: u64 = 20_000_000_000;
 /// Times the single-threaded reference, on a strided sample of cells when
 /// the whole grid would exceed `budget` point–triangle tests.
 fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: u64) -> Row {
-    let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+    let grid = GridSpec::around(mesh.bounds(), params.resolution, params.padding);
     let cells = grid.num_cells();
     let work = cells as u64 * mesh.triangle_count() as u64;
     let stride = work.div_ceil(budget).max(1) as usize;

@@ -125,7 +125,7 @@ impl FieldSamples {
                 "the field was made from a mesh with hash {recorded}, this mesh's is {hash} (another mesh, or the file changed since)"
             )));
         }
-        let mesh_box = mesh.mesh.bounds();
+        let mesh_box = mesh.bounds();
         let samples_box = match &self.layout {
             Layout::Grid(g) => g.bounds(),
             Layout::Points(p) => crate::geom::Aabb::from_points(p),

@@ -442,7 +442,7 @@ impl AdaptiveField {
 
 /// The cube of a prepared mesh's octree.
 pub fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
-    let b = mesh.mesh.bounds();
+    let b = mesh.bounds();
     octree_cube(b.min, b.max, params.padding)
 }
 

@@ -12,14 +12,15 @@ use rayon::prelude::*;
 
 use super::SignMode;
 use super::points_gpu::PointsGpu;
-use super::slab_bvh::{self, SlabNode};
+use super::slab_bvh::{self, Collapsed, SlabNode};
 use super::slab_gpu::SlabPass;
 use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
-    shader_source, storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed,
+    shader_source, storage_buffer_for, storage_buffer_init, storage_buffer_streamed,
+    storage_buffer_zeroed, stream_records,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -295,46 +296,65 @@ impl SdfGpu {
         let start = Instant::now();
         // The BVH backend works on triangles in BVH order (leaves are
         // contiguous); results are mapped back to mesh order.
-        let order: Vec<u32> = if accelerated {
-            mesh.bvh.order.clone()
-        } else {
-            (0..mesh.triangle_count() as u32).collect()
-        };
+        let triangles = mesh.triangle_count();
+        let slot = |i: usize| slot_triangle(mesh, accelerated, i);
         let gpu = &self.gpu;
-        let ((nodes, bvh_ms), triangles) = rayon::join(
+        let ((tree, bvh_ms), uploads) = rayon::join(
             || {
                 // The brute-force kernel binds a one-node tree it never reads.
-                let nodes = if accelerated {
+                let tree = if accelerated {
                     slab_bvh::collapse(&mesh.bvh)
                 } else {
-                    vec![<SlabNode as bytemuck::Zeroable>::zeroed()]
+                    Collapsed {
+                        nodes: vec![<SlabNode as bytemuck::Zeroable>::zeroed()],
+                        depth: 1,
+                    }
                 };
-                (nodes, start.elapsed().as_secs_f64() * 1e3)
+                (tree, start.elapsed().as_secs_f64() * 1e3)
             },
             || {
-                let tri_pos = storage_buffer_streamed(gpu, "SdfGpu::tri_pos", order.len(), |i| {
-                    mesh.gpu_corners(order[i] as usize)
+                let tri_pos = storage_buffer_streamed(gpu, "SdfGpu::tri_pos", triangles, |i| {
+                    mesh.gpu_corners(slot(i))
                 })?;
-                let normals = storage_buffer_streamed(gpu, "SdfGpu::normals", order.len(), |i| {
-                    mesh.gpu_normals(order[i] as usize)
-                })?;
+                let normals = storage_buffer_for::<[f32; 21]>(gpu, "SdfGpu::normals", triangles)?;
                 Ok::<_, SdfError>((tri_pos, normals))
             },
         );
         timings.push("bvh", bvh_ms, None);
-        let (tri_pos, normals) = triangles?;
+        let (tri_pos, normals) = uploads?;
         let buffers = Arc::new(MeshBuffers {
             key,
             tri_pos,
             normals,
-            nodes: storage_buffer_init(gpu, "SdfGpu::nodes", &nodes)?,
-            depth: slab_bvh::depth(&nodes),
-            node_count: nodes.len(),
+            nodes: storage_buffer_init(gpu, "SdfGpu::nodes", &tree.nodes)?,
+            depth: tree.depth,
+            node_count: tree.nodes.len(),
             slabbed: AtomicBool::new(!accelerated),
-            order,
+            normals_written: AtomicBool::new(false),
+            triangles,
         });
         *cache = Some(buffers.clone());
         Ok(buffers)
+    }
+
+    /// Writes the feature normals of `buffers` (those of `mesh`) unless a
+    /// run has: after the submission of the BVH backend's distance pass,
+    /// which reads only the corners, so the host gathers them while the GPU
+    /// computes; before the brute-force pass, which needs them.
+    fn write_normals(&self, mesh: &PreparedMesh, buffers: &MeshBuffers) -> Result<(), SdfError> {
+        if buffers.normals_written.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let accelerated = buffers.key.2;
+        stream_records(
+            &self.gpu,
+            "SdfGpu::normals",
+            &buffers.normals,
+            buffers.triangles,
+            |i| mesh.gpu_normals(slot_triangle(mesh, accelerated, i)),
+        )?;
+        buffers.normals_written.store(true, Ordering::Release);
+        Ok(())
     }
 
     /// Runs the brute-force (`accelerated == false`) or BVH backend on
@@ -370,7 +390,7 @@ impl SdfGpu {
         outputs: FieldOutputs,
     ) -> Result<(Timings, Option<OpenCells>), SdfError> {
         let mesh = mesh.local();
-        let grid = GridSpec::around(mesh.mesh.bounds(), params.resolution, params.padding);
+        let grid = GridSpec::around(mesh.bounds(), params.resolution, params.padding);
         let closest = outputs.closest_for(params);
         let Ran {
             mut timings,
@@ -455,7 +475,7 @@ impl SdfGpu {
             origin: grid.origin.to_array(),
             cell_size: grid.cell_size,
             dims: grid.dims.to_array(),
-            num_tris: mesh_buffers.order.len() as u32,
+            num_tris: mesh_buffers.triangles as u32,
             bricks: bricks.to_array(),
             band: params.band.map_or(-1.0, |b| b * grid.cell_size),
             num_cells: n as u32,
@@ -508,6 +528,11 @@ impl SdfGpu {
                 let (x, y) = dispatch_dims(num_bricks as u32);
                 pass.dispatch_workgroups(x, y, 1);
             });
+            // The GPU starts on the uploads and the distance pass; meanwhile,
+            // on a cold call, the host writes the normals, which only the
+            // finishing pass reads.
+            run.submit_part();
+            self.write_normals(mesh, &mesh_buffers)?;
             run.compute_pass("finish", |pass| {
                 pass.set_pipeline(finish_cells);
                 pass.set_bind_group(0, &bind_group, &[]);
@@ -515,6 +540,7 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         } else {
+            self.write_normals(mesh, &mesh_buffers)?;
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(&self.brute);
                 pass.set_bind_group(0, &bind_group, &[]);
@@ -522,10 +548,10 @@ impl SdfGpu {
                 pass.dispatch_workgroups(x, y, 1);
             });
         }
-        // The GPU starts on the uploads and the distance kernels; meanwhile
-        // the winding sign's host work (on a cold call: packing the mesh's
-        // and its cap's trees, allocating the per-cell buffers), then its
-        // passes, then the ring and the host's output memory.
+        // The GPU goes on with the distance kernels; meanwhile the winding
+        // sign's host work (on a cold call: packing the mesh's and its
+        // cap's trees, allocating the per-cell buffers), then its passes,
+        // then the ring and the host's output memory.
         run.submit_part();
         if slabbing {
             mesh_buffers.slabbed.store(true, Ordering::Release);
@@ -598,7 +624,7 @@ impl SdfGpu {
             winding,
         } = ran;
         let readback_start = Instant::now();
-        let order = &mesh_buffers.order;
+        let order = &mesh.bvh.order;
         let HostOut {
             mut values,
             mut closest,
@@ -634,7 +660,7 @@ impl SdfGpu {
         let evaluations = if accelerated {
             u64::from(counters[0])
         } else {
-            (grid.num_cells() * order.len()) as u64
+            (grid.num_cells() * mesh_buffers.triangles) as u64
         };
         if let Some(recorded) = winding {
             let start = Instant::now();
@@ -760,7 +786,7 @@ struct FieldBuffers {
 }
 
 /// The mesh on the GPU: corners and feature normals in the backend's
-/// triangle order, the tree's nodes, and that order.
+/// triangle order, and the tree's nodes.
 struct MeshBuffers {
     key: (u64, usize, bool),
     tri_pos: wgpu::Buffer,
@@ -772,5 +798,19 @@ struct MeshBuffers {
     /// Whether a submitted run has computed the slabs of `nodes` (uploaded
     /// without: every node's band unbounded, exact but slower until then).
     slabbed: AtomicBool,
-    order: Vec<u32>,
+    /// Whether `normals` are written ([`SdfGpu::write_normals`]).
+    normals_written: AtomicBool,
+    /// The mesh's triangles, in the backend's order: the BVH's slots
+    /// ([`slot_triangle`]) or the mesh's.
+    triangles: usize,
+}
+
+/// The mesh triangle in place `i` of the backend's order: the BVH's slot
+/// `i` for the BVH backend, triangle `i` for brute force.
+fn slot_triangle(mesh: &PreparedMesh, accelerated: bool, i: usize) -> usize {
+    if accelerated {
+        mesh.bvh.order[i] as usize
+    } else {
+        i
+    }
 }

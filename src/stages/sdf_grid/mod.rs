@@ -383,7 +383,7 @@ pub fn compute_with(
 ) -> Result<SdfField, SdfError> {
     params.validate()?;
     let local = mesh.local();
-    let grid = GridSpec::around(local.mesh.bounds(), params.resolution, params.padding);
+    let grid = GridSpec::around(local.bounds(), params.resolution, params.padding);
     let world = grid.to_world(&mesh.frame());
     check_spacing(&world)?;
     let run = Run {

@@ -100,7 +100,7 @@ const PARALLEL_NODES: u32 = 512;
 #[cfg(test)]
 pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabNode> {
     use rayon::prelude::*;
-    let mut nodes = collapse(bvh);
+    let mut nodes = collapse(bvh).nodes;
     nodes.par_iter_mut().for_each(|n| {
         if let Some((normal, lo, hi)) = slab(n.first..n.end, &triangle) {
             n.normal = normal.to_array();
@@ -111,22 +111,40 @@ pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabN
     nodes
 }
 
+/// A collapsed tree ([`collapse`]) and its depth (1 for a single leaf, 0
+/// when empty).
+pub struct Collapsed {
+    pub nodes: Vec<SlabNode>,
+    pub depth: usize,
+}
+
+/// BVH subtrees of at least this many nodes are measured in parallel.
+const PARALLEL_MEASURE: usize = 4096;
+
 /// The collapsed tree without slabs (each node's normal zero, its band
 /// unbounded), each node with its slot range.
 ///
-/// Built in parallel, with one allocation for the output: a reverse pass
-/// over the BVH gives every subtree's slot range and collapsed node count,
-/// which fixes each collapsed subtree's place in the depth-first output,
-/// so the two subtrees of a node are written into disjoint parts of it at
-/// the same time (`rayon::join`).
-pub fn collapse(bvh: &Bvh) -> Vec<SlabNode> {
+/// Built in parallel, with one allocation for the output: a walk over the
+/// BVH gives every subtree's slot range and collapsed node count
+/// ([`Shape`], its two subtrees measured at the same time), which fixes
+/// each collapsed subtree's place in the depth-first output, so the two
+/// subtrees of a node are written into disjoint parts of it at the same
+/// time (`rayon::join`). Both walks write memory fresh from the allocator
+/// from every thread, each page faulting in on the thread that writes it:
+/// on the H200's host a first touch costs as much as the walk, and one
+/// thread touching the 1.1 M-triangle bunny's 7 MB of measures took
+/// milliseconds.
+pub fn collapse(bvh: &Bvh) -> Collapsed {
     if bvh.nodes.is_empty() {
-        return Vec::new();
+        return Collapsed {
+            nodes: Vec::new(),
+            depth: 0,
+        };
     }
     let shape = Shape::of(bvh);
-    let mut out = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
-    shape.fill(bvh, 0, 0, &mut out);
-    out
+    let mut nodes = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
+    let depth = shape.fill(bvh, 0, 0, &mut nodes);
+    Collapsed { nodes, depth }
 }
 
 /// Per BVH node: its subtree's slot range and its collapsed node count.
@@ -137,48 +155,85 @@ struct Shape {
 
 impl Shape {
     fn of(bvh: &Bvh) -> Shape {
+        // Zeroed by the allocator (pages mapped at first write): every
+        // entry is written by `measure`.
         let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
-        let mut size = vec![1u32; bvh.nodes.len()];
-        // Children always follow their parent in the layout.
-        for (k, n) in bvh.nodes.iter().enumerate().rev() {
-            if n.b & LEAF_BIT != 0 {
-                ranges[k] = (n.a, n.a + (n.b & !LEAF_BIT));
-                continue;
-            }
-            let (l, r) = (n.a as usize, n.b as usize);
-            ranges[k] = (ranges[l].0, ranges[r].1);
-            if (ranges[k].1 - ranges[k].0) as usize > GPU_LEAF {
-                size[k] = 1 + size[l] + size[r];
-            }
-        }
+        let mut size = vec![0u32; bvh.nodes.len()];
+        measure(bvh, 0, &mut ranges, &mut size);
         Shape { ranges, size }
     }
 
     /// Writes the collapsed subtree of BVH node `k` into `out`, its root at
-    /// index `at` of the whole tree.
-    fn fill(&self, bvh: &Bvh, k: usize, at: u32, out: &mut [SlabNode]) {
+    /// index `at` of the whole tree; returns its depth.
+    fn fill(&self, bvh: &Bvh, k: usize, at: u32, out: &mut [SlabNode]) -> usize {
         let node = &bvh.nodes[k];
         let range = self.ranges[k];
         let (head, rest) = out.split_first_mut().expect("room for the node");
         if self.size[k] == 1 {
             let count = range.1 - range.0;
             *head = unslabbed(node, range.0, LEAF_BIT | count, range);
-            return;
+            return 1;
         }
         let (l, r) = (node.a as usize, node.b as usize);
         let (at_l, at_r) = (at + 1, at + 1 + self.size[l]);
         *head = unslabbed(node, at_l, at_r, range);
         let (left, right) = rest.split_at_mut(self.size[l] as usize);
-        if self.size[k] >= PARALLEL_NODES {
+        let (dl, dr) = if self.size[k] >= PARALLEL_NODES {
             rayon::join(
                 || self.fill(bvh, l, at_l, left),
                 || self.fill(bvh, r, at_r, right),
-            );
+            )
         } else {
-            self.fill(bvh, l, at_l, left);
-            self.fill(bvh, r, at_r, right);
-        }
+            (
+                self.fill(bvh, l, at_l, left),
+                self.fill(bvh, r, at_r, right),
+            )
+        };
+        1 + dl.max(dr)
     }
+}
+
+/// Writes the slot range and collapsed node count of BVH node `k`'s
+/// subtree and of every node under it into `ranges` and `size`, which
+/// start at node `k` and hold exactly its subtree: [`Bvh`]'s layout is
+/// depth-first, so a subtree is a run of nodes, its root first, then its
+/// left subtree, then its right one. Returns node `k`'s.
+fn measure(bvh: &Bvh, k: usize, ranges: &mut [(u32, u32)], size: &mut [u32]) -> ((u32, u32), u32) {
+    let node = &bvh.nodes[k];
+    if node.b & LEAF_BIT != 0 {
+        let range = (node.a, node.a + (node.b & !LEAF_BIT));
+        (ranges[0], size[0]) = (range, 1);
+        return (range, 1);
+    }
+    let (l, r) = (node.a as usize, node.b as usize);
+    assert!(
+        l == k + 1 && r > l && r - k < ranges.len(),
+        "BVH node {k}: children {l}, {r} not in depth-first order"
+    );
+    let (head_range, ranges) = ranges.split_first_mut().expect("a subtree holds its root");
+    let (head_size, size) = size.split_first_mut().expect("a subtree holds its root");
+    let parallel = ranges.len() >= PARALLEL_MEASURE;
+    let (left_ranges, right_ranges) = ranges.split_at_mut(r - l);
+    let (left_size, right_size) = size.split_at_mut(r - l);
+    let ((left, ls), (right, rs)) = if parallel {
+        rayon::join(
+            || measure(bvh, l, left_ranges, left_size),
+            || measure(bvh, r, right_ranges, right_size),
+        )
+    } else {
+        (
+            measure(bvh, l, left_ranges, left_size),
+            measure(bvh, r, right_ranges, right_size),
+        )
+    };
+    let range = (left.0, right.1);
+    let count = if (range.1 - range.0) as usize > GPU_LEAF {
+        1 + ls + rs
+    } else {
+        1
+    };
+    (*head_range, *head_size) = (range, count);
+    (range, count)
 }
 
 /// The node over slots `first..end` with children (or first slot and
@@ -222,17 +277,6 @@ pub fn slab(
     Some((normal, lo, hi))
 }
 
-/// Depth of the collapsed tree (1 for a single leaf, 0 when empty).
-pub fn depth(nodes: &[SlabNode]) -> usize {
-    let mut depth = vec![1usize; nodes.len()];
-    for (k, n) in nodes.iter().enumerate().rev() {
-        if !n.is_leaf() {
-            depth[k] = 1 + depth[n.a as usize].max(depth[n.b as usize]);
-        }
-    }
-    depth.first().copied().unwrap_or(0)
-}
-
 /// The CPU build's tests, and trees for the GPU pass's ([`super::slab_gpu`]).
 #[cfg(test)]
 pub(super) mod tests {
@@ -260,6 +304,18 @@ pub(super) mod tests {
 
     fn built(bvh: &Bvh, corners: &[[f32; 4]]) -> Vec<SlabNode> {
         build(bvh, |s| slot_triangle(corners, s))
+    }
+
+    /// Depth of a collapsed tree, one backward pass over its nodes (the
+    /// reference of [`Collapsed::depth`]).
+    fn depth(nodes: &[SlabNode]) -> usize {
+        let mut depth = vec![1usize; nodes.len()];
+        for (k, n) in nodes.iter().enumerate().rev() {
+            if !n.is_leaf() {
+                depth[k] = 1 + depth[n.a as usize].max(depth[n.b as usize]);
+            }
+        }
+        depth.first().copied().unwrap_or(0)
     }
 
     /// The obviously right build: one serial depth-first walk collapsing
@@ -328,8 +384,14 @@ pub(super) mod tests {
 
     #[test]
     fn parallel_build_equals_the_serial_one_on_a_large_sheet() {
-        // Over PARALLEL_NODES collapsed nodes: the joins run.
+        // Over PARALLEL_NODES collapsed nodes and PARALLEL_MEASURE BVH
+        // nodes: the joins of both walks run.
         let (bvh, corners) = sheet(120, 2.0);
+        assert!(
+            bvh.nodes.len() > 2 * PARALLEL_MEASURE,
+            "{} BVH nodes",
+            bvh.nodes.len()
+        );
         let nodes = built(&bvh, &corners);
         assert!(
             nodes.len() as u32 > 4 * PARALLEL_NODES,
@@ -337,6 +399,7 @@ pub(super) mod tests {
             nodes.len()
         );
         assert_eq!(nodes, serial_build(&bvh, &corners));
+        assert_eq!(collapse(&bvh).depth, depth(&nodes));
     }
 
     #[test]

@@ -108,7 +108,7 @@ mod tests {
     /// The nodes of `bvh`'s collapsed tree with the GPU's slabs from
     /// `corners` (slot order).
     fn gpu_slabs(gpu: &GpuContext, bvh: &crate::geom::Bvh, corners: &[[f32; 4]]) -> Vec<SlabNode> {
-        let nodes = collapse(bvh);
+        let nodes = collapse(bvh).nodes;
         let tri_pos = storage_buffer_init(gpu, "test::tri_pos", corners).expect("tri_pos");
         let buffer = storage_buffer_init(gpu, "test::nodes", &nodes).expect("nodes");
         let mut run = GpuRun::new(gpu, "test::slabs").expect("run");

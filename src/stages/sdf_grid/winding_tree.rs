@@ -205,7 +205,7 @@ impl WindingTree {
     /// The tree of `mesh` in its exact frame; buffers labelled
     /// `label::nodes` and so on.
     fn upload(gpu: &GpuContext, mesh: &PreparedMesh, label: &str) -> Result<Self, TreeError> {
-        let frame = exact_frame(mesh.mesh.bounds());
+        let frame = exact_frame(mesh.bounds());
         let packed = mesh
             .winding()
             .packed_for_stack(frame, WINDING_STACK)

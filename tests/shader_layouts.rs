@@ -159,6 +159,16 @@ fn sdf_grid() {
     mirror! { c, "sdf_slabs.wgsl", "SlabNode", sl::SlabNode {
         min, a, max, b, normal, lo, hi, first, end,
     } }
+    mirror! { c, "sdf_corners.wgsl", "Params", sl::CornerParams {
+        num_tris, _pad1 = _pad, _pad2 = _pad + 4, _pad3 = _pad + 8,
+    } }
+    let corners = [sl::CORNERS_WORKGROUP, 1, 1];
+    c.workgroup(
+        "sdf_corners.wgsl",
+        &["expand_corners"],
+        "CORNERS_WORKGROUP",
+        corners,
+    );
     let slabs = [sl::SLABS_WORKGROUP, 1, 1];
     c.workgroup("sdf_slabs.wgsl", &["slab_nodes"], "SLABS_WORKGROUP", slabs);
     let size = [sl::SDF_GRID_WORKGROUP, 1, 1];

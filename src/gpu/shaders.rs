@@ -98,6 +98,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "rss_bvh.wgsl",
     "sampling.wgsl",
     "sdf_adaptive.wgsl",
+    // The uniform SDF's corners from the indexed mesh.
+    "sdf_corners.wgsl",
     "sdf_grid.wgsl",
     // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.

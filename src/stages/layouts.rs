@@ -49,6 +49,7 @@ pub use super::sdf_adaptive::gpu::{
 };
 pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
 pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
+pub use super::sdf_grid::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
 pub use super::sdf_grid::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };

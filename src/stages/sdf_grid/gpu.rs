@@ -11,6 +11,7 @@ use eframe::egui_wgpu::wgpu;
 use rayon::prelude::*;
 
 use super::SignMode;
+use super::corners_gpu::CornerPass;
 use super::points_gpu::PointsGpu;
 use super::slab_bvh::{self, Collapsed, SlabNode};
 use super::slab_gpu::SlabPass;
@@ -19,8 +20,7 @@ use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
-    shader_source, storage_buffer_for, storage_buffer_init, storage_buffer_streamed,
-    storage_buffer_zeroed, stream_records,
+    shader_source, storage_buffer_for, storage_buffer_init, storage_buffer_zeroed, stream_records,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -68,6 +68,8 @@ pub struct SdfGpu {
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
     packet: Option<[wgpu::ComputePipeline; 2]>,
+    /// The corners, expanded from the indexed mesh once per resident mesh.
+    corners: CornerPass,
     /// The slabs of its tree, computed once per resident mesh.
     slabs: SlabPass,
     /// The winding-number sign of both backends.
@@ -103,6 +105,7 @@ impl SdfGpu {
             kept: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
+            corners: CornerPass::new(gpu),
             slabs: SlabPass::new(gpu),
             winding: WindingGpu::new(gpu),
             points: std::sync::OnceLock::new(),
@@ -313,9 +316,7 @@ impl SdfGpu {
                 (tree, start.elapsed().as_secs_f64() * 1e3)
             },
             || {
-                let tri_pos = storage_buffer_streamed(gpu, "SdfGpu::tri_pos", triangles, |i| {
-                    mesh.gpu_corners(slot(i))
-                })?;
+                let tri_pos = self.corners.corners(gpu, "SdfGpu::tri_pos", mesh, slot)?;
                 let normals = storage_buffer_for::<[f32; 21]>(gpu, "SdfGpu::normals", triangles)?;
                 Ok::<_, SdfError>((tri_pos, normals))
             },

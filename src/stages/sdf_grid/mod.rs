@@ -89,6 +89,7 @@
 //!
 //! ```text
 //! tri_pos   [a0 b0 c0 | a1 b1 c1 | ...]          vec4 per corner, BVH order
+//!           (expanded on the GPU from the positions and indices: corners_gpu)
 //! normals   [f e01 e12 e20 v0 v1 v2 | ...]       3 f32 per normal, 7 per triangle
 //! values    [cell (i,j,k) at i + nx*(j + ny*k)]  f32
 //! closest   [(triangle << 3) | feature]          u32, FAR = 0xffffffff
@@ -102,6 +103,7 @@
 //! keeps each cell's nearest triangle in `values` between its two passes.
 
 mod cache;
+pub(super) mod corners_gpu;
 mod cpu;
 pub mod export;
 mod far_sign;

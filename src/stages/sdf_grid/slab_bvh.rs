@@ -142,7 +142,8 @@ pub fn collapse(bvh: &Bvh) -> Collapsed {
         };
     }
     let shape = Shape::of(bvh);
-    let mut nodes = vec![<SlabNode as bytemuck::Zeroable>::zeroed(); shape.size[0] as usize];
+    // Zeroed by the allocator, not written twice: `fill` writes each node.
+    let mut nodes = bytemuck::zeroed_vec::<SlabNode>(shape.size[0] as usize);
     let depth = shape.fill(bvh, 0, 0, &mut nodes);
     Collapsed { nodes, depth }
 }

@@ -37,6 +37,27 @@ pub fn storage_buffer_init<T: bytemuck::Pod>(
     Ok(buffer)
 }
 
+/// A storage buffer of `bytes` bytes (a multiple of 4, at least 4)
+/// written by `write` straight into its upload's staging memory, copied
+/// before the queue's next submission: for data made as they are
+/// uploaded, never held in host memory of their own. Returns the buffer
+/// and what `write` returns.
+pub fn storage_buffer_written<R>(
+    gpu: &GpuContext,
+    label: &str,
+    bytes: u64,
+    write: impl FnOnce(wgpu::WriteOnly<'_, [u8]>) -> R,
+) -> Result<(wgpu::Buffer, R), GpuError> {
+    assert!(
+        bytes >= 4 && bytes.is_multiple_of(wgpu::COPY_BUFFER_ALIGNMENT),
+        "{label}: {bytes} bytes to write"
+    );
+    let buffer = upload_target(gpu, label, bytes)?;
+    let mut view = staging_view(gpu, label, &buffer, 0, bytes)?;
+    let made = write(view.slice(..));
+    Ok((buffer, made))
+}
+
 /// Uploads `src` to the start of `buffer` (before the queue's next
 /// submission), copied in parallel into the staging memory of an upload of
 /// `bytes` bytes, whose tail after `src` is zeroed.
@@ -291,6 +312,15 @@ fn pieces(mut dst: wgpu::WriteOnly<'_, [u8]>, chunk: usize) -> Vec<Piece<'_>> {
     }
     out
 }
+
+/// Part of a mapped buffer handed to another thread (the two halves of a
+/// recursive fill written by `rayon::join`).
+pub struct SendSlice<'a, T>(pub wgpu::WriteOnly<'a, [T]>);
+
+// SAFETY: `WriteOnly<[T]>` is an exclusive reference, like `&mut [T]`,
+// which is `Send` for `T: Send`; wgpu 30 implements `Send` for `WriteOnly`
+// of sized types only.
+unsafe impl<T: Send> Send for SendSlice<'_, T> {}
 
 /// A piece of staging memory written by another thread: its first byte's
 /// index and its bytes.

@@ -13,14 +13,15 @@ use rayon::prelude::*;
 use super::SignMode;
 use super::corners_gpu::CornerPass;
 use super::points_gpu::PointsGpu;
-use super::slab_bvh::{self, Collapsed, SlabNode};
+use super::slab_bvh::{Shape, SlabNode};
 use super::slab_gpu::SlabPass;
 use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
     Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
-    shader_source, storage_buffer_for, storage_buffer_init, storage_buffer_zeroed, stream_records,
+    shader_source, storage_buffer_for, storage_buffer_init, storage_buffer_written,
+    storage_buffer_zeroed, stream_records,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -52,6 +53,11 @@ pub const FALLBACK_PHASE: &str = "sign fallback";
 pub const GPU_STACK: usize = 64;
 /// Invocations per workgroup in every entry point.
 pub const WORKGROUP: u32 = 64;
+/// The normals' label, and their bytes a triangle.
+const NORMALS: &str = "SdfGpu::normals";
+/// The tree's label.
+const NODES: &str = "SdfGpu::nodes";
+const NORMAL_BYTES: usize = 21 * 4;
 /// The counters' bytes.
 const COUNTER_BYTES: u64 = 16;
 /// Cells per task of the parallel copies out of mapped memory.
@@ -68,6 +74,9 @@ pub struct SdfGpu {
     brute: wgpu::ComputePipeline,
     /// The BVH backend's two passes; `None` without subgroup operations.
     packet: Option<[wgpu::ComputePipeline; 2]>,
+    /// Bound for the normals in the BVH backend's distance pass, which
+    /// reads none (4 bytes).
+    no_normals: wgpu::Buffer,
     /// The corners, expanded from the indexed mesh once per resident mesh.
     corners: CornerPass,
     /// The slabs of its tree, computed once per resident mesh.
@@ -105,6 +114,12 @@ impl SdfGpu {
             kept: Mutex::new(None),
             brute: kernels.pipeline(gpu, "brute"),
             packet,
+            no_normals: gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("SdfGpu::no_normals"),
+                size: 4,
+                usage: wgpu::BufferUsages::STORAGE,
+                mapped_at_creation: false,
+            }),
             corners: CornerPass::new(gpu),
             slabs: SlabPass::new(gpu),
             winding: WindingGpu::new(gpu),
@@ -230,15 +245,29 @@ impl SdfGpu {
     /// On a miss: phase `bvh`, the GPU tree collapsed from the mesh's BVH
     /// without its slabs ([`slab_bvh::collapse`], in parallel; the first
     /// run's GPU work computes them, [`SlabPass`]); phase `upload`, the
-    /// triangles' corners and normals gathered in the backend's order
-    /// straight into the uploads' staging memory, in parallel, a piece at
-    /// a time, each piece's copy submitted as soon as it is written
-    /// ([`storage_buffer_streamed`]: nothing zeroed or copied twice on the
-    /// host), and the tree copied there. The triangles need only the BVH's order, not
-    /// the tree, so their gather runs beside the tree's collapse
+    /// indexed mesh (positions, and each triangle's vertex indices in the
+    /// backend's order) written straight into the uploads' staging memory
+    /// and expanded into the corners on the GPU ([`CornerPass`]), and the
+    /// tree copied there. The triangles need only the BVH's order, not the
+    /// tree, so their upload runs beside the tree's collapse
     /// (`rayon::join`): the `upload` phase is what it adds after the
-    /// collapse (the tree's copy, and the gather's part that the collapse
-    /// did not cover).
+    /// collapse. The feature normals, the largest part (84 bytes a
+    /// triangle), are made and written later, while the GPU runs the
+    /// distance pass ([`SdfGpu::normals`]).
+    ///
+    /// Measured on the H200 (2026-12-02, `bench sdf --suite scaling`, builds
+    /// alternated in each of four calls, `docs/bench/sdf-cold-ab-h200.csv`),
+    /// the 1.1 M-triangle bunny's cold calls at 128³ pseudo-normal, step by
+    /// step: 35.7–37.7 ms before; 28.4–29.9 with the normals written during
+    /// the distance pass, the tree's measures walked in parallel and the
+    /// mesh's bounds kept (a millisecond of every call, warm ones too);
+    /// 27.4–27.6 with the corners expanded on the GPU; 23.9 with the
+    /// normals' buffer made during the distance pass too (the driver took
+    /// 6–7 ms for it in the first request of a mesh); 21.4–21.7 with the
+    /// tree written straight into its staging memory (`bvh` 3.0–3.5 → 2.1–
+    /// 2.3 ms). At 256³ 102–103 → 92.0–92.4 ms; winding sign 35.6 → 25.6–
+    /// 26.2 ms (128³), 111.8–113.5 → 100.5–100.6 ms (256³). All four meet
+    /// `bench sdf`'s target now, the 128³ winding one by 0.4–1.0 ms.
     ///
     /// Tried and dropped (2026-11-29, H200, A/B in one run,
     /// `docs/bench/sdf-gpu-gather-ab-h200.csv`): uploading the records in
@@ -283,8 +312,10 @@ impl SdfGpu {
     /// against 28.0–31.7 ms). The collapse alone took 6.4–9.7 ms, beside
     /// the gather. So the floor of this format is the host's gather of
     /// 147 MB at about 12 GB/s, wherever it writes: a cold call meets
-    /// `bench sdf`'s target only with fewer bytes (an indexed upload whose
-    /// normals the GPU derives).
+    /// `bench sdf`'s target only with fewer bytes before the kernels. That
+    /// is what the order above does (2026-12-02) without deriving anything
+    /// on the GPU: 20 MB of indexed corners before the kernels, the
+    /// normals' 93 MB during the distance pass, which reads none.
     fn mesh_buffers(
         &self,
         mesh: &PreparedMesh,
@@ -302,60 +333,78 @@ impl SdfGpu {
         let triangles = mesh.triangle_count();
         let slot = |i: usize| slot_triangle(mesh, accelerated, i);
         let gpu = &self.gpu;
-        let ((tree, bvh_ms), uploads) = rayon::join(
+        let ((tree, bvh_ms), tri_pos) = rayon::join(
             || {
-                // The brute-force kernel binds a one-node tree it never reads.
-                let tree = if accelerated {
-                    slab_bvh::collapse(&mesh.bvh)
-                } else {
-                    Collapsed {
-                        nodes: vec![<SlabNode as bytemuck::Zeroable>::zeroed()],
-                        depth: 1,
-                    }
-                };
+                let tree = self.tree(mesh, accelerated);
                 (tree, start.elapsed().as_secs_f64() * 1e3)
             },
-            || {
-                let tri_pos = self.corners.corners(gpu, "SdfGpu::tri_pos", mesh, slot)?;
-                let normals = storage_buffer_for::<[f32; 21]>(gpu, "SdfGpu::normals", triangles)?;
-                Ok::<_, SdfError>((tri_pos, normals))
-            },
+            || self.corners.corners(gpu, "SdfGpu::tri_pos", mesh, slot),
         );
         timings.push("bvh", bvh_ms, None);
-        let (tri_pos, normals) = uploads?;
+        let ((nodes, depth, node_count), tri_pos) = (tree?, tri_pos?);
+        // Made when first needed ([`SdfGpu::normals`]); refused now if too
+        // large, before anything runs.
+        gpu.check_upload_size(NORMALS, (triangles * NORMAL_BYTES) as u64)?;
         let buffers = Arc::new(MeshBuffers {
             key,
             tri_pos,
-            normals,
-            nodes: storage_buffer_init(gpu, "SdfGpu::nodes", &tree.nodes)?,
-            depth: tree.depth,
-            node_count: tree.nodes.len(),
+            normals: Mutex::new(None),
+            nodes,
+            depth,
+            node_count,
             slabbed: AtomicBool::new(!accelerated),
-            normals_written: AtomicBool::new(false),
             triangles,
         });
         *cache = Some(buffers.clone());
         Ok(buffers)
     }
 
-    /// Writes the feature normals of `buffers` (those of `mesh`) unless a
-    /// run has: after the submission of the BVH backend's distance pass,
-    /// which reads only the corners, so the host gathers them while the GPU
-    /// computes; before the brute-force pass, which needs them.
-    fn write_normals(&self, mesh: &PreparedMesh, buffers: &MeshBuffers) -> Result<(), SdfError> {
-        if buffers.normals_written.load(Ordering::Acquire) {
-            return Ok(());
+    /// The GPU tree of `mesh` (uploaded, its depth, its nodes): for the
+    /// BVH backend the BVH collapsed ([`slab_bvh::Shape`]) straight into
+    /// the upload's staging memory; for brute force a one-node tree its
+    /// kernel binds and never reads.
+    fn tree(
+        &self,
+        mesh: &PreparedMesh,
+        accelerated: bool,
+    ) -> Result<(wgpu::Buffer, usize, usize), SdfError> {
+        if !accelerated {
+            let node = <SlabNode as bytemuck::Zeroable>::zeroed();
+            let nodes = storage_buffer_init(&self.gpu, NODES, &[node])?;
+            return Ok((nodes, 1, 1));
         }
-        let accelerated = buffers.key.2;
-        stream_records(
-            &self.gpu,
-            "SdfGpu::normals",
-            &buffers.normals,
-            buffers.triangles,
-            |i| mesh.gpu_normals(slot_triangle(mesh, accelerated, i)),
-        )?;
-        buffers.normals_written.store(true, Ordering::Release);
-        Ok(())
+        let shape = Shape::of(&mesh.bvh);
+        let count = shape.node_count();
+        let bytes = (count * std::mem::size_of::<SlabNode>()) as u64;
+        let (nodes, depth) = storage_buffer_written(&self.gpu, NODES, bytes, |out| {
+            shape.write(&mesh.bvh, out.into_chunks().0)
+        })?;
+        Ok((nodes, depth, count))
+    }
+
+    /// The feature normals of `buffers` (those of `mesh`), made and
+    /// written unless a run has: after the submission of the BVH backend's
+    /// distance pass, which reads only the corners, so that the host makes
+    /// and writes them while the GPU computes; before the brute-force pass,
+    /// which needs them. Making the buffer is part of it: on the H200 the
+    /// driver's allocation of the 1.1 M-triangle bunny's 93 MB took 6–7 ms
+    /// when it found no free block (2026-12-02).
+    fn normals(
+        &self,
+        mesh: &PreparedMesh,
+        buffers: &MeshBuffers,
+    ) -> Result<wgpu::Buffer, SdfError> {
+        let mut normals = buffers.normals.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = normals.as_ref() {
+            return Ok(b.clone());
+        }
+        let (gpu, accelerated) = (&self.gpu, buffers.key.2);
+        let buffer = storage_buffer_for::<[f32; 21]>(gpu, NORMALS, buffers.triangles)?;
+        stream_records(gpu, NORMALS, &buffer, buffers.triangles, |i| {
+            mesh.gpu_normals(slot_triangle(mesh, accelerated, i))
+        })?;
+        *normals = Some(buffer.clone());
+        Ok(buffer)
     }
 
     /// Runs the brute-force (`accelerated == false`) or BVH backend on
@@ -494,18 +543,20 @@ impl SdfGpu {
             counters: counter_buf,
             ..
         } = &fields;
-        let bind_group = self.kernels.bind_group(
-            gpu,
-            &[
-                &fields.uniform,
-                &mesh_buffers.tri_pos,
-                &mesh_buffers.normals,
-                values_buf,
-                closest_buf,
-                &mesh_buffers.nodes,
-                counter_buf,
-            ],
-        );
+        let bind_group = |normals: &wgpu::Buffer| {
+            self.kernels.bind_group(
+                gpu,
+                &[
+                    &fields.uniform,
+                    &mesh_buffers.tri_pos,
+                    normals,
+                    values_buf,
+                    closest_buf,
+                    &mesh_buffers.nodes,
+                    counter_buf,
+                ],
+            )
+        };
         // The upload without the tree's build (its own phase).
         let bvh_ms = timings.total_wall_ms();
         let upload_ms = upload_start.elapsed().as_secs_f64() * 1e3 - bvh_ms;
@@ -523,9 +574,11 @@ impl SdfGpu {
             );
         }
         if let Some([packet_cells, finish_cells]) = packet {
+            // The distance pass reads no normals: bound to a stand-in.
+            let cells_group = bind_group(&self.no_normals);
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(packet_cells);
-                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_bind_group(0, &cells_group, &[]);
                 let (x, y) = dispatch_dims(num_bricks as u32);
                 pass.dispatch_workgroups(x, y, 1);
             });
@@ -533,18 +586,18 @@ impl SdfGpu {
             // on a cold call, the host writes the normals, which only the
             // finishing pass reads.
             run.submit_part();
-            self.write_normals(mesh, &mesh_buffers)?;
+            let finish_group = bind_group(&self.normals(mesh, &mesh_buffers)?);
             run.compute_pass("finish", |pass| {
                 pass.set_pipeline(finish_cells);
-                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_bind_group(0, &finish_group, &[]);
                 let (x, y) = dispatch_dims((n as u32).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
         } else {
-            self.write_normals(mesh, &mesh_buffers)?;
+            let group = bind_group(&self.normals(mesh, &mesh_buffers)?);
             run.compute_pass("cells", |pass| {
                 pass.set_pipeline(&self.brute);
-                pass.set_bind_group(0, &bind_group, &[]);
+                pass.set_bind_group(0, &group, &[]);
                 let (x, y) = dispatch_dims((n as u32).div_ceil(WORKGROUP));
                 pass.dispatch_workgroups(x, y, 1);
             });
@@ -791,7 +844,8 @@ struct FieldBuffers {
 struct MeshBuffers {
     key: (u64, usize, bool),
     tri_pos: wgpu::Buffer,
-    normals: wgpu::Buffer,
+    /// Made and written when a run first needs them ([`SdfGpu::normals`]).
+    normals: Mutex<Option<wgpu::Buffer>>,
     nodes: wgpu::Buffer,
     /// Depth of the tree in `nodes`, and its nodes.
     depth: usize,
@@ -799,8 +853,6 @@ struct MeshBuffers {
     /// Whether a submitted run has computed the slabs of `nodes` (uploaded
     /// without: every node's band unbounded, exact but slower until then).
     slabbed: AtomicBool,
-    /// Whether `normals` are written ([`SdfGpu::write_normals`]).
-    normals_written: AtomicBool,
     /// The mesh's triangles, in the backend's order: the BVH's slots
     /// ([`slot_triangle`]) or the mesh's.
     triangles: usize,

@@ -35,8 +35,9 @@
 //! ```
 //!
 //! # Where it is built
-//! The host collapses the tree ([`collapse`]: boxes, children and slot
-//! ranges, no slabs) and the GPU computes the slabs from the uploaded
+//! The host collapses the tree ([`Shape`]: boxes, children and slot
+//! ranges, no slabs, written straight into the upload's staging memory;
+//! [`collapse`] into a vector) and the GPU computes the slabs from the uploaded
 //! corners, a node an invocation ([`super::slab_gpu`]); [`build`] is the
 //! CPU reference of both. A node's slab needs every corner under it, so on
 //! the host each corner was read again for every level up to [`SLAB_MAX`]
@@ -44,7 +45,10 @@
 //! bunny about 90% of the host's tree time (issue 18, a cold `bench sdf`
 //! call), which the GPU does in a fraction of a millisecond.
 
+use eframe::egui_wgpu::wgpu::WriteOnly;
+
 use crate::geom::{Bvh, BvhNode, LEAF_BIT};
+use crate::gpu::SendSlice;
 #[cfg(test)]
 use glam::Vec3;
 
@@ -113,27 +117,24 @@ pub fn build(bvh: &Bvh, triangle: impl Fn(u32) -> [Vec3; 3] + Sync) -> Vec<SlabN
 
 /// A collapsed tree ([`collapse`]) and its depth (1 for a single leaf, 0
 /// when empty).
+#[cfg(test)]
 pub struct Collapsed {
     pub nodes: Vec<SlabNode>,
     pub depth: usize,
 }
 
+/// The bytes of one [`SlabNode`], as [`Shape::write`] writes them.
+pub type NodeBytes = [u8; std::mem::size_of::<SlabNode>()];
+
 /// BVH subtrees of at least this many nodes are measured in parallel.
 const PARALLEL_MEASURE: usize = 4096;
 
 /// The collapsed tree without slabs (each node's normal zero, its band
-/// unbounded), each node with its slot range.
-///
-/// Built in parallel, with one allocation for the output: a walk over the
-/// BVH gives every subtree's slot range and collapsed node count
-/// ([`Shape`], its two subtrees measured at the same time), which fixes
-/// each collapsed subtree's place in the depth-first output, so the two
-/// subtrees of a node are written into disjoint parts of it at the same
-/// time (`rayon::join`). Both walks write memory fresh from the allocator
-/// from every thread, each page faulting in on the thread that writes it:
-/// on the H200's host a first touch costs as much as the walk, and one
-/// thread touching the 1.1 M-triangle bunny's 7 MB of measures took
-/// milliseconds.
+/// unbounded), each node with its slot range, in a vector: [`Shape::of`]
+/// and [`Shape::write`]. The GPU backend writes the tree straight into its
+/// upload's staging memory instead; this is the tests' and the CPU
+/// reference's ([`build`]).
+#[cfg(test)]
 pub fn collapse(bvh: &Bvh) -> Collapsed {
     if bvh.nodes.is_empty() {
         return Collapsed {
@@ -142,99 +143,136 @@ pub fn collapse(bvh: &Bvh) -> Collapsed {
         };
     }
     let shape = Shape::of(bvh);
-    // Zeroed by the allocator, not written twice: `fill` writes each node.
-    let mut nodes = bytemuck::zeroed_vec::<SlabNode>(shape.size[0] as usize);
-    let depth = shape.fill(bvh, 0, 0, &mut nodes);
+    // Zeroed by the allocator, not written twice: `write` writes each node.
+    let mut nodes = bytemuck::zeroed_vec::<SlabNode>(shape.node_count());
+    let out: &mut [NodeBytes] = bytemuck::cast_slice_mut(&mut nodes);
+    let depth = shape.write(bvh, out.into());
     Collapsed { nodes, depth }
 }
 
-/// Per BVH node: its subtree's slot range and its collapsed node count.
-struct Shape {
-    ranges: Vec<(u32, u32)>,
-    size: Vec<u32>,
+/// Per BVH node: its subtree's number of slots and its collapsed node
+/// count, which fix each collapsed subtree's place in the depth-first
+/// output.
+///
+/// Both are computed in parallel, the two subtrees of a node at the same
+/// time (`rayon::join`), and so is the output, the two subtrees of a node
+/// written into disjoint parts of it. Memory fresh from the allocator
+/// faults in page by page on first write, on the H200's host about as
+/// dear as the walks themselves: the measures are 8 bytes a BVH node (5 MB
+/// for the 1.1 M-triangle bunny), the output is written where it is going
+/// (the upload's staging memory, which wgpu's allocator reuses).
+pub struct Shape {
+    /// `[slots, collapsed nodes]` of each BVH node's subtree.
+    measures: Vec<[u32; 2]>,
+    /// The root's first slot.
+    first: u32,
 }
 
 impl Shape {
-    fn of(bvh: &Bvh) -> Shape {
+    /// The measures of `bvh`, which has at least one node.
+    pub fn of(bvh: &Bvh) -> Shape {
         // Zeroed by the allocator (pages mapped at first write): every
         // entry is written by `measure`.
-        let mut ranges = vec![(0u32, 0u32); bvh.nodes.len()];
-        let mut size = vec![0u32; bvh.nodes.len()];
-        measure(bvh, 0, &mut ranges, &mut size);
-        Shape { ranges, size }
+        let mut measures = vec![[0u32; 2]; bvh.nodes.len()];
+        measure(bvh, 0, &mut measures);
+        let mut k = 0;
+        while bvh.nodes[k].b & LEAF_BIT == 0 {
+            k = bvh.nodes[k].a as usize;
+        }
+        Shape {
+            measures,
+            first: bvh.nodes[k].a,
+        }
     }
 
-    /// Writes the collapsed subtree of BVH node `k` into `out`, its root at
-    /// index `at` of the whole tree; returns its depth.
-    fn fill(&self, bvh: &Bvh, k: usize, at: u32, out: &mut [SlabNode]) -> usize {
+    /// Nodes of the collapsed tree.
+    pub fn node_count(&self) -> usize {
+        self.measures[0][1] as usize
+    }
+
+    /// Writes the collapsed tree of `bvh` (whose shape this is) into `out`,
+    /// [`Shape::node_count`] nodes; returns its depth.
+    pub fn write(&self, bvh: &Bvh, out: WriteOnly<'_, [NodeBytes]>) -> usize {
+        assert_eq!(out.len(), self.node_count(), "room for the collapsed tree");
+        self.fill(bvh, 0, 0, self.first, SendSlice(out))
+    }
+
+    /// Writes the collapsed subtree of BVH node `k`, whose first slot is
+    /// `first`, into `out`, its root at index `at` of the whole tree;
+    /// returns its depth.
+    fn fill(
+        &self,
+        bvh: &Bvh,
+        k: usize,
+        at: u32,
+        first: u32,
+        out: SendSlice<'_, NodeBytes>,
+    ) -> usize {
         let node = &bvh.nodes[k];
-        let range = self.ranges[k];
-        let (head, rest) = out.split_first_mut().expect("room for the node");
-        if self.size[k] == 1 {
-            let count = range.1 - range.0;
-            *head = unslabbed(node, range.0, LEAF_BIT | count, range);
+        let [slots, size] = self.measures[k];
+        let range = (first, first + slots);
+        let (mut head, rest) = out.0.split_at(1);
+        if size == 1 {
+            let leaf = unslabbed(node, first, LEAF_BIT | slots, range);
+            head.copy_from_slice(&[bytemuck::cast(leaf)]);
             return 1;
         }
         let (l, r) = (node.a as usize, node.b as usize);
-        let (at_l, at_r) = (at + 1, at + 1 + self.size[l]);
-        *head = unslabbed(node, at_l, at_r, range);
-        let (left, right) = rest.split_at_mut(self.size[l] as usize);
-        let (dl, dr) = if self.size[k] >= PARALLEL_NODES {
+        let [left_slots, left_size] = self.measures[l];
+        let (at_l, at_r) = (at + 1, at + 1 + left_size);
+        head.copy_from_slice(&[bytemuck::cast(unslabbed(node, at_l, at_r, range))]);
+        let (left, right) = rest.split_at(left_size as usize);
+        let (left, right) = (SendSlice(left), SendSlice(right));
+        let first_r = first + left_slots;
+        let (dl, dr) = if size >= PARALLEL_NODES {
             rayon::join(
-                || self.fill(bvh, l, at_l, left),
-                || self.fill(bvh, r, at_r, right),
+                || self.fill(bvh, l, at_l, first, left),
+                || self.fill(bvh, r, at_r, first_r, right),
             )
         } else {
             (
-                self.fill(bvh, l, at_l, left),
-                self.fill(bvh, r, at_r, right),
+                self.fill(bvh, l, at_l, first, left),
+                self.fill(bvh, r, at_r, first_r, right),
             )
         };
         1 + dl.max(dr)
     }
 }
 
-/// Writes the slot range and collapsed node count of BVH node `k`'s
-/// subtree and of every node under it into `ranges` and `size`, which
-/// start at node `k` and hold exactly its subtree: [`Bvh`]'s layout is
-/// depth-first, so a subtree is a run of nodes, its root first, then its
-/// left subtree, then its right one. Returns node `k`'s.
-fn measure(bvh: &Bvh, k: usize, ranges: &mut [(u32, u32)], size: &mut [u32]) -> ((u32, u32), u32) {
+/// Writes the measures ([`Shape`]) of BVH node `k`'s subtree and of every
+/// node under it into `measures`, which starts at node `k` and holds
+/// exactly its subtree: [`Bvh`]'s layout is depth-first, so a subtree is a
+/// run of nodes, its root first, then its left subtree, then its right
+/// one. Returns node `k`'s.
+fn measure(bvh: &Bvh, k: usize, measures: &mut [[u32; 2]]) -> [u32; 2] {
     let node = &bvh.nodes[k];
     if node.b & LEAF_BIT != 0 {
-        let range = (node.a, node.a + (node.b & !LEAF_BIT));
-        (ranges[0], size[0]) = (range, 1);
-        return (range, 1);
+        measures[0] = [node.b & !LEAF_BIT, 1];
+        return measures[0];
     }
     let (l, r) = (node.a as usize, node.b as usize);
     assert!(
-        l == k + 1 && r > l && r - k < ranges.len(),
+        l == k + 1 && r > l && r - k < measures.len(),
         "BVH node {k}: children {l}, {r} not in depth-first order"
     );
-    let (head_range, ranges) = ranges.split_first_mut().expect("a subtree holds its root");
-    let (head_size, size) = size.split_first_mut().expect("a subtree holds its root");
-    let parallel = ranges.len() >= PARALLEL_MEASURE;
-    let (left_ranges, right_ranges) = ranges.split_at_mut(r - l);
-    let (left_size, right_size) = size.split_at_mut(r - l);
-    let ((left, ls), (right, rs)) = if parallel {
-        rayon::join(
-            || measure(bvh, l, left_ranges, left_size),
-            || measure(bvh, r, right_ranges, right_size),
-        )
+    let (head, rest) = measures
+        .split_first_mut()
+        .expect("a subtree holds its root");
+    let parallel = rest.len() >= PARALLEL_MEASURE;
+    let (left, right) = rest.split_at_mut(r - l);
+    let ([ls, ln], [rs, rn]) = if parallel {
+        rayon::join(|| measure(bvh, l, left), || measure(bvh, r, right))
     } else {
-        (
-            measure(bvh, l, left_ranges, left_size),
-            measure(bvh, r, right_ranges, right_size),
-        )
+        (measure(bvh, l, left), measure(bvh, r, right))
     };
-    let range = (left.0, right.1);
-    let count = if (range.1 - range.0) as usize > GPU_LEAF {
-        1 + ls + rs
+    let slots = ls + rs;
+    let size = if slots as usize > GPU_LEAF {
+        1 + ln + rn
     } else {
         1
     };
-    (*head_range, *head_size) = (range, count);
-    (range, count)
+    *head = [slots, size];
+    *head
 }
 
 /// The node over slots `first..end` with children (or first slot and

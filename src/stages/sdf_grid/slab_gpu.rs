@@ -1,6 +1,6 @@
 //! The slabs of the GPU tree ([`super::slab_bvh`]), computed on the GPU
 //! (`shaders/sdf_slabs.wgsl`): the host uploads the collapsed tree without
-//! slabs ([`slab_bvh::collapse`], each node with its slot range) and the
+//! slabs ([`slab_bvh::Shape`], each node with its slot range) and the
 //! triangles' corners in slot order, and one invocation per node sums its
 //! triangles' normals and bounds its corners, as [`slab_bvh::slab`] does on
 //! the CPU. The pass is recorded ahead of the distance kernels in the same

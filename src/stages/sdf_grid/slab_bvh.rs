@@ -44,6 +44,15 @@
 //! triangles, in the mesh's order through the BVH's: for the 1.1 M-triangle
 //! bunny about 90% of the host's tree time (issue 18, a cold `bench sdf`
 //! call), which the GPU does in a fraction of a millisecond.
+//!
+//! Tried and dropped (2026-12-02, H200, builds alternated in one run,
+//! `docs/bench/sdf-compact-tree-ab-h200.csv`): uploading the tree compact
+//! (box and children, 32 bytes a node, 6.5 MB instead of 13 for the 1.1
+//! M-triangle bunny) and letting the slab pass write the whole nodes, each
+//! finding its slot range down the tree's spines. The host's tree phase
+//! stayed at 2.3–2.7 ms (`bvh`), the cold calls within noise (21.5–21.6
+//! against 21.6–21.8 ms at 128³ pseudo-normal): the bytes are not what
+//! bounds it.
 
 use eframe::egui_wgpu::wgpu::WriteOnly;
 

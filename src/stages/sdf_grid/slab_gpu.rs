@@ -17,10 +17,11 @@
 //! kernels (phases `bvh` and `upload`: the collapse beside the triangles'
 //! gather) 21.7–24.1 → 11.5–21.3 ms, its wall time 45.8 → 41.6 ms (128³,
 //! pseudo-normal), 50.0 → 39.9 (128³, winding), 114.0 → 105.8 (256³,
-//! pseudo-normal) and 123.9 → 114.0 ms (256³, winding). What is left of the
-//! host's part is mostly the gather of 147 MB of corners and normals into
-//! the uploads' staging memory; the slower first call of a process also
-//! pays that memory's first allocation.
+//! pseudo-normal) and 123.9 → 114.0 ms (256³, winding). What was left of
+//! the host's part then was mostly the gather of 147 MB of corners and
+//! normals into the uploads' staging memory, since cut to 20 MB of indexed
+//! corners before the kernels and the normals during them (2026-12-02,
+//! `SdfGpu::mesh_buffers` in [`super::gpu`]).
 
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;

@@ -37,6 +37,17 @@ pub fn storage_buffer_init<T: bytemuck::Pod>(
     Ok(buffer)
 }
 
+/// A uniform buffer holding `value` (a kernel's parameters).
+pub fn uniform_buffer<T: bytemuck::Pod>(gpu: &GpuContext, label: &str, value: &T) -> wgpu::Buffer {
+    use wgpu::util::DeviceExt;
+    gpu.device
+        .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some(label),
+            contents: bytemuck::bytes_of(value),
+            usage: wgpu::BufferUsages::UNIFORM,
+        })
+}
+
 /// A storage buffer of `bytes` bytes (a multiple of 4, at least 4)
 /// written by `write` straight into its upload's staging memory, copied
 /// before the queue's next submission: for data made as they are

@@ -41,7 +41,7 @@ pub use buffers::{
     BufferCheck, KeptStorage, MapRequest, SendSlice, map_staging, map_staging_after,
     map_staging_range, map_staging_with, read_buffer, staging_buffer, storage_buffer_for,
     storage_buffer_init, storage_buffer_streamed, storage_buffer_written, storage_buffer_zeroed,
-    stream_records, write_part,
+    stream_records, uniform_buffer, write_part,
 };
 pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};

@@ -13,11 +13,10 @@
 //! are 53 MB as `vec4`s, 20 MB indexed.
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
 
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, Kernels, dispatch_dims, shader_source,
-    storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed,
+    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed, uniform_buffer,
 };
 use crate::mesh::PreparedMesh;
 
@@ -84,32 +83,18 @@ impl CornerPass {
             num_tris: triangles as u32,
             _pad: [0; 3],
         };
-        let uniform = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("SdfCorners::params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        let uniform = uniform_buffer(gpu, "SdfCorners::params", &params);
         let group = self
             .kernels
             .bind_group(gpu, &[&uniform, &positions, &vertices, &tri_pos]);
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("SdfCorners::encoder"),
-            });
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("SdfCorners::expand"),
-                timestamp_writes: None,
-            });
+        let mut run = GpuRun::untimed(gpu, "SdfCorners::encoder")?;
+        run.compute_pass("corners", |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &group, &[]);
             let (x, y) = dispatch_dims((triangles as u32).div_ceil(CORNERS_WORKGROUP));
             pass.dispatch_workgroups(x, y, 1);
-        }
-        gpu.queue.submit([encoder.finish()]);
+        });
+        run.submit();
         Ok(tri_pos)
     }
 }

@@ -24,10 +24,11 @@
 //! `SdfGpu::mesh_buffers` in [`super::gpu`]).
 
 use eframe::egui_wgpu::wgpu;
-use wgpu::util::DeviceExt;
 
 use super::slab_bvh::SLAB_MAX;
-use crate::gpu::{Access, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
+use crate::gpu::{
+    Access, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source, uniform_buffer,
+};
 
 /// `struct Params` of shaders/sdf_slabs.wgsl (checked by
 /// tests/shader_layouts.rs).
@@ -79,13 +80,7 @@ impl SlabPass {
             slab_max: SLAB_MAX as u32,
             _pad: [0; 2],
         };
-        let uniform = gpu
-            .device
-            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("SdfSlabs::params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
+        let uniform = uniform_buffer(gpu, "SdfSlabs::params", &params);
         let group = self.kernels.bind_group(gpu, &[&uniform, tri_pos, nodes]);
         let (x, y) = dispatch_dims((count as u32).div_ceil(SLABS_WORKGROUP));
         run.compute_pass("slabs", |pass| {

@@ -88,12 +88,15 @@ fn upload_start(
 
 /// Copies `src` into `dst` (as long), in parallel pieces.
 fn copy_parallel(dst: wgpu::WriteOnly<'_, [u8]>, src: &[u8]) {
-    pieces(dst, FILL_CHUNK)
-        .into_par_iter()
-        .for_each(|Piece { at, mut bytes }| {
+    pieces(dst, FILL_CHUNK).into_par_iter().for_each(
+        |Piece {
+             at,
+             bytes: SendSlice(mut bytes),
+         }| {
             let n = bytes.len();
             bytes.copy_from_slice(&src[at..at + n]);
-        });
+        },
+    );
 }
 
 /// A storage buffer rewritten on every use and kept between uses: it grows
@@ -296,9 +299,11 @@ fn write_records<T: bytemuck::Pod>(
         dst.len()
     );
     let per_piece = (FILL_CHUNK / size).max(1);
-    pieces(dst, per_piece * size)
-        .into_par_iter()
-        .for_each(|Piece { at, mut bytes }| {
+    pieces(dst, per_piece * size).into_par_iter().for_each(
+        |Piece {
+             at,
+             bytes: SendSlice(mut bytes),
+         }| {
             let first = at / size;
             for i in 0..bytes.len() / size {
                 let r = record(first + i);
@@ -306,7 +311,8 @@ fn write_records<T: bytemuck::Pod>(
                     .slice(i * size..(i + 1) * size)
                     .copy_from_slice(bytemuck::bytes_of(&r));
             }
-        });
+        },
+    );
 }
 
 /// `dst` cut into pieces of `chunk` bytes (the last shorter).
@@ -317,15 +323,18 @@ fn pieces(mut dst: wgpu::WriteOnly<'_, [u8]>, chunk: usize) -> Vec<Piece<'_>> {
         let mid = chunk.min(dst.len());
         let (piece, rest) = dst.split_at(mid);
         let n = piece.len();
-        out.push(Piece { at, bytes: piece });
+        out.push(Piece {
+            at,
+            bytes: SendSlice(piece),
+        });
         at += n;
         dst = rest;
     }
     out
 }
 
-/// Part of a mapped buffer handed to another thread (the two halves of a
-/// recursive fill written by `rayon::join`).
+/// Part of a mapped buffer handed to another thread (the pieces of a
+/// parallel write, the two halves of a recursive fill under `rayon::join`).
 pub struct SendSlice<'a, T>(pub wgpu::WriteOnly<'a, [T]>);
 
 // SAFETY: `WriteOnly<[T]>` is an exclusive reference, like `&mut [T]`,
@@ -337,13 +346,8 @@ unsafe impl<T: Send> Send for SendSlice<'_, T> {}
 /// index and its bytes.
 struct Piece<'a> {
     at: usize,
-    bytes: wgpu::WriteOnly<'a, [u8]>,
+    bytes: SendSlice<'a, u8>,
 }
-
-// SAFETY: `WriteOnly<[u8]>` is an exclusive reference to bytes, like
-// `&mut [u8]`, which is `Send`; wgpu 30 implements `Send` for `WriteOnly`
-// of sized types only.
-unsafe impl Send for Piece<'_> {}
 
 /// A zeroed read-write storage buffer of `bytes` bytes.
 pub fn storage_buffer_zeroed(

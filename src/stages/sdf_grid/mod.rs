@@ -111,6 +111,7 @@ pub(super) mod gpu;
 pub(super) mod grid;
 pub(super) mod point_winding;
 pub(super) mod points_gpu;
+mod resident;
 pub(super) mod slab_bvh;
 pub(super) mod slab_gpu;
 pub(super) mod winding_cap_gpu;

@@ -21,7 +21,7 @@
 //! the host's part then was mostly the gather of 147 MB of corners and
 //! normals into the uploads' staging memory, since cut to 20 MB of indexed
 //! corners before the kernels and the normals during them (2026-12-02,
-//! `SdfGpu::mesh_buffers` in [`super::gpu`]).
+//! [`super::resident`]).
 
 use eframe::egui_wgpu::wgpu;
 

@@ -1,19 +1,21 @@
 //! Reading staging memory on the device. The staging ring
 //! (`gpu::StagingRing`): reads through more chunks than slots, of several
-//! sources, come back whole and in order, and a reused ring reads what was
-//! written since. A mapping asked for ahead of the wait
+//! sources, come back whole and in order, a reused ring reads what was
+//! written since, and so does a read whose first chunks were copied with
+//! the caller's submission and mapped by its wait. A mapping asked for ahead of the wait
 //! (`gpu::MapRequest`): read after the run's wait, or dropped unread
 //! (pending or done), it leaves the buffer ready for the next copy.
 
 mod common;
 
 use collidoscope::gpu::{
-    GpuContext, MapRequest, StagingRing, map_staging, staging_buffer, storage_buffer_init,
+    FirstChunks, GpuContext, MapRequest, StagingRing, map_staging, staging_buffer,
+    storage_buffer_init,
 };
 use eframe::egui_wgpu::wgpu;
 
 #[test]
-fn ring_reads_every_chunk_of_every_source_in_order_and_again_after_a_write() {
+fn ring_reads_every_chunk_of_every_source_in_order_and_again_after_a_write_and_ahead() {
     let gpu = common::gpu();
     let a: Vec<u32> = (0..1000).collect();
     let b: Vec<u32> = (0..37).map(|i| 0xdead_0000 | i).collect();
@@ -22,40 +24,53 @@ fn ring_reads_every_chunk_of_every_source_in_order_and_again_after_a_write() {
     // Chunks of 64 bytes: 63 of `a`, 3 of `b`'s first 36 values, through
     // two slots.
     let chunk = 64;
-    let mut ring = StagingRing::with_chunk(&gpu, "ring test", 4000 + 144, chunk);
-    for round in 0..2 {
-        let a_now: Vec<u32> = if round == 0 {
-            a.clone()
-        } else {
+    let sources = [(&buf_a, 4000), (&buf_b, 144)];
+    let mut ring = StagingRing::with_chunk(&gpu, "ring test", &[4000, 144], chunk);
+    for round in 0..3 {
+        let a_now: Vec<u32> = match round {
+            0 => a.clone(),
             // Written before the ring's first copy, which must see it.
-            let reversed: Vec<u32> = a.iter().rev().copied().collect();
+            1 => a.iter().rev().copied().collect(),
+            // Written before the submission the first chunks are copied in.
+            _ => a.iter().map(|v| v * 7).collect(),
+        };
+        if round > 0 {
             gpu.queue
-                .write_buffer(&buf_a, 0, bytemuck::cast_slice(&reversed));
-            reversed
+                .write_buffer(&buf_a, 0, bytemuck::cast_slice(&a_now));
+        }
+        let first = if round == 2 {
+            let mut encoder = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
+            let copied = ring.record_first(&mut encoder, &sources);
+            assert_eq!(copied, 2, "chunks copied ahead: one per slot");
+            gpu.queue.submit([encoder.finish()]);
+            let first = ring.map_first(&sources, copied);
+            gpu.device
+                .poll(wgpu::PollType::wait_indefinitely())
+                .unwrap();
+            first
+        } else {
+            FirstChunks::none()
         };
         let mut got = [Vec::new(), Vec::new()];
         let mut next = [0u64; 2];
         let mut order = Vec::new();
         ring = ring
-            .read(
-                &gpu,
-                &[(&buf_a, 4000), (&buf_b, 144)],
-                "ring test",
-                |source, at, bytes| {
-                    assert_eq!(
-                        at, next[source],
-                        "round {round}: source {source} skipped or repeated"
-                    );
-                    assert!(
-                        bytes.len() as u64 <= chunk,
-                        "round {round}: chunk of {}",
-                        bytes.len()
-                    );
-                    next[source] += bytes.len() as u64;
-                    order.push(source);
-                    got[source].extend_from_slice(bytemuck::cast_slice::<u8, u32>(bytes));
-                },
-            )
+            .read(&gpu, &sources, "ring test", first, |source, at, bytes| {
+                assert_eq!(
+                    at, next[source],
+                    "round {round}: source {source} skipped or repeated"
+                );
+                assert!(
+                    bytes.len() as u64 <= chunk,
+                    "round {round}: chunk of {}",
+                    bytes.len()
+                );
+                next[source] += bytes.len() as u64;
+                order.push(source);
+                got[source].extend_from_slice(bytemuck::cast_slice::<u8, u32>(bytes));
+            })
             .unwrap_or_else(|e| panic!("round {round}: {e}"));
         assert_eq!(order.len(), 63 + 3, "round {round}: chunks");
         assert!(

@@ -45,7 +45,7 @@ pub use buffers::{
 };
 pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
-pub use ring::{RING_CHUNK, RING_SLOTS, Source, StagingRing};
+pub use ring::{FirstChunks, RING_CHUNK, RING_SLOTS, Source, StagingRing};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,
 };

@@ -3,6 +3,16 @@
 //! subgroup walking a tree of boxes and slabs (`shaders/sdf_packet.wgsl`,
 //! [`super::slab_bvh`]), which needs subgroup operations. The mesh they
 //! run on stays on the GPU between requests ([`super::resident`]).
+//!
+//! The field comes back through a staging ring whose first chunks (one a
+//! slot: the counters and the values' first 16 MiB) are copied in the
+//! run's last submission and mapped by its wait, so the read-back starts
+//! without a round trip to the GPU ([`SdfGpu::read_field`]). On the H200
+//! (2026-12-02, `bench sdf --suite scaling`, builds alternated in one
+//! call, `docs/bench/sdf-readback-ahead-ab-h200.csv`) the 1.1 M-triangle
+//! bunny's read-back took 0.31–0.61 ms at 128³ against 0.62–0.93 before,
+//! 2.1–3.1 against 2.6–3.0 ms at 256³; the kernels' wall grew by the
+//! first chunks' copy, so its cold calls gained 0–0.4 ms.
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
@@ -19,8 +29,8 @@ use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
-    shader_source, storage_buffer_zeroed,
+    Access, BufferCheck, FirstChunks, GpuContext, GpuRun, Kernels, Source, StagingRing,
+    dispatch_dims, shader_source, storage_buffer_zeroed,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -155,7 +165,7 @@ impl SdfGpu {
 
     /// The buffers the kernels write for a run of `cells_bytes` of values
     /// and `closest_bytes` of closest triangles (4 for a values-only run),
-    /// and the kept staging ring if it fits reads of `staging_bytes`: the
+    /// and the kept staging ring if it fits reads of `read_sizes`: the
     /// kept ones where they are large enough (a repeated call allocates
     /// and frees nothing), new ones otherwise (the kept ones freed first).
     /// A new ring is made by [`SdfGpu::run`] while the kernels run.
@@ -163,7 +173,7 @@ impl SdfGpu {
         &self,
         cells_bytes: u64,
         closest_bytes: u64,
-        staging_bytes: u64,
+        read_sizes: &[u64],
     ) -> Result<(FieldBuffers, Option<StagingRing>), SdfError> {
         let gpu = &self.gpu;
         let kept = self.kept.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -172,7 +182,7 @@ impl SdfGpu {
                 Some([k.values, k.closest])
                     .filter(|[v, c]| v.size() >= cells_bytes && c.size() >= closest_bytes),
                 Some([k.uniform, k.counters]),
-                Some(staging).filter(|s| s.fits(staging_bytes)),
+                Some(staging).filter(|s| s.fits(read_sizes)),
             ),
             None => (None, None, None),
         };
@@ -291,9 +301,12 @@ impl SdfGpu {
     /// works, creates the staging ring (unless a kept one fits,
     /// [`StagingRing`]: host-visible memory is pinned, slow to create) and,
     /// if `host_out`, the host memory the field is copied into, every page
-    /// touched ([`HostOut`]); then waits. A run without `host_out` (GPU
-    /// timing) also records the field's copies through the ring: the GPU
-    /// work of its read-back ([`SdfGpu::read_field`]).
+    /// touched ([`HostOut`]); then records the copies of the field's first
+    /// chunks into the ring ([`StagingRing::record_first`], one a slot),
+    /// submits them and waits, which maps them: the read-back
+    /// ([`SdfGpu::read_field`]) starts on them without a round trip. A run
+    /// without `host_out` (GPU timing) records all the field's copies
+    /// through the ring instead: the GPU work of its read-back.
     fn run(
         &self,
         mesh: &PreparedMesh,
@@ -328,13 +341,13 @@ impl SdfGpu {
         }
         // Everything read back, through one ring:
         // [counters | values | closest if asked for].
-        let staging_bytes = cells_bytes + COUNTER_BYTES + if closest { cells_bytes } else { 0 };
+        let read_sizes = read_sizes(cells_bytes, closest);
         let upload_start = Instant::now();
         // The field's buffers (on a cold call: the driver's allocation of
         // device memory) made beside the mesh's tree and upload.
         let (mesh_buffers, run_buffers) = rayon::join(
             || self.resident.buffers(mesh, accelerated, &mut timings),
-            || self.run_buffers(cells_bytes, closest_bytes, staging_bytes),
+            || self.run_buffers(cells_bytes, closest_bytes, &read_sizes),
         );
         let (mesh_buffers, (fields, kept_ring)) = (mesh_buffers?, run_buffers?);
         if mesh_buffers.depth >= GPU_STACK {
@@ -446,16 +459,24 @@ impl SdfGpu {
             SignMode::PseudoNormal => None,
         };
         let (staging, out) = rayon::join(
-            || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", staging_bytes)),
+            || kept_ring.unwrap_or_else(|| StagingRing::new(gpu, "SdfGpu::staging", &read_sizes)),
             || host_out.then(|| HostOut::faulted(n, closest)),
         );
-        if !host_out {
-            let sources = read_sources(&fields, cells_bytes, closest);
-            run.encoder_work("copy out", |encoder| {
-                staging.record_copies(encoder, &sources)
-            });
-        }
-        let (phases, wall_ms) = run.finish()?;
+        // The field's first chunks copied with the kernels and mapped by
+        // the run's wait (a timing run records all its copies).
+        let sources = read_sources(&fields, cells_bytes, closest);
+        let mut copied = 0;
+        run.encoder_work("copy out", |encoder| {
+            copied = if host_out {
+                staging.record_first(encoder, &sources)
+            } else {
+                staging.record_copies(encoder, &sources);
+                0
+            };
+        });
+        let (_, submitted) = run.submit_last()?;
+        let first = staging.map_first(&sources, copied);
+        let (phases, wall_ms) = submitted.finish()?;
         // Each GPU phase with its own GPU time; the submit-to-done wall time
         // of the whole run is booked on the first.
         for (i, p) in phases.iter().enumerate() {
@@ -469,6 +490,7 @@ impl SdfGpu {
             timings,
             grid,
             buffers: RunBuffers { fields, staging },
+            first,
             out,
             closest,
             accelerated,
@@ -478,7 +500,8 @@ impl SdfGpu {
     }
 
     /// The field of a finished run, its values in the world of `frame`:
-    /// read back through the staging ring ([`StagingRing::read`]: the GPU
+    /// read back through the staging ring ([`StagingRing::read`]: the
+    /// first chunks copied with the run and mapped by its wait, then the GPU
     /// copies the next chunk while the host copies this one), each chunk
     /// copied straight out of mapped memory, in parallel, into the run's
     /// [`HostOut`], already faulted in (the values scaled on the way, the
@@ -495,6 +518,7 @@ impl SdfGpu {
             mut timings,
             grid,
             buffers,
+            first,
             out,
             closest: read_closest,
             accelerated,
@@ -512,23 +536,29 @@ impl SdfGpu {
         let to_world = frame.world_factor();
         let mut counters = [0u32; 4];
         let mut convert_ms = 0.0;
-        let staging = staging.read(&self.gpu, &sources, "the field", |source, at, bytes| {
-            let cells = at as usize / 4..(at as usize + bytes.len()) / 4;
-            match source {
-                COUNTERS => counters = bytemuck::pod_read_unaligned(bytes),
-                VALUES => copy_chunks(&mut values[cells], bytes, |v: f32| v * to_world),
-                _ => {
-                    let start = Instant::now();
-                    copy_chunks(&mut closest[cells], bytes, |c: u32| match c {
-                        FAR => FAR,
-                        // The BVH backend's triangles are in BVH order.
-                        c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
-                        c => c,
-                    });
-                    convert_ms += start.elapsed().as_secs_f64() * 1e3;
+        let staging = staging.read(
+            &self.gpu,
+            &sources,
+            "the field",
+            first,
+            |source, at, bytes| {
+                let cells = at as usize / 4..(at as usize + bytes.len()) / 4;
+                match source {
+                    COUNTERS => counters = bytemuck::pod_read_unaligned(bytes),
+                    VALUES => copy_chunks(&mut values[cells], bytes, |v: f32| v * to_world),
+                    _ => {
+                        let start = Instant::now();
+                        copy_chunks(&mut closest[cells], bytes, |c: u32| match c {
+                            FAR => FAR,
+                            // The BVH backend's triangles are in BVH order.
+                            c if accelerated => (order[(c >> 3) as usize] << 3) | (c & 7),
+                            c => c,
+                        });
+                        convert_ms += start.elapsed().as_secs_f64() * 1e3;
+                    }
                 }
-            }
-        })?;
+            },
+        )?;
         self.keep(RunBuffers { fields, staging });
         let readback_ms = readback_start.elapsed().as_secs_f64() * 1e3 - convert_ms;
         timings.push("readback", readback_ms, None);
@@ -565,14 +595,19 @@ impl SdfGpu {
 /// The sources of a run's read-back, in this order (indices [`COUNTERS`],
 /// [`VALUES`], then the closest triangles if `closest`).
 fn read_sources(fields: &FieldBuffers, cells_bytes: u64, closest: bool) -> Vec<Source<'_>> {
-    let mut sources = vec![
-        (&fields.counters, COUNTER_BYTES),
-        (&fields.values, cells_bytes),
-    ];
+    [&fields.counters, &fields.values, &fields.closest]
+        .into_iter()
+        .zip(read_sizes(cells_bytes, closest))
+        .collect()
+}
+
+/// The bytes of [`read_sources`].
+fn read_sizes(cells_bytes: u64, closest: bool) -> Vec<u64> {
+    let mut sizes = vec![COUNTER_BYTES, cells_bytes];
     if closest {
-        sources.push((&fields.closest, cells_bytes));
+        sizes.push(cells_bytes);
     }
-    sources
+    sizes
 }
 
 /// The read-back sources' indices ([`read_sources`]).
@@ -634,6 +669,8 @@ struct Ran {
     grid: GridSpec,
     /// The run's buffers, the field in `fields`.
     buffers: RunBuffers,
+    /// The field's first chunks, copied into the ring with the run.
+    first: FirstChunks,
     /// Where the field is copied to (runs that read it back).
     out: Option<HostOut>,
     /// Whether the closest triangles are read back.

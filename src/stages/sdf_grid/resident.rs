@@ -28,8 +28,9 @@
 //! 2.3 ms). At 256³ 102–103 → 92.0–92.4 ms; winding sign 35.6 → 25.6–
 //! 26.2 ms (128³), 111.8–113.5 → 100.5–100.6 ms (256³). All four met
 //! `bench sdf`'s target in every round of those calls, the 128³ winding
-//! one by 0.4–1.0 ms; the day's goal runs found them at the target, within
-//! the host's noise (the README's goals).
+//! one by 0.4–1.0 ms; that day's goal runs found them at the target, within
+//! the host's noise, and session 19's (with the read-back's first chunks
+//! copied ahead, [`super::gpu`]) met all four (the README's goals).
 //!
 //! Tried and dropped (2026-11-29, H200, A/B in one run,
 //! `docs/bench/sdf-gpu-gather-ab-h200.csv`): uploading the records in

@@ -16,7 +16,7 @@ struct Params {
     pass_kind: u32,      // PASS_COUNT or PASS_WRITE
     first_point: u32,    // the dispatch's first point (a chunk's), and where
                          // its contacts start in `contacts`
-    _pad1: u32,
+    threshold: f32,      // contact threshold ε: distances below it are contacts
 }
 
 struct Task {
@@ -121,11 +121,11 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
             if !in_range(f, c) {
                 return;
             }
-            let v = value(f, c);
+            let v = value(f, c) - params.threshold;
             var inside = v < 0.0;
             var depth = -v;
             if (params.flags & 1u) != 0u {
-                let vi = trilinear(f, p_b);
+                let vi = trilinear(f, p_b) - params.threshold;
                 inside = vi < 0.0;
                 depth = -vi;
             }
@@ -145,7 +145,7 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         }
         case TASK_SAMPLES_PLANE: {
             let n = t.prim.xyz;
-            let d = dot(n, p_w) - t.prim.w;
+            let d = dot(n, p_w) - t.prim.w - params.threshold;
             if d < 0.0 {
                 emit(gid, n, -d, bitcast<u32>(-d));
             }
@@ -153,18 +153,19 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         case TASK_SAMPLES_SPHERE: {
             let r = p_w - t.prim.xyz;
             let d = length(r);
-            if d >= t.prim.w {
+            let radius = t.prim.w + params.threshold;
+            if d >= radius {
                 return;
             }
             var n = vec3<f32>(0.0, 1.0, 0.0);
             if d > 1e-12 {
                 n = r / d;
             }
-            emit(gid, n, t.prim.w - d, bitcast<u32>(t.prim.w - d));
+            emit(gid, n, radius - d, bitcast<u32>(radius - d));
         }
         case TASK_SAMPLES_BOX: {
             let p_l = (t.b_from_world * vec4<f32>(p_w, 1.0)).xyz;
-            let gap = t.prim.xyz - abs(p_l);
+            let gap = (t.prim.xyz + vec3<f32>(params.threshold)) - abs(p_l);
             if min(gap.x, min(gap.y, gap.z)) <= 0.0 {
                 return;
             }
@@ -262,7 +263,7 @@ fn segment_against_field(gid: u32, t: Task) {
     }
     let limit = dims.x + dims.y + dims.z + 3;
     for (var iter = 0; iter < limit; iter++) {
-        let v = value(f, cell);
+        let v = value(f, cell) - params.threshold;
         if v < 0.0 {
             let position = (t.world_from_b * vec4<f32>(f.origin + vec3<f32>(cell) * h, 1.0)).xyz;
             let dir = position - p0_w;

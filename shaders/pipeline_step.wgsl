@@ -22,7 +22,7 @@ struct Params {
     flags: u32,              // bit 0: interpolated depth, bit 1: reject flipped
     pair_capacity: u32,
     contact_capacity: u32,
-    _pad0: u32,
+    threshold: f32,          // contact threshold ε: distances below it are contacts
     _pad1: u32,
     _pad2: u32,
     restitution: f32,
@@ -214,7 +214,7 @@ fn emit(a: u32, b: u32, p: vec3<f32>, n: vec3<f32>, depth: f32) {
 fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     let p_w = ba.position + rotate(ba.rotation, s.position);
     if plane {
-        let d = dot(params.plane.xyz, p_w) - params.plane.w;
+        let d = dot(params.plane.xyz, p_w) - params.plane.w - params.threshold;
         if d < 0.0 {
             emit(a, b, p_w, params.plane.xyz, -d);
         }
@@ -226,9 +226,9 @@ fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     if !in_range(f, c) {
         return;
     }
-    var v = value(f, c);
+    var v = value(f, c) - params.threshold;
     if (params.flags & 1u) != 0u {
-        v = trilinear(f, p_b);
+        v = trilinear(f, p_b) - params.threshold;
     }
     if v >= 0.0 {
         return;

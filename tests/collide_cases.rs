@@ -275,3 +275,74 @@ fn separated_meshes_give_no_contacts() {
         assert!(set.contacts.is_empty());
     }
 }
+
+/// With a contact threshold ε, bodies that do not touch are in contact
+/// where they are closer than ε, with depth ε − d: a sphere hovering 0.02
+/// over the plane has its bottom pole at depth ε − 0.02 and every contact
+/// within ε of the plane, and a cube 0.03 over another gets face contacts
+/// of depth ε − 0.03 (the interpolated field is exact at a flat face), on
+/// the CPU and the GPU; below the gap there are none.
+#[test]
+fn a_contact_threshold_finds_bodies_closer_than_it_with_depth_eps_minus_d() {
+    let gpu = ColliderGpu::new(&common::gpu());
+    let shapes = vec![shape(&uv_sphere(16, 32), 24), shape(&box_mesh(4), 16)];
+    let plane = Body {
+        shape: BodyShape::Plane {
+            normal: Vec3::Y,
+            offset: 0.0,
+        },
+        world_from_object: Mat4::IDENTITY,
+    };
+    let hovering = [
+        body(0, Mat4::from_translation(Vec3::new(0.3, 0.52, -0.2))),
+        plane,
+    ];
+    let stacked = [
+        body(1, Mat4::IDENTITY),
+        body(1, Mat4::from_translation(Vec3::new(0.0, 1.03, 0.0))),
+    ];
+    for backend in [ColliderBackend::Cpu, ColliderBackend::Gpu] {
+        let detect = |bodies: &[Body], contact_threshold: f32| {
+            let params = ColliderParams {
+                interpolated_depth: true,
+                contact_threshold,
+                ..ColliderParams::default()
+            };
+            colliders::detect(&shapes, bodies, &[(0, 1)], &params, backend, Some(&gpu))
+                .expect("contacts")
+                .contacts
+        };
+        for eps in [0.0, 0.015] {
+            assert!(detect(&hovering, eps).is_empty(), "{backend:?}, ε = {eps}");
+            assert!(detect(&stacked, eps).is_empty(), "{backend:?}, ε = {eps}");
+        }
+        let eps = 0.05;
+        let on_plane = detect(&hovering, eps);
+        let deepest = on_plane
+            .iter()
+            .max_by(|a, b| a.depth.total_cmp(&b.depth))
+            .expect("contacts within the threshold");
+        assert!(
+            (deepest.depth - 0.03).abs() < 1e-4,
+            "{backend:?}: {deepest:?}"
+        );
+        for c in &on_plane {
+            assert!(near(c.normal, Vec3::Y, 1e-6), "{backend:?}: {c:?}");
+            assert!(
+                (c.depth - (eps - c.position.y)).abs() < 1e-5,
+                "{backend:?}: {c:?}"
+            );
+            assert!(c.depth > 0.0 && c.position.y < eps, "{backend:?}: {c:?}");
+        }
+        let faces: Vec<Contact> = detect(&stacked, eps)
+            .into_iter()
+            .filter(|c| c.feature == FeatureKind::Face)
+            .collect();
+        assert_eq!(faces.len(), 2, "{backend:?}: {faces:?}");
+        for c in &faces {
+            let up = if c.body == 1 { Vec3::Y } else { -Vec3::Y };
+            assert!(near(c.normal, up, 1e-3), "{backend:?}: {c:?}");
+            assert!((c.depth - 0.02).abs() < 2e-3, "{backend:?}: {c:?}");
+        }
+    }
+}

@@ -86,12 +86,18 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
             world_from_object: Mat4::IDENTITY,
         });
         let pairs = all_pairs(&bodies);
-        for interpolated_depth in [false, true] {
+        // With a contact threshold every kind of task (fields, plane,
+        // sphere, box, segment) finds contacts a little outside too.
+        let cases = [(false, 0.0), (true, 0.0), (false, 0.04), (true, 0.04)];
+        let mut found = Vec::new();
+        for (interpolated_depth, contact_threshold) in cases {
             let params = ColliderParams {
                 interpolated_depth,
+                contact_threshold,
                 ..ColliderParams::default()
             };
             let cpu = colliders::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
+            found.push(cpu.contacts.len());
             let g = gpu
                 .detect(&resident, &shapes, &bodies, &pairs, &params)
                 .expect("gpu");
@@ -106,12 +112,18 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
                     "{c:?}"
                 );
             }
-            let what = format!("round {round}, interpolated {interpolated_depth}");
+            let what = format!(
+                "round {round}, interpolated {interpolated_depth}, threshold {contact_threshold}"
+            );
             assert_same_contacts(&cpu.contacts, &g.contacts, &what);
             assert_summaries(
                 &gpu, &resident, &shapes, &bodies, &pairs, &params, &cpu, &g, &what,
             );
         }
+        assert!(
+            found[2] > found[0] && found[3] > found[1],
+            "round {round}: the threshold adds contacts: {found:?}"
+        );
     }
 }
 

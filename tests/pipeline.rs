@@ -196,6 +196,57 @@ fn on_the_gpu_a_box_rests_a_stack_stands_and_nothing_passes_through() {
     assert_eq!(p.bodies[0].state, fixed, "the static box moved");
 }
 
+/// With a contact threshold ε, bodies come to rest about ε apart, on every
+/// backend: a box on the ground and a box on that box rest ε higher than
+/// without the threshold (each solver sinks its bodies by its own slop and
+/// stiffness; the threshold adds ε to both gaps), and they do not touch.
+#[test]
+fn with_a_contact_threshold_boxes_rest_that_far_apart_on_every_backend() {
+    let ctx = common::gpu();
+    let mesh = [box_mesh(2)];
+    let eps = 0.04;
+    for backend in [
+        PipelineBackend::Cpu,
+        PipelineBackend::GpuDetect,
+        PipelineBackend::Gpu,
+    ] {
+        let gaps = [0.0, eps].map(|threshold| {
+            let mut params = params(backend);
+            params.colliders.contact_threshold = threshold;
+            let stack = [
+                at(0, Vec3::new(0.0, 0.5 + threshold, 0.0), Quat::IDENTITY),
+                at(
+                    0,
+                    Vec3::new(0.0, 1.5 + 2.0 * threshold, 0.0),
+                    Quat::IDENTITY,
+                ),
+            ];
+            let mut p =
+                Pipeline::new(&mesh, &stack, ground(), &fields(), Some(&ctx)).expect("pipeline");
+            for _ in 0..90 {
+                p.step(&params).expect("step");
+            }
+            assert!(p.finish().expect("finish").contacts > 0, "{backend:?}");
+            p.sync().expect("sync");
+            let [low, high] = [0, 1].map(|k| p.bodies[k].state);
+            for s in [low, high] {
+                assert!(
+                    s.velocity.length() < 0.05 && s.position.x.abs() < 0.01,
+                    "{backend:?}, ε = {threshold}: {s:?}"
+                );
+            }
+            [low.position.y - 0.5, high.position.y - low.position.y - 1.0]
+        });
+        for (k, what) in ["ground", "boxes"].iter().enumerate() {
+            let (without, with) = (gaps[0][k], gaps[1][k]);
+            assert!(
+                with > 0.0 && (with - without - eps).abs() < 0.01,
+                "{backend:?}: the gap to the {what} is {with} with ε = {eps}, {without} without"
+            );
+        }
+    }
+}
+
 /// Largest distance between the two runs' positions of body `i` over the
 /// frames.
 fn largest_gap(a: &[(Vec<BodyState>, usize)], b: &[(Vec<BodyState>, usize)], i: usize) -> f32 {

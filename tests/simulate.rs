@@ -25,6 +25,16 @@ fn write_box(dir: &Path) {
 }
 
 fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
+    simulate_with(scene, out, backend, broad, &[])
+}
+
+fn simulate_with(
+    scene: &Path,
+    out: &Path,
+    backend: &str,
+    broad: &str,
+    extra: &[&str],
+) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_collidoscope"))
         .env_remove("RUST_BACKTRACE")
         .args(["simulate"])
@@ -41,6 +51,7 @@ fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::proces
             "--out",
         ])
         .arg(out)
+        .args(extra)
         .output()
         .expect("runs")
 }
@@ -175,6 +186,54 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
             );
         }
     }
+}
+
+/// `--contact-threshold`: a box resting on the ground settles about the
+/// threshold above it (less the solver's slop), on both backends; a
+/// negative threshold is one readable line and writes nothing.
+#[test]
+fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
+    let dir = common::scratch("simulate-threshold");
+    write_box(&dir);
+    let scene = dir.join("scene.json");
+    std::fs::write(
+        &scene,
+        r#"{"timestep": 0.0166, "ground": {"point": [0,0,0], "normal": [0,1,0]},
+            "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0.03,0]}]}"#,
+    )
+    .expect("scene");
+    for backend in ["cpu", "gpu"] {
+        let out = dir.join(format!("t-{backend}.json"));
+        let run = simulate_with(
+            &scene,
+            &out,
+            backend,
+            "sweep",
+            &["--contact-threshold", "0.03"],
+        );
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let t: Trajectory =
+            serde_json::from_slice(&std::fs::read(&out).expect("read")).expect("json");
+        let last = t.frames.last().expect("frames");
+        let y = last.bodies[0].position[1];
+        assert!(y > 0.015 && y < 0.035, "{backend}: the box rests at {y}");
+        assert!(last.contacts > 0, "{backend}");
+    }
+    let out = dir.join("t-bad.json");
+    let run = simulate_with(&scene, &out, "cpu", "sweep", &["--contact-threshold=-0.1"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert_eq!(
+        stderr.lines().filter(|l| !l.trim().is_empty()).count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("--contact-threshold"), "{stderr}");
+    assert!(!out.exists());
 }
 
 #[test]

@@ -63,6 +63,10 @@ pub struct SimulateArgs {
     /// Edge sampling threshold (world units; the cell diagonal is the minimum).
     #[arg(long, default_value_t = 0.0)]
     pub threshold: f32,
+    /// Contact threshold (world units, ≥ 0): samples closer than this to
+    /// the other surface are contacts, so bodies rest about this far apart.
+    #[arg(long, default_value_t = 0.0)]
+    pub contact_threshold: f32,
     /// The broad phase. An image-space one with `--backend gpu` runs the
     /// `gpu-detect` path (GPU broad and narrow phase, CPU solver): the
     /// resident step sweeps its own boxes.
@@ -78,6 +82,12 @@ const BATCH: usize = 64;
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     super::check_out(&[&args.out])?;
+    if !(args.contact_threshold.is_finite() && args.contact_threshold >= 0.0) {
+        anyhow::bail!(
+            "--contact-threshold must be a finite distance of 0 or more, got {}",
+            args.contact_threshold
+        );
+    }
     let scene =
         SceneFile::read(&args.scene).with_context(|| format!("{}", args.scene.display()))?;
     let fields = FieldParams {
@@ -99,6 +109,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let mut params = scene.params;
     params.broad = args.broad.phase();
     params.image_resolution = args.image_res;
+    params.colliders.contact_threshold = args.contact_threshold;
     let gpu = match args.backend {
         SimulateBackendArg::Cpu => {
             params.backend = PipelineBackend::Cpu;

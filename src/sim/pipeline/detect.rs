@@ -108,7 +108,7 @@ impl Pipeline {
     ) -> Result<Detected, PipelineError> {
         let dt = params.rigid().dt;
         let start = Instant::now();
-        let boxes = self.boxes(params.margin, dt);
+        let boxes = self.boxes(params.box_margin(), dt);
         let ground = self.ground_plane();
         let on_gpu = params.backend.detects_on_gpu();
         let pairs = match params.broad.interference_backend(on_gpu) {
@@ -205,15 +205,16 @@ impl Pipeline {
             .collect()
     }
 
-    /// The image-space phase's edge offset: the margin plus half the
-    /// largest field cell diagonal ([`image_broad`] says why).
+    /// The image-space phase's edge offset: the boxes' margin (with the
+    /// contact threshold) plus half the largest field cell diagonal
+    /// ([`image_broad`] says why).
     pub fn image_edge_offset(&self, params: &PipelineParams) -> f32 {
         let cell = self
             .shapes
             .iter()
             .map(|s| s.field.grid.cell_size)
             .fold(0.0, f32::max);
-        params.margin + 0.5 * 3f32.sqrt() * cell
+        params.box_margin() + 0.5 * 3f32.sqrt() * cell
     }
 
     fn interference(&self) -> Result<&InterferenceGpu, PipelineError> {

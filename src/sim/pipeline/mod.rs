@@ -9,13 +9,17 @@
 //! 1. **Gravity** on the dynamic bodies' velocities.
 //! 2. **Broad phase** ([`broad`]): sort-and-sweep over the bodies' world
 //!    boxes — each mesh's object-frame bounding box, posed, grown by
-//!    [`PipelineParams::margin`] and by the distance the body moves in the
-//!    step — plus the ground against every dynamic body that reaches it.
+//!    [`PipelineParams::box_margin`] (the margin and the contact threshold)
+//!    and by the distance the body moves in the step — plus the ground against every dynamic body that reaches it.
 //!    GPU: one key dispatch, the radix sort, one sweep dispatch, one map.
 //! 3. **Narrow phase** ([`crate::stages::colliders`]): each candidate pair's
 //!    sampling points against the other body's distance field (and samples
 //!    against the ground plane), all pairs in one dispatch, fields and
-//!    samples resident on the GPU since the pipeline was built.
+//!    samples resident on the GPU since the pipeline was built. A sample
+//!    closer than the contact threshold `ε`
+//!    ([`ColliderParams::contact_threshold`]) to the other surface is a
+//!    contact of depth `ε − d`, so bodies rest about `ε` apart; exact
+//!    tri–tri pairs ([`exact`]) take only crossing triangles.
 //! 4. **Response**: sequential impulses with Coulomb friction
 //!    ([`crate::sim::rigid::solve_contacts`]), then semi-implicit Euler.
 //!    Impulses rather than position-based dynamics because the field
@@ -172,6 +176,13 @@ impl Default for PipelineParams {
 }
 
 impl PipelineParams {
+    /// How much the bounding boxes grow on every side: the margin, and the
+    /// contact threshold, within which bodies that do not touch yet are in
+    /// contact (a pair within it must be a candidate).
+    pub fn box_margin(&self) -> f32 {
+        self.margin + self.colliders.contact_threshold
+    }
+
     /// The solver's parameters for one substep.
     fn rigid(&self) -> RigidParams {
         RigidParams {
@@ -195,11 +206,12 @@ impl PipelineParams {
             ground: u32::from(ground.is_some()),
             flags: u32::from(self.colliders.interpolated_depth)
                 | (u32::from(self.colliders.reject_flipped) << 1),
+            threshold: self.colliders.contact_threshold,
             restitution: self.restitution,
             friction: self.friction,
             baumgarte: rigid.baumgarte,
             slop: rigid.slop,
-            margin: self.margin,
+            margin: self.box_margin(),
             damping: ANGULAR_DAMPING,
             ..bytemuck::Zeroable::zeroed()
         }

@@ -29,7 +29,11 @@ pub fn detect_cpu(
     for task in &plan.tasks {
         let field = FieldView::of(&shapes[task.field as usize]);
         if task.kind == TASK_SEGMENT_FIELD {
-            contacts.extend(segment_against_field(task, &field));
+            contacts.extend(segment_against_field(
+                task,
+                &field,
+                params.contact_threshold,
+            ));
             continue;
         }
         for k in 0..task.sample_count {
@@ -165,13 +169,15 @@ pub(crate) fn sample_against_target(
         sample: 0,
     };
     let prim = task.prim();
+    // Distances are measured to the other surface grown by ε (module docs).
+    let eps = params.contact_threshold;
     match task.kind {
         TASK_SAMPLES_FIELD => {
             let p_b = transform(&task.b_from_world(), p_w);
             let c = field.cell_of(p_b)?;
-            let v = field.value(c);
+            let v = field.value(c) - eps;
             let (inside, depth) = if params.interpolated_depth {
-                let vi = field.trilinear(p_b);
+                let vi = field.trilinear(p_b) - eps;
                 (vi < 0.0, -vi)
             } else {
                 (v < 0.0, -v)
@@ -192,21 +198,22 @@ pub(crate) fn sample_against_target(
         }
         TASK_SAMPLES_PLANE => {
             let n = prim.xyz();
-            let s = n.dot(p_w) - prim.w;
+            let s = n.dot(p_w) - prim.w - eps;
             (s < 0.0).then(|| contact(n, -s, -s))
         }
         TASK_SAMPLES_SPHERE => {
             let r = p_w - prim.xyz();
             let d = r.length();
-            if d >= prim.w {
+            let radius = prim.w + eps;
+            if d >= radius {
                 return None;
             }
             let n = if d > 1e-12 { r / d } else { Vec3::Y };
-            Some(contact(n, prim.w - d, prim.w - d))
+            Some(contact(n, radius - d, radius - d))
         }
         TASK_SAMPLES_BOX => {
             let p_l = transform(&task.b_from_world(), p_w);
-            let gap = prim.xyz() - p_l.abs();
+            let gap = (prim.xyz() + Vec3::splat(eps)) - p_l.abs();
             if gap.min_element() <= 0.0 {
                 return None;
             }
@@ -334,8 +341,13 @@ pub fn voxel_walk(
     None
 }
 
-/// The segment of a task against its field: the first inside cell.
-pub(crate) fn segment_against_field(task: &Task, field: &FieldView<'_>) -> Option<Contact> {
+/// The segment of a task against its field: the first cell whose value is
+/// below the contact threshold `eps`.
+pub(crate) fn segment_against_field(
+    task: &Task,
+    field: &FieldView<'_>,
+    eps: f32,
+) -> Option<Contact> {
     let p0_w = Vec3::from_slice(&task.prim[..3]);
     let p1_w = Vec3::from_slice(&task.prim2[..3]);
     let b_from_world = task.b_from_world();
@@ -343,8 +355,8 @@ pub(crate) fn segment_against_field(task: &Task, field: &FieldView<'_>) -> Optio
     let q1 = transform(&b_from_world, p1_w);
     let bounds = field.grid.bounds();
     let (c0, c1) = clip_segment_to_box(q0, q1, bounds.min, bounds.max)?;
-    let cell = voxel_walk(field.grid, c0, c1, |c| field.value(c) < 0.0)?;
-    let v = field.value(cell);
+    let cell = voxel_walk(field.grid, c0, c1, |c| field.value(c) - eps < 0.0)?;
+    let v = field.value(cell) - eps;
     let position = transform(&task.world_from_b(), field.grid.center(cell.as_uvec3()));
     let dir = position - p0_w;
     let normal = if dir.length_squared() > 1e-30 {
@@ -409,6 +421,7 @@ pub(crate) fn decision_margins(
         ..DecisionMargins::default()
     };
     let prim = task.prim();
+    let eps = params.contact_threshold;
     match task.kind {
         TASK_SAMPLES_FIELD => {
             let b_from_world = task.b_from_world();
@@ -427,7 +440,7 @@ pub(crate) fn decision_margins(
             let offset = p_b - field.grid.center(c.as_uvec3());
             m.cell_centre = Some(offset.abs().min_element());
             if params.interpolated_depth {
-                m.inside = Some(field.trilinear(p_b).abs());
+                m.inside = Some((field.trilinear(p_b) - eps).abs());
             }
             let g = field.gradient(c, p_b);
             if params.reject_flipped && g.dot(g) > 1e-30 {
@@ -437,18 +450,18 @@ pub(crate) fn decision_margins(
             }
         }
         TASK_SAMPLES_PLANE => {
-            m.inside = Some((prim.xyz().dot(p_w) - prim.w).abs());
+            m.inside = Some((prim.xyz().dot(p_w) - prim.w - eps).abs());
             m.scale = m.scale.max(prim.w.abs());
         }
         TASK_SAMPLES_SPHERE => {
-            m.inside = Some(((p_w - prim.xyz()).length() - prim.w).abs());
+            m.inside = Some(((p_w - prim.xyz()).length() - (prim.w + eps)).abs());
             m.scale = m.scale.max(max_abs(prim.xyz()));
         }
         TASK_SAMPLES_BOX => {
             let b_from_world = task.b_from_world();
             let p_l = transform(&b_from_world, p_w);
             m.scale = m.scale.max(max_abs(b_from_world.w_axis.xyz()));
-            let mut gap = (prim.xyz() - p_l.abs()).to_array();
+            let mut gap = ((prim.xyz() + Vec3::splat(eps)) - p_l.abs()).to_array();
             gap.sort_by(f32::total_cmp);
             m.inside = Some(gap[0].abs());
             m.face_choice = Some(gap[1] - gap[0]);

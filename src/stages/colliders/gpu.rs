@@ -87,7 +87,8 @@ pub struct Params {
     /// The dispatch's first point (a chunk's, [`chunked`]), and where its
     /// contacts start in the contacts buffer.
     pub first_point: u32,
-    pub _pad: u32,
+    /// [`ColliderParams::contact_threshold`].
+    pub threshold: f32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 

@@ -37,6 +37,15 @@
 //! every contact keeps both values (`depth`, `depth_cell`) so the difference
 //! can be shown.
 //!
+//! **Contact threshold.** With [`ColliderParams::contact_threshold`] `ε > 0`
+//! every test below compares the distance with `ε` instead of 0 — `v < ε`,
+//! the plane's `s < ε`, the sphere's radius and the box's half-extents grown
+//! by `ε`, the segment's first cell with `v < ε` — and the depth is `ε − d`:
+//! the other body read as grown by a skin of `ε` (the collision margin of
+//! game engines). Contacts then appear up to `ε` before the surfaces touch,
+//! which a solver uses to stop an approach one step early, and resting
+//! bodies settle about `ε` apart. `ε = 0` is Sundholm's inside test.
+//!
 //! **Samples against a plane, sphere or box**: analytic inside tests; the
 //! normal is the plane's normal, or the direction from the sphere's centre,
 //! or the normal of the box face nearest the point; depth is the distance
@@ -181,6 +190,13 @@ pub struct ColliderParams {
     pub reject_flipped: bool,
     /// Points on a sphere tested against a field.
     pub sphere_points: u32,
+    /// Contact threshold `ε` (world units, ≥ 0): a point is in contact
+    /// where its distance to the other surface is below `ε`, and its depth
+    /// is `ε − d` — the other body read as grown by a skin of `ε`, so that
+    /// bodies come to rest about `ε` apart and contacts exist a little
+    /// before the surfaces meet. 0 is the paper's inside test.
+    #[serde(default)]
+    pub contact_threshold: f32,
 }
 
 impl Default for ColliderParams {
@@ -189,6 +205,7 @@ impl Default for ColliderParams {
             interpolated_depth: false,
             reject_flipped: true,
             sphere_points: 64,
+            contact_threshold: 0.0,
         }
     }
 }

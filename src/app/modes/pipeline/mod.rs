@@ -316,6 +316,7 @@ impl PipelineMode {
                 self.exact = on;
                 self.apply_exact();
             }
+            PipelineStep::ContactThreshold(eps) => self.params.colliders.contact_threshold = eps,
         }
         Ok(ModeRequest::Stay)
     }
@@ -343,6 +344,8 @@ enum PipelineStep {
     /// `pipeline-exact:on|off`: exact triangle–triangle narrow phase for
     /// the picked body's pairs.
     Exact(bool),
+    /// `pipeline-contact:D`: the contact threshold (world units).
+    ContactThreshold(f32),
 }
 
 const STEPS: &[StepDoc] = &[
@@ -383,6 +386,11 @@ const STEPS: &[StepDoc] = &[
         "[on|off]",
         "exact triangle–triangle narrow phase for the picked body's pairs, its intersection segments drawn (runs gpu-detect on the GPU)",
     ),
+    step(
+        "pipeline-contact",
+        "D",
+        "the contact threshold: samples within D of the other surface are contacts (0 = the inside test)",
+    ),
 ];
 
 fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
@@ -409,6 +417,13 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
             .ok_or_else(|| format!("{verb}:{arg}: expected sweep, image or image-stencil")),
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
         "pipeline-exact" => args::on_off(verb, arg).map(PipelineStep::Exact),
+        "pipeline-contact" => args::number(verb, arg, "a distance")
+            .and_then(|d: f32| {
+                (d.is_finite() && d >= 0.0)
+                    .then_some(d)
+                    .ok_or_else(|| format!("{verb}:{arg}: the threshold must be 0 or more"))
+            })
+            .map(PipelineStep::ContactThreshold),
         _ => return None,
     })
 }
@@ -497,6 +512,7 @@ mod tests {
             ("pipeline-broad", "image-stencil"),
             ("pipeline-pick", "3"),
             ("pipeline-exact", "on"),
+            ("pipeline-contact", "0.02"),
         ]
         .into_iter()
         .map(|(verb, arg)| parse(verb, arg).unwrap().unwrap())
@@ -513,8 +529,11 @@ mod tests {
                 PipelineStep::Broad(BroadPhase::ImageStencil),
                 PipelineStep::Pick(3),
                 PipelineStep::Exact(true),
+                PipelineStep::ContactThreshold(0.02),
             ]
         );
+        assert!(matches!(parse("pipeline-contact", "-0.1"), Some(Err(_))));
+        assert!(matches!(parse("pipeline-contact", "NaN"), Some(Err(_))));
         assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
         assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
         assert!(matches!(parse("pipeline-broad", "bvh"), Some(Err(_))));

@@ -97,6 +97,14 @@ pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.add(egui::Slider::new(&mut st.params.friction, 0.0..=1.5).text("friction"));
     ui.add(egui::Slider::new(&mut st.params.substeps, 1..=8).text("substeps"));
     ui.add(egui::Slider::new(&mut st.params.margin, 0.0..=0.2).text("box margin"));
+    ui.add(
+        egui::Slider::new(&mut st.params.colliders.contact_threshold, 0.0..=0.1)
+            .text("contact threshold"),
+    )
+    .on_hover_text(
+        "samples closer than this to the other surface are contacts (depth ε − d): \
+         bodies rest about this far apart",
+    );
     ui.checkbox(&mut st.show_pairs, "candidate pairs (lines)");
     ui.horizontal(|ui| {
         let label = if st.playing { "pause" } else { "play" };

@@ -3,7 +3,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use collidoscope::mesh::box_mesh;
@@ -22,6 +22,16 @@ fn write_box(dir: &Path) {
     }
     std::fs::create_dir_all(dir.join("meshes")).expect("dir");
     std::fs::write(dir.join("meshes/cube.obj"), text).expect("obj");
+}
+
+/// A scratch folder `name` with the box of [`write_box`] and `scene` as
+/// its scene.json: the folder and the scene's path.
+fn box_scene(name: &str, scene: &str) -> (PathBuf, PathBuf) {
+    let dir = common::scratch(name);
+    write_box(&dir);
+    let path = dir.join("scene.json");
+    std::fs::write(&path, scene).expect("scene");
+    (dir, path)
 }
 
 fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
@@ -56,10 +66,18 @@ fn simulate_with(
         .expect("runs")
 }
 
+/// The trajectory a successful run wrote to `out`.
+fn trajectory(run: &std::process::Output, out: &Path, what: &str) -> Trajectory {
+    assert!(
+        run.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(out).expect("read")).expect("trajectory")
+}
+
 #[test]
 fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
-    let dir = common::scratch("simulate");
-    write_box(&dir);
     // A box at rest, a stack of two beside it, one box dropped onto a
     // static one.
     let scene = r#"{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
@@ -71,19 +89,13 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
           {"mesh": "meshes/cube.obj", "position": [-3,0,0], "static": true},
           {"mesh": "meshes/cube.obj", "position": [-3,2.5,0], "velocity": [0,-6,0], "density": 500}
         ]}"#;
-    std::fs::write(dir.join("scene.json"), scene).expect("scene");
+    let (dir, scene) = box_scene("simulate", scene);
     // The image-space broad phase with the GPU backend runs gpu-detect.
     for (backend, broad) in [("cpu", "sweep"), ("gpu", "sweep"), ("gpu", "image")] {
         let out = dir.join(format!("trajectory-{backend}-{broad}.json"));
-        let run = simulate(&dir.join("scene.json"), &out, backend, broad);
+        let run = simulate(&scene, &out, backend, broad);
         let backend = format!("{backend} ({broad})");
-        assert!(
-            run.status.success(),
-            "{backend}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let t: Trajectory =
-            serde_json::from_slice(&std::fs::read(&out).expect("read")).expect("trajectory");
+        let t = trajectory(&run, &out, &backend);
         assert_eq!(t.frames.len(), 300, "{backend}");
         assert!(
             (t.frames[0].t - 0.0166).abs() < 1e-6,
@@ -142,8 +154,6 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
 
 #[test]
 fn an_exact_body_simulates_and_passes_the_physical_checks() {
-    let dir = common::scratch("simulate-exact");
-    write_box(&dir);
     // An exact box, turned 45° about y so that its sides cross the static
     // box's top face, dropped onto it: their pair is narrowed by the
     // triangle–triangle stage (the ground's by the fields).
@@ -153,18 +163,12 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
           {"mesh": "meshes/cube.obj", "position": [0,2.5,0], "velocity": [0,-6,0],
            "orientation": [0,0.38268343,0,0.92387953], "exact": true}
         ]}"#;
-    std::fs::write(dir.join("scene.json"), scene).expect("scene");
+    let (dir, scene) = box_scene("simulate-exact", scene);
     // The GPU backend runs gpu-detect: the resident step has no exact phase.
     for backend in ["cpu", "gpu"] {
         let out = dir.join(format!("trajectory-{backend}.json"));
-        let run = simulate(&dir.join("scene.json"), &out, backend, "sweep");
-        assert!(
-            run.status.success(),
-            "{backend}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let t: Trajectory =
-            serde_json::from_slice(&std::fs::read(&out).expect("read")).expect("trajectory");
+        let run = simulate(&scene, &out, backend, "sweep");
+        let t = trajectory(&run, &out, backend);
         let y = |f: usize| t.frames[f].bodies[1].position[1];
         for f in 0..300 {
             assert!(y(f) > 0.8, "{backend} frame {f}: exact box at {}", y(f));
@@ -193,15 +197,11 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
 /// negative threshold is one readable line and writes nothing.
 #[test]
 fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
-    let dir = common::scratch("simulate-threshold");
-    write_box(&dir);
-    let scene = dir.join("scene.json");
-    std::fs::write(
-        &scene,
+    let (dir, scene) = box_scene(
+        "simulate-threshold",
         r#"{"timestep": 0.0166, "ground": {"point": [0,0,0], "normal": [0,1,0]},
             "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0.03,0]}]}"#,
-    )
-    .expect("scene");
+    );
     for backend in ["cpu", "gpu"] {
         let out = dir.join(format!("t-{backend}.json"));
         let run = simulate_with(
@@ -211,13 +211,7 @@ fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
             "sweep",
             &["--contact-threshold", "0.03"],
         );
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let t: Trajectory =
-            serde_json::from_slice(&std::fs::read(&out).expect("read")).expect("json");
+        let t = trajectory(&run, &out, backend);
         let last = t.frames.last().expect("frames");
         let y = last.bodies[0].position[1];
         assert!(y > 0.015 && y < 0.035, "{backend}: the box rests at {y}");
@@ -238,14 +232,10 @@ fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
 
 #[test]
 fn a_bad_scene_gets_one_line_naming_the_field() {
-    let dir = common::scratch("simulate-bad");
-    write_box(&dir);
-    let scene = dir.join("scene.json");
-    std::fs::write(
-        &scene,
+    let (dir, scene) = box_scene(
+        "simulate-bad",
         r#"{"timestep": 0.01, "bodies": [{"mesh": "meshes/cube.obj", "orientation": [0,0,1]}]}"#,
-    )
-    .expect("scene");
+    );
     let run = simulate(&scene, &dir.join("t.json"), "cpu", "sweep");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());

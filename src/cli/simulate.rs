@@ -12,6 +12,7 @@ use anyhow::Context;
 use crate::gpu::GpuContext;
 use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
 use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
+use crate::stages::colliders::ColliderParams;
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 
@@ -82,12 +83,8 @@ const BATCH: usize = 64;
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     super::check_out(&[&args.out])?;
-    if !(args.contact_threshold.is_finite() && args.contact_threshold >= 0.0) {
-        anyhow::bail!(
-            "--contact-threshold must be a finite distance of 0 or more, got {}",
-            args.contact_threshold
-        );
-    }
+    ColliderParams::checked_contact_threshold(args.contact_threshold)
+        .map_err(|e| anyhow::anyhow!("--contact-threshold: {e}"))?;
     let scene =
         SceneFile::read(&args.scene).with_context(|| format!("{}", args.scene.display()))?;
     let fields = FieldParams {

@@ -10,7 +10,8 @@
 //! 2. **Broad phase** ([`broad`]): sort-and-sweep over the bodies' world
 //!    boxes — each mesh's object-frame bounding box, posed, grown by
 //!    [`PipelineParams::box_margin`] (the margin and the contact threshold)
-//!    and by the distance the body moves in the step — plus the ground against every dynamic body that reaches it.
+//!    and by the distance the body moves in the step — plus the ground
+//!    against every dynamic body that reaches it.
 //!    GPU: one key dispatch, the radix sort, one sweep dispatch, one map.
 //! 3. **Narrow phase** ([`crate::stages::colliders`]): each candidate pair's
 //!    sampling points against the other body's distance field (and samples

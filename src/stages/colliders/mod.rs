@@ -199,6 +199,20 @@ pub struct ColliderParams {
     pub contact_threshold: f32,
 }
 
+impl ColliderParams {
+    /// `eps` as a [`Self::contact_threshold`]: a finite distance of 0 or
+    /// more; otherwise the message saying so.
+    pub fn checked_contact_threshold(eps: f32) -> Result<f32, String> {
+        if eps.is_finite() && eps >= 0.0 {
+            Ok(eps)
+        } else {
+            Err(format!(
+                "the contact threshold must be a finite distance of 0 or more, got {eps}"
+            ))
+        }
+    }
+}
+
 impl Default for ColliderParams {
     fn default() -> Self {
         ColliderParams {

@@ -36,6 +36,7 @@ use crate::sim::pipeline::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
 use crate::sim::rigid::BodyState;
+use crate::stages::colliders::ColliderParams;
 use crate::stages::sdf_grid::SdfParams;
 
 /// Frames kept for rewinding.
@@ -418,10 +419,9 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
         "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
         "pipeline-exact" => args::on_off(verb, arg).map(PipelineStep::Exact),
         "pipeline-contact" => args::number(verb, arg, "a distance")
-            .and_then(|d: f32| {
-                (d.is_finite() && d >= 0.0)
-                    .then_some(d)
-                    .ok_or_else(|| format!("{verb}:{arg}: the threshold must be 0 or more"))
+            .and_then(|d| {
+                ColliderParams::checked_contact_threshold(d)
+                    .map_err(|e| format!("{verb}:{arg}: {e}"))
             })
             .map(PipelineStep::ContactThreshold),
         _ => return None,

@@ -51,3 +51,8 @@ pub fn run_err(args: &[&str]) -> String {
     assert!(lines[0].starts_with("error: "), "{args:?}: {stderr}");
     stderr
 }
+
+/// Runs the binary with `args`; its whole output, whatever the exit code.
+pub fn run(args: &[&str]) -> std::process::Output {
+    exe().args(args).output().expect("runs")
+}

@@ -1,0 +1,806 @@
+//! The viewer under Xvfb on lavapipe: a scripted session opens a sample,
+//! computes its field, filters inside cells, exports the view and a window
+//! screenshot, drops a broken file (error shown, scene kept) and quits by
+//! itself. The images are then checked: non-blank, mesh and coloured cells
+//! both visible.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Command;
+
+fn xvfb_run(script: &str) -> std::process::Output {
+    xvfb_run_with(script, &[])
+}
+
+fn xvfb_run_with(script: &str, env: &[(&str, &str)]) -> std::process::Output {
+    let runtime = common::scratch("xdg");
+    Command::new("xvfb-run")
+        .args([
+            "-a",
+            "-s",
+            "-screen 0 1600x1000x24",
+            env!("CARGO_BIN_EXE_collidoscope"),
+            "--script",
+            script,
+        ])
+        .env("XDG_RUNTIME_DIR", &runtime)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("xvfb-run could not start ({e}); install it with `apt install xvfb xauth`")
+        })
+}
+
+/// Runs a script that must succeed; a failure names `what` and shows the
+/// viewer's output.
+fn run_session(script: &str, what: &str) {
+    let out = xvfb_run(script);
+    assert!(
+        out.status.success(),
+        "the scripted {what} session failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn load(path: &Path) -> image::RgbaImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgba8()
+}
+
+/// Counts pixels by kind: (mesh-grey, saturated colour).
+fn census(img: &image::RgbaImage) -> (usize, usize) {
+    let (mut grey, mut coloured) = (0, 0);
+    for p in img.pixels() {
+        let [r, g, b, _] = p.0.map(i32::from);
+        let (max, min) = (r.max(g).max(b), r.min(g).min(b));
+        if max - min < 12 && max > 60 {
+            grey += 1;
+        } else if max - min > 80 {
+            coloured += 1;
+        }
+    }
+    (grey, coloured)
+}
+
+/// Runs `script`, which exports the view to `view`: it must succeed and
+/// the view must show highlighted collisions (strongly red pixels).
+fn assert_script_shows_red(script: &str, view: &Path, what: &str) {
+    run_session(script, what);
+    let red = load(view)
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 120 && r > 2 * g && r > 2 * b
+        })
+        .count();
+    assert!(
+        red > 50,
+        "{what}: collisions should show in red: {red} red pixels"
+    );
+}
+
+#[test]
+fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-smoke");
+    let bad = dir.join("broken.obj");
+    std::fs::write(&bad, b"v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap();
+    let view = dir.join("view.png");
+    let window = dir.join("window.png");
+    let field = dir.join("field.npy");
+    let script = format!(
+        "open:spot; compute; filter:inside; mesh:wireframe; export-view:{}; export-field:{}; drop:{}; expect-error; expect-mesh:spot; screenshot:{}; quit",
+        view.display(),
+        field.display(),
+        bad.display(),
+        window.display()
+    );
+    run_session(&script, "viewer");
+    let view_img = load(&view);
+    let (grey, coloured) = census(&view_img);
+    let total = (view_img.width() * view_img.height()) as usize;
+    assert!(
+        grey > total / 500,
+        "the wireframe mesh should be visible in the view: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > total / 200,
+        "inside cells should be visible: {coloured} coloured pixels of {total}"
+    );
+    let window_img = load(&window);
+    assert!(
+        window_img.width() >= 800 && window_img.height() >= 600,
+        "window screenshot {}×{}",
+        window_img.width(),
+        window_img.height()
+    );
+    let (wg, wc) = census(&window_img);
+    assert!(
+        wg > 1000 && wc > 1000,
+        "window screenshot looks blank: {wg} grey, {wc} coloured"
+    );
+    let (npy, _) = collidoscope::stages::sdf_grid::export::read_field(&field)
+        .expect("the exported field reads back and matches its sidecar");
+    assert!(
+        npy.data.iter().any(|&v| v < 0.0),
+        "the exported field has inside cells"
+    );
+}
+
+#[test]
+fn opening_a_missing_file_keeps_the_scene_and_a_wrong_expectation_fails() {
+    let _ = common::gpu();
+    let ok = xvfb_run(
+        "open:suzanne; compute; open:/nonexistent/mesh.obj; expect-error; expect-mesh:suzanne; quit",
+    );
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    // The script checks itself: expecting the wrong mesh must fail the run.
+    let bad = xvfb_run("open:suzanne; compute; expect-mesh:teapot; quit");
+    assert!(
+        !bad.status.success(),
+        "a failed expectation must give a non-zero exit"
+    );
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("expected mesh teapot"));
+}
+
+#[test]
+fn scripted_tri_tri_session_highlights_colliding_triangles() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-tritri");
+    let view = dir.join("tritri.png");
+    let script = format!(
+        "tritri:tori; tritri-offset:0.42,0,0; tritri-backend:gpu; wait:3; tritri-backend:cpu; wait:3; export-view:{}; tritri:rocker; wait:3; quit",
+        view.display()
+    );
+    // Colliding triangles are red on A.
+    assert_script_shows_red(&script, &view, "triangle–triangle");
+    let bad = xvfb_run("tritri:cubes; quit");
+    assert!(
+        !bad.status.success(),
+        "an unknown scene must fail the script"
+    );
+}
+
+/// The radial mode in a scripted session: the humanoid paused mid-squat,
+/// fields rasterised on the CPU then the GPU, the selected bone's unwrap
+/// drawn (its seam magenta, its cells false-coloured); a bad resolution
+/// fails the script.
+#[test]
+fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-radial");
+    let shot = dir.join("radial.png");
+    let figure = dir.join("unwrap.png");
+    let script = format!(
+        "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; radial-backend:cpu; wait:2; radial-backend:gpu; wait:2; screenshot:{}; radial-export-unwrap:{}@4x+caption; quit",
+        shot.display(),
+        figure.display()
+    );
+    run_session(&script, "radial");
+    // The unwrap figure: 4× its 64 × 32 cells, with room for key and axes.
+    let fig = load(&figure);
+    assert!(
+        fig.width() > 4 * 64 && fig.height() > 4 * 32,
+        "the unwrap figure is {}×{}",
+        fig.width(),
+        fig.height()
+    );
+    let img = load(&shot);
+    let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
+        img.pixels()
+            .filter(|p| {
+                let [r, g, b, _] = p.0.map(i32::from);
+                f(r, g, b)
+            })
+            .count()
+    };
+    let seam = count(&|r, g, b| r > 200 && g < 60 && b > 150);
+    let red = count(&|r, g, b| r > 150 && g < 90 && b < 90);
+    assert!(seam > 100, "the seam should show in magenta: {seam} pixels");
+    assert!(
+        red > 2000,
+        "the unwrap's far cells should show in red: {red} pixels"
+    );
+    let bad = xvfb_run("radial; radial-res:63x32; quit");
+    assert!(
+        !bad.status.success(),
+        "an odd θ resolution must fail the script"
+    );
+}
+
+/// The particles mode in a scripted session: the hail scene with fewer
+/// particles and small maps, sliders changed by steps; the 3D view shows
+/// the grey collider surfaces with coloured decals and particles, the
+/// chosen collider's map exports with its legend, and impacts were shown.
+/// A dropped scene file replaces the hail; bad steps fail the script.
+#[test]
+fn scripted_particles_session_shows_decals_and_maps() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-particles");
+    let (view, shot, map) = (
+        dir.join("view.png"),
+        dir.join("window.png"),
+        dir.join("map.png"),
+    );
+    let script = format!(
+        "particles; particles-count:20000; particles-map:64; particles-bounces:0; \
+         particles-time:3; wait:25; particles-expect-events; export-view:{}; \
+         particles-bounces:2; particles-restitution:0.8; particles-lookahead:4; \
+         particles-collider:4; particles-channel:speed; wait:10; particles-expect-events; \
+         particles-export-map:{}@2x+caption; screenshot:{}; quit",
+        view.display(),
+        map.display(),
+        shot.display()
+    );
+    run_session(&script, "particles");
+    let (grey, coloured) = census(&load(&view));
+    assert!(
+        grey > 5000,
+        "the collider surfaces should show grey: {grey} pixels"
+    );
+    assert!(
+        coloured > 500,
+        "decals and particles should show in colour: {coloured} pixels"
+    );
+    let (_, map_colours) = census(&load(&map));
+    assert!(
+        map_colours > 200,
+        "the map should show impacts: {map_colours} pixels"
+    );
+    assert!(shot.exists());
+
+    let scene = dir.join("one-plane.json");
+    std::fs::write(
+        &scene,
+        r#"{"gravity": [0, -9.81, 0], "bounces": 0, "restitution": 0.5,
+            "emitters": [{"count": 2000, "position": [0, 2, 0], "position_jitter": 0.5,
+              "velocity": [0, 0, 0], "velocity_jitter": 0.2, "lifetime": 1.0,
+              "order": 2, "seed": 7}],
+            "colliders": [{"type": "plane", "point": [0, 0, 0], "normal": [0, 1, 0], "disc": 2}]}"#,
+    )
+    .unwrap();
+    run_session(
+        &format!(
+            "particles; drop:{}; wait:3; particles-collider:0; particles-time:2; wait:20; \
+             particles-expect-events; quit",
+            scene.display()
+        ),
+        "particles drop",
+    );
+    let second = xvfb_run(&format!(
+        "particles; drop:{}; wait:3; particles-collider:1; quit",
+        scene.display()
+    ));
+    assert!(
+        !second.status.success(),
+        "the dropped scene has one collider: collider 1 must fail the script"
+    );
+    for bad in [
+        "particles; particles-restitution:1.5; quit",
+        "particles:/nonexistent/scene.json; quit",
+        "particles; particles-channel:colour; quit",
+    ] {
+        assert!(!xvfb_run(bad).status.success(), "{bad} should fail");
+    }
+}
+
+/// CesiumMan dropped on the window (as a drag and drop does) opens in the
+/// radial mode; the cloth and the particles settle on it for 30 steps on
+/// the GPU and then 5 on the CPU: the cloth shows teal, contacts red, and
+/// the profiler's runs name the collision and cloth phases; table 1's
+/// alternatives measured on the frame (`radial-alternatives`) are runs
+/// too. A file that
+/// is not glTF and an out-of-range friction fail the script.
+#[test]
+fn dropped_gltf_character_carries_cloth_and_particles() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-radial-gltf");
+    let shot = dir.join("cesium.png");
+    let timings = dir.join("timings.csv");
+    let glb = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/CesiumMan.glb");
+    let script = format!(
+        "drop:{}; radial-res:32x16; radial-time:0.5; radial-particles:500; radial-substeps:4; radial-friction:0.8; radial-stiffness:0.9; radial-settle:30; wait:2; radial-backend:cpu; radial-settle:5; wait:2; radial-backend:gpu; radial-alternatives; wait:2; profiler:off; export-view:{}; export-timings:{}; quit",
+        glb.display(),
+        shot.display(),
+        timings.display()
+    );
+    run_session(&script, "radial glTF");
+    let img = load(&shot);
+    let count = |f: &dyn Fn(i32, i32, i32) -> bool| {
+        img.pixels()
+            .filter(|p| {
+                let [r, g, b, _] = p.0.map(i32::from);
+                f(r, g, b)
+            })
+            .count()
+    };
+    let cloth = count(&|r, g, b| g > r + 40 && b > r + 30 && (g - b).abs() < 60);
+    let contact = count(&|r, g, b| r > 150 && g < 90 && b < 90);
+    assert!(
+        cloth > 2000,
+        "the cloth should show in teal: {cloth} pixels"
+    );
+    assert!(
+        contact > 50,
+        "contacts should show in red: {contact} pixels"
+    );
+    let csv = std::fs::read_to_string(&timings).unwrap();
+    for phase in ["skinning", "rasterise", "collision", "cloth"] {
+        assert!(csv.contains(phase), "no {phase} phase in\n{csv}");
+    }
+    // Table 1's alternatives, measured on the settled frame: each
+    // technique's update and query recorded as a profiler run.
+    for phase in [
+        "per-bone SDF update",
+        "per-bone SDF query",
+        "spatial hash update",
+        "spatial hash query",
+        "BVH (refit) update",
+        "BVH (refit) query",
+    ] {
+        assert!(csv.contains(phase), "no {phase} phase in\n{csv}");
+    }
+    let not_gltf = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/README.md");
+    let bad = xvfb_run(&format!("radial-open:{}; quit", not_gltf.display()));
+    assert!(!bad.status.success(), "a file that is not glTF must fail");
+    let bad = xvfb_run("radial; radial-friction:2; quit");
+    assert!(!bad.status.success(), "friction 2 must fail the script");
+}
+
+/// The interference panel in a scripted session: a dense random scene of
+/// boxes at a small viewport, read pixels and then occlusion queries only,
+/// all three axes (their counts verified against the CPU reference, with
+/// the stencil and then the compute backend);
+/// interfering boxes show red in the exported view. Bad steps fail the
+/// script.
+#[test]
+fn scripted_interference_session_highlights_interfering_objects() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-interfere");
+    let view = dir.join("interfere.png");
+    let script = format!(
+        "interfere:random-boxes; interfere-count:12; interfere-res:64; wait:3; \
+         interfere-image:penetrated; export-view:{}; interfere-axis:xyz; interfere-verify; \
+         interfere-backend:compute; interfere-verify; interfere-mode:occlusion; \
+         interfere-select:2; interfere-move:0.5,0.5,0.5; wait:3; quit",
+        view.display()
+    );
+    assert_script_shows_red(&script, &view, "interference");
+    for bad in [
+        "interfere:random-spheres; quit",
+        "interfere:random-boxes; interfere-res:0; quit",
+        "interfere:random-boxes; interfere-backend:raster; quit",
+    ] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the script");
+    }
+}
+
+/// The collide panel in a scripted session: a box stack stepped on the CPU
+/// and then the GPU, its CPU and GPU contacts compared (the step fails on
+/// a difference rounding does not explain), the view exported; an unknown
+/// scene fails the run.
+#[test]
+fn scripted_collide_session_steps_compares_and_exits_cleanly() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-collide");
+    let view = dir.join("collide-view.png");
+    let script = format!(
+        "collide:box-stack; collide-samples:on; collide-step:20; collide-gpu:on; collide-step:10; collide-compare; wait:3; export-view:{}; collide:line; collide-compare; quit",
+        view.display()
+    );
+    run_session(&script, "collide");
+    let img = load(&view);
+    let (grey, coloured) = census(&img);
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        grey > total / 100,
+        "the boxes should be visible: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > 50,
+        "sampling points and contacts should be visible: {coloured} coloured pixels"
+    );
+    let bad = xvfb_run("collide:nowhere; quit");
+    assert!(!bad.status.success(), "an unknown scene must fail the run");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
+}
+
+/// The pipeline mode in a scripted session: bodies spawned, an OBJ file
+/// added, stepped with each backend, rewound, one picked and made exact
+/// (the GPU backend then runs gpu-detect), the view exported; a bad body
+/// count, an exact flag that is not on or off, a pick beyond the bodies and a missing OBJ
+/// file fail the run.
+#[test]
+fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-pipeline");
+    let view = dir.join("pipeline-view.png");
+    let script = format!(
+        "pipeline:6; pipeline-add:{}; pipeline-gpu:on; pipeline-step:40; pipeline-backend:gpu-detect; pipeline-step:5; pipeline-gpu:off; pipeline-step:5; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; pipeline-exact:on; pipeline-gpu:on; pipeline-step:5; wait:3; export-view:{}; quit",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/assets/spot.obj"),
+        view.display()
+    );
+    run_session(&script, "pipeline");
+    let img = load(&view);
+    let (grey, coloured) = census(&img);
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        grey > total / 200,
+        "the bodies should be visible: {grey} grey pixels of {total}"
+    );
+    assert!(
+        coloured > 50,
+        "samples, field and contacts should be visible: {coloured}"
+    );
+    for bad in [
+        "pipeline:0; quit",
+        "pipeline:3; pipeline-pick:7; quit",
+        "pipeline:3; pipeline-exact:maybe; quit",
+        "pipeline:3; pipeline-add:/no/such/mesh.obj; quit",
+    ] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the run");
+    }
+}
+
+/// Without GPU compute the viewer still opens, says so, and computes the
+/// field with a CPU backend.
+#[test]
+fn without_gpu_compute_the_viewer_runs_the_cpu_backends() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-no-compute");
+    let field = dir.join("cpu-field.npy");
+    let script = format!(
+        "open:suzanne; res:16; compute; export-field:{}; quit",
+        field.display()
+    );
+    let out = xvfb_run_with(&script, &[("COLLIDOSCOPE_NO_GPU_COMPUTE", "1")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(field.with_extension("json")).expect("sidecar"))
+            .expect("json");
+    assert_eq!(meta["backend"], "cpu", "the field came from a CPU backend");
+}
+
+/// The adaptive field scene headless: built on the GPU, one level's boxes
+/// and a picked node drawn, exported; rebuilt on the CPU beside the uniform
+/// field; inflated for two rebuilt frames; a depth beyond the Morton codes
+/// shows an error and keeps the field (a pick still finds its nodes).
+#[test]
+fn scripted_adaptive_session_builds_picks_compares_and_deforms() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-adaptive");
+    let view = dir.join("adaptive-view.png");
+    let npz = dir.join("adaptive.npz");
+    let script = format!(
+        "open:spot; res:32; compute; adaptive; adaptive-start:2; adaptive-depth:6; adaptive-level:5; \
+         adaptive-pick; adaptive-boxes:off; mesh:hidden; colormap:diverging; export-view:{}; adaptive-export:{}; adaptive-backend:cpu; \
+         adaptive-compare:on; wait:3; adaptive-deform:on; adaptive-frames:2; adaptive-deform:off; \
+         adaptive-depth:11; expect-error; adaptive-pick:0; quit",
+        view.display(),
+        npz.display()
+    );
+    run_session(&script, "adaptive");
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(npz.with_extension("json")).expect("the adaptive sidecar"),
+    )
+    .expect("json");
+    assert_eq!(meta["backend"], "gpu");
+    assert_eq!(meta["max_depth"], 6);
+    let per_depth: Vec<u64> = meta["nodes_per_depth"]
+        .as_array()
+        .expect("nodes_per_depth")
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(per_depth[2], 64, "8^2 roots");
+    assert!(
+        per_depth[6] > 0,
+        "the octree reaches depth 6: {per_depth:?}"
+    );
+    assert!(npz.exists());
+    // Node centres coloured by distance (the diverging map is light near
+    // the surface), and the picked node's yellow box (that map has no
+    // yellow).
+    let img = load(&view);
+    let lit = img
+        .pixels()
+        .filter(|p| p.0[..3].iter().any(|&c| c > 90))
+        .count();
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        lit > total / 100,
+        "node centres should be visible: {lit} lit pixels of {total}"
+    );
+    let yellow = img
+        .pixels()
+        .filter(|p| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 230 && g > 210 && b < 40
+        })
+        .count();
+    assert!(yellow > 20, "the picked node's box: {yellow} yellow pixels");
+}
+
+#[test]
+fn a_failed_open_or_drop_ends_the_session_with_the_message() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-bad-open");
+    let garbage = dir.join("garbage.obj");
+    std::fs::write(&garbage, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let cases = [
+        (
+            format!("open:{}", dir.join("missing.obj").display()),
+            "cannot read",
+        ),
+        (format!("drop:{}", garbage.display()), "not UTF-8 text"),
+        (format!("open:{}", dir.display()), "cannot read"),
+    ];
+    for (step, message) in cases {
+        let out = xvfb_run(&format!("{step}; quit"));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "`{step}` must fail the session: {stderr}"
+        );
+        assert!(
+            stderr.contains("could not open") && stderr.contains(message),
+            "`{step}`: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
+    let out = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args(["--script", "help"])
+        .output()
+        .expect("runs");
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for step in [
+        "open:SAMPLE|PATH",
+        "drop:PATH",
+        "res:N",
+        "adaptive-depth:DEPTH",
+        "collide:SCENE",
+        "pipeline:N",
+        "tritri-offset:X,Y,Z",
+        "interfere-move:X,Y,Z",
+        "radial-res:WxH",
+        "particles-count:N",
+        "radial-open:PATH",
+        "quit",
+    ] {
+        assert!(
+            help.contains(&format!("  {step}")),
+            "{step} missing:\n{help}"
+        );
+    }
+}
+
+/// The camera and the CPU-vs-GPU verification in a scripted session: a
+/// view along +Y saved as JSON (`save-camera:`) and loaded again in a
+/// second session (`camera:`) gives the same picture; `verify-threshold`
+/// above the largest |Δ| leaves no heat-map cells, and bad arguments fail
+/// the script.
+#[test]
+fn scripted_camera_round_trip_and_verify_threshold() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-camera");
+    let (camera, top, again) = (
+        dir.join("camera.json"),
+        dir.join("top.png"),
+        dir.join("again.png"),
+    );
+    let (heat, none) = (dir.join("heat.png"), dir.join("none.png"));
+    let run = |script: String| {
+        let out = xvfb_run(&script);
+        assert!(
+            out.status.success(),
+            "{script}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    run(format!(
+        "open:spot; compute; view:+y; save-camera:{}; export-view:{}; \
+         res:24; compute; verify:cpu-vs-gpu; compute; cells:on; clip:off; mesh:hidden; \
+         verify-threshold:0; export-view:{}; verify-threshold:1; export-view:{}; quit",
+        camera.display(),
+        top.display(),
+        heat.display(),
+        none.display()
+    ));
+    let saved = collidoscope::view::Camera::load(&camera).expect("the saved camera reads back");
+    assert!(saved.pitch > 1.5, "a view from +Y looks down: {saved:?}");
+    run(format!(
+        "open:spot; compute; camera:{}; export-view:{}; quit",
+        camera.display(),
+        again.display()
+    ));
+    let (a, b) = (load(&top), load(&again));
+    let differing = a.pixels().zip(b.pixels()).filter(|(p, q)| p != q).count();
+    assert!(
+        differing < (a.width() * a.height() / 100) as usize,
+        "the loaded camera shows the saved view: {differing} pixels differ"
+    );
+    let (_, coloured_none) = census(&load(&none));
+    let (_, coloured_heat) = census(&load(&heat));
+    assert!(
+        coloured_none < coloured_heat || coloured_heat == 0,
+        "ε above the largest |Δ| hides every cell: {coloured_none} vs {coloured_heat}"
+    );
+    for bad in [
+        "view:up; quit",
+        "camera:/nonexistent/c.json; quit",
+        "verify-threshold:-1; quit",
+    ] {
+        assert!(!xvfb_run(bad).status.success(), "{bad} must fail");
+    }
+}
+
+#[test]
+fn a_loaded_field_is_verified_against_the_exact_one() {
+    let dir = common::scratch("open-field");
+    let field = dir.join("suzanne.npy");
+    // Pseudo-normal signs on the open suzanne are wrong near its holes.
+    let made = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .args(["sdf", common::cli::asset("suzanne.obj").to_str().unwrap()])
+        .args(["--sign", "pseudo-normal", "--res", "32", "--backend", "cpu"])
+        .args(["--no-cache", "--out", field.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let view = dir.join("view.png");
+    let missing = dir.join("missing.npy");
+    assert_script_shows_red(
+        &format!(
+            "open:suzanne; compute; open-field:{}; expect-error;
+             open-field:{}; compute; mesh:wireframe; clip:off; verify-threshold:0.01; points:6;
+             check-pick:0; export-view:{}; quit",
+            missing.display(),
+            field.display(),
+            view.display()
+        ),
+        &view,
+        "loaded field (sign disagreements as red crosses)",
+    );
+}
+
+/// Publication export: the 3D view, the slice and an interference image
+/// as figures at 1×, 2× and 4×, with their colour bar or key beside the
+/// picture, and bad scales refused.
+#[test]
+fn figures_export_at_their_scale_with_the_colour_bar() {
+    let dir = common::scratch("viewer-figures");
+    let p = |name: &str| dir.join(name).display().to_string();
+    let script = format!(
+        "open:spot; backend:cpu; res:32; compute; slice:z; wait:3; export-view:{view}; \
+         export-figure:{fig1}+caption; export-figure:{fig2}@2x+caption; \
+         export-slice:{slice1}; export-slice:{slice4}@4x+caption; \
+         interfere:random-boxes; interfere-count:8; interfere-res:64; wait:3; \
+         export-image:{image}@2x; quit",
+        view = p("view.png"),
+        fig1 = p("fig1.png"),
+        fig2 = p("fig2.png"),
+        slice1 = p("slice1.png"),
+        slice4 = p("slice4.png"),
+        image = p("image.png"),
+    );
+    run_session(&script, "viewer");
+    let view = load(&dir.join("view.png"));
+    let (fig1, fig2) = (load(&dir.join("fig1.png")), load(&dir.join("fig2.png")));
+    // The viewport's height settles while the panels fill in; its width
+    // (and so the figure's) stays.
+    assert_eq!(fig2.width(), 2 * fig1.width());
+    assert!(
+        fig1.width() > view.width() + 100 && fig2.height() > fig1.height(),
+        "figure {:?} holds the {:?} view and its bar",
+        fig1.dimensions(),
+        view.dimensions()
+    );
+    // The colour bar lies right of the view: many saturated pixels there.
+    let right_of = |img: &image::RgbaImage, x0: u32| {
+        let bar = image::imageops::crop_imm(img, x0, 0, img.width() - x0, img.height());
+        census(&bar.to_image()).1
+    };
+    let bar1 = right_of(&fig1, view.width() + 12);
+    assert!(bar1 > 1000, "only {bar1} coloured pixels in the 1× bar");
+    assert!(
+        right_of(&fig2, 2 * view.width() + 24) > bar1,
+        "a wider 2× bar"
+    );
+    let (slice1, slice4) = (load(&dir.join("slice1.png")), load(&dir.join("slice4.png")));
+    assert_eq!(slice4.width(), 4 * slice1.width(), "the caption wraps");
+    assert!(
+        slice4.height() > 4 * slice1.height(),
+        "the caption adds lines"
+    );
+    // 32 cells × 4 px per cell: the slice's image is at least 128 px wide.
+    assert!(
+        slice1.width() > 128 + 100,
+        "slice figure {:?}",
+        slice1.dimensions()
+    );
+    // The bar: columns in the right half with 100+ coloured pixels each.
+    let bar_columns = (slice1.width() / 2..slice1.width())
+        .filter(|&x| {
+            let column = image::imageops::crop_imm(&slice1, x, 0, 1, slice1.height());
+            census(&column.to_image()).1 >= 100
+        })
+        .count();
+    assert!(
+        bar_columns >= 12,
+        "the slice's bar spans {bar_columns} columns"
+    );
+    let image = load(&dir.join("image.png"));
+    assert!(
+        image.width() >= 128 && image.height() >= 128,
+        "{:?}",
+        image.dimensions()
+    );
+    for bad in [
+        "export-figure:/tmp/x.png@3x; quit",
+        "export-slice:@2x; quit",
+    ] {
+        let out = xvfb_run(bad);
+        assert!(!out.status.success(), "{bad} must fail the script");
+    }
+}
+
+/// The iso-surface step draws a GPU-extracted surface (coloured by the
+/// colour map at its level) with the cells and the mesh hidden, and
+/// `iso:off` removes it; a translucent mesh still lets it show.
+#[test]
+fn the_iso_surface_shows_and_goes() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-iso");
+    let [with, without, through] =
+        ["with", "without", "through"].map(|n| dir.join(format!("{n}.png")));
+    let script = format!(
+        "open:spot; backend:gpu; res:32; compute; cells:off; mesh:hidden; iso:-0.02; compute; export-view:{}; \
+         mesh:shaded; opacity:0.35; export-view:{}; iso:off; compute; export-view:{}; \
+         opacity:1; cells:on; quit",
+        with.display(),
+        through.display(),
+        without.display()
+    );
+    run_session(&script, "iso-surface");
+    let (_, coloured) = census(&load(&with));
+    let (_, behind_glass) = census(&load(&through));
+    let (_, gone) = census(&load(&without));
+    let total = {
+        let img = load(&with);
+        (img.width() * img.height()) as usize
+    };
+    assert!(
+        coloured > total / 50,
+        "the iso-surface covers only {coloured} of {total} pixels"
+    );
+    assert!(
+        behind_glass > total / 200,
+        "the iso-surface behind the translucent mesh: {behind_glass} coloured pixels"
+    );
+    // What stays coloured is the slice's plane, if the slice is shown.
+    assert!(
+        gone < coloured / 20,
+        "iso:off left {gone} coloured pixels (the surface had {coloured})"
+    );
+}

@@ -10,8 +10,8 @@
 // bound is then f64 rounding, not float32 atan2's 4096-ULP allowance, and
 // the sum has no expansion remainder. Near a hole's |w| = ½ sheet, where
 // W_Z is exact and only the bound on w_C straddles the decision, that
-// decides the cells the walk used to leave to the refining passes (bunny
-// 64³ on lavapipe: 35 of 51).
+// decides most of the cells the float32 walk leaves open, which would
+// otherwise go to the refining passes.
 //
 // The cap has about one triangle per boundary edge of the mesh (the
 // bunny's 223), so a cell's sum is a few f64 solid angles per invocation
@@ -19,10 +19,10 @@
 // CAP_EXACT_BUDGET solid angles in all (a mesh with huge holes) goes to
 // the refining passes whole instead.
 //
-// Tried before (session 11, H100): a second walk of the cap's tree with
-// f64 leaves in cap_walk itself, for the cells the float32 walk left open.
-// It decided the same cells, but one walking lane held its warp: the cap
-// walk went from 0.30 to 0.93 ms at bunny 128³.
+// Why a separate pass rather than a second walk of the cap's tree with f64
+// leaves in cap_walk itself: such a walk decides the same cells, but one
+// walking lane holds its whole warp, which made the cap walk several times
+// slower (docs/bench/design-measurements.md).
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/shader_layouts.rs).
@@ -30,7 +30,7 @@
 // Cells `retry` holds (the host sizes it); more go to the refining passes.
 const CAP_RETRY_CAPACITY: u32 = 16384u;
 // Most solid angles cap_exact evaluates in one run (listed cells × cap
-// triangles): about a millisecond on an H100.
+// triangles): about a millisecond on a large device.
 const CAP_EXACT_BUDGET: u32 = 33554432u;
 
 // The cell centre in the cap corners' frame, in f64, exactly as the CPU

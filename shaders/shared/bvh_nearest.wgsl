@@ -26,9 +26,9 @@ struct Nearest {
 // skipped.
 //
 // One loop step either tests one triangle of the current leaf or reads one
-// node, so the exact closest-point
-// code appears once in the compiled kernel: GPU time on the H100 grew by
-// 40% when the leaf scan was inlined four times. The CPU mirror is
+// node, so the exact closest-point code appears once in the compiled
+// kernel: inlining the leaf scan several times makes the kernel larger and
+// markedly slower. The CPU mirror is
 // Bvh::nearest in src/geom/bvh.rs.
 fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
     var best = bound2;

@@ -29,13 +29,11 @@
 // The cells cap_sign and cap_walk cannot decide go to `undecided` for
 // the refining passes (shared/winding_refine.wgsl).
 //
-// Most of those are cap_walk's (bunny 96³ on lavapipe: about 108 of 126;
-// 18 near M, none ambiguous): not ambiguous, not near M, so W_Z is exact
+// Most of those are cap_walk's: not ambiguous, not near M, so W_Z is exact
 // and only w_C's bound straddles ½. Summing w_C over all the cap's
-// triangles instead of walking (winding_triangle's float32 bounds, the
-// sum's rounding counted) was tried in session 10 and decided only 1 of
-// 51 open cells at 64³ and 3 of 129 at 96³: each float32 term's bound is
-// dominated by WGSL's atan2 allowance (4096 ULP, 1e-3 of |Ωᵢ|, about
+// triangles in float32 instead of walking (winding_triangle's float32
+// bounds, the sum's rounding counted) decides almost none of them: each
+// float32 term's bound is dominated by WGSL's atan2 allowance (4096 ULP, 1e-3 of |Ωᵢ|, about
 // 5e-4 in w), while the refining β = 12 walk's f64 leaves
 // (shared/winding_f64_leaf.wgsl) decide them. Deciding them here needs
 // f64 leaves (or an atan-free side test) in this pass.

@@ -82,9 +82,8 @@ const EXACT_BLOCK: u32 = 1024u;
 const REFINE_ARGS: u32 = 2u;
 const WALK_LIST: u32 = 20u;
 // Workgroups a walk's parts pass aims at (walk_spread). Every listed item
-// is walked, however many: until session 11 a walk step took 16,384 items
-// and left the rest to the CPU (the ogre's octree at depth 8: 24,000 nodes
-// signed one by one on the host).
+// is walked, however many, so that none is left to the CPU to sign one
+// by one (an octree has tens of thousands of open nodes).
 const WALK_TARGET_GROUPS: u32 = 16384u;
 // The most workgroups a dispatch dimension takes (WebGPU's default limit).
 const REFINE_MAX_GROUPS: u32 = 65535u;
@@ -253,10 +252,9 @@ fn winding_refine_args() {
 // wparams.direct_budget solid angles in all (few items, a small mesh), the
 // items go straight to the exact sum's list and both walks get no
 // workgroups: a walk is latency-bound (each lane walks its roots one
-// after another), while the exact sum is as wide as the device (bunny
-// 128³ on the H100: 86 items took the walks 0.76 ms; 6 items took the
-// exact sum 0.09 ms). The decisions are the exact sum's, a tighter bound
-// than a walk's.
+// after another), while the exact sum is as wide as the device, so for
+// few items it is the quicker of the two. The decisions are the exact
+// sum's, a tighter bound than a walk's.
 @compute @workgroup_size(64)
 fn winding_refine_first_args(@builtin(local_invocation_index) lid: u32) {
     let first = min(atomicLoad(&undecided[0]), wparams.capacity);
@@ -331,9 +329,8 @@ fn exact_blocks() -> u32 {
 // 8 more additions (7.2e-7 of the magnitudes). The count starts from
 // those 20 and `columns`. The bound's own float32 sums (as many additions)
 // and division round it down by less than the count times 1.2e-7,
-// relative, which scales it up. (Until session 10 the count started from
-// 64 + blocks: at bunny 128³, 148 instead of 38, and the one cell within
-// 1e-5 of the |w| = ½ sheet went to the CPU.)
+// relative, which scales it up. The count is kept this tight because a
+// looser one sends the cells nearest the |w| = ½ sheet to the CPU.
 fn winding_exact_part(p: vec3f, item: u32, first: u32, end: u32, columns: u32) -> vec2f {
     var part = vec2f(0.0);
     var magnitude = 0.0;

@@ -173,13 +173,9 @@ const STREAM_PIECE: usize = 32 << 20;
 /// into its own staging memory ([`write_records`]) and submitted at once,
 /// so the GPU copies one piece while the host writes the next, and the
 /// pieces' staging memory comes out of the allocator's blocks instead of
-/// one dedicated allocation as large as the upload. Measured on the H200
-/// (2026-11-29, the SDF's 147 MB of triangle records for the 1.1
-/// M-triangle bunny, builds before and after interleaved in one run,
-/// `docs/bench/sdf-streamed-upload-ab-h200.csv`): a cold call 42.0–42.9
-/// → 36.0 ms at 128³ pseudo-normal, 108.4–109.9 → 103.5–104.2 ms at 256³,
-/// most of it the copy no longer waiting for the whole upload (the
-/// kernels' wall time 20.5–20.9 → 18.1–18.2 ms at 128³).
+/// one dedicated allocation as large as the upload. Most of the gain is
+/// the copy no longer waiting for the whole upload (measured in
+/// `docs/bench/design-measurements.md`).
 pub fn storage_buffer_streamed<T: bytemuck::Pod>(
     gpu: &GpuContext,
     label: &str,

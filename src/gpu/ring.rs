@@ -2,8 +2,7 @@
 //!
 //! Reading a buffer back needs host-visible (`MAP_READ`) memory, which a
 //! discrete GPU's driver hands out pinned: creating one the size of a
-//! 64 MiB field costs tens of milliseconds on the H100 host, a cost paid
-//! again on every call that creates it. A [`StagingRing`] reads any
+//! large field is slow, a cost paid again on every call that creates it. A [`StagingRing`] reads any
 //! number of bytes through [`RING_SLOTS`] buffers of [`RING_CHUNK`]
 //! bytes: chunk `k` is copied into slot `k mod RING_SLOTS` in its own
 //! submission, mapped when that submission is done, handed to the

@@ -404,8 +404,9 @@ fn live_points_from_the_kept_state_match_solving_from_birth() {
         shown_from_kept += n - from_birth;
     }
     assert!(shown_from_kept > 50 * n, "{shown_from_kept}");
-    // Rounding differences are rare (on lavapipe 42 of 194,024 points):
-    // almost every point is the same bits.
+    // Rounding differences are rare (counts in
+    // docs/bench/design-measurements.md): almost every point is the same
+    // bits.
     assert!(
         exact * 100 > drawn * 99,
         "{exact} of {drawn} points bit for bit"

@@ -272,7 +272,7 @@ fn the_winding_rows_are_the_csv_rows_of_their_model() {
                 .and_then(|ph| ph[1].as_f64())
                 .unwrap_or_else(|| panic!("{what}: no {name} phase in the JSON"))
         };
-        // `cap walk` is its own phase since session 10 (before, part of
+        // `cap walk` is its own phase in newer runs (older ones count it in
         // `cap winding`): counted where the JSON has it.
         let walk = phases
             .iter()

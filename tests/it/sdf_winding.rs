@@ -673,9 +673,9 @@ proptest::proptest! {
     }
 }
 
-/// More points left open by the first pass than a walk step took until
-/// session 11 (WALK_CAPACITY = 16,384 items; the rest went to the CPU's
-/// exact sum one by one, 24,000 of the ogre's octree nodes at depth 8):
+/// More points left open by the first pass than a walk step once took
+/// (WALK_CAPACITY = 16,384 items; the rest went to the CPU's exact sum one
+/// by one, 24,000 of the ogre's octree nodes at depth 8):
 /// 22,500 points 1e-4 above the hole of a lidless box, where w is within
 /// about 1e-4 of ½, past the float32 first pass's bound and within the f64
 /// walks'. Every point is decided on the GPU, on the exact winding

@@ -25,8 +25,8 @@
 //! timestamp queries for the GPU time of each phase (broad with the
 //! boxes, narrow, solve, integrate, summary kernel and copy), and as many
 //! again back to back without waiting (`pipelined`: the frame rate of the
-//! viewer, which never waits for a frame). Targets from issue 18: 100
-//! bodies ≤ 2 ms, 1000 bodies ≤ 8 ms per frame on the H100.
+//! viewer, which never waits for a frame). Targets (set for an H100):
+//! 100 bodies ≤ 2 ms, 1000 bodies ≤ 8 ms per frame.
 
 use glam::{EulerRot, Quat, Vec3};
 use serde::Serialize;
@@ -98,7 +98,7 @@ struct Row {
     phase_gpu_ms: [Option<f64>; 5],
 }
 
-/// The issue's targets (H100): 100 bodies in 2 ms, 1000 in 8 ms.
+/// The targets (set for an H100): 100 bodies in 2 ms, 1000 in 8 ms.
 fn target(bodies: usize) -> Option<f64> {
     match bodies {
         100 => Some(2.0),

@@ -1,13 +1,13 @@
 //! Timing shared by the benchmarks: a warm-up that brings the GPU out of its
 //! idle clocks, then the median of repeated runs.
 //!
-//! An idle GPU runs at a fraction of its clock (the H100 at 345 of
-//! 1,980 MHz). It ramps up under load, but not at once: with runs that keep
-//! it busy only part of the time (a field read back between runs, a CPU
-//! reference timed just before) `nvidia-smi` showed the H100 taking seconds
-//! to get back to 1,980 MHz, and dropping back after a few seconds of low
-//! load. A fixed short warm-up left whole rows of a table measured at a
-//! third of the clock. So a GPU measurement first repeats the measured
+//! An idle GPU runs at a fraction of its clock. It ramps up under load,
+//! but not at once: with runs that keep it busy only part of the time (a
+//! field read back between runs, a CPU reference timed just before) it can
+//! take seconds to reach its full clock, and drops back after a few
+//! seconds of low load, so a fixed short warm-up can leave whole rows of a
+//! table measured at a fraction of the clock (observations in
+//! `docs/bench/design-measurements.md`). So a GPU measurement first repeats the measured
 //! operation for at least [`GPU_WARM_UP`] (which also compiles pipelines
 //! and fills caches) and then until [`STEADY_RUNS`] runs in a row agree
 //! within [`STEADY_SPREAD`] — the clock has settled — or [`MAX_WARM_UP`]

@@ -16,26 +16,15 @@
 //! normals of a block of records first, several lanes an instruction
 //! ([`super::octahedral::decode_block`]), then each record's task, sample
 //! and position, the whole loop compiled with the record's decode inlined
-//! ([`DecodeRecord`]). Decoding normals one by one, with the decode a
-//! closure called per record, was slower: on one thread of this project's
-//! CPU machine 11.1 against 8.4 ns a record in a synthetic decode, and 9.4
-//! against 5.2 ms for the `convert` of `bench collide --pairs 1000`; on
-//! one thread of the H200's host 10.9 against 9.2 ms.
-//!
-//! On the H200's host the decode scales with the cores (2026-12-01, `bench
-//! collide --pairs 1000` with `RAYON_NUM_THREADS` 4, 8, 12 and 16
-//! alternated, `docs/bench/collide-threads-h200.csv`): the decode in one
-//! submission took 2.24–2.26, 1.44–1.56, 0.94–1.03 and 0.79–0.83 ms: 2.8
-//! times faster on four times the threads (16 ns a record a thread at 4,
-//! 20–23 at 8 to 16). Tried then and dropped: finding a whole block's tasks
-//! and samples before decoding any of its records (so that the samples'
-//! loads, where a profile of the loop stalls, are in flight together), also
-//! with the next block found while this one is decoded. A synthetic decode
-//! of 544 K records on one thread of this project's CPU machine (a
-//! throwaway test, both decodes alternated 40 times in one process, the
-//! same contacts out) took 11.75 ms at best against 11.12 (medians 13.47
-//! and 13.25); in separate processes the same test's times varied by 2×
-//! from one run to the next, too much to compare builds by.
+//! ([`DecodeRecord`]). A block at a time lets the normals' decode use
+//! several lanes an instruction and keeps the per-record work inlined;
+//! decoding normals one by one through a closure called per record was
+//! slower. The records are independent, so the decode scales with the
+//! cores until memory traffic bounds it ([`super::streamed`]). Finding a
+//! whole block's tasks and samples before decoding any of its records (so
+//! that the samples' loads are in flight together) was tried and gained
+//! nothing measurable. The measurements are in
+//! `docs/bench/design-measurements.md`.
 
 use glam::{Mat4, Vec3};
 
@@ -166,7 +155,7 @@ const MAX_CHUNK: usize = 8192;
 /// Records per rayon job for `records` records: about four jobs a thread,
 /// so that the last round leaves few cores idle. A fixed 8,192 gave a
 /// chunked detect's part of ~140 K records 18 jobs, so on 16 threads a
-/// second round in which two cores worked and fourteen waited (issue 18,
+/// second round in which two cores worked and fourteen waited (as in
 /// `bench collide`'s `convert` at 1000 pairs).
 fn job_size(records: usize) -> usize {
     records

@@ -34,8 +34,9 @@ use crate::stages::sampling::Sample;
 
 /// How many ulp of the point's coordinate scale count as "within rounding".
 /// Two transforms of four terms each, a subtraction of the origin and a
-/// division. The differences `bench collide` meets on lavapipe (83 in 5.4
-/// million points) all sit within 0.9 ulp; 8 leaves room for other drivers.
+/// division. The differences `bench collide` meets on a software driver
+/// are rare and all within one ulp (`docs/bench/design-measurements.md`);
+/// 8 leaves room for other drivers.
 pub const ROUNDING_ULPS: f32 = 8.0;
 
 /// Tolerances for calling two contacts of the same point equal.

@@ -5,9 +5,8 @@
 //!
 //! # Decoding in blocks
 //! A decode costs a square root and three divisions, whose latency is
-//! much of a contact's decode when one code is decoded after another (on
-//! one thread of this project's CPU machine, a synthetic decode took 5.5
-//! ns a record without the normals and 11.1 with them, one by one). The
+//! much of a contact's decode when one code is decoded after another
+//! (about half of it, `docs/bench/design-measurements.md`). The
 //! host therefore decodes the codes of a block of [`BLOCK`] records at a
 //! time ([`decode_block`]): every step is a branch-free select, written
 //! over arrays of the block's lanes, so the compiler evaluates several

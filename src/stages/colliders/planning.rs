@@ -12,11 +12,10 @@
 //! prefix of the pairs is a prefix of the whole plan: a [`Planner`] builds
 //! it a prefix at a time (the GPU's chunked detect submits a chunk's pairs
 //! before it plans the next), and counts the whole plan's [`Extent`]
-//! without building it (no matrix copied, no primitive point made). On one core a
-//! thousand pairs take about 0.2 ms of a detect's 2 ms on the H200's host;
-//! building them on all cores (the inverses, then each pair's tasks, then
-//! their places) made that 0.36–0.57 ms (2026-11-29, `bench collide`'s
-//! `upload`): waking the pool's sleeping workers costs more than the work.
+//! without building it (no matrix copied, no primitive point made). The
+//! plan is built on one core: it is a small part of a detect, and waking
+//! the thread pool's sleeping workers to share it costs more than the
+//! work (measured in `docs/bench/design-measurements.md`).
 
 use glam::{Mat4, Vec3, Vec4};
 

@@ -4,9 +4,8 @@
 //! [`Contact`]s, which the caller reads later if at all. An ordinary store
 //! first reads each line it writes into the cache (the read for ownership),
 //! so the decode moves about twice the bytes it writes; on a many-core host
-//! it is bound by that traffic, not by arithmetic (issue 18: on the H100's
-//! host it scaled with the threads up to 8 and little beyond; on the H200's
-//! host it scales to all 16, see [`super::compact`]). x86-64's non-temporal
+//! it is bound by that traffic, not by arithmetic: it stops scaling with
+//! the threads once the memory bus is full. x86-64's non-temporal
 //! stores (`movntdq`, SSE2, so on every x86-64 CPU) write whole lines
 //! through write-combining buffers without reading them. A contact is 48
 //! bytes, three 16-byte stores; a slot that is not 16-byte aligned (a
@@ -14,15 +13,10 @@
 //! store. The stores are weakly ordered: a job ends with [`fence`] before
 //! its results are handed to another thread.
 //!
-//! Measured on the H200's host (2026-11-28), in `bench collide` at 1000
-//! pairs, the streaming stores took the decode from 1.09 to 0.83 ms in one
-//! submission and from 1.08 to 1.00 ms chunked. A synthetic decode of
-//! 545 K records from ordinary memory (2026-11-29, a throwaway test) ran
-//! as fast with either store on that host, on one thread (7.8 ms) and on
-//! sixteen (0.5 ms): what the stores save depends on the memory the
-//! decode reads and writes (the mapped read-back, the caller's kept
-//! vector), which that test does not reproduce. They are kept for the
-//! measured case.
+//! What the stores save depends on the memory the decode reads and writes
+//! (the mapped read-back, the caller's kept vector): `bench collide` at
+//! 1000 pairs gains from them, a synthetic decode from ordinary memory
+//! does not (the numbers are in `docs/bench/design-measurements.md`).
 //!
 //! A small decode keeps the ordinary stores ([`STREAM_MIN`]): its contacts
 //! fit in the caches, where its caller (the pipeline's response, the

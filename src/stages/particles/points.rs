@@ -34,10 +34,10 @@
 //! solve. Both passes append to the one point list: the same points as
 //! solving every particle from birth (`tests/particles_gpu.rs`,
 //! `live_points_from_the_kept_state_match_solving_from_birth`: over 60
-//! frames, a jump back and a restart on lavapipe all but 42 of 194,024
-//! points are the same bits, the rest within 1e-4 — the kept flight comes
-//! from the windows' shader, the same f32 code compiled apart, where a
-//! multiply-add may fuse differently).
+//! frames, a jump back and a restart all but a few points are the same
+//! bits, the rest within 1e-4 — the kept flight comes from the windows'
+//! shader, the same f32 code compiled apart, where a multiply-add may fuse
+//! differently).
 
 use eframe::egui_wgpu::wgpu;
 

@@ -254,7 +254,7 @@ impl AdaptiveGpu {
     /// refining pass and the CPU decided): for benchmarks, whose
     /// repeated runs then keep the GPU busy — with a read-back of the field
     /// between runs the GPU idles most of the time and the driver lowers its
-    /// clock (an H100 went from 1,980 to 345 MHz within seconds).
+    /// clock to a fraction within seconds.
     pub fn time(
         &self,
         mesh: &PreparedMesh,

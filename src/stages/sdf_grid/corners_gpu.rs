@@ -7,8 +7,8 @@
 //! The corners are copies of the host's floats, bit for bit.
 //!
 //! Why: a cold call's host work before the kernels is bounded by the bytes
-//! it writes into the uploads' staging memory (about 12–15 GB/s on the
-//! H200's host, see [`super::resident`]), and a closed mesh has
+//! it writes into the uploads' staging memory (see [`super::resident`]),
+//! and a closed mesh has
 //! half as many vertices as triangles: the 1.1 M-triangle bunny's corners
 //! are 53 MB as `vec4`s, 20 MB indexed.
 

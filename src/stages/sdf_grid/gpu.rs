@@ -7,12 +7,10 @@
 //! The field comes back through a staging ring whose first chunks (one a
 //! slot: the counters and the values' first 16 MiB) are copied in the
 //! run's last submission and mapped by its wait, so the read-back starts
-//! without a round trip to the GPU ([`SdfGpu::read_field`]). On the H200
-//! (2026-12-02, `bench sdf --suite scaling`, builds alternated in one
-//! call, `docs/bench/sdf-readback-ahead-ab-h200.csv`) the 1.1 M-triangle
-//! bunny's read-back took 0.31–0.61 ms at 128³ against 0.62–0.93 before,
-//! 2.1–3.1 against 2.6–3.0 ms at 256³; the kernels' wall grew by the
-//! first chunks' copy, so its cold calls gained 0–0.4 ms.
+//! without a round trip to the GPU ([`SdfGpu::read_field`]). The price is
+//! the first chunks' copy inside the kernels' submission; the saving is a
+//! submission and a wait at the start of every read-back (measured in
+//! `docs/bench/design-measurements.md`).
 
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};

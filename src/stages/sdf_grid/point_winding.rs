@@ -16,10 +16,10 @@
 //! share no bricks, so each walks the whole tree. On a device with f64 the
 //! leaves this walk opens are evaluated in f64 at the point as stored, as
 //! the refining steps' are: near a dense surface the float32 leaves'
-//! bounds left most points open. On the H100 (session 11) that
-//! cut the points left to the refining steps on the 1.1 M-triangle bunny's
-//! octree from 4.5 M of 4.6 M to 0.23 M, and its winding sign from 2.7 s to
-//! 0.29 s of GPU time, the first pass taking 145 ms instead of 127. Then the grid's refining
+//! bounds left most points open. The f64 leaves make the first pass a
+//! little dearer and leave the refining steps a small fraction of the
+//! points, which costs far less in all (`docs/bench/design-measurements.md`).
+//! Then the grid's refining
 //! steps (`shaders/shared/winding_refine.wgsl`) decide the listed points,
 //! each step spread over the whole device: walks with β = 12 and 32, then
 //! the exact sum of every triangle's solid angle — in f64 at the point as stored where the

@@ -15,70 +15,20 @@
 //! triangle), are made and written later, while the GPU runs the
 //! distance pass ([`ResidentMesh::normals`]).
 //!
-//! Measured on the H200 (2026-12-02, `bench sdf --suite scaling`, builds
-//! alternated in each of four calls, `docs/bench/sdf-cold-ab-h200.csv`),
-//! the 1.1 M-triangle bunny's cold calls at 128³ pseudo-normal, step by
-//! step: 35.7–37.7 ms before; 28.4–29.9 with the normals written during
-//! the distance pass, the tree's measures walked in parallel and the
-//! mesh's bounds kept (a millisecond of every call, warm ones too);
-//! 27.4–27.6 with the corners expanded on the GPU; 23.9 with the
-//! normals' buffer made during the distance pass too (the driver took
-//! 6–7 ms for it in the first request of a mesh); 21.4–21.7 with the
-//! tree written straight into its staging memory (`bvh` 3.0–3.5 → 2.1–
-//! 2.3 ms). At 256³ 102–103 → 92.0–92.4 ms; winding sign 35.6 → 25.6–
-//! 26.2 ms (128³), 111.8–113.5 → 100.5–100.6 ms (256³). All four met
-//! `bench sdf`'s target in every round of those calls, the 128³ winding
-//! one by 0.4–1.0 ms; that day's goal runs found them at the target, within
-//! the host's noise, and session 19's (with the read-back's first chunks
-//! copied ahead, [`super::gpu`]) met all four (the README's goals).
-//!
-//! Tried and dropped (2026-11-29, H200, A/B in one run,
-//! `docs/bench/sdf-gpu-gather-ab-h200.csv`): uploading the records in
-//! mesh order, which streams, and gathering them into the tree's order
-//! on the GPU. A cold call of the 1.1 M-triangle bunny took as long
-//! (36.3–40.1 against 36.7–41.3 ms at 128³ pseudo-normal), and the
-//! 69 K bunny's 256³ read-back was slower in both of its processes
-//! (6.9–11.8 against 2.4–3.2 ms), which was not explained.
-//!
-//! What bounds it (2026-11-29, H200, a throwaway probe and an A/B,
-//! `docs/bench/sdf-kept-upload-ab-h200.csv`): wgpu's allocator puts
-//! every upload's staging memory (`MAP_WRITE`) in device-local,
-//! host-visible memory where the device has it (gpu-allocator's
-//! `CpuToGpu`: the H200's BAR), which the host writes across PCIe at
-//! about 15 GB/s. The 1.1 M-triangle bunny's 147 MB of records took
-//! 9–10 ms to gather into staging memory kept mapped from the last
-//! upload, 15–18 ms into fresh staging memory (each page faulting on
-//! its first write), 4 ms into ordinary host memory; the GPU's copy
-//! out of it took 0.5 ms. Both tried in the A/B and dropped, no faster
-//! in `bench sdf`'s cold calls (32.6–34.9 against 33.1–35.1 ms at 128³
-//! pseudo-normal): staging memory kept between uploads (the bench's
-//! cold calls already reuse the allocator's memory blocks), and a
-//! parallel walk measuring the tree's subtrees for the collapse
-//! (6–13 ms alone as one backward pass, but beside the gather, which
-//! takes longer). What is left is the bytes: about 10 ms for 147 MB.
-//!
-//! The BAR is not what bounds it (2026-12-01, H200, an A/B in one run,
-//! `docs/bench/sdf-host-staging-ab-h200.csv`, and a throwaway probe
-//! timing each step alone, one after the other, four cold calls per
-//! build). Tried and dropped: staging the pieces in `MAP_READ |
-//! COPY_SRC` buffers (`MAPPABLE_PRIMARY_BUFFERS`), which gpu-allocator
-//! puts in the host's cached memory, kept mapped between uploads and
-//! written through their read mapping. The gather took as long into
-//! them as into the BAR — corners (53 MB) 2.9–3.9 against 3.0–4.5 ms,
-//! normals (93 MB) 8.5–9.8 against 8.3–9.9 ms — and as long as
-//! gathering both into a new `Vec` (8.5–11.8 ms; a one-thread copy of
-//! those 147 MB into fresh memory took 80–97 ms: first touches are
-//! dear on that host), while the GPU's copy out of host memory waited
-//! 0.7–0.9 ms after the last piece instead of 0.1–0.2. The cold calls
-//! were no faster (1.1 M bunny, 128³ pseudo-normal: 36.5–39.9 against
-//! 34.6–37.0 ms) and the 69 K bunny's 256³ ones slower (32.7–54.9
-//! against 28.0–31.7 ms). The collapse alone took 6.4–9.7 ms, beside
-//! the gather. So the floor of this format is the host's gather of
-//! 147 MB at about 12 GB/s, wherever it writes: a cold call meets
-//! `bench sdf`'s target only with fewer bytes before the kernels. That
-//! is what the order above does (2026-12-02) without deriving anything
-//! on the GPU: 20 MB of indexed corners before the kernels, the
-//! normals' 93 MB during the distance pass, which reads none.
+//! Why in this order: a cold call's host work before the kernels is
+//! bounded by the bytes it writes into the uploads' staging memory, not by
+//! where that memory lies. wgpu's allocator puts staging memory
+//! (`MAP_WRITE`) in device-local, host-visible memory where the device has
+//! it (gpu-allocator's `CpuToGpu`: the BAR), written across PCIe; host
+//! memory, staging kept mapped between uploads, or a gather into a plain
+//! `Vec` were each tried and were no faster, and fresh memory costs a page
+//! fault on each first write. So the upload sends as few bytes as it can
+//! before the kernels: the indexed corners (a closed mesh has half as many
+//! vertices as triangles) and the tree, while the feature normals, which
+//! the distance pass does not read, are made and written during it.
+//! Gathering the records into the tree's order on the GPU instead was
+//! tried too and gained nothing. The measurements of each step and of what
+//! was dropped are in `docs/bench/design-measurements.md`.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -197,9 +147,9 @@ impl ResidentMesh {
     /// written unless a run has: after the submission of the BVH backend's
     /// distance pass, which reads only the corners, so that the host makes
     /// and writes them while the GPU computes; before the brute-force pass,
-    /// which needs them. Making the buffer is part of it: on the H200 the
-    /// driver's allocation of the 1.1 M-triangle bunny's 93 MB took 6–7 ms
-    /// when it found no free block (2026-12-02).
+    /// which needs them. Making the buffer is part of it: a driver's
+    /// allocation of a large buffer takes milliseconds when it finds no free
+    /// block.
     pub(super) fn normals(
         &self,
         mesh: &PreparedMesh,

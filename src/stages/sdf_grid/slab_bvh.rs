@@ -6,8 +6,9 @@
 //! # Why bigger leaves
 //! The GPU walks the tree with a packet of cells per subgroup
 //! (`shaders/sdf_packet.wgsl`); every step waits for one round trip to
-//! memory, and a leaf's triangles are tested in step by all its cells. On
-//! the H100, 16 triangles per leaf beat 4 and 8: fewer, cheaper steps.
+//! memory, and a leaf's triangles are tested in step by all its cells, so
+//! larger leaves (16 triangles rather than 4 or 8) mean fewer, cheaper
+//! steps.
 //!
 //! # Slabs
 //! A node's slab is the band `lo ≤ n·x ≤ hi` that holds all its corners,
@@ -42,17 +43,13 @@
 //! CPU reference of both. A node's slab needs every corner under it, so on
 //! the host each corner was read again for every level up to [`SLAB_MAX`]
 //! triangles, in the mesh's order through the BVH's: for the 1.1 M-triangle
-//! bunny about 90% of the host's tree time (issue 18, a cold `bench sdf`
-//! call), which the GPU does in a fraction of a millisecond.
+//! bunny most of the host's tree time in a cold call, which the GPU does
+//! in a fraction of a millisecond.
 //!
-//! Tried and dropped (2026-12-02, H200, builds alternated in one run,
-//! `docs/bench/sdf-compact-tree-ab-h200.csv`): uploading the tree compact
-//! (box and children, 32 bytes a node, 6.5 MB instead of 13 for the 1.1
-//! M-triangle bunny) and letting the slab pass write the whole nodes, each
-//! finding its slot range down the tree's spines. The host's tree phase
-//! stayed at 2.3–2.7 ms (`bvh`), the cold calls within noise (21.5–21.6
-//! against 21.6–21.8 ms at 128³ pseudo-normal): the bytes are not what
-//! bounds it.
+//! The tree is uploaded whole (64 bytes a node), not compact with the slab
+//! pass filling in the rest: the bytes of the tree are not what bounds the
+//! host's tree phase, so the compact upload was tried and dropped
+//! (`docs/bench/design-measurements.md`).
 
 use eframe::egui_wgpu::wgpu::WriteOnly;
 
@@ -166,8 +163,8 @@ pub fn collapse(bvh: &Bvh) -> Collapsed {
 /// Both are computed in parallel, the two subtrees of a node at the same
 /// time (`rayon::join`), and so is the output, the two subtrees of a node
 /// written into disjoint parts of it. Memory fresh from the allocator
-/// faults in page by page on first write, on the H200's host about as
-/// dear as the walks themselves: the measures are 8 bytes a BVH node (5 MB
+/// faults in page by page on first write, about as dear as the walks
+/// themselves: the measures are 8 bytes a BVH node (5 MB
 /// for the 1.1 M-triangle bunny), the output is written where it is going
 /// (the upload's staging memory, which wgpu's allocator reuses).
 pub struct Shape {

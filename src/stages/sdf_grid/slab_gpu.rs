@@ -8,20 +8,11 @@
 //!
 //! Why on the GPU: every level of nodes up to [`slab_bvh::SLAB_MAX`]
 //! triangles reads each corner again, from the mesh's order through the
-//! BVH's; for the 1.1 M-triangle bunny that was most of the host's 21–26 ms
-//! of tree time on the H200's host (issue 18's cold `bench sdf` call). The
-//! GPU reads the corners in slot order from its own memory.
-//!
-//! Measured on the H200 (2026-11-29, the 1.1 M-triangle bunny, builds
-//! before and after in one run): a cold call's host work before the
-//! kernels (phases `bvh` and `upload`: the collapse beside the triangles'
-//! gather) 21.7–24.1 → 11.5–21.3 ms, its wall time 45.8 → 41.6 ms (128³,
-//! pseudo-normal), 50.0 → 39.9 (128³, winding), 114.0 → 105.8 (256³,
-//! pseudo-normal) and 123.9 → 114.0 ms (256³, winding). What was left of
-//! the host's part then was mostly the gather of 147 MB of corners and
-//! normals into the uploads' staging memory, since cut to 20 MB of indexed
-//! corners before the kernels and the normals during them (2026-12-02,
-//! [`super::resident`]).
+//! BVH's; for a mesh of a million triangles that is most of the host's
+//! tree time in a cold call. The GPU reads the corners in slot order from
+//! its own memory. The host's part left is the upload of the corners
+//! ([`super::resident`]); the measurements are in
+//! `docs/bench/design-measurements.md`.
 
 use eframe::egui_wgpu::wgpu;
 

@@ -19,10 +19,11 @@
 //! lists it for the next step. The columns adapt to the open count, on the
 //! GPU (about 16,384 workgroups in all, at most one root per invocation):
 //! 283 open cells at β = 12 get 57 columns each instead of one long serial
-//! walk (one workgroup each, two per SM of an H100), 2,413 get 6, each
-//! invocation walking several roots, so that a full device's lanes do not
-//! idle waiting for one slow root (one root per invocation made the bunny
-//! at 256³ slower on the H100: 7.4 ms for the β = 12 parts, 6.4 before). The exact sum of an item both walks leave open is spread the
+//! walk (one workgroup each, a couple per multiprocessor), 2,413 get 6,
+//! each invocation walking several roots, so that a full device's lanes do
+//! not idle waiting for one slow root (one root per invocation was slower,
+//! `docs/bench/design-measurements.md`).
+//! The exact sum of an item both walks leave open is spread the
 //! same way, one workgroup per (item, block of [`EXACT_BLOCK`] triangles),
 //! instead of one workgroup summing every triangle (70K f64 solid angles,
 //! 1,100 per invocation on the bunny; 17,000 on the 1.1M-triangle bunny).
@@ -99,11 +100,11 @@ pub const EXACT_CAPACITY: usize = 256;
 pub const EXACT_BLOCK: usize = 1024;
 /// The most solid angles (open items × triangles) for which the open items
 /// skip both walks for the exact sum (`winding_refine_first_args` of
-/// shaders/shared/winding_refine.wgsl): about 4 ms of exact sums on an
-/// H100, where the walks of the 1.1M-triangle bunny's 88 open cells at
-/// 128³ took 3.4 ms, and the bunny's 86 took 0.76 ms against 0.09 ms for 6
-/// exact sums. A walk is latency-bound (each lane walks its roots one
-/// after another); the exact sum is as wide as the device.
+/// shaders/shared/winding_refine.wgsl): a few milliseconds of exact sums
+/// on a large device, about what the walks of a few dozen open cells of a
+/// million-triangle mesh take (`docs/bench/design-measurements.md`). A walk
+/// is latency-bound (each lane walks its roots one after another); the
+/// exact sum is as wide as the device.
 pub const EXACT_DIRECT_BUDGET: u32 = 1 << 27;
 
 /// The bytes of the refining passes' dispatch arguments.

@@ -3,9 +3,8 @@
 //!
 //! A detect's wall time in one submission is upload + GPU + read-back +
 //! decode, one after the other; the decode of half a million contacts
-//! costs about as much as the kernels (issue 18, `bench collide` at 1000
-//! pairs). Here the batch's points are cut into a few ranges at workgroup
-//! boundaries ([`Chunking`]). Each chunk is counted, scanned and written by
+//! costs about as much as the kernels. Here the batch's points are cut
+//! into a few ranges at workgroup boundaries ([`Chunking`]). Each chunk is counted, scanned and written by
 //! its own passes (the kernel's `first_point`), its contacts stored from
 //! its first point's place in the contacts buffer (which has room for one
 //! per point, so no chunk can run into the next), and its counter and its
@@ -27,46 +26,20 @@
 //! last chunk's submission also resolves the timestamp queries and asks
 //! for their read-back ([`GpuRun::submit_last`]), so the times come with
 //! the last chunk's wait instead of a submission and a wait of their own
-//! at the end (about 0.15 ms on the H200's host).
+//! at the end.
 //!
-//! Tried and dropped (2026-11-29, `bench collide --pairs 1000` on the
-//! H200, A/B in one run): each chunk's write pass storing its records
-//! straight into its own host-visible buffer (`MAPPABLE_PRIMARY_BUFFERS`),
-//! to be decoded in place with no copy. The write pass's 16-byte stores
-//! over PCIe took the kernels from 0.59 to 2.64 ms and the wall time from
-//! 1.67–1.90 to 3.49–3.61 ms; the copy it saves is 0.28 ms of the GPU's
-//! time, in whole buffers.
-//!
-//! Where the time goes (a throwaway timeline probe, 2026-11-29, H200,
-//! 1000 pairs, 5.4 M points, 3 chunks): the plan 0.13–0.23 ms and its
-//! buffers' writes 0.05–0.08 ms; then each chunk's recording and
-//! submission about 0.1 ms, nearly all of it in the encoder's finish and
-//! the submission (the passes are encoded at finish), the last with the
-//! timestamps' resolution 0.06–0.09 ms; the first chunk done 0.15–0.21 ms
-//! after the last submission; each decode 0.24–0.26 ms, the waits for the
-//! later chunks under 0.1 ms. With 5 chunks each decode took 0.14–0.21
-//! ms — about 0.1 ms of a chunk's decode is fixed (the pool's wake-up,
-//! the job split) — and the five submissions (0.5 ms) held the first
-//! decode back past its chunk's completion: 1.78 against 1.60 ms.
-//!
-//! Planned a chunk at a time (2026-12-01, H200, A/B against the whole
-//! plan first, alternated in two device calls,
-//! `docs/bench/collide-planned-chunks-ab-h200.csv`): the first chunk is
-//! done about 0.15 ms sooner (upload and kernel phases 0.84–0.91 → 0.67–0.84
-//! ms in the first call, medians 0.85 → 0.71 ms in the second); the wall
-//! time's best run 1.81 → 1.73 and 1.78 → 1.61 ms, its medians 1.90 →
-//! 1.88 and 2.39 → 2.28 ms. The second call's host was noisy (the decodes
-//! took 0.8–2.0 ms, once 5.5), which the medians carry.
-//!
-//! Tried and dropped (2026-12-01, H200, A/B in one call, 8 rounds each,
-//! `docs/bench/collide-awake-ab-h200.csv`): keeping the pool's workers
-//! spinning (`rayon::spawn_broadcast`, released when the decode starts)
-//! while the host waits for each chunk, so that no decode wakes sleeping
-//! threads. The decodes got faster (`convert` median 0.99 → 0.90 ms), but
-//! the broadcast's wake-ups, one after another on the calling thread, came
-//! back as time outside every phase (`other` 0.015 → 0.10 ms), and the
-//! wall time moved within the noise (best 1.73 → 1.70 ms, medians 2.03 →
-//! 1.91).
+//! Why it is shaped so (measurements in
+//! `docs/bench/design-measurements.md`): a chunk's cost on the host is
+//! mostly its encoder's finish and its submission (the passes are encoded
+//! at finish), and about a tenth of a millisecond of each decode is fixed
+//! (the pool's wake-up, the job split), so a few large chunks beat many
+//! small ones. Planning a chunk at a time lets the GPU start on the first
+//! chunk sooner. Two alternatives were tried and dropped: writing each
+//! chunk's records straight into a host-visible buffer to skip the copy
+//! (the kernels' small stores over PCIe cost far more than the copy they
+//! save), and keeping the pool's workers spinning while the host waits
+//! (the decodes got faster, but the wake-ups came back as time outside
+//! every phase, and the wall time did not move).
 //!
 //! Phases: `upload` (besides the detect's, each chunk's planning and the
 //! writes of its tasks and points), `contacts` (recording, the submissions and the wait for the
@@ -91,23 +64,15 @@ use crate::timing::Timings;
 
 /// When a detect is cut into chunks: as many as there are `min_points`
 /// points, at most `max_chunks`. Each chunk costs a submission, two bind
-/// groups, a map and a wait (about 0.1 ms of the host's time on the
-/// H200's, recording and submitting); below a million points the decode it
-/// hides is shorter than that (see `bench collide`'s `--chunks`). At 1000
-/// pairs (5.4 M points) 3 chunks beat 2, 4 and 6 on the H200 (2026-11-29:
-/// 2.00 ms against 2.15, 2.15–2.33 and 2.44, and 1.92 against 2.19 ms in
-/// a second run).
+/// groups, a map and a wait on the host; below a million points the
+/// decode it hides is shorter than that (see `bench collide`'s
+/// `--chunks`). Three chunks suit a thousand pairs best.
 ///
-/// Tried and dropped (2026-11-29, H200, `bench collide --pairs 1000`, the
-/// variants alternated in one device call,
-/// `docs/bench/collide-first-chunk-ab-h200.csv`): a first chunk smaller
-/// than the others (a half, a third, a fifth of their size), so the
-/// decodes start sooner. The wall time did not drop (1.67–1.74 ms with
-/// equal chunks, 1.72–1.82 with a smaller first): the later chunks, now
-/// larger, kept the host waiting instead (`readback` 0.07–0.14 → 0.17–0.36
-/// ms). A chunk's GPU time (kernels and copy, about 0.29 ms of 0.86) is
-/// about its decode's, so the host is held by the largest chunk wherever
-/// it is.
+/// The chunks are equal: a chunk's GPU time (kernels and copy) is about
+/// its decode's, so the host is held by the largest chunk wherever it is,
+/// and a smaller first chunk only makes the later ones keep the host
+/// waiting. The measurements behind both choices are in
+/// `docs/bench/design-measurements.md`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Chunking {
     pub min_points: usize,

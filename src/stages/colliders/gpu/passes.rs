@@ -120,12 +120,10 @@ impl ColliderGpu {
 
 /// A pass's uniform and bind group, kept between detects: remade only when
 /// one of the buffers it binds is another than last time (a grown buffer,
-/// other resident shapes), so that a warm detect creates neither. On the
-/// H200 (2026-11-29, `bench collide --pairs 1000`, A/B in one run) this
-/// and the kept plan buffers changed no measured phase (`upload` 0.19–0.31
-/// ms either way; the cost of a chunk is its encoder's finish and its
-/// submission, [`super::chunked`]): they are kept so that a warm detect
-/// allocates nothing on the GPU.
+/// other resident shapes), so that a warm detect creates neither. This
+/// does not make a detect measurably faster (the cost of a chunk is its
+/// encoder's finish and its submission, [`super::chunked`]); it is kept so
+/// that a warm detect allocates nothing on the GPU.
 pub(super) struct KeptBind {
     /// The bound buffers after the uniform, in binding order.
     bound: [wgpu::Buffer; 8],

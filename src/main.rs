@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use clap::error::ErrorKind;
 use collidoscope::app::{self, Script, ViewerOptions};
 use collidoscope::cli::{self, Cli};
 
@@ -24,7 +25,23 @@ fn main() -> ExitCode {
             eprintln!("collidoscope: internal error: {msg}{at}");
         }));
     }
-    let args = Cli::parse();
+    let args = match Cli::try_parse() {
+        Ok(args) => args,
+        // --help and --version, and help shown for a missing subcommand.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            let argv: Vec<String> = std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            eprintln!("{}", cli::usage_error_line(&e, &argv));
+            return ExitCode::from(2);
+        }
+    };
     let Some(command) = args.command else {
         return viewer(args.files, args.script, args.camera);
     };
@@ -47,6 +64,21 @@ fn viewer(
         print!("{}", app::script::help());
         return ExitCode::SUCCESS;
     }
+    let steps = match script.as_deref().map(app::script::parse).transpose() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Before the window opens: an export over an input or into a missing
+    // folder fails now, not after the session's work.
+    if let Some(steps) = &steps
+        && let Err(e) = app::script::output_plan(steps, &open, camera.as_deref()).check()
+    {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let camera = match camera.as_deref().map(collidoscope::view::Camera::load) {
         None => None,
         Some(Ok(c)) => Some(c),
@@ -55,13 +87,7 @@ fn viewer(
             return ExitCode::from(2);
         }
     };
-    let script = match script.as_deref().map(app::script::parse).transpose() {
-        Ok(s) => s.map(Script::new),
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let script = steps.map(Script::new);
     let options = ViewerOptions {
         open,
         script: script.clone(),

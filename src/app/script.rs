@@ -23,7 +23,7 @@
 //! ([`Mode::steps`], beside the mode's parser); a test checks that every
 //! step the parsers accept is listed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::modes::{self, Mode, StepDoc, args, step};
@@ -213,6 +213,79 @@ pub fn help() -> String {
         text.extend(mode.steps().iter().map(line));
     }
     text
+}
+
+/// What a session reads and writes, checked before the window opens
+/// (`crate::io::OutputPlan`): the inputs are the files given on the command
+/// line, by `open:` and `drop:`, and the camera files (`--camera`,
+/// `camera:`); the outputs every export of the shell's steps (with the
+/// sidecar of `export-field:` and the plot beside `export-timings:`) and of
+/// the modes' steps ([`Mode::step_outputs`]). The plan does not follow the
+/// script's order: a session may not write a file it reads at any step.
+pub fn output_plan(
+    steps: &[ScriptStep],
+    open: &[PathBuf],
+    camera: Option<&Path>,
+) -> crate::io::OutputPlan {
+    use crate::io::Format;
+    let modes = modes::all();
+    let mut plan = crate::io::OutputPlan::new();
+    for file in open {
+        plan.input("the file", file);
+    }
+    if let Some(camera) = camera {
+        plan.input("--camera", camera);
+    }
+    for step in steps {
+        match step {
+            ScriptStep::Open(file) => {
+                plan.input("open:", file);
+            }
+            ScriptStep::Drop(file) => {
+                plan.input("drop:", file);
+            }
+            ScriptStep::Camera(file) => {
+                plan.input("camera:", file);
+            }
+            ScriptStep::SaveCamera(path) => {
+                plan.output("save-camera:", path, Format::JSON);
+            }
+            ScriptStep::Screenshot(path) => {
+                plan.output("screenshot:", path, Format::PNG);
+            }
+            ScriptStep::ExportView(path) => {
+                plan.output("export-view:", path, Format::PNG);
+            }
+            ScriptStep::ExportFigure(path, ..) => {
+                plan.output("export-figure:", path, Format::PNG);
+            }
+            ScriptStep::ExportField(path) => {
+                let sidecar = crate::stages::sdf_grid::export::sidecar_path(path);
+                plan.output("export-field:", path, Format::NPY).output(
+                    "export-field:'s sidecar",
+                    sidecar,
+                    Format::JSON,
+                );
+            }
+            ScriptStep::ExportTimings(path) => {
+                plan.output("export-timings:", path, Format::CSV).output(
+                    "export-timings:'s plot",
+                    path.with_extension("png"),
+                    Format::PNG,
+                );
+            }
+            ScriptStep::ModeStep(s) => {
+                let Some(mode) = modes.iter().find(|m| m.name() == s.mode) else {
+                    continue;
+                };
+                for (path, format) in mode.step_outputs(&s.verb, &s.arg) {
+                    plan.output(format!("{}:", s.verb), path, format);
+                }
+            }
+            _ => {}
+        }
+    }
+    plan
 }
 
 /// Parses `step; step; …`.

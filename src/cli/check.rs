@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::BackendArg;
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::check::{self, AxisOrder, Comparison, Layout, ReadOptions};
@@ -67,14 +68,12 @@ fn parse_vec3(s: &str) -> Result<Vec3, String> {
 }
 
 pub fn run(args: CheckArgs) -> anyhow::Result<()> {
-    let sidecar = args.field.with_extension("json");
-    if args.out == args.field || args.out == sidecar {
-        anyhow::bail!(
-            "--out {} would overwrite the field or its sidecar",
-            args.out.display()
-        );
-    }
-    super::check_out(&[&args.out])?;
+    OutputPlan::new()
+        .input("the field", &args.field)
+        .input("the field's sidecar", args.field.with_extension("json"))
+        .input("--mesh", &args.mesh)
+        .output("--out", &args.out, Format::JSON)
+        .check()?;
     let options = ReadOptions {
         origin: args.origin,
         cell_size: args.cell_size,

@@ -13,6 +13,7 @@ use anyhow::{Context, bail};
 use glam::{Mat4, Quat, Vec3};
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::stages::colliders::{
     self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, ColliderShape,
 };
@@ -111,7 +112,14 @@ fn pose(flag: &str, text: Option<&str>) -> anyhow::Result<Mat4> {
 
 pub fn run(args: CollideArgs) -> anyhow::Result<()> {
     let csv_path = args.out.with_extension("csv");
-    super::check_out(&[&args.out, &csv_path])?;
+    let mut plan = OutputPlan::new();
+    plan.input("mesh A", &args.a);
+    if let Some(b) = &args.b {
+        plan.input("mesh B", b);
+    }
+    plan.output("--out", &args.out, Format::JSON)
+        .output("--out's CSV", &csv_path, Format::CSV)
+        .check()?;
     let sdf = SdfParams {
         resolution: args.res,
         ..SdfParams::default()

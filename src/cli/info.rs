@@ -32,9 +32,7 @@ pub fn run(args: InfoArgs) -> anyhow::Result<()> {
             println!("  {}: {} triangles", m.name, m.triangles.len());
         }
     }
+    // The report lists its own warnings.
     println!("{report}");
-    for w in report.warnings() {
-        println!("warning: {w}");
-    }
     Ok(())
 }

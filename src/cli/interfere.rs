@@ -33,6 +33,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::stages::StageBackend;
 use crate::stages::interference::{
     Backend, CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
@@ -160,12 +161,22 @@ pub fn run(args: InterfereArgs) -> anyhow::Result<()> {
         )
     })?;
     let axes = parse_axes(&args.axes)?;
-    let mut targets = vec![args.out.clone()];
-    for axis in &axes {
-        targets.push(sibling(&args.out, &format!("stencil_{}.png", axis.name())));
-        targets.push(sibling(&args.out, &format!("counts_{}.npy", axis.name())));
+    let mut plan = OutputPlan::new();
+    for file in &args.files {
+        plan.input("the model", file);
     }
-    super::check_out(&targets.iter().map(PathBuf::as_path).collect::<Vec<_>>())?;
+    if let Some(poses) = &args.poses {
+        plan.input("--poses", poses);
+    }
+    plan.output("--out", &args.out, Format::JSON);
+    for axis in &axes {
+        let axis = axis.name();
+        let png = sibling(&args.out, &format!("stencil_{axis}.png"));
+        let npy = sibling(&args.out, &format!("counts_{axis}.npy"));
+        plan.output("--out's stencil image", png, Format::PNG)
+            .output("--out's counts", npy, Format::NPY);
+    }
+    plan.check()?;
     if let Some(o) = args.edge_offset
         && !(o.is_finite() && o >= 0.0)
     {

@@ -1,7 +1,11 @@
 //! Command-line interface: headless access to every stage.
 //!
 //! `collidoscope` alone opens the viewer; subcommands run the same stages
-//! without a window. Errors print one line and exit non-zero.
+//! without a window. Errors print one line and exit non-zero. Every
+//! subcommand that writes files lists what it reads and writes in one
+//! [`crate::io::OutputPlan`] and checks it before any work, so an output
+//! that would overwrite an input, another output, a missing folder or a
+//! wrong extension fails at once and destroys nothing.
 
 mod bench;
 mod check;
@@ -14,6 +18,9 @@ mod render;
 mod sdf;
 mod simulate;
 mod tritri;
+mod usage;
+
+pub use usage::one_line as usage_error_line;
 
 use std::path::PathBuf;
 
@@ -131,16 +138,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Radial(args) => radial::run(args),
         Command::Particles(args) => particles::run(args),
     }
-}
-
-/// Refuses at once, before any work, outputs that writing would refuse or
-/// harm (`crate::io::check_targets`): `paths` are `--out` and the files
-/// written beside it.
-pub fn check_out(paths: &[&std::path::Path]) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let first = paths.first().map(|p| p.display().to_string());
-    crate::io::check_targets(paths)
-        .with_context(|| format!("cannot write {}", first.unwrap_or_default()))
 }
 
 /// How strictly a subcommand loads its OBJ files.

@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::plot::figure::{self, BarKey, Figure, Key, Ruler};
 use crate::progress::Progress;
 use crate::stages::particles::collider::{Collider, MapFrame, MapKind};
@@ -282,26 +283,30 @@ pub fn run(args: ParticlesArgs) -> anyhow::Result<()> {
     };
     params.validate()?;
     let map_files: Vec<(PathBuf, [PathBuf; 3])> = match &args.maps {
-        Some(dir) => {
-            if dir.exists() && !dir.is_dir() {
-                anyhow::bail!("--maps {}: not a folder", dir.display());
-            }
-            scene
-                .colliders
-                .iter()
-                .enumerate()
-                .map(|(i, c)| map_paths(dir, i, c.kind()))
-                .collect()
-        }
+        Some(dir) => scene
+            .colliders
+            .iter()
+            .enumerate()
+            .map(|(i, c)| map_paths(dir, i, c.kind()))
+            .collect(),
         None => Vec::new(),
     };
-    let mut targets: Vec<&Path> = vec![&args.out];
-    targets.extend(args.flights.as_deref());
-    for (npy, pngs) in &map_files {
-        targets.push(npy);
-        targets.extend(pngs.iter().map(PathBuf::as_path));
+    let mut plan = OutputPlan::new();
+    plan.input("the scene", &args.scene)
+        .output("--out", &args.out, Format::CSV);
+    if let Some(flights) = &args.flights {
+        plan.output("--flights", flights, Format::CSV);
     }
-    super::check_out(&targets)?;
+    if let Some(dir) = &args.maps {
+        plan.folder("--maps", dir);
+    }
+    for (npy, pngs) in &map_files {
+        plan.output("--maps", npy, Format::NPY);
+        for png in pngs {
+            plan.output("--maps", png, Format::PNG);
+        }
+    }
+    plan.check()?;
 
     let backend = match args.backend {
         ParticleBackendArg::Gpu => Backend::Gpu,

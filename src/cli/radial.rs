@@ -19,6 +19,7 @@ use anyhow::{Context, bail};
 use glam::Vec3;
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::progress::Progress;
 use crate::stages::radial::{
     Backend, BoneFrame, DEFAULT_MIN_FACING, FieldSpec, Radial, RadialInput, RadialParams,
@@ -79,12 +80,14 @@ fn beside(out: &Path, extension: &str) -> PathBuf {
 pub fn run(args: RadialArgs) -> anyhow::Result<()> {
     let json_path = beside(&args.out, "json");
     let png_path = beside(&args.out, "png");
-    let mut targets = vec![args.out.as_path()];
+    let mut plan = OutputPlan::new();
+    plan.input("the mesh", &args.mesh)
+        .output("--out", &args.out, Format::NPY);
     if args.png {
-        targets.push(&png_path);
+        plan.output("--png", &png_path, Format::PNG);
     }
-    targets.push(&json_path);
-    super::check_out(&targets)?;
+    plan.output("--out's sidecar", &json_path, Format::JSON)
+        .check()?;
     let [ax, ay, az, bx, by, bz] = numbers::<6>("axis", &args.axis)?;
     let normal = Vec3::from(numbers::<3>("normal", &args.normal)?);
     let frame = BoneFrame::new(Vec3::new(ax, ay, az), Vec3::new(bx, by, bz), normal)

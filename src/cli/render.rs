@@ -9,6 +9,7 @@ use anyhow::Context;
 
 use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::iso_surface::IsoSurfaceGpu;
@@ -161,7 +162,12 @@ impl FieldJob {
 }
 
 pub fn run(args: RenderArgs) -> anyhow::Result<()> {
-    super::check_out(&[&args.out])?;
+    let mut plan = OutputPlan::new();
+    plan.input("the mesh", &args.mesh);
+    if let Some(camera) = &args.camera {
+        plan.input("--camera", camera);
+    }
+    plan.output("--out", &args.out, Format::PNG).check()?;
     if !(args.point_size.is_finite() && args.point_size > 0.0) {
         anyhow::bail!(
             "--point-size {} must be a positive number of pixels",

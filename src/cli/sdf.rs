@@ -7,6 +7,7 @@ use anyhow::Context;
 
 use super::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
@@ -118,7 +119,19 @@ impl AdaptiveOpts {
 
 pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     // Both kinds of field put their sidecar at `--out` with extension .json.
-    super::check_out(&[&args.out, &sidecar_path(&args.out)])?;
+    OutputPlan::new()
+        .input("the mesh", &args.mesh)
+        .output(
+            "--out",
+            &args.out,
+            if args.adaptive {
+                Format::NPZ
+            } else {
+                Format::NPY
+            },
+        )
+        .output("--out's sidecar", sidecar_path(&args.out), Format::JSON)
+        .check()?;
     if args.adaptive {
         return run_adaptive(args);
     }
@@ -214,12 +227,6 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
 }
 
 fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
-    if args.out.extension().and_then(|e| e.to_str()) != Some("npz") {
-        anyhow::bail!(
-            "--adaptive writes an .npz archive; name the output *.npz (got {})",
-            args.out.display()
-        );
-    }
     let params = args
         .adaptive_opts
         .params(args.start_depth, args.depth, args.alpha, args.pad);

@@ -10,6 +10,7 @@ use std::time::Instant;
 use anyhow::Context;
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
 use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
 use crate::stages::colliders::ColliderParams;
@@ -82,11 +83,16 @@ pub struct SimulateArgs {
 const BATCH: usize = 64;
 
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
-    super::check_out(&[&args.out])?;
     ColliderParams::checked_contact_threshold(args.contact_threshold)
         .map_err(|e| anyhow::anyhow!("--contact-threshold: {e}"))?;
     let scene =
         SceneFile::read(&args.scene).with_context(|| format!("{}", args.scene.display()))?;
+    let mut plan = OutputPlan::new();
+    plan.input("the scene", &args.scene);
+    for mesh in &scene.meshes {
+        plan.input("the scene's mesh", mesh);
+    }
+    plan.output("--out", &args.out, Format::JSON).check()?;
     let fields = FieldParams {
         sdf: SdfParams {
             resolution: args.res,

@@ -12,6 +12,7 @@ use anyhow::{Context, bail};
 use glam::{Quat, Vec3};
 
 use crate::gpu::GpuContext;
+use crate::io::{Format, OutputPlan};
 use crate::stages::tri_tri::{self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams};
 
 /// `--backend` values of `tritri`.
@@ -141,7 +142,12 @@ fn timings_json(t: &crate::timing::Timings) -> serde_json::Value {
 }
 
 pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
-    super::check_out(&[&args.out])?;
+    let mut plan = OutputPlan::new();
+    plan.input("model A", &args.a).input("model B", &args.b);
+    if let Some(poses) = &args.poses {
+        plan.input("--poses", poses);
+    }
+    plan.output("--out", &args.out, Format::JSON).check()?;
     let ma = TriModel::new(&super::load_mesh(&args.a, args.load)?)
         .with_context(|| format!("{}", args.a.display()))?;
     let mb = TriModel::new(&super::load_mesh(&args.b, args.load)?)

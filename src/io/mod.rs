@@ -1,8 +1,10 @@
-//! Files the tool writes and reads: NumPy arrays and safe output sets.
+//! Files the tool writes and reads: NumPy arrays, output plans checked
+//! before any work, and safe output sets.
 
 mod npy;
 mod npz;
 mod output;
+mod plan;
 
 pub use npy::{
     NpyArray, decode_npy_f32, decode_npy_float, decode_npy_i32, encode_npy_f32, encode_npy_i32,
@@ -12,3 +14,4 @@ pub use npz::{crc32, read_npz_entries, stored_zip};
 pub use output::{
     CHECKSUM_KEY, check_targets, checksum_hex, read_verified, write_atomically, write_set,
 };
+pub use plan::{Format, Location, OutputError, OutputPlan, locate};

@@ -2,9 +2,11 @@
 //!
 //! An *output set* is the files one command writes together: a field and its
 //! JSON sidecar, `interfere`'s images, count arrays and JSON, a benchmark's
-//! JSON and CSV, or a single file. Writing a set:
+//! JSON and CSV, or a single file. Commands check their whole plan first
+//! (outputs against inputs, folders, extensions: [`super::OutputPlan`]);
+//! writing a set then:
 //!
-//! 1. **Check the targets.** Each target must be absent or a regular file.
+//! 1. **Checks the targets.** Each target must be absent or a regular file.
 //!    Directories, devices, FIFOs and sockets are refused (`--out /dev/full`
 //!    is an error, never a regular file in the device's place), and so are
 //!    **symbolic links**: replacing a link by a file would cut the link, and
@@ -12,13 +14,20 @@
 //!    tool asks for the link's target instead. Two files of a set with one
 //!    path are refused too (`sdf MESH --out x.json` would be its own
 //!    sidecar).
-//! 2. **Remove stale temporaries** `.NAME.<pid>.tmp` beside each target
-//!    whose process no longer runs (no `/proc/<pid>`): what a `kill -9`
-//!    during an earlier write left behind.
-//! 3. **Write every temporary** `.NAME.<pid>.tmp` in the target's directory
-//!    and flush it to disk (`fsync`).
-//! 4. **Rename** each temporary over its target, in the set's order (the
-//!    sidecar, which names the others, last), then flush the directories.
+//! 2. **Removes stale temporaries** `.NAME.<pid>-<n>.tmp` (or the older
+//!    `.NAME.<pid>.tmp`) beside each target whose process no longer runs
+//!    (no `/proc/<pid>`): what a `kill -9` during an earlier write left
+//!    behind.
+//! 3. **Writes every temporary** `.NAME.<pid>-<n>.tmp` in the target's
+//!    directory (`n` counts the writes of this process, so two threads never
+//!    share one) and flushes it to disk (`fsync`).
+//! 4. **Locks the targets' directories** (an advisory `flock` on each
+//!    directory itself, taken in a fixed order), **renames** each temporary
+//!    over its target in the set's order (the sidecar, which names the
+//!    others, last), flushes the directories and unlocks. Two processes
+//!    writing one set at once therefore leave one's files or the other's,
+//!    never a field of one beside the sidecar of the other. Locking the
+//!    directory, not a lock file, leaves nothing beside the outputs.
 //!
 //! Any error before step 4 removes the temporaries and leaves every old file
 //! as it was, so a full disk never leaves a new field beside an old sidecar.
@@ -71,8 +80,8 @@ pub fn read_verified(data: &Path, sidecar: &Path) -> Result<(Vec<u8>, serde_json
 
 /// Checks that `paths` can be written as one set without harm: each is
 /// absent or a regular file (not a link, directory or special file) and no
-/// two are the same. Commands call it before their work, so a bad `--out`
-/// fails at once; [`write_set`] checks again.
+/// two are the same. [`write_set`] calls it; commands check more before
+/// their work ([`super::OutputPlan`]).
 pub fn check_targets(paths: &[&Path]) -> io::Result<()> {
     for (i, path) in paths.iter().enumerate() {
         if paths[..i].contains(path) {
@@ -81,27 +90,31 @@ pub fn check_targets(paths: &[&Path]) -> io::Result<()> {
                 "would hold two files of one output (a file and its sidecar share the name); choose another extension",
             ));
         }
-        split(path)?;
-        match std::fs::symlink_metadata(path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(e),
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err(refused(
-                    path,
-                    "is a symbolic link; outputs are not written through links (give the link's target)",
-                ));
-            }
-            Ok(m) if m.is_dir() => return Err(refused(path, "is a directory")),
-            Ok(m) if !m.is_file() => {
-                return Err(refused(
-                    path,
-                    "is a device, FIFO or socket, not a regular file; refusing to replace it",
-                ));
-            }
-            Ok(_) => {}
+        if let Some(why) = target_problem(path)? {
+            return Err(refused(path, why));
         }
     }
     Ok(())
+}
+
+/// Why `path` cannot be an output (it has no file name, or is a link, a
+/// directory or a special file); `None` when it is absent or a regular file.
+pub(super) fn target_problem(path: &Path) -> io::Result<Option<&'static str>> {
+    if path.file_name().is_none() {
+        return Ok(Some("has no file name"));
+    }
+    Ok(match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+        Ok(m) if m.file_type().is_symlink() => Some(
+            "is a symbolic link; outputs are not written through links (give the link's target)",
+        ),
+        Ok(m) if m.is_dir() => Some("is a directory"),
+        Ok(m) if !m.is_file() => {
+            Some("is a device, FIFO or socket, not a regular file; refusing to replace it")
+        }
+        Ok(_) => None,
+    })
 }
 
 /// Writes one file safely: a set of one.
@@ -130,16 +143,20 @@ fn write_set_with(
     let mut temps: Vec<PathBuf> = Vec::with_capacity(files.len());
     let written = files.iter().try_for_each(|(path, bytes)| {
         let tmp = temporary(path)?;
-        // Ours from an earlier, failed write of this same process, if any.
-        let _ = std::fs::remove_file(&tmp);
         let mut f = File::options().write(true).create_new(true).open(&tmp)?;
         temps.push(tmp);
         write(&mut f, bytes)?;
         f.sync_all()
     });
     let renamed = written.and_then(|()| {
+        let locks = lock_directories(&paths)?;
         for (tmp, path) in temps.iter().zip(&paths) {
             std::fs::rename(tmp, path)?;
+        }
+        // Make the renames durable; a directory that cannot be flushed
+        // (some filesystems) still holds the new names.
+        for dir in &locks {
+            let _ = dir.sync_all();
         }
         Ok(())
     });
@@ -147,15 +164,26 @@ fn write_set_with(
     for tmp in &temps {
         let _ = std::fs::remove_file(tmp);
     }
-    renamed?;
-    for path in &paths {
-        // Make the renames durable; a directory that cannot be opened for
-        // this (some filesystems) still holds the new names.
-        if let Ok(dir) = File::open(split(path)?.0) {
-            let _ = dir.sync_all();
-        }
-    }
-    Ok(())
+    renamed
+}
+
+/// Opens and locks (advisory, exclusive) each directory holding one of
+/// `paths`, in the order of their canonical paths so that two writers of
+/// overlapping sets cannot wait on each other. The locks go with the files.
+fn lock_directories(paths: &[&Path]) -> io::Result<Vec<File>> {
+    let mut dirs: Vec<PathBuf> = paths
+        .iter()
+        .map(|p| split(p).and_then(|(dir, _)| std::fs::canonicalize(dir)))
+        .collect::<io::Result<_>>()?;
+    dirs.sort();
+    dirs.dedup();
+    dirs.iter()
+        .map(|dir| {
+            let f = File::open(dir)?;
+            f.lock()?;
+            Ok(f)
+        })
+        .collect()
 }
 
 fn refused(path: &Path, why: &str) -> io::Error {
@@ -179,10 +207,12 @@ fn split(path: &Path) -> io::Result<(PathBuf, String)> {
     Ok((dir, name))
 }
 
-/// `.NAME.<pid>.tmp` beside `path`, for this process.
+/// `.NAME.<pid>-<n>.tmp` beside `path`: this process's `n`-th temporary.
 fn temporary(path: &Path) -> io::Result<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (dir, name) = split(path)?;
-    Ok(dir.join(format!(".{name}.{}.tmp", std::process::id())))
+    Ok(dir.join(format!(".{name}.{}-{n}.tmp", std::process::id())))
 }
 
 /// Removes `.NAME.<pid>.tmp` in `dir` of processes that no longer run.
@@ -197,11 +227,18 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
     let prefix = format!(".{name}.");
     for entry in entries.flatten() {
         let file = entry.file_name();
+        // `<pid>` or `<pid>-<n>`, digits only.
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         let Some(pid) = file
             .to_str()
             .and_then(|f| f.strip_prefix(&prefix))
             .and_then(|rest| rest.strip_suffix(".tmp"))
-            .filter(|pid| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|rest| match rest.split_once('-') {
+                Some((pid, n)) if digits(n) => Some(pid),
+                Some(_) => None,
+                None => Some(rest),
+            })
+            .filter(|pid| digits(pid))
         else {
             continue;
         };
@@ -213,10 +250,11 @@ fn remove_stale_temporaries(dir: &Path, name: &str) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A fresh scratch folder for the io tests.
+    pub(in crate::io) fn scratch(name: &str) -> PathBuf {
         let dir =
             std::env::temp_dir().join(format!("collidoscope-output-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -316,6 +354,31 @@ mod tests {
             names(&dir),
             [".other.json.99999999.tmp", ".out.json.1.tmp", "out.json"]
         );
+    }
+
+    /// Two writers of one pair at once (two `sdf` runs with one `--out`
+    /// once left the field of one beside the sidecar of the other).
+    #[test]
+    fn concurrent_writers_of_one_set_leave_a_matching_pair() {
+        let dir = scratch("concurrent");
+        let (data, json) = (dir.join("f.npy"), dir.join("f.json"));
+        let writers = 4;
+        for round in 0..300 {
+            let barrier = std::sync::Barrier::new(writers);
+            std::thread::scope(|s| {
+                for writer in 0..writers {
+                    let (data, json, barrier) = (&data, &json, &barrier);
+                    s.spawn(move || {
+                        let bytes = vec![writer as u8; 64 + round];
+                        let meta = serde_json::json!({ CHECKSUM_KEY: checksum_hex(&bytes) });
+                        barrier.wait();
+                        write_set(&[(data, &bytes), (json, meta.to_string().as_bytes())]).unwrap();
+                    });
+                }
+            });
+            read_verified(&data, &json).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        assert_eq!(names(&dir), ["f.json", "f.npy"]);
     }
 
     #[test]

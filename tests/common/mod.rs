@@ -49,6 +49,16 @@ pub fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+/// The names of the files in `dir`, sorted.
+pub fn file_names(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read the scratch dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
 /// Runs stage `S` on one input with each of `backends` (the GPU ones on
 /// `gpu`), naming the backend that fails: for tests that compare backends.
 pub fn run_each<S: Stage, const N: usize>(

@@ -196,9 +196,10 @@ fn bench_refuses_a_flag_of_another_target() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.starts_with("error: unexpected argument '--sizes' found"),
+        stderr.starts_with("error: unexpected argument '--sizes' for 'sdf'"),
         "{stderr}"
     );
+    assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
     assert!(
         !dir.join("sdf.csv").exists(),
         "nothing runs when the flags are wrong"

@@ -29,10 +29,13 @@ pub mod pipeline;
 pub mod radial;
 pub mod tri_tri;
 
+use std::path::PathBuf;
+
 use eframe::egui;
 
 use super::shell::Shell;
 pub use super::shell::chrome::Panels;
+use crate::io::Format;
 
 /// Every mode, in the order of the mode switch; the first one is shown at
 /// start and when a mode gives the viewport back.
@@ -138,6 +141,22 @@ pub trait Mode {
         verb: &str,
         arg: &str,
     ) -> Result<ModeRequest, String>;
+    /// The files one of this mode's steps writes, for the session's output
+    /// plan (`crate::app::script::output_plan`); none by default.
+    fn step_outputs(&self, _verb: &str, _arg: &str) -> Vec<(PathBuf, Format)> {
+        Vec::new()
+    }
+}
+
+/// The PNG a figure export step `export_verb` (argument
+/// `PATH[@2x][+caption]`) writes, for [`Mode::step_outputs`].
+pub fn figure_output(export_verb: &str, verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
+    if verb != export_verb {
+        return Vec::new();
+    }
+    crate::app::shell::export::figure_target(arg)
+        .map(|(path, ..)| vec![(path, Format::PNG)])
+        .unwrap_or_default()
 }
 
 /// A mode's typed step again, for [`Mode::apply_step`]: `parsed` is what

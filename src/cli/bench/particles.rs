@@ -449,7 +449,12 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
         None => ParticleScene::from_json(include_str!("../../../assets/hail.json"), "hail.json")?,
     };
     let plan = plan(args)?;
-    let report = Report::create(&args.common.out, "particles")?;
+    let inputs: Vec<(&str, &std::path::Path)> = args
+        .scene
+        .iter()
+        .map(|s| ("--scene", s.as_path()))
+        .collect();
+    let report = Report::create_reading(&args.common.out, "particles", &inputs)?;
     let ctx = GpuContext::headless()?;
     let (_, pipes) = Particles::gpu(&ctx)?;
     let points_gpu = PointsGpu::new(&ctx);

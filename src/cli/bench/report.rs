@@ -13,6 +13,7 @@ use std::path::Path;
 use anyhow::Context;
 use serde::Serialize;
 
+use crate::io::{Format, OutputPlan};
 use crate::plot::{Panel, Series};
 
 /// One column of a printed table.
@@ -135,14 +136,30 @@ pub struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    /// Creates the directory (and its parents) for benchmark `name` and
-    /// checks that its files can be written (`crate::io::check_targets`).
+    /// Checks the files of benchmark `name` (`crate::io::OutputPlan`),
+    /// then creates the directory (and its parents).
     pub fn create(dir: &'a Path, name: &'static str) -> anyhow::Result<Self> {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        Self::create_reading(dir, name, &[])
+    }
+
+    /// [`Report::create`] for a benchmark that reads `inputs` (flag, path):
+    /// its files must not be one of them.
+    pub fn create_reading(
+        dir: &'a Path,
+        name: &'static str,
+        inputs: &[(&str, &Path)],
+    ) -> anyhow::Result<Self> {
         let report = Report { dir, name };
-        let files = ["json", "csv", "png"].map(|e| report.path(e));
-        crate::io::check_targets(&files.each_ref().map(|p| p.as_path()))
-            .with_context(|| format!("cannot write into {}", dir.display()))?;
+        let mut plan = OutputPlan::new();
+        plan.folder("--out", dir);
+        for (flag, path) in inputs {
+            plan.input(*flag, path);
+        }
+        for format in [Format::JSON, Format::CSV, Format::PNG, Format::MARKDOWN] {
+            plan.output("--out", report.path(format.extensions[0]), format);
+        }
+        plan.check()?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(report)
     }
 

@@ -99,6 +99,17 @@ impl Mode for Adaptive {
         steps::parse(verb, arg).map(|r| r.map(|_| ()))
     }
 
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+        use crate::io::Format;
+        match steps::parse(verb, arg) {
+            Some(Ok(AdaptiveStep::Export(path))) => {
+                let sidecar = crate::stages::sdf_adaptive::export::sidecar_path(&path);
+                vec![(path, Format::NPZ), (sidecar, Format::JSON)]
+            }
+            _ => Vec::new(),
+        }
+    }
+
     fn apply_step(
         &mut self,
         shell: &mut Shell,

@@ -607,6 +607,10 @@ impl Mode for Field {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }
 
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+        super::figure_output("export-slice", verb, arg)
+    }
+
     fn apply_step(
         &mut self,
         shell: &mut Shell,

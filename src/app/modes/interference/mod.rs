@@ -503,6 +503,10 @@ impl Mode for Interference {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }
 
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+        super::figure_output("export-image", verb, arg)
+    }
+
     fn apply_step(
         &mut self,
         shell: &mut Shell,

@@ -643,6 +643,10 @@ impl Mode for ParticlesMode {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }
 
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+        super::figure_output("particles-export-map", verb, arg)
+    }
+
     fn apply_step(
         &mut self,
         _shell: &mut Shell,

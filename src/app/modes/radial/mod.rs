@@ -652,6 +652,10 @@ impl Mode for RadialMode {
         parse(verb, arg).map(|r| r.map(|_| ()))
     }
 
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+        super::figure_output("radial-export-unwrap", verb, arg)
+    }
+
     fn apply_step(
         &mut self,
         _shell: &mut Shell,

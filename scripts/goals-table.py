@@ -3,7 +3,7 @@
 
     scripts/goals-table.py h200   # reads docs/bench/{sdf,collide,collide-again,simulate}-h200.csv
 
-Prints the markdown table; tests/readme_bench.rs checks the README's copy
+Prints the markdown table; tests/it/readme_bench.rs checks the README's copy
 against the same CSVs.
 """
 import csv

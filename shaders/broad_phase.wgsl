@@ -5,7 +5,7 @@
 // until a box starts past its max-x, appending overlapping pairs (and the
 // body–ground pair) through an atomic counter.
 
-// The structs mirror src/sim/pipeline/broad.rs; tests/shader_layouts.rs
+// The structs mirror src/sim/pipeline/broad.rs; tests/it/shader_layouts.rs
 // checks them.
 struct Params {
     n: u32,

@@ -4,7 +4,7 @@
 // reference src/stages/colliders/cpu.rs mirrors every function here.
 
 // The structs and TASK_* mirror src/stages/colliders/{mod,gpu}.rs and
-// src/stages/sampling/mod.rs (GpuSample); tests/shader_layouts.rs checks
+// src/stages/sampling/mod.rs (GpuSample); tests/it/shader_layouts.rs checks
 // them.
 struct Params {
     num_tasks: u32,

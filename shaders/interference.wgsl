@@ -4,7 +4,7 @@
 // and stencil tests configured in src/stages/interference/gpu.rs.
 //
 // `Uniforms` and the vertex layouts mirror src/stages/interference/gpu.rs
-// (checked by tests/shader_layouts.rs).
+// (checked by tests/it/shader_layouts.rs).
 
 struct Uniforms {
     // Orthographic, fitted to the objects: NDC x, y and depth in [0, 1]

@@ -25,7 +25,7 @@
 //   candidate object's faces alone counted at the pixel's edge point.
 //
 // The constants mirror src/stages/interference/compute/ (checked by
-// tests/shader_layouts.rs).
+// tests/it/shader_layouts.rs).
 
 @group(0) @binding(5) var<storage, read_write> pixels: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> images: array<u32>;

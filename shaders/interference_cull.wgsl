@@ -13,7 +13,7 @@
 // round.
 //
 // `Uniforms`, `CullJob` and GROUP mirror src/stages/interference/gpu.rs
-// (checked by tests/shader_layouts.rs); the argument layout is its
+// (checked by tests/it/shader_layouts.rs); the argument layout is its
 // `args_offset`.
 
 struct Uniforms {

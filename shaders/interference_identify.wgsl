@@ -8,7 +8,7 @@
 // ambiguous pixels per i.
 //
 // `Params` mirrors src/stages/interference/identify.rs (checked by
-// tests/shader_layouts.rs).
+// tests/it/shader_layouts.rs).
 
 struct Params {
     objects: u32,

@@ -2,7 +2,7 @@
 // compaction without atomics, so triangles come out in cube order, as the
 // CPU reference makes them). src/stages/iso_surface/mod.rs explains the
 // method; Params, WORKGROUP and CASE_WORDS mirror
-// src/stages/iso_surface/{gpu,table}.rs (checked by tests/shader_layouts.rs).
+// src/stages/iso_surface/{gpu,table}.rs (checked by tests/it/shader_layouts.rs).
 //
 //   count        one invocation per cube, WORKGROUP cubes per workgroup:
 //                the workgroup's triangle total -> blocks[b]

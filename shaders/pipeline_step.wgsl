@@ -11,7 +11,7 @@
 // `iterations` × (`solve_main`, `apply_main`) — Jacobi impulses summed per
 // body in fixed point — and `integrate_main`; per frame `summary_main`.
 
-// The structs mirror src/sim/pipeline/resident/layout.rs; tests/shader_layouts.rs
+// The structs mirror src/sim/pipeline/resident/layout.rs; tests/it/shader_layouts.rs
 // checks them.
 struct Params {
     gravity: vec3<f32>,

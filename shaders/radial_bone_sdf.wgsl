@@ -15,7 +15,7 @@
 //          magnitude over the bones within `reach` (FAR beyond)
 //
 // Rust side: src/sim/radial/bone_sdf_gpu.rs (SdfParams, BoneBox, layouts
-// checked by tests/shader_layouts.rs); CPU reference:
+// checked by tests/it/shader_layouts.rs); CPU reference:
 // src/sim/radial/bone_sdf.rs.
 
 struct SdfParams {

@@ -15,7 +15,7 @@
 //           beyond)
 //
 // Rust side: src/sim/radial/bvh_gpu.rs (BvhParams, layout checked by
-// tests/shader_layouts.rs); CPU reference: bvh_query in
+// tests/it/shader_layouts.rs); CPU reference: bvh_query in
 // src/sim/radial/alternatives.rs.
 
 struct BvhParams {

@@ -4,7 +4,7 @@
 // Prediction, collision and update are radial_particles.wgsl's.
 //
 // Rust side: src/sim/radial/cloth_gpu.rs (Params, bindings; layouts
-// checked by tests/shader_layouts.rs); CPU reference and method:
+// checked by tests/it/shader_layouts.rs); CPU reference and method:
 // src/sim/radial/cloth.rs.
 
 struct Params {

@@ -21,7 +21,7 @@
 //                within `reach`, as a signed distance (FAR beyond)
 //
 // Rust side: src/sim/radial/hash_gpu.rs (HashParams, layout checked by
-// tests/shader_layouts.rs); CPU reference: SpatialHash in
+// tests/it/shader_layouts.rs); CPU reference: SpatialHash in
 // src/sim/radial/alternatives.rs.
 
 struct HashParams {

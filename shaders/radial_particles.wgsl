@@ -11,7 +11,7 @@
 //            goes back to its spawn point at rest
 //
 // Rust side: src/sim/radial/gpu.rs (Params, bindings; the layout is
-// checked by tests/shader_layouts.rs); CPU reference:
+// checked by tests/it/shader_layouts.rs); CPU reference:
 // src/sim/radial/particles.rs.
 
 struct Params {

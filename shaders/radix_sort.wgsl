@@ -24,7 +24,7 @@
 // scan's two halves 2 KiB, digit counts and offsets 2 KiB.
 //
 // Rust side: src/gpu/radix_sort.rs (Params, bindings, TILE; checked by
-// tests/shader_layouts.rs).
+// tests/it/shader_layouts.rs).
 //
 // exclusive_scan (and its workgroup buffer) comes from shared/workgroup_scan.wgsl
 // (WG must equal its SCAN_WG).

@@ -25,7 +25,7 @@
 // Included: shared/rss.wgsl, shared/sorted_codes.wgsl. Rust side:
 // src/stages/sdf_adaptive/rss_bvh_gpu.rs (BuildParams, bindings); the
 // state/dispatch slots are shared with shaders/sdf_adaptive.wgsl
-// (tests/shader_layouts.rs checks the layout and the slots).
+// (tests/it/shader_layouts.rs checks the layout and the slots).
 
 struct BuildParams {
     num_tris: u32,

@@ -3,7 +3,7 @@
 // src/stages/sampling/cpu.rs and mirrors these tests.
 
 // Params and Sample mirror src/stages/sampling/gpu.rs and
-// src/stages/sampling/mod.rs (GpuSample); tests/shader_layouts.rs checks
+// src/stages/sampling/mod.rs (GpuSample); tests/it/shader_layouts.rs checks
 // them.
 struct Params {
     num_vertices: u32,
@@ -84,7 +84,7 @@ fn vertices(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
 }
 
 // Interior points of an edge every <= step, as `edge_sample_count` in
-// src/stages/sampling/cpu.rs (tests/collide_sampling.rs compares the backends).
+// src/stages/sampling/cpu.rs (tests/it/collide_sampling.rs compares the backends).
 fn edge_sample_count(len: f32, step: f32) -> u32 {
     if len > step {
         return max(u32(ceil(len / step)), 2u) - 1u;

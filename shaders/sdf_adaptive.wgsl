@@ -33,8 +33,8 @@
 // shared/rss.wgsl and shared/sorted_codes.wgsl.
 // Rust side: src/stages/sdf_adaptive/gpu.rs (Params, bindings, state
 // layout), src/stages/sdf_adaptive/octree.rs (OctreeNode, cell_center) and
-// src/geom/morton.rs (quantisation); tests/shader_layouts.rs checks the
-// layouts and slots, tests/sdf_adaptive.rs the two backends' octrees.
+// src/geom/morton.rs (quantisation); tests/it/shader_layouts.rs checks the
+// layouts and slots, tests/it/sdf_adaptive.rs the two backends' octrees.
 
 struct Params {
     origin: vec3f,      // minimum corner of the octree cube

@@ -11,7 +11,7 @@
 // that have them.
 //
 // Rust side: src/stages/sdf_grid/gpu.rs (Params, bindings; the layout is
-// checked by tests/shader_layouts.rs) and src/mesh/normals.rs (7 feature
+// checked by tests/it/shader_layouts.rs) and src/mesh/normals.rs (7 feature
 // normals per triangle).
 //
 // Included: shared/closest_point.wgsl (closest point on a triangle, feature

@@ -30,7 +30,7 @@
 // boxes let through.
 
 // SlabNode of src/stages/sdf_grid/slab_bvh.rs; BRICK is the brick edge of
-// src/stages/sdf_grid/grid.rs (both checked by tests/shader_layouts.rs).
+// src/stages/sdf_grid/grid.rs (both checked by tests/it/shader_layouts.rs).
 struct SlabNode {
     min: vec3f,
     a: u32,             // inner: left child; leaf: first triangle

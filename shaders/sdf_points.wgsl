@@ -10,7 +10,7 @@
 //   exact_points  one invocation per point
 //
 // Rust side: src/stages/sdf_grid/points_gpu.rs (PointsParams, bindings;
-// checked by tests/shader_layouts.rs).
+// checked by tests/it/shader_layouts.rs).
 
 struct PointsParams {
     count: u32,

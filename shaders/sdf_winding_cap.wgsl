@@ -6,7 +6,7 @@
 // refining passes.
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
-// checked by tests/shader_layouts.rs).
+// checked by tests/it/shader_layouts.rs).
 
 fn cap_walk_open(cell: u32) {
     leave_open(cell);

@@ -25,7 +25,7 @@
 // slower (docs/bench/design-measurements.md).
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
-// checked by tests/shader_layouts.rs).
+// checked by tests/it/shader_layouts.rs).
 
 // Cells `retry` holds (the host sizes it); more go to the refining passes.
 const CAP_RETRY_CAPACITY: u32 = 16384u;

@@ -14,7 +14,7 @@
 // segments:     2 vec4 per pair: the intersection segment in B's frame
 
 // Params, QueryPose and the constants mirror src/stages/tri_tri/gpu.rs
-// (checked by tests/shader_layouts.rs).
+// (checked by tests/it/shader_layouts.rs).
 struct Params {
     num_a: u32,
     num_b: u32,

@@ -3,7 +3,7 @@
 //
 // `ViewUniforms`, the vertex inputs and the colour-map stops mirror
 // src/view/renderer.rs and src/view/colormap.rs (checked by
-// tests/shader_layouts.rs).
+// tests/it/shader_layouts.rs).
 //
 // Colours arrive as linear RGBA (mesh, lines) or are computed as sRGB by the
 // colour map and linearised here: the target is Rgba8UnormSrgb, so the

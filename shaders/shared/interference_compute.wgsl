@@ -7,7 +7,7 @@
 // for the 64-bit atomics), then the other planes.
 //
 // `Params`, `Edge` and the constants mirror src/stages/interference/
-// compute/ (checked by tests/shader_layouts.rs).
+// compute/ (checked by tests/it/shader_layouts.rs).
 
 struct Params {
     // Framebuffer x, y (pixels, y down) and depth of a world point: the

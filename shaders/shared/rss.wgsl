@@ -3,7 +3,7 @@
 // (the build) and sdf_adaptive.wgsl (the queries), which include it.
 
 // RssNode of src/stages/sdf_adaptive/rss_bvh.rs (checked by
-// tests/shader_layouts.rs).
+// tests/it/shader_layouts.rs).
 struct RssNode {
     center: vec3f,
     radius: f32,

@@ -64,7 +64,7 @@
 //                                 open.
 //
 // Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
-// checked by tests/shader_layouts.rs).
+// checked by tests/it/shader_layouts.rs).
 
 struct CapParams {
     origin: vec3f,      // world centre of cell (0,0,0), as sdf_grid.wgsl's

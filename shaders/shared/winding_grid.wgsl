@@ -23,7 +23,7 @@
 // for the CPU's f64 sum.
 //
 // Rust side: src/stages/sdf_grid/winding_gpu.rs (WindingParams, bindings;
-// checked by tests/shader_layouts.rs).
+// checked by tests/it/shader_layouts.rs).
 
 struct WindingParams {
     origin: vec3f,      // world centre of cell (0,0,0), as sdf_grid.wgsl's

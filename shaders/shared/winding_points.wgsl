@@ -30,7 +30,7 @@
 // point of a point set 1.
 //
 // Rust side: src/stages/sdf_grid/point_winding.rs (PointWindingParams,
-// bindings; checked by tests/shader_layouts.rs).
+// bindings; checked by tests/it/shader_layouts.rs).
 
 struct PointWindingParams {
     frame: vec3f,       // world position of the tree's frame origin

@@ -36,7 +36,7 @@ use glam::Vec3;
 use super::Aabb;
 
 /// One BVH node: `struct BvhNode` of shaders/shared/bvh_bounds.wgsl (the
-/// layout is checked by tests/shader_layouts.rs).
+/// layout is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BvhNode {

@@ -5,7 +5,7 @@
 //!
 //! `morton_code` in shaders/sdf_adaptive.wgsl writes the quantisation with
 //! the same f32 operations in the same order, so CPU and GPU codes agree bit
-//! for bit (tests/sdf_adaptive.rs compares the two backends' octrees).
+//! for bit (tests/it/sdf_adaptive.rs compares the two backends' octrees).
 
 use glam::Vec3;
 

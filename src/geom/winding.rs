@@ -421,7 +421,7 @@ impl FastWinding {
 
 /// One node of [`FastWinding`]'s tree as the GPU reads it
 /// (`struct WindingNode` of shaders/shared/winding.wgsl, checked by
-/// tests/shader_layouts.rs): the expansion data in float32, relative to a
+/// tests/it/shader_layouts.rs): the expansion data in float32, relative to a
 /// frame centre, and the tree links (`a`, `b` as in [`crate::geom::BvhNode`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -15,13 +15,13 @@
 //! shader names the shared files it needs at its top with
 //! `//!include shared/name.wgsl` lines, resolved recursively when it is first
 //! loaded ([`shader_source`]; each file once, includes first; a missing file
-//! or a cycle is an [`IncludeError`]). `tests/shader_validation.rs` validates
+//! or a cycle is an [`IncludeError`]). `tests/it/shader_validation.rs` validates
 //! every module with naga and on the device, and checks that no file under
 //! `shaders/` is left out.
 //!
 //! Buffers cross the boundary as `#[repr(C)]` Rust types (bytemuck) that a
 //! WGSL struct mirrors, next to constants both sides name (state slots,
-//! kinds, flags, workgroup sizes). `tests/shader_layouts.rs` parses each
+//! kinds, flags, workgroup sizes). `tests/it/shader_layouts.rs` parses each
 //! module with naga and compares every mirrored struct's size and member
 //! offsets, every vertex layout and every shared constant with the Rust
 //! side, so a change on one side alone fails the tests. The Rust types are

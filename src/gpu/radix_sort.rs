@@ -48,7 +48,7 @@ use super::{
 
 /// Uniform parameters of one pass: `struct Params` of
 /// shaders/radix_sort.wgsl (the layout and the constants below are checked
-/// by tests/shader_layouts.rs).
+/// by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

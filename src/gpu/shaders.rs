@@ -25,7 +25,7 @@
 //! the stages load; those under `shared/` are only included. [`shaders`] and
 //! [`shader_source`] resolve each module once per process and keep the text.
 //!
-//! `tests/shader_validation.rs` validates every module with naga and on the
+//! `tests/it/shader_validation.rs` validates every module with naga and on the
 //! device, checks that every file on disk is in [`FILES`] and reached by a
 //! module, and that a missing include and a cycle are reported.
 
@@ -230,7 +230,7 @@ static MODULES: LazyLock<Vec<ShaderSource>> = LazyLock::new(|| {
 });
 
 /// Every shader module of the project, includes resolved;
-/// `tests/shader_validation.rs` validates each.
+/// `tests/it/shader_validation.rs` validates each.
 pub fn shaders() -> &'static [ShaderSource] {
     &MODULES
 }

@@ -17,7 +17,7 @@
 //! which the sign stage must treat as "no information".
 //!
 //! Per triangle, the GPU stage uploads seven normals in this fixed order,
-//! the order `shaders/sdf_grid.wgsl` reads (tests/sdf_grid.rs compares the
+//! the order `shaders/sdf_grid.wgsl` reads (tests/it/sdf_grid.rs compares the
 //! GPU's signs with the CPU reference's):
 //!
 //! ```text

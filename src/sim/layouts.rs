@@ -1,5 +1,5 @@
 //! The simulations' `#[repr(C)]` types and constants that the shaders
-//! mirror, in one list for `tests/shader_layouts.rs`. Not an API: use the
+//! mirror, in one list for `tests/it/shader_layouts.rs`. Not an API: use the
 //! types where they are defined.
 
 pub use super::pipeline::resident::layout::{

@@ -1,5 +1,5 @@
 //! The stages' `#[repr(C)]` types and constants that the shaders mirror,
-//! in one list for `tests/shader_layouts.rs`, which checks each against
+//! in one list for `tests/it/shader_layouts.rs`, which checks each against
 //! the WGSL as naga lays it out. Not an API: the stages use the types
 //! where they are defined.
 

@@ -29,7 +29,7 @@
 //!   not for lightness ordering.
 //!
 //! The same tables and interpolation are in `shaders/view.wgsl`
-//! (`colormap`); tests/shader_layouts.rs checks its stops against
+//! (`colormap`); tests/it/shader_layouts.rs checks its stops against
 //! [`ColorMap::color`].
 
 /// Stops per ramp.

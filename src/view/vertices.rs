@@ -1,6 +1,6 @@
 //! The viewer's vertex and uniform types, mirrored by `shaders/view.wgsl`
 //! (its vertex layouts, `ViewUniforms` and the `FILTER_*` bits; checked by
-//! tests/shader_layouts.rs through [`super::layouts`]).
+//! tests/it/shader_layouts.rs through [`super::layouts`]).
 
 use glam::Vec3;
 
@@ -35,7 +35,7 @@ pub struct MeshVertex {
 const _: () = assert!(std::mem::size_of::<MeshVertex>() == 40);
 
 /// Per-frame uniforms: `ViewUniforms` of shaders/view.wgsl (the layout is
-/// checked by tests/shader_layouts.rs, like the vertex types and filter
+/// checked by tests/it/shader_layouts.rs, like the vertex types and filter
 /// bits here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

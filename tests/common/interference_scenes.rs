@@ -1,6 +1,6 @@
 //! The interference test scenes, shared by the tests/interference_*.rs
 //! binaries (the stencil path, culling and identification) and
-//! tests/interference_compute.rs (the compute backend).
+//! tests/it/interference_compute.rs (the compute backend).
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::stages::interference::{InterferenceObject, InterferenceScene};

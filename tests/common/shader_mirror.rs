@@ -1,4 +1,4 @@
-//! The checker behind tests/shader_layouts.rs: the Rust types the shaders
+//! The checker behind tests/it/shader_layouts.rs: the Rust types the shaders
 //! mirror against the WGSL as naga reads it.
 //!
 //! Each shader module is loaded as the stages load it
@@ -20,7 +20,7 @@
 //!
 //! Every mismatch is collected and reported with the shader, the WGSL
 //! name, the Rust name and both values.
-#![allow(unused_macros)] // only tests/shader_layouts.rs uses the macros
+#![allow(unused_macros)] // only tests/it/shader_layouts.rs uses the macros
 
 use std::collections::BTreeMap;
 
@@ -321,7 +321,7 @@ macro_rules! constant {
     };
 }
 
-#[allow(unused_imports)] // only tests/shader_layouts.rs uses them
+#[allow(unused_imports)] // only tests/it/shader_layouts.rs uses them
 pub(crate) use {constant, mirror, vertex};
 
 /// The vectors `fn ramp_stop` of view.wgsl returns, by switch case

@@ -27,6 +27,7 @@ mod iso_surface;
 mod module_graph;
 mod obj_fuzz;
 mod outputs;
+mod outputs_refused;
 mod particles_bench;
 mod particles_cli;
 mod particles_gpu;

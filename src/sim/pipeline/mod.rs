@@ -261,7 +261,7 @@ pub struct FrameSummary {
     /// Contacts of the frame's last substep: every pair's sampling points
     /// inside the other body, both sides (A's in B and B's in A), and
     /// samples below the ground, each once — the same quantity on every
-    /// backend (tests/pipeline.rs checks it from one state) — plus the
+    /// backend (tests/it/pipeline.rs checks it from one state) — plus the
     /// exact pairs' contacts ([`exact`]).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.

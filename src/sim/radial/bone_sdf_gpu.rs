@@ -26,7 +26,7 @@ use crate::gpu::{
 pub const WORKGROUP: u32 = 64;
 
 /// `struct SdfParams` of shaders/radial_bone_sdf.wgsl (layout checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SdfParams {

@@ -25,7 +25,7 @@ use crate::gpu::{
 pub const WORKGROUP: u32 = 64;
 
 /// `struct BvhParams` of shaders/radial_bvh.wgsl (layout checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BvhParams {

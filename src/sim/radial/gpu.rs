@@ -26,7 +26,7 @@ pub const WORKGROUP: u32 = 64;
 pub const COLLIDE_LANES: u32 = 8;
 
 /// `struct Params` of shaders/radial_particles.wgsl (layout checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

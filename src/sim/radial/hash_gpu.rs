@@ -28,7 +28,7 @@ pub const WORKGROUP: u32 = 64;
 pub const SCAN_GROUP: u32 = 256;
 
 /// `struct HashParams` of shaders/radial_hash.wgsl (layout checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct HashParams {

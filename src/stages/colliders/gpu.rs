@@ -72,7 +72,7 @@ use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
 
 /// `struct Params` of shaders/colliders.wgsl (the layout is checked by
-/// tests/shader_layouts.rs, like every mirrored type here).
+/// tests/it/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -26,7 +26,7 @@ use super::{
 use crate::stages::sampling::{FeatureKind, Sample};
 
 /// One task: `struct Task` of shaders/colliders.wgsl (the layout and the
-/// `TASK_*` kinds are checked by tests/shader_layouts.rs).
+/// `TASK_*` kinds are checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Task {

@@ -106,7 +106,7 @@ pub struct PairQuery {
 }
 
 /// `Params` of shaders/interference_identify.wgsl (the layout is checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -13,7 +13,7 @@ use crate::gpu::{
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/marching_cubes.wgsl (the
-/// layout is checked by tests/shader_layouts.rs).
+/// layout is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

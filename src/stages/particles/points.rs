@@ -32,7 +32,7 @@
 //! and counts the second pass's indirect dispatch, which solves only the
 //! listed particles in full warps — the same split as the windows' scan and
 //! solve. Both passes append to the one point list: the same points as
-//! solving every particle from birth (`tests/particles_gpu.rs`,
+//! solving every particle from birth (`tests/it/particles_gpu.rs`,
 //! `live_points_from_the_kept_state_match_solving_from_birth`: over 60
 //! frames, a jump back and a restart all but a few points are the same
 //! bits, the rest within 1e-4 — the kept flight comes from the windows'

@@ -119,7 +119,7 @@ pub fn compute_cpu(mesh: &SamplingMesh, cell_size: f32, params: &SamplingParams)
 
 /// Interior points of an edge of length `len` sampled every ≤ `step`
 /// (none unless the edge is longer than a step), as shaders/sampling.wgsl
-/// counts them (tests/collide_sampling.rs compares the two backends' samples).
+/// counts them (tests/it/collide_sampling.rs compares the two backends' samples).
 pub(crate) fn edge_sample_count(len: f32, step: f32) -> u32 {
     if len > step {
         ((len / step).ceil() as u32).saturating_sub(1).max(1)

@@ -14,7 +14,7 @@ use crate::gpu::{
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/sampling.wgsl (the layout
-/// is checked by tests/shader_layouts.rs).
+/// is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -28,7 +28,7 @@ use crate::stages::sdf_grid::point_winding::{PointBuffers, PointWindingGpu, sign
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
-/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// layout is checked by tests/it/shader_layouts.rs, like every mirrored type
 /// and constant here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]

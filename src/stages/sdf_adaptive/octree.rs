@@ -8,7 +8,7 @@ use super::{AdaptiveParams, NONE};
 use crate::geom::{MORTON_BITS_PER_AXIS, MortonCube, morton_decode, morton_prefix};
 
 /// One octree node: `struct OctreeNode` of shaders/sdf_adaptive.wgsl (the
-/// layout is checked by tests/shader_layouts.rs).
+/// layout is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct OctreeNode {

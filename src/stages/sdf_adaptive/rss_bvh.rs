@@ -70,7 +70,7 @@ pub const RSS_STACK: usize = 64;
 const _: () = assert!((MAX_LARGE_LEVELS + MAX_SMALL_DEPTH) as usize + 1 < RSS_STACK);
 
 /// One BVH node: `struct RssNode` of shaders/shared/rss.wgsl (the layout is
-/// checked by tests/shader_layouts.rs).
+/// checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct RssNode {

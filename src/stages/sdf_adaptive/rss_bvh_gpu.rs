@@ -14,7 +14,7 @@ use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, l
 use crate::gpu::{Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
 /// Uniform parameters: `struct BuildParams` of shaders/rss_bvh.wgsl (the
-/// layout is checked by tests/shader_layouts.rs, like the slots below).
+/// layout is checked by tests/it/shader_layouts.rs, like the slots below).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BuildParams {

@@ -21,7 +21,7 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 
 /// `struct Params` of shaders/sdf_corners.wgsl (checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CornerParams {

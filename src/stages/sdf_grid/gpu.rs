@@ -34,7 +34,7 @@ use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/sdf_grid.wgsl (the layout
-/// is checked by tests/shader_layouts.rs, like every mirrored type here).
+/// is checked by tests/it/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -119,7 +119,7 @@ impl GridSpec {
 }
 
 /// Brick edge in cells (shaders/sdf_packet.wgsl's `BRICK`, checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 pub const BRICK: u32 = 4;
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, s
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct PointWindingParams` of
-/// shaders/shared/winding_points.wgsl (checked by tests/shader_layouts.rs).
+/// shaders/shared/winding_points.wgsl (checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PointWindingParams {

@@ -23,7 +23,7 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct PointsParams` of shaders/sdf_points.wgsl
-/// (checked by tests/shader_layouts.rs).
+/// (checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct PointsParams {

@@ -64,7 +64,7 @@ pub const GPU_LEAF: usize = 16;
 pub const SLAB_MAX: usize = 256;
 
 /// One node: `struct SlabNode` of shaders/sdf_packet.wgsl (the layout is
-/// checked by tests/shader_layouts.rs).
+/// checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SlabNode {

@@ -22,7 +22,7 @@ use crate::gpu::{
 };
 
 /// `struct Params` of shaders/sdf_slabs.wgsl (checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SlabParams {

@@ -99,7 +99,7 @@ use crate::gpu::{
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct CapParams` of shaders/shared/winding_cap.wgsl
-/// (checked by tests/shader_layouts.rs).
+/// (checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CapParams {

@@ -59,7 +59,7 @@ use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
-/// (checked by tests/shader_layouts.rs).
+/// (checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct WindingParams {

@@ -14,7 +14,7 @@
 //! β·CE` for five of the six edges and calls the sixth redundant. That
 //! holds in general position but the test misses every coplanar overlap and
 //! decides touching contacts by rounding (see [`crate::geom`]'s tri_tri
-//! module and `tests/tri_tri.rs`, which measure it), so the default
+//! module and `tests/it/tri_tri.rs`, which measure it), so the default
 //! predicate is Guigue–Devillers' orientation-based test
 //! ([`Predicate::Exact`]); the tutorial's is kept as
 //! [`Predicate::Tutorial`] for comparison. Both start with a triangle-box

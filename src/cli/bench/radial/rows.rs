@@ -130,7 +130,7 @@ fn thousands(n: usize) -> String {
 pub fn readme_table(rows: &[Row]) -> String {
     // Each cell rounds the CSV's value (4 decimals), not the unrounded
     // median, so that the table reads the same as its CSV
-    // (tests/readme_bench.rs compares them).
+    // (tests/it/readme_bench.rs compares them).
     let as_csv = |m: f64| format!("{m:.4}").parse::<f64>().unwrap_or(m);
     let ms = |v: Option<f64>| or_dash(v, |m| format!("{:.3} ms", as_csv(m)));
     let mut out = String::from(

@@ -1,5 +1,5 @@
 //! The `#[repr(C)]` mirrors of `shaders/pipeline_step.wgsl`'s structs
-//! (checked against the shader by tests/shader_layouts.rs).
+//! (checked against the shader by tests/it/shader_layouts.rs).
 
 /// `struct Params`: one substep's constants.
 #[repr(C)]

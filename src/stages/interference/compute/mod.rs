@@ -18,7 +18,7 @@
 //! hide the ones behind them, and it found 290 interfering pairs in
 //! `bench interfere`'s dense target scene where the stencil path finds
 //! 271. With the rectangle the two find 272 and 271 there, the one pair
-//! apart resting on a single tied pixel; tests/interference_compute.rs
+//! apart resting on a single tied pixel; tests/it/interference_compute.rs
 //! checks the edge images against each other.) The nearest edge
 //! point per pixel is found with atomics ([`EdgePass`]): where the device
 //! has 64-bit atomic min/max, one atomic max of `key << 32 | (2³² − 1 −

@@ -15,7 +15,7 @@ use crate::stages::interference::{CullPlan, InterferenceScene, OrthoView, PixelR
 pub const REGION_WORDS: u32 = 12;
 
 /// `Params` of shaders/interference_compute.wgsl (the layout is checked by
-/// tests/shader_layouts.rs).
+/// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {

@@ -32,7 +32,7 @@ use super::{InterferenceError, OrthoView, RunOptions};
 use crate::gpu::{GpuContext, GpuRun, Kernels, staging_buffer};
 
 /// `Uniforms` of shaders/interference.wgsl and interference_cull.wgsl (the
-/// layout is checked by tests/shader_layouts.rs, like every mirrored type
+/// layout is checked by tests/it/shader_layouts.rs, like every mirrored type
 /// of this stage).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

@@ -5,7 +5,7 @@
 //! two writers of one `--out` leave a matching pair, `info` prints each
 //! warning once, and usage errors are one line.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -33,7 +33,6 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
-use crate::stages::StageBackend;
 use crate::stages::interference::{
     Backend, CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_cpu, detect_with,

@@ -56,7 +56,6 @@ use glam::{UVec3, Vec3};
 use crate::gpu::{GpuContext, GpuError};
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{GridSpec, SdfField};
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// The field an iso-surface is extracted from: a grid and one value per
@@ -108,24 +107,12 @@ pub struct IsoParams {
     pub level: f32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IsoBackend {
-    Cpu,
-    Gpu,
-}
-
-impl StageBackend for IsoBackend {
-    const ALL: &'static [Self] = &[IsoBackend::Cpu, IsoBackend::Gpu];
-
-    fn name(self) -> &'static str {
-        match self {
-            IsoBackend::Cpu => "cpu",
-            IsoBackend::Gpu => "gpu",
-        }
-    }
-
-    fn is_gpu(self) -> bool {
-        self == IsoBackend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation meshes the field.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum IsoBackend {
+        Cpu { name: "cpu", gpu: false },
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -150,19 +137,13 @@ pub enum IsoError {
 /// The marching-cubes stage.
 pub struct IsoSurfaceStage;
 
-impl Stage for IsoSurfaceStage {
-    type Input<'a> = FieldGrid<'a>;
-    type Params = IsoParams;
-    type Product = IsoSurface;
-    type Error = IsoError;
-    type Backend = IsoBackend;
-    type Gpu = IsoSurfaceGpu;
-
-    fn gpu(gpu: &GpuContext) -> Result<IsoSurfaceGpu, IsoError> {
+impl IsoSurfaceStage {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &GpuContext) -> Result<IsoSurfaceGpu, IsoError> {
         Ok(IsoSurfaceGpu::new(gpu))
     }
 
-    fn run(
+    pub fn run(
         input: FieldGrid<'_>,
         params: &IsoParams,
         backend: IsoBackend,

@@ -35,7 +35,6 @@ use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
 use crate::app::shell::Shell;
 use crate::app::shell::image_view::ImageView;
 use crate::mesh::Mesh;
-use crate::stages::StageBackend;
 use crate::stages::interference::images::ImageKind;
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{

@@ -37,7 +37,6 @@ use crate::sim::character::Character;
 use crate::sim::character::gltf::load_gltf;
 use crate::sim::character::humanoid::{Detail, humanoid};
 use crate::sim::radial::MAX_SUBSTEPS;
-use crate::stages::StageBackend;
 use crate::stages::radial::{Backend, BoneFrame, FieldFrameGpu, RadialParams};
 use crate::timing::Timings;
 

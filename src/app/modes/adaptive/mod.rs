@@ -34,7 +34,7 @@ pub use steps::AdaptiveStep;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, parsed_step};
+use super::{Mode, Panels, StepTable, Steps};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
 
@@ -90,22 +90,10 @@ impl Mode for Adaptive {
         }
         panel::caption_ui(ui, self, shell);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        steps::STEPS
-    }
-
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        steps::parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(steps::parse(verb, arg), self.name(), verb)?;
-        steps::apply(self, shell, step)
-    }
+impl Steps for Adaptive {
+    type Step = steps::AdaptiveStep;
+    const TABLE: StepTable<Self, steps::AdaptiveStep> =
+        StepTable::new(steps::STEPS, steps::parse, steps::apply);
 }

@@ -31,7 +31,7 @@ mod run;
 use eframe::egui;
 use glam::Vec3;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::app::shell::image_view::ImageView;
 use crate::mesh::Mesh;
@@ -337,7 +337,7 @@ impl Interference {
 
 /// The interference mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum InterfereStep {
+pub(crate) enum InterfereStep {
     /// `interfere:random-boxes|random-mixed`: show the mode with a random
     /// scene (boxes; or boxes, tori and spot).
     Scene(String),
@@ -493,24 +493,11 @@ impl Mode for Interference {
     fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         images::images_ui(self, shell, ui);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
-
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(shell, step)
-    }
+impl Steps for Interference {
+    type Step = InterfereStep;
+    const TABLE: StepTable<Self, InterfereStep> = StepTable::new(STEPS, parse, Self::apply);
 }
 
 #[cfg(test)]

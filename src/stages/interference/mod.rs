@@ -541,7 +541,7 @@ impl InterferenceSummary {
     }
 
     /// [`Self::from_runs`] with the touching pairs of `scene`.
-    pub fn with_touching(
+    pub(crate) fn with_touching(
         scene: &InterferenceScene,
         runs: &[InterferenceRun],
         edge_offset: f32,

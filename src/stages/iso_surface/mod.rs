@@ -77,11 +77,11 @@ impl<'a> From<&'a SdfField> for FieldGrid<'a> {
 
 impl FieldGrid<'_> {
     /// Cubes per axis: one less than the cells.
-    pub fn cube_dims(&self) -> UVec3 {
+    pub(crate) fn cube_dims(&self) -> UVec3 {
         self.grid.dims.saturating_sub(UVec3::ONE)
     }
 
-    pub fn cube_count(&self) -> u64 {
+    pub(crate) fn cube_count(&self) -> u64 {
         let d = self.cube_dims();
         d.x as u64 * d.y as u64 * d.z as u64
     }

@@ -144,7 +144,7 @@ impl From<&Sample> for GpuSample {
 }
 
 impl GpuSample {
-    pub fn to_sample(&self) -> Option<Sample> {
+    pub(crate) fn to_sample(&self) -> Option<Sample> {
         Some(Sample {
             position: Vec3::from(self.position),
             normal: Vec3::from(self.normal),
@@ -221,7 +221,7 @@ impl SamplingParams {
     }
 
     /// Cosine of the coplanarity tolerance.
-    pub fn cos_tolerance(&self) -> f32 {
+    pub(crate) fn cos_tolerance(&self) -> f32 {
         self.coplanar_tolerance_deg.to_radians().cos()
     }
 

@@ -357,7 +357,7 @@ pub struct DepthStats {
 
 impl DepthStats {
     /// Per-depth averages from per-depth totals (indexed by depth).
-    pub fn from_totals(nodes: &[u64], totals: &[QueryCounts]) -> Vec<DepthStats> {
+    pub(crate) fn from_totals(nodes: &[u64], totals: &[QueryCounts]) -> Vec<DepthStats> {
         let per = |x: u64, n: u64| x as f64 / n.max(1) as f64;
         nodes
             .iter()
@@ -419,7 +419,7 @@ impl AdaptiveField {
 }
 
 /// The cube of a prepared mesh's octree.
-pub fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
+pub(crate) fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
     let b = mesh.bounds();
     octree_cube(b.min, b.max, params.padding)
 }

@@ -301,7 +301,7 @@ pub struct BatchResult {
 }
 
 /// `B_from_A` for a pose pair, in f64.
-pub fn b_from_a(pose_a: Pose, pose_b: Pose) -> DAffine3 {
+pub(crate) fn b_from_a(pose_a: Pose, pose_b: Pose) -> DAffine3 {
     pose_b.world_from_object().inverse() * pose_a.world_from_object()
 }
 

@@ -6,7 +6,7 @@
 //! The shell's steps (opening meshes, view settings, the camera — `orbit`,
 //! `view:+x`, `camera:FILE`, `save-camera:FILE` —, exports, expectations,
 //! `mode:NAME`) are [`ScriptStep`]s; every other step belongs
-//! to a mode, which parses and runs it ([`super::modes::Mode::parse_step`]):
+//! to a mode, which parses and runs it ([`super::modes::ModeSteps::parse_step`]):
 //! `res`, `backend`, `sign`, `verify`, `verify-threshold`, `pick`, `slice`
 //! (field),
 //! `adaptive…`, `collide…`, `tritri…`, `interfere…`. A mode's first step
@@ -20,7 +20,7 @@
 //!
 //! `collidoscope --script help` prints [`help`]: the shell's steps
 //! ([`SHELL_STEPS`], beside [`parse_step`]) and each mode's
-//! ([`Mode::steps`], beside the mode's parser); a test checks that every
+//! ([`ModeSteps::steps`], beside the mode's parser); a test checks that every
 //! step the parsers accept is listed.
 
 use std::path::{Path, PathBuf};

@@ -134,6 +134,31 @@ impl Viewer {
         self.modes[index].activate(&mut self.shell);
     }
 
+    /// Hands each file opened since the last call to the first mode that
+    /// takes its type (switching to it when it asks), or opens it as the
+    /// mesh.
+    fn open_files(&mut self) {
+        for path in std::mem::take(&mut self.shell.opened_files) {
+            let extension = path
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            let taker = self
+                .modes
+                .iter()
+                .position(|m| m.file_types().contains(&extension.as_str()));
+            match taker {
+                Some(index) => {
+                    if self.modes[index].open_file(&mut self.shell, path) == ModeRequest::Activate {
+                        self.switch_to(index);
+                    }
+                }
+                None => self.shell.open(MeshSource::File(path)),
+            }
+        }
+    }
+
     fn mode_index(&self, name: &str) -> Result<usize, String> {
         self.modes
             .iter()
@@ -294,7 +319,10 @@ impl Viewer {
                 };
                 shell.open(source);
             }
-            ScriptStep::Drop(path) => shell.drop_paths(vec![path]),
+            ScriptStep::Drop(path) => {
+                shell.drop_paths(vec![path]);
+                self.open_files();
+            }
             ScriptStep::Compute | ScriptStep::Wait(0) => {}
             ScriptStep::Wait(n) => {
                 if let Some(r) = &mut self.script {
@@ -480,17 +508,14 @@ impl eframe::App for Viewer {
         self.handle_keys(&ctx);
         self.shell.poll_jobs();
         self.run_script(&ctx);
-        if self.shell.pending_character.is_some()
-            && let Ok(radial) = self.mode_index("radial")
-        {
-            self.switch_to(radial);
-        }
+        self.open_files();
         let panels = self.modes[self.active].panels();
         chrome::menu_bar_ui(&mut self.shell, panels, ui);
         let titles: Vec<&str> = self.modes.iter().map(|m| m.title()).collect();
         if let Some(index) = chrome::mode_switch_ui(&titles, self.active, ui) {
             self.switch_to(index);
         }
+        self.open_files();
         chrome::banner_ui(&mut self.shell, ui);
         crate::app::shell::jobs_bar::jobs_bar_ui(&mut self.shell, ui);
         let panels = self.modes[self.active].panels();

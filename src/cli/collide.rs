@@ -20,10 +20,13 @@ use crate::stages::colliders::{
 use crate::stages::sampling::{FeatureKind, SamplingParams};
 use crate::stages::sdf_grid::SdfParams;
 
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum CollideBackendArg {
-    Gpu,
-    Cpu,
+crate::stages::backend::backends! {
+    /// `--backend` values of `collide`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum CollideBackendArg {
+        Gpu { name: "gpu", gpu: true },
+        Cpu { name: "cpu", gpu: false },
+    }
 }
 
 #[derive(clap::Args, Debug)]

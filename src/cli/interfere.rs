@@ -34,7 +34,6 @@ use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::stages::StageBackend;
 use crate::stages::interference::{
     Backend, CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_cpu, detect_with,

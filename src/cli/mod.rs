@@ -81,17 +81,23 @@ pub enum Command {
     Particles(particles::ParticlesArgs),
 }
 
-/// `--backend` values.
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub enum BackendArg {
-    /// GPU, BVH-accelerated (exact).
-    Gpu,
-    /// GPU brute force: every cell against every triangle.
-    GpuBrute,
-    /// CPU, BVH-accelerated, all cores.
-    Cpu,
-    /// CPU reference: every cell against every triangle, one thread.
-    CpuRef,
+crate::stages::backend::backends! {
+    /// `--backend` values.
+    #[derive(Clone, Copy, Debug)]
+    pub enum BackendArg {
+        Gpu { name: "gpu", gpu: true, help: "GPU, BVH-accelerated (exact)" },
+        GpuBrute {
+            name: "gpu-brute",
+            gpu: true,
+            help: "GPU brute force: every cell against every triangle",
+        },
+        Cpu { name: "cpu", gpu: false, help: "CPU, BVH-accelerated, all cores" },
+        CpuRef {
+            name: "cpu-ref",
+            gpu: false,
+            help: "CPU reference: every cell against every triangle, one thread",
+        },
+    }
 }
 
 impl From<BackendArg> for Backend {

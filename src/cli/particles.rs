@@ -25,16 +25,19 @@ use crate::stages::particles::collider::{Collider, MapFrame, MapKind};
 use crate::stages::particles::{
     Backend, Event, FlightRecord, FlightStart, ImpactMap, ParticleParams, ParticleScene, Particles,
 };
-use crate::stages::{Stage, StageBackend};
 use crate::view::ColorMap;
 
-/// `--backend` values of `particles`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum ParticleBackendArg {
-    /// GPU: compute evaluation, impact maps rendered as points, async read-back.
-    Gpu,
-    /// CPU reference (f64, all cores).
-    Cpu,
+crate::stages::backend::backends! {
+    /// `--backend` values of `particles`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum ParticleBackendArg {
+        Gpu {
+            name: "gpu",
+            gpu: true,
+            help: "GPU: compute evaluation, impact maps rendered as points, async read-back",
+        },
+        Cpu { name: "cpu", gpu: false, help: "CPU reference (f64, all cores)" },
+    }
 }
 
 #[derive(clap::Args, Debug)]

@@ -24,7 +24,6 @@ use crate::progress::Progress;
 use crate::stages::radial::{
     Backend, BoneFrame, DEFAULT_MIN_FACING, FieldSpec, Radial, RadialInput, RadialParams,
 };
-use crate::stages::{Stage, StageBackend};
 
 #[derive(clap::Args, Debug)]
 pub struct RadialArgs {

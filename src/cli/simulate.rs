@@ -17,10 +17,13 @@ use crate::stages::colliders::ColliderParams;
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum SimulateBackendArg {
-    Gpu,
-    Cpu,
+crate::stages::backend::backends! {
+    /// `--backend` values of `simulate`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum SimulateBackendArg {
+        Gpu { name: "gpu", gpu: true },
+        Cpu { name: "cpu", gpu: false },
+    }
 }
 
 /// The broad phase ([`BroadPhase`]).

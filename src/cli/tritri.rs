@@ -15,17 +15,15 @@ use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
 use crate::stages::tri_tri::{self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams};
 
-/// `--backend` values of `tritri`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum TriBackendArg {
-    /// GPU, BVH traversal.
-    Gpu,
-    /// GPU brute force over all pairs.
-    GpuBrute,
-    /// CPU, BVH-pruned, all cores.
-    Cpu,
-    /// CPU reference: every pair.
-    CpuRef,
+crate::stages::backend::backends! {
+    /// `--backend` values of `tritri`.
+    #[derive(Clone, Copy, Debug)]
+    pub enum TriBackendArg {
+        Gpu { name: "gpu", gpu: true, help: "GPU, BVH traversal" },
+        GpuBrute { name: "gpu-brute", gpu: true, help: "GPU brute force over all pairs" },
+        Cpu { name: "cpu", gpu: false, help: "CPU, BVH-pruned, all cores" },
+        CpuRef { name: "cpu-ref", gpu: false, help: "CPU reference: every pair" },
+    }
 }
 
 impl From<TriBackendArg> for Backend {

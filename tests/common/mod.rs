@@ -6,7 +6,6 @@ pub mod cli;
 use collidoscope::gpu::GpuContext;
 use collidoscope::mesh::Mesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::{Stage, StageBackend};
 use eframe::egui_wgpu::wgpu;
 
 pub mod collide_scenes;
@@ -59,16 +58,14 @@ pub fn file_names(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
-/// Runs stage `S` on one input with each of `backends` (the GPU ones on
-/// `gpu`), naming the backend that fails: for tests that compare backends.
-pub fn run_each<S: Stage, const N: usize>(
-    input: S::Input<'_>,
-    params: &S::Params,
-    backends: [S::Backend; N],
-    gpu: &S::Gpu,
-) -> [S::Product; N] {
+/// Runs one stage with each of `backends` (`run` gets the backend and a
+/// fresh progress), naming the backend that fails: for tests that compare
+/// backends.
+pub fn run_each<B: Copy + std::fmt::Debug, P, E: std::fmt::Display, const N: usize>(
+    backends: [B; N],
+    mut run: impl FnMut(B, &Progress) -> Result<P, E>,
+) -> [P; N] {
     backends.map(|backend| {
-        S::run(input, params, backend, Some(gpu), &Progress::default())
-            .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
+        run(backend, &Progress::default()).unwrap_or_else(|e| panic!("{backend:?} failed: {e}"))
     })
 }

@@ -13,7 +13,6 @@ use collidoscope::gpu::{GpuContext, read_buffer};
 use collidoscope::progress::Progress;
 use collidoscope::sim::character::humanoid::{Detail, humanoid};
 use collidoscope::sim::character::skinning::SkinningGpu;
-use collidoscope::stages::Stage;
 use collidoscope::stages::radial::{
     Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
 };

@@ -285,8 +285,9 @@ fn compute_summary_equals_stencil_and_cpu_summaries() {
                 ..Default::default()
             };
             let input = (&scene, &ViewAxis::ALL[..]);
-            let [cpu, stencil, compute] =
-                common::run_each::<Interference, 3>(input, &params, Backend::ALL, &stage);
+            let [cpu, stencil, compute] = common::run_each(Backend::ALL, |b, p| {
+                Interference::run(input, &params, b, Some(&stage), p)
+            });
             assert_eq!(compute.backend, Backend::Compute);
             assert_eq!(
                 compute.summary, cpu.summary,

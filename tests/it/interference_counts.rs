@@ -108,7 +108,9 @@ fn cpu_run_equals_gpu_run() {
             };
             let input = (&scene, &ViewAxis::ALL[..]);
             let backends = [Backend::Cpu, Backend::Stencil];
-            let [cpu, gpu] = common::run_each::<Interference, 2>(input, &params, backends, &stage);
+            let [cpu, gpu] = common::run_each(backends, |b, p| {
+                Interference::run(input, &params, b, Some(&stage), p)
+            });
             assert_eq!(cpu.summary, gpu.summary, "{name}, cull {cull}: summaries");
             for (c, g) in cpu.runs.iter().zip(&gpu.runs) {
                 let axis = c.view.axis;
@@ -192,8 +194,9 @@ fn coincident_solids_are_touching_on_both_backends() {
     };
     for (name, scene, touching) in cases {
         let input = (&scene, &ViewAxis::ALL[..]);
-        let [cpu, stencil, compute] =
-            common::run_each::<Interference, 3>(input, &params, Backend::ALL, &stage);
+        let [cpu, stencil, compute] = common::run_each(Backend::ALL, |b, p| {
+            Interference::run(input, &params, b, Some(&stage), p)
+        });
         let undecided: u64 = cpu
             .runs
             .iter()

@@ -14,7 +14,6 @@ use collidoscope::stages::iso_surface::{
     FieldGrid, IsoBackend, IsoError, IsoParams, IsoSurfaceGpu, IsoSurfaceStage, extract_cpu,
 };
 use collidoscope::stages::sdf_grid::{self, Backend, GridSpec, SdfParams, SignMode};
-use collidoscope::stages::{Stage, StageBackend};
 use glam::{UVec3, Vec3};
 
 /// The signed distance to a sphere of `radius` at the origin, sampled at
@@ -227,7 +226,7 @@ fn bad_input_is_refused_in_one_line() {
                 values: &values[1..],
             },
             &IsoParams { level: 0.0 },
-            *backend,
+            backend,
             Some(&iso),
             &Progress::default(),
         )
@@ -248,7 +247,7 @@ fn bad_input_is_refused_in_one_line() {
                 values: &values,
             },
             &IsoParams { level: f32::NAN },
-            *backend,
+            backend,
             Some(&iso),
             &Progress::default(),
         )

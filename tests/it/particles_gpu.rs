@@ -6,7 +6,6 @@ use crate::common;
 
 use std::collections::HashMap;
 
-use collidoscope::stages::Stage;
 use collidoscope::stages::particles::gpu::{GpuScene, ParticlesGpu};
 use collidoscope::stages::particles::points::{LivePoints, PointsGpu};
 use collidoscope::stages::particles::ring::{FrameResult, FrameRing, Window};
@@ -40,8 +39,9 @@ fn gpu_events_and_maps_match_the_cpu_reference() {
         map_res: 32,
         flights: true,
     };
-    let [cpu, gpu] =
-        common::run_each::<Particles, 2>(&scene, &params, [Backend::Cpu, Backend::Gpu], &state);
+    let [cpu, gpu] = common::run_each([Backend::Cpu, Backend::Gpu], |b, p| {
+        Particles::run(&scene, &params, b, Some(&state), p)
+    });
     assert!(cpu.events.len() > 300, "{} CPU events", cpu.events.len());
     let stream = gpu.stream.unwrap();
     assert!(
@@ -154,8 +154,9 @@ fn overflowing_windows_run_again_with_room() {
         map_res: 16,
         flights: false,
     };
-    let [cpu, gpu] =
-        common::run_each::<Particles, 2>(&scene, &params, [Backend::Cpu, Backend::Gpu], &state);
+    let [cpu, gpu] = common::run_each([Backend::Cpu, Backend::Gpu], |b, p| {
+        Particles::run(&scene, &params, b, Some(&state), p)
+    });
     assert!(gpu.stream.unwrap().reruns > 0, "{:?}", gpu.stream);
     assert!(
         cpu.events.len().abs_diff(gpu.events.len()) <= cpu.events.len() / 200 + 1,
@@ -176,7 +177,9 @@ fn every_phase_is_timed() {
         map_res: 32,
         flights: false,
     };
-    let [gpu] = common::run_each::<Particles, 1>(&hail(3000), &params, [Backend::Gpu], &state);
+    let [gpu] = common::run_each([Backend::Gpu], |b, p| {
+        Particles::run(&hail(3000), &params, b, Some(&state), p)
+    });
     assert!(!gpu.events.is_empty());
     let s = gpu.stream.unwrap();
     let p = s.phases;

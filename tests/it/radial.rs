@@ -7,7 +7,6 @@
 use crate::common;
 
 use collidoscope::progress::Progress;
-use collidoscope::stages::Stage;
 use collidoscope::stages::radial::{
     Backend, BoneFrame, FieldSpec, Radial, RadialError, RadialGpu, RadialInput, RadialParams,
     RadialProduct,

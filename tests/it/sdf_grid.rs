@@ -91,8 +91,9 @@ fn compare_all_backends(
         band: None,
         sign_mode,
     };
-    let [reference, rest @ ..] =
-        common::run_each::<SdfGrid, 4>(&prepared, &params, Backend::ALL, &gpu);
+    let [reference, rest @ ..] = common::run_each(Backend::ALL, |b, p| {
+        SdfGrid::run(&prepared, &params, b, Some(&gpu), p)
+    });
     for got in rest {
         assert_matches_reference(
             &format!("{name} {}", got.backend.name()),

@@ -78,8 +78,8 @@ pub enum ModeRequest {
     Leave,
 }
 
-/// One viewer mode.
-pub trait Mode {
+/// One viewer mode; its script steps come from its [`Steps`] table.
+pub trait Mode: ModeSteps {
     /// The name in `mode:NAME` and in the profiler's runs.
     fn name(&self) -> &'static str;
     /// The label of the mode's tab.
@@ -106,8 +106,21 @@ pub trait Mode {
     fn toggle_pause(&mut self) -> bool {
         false
     }
+    /// The file types (extensions, lower case) this mode opens from File →
+    /// Open, a drop or the `drop:` step, whichever mode is shown; none (the
+    /// default) for a mode that takes no files. A file no mode takes is
+    /// opened as the mesh.
+    fn file_types(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// Takes a file of one of its [`Mode::file_types`]: `Activate` when the
+    /// mode shows it at once (it takes the viewport), `Stay` when it shows
+    /// it the next time it is active.
+    fn open_file(&mut self, _shell: &mut Shell, _path: std::path::PathBuf) -> ModeRequest {
+        ModeRequest::Stay
+    }
     /// Files dropped on the window while this mode is shown: true when the
-    /// mode took them (otherwise the shell opens the last one as the mesh).
+    /// mode took them (otherwise the last one is opened as any other file).
     fn files_dropped(&mut self, _shell: &mut Shell, _paths: &[std::path::PathBuf]) -> bool {
         false
     }
@@ -129,12 +142,51 @@ pub trait Mode {
         _picked: Option<Option<usize>>,
     ) {
     }
+}
+
+/// A mode's script steps: the list `--script help` prints, the parser from
+/// `verb:arg` to the mode's own step type (`None` for a verb that is not
+/// the mode's), and the function that performs a parsed step. Each mode
+/// fills one; the untyped [`ModeSteps`] the script runner calls follow
+/// from it.
+pub(crate) struct StepTable<M, S> {
+    docs: &'static [StepDoc],
+    parse: fn(&str, &str) -> Option<Result<S, String>>,
+    apply: fn(&mut M, &mut Shell, S) -> Result<ModeRequest, String>,
+}
+
+impl<M, S> StepTable<M, S> {
+    pub const fn new(
+        docs: &'static [StepDoc],
+        parse: fn(&str, &str) -> Option<Result<S, String>>,
+        apply: fn(&mut M, &mut Shell, S) -> Result<ModeRequest, String>,
+    ) -> Self {
+        StepTable { docs, parse, apply }
+    }
+}
+
+/// A mode with a [`StepTable`] of its own step type.
+pub(crate) trait Steps: Sized {
+    type Step;
+    const TABLE: StepTable<Self, Self::Step>;
+
+    /// The files step `verb:arg` writes, for the session's output plan
+    /// (`crate::app::script::output_plan`); none by default.
+    fn outputs(_verb: &str, _arg: &str) -> Vec<(PathBuf, Format)> {
+        Vec::new()
+    }
+}
+
+/// The script steps of a mode, whatever its step type: what the script
+/// parser and the viewer call on the active mode. Every [`Steps`] mode has
+/// them.
+pub trait ModeSteps {
     /// This mode's script steps, for `--script help`.
     fn steps(&self) -> &'static [StepDoc];
     /// `Some` when `verb` is one of this mode's script steps: `Ok` when its
     /// argument is well formed.
     fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>>;
-    /// Performs one of this mode's steps (parsed by [`Mode::parse_step`]).
+    /// Performs one of this mode's steps (parsed by [`ModeSteps::parse_step`]).
     fn apply_step(
         &mut self,
         shell: &mut Shell,
@@ -142,14 +194,12 @@ pub trait Mode {
         arg: &str,
     ) -> Result<ModeRequest, String>;
     /// The files one of this mode's steps writes, for the session's output
-    /// plan (`crate::app::script::output_plan`); none by default.
-    fn step_outputs(&self, _verb: &str, _arg: &str) -> Vec<(PathBuf, Format)> {
-        Vec::new()
-    }
+    /// plan (`crate::app::script::output_plan`).
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(PathBuf, Format)>;
 }
 
 /// The PNG a figure export step `export_verb` (argument
-/// `PATH[@2x][+caption]`) writes, for [`Mode::step_outputs`].
+/// `PATH[@2x][+caption]`) writes, for [`ModeSteps::step_outputs`].
 pub fn figure_output(export_verb: &str, verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
     if verb != export_verb {
         return Vec::new();
@@ -159,12 +209,31 @@ pub fn figure_output(export_verb: &str, verb: &str, arg: &str) -> Vec<(PathBuf, 
         .unwrap_or_default()
 }
 
-/// A mode's typed step again, for [`Mode::apply_step`]: `parsed` is what
-/// its parser gives for a step [`Mode::parse_step`] accepted.
-pub fn parsed_step<T>(
-    parsed: Option<Result<T, String>>,
-    mode: &str,
-    verb: &str,
-) -> Result<T, String> {
-    parsed.unwrap_or_else(|| Err(format!("`{verb}` is not a step of the {mode} mode")))
+impl<M: Steps + Mode> ModeSteps for M {
+    fn steps(&self) -> &'static [StepDoc] {
+        M::TABLE.docs
+    }
+
+    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
+        (M::TABLE.parse)(verb, arg).map(|r| r.map(|_| ()))
+    }
+
+    fn apply_step(
+        &mut self,
+        shell: &mut Shell,
+        verb: &str,
+        arg: &str,
+    ) -> Result<ModeRequest, String> {
+        let step = (M::TABLE.parse)(verb, arg).unwrap_or_else(|| {
+            Err(format!(
+                "`{verb}` is not a step of the {} mode",
+                self.name()
+            ))
+        })?;
+        (M::TABLE.apply)(self, shell, step)
+    }
+
+    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
+        M::outputs(verb, arg)
+    }
 }

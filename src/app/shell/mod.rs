@@ -102,13 +102,10 @@ pub struct Shell {
     pub history: ProfilerHistory,
     /// File → Open's own picker, while it is shown (no native dialog here).
     pub file_picker: Option<file_picker::FilePicker>,
-    /// A field file to check against the mesh (File → Open field, a dropped
-    /// .npy/.npz), until the field mode takes it.
-    pub pending_field: Option<std::path::PathBuf>,
-    /// A particle scene (a dropped .json), until the particles mode takes it.
-    pub pending_particle_scene: Option<std::path::PathBuf>,
-    /// A skinned glTF character (a dropped .glb/.gltf) for the radial mode.
-    pub pending_character: Option<std::path::PathBuf>,
+    /// Files opened (File → Open, a drop, the `drop:` step) that the
+    /// viewer has not yet handed to the mode that takes their type, or
+    /// opened as the mesh.
+    pub opened_files: Vec<std::path::PathBuf>,
     /// Every job started, for the progress bars.
     pub running_jobs: Mutex<jobs_bar::RunningJobs>,
     /// The colour key the viewport shows this frame and the figure
@@ -137,9 +134,7 @@ impl Shell {
             messages,
             history: ProfilerHistory::default(),
             file_picker: None,
-            pending_field: None,
-            pending_particle_scene: None,
-            pending_character: None,
+            opened_files: Vec::new(),
             running_jobs: Default::default(),
             shown_key: None,
             ctx,
@@ -371,36 +366,9 @@ impl Shell {
         }
     }
 
-    /// Opens a file: a field (.npy, .npz) to check against the mesh in the
-    /// field mode, a particle scene (.json) for the particles mode, a
-    /// skinned character (.glb, .gltf) in the radial mode, anything else as
-    /// a mesh.
+    /// Opens a file: the viewer hands it to the mode that takes its type
+    /// ([`crate::app::modes::Mode::file_types`]) or opens it as the mesh.
     pub fn open_path(&mut self, path: std::path::PathBuf) {
-        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let is = |e: &str| extension.eq_ignore_ascii_case(e);
-        let field = is("npy") || is("npz");
-        if is("glb") || is("gltf") {
-            self.pending_character = Some(path);
-        } else if is("json") {
-            self.notify(
-                format!(
-                    "{}: a particle scene, shown in the particles mode",
-                    path.display()
-                ),
-                false,
-            );
-            self.pending_particle_scene = Some(path);
-        } else if field {
-            self.notify(
-                format!(
-                    "{}: checked against the mesh in the signed distance field mode's Verify view",
-                    path.display()
-                ),
-                false,
-            );
-            self.pending_field = Some(path);
-        } else {
-            self.open(MeshSource::File(path));
-        }
+        self.opened_files.push(path);
     }
 }

@@ -38,7 +38,6 @@ use super::common::CommonArgs;
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::timed;
 use crate::gpu::GpuContext;
-use crate::stages::StageBackend;
 use crate::stages::interference::{
     Backend, DrawCounts, Drawn, Identification, IdentificationReport, InterferenceGpu,
     InterferenceParams, InterferenceRun, InterferenceScene, InterferenceSummary, OrthoView,

@@ -51,7 +51,6 @@ use super::common::CommonArgs;
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::{median, warm_up};
 use crate::gpu::GpuContext;
-use crate::stages::Stage;
 use crate::stages::particles::Particles;
 use crate::stages::particles::gpu::{GpuScene, ParticlesGpu};
 use crate::stages::particles::phases::GpuPhaseMs;

@@ -92,33 +92,21 @@ use image_broad::ImageBroad;
 use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
 use resident::{FrameRequest, PipelineStep, StateBatch};
 
-/// Where the phases run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum PipelineBackend {
-    /// Every phase on the CPU.
-    Cpu,
-    /// The whole step on the GPU, bodies resident.
-    #[default]
-    Gpu,
-    /// Broad and narrow phase on the GPU, contacts read back, CPU solver.
-    GpuDetect,
+crate::stages::backend::backends! {
+    /// Where the phases run.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+    pub enum PipelineBackend {
+        /// The whole step on the GPU, bodies resident.
+        #[default]
+        Gpu { name: "gpu", gpu: true },
+        /// Broad and narrow phase on the GPU, contacts read back, CPU solver.
+        GpuDetect { name: "gpu-detect", gpu: true },
+        /// Every phase on the CPU.
+        Cpu { name: "cpu", gpu: false },
+    }
 }
 
 impl PipelineBackend {
-    pub const ALL: [PipelineBackend; 3] = [
-        PipelineBackend::Gpu,
-        PipelineBackend::GpuDetect,
-        PipelineBackend::Cpu,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PipelineBackend::Cpu => "cpu",
-            PipelineBackend::Gpu => "gpu",
-            PipelineBackend::GpuDetect => "gpu-detect",
-        }
-    }
-
     /// True when the broad and narrow phases run on the GPU.
     pub fn detects_on_gpu(self) -> bool {
         self != PipelineBackend::Cpu

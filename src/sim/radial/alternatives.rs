@@ -221,7 +221,6 @@ pub fn radial_inside(product: &RadialProduct, frames: &[BoneFrame], p: Vec3) -> 
 mod tests {
     use super::*;
     use crate::progress::Progress;
-    use crate::stages::Stage;
     use crate::stages::radial::{Backend, FieldSpec, Radial, RadialInput, RadialParams};
 
     /// Points spread over a box (a fixed low-discrepancy sequence).

@@ -117,7 +117,7 @@ impl ContactComparison {
     }
 
     /// Mismatches within rounding, by case.
-    pub fn rounding_counts(&self) -> Vec<(RoundingCase, usize)> {
+    pub(crate) fn rounding_counts(&self) -> Vec<(RoundingCase, usize)> {
         let mut counts: Vec<(RoundingCase, usize)> = Vec::new();
         for m in &self.mismatches {
             if let Some(r) = m.rounding {

@@ -250,7 +250,12 @@ fn outcode(p: Vec3, lo: Vec3, hi: Vec3) -> u32 {
 
 /// Clips the segment `p0–p1` to the box by Cohen–Sutherland; `None` when
 /// it lies wholly outside.
-pub fn clip_segment_to_box(mut p0: Vec3, mut p1: Vec3, lo: Vec3, hi: Vec3) -> Option<(Vec3, Vec3)> {
+pub(crate) fn clip_segment_to_box(
+    mut p0: Vec3,
+    mut p1: Vec3,
+    lo: Vec3,
+    hi: Vec3,
+) -> Option<(Vec3, Vec3)> {
     let mut c0 = outcode(p0, lo, hi);
     let mut c1 = outcode(p1, lo, hi);
     for _ in 0..8 {
@@ -282,7 +287,7 @@ pub fn clip_segment_to_box(mut p0: Vec3, mut p1: Vec3, lo: Vec3, hi: Vec3) -> Op
 /// The cells an exact voxel walk (Amanatides–Woo) visits from `q0` to `q1`
 /// (both inside the grid box, object frame), calling `visit` until it
 /// returns true; returns that cell.
-pub fn voxel_walk(
+pub(crate) fn voxel_walk(
     grid: &GridSpec,
     q0: Vec3,
     q1: Vec3,

@@ -112,7 +112,6 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sampling::{self, FeatureKind, SampleSet, SamplingMesh, SamplingParams};
 use crate::stages::sdf_grid::{self, Backend, SdfField, SdfParams};
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// A mesh made ready for collisions: its field and its samples, object frame.
@@ -251,31 +250,12 @@ fn feature_name<S: serde::Serializer>(k: &FeatureKind, s: S) -> Result<S::Ok, S:
     s.serialize_str(k.name())
 }
 
-/// Which implementation runs the colliders.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ColliderBackend {
-    Cpu,
-    Gpu,
-}
-
-impl ColliderBackend {
-    pub fn name(self) -> &'static str {
-        match self {
-            ColliderBackend::Cpu => "cpu",
-            ColliderBackend::Gpu => "gpu",
-        }
-    }
-}
-
-impl StageBackend for ColliderBackend {
-    const ALL: &'static [Self] = &[ColliderBackend::Cpu, ColliderBackend::Gpu];
-
-    fn name(self) -> &'static str {
-        ColliderBackend::name(self)
-    }
-
-    fn is_gpu(self) -> bool {
-        self == ColliderBackend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation runs the colliders.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum ColliderBackend {
+        Cpu { name: "cpu", gpu: false },
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -338,21 +318,15 @@ pub fn detect(
 /// placing them and the body pairs to test.
 pub struct Colliders;
 
-impl Stage for Colliders {
-    type Input<'a> = (&'a [ColliderShape], &'a [Body], &'a [(usize, usize)]);
-    type Params = ColliderParams;
-    type Product = ContactSet;
-    type Error = ColliderError;
-    type Backend = ColliderBackend;
-    type Gpu = ColliderGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<ColliderGpu, ColliderError> {
+impl Colliders {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<ColliderGpu, ColliderError> {
         Ok(ColliderGpu::new(gpu))
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
-        (shapes, bodies, pairs): Self::Input<'_>,
+    pub fn run(
+        (shapes, bodies, pairs): (&[ColliderShape], &[Body], &[(usize, usize)]),
         params: &ColliderParams,
         backend: ColliderBackend,
         gpu: Option<&ColliderGpu>,

@@ -55,7 +55,7 @@ pub const COUNT_LEGEND: [(&str, [u8; 4]); 6] = [
 
 /// False colour of a count: black no edge, grey 0, reds/yellow 1, 2, ≥3,
 /// blue negative (an open mesh).
-pub fn count_color(count: i32, has_edge: bool) -> [u8; 4] {
+pub(crate) fn count_color(count: i32, has_edge: bool) -> [u8; 4] {
     let k = match count {
         c if c < 0 => 5,
         0 if has_edge => 1,

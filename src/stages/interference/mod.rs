@@ -179,7 +179,6 @@ use glam::{DVec3, Mat4, Vec3};
 use crate::geom::Aabb;
 use crate::mesh::{Mesh, PseudoNormals, Topology};
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 
 /// The stencil value that means a count of zero (see the module docs).
 pub const STENCIL_ZERO: u32 = 128;
@@ -542,7 +541,7 @@ impl InterferenceSummary {
     }
 
     /// [`Self::from_runs`] with the touching pairs of `scene`.
-    pub fn with_touching(
+    pub(crate) fn with_touching(
         scene: &InterferenceScene,
         runs: &[InterferenceRun],
         edge_offset: f32,
@@ -553,53 +552,26 @@ impl InterferenceSummary {
     }
 }
 
-/// Which implementation runs the test.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Backend {
-    /// The CPU reference, pass 1 included ([`run_cpu`]).
-    Cpu,
-    /// The rendering passes, counting in the stencil buffer
-    /// ([`InterferenceGpu`]); the default.
-    #[serde(alias = "Gpu")]
-    Stencil,
-    /// The same rays and counts on the compute units, no rasteriser
-    /// ([`compute`]).
-    Compute,
+crate::stages::backend::backends! {
+    /// Which implementation runs the test; `gpu` is the stencil path's name
+    /// from before the compute backend.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Backend {
+        /// The CPU reference, pass 1 included ([`run_cpu`]).
+        Cpu { name: "cpu", gpu: false },
+        /// The rendering passes, counting in the stencil buffer
+        /// ([`InterferenceGpu`]); the default.
+        #[serde(alias = "Gpu")]
+        Stencil { name: "stencil", gpu: true, alias: "gpu" },
+        /// The same rays and counts on the compute units, no rasteriser
+        /// ([`compute`]).
+        Compute { name: "compute", gpu: true },
+    }
 }
 
 impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Cpu, Backend::Stencil, Backend::Compute];
     /// The GPU backends.
     pub const GPU: [Backend; 2] = [Backend::Stencil, Backend::Compute];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-            Backend::Stencil => "stencil",
-            Backend::Compute => "compute",
-        }
-    }
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &Backend::ALL;
-
-    fn name(self) -> &'static str {
-        Backend::name(self)
-    }
-
-    fn is_gpu(self) -> bool {
-        self != Backend::Cpu
-    }
-
-    /// The names, and `gpu`: the stencil path's name before the compute
-    /// backend.
-    fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "gpu" => Some(Backend::Stencil),
-            _ => Backend::ALL.into_iter().find(|b| b.name() == name),
-        }
-    }
 }
 
 /// The product of a test over one or more views, whichever backend ran.
@@ -639,21 +611,15 @@ pub fn run(
 /// axes.
 pub struct Interference;
 
-impl Stage for Interference {
-    type Input<'a> = (&'a InterferenceScene, &'a [ViewAxis]);
-    type Params = InterferenceParams;
-    type Product = Detection;
-    type Error = InterferenceError;
-    type Backend = Backend;
-    type Gpu = InterferenceGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<InterferenceGpu, InterferenceError> {
+impl Interference {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<InterferenceGpu, InterferenceError> {
         InterferenceGpu::new(gpu)
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
-        (scene, axes): Self::Input<'_>,
+    pub fn run(
+        (scene, axes): (&InterferenceScene, &[ViewAxis]),
         params: &InterferenceParams,
         backend: Backend,
         gpu: Option<&InterferenceGpu>,

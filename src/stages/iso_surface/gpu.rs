@@ -177,7 +177,7 @@ impl IsoSurfaceGpu {
     }
 
     /// The surface's triangles, read back (tests, exports).
-    pub fn read_triangles(&self, surface: &GpuSurface) -> Result<Vec<[Vec3; 3]>, IsoError> {
+    pub(crate) fn read_triangles(&self, surface: &GpuSurface) -> Result<Vec<[Vec3; 3]>, IsoError> {
         let n = surface.triangles as usize * 3 * VERTEX_WORDS as usize;
         let words: Vec<f32> = read_buffer(&self.gpu, &surface.vertices, n)?;
         Ok(words

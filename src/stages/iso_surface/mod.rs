@@ -56,7 +56,6 @@ use glam::{UVec3, Vec3};
 use crate::gpu::{GpuContext, GpuError};
 use crate::progress::Progress;
 use crate::stages::sdf_grid::{GridSpec, SdfField};
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// The field an iso-surface is extracted from: a grid and one value per
@@ -78,11 +77,11 @@ impl<'a> From<&'a SdfField> for FieldGrid<'a> {
 
 impl FieldGrid<'_> {
     /// Cubes per axis: one less than the cells.
-    pub fn cube_dims(&self) -> UVec3 {
+    pub(crate) fn cube_dims(&self) -> UVec3 {
         self.grid.dims.saturating_sub(UVec3::ONE)
     }
 
-    pub fn cube_count(&self) -> u64 {
+    pub(crate) fn cube_count(&self) -> u64 {
         let d = self.cube_dims();
         d.x as u64 * d.y as u64 * d.z as u64
     }
@@ -108,24 +107,12 @@ pub struct IsoParams {
     pub level: f32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IsoBackend {
-    Cpu,
-    Gpu,
-}
-
-impl StageBackend for IsoBackend {
-    const ALL: &'static [Self] = &[IsoBackend::Cpu, IsoBackend::Gpu];
-
-    fn name(self) -> &'static str {
-        match self {
-            IsoBackend::Cpu => "cpu",
-            IsoBackend::Gpu => "gpu",
-        }
-    }
-
-    fn is_gpu(self) -> bool {
-        self == IsoBackend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation meshes the field.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum IsoBackend {
+        Cpu { name: "cpu", gpu: false },
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -150,19 +137,13 @@ pub enum IsoError {
 /// The marching-cubes stage.
 pub struct IsoSurfaceStage;
 
-impl Stage for IsoSurfaceStage {
-    type Input<'a> = FieldGrid<'a>;
-    type Params = IsoParams;
-    type Product = IsoSurface;
-    type Error = IsoError;
-    type Backend = IsoBackend;
-    type Gpu = IsoSurfaceGpu;
-
-    fn gpu(gpu: &GpuContext) -> Result<IsoSurfaceGpu, IsoError> {
+impl IsoSurfaceStage {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &GpuContext) -> Result<IsoSurfaceGpu, IsoError> {
         Ok(IsoSurfaceGpu::new(gpu))
     }
 
-    fn run(
+    pub fn run(
         input: FieldGrid<'_>,
         params: &IsoParams,
         backend: IsoBackend,

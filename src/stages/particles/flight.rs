@@ -29,7 +29,7 @@ use super::poly::first_crossing;
 use super::scene::{Emitter, Order, ParticleScene};
 
 /// PCG hash (Jarzynski & Olano, "Hash functions for GPU rendering", 2020).
-pub fn pcg(v: u32) -> u32 {
+pub(crate) fn pcg(v: u32) -> u32 {
     let state = v.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
     let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277_803_737);
     (word >> 22) ^ word
@@ -41,7 +41,7 @@ pub fn unit(h: u32) -> f32 {
 }
 
 /// A particle's key: the hash of its emitter's seed and its index there.
-pub fn particle_key(seed: u32, index: u32) -> u32 {
+pub(crate) fn particle_key(seed: u32, index: u32) -> u32 {
     pcg(pcg(seed) ^ index)
 }
 
@@ -51,7 +51,7 @@ pub fn phase(key: u32) -> f64 {
 }
 
 /// The generation alive at time `t`.
-pub fn generation_at(t: f64, lifetime: f64, phase: f64) -> i64 {
+pub(crate) fn generation_at(t: f64, lifetime: f64, phase: f64) -> i64 {
     (t / lifetime + phase).floor() as i64
 }
 
@@ -61,7 +61,7 @@ pub fn birth(g: i64, lifetime: f64, phase: f64) -> f64 {
 }
 
 /// Start position and velocity of generation `g`, in f32 like the shader.
-pub fn start_conditions(e: &Emitter, key: u32, g: u32) -> (Vec3, Vec3) {
+pub(crate) fn start_conditions(e: &Emitter, key: u32, g: u32) -> (Vec3, Vec3) {
     let gk = pcg(key ^ pcg(g));
     let r = |k: u32| 2.0 * unit(pcg(gk.wrapping_add(k))) - 1.0;
     let jitter = |k: u32| Vec3::new(r(k), r(k + 1), r(k + 2));
@@ -109,7 +109,7 @@ pub struct Hit {
 }
 
 /// The first accepted crossing of `c` by `f` in (0, end − t0].
-pub fn hit_time(c: &Collider, id: u32, f: &Flight) -> Option<f64> {
+pub(crate) fn hit_time(c: &Collider, id: u32, f: &Flight) -> Option<f64> {
     let mut h = c.poly(f.p0, f.v0, f.acc);
     if f.from == Some(id) {
         // The start is on this surface: deflate the root τ = 0.
@@ -119,7 +119,7 @@ pub fn hit_time(c: &Collider, id: u32, f: &Flight) -> Option<f64> {
 }
 
 /// The earliest hit of `f` over all colliders.
-pub fn earliest_hit(colliders: &[Collider], f: &Flight) -> Option<Hit> {
+pub(crate) fn earliest_hit(colliders: &[Collider], f: &Flight) -> Option<Hit> {
     let mut best: Option<(f64, u32)> = None;
     for (id, c) in colliders.iter().enumerate() {
         if let Some(tau) = hit_time(c, id as u32, f)
@@ -161,7 +161,7 @@ pub fn bounce(f: &Flight, hit: &Hit, restitution: f64) -> Flight {
 }
 
 /// The first flight of generation `g` of particle `index` of `e`.
-pub fn first_flight(scene: &ParticleScene, e: &Emitter, index: u32, g: u32) -> Flight {
+pub(crate) fn first_flight(scene: &ParticleScene, e: &Emitter, index: u32, g: u32) -> Flight {
     let key = particle_key(e.seed, index);
     let (p, v) = start_conditions(e, key, g);
     let t0 = birth(i64::from(g), e.lifetime, phase(key));

@@ -50,7 +50,6 @@ use glam::DVec3;
 
 use crate::gpu::GpuContext;
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 
 /// Largest impact-map side.
 pub const MAX_MAP_RES: u32 = 4096;
@@ -174,27 +173,14 @@ pub struct FlightRecord {
 /// Events, flights and maps of a run, as both backends return them.
 pub type RunOutputs = (Vec<Event>, Vec<FlightRecord>, Vec<ImpactMap>);
 
-/// Which implementation answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Backend {
-    /// f64 on all cores ([`cpu`]).
-    Cpu,
-    /// f32 compute + render pipelines, windows streamed ([`gpu`], [`stream`]).
-    Gpu,
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu];
-
-    fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-            Backend::Gpu => "gpu",
-        }
-    }
-
-    fn is_gpu(self) -> bool {
-        self == Backend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation answers.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Backend {
+        /// f64 on all cores ([`cpu`]).
+        Cpu { name: "cpu", gpu: false },
+        /// f32 compute + render pipelines, windows streamed ([`gpu`], [`stream`]).
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -216,24 +202,18 @@ pub struct ParticleRun {
 /// The stage's marker type.
 pub struct Particles;
 
-impl Stage for Particles {
-    type Input<'a> = &'a ParticleScene;
-    type Params = ParticleParams;
-    type Product = ParticleRun;
-    type Error = ParticleError;
-    type Backend = Backend;
-    type Gpu = (GpuContext, gpu::ParticlesGpu);
-
-    fn gpu(ctx: &GpuContext) -> Result<Self::Gpu, ParticleError> {
+impl Particles {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(ctx: &GpuContext) -> Result<(GpuContext, gpu::ParticlesGpu), ParticleError> {
         Ok((ctx.clone(), gpu::ParticlesGpu::new(ctx)?))
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
+    pub fn run(
         scene: &ParticleScene,
         params: &ParticleParams,
         backend: Backend,
-        gpu_state: Option<&Self::Gpu>,
+        gpu_state: Option<&(GpuContext, gpu::ParticlesGpu)>,
         _progress: &Progress,
     ) -> Result<ParticleRun, ParticleError> {
         params.validate()?;

@@ -40,7 +40,7 @@ impl GpuPhaseMs {
     /// From the eight resolved timestamps (begin, end of each phase) and the
     /// queue's timestamp period (ns per tick). A pair that runs backwards
     /// (a driver resetting its counter) reads 0.
-    pub fn from_ticks(ticks: &[u64], period_ns: f32) -> Self {
+    pub(crate) fn from_ticks(ticks: &[u64], period_ns: f32) -> Self {
         let ms = |k: usize| {
             ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * f64::from(period_ns) * 1e-6
         };
@@ -131,7 +131,7 @@ impl PhaseQueries {
 
     /// Records `copies` between two timestamps, then resolves all eight
     /// into `staging` at `offset`.
-    pub fn around_copies(
+    pub(crate) fn around_copies(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         staging: &wgpu::Buffer,
@@ -170,7 +170,7 @@ pub struct PhaseTotals {
 
 impl PhaseTotals {
     /// Adds one window's GPU times (`None`: no timestamps).
-    pub fn add_window(&mut self, gpu: Option<GpuPhaseMs>) {
+    pub(crate) fn add_window(&mut self, gpu: Option<GpuPhaseMs>) {
         self.gpu = match (self.windows, self.gpu, gpu) {
             (0, _, Some(g)) => Some(g),
             (_, Some(mut sum), Some(g)) => {

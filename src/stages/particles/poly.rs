@@ -185,7 +185,7 @@ fn root_in(c: &Poly, mut a: f64, mut b: f64, neg_at_a: bool) -> f64 {
 
 /// The sign changes of `c` in (lo, hi), in order, until `accept` says yes;
 /// returns the accepted one.
-pub fn first_crossing(
+pub(crate) fn first_crossing(
     c: &Poly,
     lo: f64,
     hi: f64,

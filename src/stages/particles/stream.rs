@@ -68,7 +68,7 @@ pub fn decode(r: &FrameResult) -> (Vec<Event>, Vec<FlightRecord>) {
 }
 
 /// Adds one window's atlas to the run's maps (earliest times made global).
-pub fn merge_maps(maps: &mut [ImpactMap], r: &FrameResult) {
+pub(crate) fn merge_maps(maps: &mut [ImpactMap], r: &FrameResult) {
     for (c, map) in maps.iter_mut().enumerate() {
         let n = (map.res * map.res) as usize;
         let at = c * n;

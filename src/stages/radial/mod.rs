@@ -51,7 +51,6 @@ use glam::Vec3;
 
 use crate::gpu::GpuContext;
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// Largest θ or z resolution the CPU accepts (the GPU also checks its
@@ -235,14 +234,16 @@ impl RadialProduct {
     }
 }
 
-/// Which implementation rasterises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Backend {
-    Cpu,
-    /// The render pipeline.
-    Gpu,
-    /// Compute shaders.
-    GpuCompute,
+crate::stages::backend::backends! {
+    /// Which implementation rasterises.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Backend {
+        Cpu { name: "cpu", gpu: false },
+        /// The render pipeline.
+        Gpu { name: "gpu", gpu: true },
+        /// Compute shaders.
+        GpuCompute { name: "gpu-compute", gpu: true },
+    }
 }
 
 impl Backend {
@@ -253,22 +254,6 @@ impl Backend {
             Backend::Gpu => Some(Rasteriser::Render),
             Backend::GpuCompute => Some(Rasteriser::Compute),
         }
-    }
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &[Backend::Cpu, Backend::Gpu, Backend::GpuCompute];
-
-    fn name(self) -> &'static str {
-        match self {
-            Backend::Cpu => "cpu",
-            Backend::Gpu => "gpu",
-            Backend::GpuCompute => "gpu-compute",
-        }
-    }
-
-    fn is_gpu(self) -> bool {
-        self != Backend::Cpu
     }
 }
 
@@ -285,19 +270,13 @@ pub fn gpu_frames(fields: &[FieldSpec], params: &RadialParams) -> Vec<FieldFrame
 /// The radial-field stage (the stage contract of [`crate::stages`]).
 pub struct Radial;
 
-impl Stage for Radial {
-    type Input<'a> = RadialInput<'a>;
-    type Params = RadialParams;
-    type Product = RadialProduct;
-    type Error = RadialError;
-    type Backend = Backend;
-    type Gpu = RadialGpu;
-
-    fn gpu(gpu: &GpuContext) -> Result<RadialGpu, RadialError> {
+impl Radial {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &GpuContext) -> Result<RadialGpu, RadialError> {
         Ok(RadialGpu::new(gpu))
     }
 
-    fn run(
+    pub fn run(
         input: RadialInput<'_>,
         params: &RadialParams,
         backend: Backend,

@@ -63,7 +63,7 @@ pub struct TriangleSetup {
 }
 
 /// θ of the field-space point `q` in turns, in [0, 1) (eq. 2).
-pub fn theta_of(q: Vec3) -> f32 {
+pub(crate) fn theta_of(q: Vec3) -> f32 {
     let turns = q.y.atan2(q.x) / std::f32::consts::TAU;
     let t = turns - turns.floor();
     if t >= 1.0 { 0.0 } else { t }
@@ -137,7 +137,7 @@ pub fn setup(frame: &BoneFrame, corners: [Vec3; 3], min_facing: f32) -> Option<T
 /// cell's own column, after undoing the seam shift) to the triangle's
 /// plane, filtered; `None` when the ray meets the back of the plane or
 /// misses it.
-pub fn cell_distance(
+pub(crate) fn cell_distance(
     s: &TriangleSetup,
     length: f32,
     (i, k): (u32, u32),

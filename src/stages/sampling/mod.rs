@@ -58,7 +58,6 @@ use glam::Vec3;
 
 use crate::mesh::{Mesh, PseudoNormals, Topology};
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// What a sampling point (or a contact made from one) lies on. One byte,
@@ -145,7 +144,7 @@ impl From<&Sample> for GpuSample {
 }
 
 impl GpuSample {
-    pub fn to_sample(&self) -> Option<Sample> {
+    pub(crate) fn to_sample(&self) -> Option<Sample> {
         Some(Sample {
             position: Vec3::from(self.position),
             normal: Vec3::from(self.normal),
@@ -222,7 +221,7 @@ impl SamplingParams {
     }
 
     /// Cosine of the coplanarity tolerance.
-    pub fn cos_tolerance(&self) -> f32 {
+    pub(crate) fn cos_tolerance(&self) -> f32 {
         self.coplanar_tolerance_deg.to_radians().cos()
     }
 
@@ -253,25 +252,12 @@ impl SamplingMesh {
     }
 }
 
-/// Which implementation samples.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SamplingBackend {
-    Cpu,
-    Gpu,
-}
-
-impl StageBackend for SamplingBackend {
-    const ALL: &'static [Self] = &[SamplingBackend::Cpu, SamplingBackend::Gpu];
-
-    fn name(self) -> &'static str {
-        match self {
-            SamplingBackend::Cpu => "cpu",
-            SamplingBackend::Gpu => "gpu",
-        }
-    }
-
-    fn is_gpu(self) -> bool {
-        self == SamplingBackend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation samples.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum SamplingBackend {
+        Cpu { name: "cpu", gpu: false },
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -318,20 +304,14 @@ pub fn compute(
 /// side of the field the samples will be tested against.
 pub struct Sampling;
 
-impl Stage for Sampling {
-    type Input<'a> = (&'a SamplingMesh, f32);
-    type Params = SamplingParams;
-    type Product = SampleSet;
-    type Error = SamplingError;
-    type Backend = SamplingBackend;
-    type Gpu = SamplingGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SamplingGpu, SamplingError> {
+impl Sampling {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SamplingGpu, SamplingError> {
         Ok(SamplingGpu::new(gpu))
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
+    pub fn run(
         (mesh, cell_size): (&SamplingMesh, f32),
         params: &SamplingParams,
         backend: SamplingBackend,

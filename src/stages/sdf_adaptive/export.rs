@@ -28,7 +28,7 @@ fn link(i: u32) -> i32 {
 }
 
 /// The `.npz` bytes of a field.
-pub fn encode_npz(field: &AdaptiveField) -> Result<Vec<u8>, String> {
+pub(crate) fn encode_npz(field: &AdaptiveField) -> Result<Vec<u8>, String> {
     let nodes = &field.octree.nodes;
     let n = nodes.len();
     let centers: Vec<f32> = nodes.iter().flat_map(|n| n.center).collect();

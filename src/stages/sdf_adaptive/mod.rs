@@ -98,7 +98,6 @@ use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 pub use crate::stages::sdf_grid::SignMode;
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// "No node": a root's parent, a leaf's first child.
@@ -142,37 +141,16 @@ impl AdaptiveBvh {
     }
 }
 
-/// Which implementation builds the field.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Backend {
-    /// The pipeline above on the GPU ([`AdaptiveGpu`]).
-    #[default]
-    Gpu,
-    /// The CPU reference ([`compute_cpu`]): the same octree, BVHs and
-    /// queries, one node after another.
-    Cpu,
-}
-
-impl Backend {
-    pub const ALL: [Backend; 2] = [Backend::Gpu, Backend::Cpu];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Gpu => "gpu",
-            Backend::Cpu => "cpu",
-        }
-    }
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &Backend::ALL;
-
-    fn name(self) -> &'static str {
-        Backend::name(self)
-    }
-
-    fn is_gpu(self) -> bool {
-        self == Backend::Gpu
+crate::stages::backend::backends! {
+    /// Which implementation builds the field.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+    pub enum Backend {
+        /// The pipeline above on the GPU ([`AdaptiveGpu`]).
+        #[default]
+        Gpu { name: "gpu", gpu: true },
+        /// The CPU reference ([`compute_cpu`]): the same octree, BVHs and
+        /// queries, one node after another.
+        Cpu { name: "cpu", gpu: false },
     }
 }
 
@@ -379,7 +357,7 @@ pub struct DepthStats {
 
 impl DepthStats {
     /// Per-depth averages from per-depth totals (indexed by depth).
-    pub fn from_totals(nodes: &[u64], totals: &[QueryCounts]) -> Vec<DepthStats> {
+    pub(crate) fn from_totals(nodes: &[u64], totals: &[QueryCounts]) -> Vec<DepthStats> {
         let per = |x: u64, n: u64| x as f64 / n.max(1) as f64;
         nodes
             .iter()
@@ -441,7 +419,7 @@ impl AdaptiveField {
 }
 
 /// The cube of a prepared mesh's octree.
-pub fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
+pub(crate) fn mesh_cube(mesh: &PreparedMesh, params: &AdaptiveParams) -> crate::geom::MortonCube {
     let b = mesh.bounds();
     octree_cube(b.min, b.max, params.padding)
 }
@@ -512,20 +490,14 @@ fn sign_by_winding(mesh: &PreparedMesh, field: &mut AdaptiveField) {
 /// The adaptive SDF stage ([`run`]).
 pub struct SdfAdaptive;
 
-impl Stage for SdfAdaptive {
-    type Input<'a> = &'a PreparedMesh;
-    type Params = AdaptiveParams;
-    type Product = AdaptiveField;
-    type Error = AdaptiveError;
-    type Backend = Backend;
-    type Gpu = AdaptiveGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<AdaptiveGpu, AdaptiveError> {
+impl SdfAdaptive {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<AdaptiveGpu, AdaptiveError> {
         Ok(AdaptiveGpu::new(gpu))
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
+    pub fn run(
         mesh: &PreparedMesh,
         params: &AdaptiveParams,
         backend: Backend,

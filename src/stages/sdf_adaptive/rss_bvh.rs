@@ -122,7 +122,7 @@ impl RssNode {
     }
 
     /// The RSS's extent along x (the culling axis of Alg. 4).
-    pub fn x_interval(&self) -> (f32, f32) {
+    pub(crate) fn x_interval(&self) -> (f32, f32) {
         let e =
             self.half_u * self.axis_u[0].abs() + self.half_v * self.axis_v[0].abs() + self.radius;
         (self.center[0] - e, self.center[0] + e)
@@ -130,7 +130,7 @@ impl RssNode {
 
     /// Squared distance from `p` to the RSS (0 inside); mirrors
     /// `rss_distance2` in shaders/shared/rss.wgsl.
-    pub fn distance2(&self, p: Vec3) -> f32 {
+    pub(crate) fn distance2(&self, p: Vec3) -> f32 {
         let d = (distance_point_rectangle(p, &self.rss()) - self.radius).max(0.0);
         d * d
     }

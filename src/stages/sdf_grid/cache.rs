@@ -66,7 +66,7 @@ impl FieldCache {
             .join("collidoscope")
     }
 
-    pub fn path_for(&self, mesh_hash: u64, params: &SdfParams, backend: Backend) -> PathBuf {
+    pub(crate) fn path_for(&self, mesh_hash: u64, params: &SdfParams, backend: Backend) -> PathBuf {
         let key = serde_json::to_vec(&(params, backend)).unwrap_or_default();
         self.dir
             .join(format!("{mesh_hash:016x}-{:016x}.sdfcache", xxh3_64(&key)))

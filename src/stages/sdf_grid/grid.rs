@@ -113,7 +113,7 @@ impl GridSpec {
     }
 
     /// Centre of brick `b`: the middle of its 4³ cell centres.
-    pub fn brick_center(&self, b: UVec3) -> Vec3 {
+    pub(crate) fn brick_center(&self, b: UVec3) -> Vec3 {
         self.origin + ((b * BRICK).as_vec3() + Vec3::splat(1.5)) * self.cell_size
     }
 }

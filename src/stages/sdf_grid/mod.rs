@@ -128,7 +128,6 @@ pub use winding_tree::{OpenCells, REFINE_PHASES as WINDING_REFINE_PHASES};
 use crate::geom::TriangleFeature;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// Closest-triangle value of a far cell (outside the narrow band).
@@ -169,50 +168,14 @@ pub fn default_sign_mode(report: &crate::mesh::MeshReport) -> (SignMode, String)
     }
 }
 
-/// Which implementation computes the field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Backend {
-    CpuReference,
-    CpuFast,
-    GpuBrute,
-    Gpu,
-}
-
-impl Backend {
-    pub const ALL: [Backend; 4] = [
-        Backend::CpuReference,
-        Backend::CpuFast,
-        Backend::GpuBrute,
-        Backend::Gpu,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::CpuReference => "cpu-ref",
-            Backend::CpuFast => "cpu",
-            Backend::GpuBrute => "gpu-brute",
-            Backend::Gpu => "gpu",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    pub fn is_gpu(self) -> bool {
-        matches!(self, Backend::GpuBrute | Backend::Gpu)
-    }
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &Backend::ALL;
-
-    fn name(self) -> &'static str {
-        Backend::name(self)
-    }
-
-    fn is_gpu(self) -> bool {
-        Backend::is_gpu(self)
+crate::stages::backend::backends! {
+    /// Which implementation computes the field.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Backend {
+        CpuReference { name: "cpu-ref", gpu: false },
+        CpuFast { name: "cpu", gpu: false },
+        GpuBrute { name: "gpu-brute", gpu: true },
+        Gpu { name: "gpu", gpu: true },
     }
 }
 
@@ -490,19 +453,13 @@ impl Run<'_> {
 /// The uniform-grid SDF stage ([`compute`]).
 pub struct SdfGrid;
 
-impl Stage for SdfGrid {
-    type Input<'a> = &'a PreparedMesh;
-    type Params = SdfParams;
-    type Product = SdfField;
-    type Error = SdfError;
-    type Backend = Backend;
-    type Gpu = SdfGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SdfGpu, SdfError> {
+impl SdfGrid {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<SdfGpu, SdfError> {
         Ok(SdfGpu::new(gpu))
     }
 
-    fn run(
+    pub fn run(
         mesh: &PreparedMesh,
         params: &SdfParams,
         backend: Backend,

@@ -161,14 +161,14 @@ impl WindingGpu {
 
     /// Whether the refining pass's exact step runs in f64 (the device has
     /// it) rather than float32.
-    pub fn exact_in_f64(&self) -> bool {
+    pub(crate) fn exact_in_f64(&self) -> bool {
         self.f64
     }
 
     /// Sets the most solid angles (open cells × triangles) for which the
     /// open cells skip the walks for the exact sum ([`EXACT_DIRECT_BUDGET`]
     /// by default; 0: they always take the walks).
-    pub fn set_direct_budget(&mut self, solid_angles: u32) {
+    pub(crate) fn set_direct_budget(&mut self, solid_angles: u32) {
         self.direct_budget = solid_angles;
     }
 

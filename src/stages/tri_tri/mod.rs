@@ -76,7 +76,6 @@ use glam::{DAffine3, DQuat, Quat, Vec3};
 use crate::geom::{Aabb, Bvh, Triangle, is_degenerate};
 use crate::mesh::Mesh;
 use crate::progress::Progress;
-use crate::stages::{Stage, StageBackend};
 use crate::timing::Timings;
 
 /// Triangles per BVH leaf.
@@ -172,55 +171,21 @@ impl Predicate {
     }
 }
 
-/// Which implementation answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub enum Backend {
-    CpuReference,
-    Cpu,
-    GpuBrute,
-    Gpu,
+crate::stages::backend::backends! {
+    /// Which implementation answers.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum Backend {
+        CpuReference { name: "cpu-ref", gpu: false },
+        Cpu { name: "cpu", gpu: false },
+        GpuBrute { name: "gpu-brute", gpu: true },
+        Gpu { name: "gpu", gpu: true },
+    }
 }
 
 impl Backend {
-    pub const ALL: [Backend; 4] = [
-        Backend::CpuReference,
-        Backend::Cpu,
-        Backend::GpuBrute,
-        Backend::Gpu,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::CpuReference => "cpu-ref",
-            Backend::Cpu => "cpu",
-            Backend::GpuBrute => "gpu-brute",
-            Backend::Gpu => "gpu",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    pub fn is_gpu(self) -> bool {
-        matches!(self, Backend::GpuBrute | Backend::Gpu)
-    }
-
     /// True for the BVH-pruned backends.
     pub fn is_pruned(self) -> bool {
         matches!(self, Backend::Cpu | Backend::Gpu)
-    }
-}
-
-impl StageBackend for Backend {
-    const ALL: &'static [Self] = &Backend::ALL;
-
-    fn name(self) -> &'static str {
-        Backend::name(self)
-    }
-
-    fn is_gpu(self) -> bool {
-        Backend::is_gpu(self)
     }
 }
 
@@ -336,7 +301,7 @@ pub struct BatchResult {
 }
 
 /// `B_from_A` for a pose pair, in f64.
-pub fn b_from_a(pose_a: Pose, pose_b: Pose) -> DAffine3 {
+pub(crate) fn b_from_a(pose_a: Pose, pose_b: Pose) -> DAffine3 {
     pose_b.world_from_object().inverse() * pose_a.world_from_object()
 }
 
@@ -383,21 +348,15 @@ pub fn query(
 /// pose and model B at its pose.
 pub struct TriTri;
 
-impl Stage for TriTri {
-    type Input<'a> = (&'a TriModel, Pose, &'a TriModel, Pose);
-    type Params = TriTriParams;
-    type Product = TriTriResult;
-    type Error = TriTriError;
-    type Backend = Backend;
-    type Gpu = TriTriGpu;
-
-    fn gpu(gpu: &crate::gpu::GpuContext) -> Result<TriTriGpu, TriTriError> {
+impl TriTri {
+    /// The stage's GPU state on this device (create it once).
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<TriTriGpu, TriTriError> {
         Ok(TriTriGpu::new(gpu))
     }
 
     /// Not interruptible: `progress` is not used.
-    fn run(
-        (a, pose_a, b, pose_b): Self::Input<'_>,
+    pub fn run(
+        (a, pose_a, b, pose_b): (&TriModel, Pose, &TriModel, Pose),
         params: &TriTriParams,
         backend: Backend,
         gpu: Option<&TriTriGpu>,

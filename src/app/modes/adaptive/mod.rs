@@ -33,10 +33,12 @@ pub use state::Adaptive;
 pub use steps::AdaptiveStep;
 
 use eframe::egui;
+use std::path::PathBuf;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, parsed_step};
+use super::{Mode, Panels, StepTable, Steps};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
+use crate::io::Format;
 
 impl Mode for Adaptive {
     fn name(&self) -> &'static str {
@@ -90,33 +92,20 @@ impl Mode for Adaptive {
         }
         panel::caption_ui(ui, self, shell);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        steps::STEPS
-    }
+impl Steps for Adaptive {
+    type Step = steps::AdaptiveStep;
+    const TABLE: StepTable<Self, steps::AdaptiveStep> =
+        StepTable::new(steps::STEPS, steps::parse, steps::apply);
 
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        steps::parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
-        use crate::io::Format;
+    fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         match steps::parse(verb, arg) {
-            Some(Ok(AdaptiveStep::Export(path))) => {
+            Some(Ok(steps::AdaptiveStep::Export(path))) => {
                 let sidecar = crate::stages::sdf_adaptive::export::sidecar_path(&path);
                 vec![(path, Format::NPZ), (sidecar, Format::JSON)]
             }
             _ => Vec::new(),
         }
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(steps::parse(verb, arg), self.name(), verb)?;
-        steps::apply(self, shell, step)
     }
 }

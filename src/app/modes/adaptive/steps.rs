@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::state::Adaptive;
 use crate::app::modes::{ModeRequest, StepDoc, args, step};
 use crate::app::shell::Shell;
-use crate::stages::StageBackend;
 use crate::stages::sdf_adaptive::{Backend, export};
 
 /// A step of the adaptive field scene.

@@ -14,7 +14,7 @@ use std::time::Instant;
 use eframe::egui;
 use glam::{Quat, Vec3};
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::sim::rigid::{RigidParams, Scene, World};
 use crate::stages::colliders::{self, ColliderBackend, ColliderGpu, Contact};
@@ -206,7 +206,7 @@ impl Collide {
 
 /// The collide mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum CollideStep {
+pub(crate) enum CollideStep {
     /// `collide:SCENE`: show the mode with a scene (`drop-on-mesh`,
     /// `drop-on-plane`, `box-stack`, `line`), built afresh.
     Scene(String),
@@ -288,24 +288,11 @@ impl Mode for Collide {
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
-
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(shell, step)
-    }
+impl Steps for Collide {
+    type Step = CollideStep;
+    const TABLE: StepTable<Self, CollideStep> = StepTable::new(STEPS, parse, Self::apply);
 }
 
 fn compare(

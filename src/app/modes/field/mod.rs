@@ -19,15 +19,17 @@ mod scene;
 mod slice;
 mod verify;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::cells::axis_from_name;
 use crate::app::shell::image_view::ImageView;
 use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
+use crate::io::Format;
 use crate::scene::{Job, JobError};
 use crate::stages::sdf_grid::{self, Backend, SdfField, SignMode};
 use glam::Vec3;
@@ -42,6 +44,9 @@ pub struct Pick {
 
 #[derive(Default)]
 pub struct Field {
+    /// A field file (.npy, .npz) to check against the mesh, until the
+    /// mode's next frame starts its job.
+    opened: Option<std::path::PathBuf>,
     pick: Option<Pick>,
     comparison: Option<Comparison>,
     show_comparison: bool,
@@ -67,7 +72,7 @@ pub struct Field {
 
 /// The field mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum FieldStep {
+pub(crate) enum FieldStep {
     /// `res:N`: cells along the longest axis.
     Resolution(u32),
     /// `backend:NAME`: gpu, gpu-brute, cpu, cpu-ref.
@@ -429,6 +434,22 @@ impl Mode for Field {
         }
     }
 
+    fn file_types(&self) -> &'static [&'static str] {
+        &["npy", "npz"]
+    }
+
+    fn open_file(&mut self, shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
+        shell.notify(
+            format!(
+                "{}: checked against the mesh in the signed distance field mode's Verify view",
+                path.display()
+            ),
+            false,
+        );
+        self.opened = Some(path);
+        ModeRequest::Stay
+    }
+
     fn activate(&mut self, _shell: &mut Shell) {
         self.drawn_mesh = None;
         self.drawn_field = None;
@@ -499,7 +520,7 @@ impl Mode for Field {
                 Err(e) => shell.notify(format!("comparison: {e}"), true),
             }
         }
-        if let Some(path) = shell.pending_field.take() {
+        if let Some(path) = self.opened.take() {
             checked::start(self, shell, path);
         }
         if let Some(result) = self.checked_job.as_ref().and_then(Job::poll) {
@@ -598,28 +619,16 @@ impl Mode for Field {
         color_bar_ui(ui, shell, bar);
         caption_ui(ui, &self.caption(shell));
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
+impl Steps for Field {
+    type Step = FieldStep;
+    const TABLE: StepTable<Self, FieldStep> = StepTable::new(STEPS, parse, |m, shell, step| {
+        m.apply(shell, step).map(|()| ModeRequest::Stay)
+    });
 
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+    fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         super::figure_output("export-slice", verb, arg)
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(shell, step)?;
-        Ok(ModeRequest::Stay)
     }
 }
 

@@ -22,6 +22,7 @@
 //! on the UI thread whenever an input changes ([`run`]). The controls are
 //! in [`panel`], the images in [`images`].
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 mod images;
@@ -31,11 +32,11 @@ mod run;
 use eframe::egui;
 use glam::Vec3;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::app::shell::image_view::ImageView;
+use crate::io::Format;
 use crate::mesh::Mesh;
-use crate::stages::StageBackend;
 use crate::stages::interference::images::ImageKind;
 use crate::stages::interference::scenes::{self, Placement, Shapes};
 use crate::stages::interference::{
@@ -338,7 +339,7 @@ impl Interference {
 
 /// The interference mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum InterfereStep {
+pub(crate) enum InterfereStep {
     /// `interfere:random-boxes|random-mixed`: show the mode with a random
     /// scene (boxes; or boxes, tori and spot).
     Scene(String),
@@ -494,27 +495,14 @@ impl Mode for Interference {
     fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         images::images_ui(self, shell, ui);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
+impl Steps for Interference {
+    type Step = InterfereStep;
+    const TABLE: StepTable<Self, InterfereStep> = StepTable::new(STEPS, parse, Self::apply);
 
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+    fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         super::figure_output("export-image", verb, arg)
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(shell, step)
     }
 }
 

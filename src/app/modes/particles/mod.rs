@@ -31,9 +31,10 @@ use std::time::Instant;
 
 use eframe::egui;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::app::shell::image_view::ImageView;
+use crate::io::Format;
 use crate::mesh::Mesh;
 use crate::stages::particles::collider::Collider;
 use crate::stages::particles::gpu::ParticlesGpu;
@@ -63,7 +64,7 @@ const RECORD_EVERY_S: f64 = 1.0;
 
 /// Where the scene comes from.
 #[derive(Clone, Debug, PartialEq)]
-enum Source {
+pub(crate) enum Source {
     Hail,
     File(PathBuf),
 }
@@ -104,6 +105,9 @@ impl Channel {
 
 /// The mode's state.
 pub struct ParticlesMode {
+    /// A particle scene (.json) opened, until the mode's next frame loads
+    /// it.
+    opened: Option<std::path::PathBuf>,
     source: Source,
     /// The scene as its file says.
     base: Option<ParticleScene>,
@@ -142,6 +146,7 @@ pub struct ParticlesMode {
 impl Default for ParticlesMode {
     fn default() -> Self {
         ParticlesMode {
+            opened: None,
             source: Source::Hail,
             base: None,
             knobs: Knobs {
@@ -255,7 +260,7 @@ impl ParticlesMode {
     /// One frame: stream the windows, show the due events, evaluate the
     /// particles.
     fn run_frame(&mut self, shell: &mut Shell) {
-        if let Some(path) = shell.pending_particle_scene.take()
+        if let Some(path) = self.opened.take()
             && let Err(e) = self.open(Source::File(path))
         {
             self.fail(shell, e);
@@ -444,7 +449,7 @@ fn speed_range(scene: &ParticleScene) -> f32 {
 
 /// The mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum ParticlesStep {
+pub(crate) enum ParticlesStep {
     /// `particles[:hail|PATH]`.
     Show(Option<Source>),
     Count(u64),
@@ -582,6 +587,22 @@ impl Mode for ParticlesMode {
         }
     }
 
+    fn file_types(&self) -> &'static [&'static str] {
+        &["json"]
+    }
+
+    fn open_file(&mut self, shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
+        shell.notify(
+            format!(
+                "{}: a particle scene, shown in the particles mode",
+                path.display()
+            ),
+            false,
+        );
+        self.opened = Some(path);
+        ModeRequest::Stay
+    }
+
     fn activate(&mut self, shell: &mut Shell) {
         self.frame_camera = true;
         self.decals_dirty = true;
@@ -634,27 +655,15 @@ impl Mode for ParticlesMode {
             ),
         );
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
+impl Steps for ParticlesMode {
+    type Step = ParticlesStep;
+    const TABLE: StepTable<Self, ParticlesStep> =
+        StepTable::new(STEPS, parse, |m, _, step| m.apply(step));
 
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+    fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         super::figure_output("particles-export-map", verb, arg)
-    }
-
-    fn apply_step(
-        &mut self,
-        _shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let s = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(s)
     }
 }
 

@@ -29,7 +29,7 @@ mod panel;
 use eframe::egui;
 use glam::{EulerRot, Mat4, Quat, Vec3};
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, box_mesh, torus};
 use crate::sim::pipeline::{
@@ -325,7 +325,7 @@ impl PipelineMode {
 
 /// The pipeline mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum PipelineStep {
+pub(crate) enum PipelineStep {
     /// `pipeline:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
     /// `pipeline-add:PATH`: add an OBJ file's mesh as a body (as dropping
@@ -476,24 +476,11 @@ impl Mode for PipelineMode {
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
-
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn apply_step(
-        &mut self,
-        shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(shell, step)
-    }
+impl Steps for PipelineMode {
+    type Step = PipelineStep;
+    const TABLE: StepTable<Self, PipelineStep> = StepTable::new(STEPS, parse, Self::apply);
 }
 
 #[cfg(test)]

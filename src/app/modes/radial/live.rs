@@ -15,7 +15,6 @@ use crate::gpu::{GpuContext, GpuRun};
 use crate::progress::Progress;
 use crate::sim::character::Character;
 use crate::sim::character::skinning::SkinningGpu;
-use crate::stages::Stage;
 use crate::stages::radial::{Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene};
 use crate::timing::Timings;
 

@@ -25,19 +25,20 @@ mod panel;
 mod scene;
 mod unwrap_view;
 
+use std::path::PathBuf;
 use std::time::Instant;
 
 use eframe::egui;
 use glam::Vec3;
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::caption_ui;
+use crate::io::Format;
 use crate::sim::character::Character;
 use crate::sim::character::gltf::load_gltf;
 use crate::sim::character::humanoid::{Detail, humanoid};
 use crate::sim::radial::MAX_SUBSTEPS;
-use crate::stages::StageBackend;
 use crate::stages::radial::{Backend, BoneFrame, FieldFrameGpu, RadialParams};
 use crate::timing::Timings;
 
@@ -46,6 +47,9 @@ const RECORD_EVERY_S: f64 = 1.0;
 
 /// The mode's state.
 pub struct RadialMode {
+    /// A skinned glTF character (.glb, .gltf) opened, until the mode's
+    /// next frame loads it.
+    opened: Option<std::path::PathBuf>,
     character: Option<Character>,
     params: RadialParams,
     backend: Backend,
@@ -85,6 +89,7 @@ pub struct RadialMode {
 impl Default for RadialMode {
     fn default() -> Self {
         RadialMode {
+            opened: None,
             character: None,
             params: RadialParams::new(64, 32),
             backend: Backend::Gpu,
@@ -395,7 +400,7 @@ impl RadialMode {
 
 /// The radial mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum RadialStep {
+pub(crate) enum RadialStep {
     Show,
     Resolution(u32, u32),
     Bone(String),
@@ -574,6 +579,15 @@ impl Mode for RadialMode {
         }
     }
 
+    fn file_types(&self) -> &'static [&'static str] {
+        &["glb", "gltf"]
+    }
+
+    fn open_file(&mut self, _shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
+        self.opened = Some(path);
+        ModeRequest::Activate
+    }
+
     fn activate(&mut self, _shell: &mut Shell) {
         self.framed = false;
         self.dirty = true;
@@ -585,7 +599,7 @@ impl Mode for RadialMode {
     }
 
     fn update(&mut self, shell: &mut Shell) {
-        if let Some(path) = shell.pending_character.take() {
+        if let Some(path) = self.opened.take() {
             match self.open_character(&path) {
                 Ok(note) => shell.notify(note, false),
                 Err(e) => shell.notify(
@@ -643,27 +657,15 @@ impl Mode for RadialMode {
         let u = self.unwrap(self.bone, values);
         unwrap_view::unwrap_ui(ui, rect, texture, &u);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
+impl Steps for RadialMode {
+    type Step = RadialStep;
+    const TABLE: StepTable<Self, RadialStep> =
+        StepTable::new(STEPS, parse, |m, _, step| m.apply(step));
 
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn step_outputs(&self, verb: &str, arg: &str) -> Vec<(std::path::PathBuf, crate::io::Format)> {
+    fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         super::figure_output("radial-export-unwrap", verb, arg)
-    }
-
-    fn apply_step(
-        &mut self,
-        _shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(step)
     }
 }
 

@@ -11,7 +11,6 @@ use super::{MAX_PARTICLES, RadialMode};
 use crate::app::shell::Shell;
 use crate::app::shell::profiler::ms_label;
 use crate::sim::radial::NO_CONTACT;
-use crate::stages::StageBackend;
 use crate::stages::radial::Backend;
 
 pub(super) fn panel_ui(m: &mut RadialMode, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -25,8 +24,8 @@ pub(super) fn panel_ui(m: &mut RadialMode, shell: &mut Shell, ui: &mut egui::Ui)
     ui.horizontal(|ui| {
         ui.label("backend");
         for b in Backend::ALL {
-            if ui.selectable_label(m.backend == *b, b.name()).clicked() {
-                m.backend = *b;
+            if ui.selectable_label(m.backend == b, b.name()).clicked() {
+                m.backend = b;
                 m.dirty = true;
             }
         }

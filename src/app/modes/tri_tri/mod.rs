@@ -20,7 +20,7 @@ use std::sync::Arc;
 use eframe::egui;
 use glam::{EulerRot, Quat, Vec3};
 
-use super::{Mode, ModeRequest, Panels, StepDoc, args, parsed_step, step};
+use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::scene::Job;
 use crate::stages::tri_tri::{Backend, Pose, TriModel, TriTriGpu, TriTriParams, TriTriResult};
@@ -244,7 +244,7 @@ impl TriTri {
 
 /// The triangle–triangle mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-enum TriTriStep {
+pub(crate) enum TriTriStep {
     /// `tritri:tori|rocker`: show the mode with a ready scene.
     Scene(String),
     /// `tritri-offset:x,y,z`: model B's translation.
@@ -302,24 +302,12 @@ impl Mode for TriTri {
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
+}
 
-    fn steps(&self) -> &'static [StepDoc] {
-        STEPS
-    }
-
-    fn parse_step(&self, verb: &str, arg: &str) -> Option<Result<(), String>> {
-        parse(verb, arg).map(|r| r.map(|_| ()))
-    }
-
-    fn apply_step(
-        &mut self,
-        _shell: &mut Shell,
-        verb: &str,
-        arg: &str,
-    ) -> Result<ModeRequest, String> {
-        let step = parsed_step(parse(verb, arg), self.name(), verb)?;
-        self.apply(step)
-    }
+impl Steps for TriTri {
+    type Step = TriTriStep;
+    const TABLE: StepTable<Self, TriTriStep> =
+        StepTable::new(STEPS, parse, |m, _, step| m.apply(step));
 }
 
 #[cfg(test)]

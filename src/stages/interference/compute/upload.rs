@@ -60,11 +60,11 @@ pub struct ComputeScene {
 }
 
 impl ComputeScene {
-    pub fn object_count(&self) -> usize {
+    pub(crate) fn object_count(&self) -> usize {
         self.bounds.len()
     }
 
-    pub fn face_count(&self) -> u32 {
+    pub(crate) fn face_count(&self) -> u32 {
         *self.face_starts.last().unwrap_or(&0)
     }
 }

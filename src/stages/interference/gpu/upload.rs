@@ -59,7 +59,7 @@ pub struct UploadedScene {
 }
 
 impl UploadedScene {
-    pub fn object_count(&self) -> usize {
+    pub(crate) fn object_count(&self) -> usize {
         self.face_ranges.len()
     }
 }

@@ -189,10 +189,12 @@ fn scripted_radial_session_shows_the_unwrap_and_exports_it() {
         figure.display()
     );
     run_session(&script, "radial");
-    // The unwrap figure: 4× its 64 × 32 cells, with room for key and axes.
+    // The unwrap figure: its 64 × 32 cells as blocks at least 384 pixels
+    // across, at 4× (a 256-pixel stamp beside 4× labels before), with room
+    // for key and axes.
     let fig = load(&figure);
     assert!(
-        fig.width() > 4 * 64 && fig.height() > 4 * 32,
+        fig.width() > 4 * 384 && fig.height() > 4 * 192,
         "the unwrap figure is {}×{}",
         fig.width(),
         fig.height()

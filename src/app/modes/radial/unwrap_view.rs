@@ -11,8 +11,12 @@ use eframe::egui;
 
 use crate::app::shell::image_view::{Coloring, Extent, ImageView, Picture};
 use crate::app::shell::legend::sig_figs;
+use crate::plot::figure::upscale;
 use crate::view::ColorMap;
 use crate::view::unwrap::unwrap_rgba;
+
+/// The unwrap's least width in a figure at 1×, in pixels.
+pub const FIGURE_WIDTH: u32 = 384;
 
 /// One field's cells and how to show them.
 pub struct Unwrap<'a> {
@@ -30,6 +34,10 @@ pub struct Unwrap<'a> {
 /// distance scale, θ across and z down from A, titled by `u.title`.
 pub fn picture(u: &Unwrap<'_>) -> Picture {
     let pixels = unwrap_rgba(u.values, u.n_theta, (u.lo, u.hi));
+    // Each cell a block of pixels, so that a coarse unwrap is not a
+    // stamp beside its labels: at least FIGURE_WIDTH pixels across at 1×.
+    let cells = image::RgbaImage::from_raw(u.n_theta, u.n_z, bytemuck::cast_vec(pixels));
+    let block = (FIGURE_WIDTH / u.n_theta.max(1)).max(1);
     Picture {
         width: u.n_theta,
         height: u.n_z,
@@ -38,7 +46,7 @@ pub fn picture(u: &Unwrap<'_>) -> Picture {
             .iter()
             .map(|&v| if v.is_finite() { v } else { f32::NAN })
             .collect(),
-        pixels: image::RgbaImage::from_raw(u.n_theta, u.n_z, bytemuck::cast_vec(pixels)),
+        pixels: cells.map(|c| upscale(&c, block)),
         coloring: Coloring::Scale {
             map: ColorMap::Sundholm,
             lo: u.lo,

@@ -3,6 +3,7 @@
 //! no system fonts are needed).
 
 pub mod figure;
+pub mod legend;
 
 use std::path::Path;
 use std::sync::OnceLock;

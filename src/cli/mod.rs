@@ -15,6 +15,7 @@ mod interfere;
 mod particles;
 mod radial;
 mod render;
+mod render_legend;
 mod sdf;
 mod simulate;
 mod tritri;

@@ -1,13 +1,15 @@
 //! `collidoscope render MESH.obj --out shot.png`: an offscreen picture of a
 //! mesh, its field's cells or a field slice, from the framing camera or
-//! one saved as JSON (`--camera`), and (`--frames N`) frame timings.
+//! one saved as JSON (`--camera`), and (`--frames N`) frame timings. Field
+//! and slice images carry their colour bar, axes and caption
+//! ([`super::render_legend`]) unless `--no-legend`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Context;
 
-use super::{BackendArg, SignArg};
+use super::{BackendArg, SignArg, render_legend};
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
@@ -37,6 +39,17 @@ pub enum FilterArg {
     Outside,
     /// Cells within --band-cells cells of the surface.
     Band,
+}
+
+impl FilterArg {
+    fn name(self) -> &'static str {
+        match self {
+            FilterArg::All => "all",
+            FilterArg::Inside => "inside",
+            FilterArg::Outside => "outside",
+            FilterArg::Band => "band",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -123,6 +136,11 @@ pub struct RenderArgs {
     /// Render this many frames and print median GPU and wall frame times.
     #[arg(long)]
     pub frames: Option<u32>,
+    /// Leave out the colour bar, the slice's axes and the caption that
+    /// `--view field` and `--view slice` images get around them (`--size`
+    /// is the picture's; the legend adds its margins).
+    #[arg(long)]
+    pub no_legend: bool,
     /// Output PNG.
     #[arg(long)]
     pub out: PathBuf,
@@ -274,6 +292,13 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
             .min(args.size.1 / nv.max(1))
             .max(1);
         let img = slice_image(field, axis, index, color_map, -range, range, scale);
+        let img = if args.no_legend {
+            img
+        } else {
+            let mesh = mesh_label(&args.mesh);
+            render_legend::slice_figure(&img, field, axis, index, color_map, range, &mesh)
+                .map_err(anyhow::Error::msg)?
+        };
         write_png(&args.out, &img)?;
         println!(
             "slice {}={index} of a {}×{}×{} field of {} ({} ms, {}), range ±{range:.4} → {} ({}×{})",
@@ -356,6 +381,23 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
     let target = RenderTarget::new(&gpu.device, args.size.0, args.size.1);
     renderer.try_render(&gpu, &target, &camera, &settings)?;
     let img = target.read_rgba(&gpu)?;
+    let img = match &field {
+        Some(f) if settings.show_cells && !args.no_legend => {
+            let values: Vec<f32> = cells.iter().map(|c| c[3]).collect();
+            let what = format!(
+                "{} cells of a {}×{}×{} field ({} backend)",
+                args.filter.name(),
+                f.grid.dims.x,
+                f.grid.dims.y,
+                f.grid.dims.z,
+                f.backend.name()
+            );
+            let mesh = mesh_label(&args.mesh);
+            render_legend::field_figure(&img, &values, color_map, range, &mesh, &what)
+                .map_err(anyhow::Error::msg)?
+        }
+        _ => img,
+    };
     write_png(&args.out, &img)?;
     if let Some((level, triangles)) = iso_triangles {
         println!("iso-surface at {level}: {triangles} triangles (GPU marching cubes)");
@@ -429,6 +471,14 @@ pub fn run(args: RenderArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The mesh as a caption names it: its file name.
+fn mesh_label(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 fn write_png(path: &Path, img: &image::RgbaImage) -> anyhow::Result<()> {

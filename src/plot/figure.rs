@@ -6,7 +6,7 @@
 //!
 //! ```text
 //!  ┌───────────────────────────────────────────────┐
-//!  │                          key title            │
+//!  │ v label                  key title            │
 //!  │ v ticks ┌────────────┐  hist▕bar▏ticks        │
 //!  │         │   image    │      ▕   ▏             │
 //!  │         └────────────┘      ▕   ▏             │
@@ -14,6 +14,13 @@
 //!  │ caption                                        │
 //!  └───────────────────────────────────────────────┘
 //! ```
+//!
+//! The left margin holds the widest vertical tick label; the vertical
+//! axis's label is written above the image from the figure's left edge,
+//! and the image's column is widened (the image centred in it) until both
+//! axis labels fit, so no label is clipped. Ticks whose labels would touch
+//! are dropped ([`spaced_ticks`]) — the decorations scale with the image,
+//! so what fits at 1× fits at 4×.
 //!
 //! The image is copied as given (the caller scales it: a slice upscaled by
 //! nearest neighbour, the 3D view rendered at the larger size). Nothing is
@@ -127,14 +134,89 @@ pub fn upscale(img: &image::RgbaImage, k: u32) -> image::RgbaImage {
     })
 }
 
-/// Draws `fig` with decorations at scale `factor` (at least 1) on white.
-/// See the module docs for the layout.
-pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String> {
-    register_font()?;
-    let f = factor.max(1);
+/// About how wide `text` is at factor 1 (the font's mean advance at
+/// [`TICK_FONT`]), in pixels.
+fn text_width(text: &str) -> u32 {
+    7 * text.chars().count() as u32
+}
+
+/// Height of a line of tick labels at factor 1, with its gap.
+const LINE_H: u32 = 16;
+
+/// The ticks of a ruler `length` pixels long (at factor 1) whose labels
+/// fit without touching: a tick is kept only when its label clears the
+/// last kept one by a gap (`extent` says how much room a label takes
+/// along the ruler). The last tick replaces the one before it when they
+/// crowd, so both ends stay labelled.
+pub fn spaced_ticks(
+    ticks: &[(f32, String)],
+    length: u32,
+    extent: impl Fn(&str) -> u32,
+) -> Vec<(f32, String)> {
+    let at = |t: f32| t * length as f32;
+    let fits = |a: &(f32, String), b: &(f32, String)| {
+        let room = 0.5 * (extent(&a.1) + extent(&b.1)) as f32 + 6.0;
+        (at(b.0) - at(a.0)).abs() >= room
+    };
+    let mut kept: Vec<(f32, String)> = Vec::new();
+    for (i, tick) in ticks.iter().enumerate() {
+        match kept.last() {
+            None => kept.push(tick.clone()),
+            Some(last) if fits(last, tick) => kept.push(tick.clone()),
+            Some(_) if i + 1 == ticks.len() && kept.len() > 1 => {
+                kept.pop();
+                if kept.last().is_none_or(|l| fits(l, tick)) {
+                    kept.push(tick.clone());
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    kept
+}
+
+/// Where the parts of a figure go, in pixels at the figure's factor.
+#[derive(Clone, Debug, PartialEq)]
+struct Layout {
+    width: u32,
+    height: u32,
+    /// The image's top-left corner.
+    image: (u32, u32),
+    /// The key column's left edge.
+    key_x: u32,
+    bar_h: u32,
+    caption: Vec<String>,
+    /// The axes' ticks that fit ([horizontal, vertical]).
+    ticks: [Vec<(f32, String)>; 2],
+}
+
+/// The figure's layout: the left margin holds the widest vertical tick
+/// label, the image's column is wide enough for the horizontal axis's
+/// label and the vertical one's (written above the image, left-aligned,
+/// so it is never clipped), and the key sits right of that column.
+fn layout(fig: &Figure<'_>, f: u32) -> Layout {
     let (iw, ih) = fig.image.dimensions();
-    let left = if fig.axes.is_some() { AXIS_LEFT } else { PAD } * f;
-    let top = (PAD + TITLE_H) * f;
+    let ticks = fig.axes.map_or([Vec::new(), Vec::new()], |[hor, ver]| {
+        [
+            spaced_ticks(&hor.ticks, iw / f, text_width),
+            spaced_ticks(&ver.ticks, ih / f, |_| LINE_H),
+        ]
+    });
+    let left = match fig.axes {
+        Some(_) => {
+            let widest = ticks[1].iter().map(|t| text_width(&t.1)).max();
+            AXIS_LEFT.max(widest.unwrap_or(0) + 14)
+        }
+        None => PAD,
+    } * f;
+    let column = match fig.axes {
+        // The vertical label runs from PAD over the margin and the column.
+        Some([hor, ver]) => iw
+            .max((text_width(&hor.label) + PAD) * f)
+            .max(((2 * PAD + text_width(&ver.label)) * f).saturating_sub(left)),
+        None => iw,
+    };
+    let image = (left + (column - iw) / 2, (PAD + TITLE_H) * f);
     let key_w = fig.key.map_or(0, |k| (key_width(k) + 2 * PAD) * f);
     let bar_h = ih.max(MIN_BAR_H * f);
     let below_image = if fig.axes.is_some() { AXIS_BOTTOM } else { 0 } * f;
@@ -147,13 +229,34 @@ pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String>
         _ => 0,
     };
     let body_h = (ih + below_image).max(bar_h + empty_row).max(classes_h);
-    let width = left + iw + key_w + PAD * f;
+    let width = left + column + key_w + PAD * f;
     // The caption wraps to the figure's width (about 7 px a character).
     let caption = fig.caption.map_or(Vec::new(), |c| {
         wrap(c, ((width / f).saturating_sub(2 * PAD) / 7) as usize)
     });
     let caption_h = caption.len() as u32 * CAPTION_H * f;
-    let height = top + body_h + caption_h + PAD * f;
+    Layout {
+        width,
+        height: image.1 + body_h + caption_h + PAD * f,
+        image,
+        key_x: left + column + 2 * PAD * f,
+        bar_h,
+        caption,
+        ticks,
+    }
+}
+
+/// Draws `fig` with decorations at scale `factor` (at least 1) on white.
+/// See the module docs for the layout.
+pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String> {
+    register_font()?;
+    let f = factor.max(1);
+    let (iw, ih) = fig.image.dimensions();
+    let lay = layout(fig, f);
+    let (width, height) = (lay.width, lay.height);
+    let (left, top) = lay.image;
+    let caption = &lay.caption;
+    let caption_h = caption.len() as u32 * CAPTION_H * f;
 
     let mut rgb = vec![255u8; (width * height * 3) as usize];
     for (x, y, p) in fig.image.enumerate_pixels() {
@@ -168,12 +271,24 @@ pub fn render(fig: &Figure<'_>, factor: u32) -> Result<image::RgbaImage, String>
         let root = BitMapBackend::with_buffer(&mut rgb, (width, height)).into_drawing_area();
         let d = Draw { root: &root, f };
         d.frame(left, top, iw, ih).map_err(|e| e.to_string())?;
-        if let Some(axes) = fig.axes {
-            d.axes(axes, left, top, iw, ih).map_err(|e| e.to_string())?;
+        if let Some([hor, ver]) = fig.axes {
+            let [hor_ticks, ver_ticks] = &lay.ticks;
+            let hor = Ruler {
+                label: hor.label.clone(),
+                ticks: hor_ticks.clone(),
+            };
+            let ver = Ruler {
+                label: ver.label.clone(),
+                ticks: ver_ticks.clone(),
+            };
+            d.axes(&[hor, ver], left, top, iw, ih)
+                .map_err(|e| e.to_string())?;
         }
-        let key_x = left + iw + 2 * PAD * f;
+        let key_x = lay.key_x;
         match fig.key {
-            Some(Key::Bar(bar)) => d.bar(bar, key_x, top, bar_h).map_err(|e| e.to_string())?,
+            Some(Key::Bar(bar)) => d
+                .bar(bar, key_x, top, lay.bar_h)
+                .map_err(|e| e.to_string())?,
             Some(Key::Classes(title, entries)) => d
                 .classes(title, entries, key_x, top)
                 .map_err(|e| e.to_string())?,
@@ -254,8 +369,15 @@ impl<'b> Draw<'_, 'b> {
             self.line((x as i32 - self.px(4), ty), (x as i32, ty))?;
             self.text(label, x - 6 * self.f, ty as u32, TICK_FONT, HPos::Right)?;
         }
-        // The vertical axis's label above its ticks, where it has room.
-        self.text(&ver.label, x, y - 10 * self.f, TICK_FONT, HPos::Right)
+        // The vertical axis's label above the image, from the figure's
+        // left edge (the layout leaves it room): never clipped.
+        self.text(
+            &ver.label,
+            PAD * self.f,
+            y - 10 * self.f,
+            TICK_FONT,
+            HPos::Left,
+        )
     }
 
     fn bar(&self, bar: &BarKey, x: u32, y: u32, h: u32) -> DrawResult<'b> {
@@ -413,6 +535,72 @@ mod tests {
             .filter(|&(x, y)| one.get_pixel(x, y).0[0] < 100)
             .count();
         assert!(dark_below > 50, "{dark_below} dark pixels below the image");
+    }
+
+    /// A radial unwrap's figure: 64 × 32 cells, six ticks 0.0…1.0 across
+    /// and up, long axis labels. Its tick labels printed over each other
+    /// ("0.00.20.40.60.81.0"), the vertical label was clipped at the left
+    /// edge and @4x was not 4× the @1x figure.
+    #[test]
+    fn a_small_image_keeps_its_labels_apart_and_whole_at_every_scale() {
+        let cells = image::RgbaImage::from_pixel(64, 32, image::Rgba([10, 200, 30, 255]));
+        let six: Vec<(f32, String)> = (0..=5)
+            .map(|i| (i as f32 / 5.0, format!("{:.1}", i as f32 / 5.0)))
+            .collect();
+        let axes = [
+            Ruler {
+                label: "θ (turns from u)".into(),
+                ticks: six.clone(),
+            },
+            Ruler {
+                label: "z (0 at A, 1 at B)".into(),
+                ticks: six,
+            },
+        ];
+        let key = bar();
+        let fig = Figure {
+            image: &cells,
+            key: Some(&key),
+            axes: Some(&axes),
+            caption: Some("field 3: forearm.l"),
+        };
+        let lay = layout(&fig, 1);
+        let [hor, ver] = &lay.ticks;
+        for w in hor.windows(2) {
+            let gap = (w[1].0 - w[0].0) * 64.0;
+            assert!(
+                gap >= (text_width(&w[0].1) + text_width(&w[1].1)) as f32 / 2.0,
+                "labels {:?} and {:?} overlap: {gap} px apart",
+                w[0].1,
+                w[1].1
+            );
+        }
+        for w in ver.windows(2) {
+            assert!((w[1].0 - w[0].0) * 32.0 >= LINE_H as f32, "{ver:?}");
+        }
+        assert!(hor.len() >= 2 && ver.len() >= 2, "both ends stay labelled");
+        // The vertical label, left-aligned at PAD above the image, ends
+        // before the key's column.
+        assert!(PAD + text_width("z (0 at A, 1 at B)") < lay.key_x);
+        assert!(lay.image.0 >= AXIS_LEFT);
+        let one = render(&fig, 1).unwrap();
+        let big = upscale(&cells, 4);
+        let four = render(&Figure { image: &big, ..fig }, 4).unwrap();
+        assert_eq!(
+            (four.width(), four.height()),
+            (4 * one.width(), 4 * one.height()),
+            "@4x is the @1x figure scaled"
+        );
+    }
+
+    #[test]
+    fn spaced_ticks_keep_both_ends() {
+        let ticks: Vec<(f32, String)> = (0..=10).map(|i| (i as f32 / 10.0, "00".into())).collect();
+        let kept = spaced_ticks(&ticks, 100, text_width);
+        assert_eq!(kept.first().map(|t| t.0), Some(0.0));
+        assert_eq!(kept.last().map(|t| t.0), Some(1.0));
+        assert!(kept.len() < ticks.len());
+        assert_eq!(spaced_ticks(&ticks, 10_000, text_width), ticks);
     }
 
     #[test]

@@ -5,6 +5,8 @@
 
 use glam::Vec3;
 
+use crate::geom::Aabb;
+
 use super::colormap::ColorMap;
 
 /// How the mesh is drawn.
@@ -59,6 +61,33 @@ impl Default for ClipPlane {
             normal: Vec3::Z,
             offset: 0.0,
         }
+    }
+}
+
+impl ClipPlane {
+    /// The plane with `normal` through the centre of `bounds` (the default
+    /// cut: half the cells stay, wherever the field lies).
+    pub fn through_center(bounds: Aabb, normal: Vec3) -> ClipPlane {
+        ClipPlane {
+            normal,
+            offset: normal.dot(bounds.center()),
+        }
+    }
+
+    /// The offsets at which the plane with `normal` touches `bounds`: at
+    /// the first every cell is clipped, at the second every cell stays.
+    /// An offset slider spans this range, so it follows the field's own
+    /// place and size (a fixed range around zero misses a field far from
+    /// the origin and clips all of it). An empty box gives `(-1, 1)`.
+    pub fn offset_range(bounds: Aabb, normal: Vec3) -> (f32, f32) {
+        if bounds.is_empty() || !bounds.min.is_finite() || !bounds.max.is_finite() {
+            return (-1.0, 1.0);
+        }
+        let c = normal.dot(bounds.center());
+        let r = 0.5 * normal.abs().dot(bounds.size());
+        // A flat box (a plane along the normal) still gets a usable range.
+        let r = r.max(c.abs() * 1e-6).max(f32::MIN_POSITIVE);
+        (c - r, c + r)
     }
 }
 
@@ -125,5 +154,70 @@ impl ViewSettings {
     /// The larger |end| of the colour range (iso-line spacing, scales).
     pub fn range_extent(&self) -> f32 {
         self.value_min.abs().max(self.value_max.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The unit box moved by `shift` and scaled by `scale`, as the tests'
+    /// off-origin, tiny and huge meshes are.
+    fn placed(shift: Vec3, scale: f32) -> Aabb {
+        Aabb {
+            min: shift + Vec3::new(-0.4, -0.5, 3.6) * scale,
+            max: shift + Vec3::new(0.6, 0.5, 4.6) * scale,
+        }
+    }
+
+    /// A mesh away from the origin (suzanne at z ≈ 4.1, anything moved by
+    /// ±1e3) or scaled by 1e-3 or 1e3: the clip slider's range holds the
+    /// whole field, so the default cut through its centre lies inside it
+    /// (a range fixed around zero clamped the plane off the field and
+    /// clipped every cell).
+    #[test]
+    fn clip_offsets_follow_the_field_wherever_it_lies() {
+        for (shift, scale) in [
+            (Vec3::ZERO, 1.0),
+            (Vec3::splat(1e3), 1.0),
+            (Vec3::splat(-1e3), 1.0),
+            (Vec3::ZERO, 1e-3),
+            (Vec3::ZERO, 1e3),
+        ] {
+            let b = placed(shift, scale);
+            for normal in [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Z] {
+                let (lo, hi) = ClipPlane::offset_range(b, normal);
+                let plane = ClipPlane::through_center(b, normal);
+                assert!(
+                    lo < plane.offset && plane.offset < hi,
+                    "{shift} ×{scale} along {normal}: centre {} outside {lo}..{hi}",
+                    plane.offset
+                );
+                let along: Vec<f32> = [b.min, b.max].iter().map(|p| normal.dot(*p)).collect();
+                let (first, last) = (along[0].min(along[1]), along[0].max(along[1]));
+                let tol = 1e-5 * (first.abs() + last.abs() + scale);
+                assert!(
+                    (lo - first).abs() <= tol && (hi - last).abs() <= tol,
+                    "{shift} ×{scale} along {normal}: range {lo}..{hi}, field {first}..{last}"
+                );
+                let kept = plane.offset - first;
+                assert!(
+                    (kept / (last - first) - 0.5).abs() < 1e-3,
+                    "the default cut keeps half the field"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_empty_or_flat_box_still_gives_a_usable_range() {
+        let (lo, hi) = ClipPlane::offset_range(Aabb::default(), Vec3::Z);
+        assert!(lo < hi);
+        let flat = Aabb {
+            min: Vec3::new(0.0, 0.0, 5.0),
+            max: Vec3::new(1.0, 1.0, 5.0),
+        };
+        let (lo, hi) = ClipPlane::offset_range(flat, Vec3::Z);
+        assert!(lo < 5.0 && 5.0 < hi, "{lo}..{hi}");
     }
 }

@@ -393,6 +393,7 @@ fn render_cli_writes_a_png_and_fails_in_one_line() {
                 "12",
                 "--backend",
                 "cpu",
+                "--no-legend",
                 "--out",
                 out.to_str().unwrap(),
             ])
@@ -492,4 +493,58 @@ fn render_cli_takes_a_camera_saved_as_json() {
         err.contains("bad.json") && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// `render --view field` and `--view slice` put the colour bar, (for a
+/// slice) the axes and the caption around the picture, as the viewer's
+/// figure export does: the image grows by the key's column and the
+/// caption's rows, and text (near-black pixels on the white margin) shows
+/// right of the picture and under it. They had none.
+#[test]
+fn render_cli_images_carry_the_colour_bar_and_caption() {
+    let dir = common::scratch("cli-render-legend");
+    let spot = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/spot.obj");
+    for view in ["field", "slice"] {
+        let shot = |legend: bool| {
+            let out = dir.join(format!("{view}-{legend}.png"));
+            let mut c = exe();
+            c.args(["render", spot.to_str().unwrap(), "--view", view])
+                .args(["--size", "320x200", "--res", "16", "--backend", "cpu"])
+                .args(["--out", out.to_str().unwrap()]);
+            if !legend {
+                c.arg("--no-legend");
+            }
+            let run = c.output().expect("runs");
+            assert!(
+                run.status.success(),
+                "{view}: {}",
+                String::from_utf8_lossy(&run.stderr)
+            );
+            image::open(&out).expect("PNG decodes").to_rgba8()
+        };
+        let (bare, legend) = (shot(false), shot(true));
+        assert!(
+            legend.width() >= bare.width() + 100 && legend.height() > bare.height() + 20,
+            "{view}: {:?} with the legend, {:?} without",
+            legend.dimensions(),
+            bare.dimensions()
+        );
+        let dark = |x0: u32, y0: u32, x1: u32, y1: u32| {
+            (y0..y1)
+                .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+                .filter(|&(x, y)| legend.get_pixel(x, y).0[..3].iter().all(|&c| c < 90))
+                .count()
+        };
+        let (w, h) = legend.dimensions();
+        let key_text = dark(w - 160, 0, w, h - 40);
+        let caption = dark(0, h - 34, w, h);
+        assert!(
+            key_text > 40,
+            "{view}: tick labels beside the bar: {key_text}"
+        );
+        assert!(
+            caption > 40,
+            "{view}: a caption under the picture: {caption}"
+        );
+    }
 }

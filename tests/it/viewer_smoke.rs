@@ -14,12 +14,18 @@ fn xvfb_run(script: &str) -> std::process::Output {
 }
 
 fn xvfb_run_with(script: &str, env: &[(&str, &str)]) -> std::process::Output {
+    xvfb_run_sized(script, env, "1600x1000")
+}
+
+/// Runs `script` on an X screen of `size` (WIDTHxHEIGHT).
+fn xvfb_run_sized(script: &str, env: &[(&str, &str)], size: &str) -> std::process::Output {
     let runtime = common::scratch("xdg");
+    let screen = format!("-screen 0 {size}x24");
     Command::new("xvfb-run")
         .args([
             "-a",
             "-s",
-            "-screen 0 1600x1000x24",
+            &screen,
             env!("CARGO_BIN_EXE_collidoscope"),
             "--script",
             script,
@@ -170,10 +176,9 @@ fn scripted_tri_tri_session_highlights_colliding_triangles() {
 
 /// The radial mode in a scripted session: the humanoid paused mid-squat,
 /// fields rasterised on the CPU then the GPU, the selected bone's unwrap
-/// drawn (its seam magenta, its cells false-coloured); a bad resolution
-/// fails the script.
+/// drawn (its cells false-coloured); a bad resolution fails the script.
 #[test]
-fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
+fn scripted_radial_session_shows_the_unwrap_and_exports_it() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-radial");
     let shot = dir.join("radial.png");
@@ -184,10 +189,12 @@ fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
         figure.display()
     );
     run_session(&script, "radial");
-    // The unwrap figure: 4× its 64 × 32 cells, with room for key and axes.
+    // The unwrap figure: its 64 × 32 cells as blocks at least 384 pixels
+    // across, at 4× (a 256-pixel stamp beside 4× labels before), with room
+    // for key and axes.
     let fig = load(&figure);
     assert!(
-        fig.width() > 4 * 64 && fig.height() > 4 * 32,
+        fig.width() > 4 * 384 && fig.height() > 4 * 192,
         "the unwrap figure is {}×{}",
         fig.width(),
         fig.height()
@@ -201,9 +208,7 @@ fn scripted_radial_session_shows_the_unwrap_and_its_seam() {
             })
             .count()
     };
-    let seam = count(&|r, g, b| r > 200 && g < 60 && b > 150);
     let red = count(&|r, g, b| r > 150 && g < 90 && b < 90);
-    assert!(seam > 100, "the seam should show in magenta: {seam} pixels");
     assert!(
         red > 2000,
         "the unwrap's far cells should show in red: {red} pixels"
@@ -802,5 +807,116 @@ fn the_iso_surface_shows_and_goes() {
     assert!(
         gone < coloured / 20,
         "iso:off left {gone} coloured pixels (the surface had {coloured})"
+    );
+}
+
+/// `spot.obj` with every vertex moved by `shift` and scaled by `scale`
+/// about the origin, written to `path`.
+fn placed_spot(path: &Path, shift: f32, scale: f32) {
+    let spot = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/spot.obj");
+    let text = std::fs::read_to_string(&spot).expect("assets/spot.obj");
+    let moved: Vec<String> = text
+        .lines()
+        .map(|line| match line.strip_prefix("v ") {
+            Some(rest) => {
+                let p: Vec<f32> = rest
+                    .split_whitespace()
+                    .map(|x| x.parse().expect("a vertex coordinate"))
+                    .collect();
+                let q: Vec<String> = p.iter().map(|x| format!("{}", x * scale + shift)).collect();
+                format!("v {}", q.join(" "))
+            }
+            None => line.to_string(),
+        })
+        .collect();
+    std::fs::write(path, moved.join("\n")).unwrap();
+}
+
+/// A mesh far from the origin, tiny or huge: the field mode's picture
+/// shows its cells. The clip plane's offset slider spanned a fixed range
+/// around zero, so for a mesh at +1e3 it clamped the default cut off the
+/// grid and every cell was clipped: the view was silently empty.
+#[test]
+fn a_mesh_far_from_the_origin_tiny_or_huge_shows_its_cells() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-placed");
+    let cases = [
+        ("plus-1e3", 1e3, 1.0),
+        ("minus-1e3", -1e3, 1.0),
+        ("tiny", 0.0, 1e-3),
+        ("huge", 0.0, 1e3),
+    ];
+    let mut script = String::new();
+    for (name, shift, scale) in cases {
+        let obj = dir.join(format!("{name}.obj"));
+        placed_spot(&obj, shift, scale);
+        script += &format!(
+            "open:{}; compute; wait:3; export-view:{}; ",
+            obj.display(),
+            dir.join(format!("{name}.png")).display()
+        );
+    }
+    script += "quit";
+    run_session(&script, "off-origin meshes");
+    for (name, _, _) in cases {
+        let img = load(&dir.join(format!("{name}.png")));
+        let (_, coloured) = census(&img);
+        let total = (img.width() * img.height()) as usize;
+        assert!(
+            coloured > total / 100,
+            "{name}: the field's cells should fill the view: {coloured} coloured pixels of {total}"
+        );
+    }
+}
+
+/// At 1280×720 the radial mode's unwrap has its own panel under the 3D
+/// view: its cells lie below the view's rows, not over the character (the
+/// overlay it replaced covered the whole view at this size).
+#[test]
+fn the_radial_unwrap_sits_below_the_3d_view_at_1280_by_720() {
+    let _ = common::gpu();
+    let dir = common::scratch("viewer-radial-small");
+    let (shot, view) = (dir.join("radial.png"), dir.join("view.png"));
+    let script = format!(
+        "radial; radial-res:64x32; radial-bone:forearm.l; radial-time:1.0; wait:5; screenshot:{}; export-view:{}; quit",
+        shot.display(),
+        view.display()
+    );
+    let out = xvfb_run_sized(&script, &[], "1280x720");
+    assert!(
+        out.status.success(),
+        "the radial session failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (img, view) = (load(&shot), load(&view));
+    assert!(
+        view.height() * 3 > img.height(),
+        "the 3D view keeps a third of the window: {}×{} of {}×{}",
+        view.width(),
+        view.height(),
+        img.width(),
+        img.height()
+    );
+    let red: Vec<u32> = img
+        .enumerate_pixels()
+        .filter(|(_, _, p)| {
+            let [r, g, b, _] = p.0.map(i32::from);
+            r > 150 && g < 90 && b < 90
+        })
+        .map(|(_, y, _)| y)
+        .collect();
+    assert!(
+        red.len() > 500,
+        "the unwrap's far cells show: {}",
+        red.len()
+    );
+    // The view starts below the menus, so rows past its height that hold
+    // the unwrap are below it.
+    let below = red.iter().filter(|&&y| y >= view.height()).count();
+    assert!(
+        below * 10 >= red.len() * 9,
+        "the unwrap should lie under the 3D view: {below} of {} red pixels below row {}",
+        red.len(),
+        view.height()
     );
 }

@@ -5,10 +5,12 @@
 use eframe::egui;
 
 use super::Shell;
+use crate::geom::Aabb;
 use crate::stages::sdf_grid::SdfField;
 use crate::view::{Axis, ClipPlane, ColorMap, ViewSettings};
 
-/// The Cells controls. Ranges reach half the uniform field's diagonal.
+/// The Cells controls. Ranges reach half the uniform field's diagonal
+/// (the scene's, before a field exists).
 pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Cells");
     let view_before = shell.settings.view;
@@ -21,12 +23,15 @@ pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
         }
     });
     ui.add(egui::Slider::new(&mut v.point_size, 1.0..=16.0).text("point size (px)"));
-    let max_range = shell
-        .mesh
-        .field
-        .as_ref()
-        .map_or(1.0, |f| f.grid.bounds().diagonal() * 0.5);
     let field = shell.mesh.field.as_deref();
+    // The field's grid, or the scene's box before a field is computed:
+    // every range below follows the field's own place and size.
+    let bounds = field.map_or(shell.viewport.bounds(), |f| f.grid.bounds());
+    let max_range = if bounds.is_empty() {
+        1.0
+    } else {
+        0.5 * bounds.diagonal()
+    };
     range_ui(ui, v, field, max_range);
     ui.horizontal_wrapped(|ui| {
         let f = &mut v.filter;
@@ -62,31 +67,41 @@ pub fn cells_ui(shell: &mut Shell, ui: &mut egui::Ui) {
                 .text("band |d| <"),
         );
     }
-    let mut clip = v.filter.clip.is_some();
-    ui.checkbox(&mut clip, "clip plane");
-    if clip {
-        let c = v.filter.clip.get_or_insert(ClipPlane {
-            normal: glam::Vec3::X,
-            offset: 0.0,
-        });
-        ui.horizontal(|ui| {
-            for (n, name) in [
-                (glam::Vec3::X, "x"),
-                (glam::Vec3::Y, "y"),
-                (glam::Vec3::Z, "z"),
-            ] {
-                if ui.selectable_label(c.normal == n, name).clicked() {
-                    c.normal = n;
-                }
-            }
-        });
-        ui.add(egui::Slider::new(&mut c.offset, -max_range..=max_range).text("offset"));
-    } else {
-        v.filter.clip = None;
-    }
+    clip_ui(ui, v, bounds);
     if view_before != shell.settings.view {
         shell.viewport.request_redraw();
     }
+}
+
+/// The clip plane: on or off, its axis and its offset. The offset spans
+/// the field's own extent along the axis and a new plane (or a new axis)
+/// cuts through the field's centre, wherever the field lies.
+fn clip_ui(ui: &mut egui::Ui, v: &mut ViewSettings, bounds: Aabb) {
+    let mut clip = v.filter.clip.is_some();
+    ui.checkbox(&mut clip, "clip plane");
+    if !clip {
+        v.filter.clip = None;
+        return;
+    }
+    let c = v
+        .filter
+        .clip
+        .get_or_insert_with(|| ClipPlane::through_center(bounds, glam::Vec3::X));
+    ui.horizontal(|ui| {
+        for (n, name) in [
+            (glam::Vec3::X, "x"),
+            (glam::Vec3::Y, "y"),
+            (glam::Vec3::Z, "z"),
+        ] {
+            if ui.selectable_label(c.normal.abs() == n, name).clicked() {
+                // The kept side stays the same (the facing plane may be −x).
+                let side = c.normal.element_sum().signum();
+                *c = ClipPlane::through_center(bounds, n * side);
+            }
+        }
+    });
+    let (lo, hi) = ClipPlane::offset_range(bounds, c.normal);
+    ui.add(egui::Slider::new(&mut c.offset, lo..=hi).text("offset"));
 }
 
 /// The colour range: min and max fields, and buttons that fit it to the
@@ -234,9 +249,6 @@ pub fn clip_plane(name: &str, field: Option<&SdfField>) -> Result<Option<ClipPla
         Axis::Y => glam::Vec3::Y,
         Axis::Z => glam::Vec3::Z,
     } * sign;
-    let center = field.ok_or("no field to clip")?.grid.bounds().center();
-    Ok(Some(ClipPlane {
-        normal,
-        offset: normal.dot(center),
-    }))
+    let bounds = field.ok_or("no field to clip")?.grid.bounds();
+    Ok(Some(ClipPlane::through_center(bounds, normal)))
 }

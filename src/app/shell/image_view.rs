@@ -32,12 +32,11 @@ use eframe::egui;
 
 use super::legend::{key_ui, sig_figs};
 use crate::plot::figure::{self, BarKey, Figure, Key, Ruler};
+pub use crate::plot::legend::{HISTOGRAM_BINS, histogram, nice_ticks};
 use crate::view::ColorMap;
 
 /// The colour of an empty or invalid cell: a grey hatch, its two tones.
 pub const EMPTY_TONES: [[u8; 4]; 2] = [[96, 96, 96, 255], [150, 150, 150, 255]];
-/// Bins of the histogram beside the colour bar.
-pub const HISTOGRAM_BINS: usize = 32;
 /// Ticks on the colour bar.
 const BAR_TICKS: usize = 5;
 /// Colours sampled along the bar.
@@ -173,62 +172,6 @@ impl Picture {
     }
 }
 
-/// The histogram of the finite `values` within `lo..=hi` in `bins` bins
-/// from `hi` (first) down to `lo`, each bin's length √(count / largest
-/// count) from 0 to 1. Empty when no value is in range.
-pub fn histogram(values: &[f32], lo: f32, hi: f32, bins: usize) -> Vec<f32> {
-    let (a, b) = (lo.min(hi), lo.max(hi));
-    if b.partial_cmp(&a) != Some(std::cmp::Ordering::Greater) || bins == 0 {
-        return Vec::new();
-    }
-    let mut counts = vec![0u64; bins];
-    for &v in values {
-        if v.is_finite() && v >= a && v <= b {
-            let t = ((b - v) / (b - a) * bins as f32) as usize;
-            counts[t.min(bins - 1)] += 1;
-        }
-    }
-    let most = counts.iter().copied().max().unwrap_or(0);
-    if most == 0 {
-        return Vec::new();
-    }
-    counts
-        .iter()
-        .map(|&c| (c as f32 / most as f32).sqrt())
-        .collect()
-}
-
-/// Round ticks (1, 2 or 5 × 10^k apart, about `count` of them) inside
-/// `lo..=hi`, as (fraction from `lo` to `hi`, label).
-pub fn nice_ticks(lo: f32, hi: f32, count: usize) -> Vec<(f32, String)> {
-    let span = hi - lo;
-    if !(span.is_finite() && span != 0.0) {
-        return Vec::new();
-    }
-    let raw = (span.abs() as f64) / count.max(1) as f64;
-    let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * mag)
-        .find(|s| *s >= raw)
-        .unwrap_or(10.0 * mag);
-    let (a, b) = (lo.min(hi) as f64, lo.max(hi) as f64);
-    let decimals = (-step.log10().floor()).max(0.0) as usize;
-    let mut k = (a / step).ceil();
-    let mut out = Vec::new();
-    while k * step <= b + step * 1e-6 {
-        let v = k * step;
-        let text = format!(
-            "{:.*}",
-            decimals,
-            if v.abs() < step * 1e-6 { 0.0 } else { v }
-        );
-        out.push((((v - lo as f64) / span as f64) as f32, text));
-        k += 1.0;
-    }
-    out
-}
-
 /// What happened to the image this frame, in image pixels (x right, y
 /// down from the top row).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -241,7 +184,7 @@ pub struct Shown {
 const AXIS_LEFT: f32 = 52.0;
 const AXIS_BOTTOM: f32 = 34.0;
 const TITLE_H: f32 = 20.0;
-const KEY_W: f32 = 120.0;
+const KEY_W: f32 = 132.0;
 
 /// A picture's texture and key, remade when the caller's key changes.
 #[derive(Default)]
@@ -415,7 +358,11 @@ fn draw(
     painter.rect_stroke(rect, 0.0, stroke, egui::StrokeKind::Outside);
     let font = egui::FontId::proportional(11.0);
     if let Some([u, v]) = p.rulers() {
-        for (t, label) in &u.ticks {
+        // Only the ticks whose labels fit apart at the size drawn.
+        let chars = |l: &str| 6 * l.chars().count() as u32;
+        let u_ticks = figure::spaced_ticks(&u.ticks, rect.width() as u32, chars);
+        let v_ticks = figure::spaced_ticks(&v.ticks, rect.height() as u32, |_| 14);
+        for (t, label) in &u_ticks {
             let x = rect.left() + t * rect.width();
             painter.vline(x, rect.bottom()..=rect.bottom() + 4.0, stroke);
             painter.text(
@@ -433,7 +380,7 @@ fn draw(
             font.clone(),
             text_color,
         );
-        for (t, label) in &v.ticks {
+        for (t, label) in &v_ticks {
             let y = rect.bottom() - t * rect.height();
             painter.hline(rect.left() - 4.0..=rect.left(), y, stroke);
             painter.text(
@@ -444,9 +391,11 @@ fn draw(
                 text_color,
             );
         }
+        // Above the image from the widget's left edge: a label longer
+        // than the margin is not clipped.
         painter.text(
-            egui::pos2(rect.left() - 6.0, rect.top() - 4.0),
-            egui::Align2::RIGHT_BOTTOM,
+            egui::pos2(outer.left() + 2.0, rect.top() - 4.0),
+            egui::Align2::LEFT_BOTTOM,
             &v.label,
             font.clone(),
             text_color,

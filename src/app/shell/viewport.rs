@@ -106,6 +106,11 @@ impl Viewport {
         self.point_size_min = None;
     }
 
+    /// The scene's bounds (what "frame all" fits).
+    pub fn bounds(&self) -> crate::geom::Aabb {
+        self.bounds
+    }
+
     /// Frames `bounds` (a scene without one mesh, e.g. the collide mode's
     /// bodies).
     pub fn frame_bounds(&mut self, bounds: crate::geom::Aabb) {

@@ -68,8 +68,10 @@ pub struct RadialMode {
     last_frame: Option<Instant>,
     last_record: Option<Instant>,
     timings: Timings,
-    /// One texture per field.
+    /// One texture per field (the panel's thumbnails).
     textures: Vec<Option<egui::TextureHandle>>,
+    /// The selected field's unwrap in the bottom panel.
+    unwrap_image: crate::app::shell::image_view::ImageView,
     /// The cloth and the particles; made on the next frame when `None`.
     scene: Option<scene::LiveScene>,
     scene_params: scene::SceneParams,
@@ -106,6 +108,7 @@ impl Default for RadialMode {
             last_record: None,
             timings: Timings::default(),
             textures: Vec::new(),
+            unwrap_image: Default::default(),
             scene: None,
             scene_params: scene::SceneParams::default(),
             show_scene: true,
@@ -572,9 +575,11 @@ impl Mode for RadialMode {
     }
 
     fn panels(&self) -> Panels {
+        // The unwrap has the bottom panel's image column: it never hides
+        // the character.
         Panels {
             inspector: false,
-            slice: false,
+            slice: true,
             profiler: true,
         }
     }
@@ -635,27 +640,19 @@ impl Mode for RadialMode {
             ui,
             "Radial fields (Friston & Steed 2019): one per bone, rasterised every frame",
         );
+    }
+
+    fn slice_ui(&mut self, _shell: &mut Shell, ui: &mut egui::Ui) {
         let n = (self.params.n_theta * self.params.n_z) as usize;
-        let Some(values) = self.values.get(self.bone * n..(self.bone + 1) * n) else {
-            return;
-        };
-        let Some(texture) = self
-            .textures
-            .get(self.bone)
-            .and_then(|t| t.as_ref())
-            .map(|t| t.id())
-        else {
-            return;
-        };
-        let area = ui.max_rect();
-        let width = (area.width() * 0.42).min(640.0);
-        let height = width * self.params.n_z as f32 / self.params.n_theta as f32;
-        let rect = egui::Rect::from_min_size(
-            egui::pos2(area.left() + 16.0, area.bottom() - height - 40.0),
-            egui::vec2(width, height),
-        );
-        let u = self.unwrap(self.bone, values);
-        unwrap_view::unwrap_ui(ui, rect, texture, &u);
+        match self.values.get(self.bone * n..(self.bone + 1) * n) {
+            Some(values) => {
+                let u = self.unwrap(self.bone, values);
+                unwrap_view::unwrap_ui(ui, &mut self.unwrap_image, &u);
+            }
+            None => {
+                ui.label("The selected bone's unwrap shows here once its field is rasterised.");
+            }
+        }
     }
 }
 

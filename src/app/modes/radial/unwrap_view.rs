@@ -1,16 +1,22 @@
-//! The unwrap of one field drawn over the viewport: the θ × z image in
-//! false colour (`crate::view::unwrap`: near blue, far red, empty cells a
-//! grey checker), the seam θ = 0 (the field's normal u) marked at both
-//! edges, a colour bar with ticks, and a readout of θ, z and the distance
-//! under the pointer. [`picture`] gives the same image to the shell's
-//! figure export (colour key, θ and z axes, caption).
+//! The unwrap of one field in the bottom panel, beside the profiler (never
+//! over the 3D view): the θ × z image in false colour
+//! (`crate::view::unwrap`: near blue, far red, empty cells a grey
+//! checker), θ across from the seam θ = 0 (the field's normal u) to the
+//! seam again at θ = 1, z down from A, the colour key with ticks and a
+//! histogram, and a readout of θ, z and the distance under the pointer.
+//! [`picture`] gives the same image to the panel and to the figure
+//! export (colour key, θ and z axes, caption).
 
 use eframe::egui;
 
-use crate::app::shell::image_view::{Coloring, Extent, Picture};
+use crate::app::shell::image_view::{Coloring, Extent, ImageView, Picture};
 use crate::app::shell::legend::sig_figs;
+use crate::plot::figure::upscale;
 use crate::view::ColorMap;
 use crate::view::unwrap::unwrap_rgba;
+
+/// The unwrap's least width in a figure at 1×, in pixels.
+pub const FIGURE_WIDTH: u32 = 384;
 
 /// One field's cells and how to show them.
 pub struct Unwrap<'a> {
@@ -28,6 +34,10 @@ pub struct Unwrap<'a> {
 /// distance scale, θ across and z down from A, titled by `u.title`.
 pub fn picture(u: &Unwrap<'_>) -> Picture {
     let pixels = unwrap_rgba(u.values, u.n_theta, (u.lo, u.hi));
+    // Each cell a block of pixels, so that a coarse unwrap is not a
+    // stamp beside its labels: at least FIGURE_WIDTH pixels across at 1×.
+    let cells = image::RgbaImage::from_raw(u.n_theta, u.n_z, bytemuck::cast_vec(pixels));
+    let block = (FIGURE_WIDTH / u.n_theta.max(1)).max(1);
     Picture {
         width: u.n_theta,
         height: u.n_z,
@@ -36,17 +46,17 @@ pub fn picture(u: &Unwrap<'_>) -> Picture {
             .iter()
             .map(|&v| if v.is_finite() { v } else { f32::NAN })
             .collect(),
-        pixels: image::RgbaImage::from_raw(u.n_theta, u.n_z, bytemuck::cast_vec(pixels)),
+        pixels: cells.map(|c| upscale(&c, block)),
         coloring: Coloring::Scale {
             map: ColorMap::Sundholm,
             lo: u.lo,
             hi: u.hi,
-            title: "distance from the axis (mesh units); grey checker: empty (+inf)".into(),
+            title: "distance from the axis (mesh units)".into(),
             threshold: None,
         },
         axes: Some([
             Extent {
-                label: "θ (turns from u)".into(),
+                label: "θ (turns from u; 0 and 1: the seam)".into(),
                 lo: 0.0,
                 hi: 1.0,
             },
@@ -79,127 +89,34 @@ pub fn texture(
     slot.as_ref().expect("set above").id()
 }
 
-/// Draws `u` with `texture` in `rect`, with the seam, the colour bar to its
-/// right and the hover readout.
-pub fn unwrap_ui(ui: &mut egui::Ui, rect: egui::Rect, texture: egui::TextureId, u: &Unwrap<'_>) {
-    let painter = ui.painter_at(rect.expand2(egui::vec2(150.0, 60.0)));
-    let frame = rect
-        .expand2(egui::vec2(8.0, 26.0))
-        .translate(egui::vec2(0.0, -8.0));
-    painter.rect_filled(
-        frame.union(
-            rect.expand2(egui::vec2(80.0, 0.0))
-                .translate(egui::vec2(72.0, 0.0)),
-        ),
-        4.0,
-        egui::Color32::from_black_alpha(170),
-    );
-    let uv = egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0));
-    painter.image(texture, rect, uv, egui::Color32::WHITE);
-    let seam = egui::Stroke::new(2.0, egui::Color32::from_rgb(255, 0, 200));
-    painter.vline(rect.left(), rect.y_range(), seam);
-    painter.vline(rect.right(), rect.y_range(), seam);
-    let font = egui::FontId::proportional(12.0);
-    let white = egui::Color32::WHITE;
-    painter.text(
-        rect.left_top() - egui::vec2(0.0, 4.0),
-        egui::Align2::LEFT_BOTTOM,
+/// Shows `u` in the bottom panel's image column with `view` (the shell's
+/// image widget: θ and z axes, the colour key with its histogram, the
+/// readout of the cell under the pointer), so the unwrap never covers
+/// the character. The picture is remade when the values change.
+pub fn unwrap_ui(ui: &mut egui::Ui, view: &mut ImageView, u: &Unwrap<'_>) {
+    let key = (
+        u.n_theta,
+        u.n_z,
         &u.title,
-        font.clone(),
-        white,
+        u.values.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
     );
-    painter.text(
-        rect.left_bottom() + egui::vec2(0.0, 2.0),
-        egui::Align2::LEFT_TOP,
-        "θ = 0: seam, along u   (z grows downwards from A)",
-        font.clone(),
-        seam.color,
+    view.show(
+        ui,
+        key,
+        || picture(u),
+        None,
+        |[i, k]| {
+            let v = *u.values.get((k * u.n_theta + i) as usize)?;
+            let theta = (i as f32 + 0.5) / u.n_theta as f32;
+            let z = (k as f32 + 0.5) / u.n_z as f32;
+            let d = if v.is_finite() {
+                sig_figs(v as f64, 4)
+            } else {
+                "+inf (empty)".into()
+            };
+            Some(format!(
+                "cell ({i}, {k})  θ {theta:.3}  z {z:.3}  distance {d}"
+            ))
+        },
     );
-    painter.text(
-        rect.right_bottom() + egui::vec2(0.0, 2.0),
-        egui::Align2::RIGHT_TOP,
-        "θ = 1: seam",
-        font.clone(),
-        seam.color,
-    );
-    // The colour bar.
-    let bar = egui::Rect::from_min_size(
-        rect.right_top() + egui::vec2(14.0, 0.0),
-        egui::vec2(14.0, rect.height()),
-    );
-    let steps = 48;
-    for i in 0..steps {
-        let (t0, t1) = (i as f32 / steps as f32, (i + 1) as f32 / steps as f32);
-        let value = (u.hi - u.lo) * (1.0 - (t0 + t1) * 0.5);
-        let [r, g, b, _] = ColorMap::Sundholm.color(value, u.hi - u.lo);
-        let cell = egui::Rect::from_x_y_ranges(
-            bar.x_range(),
-            bar.top() + t0 * bar.height()..=bar.top() + t1 * bar.height(),
-        );
-        painter.rect_filled(cell, 0.0, egui::Color32::from_rgb(r, g, b));
-    }
-    painter.rect_stroke(
-        bar,
-        0.0,
-        egui::Stroke::new(1.0, white),
-        egui::StrokeKind::Outside,
-    );
-    for i in 0..5 {
-        let t = i as f32 / 4.0;
-        let text = sig_figs((u.hi - t * (u.hi - u.lo)) as f64, 3);
-        let y = bar.top() + t * bar.height();
-        painter.hline(
-            bar.right()..=bar.right() + 4.0,
-            y,
-            egui::Stroke::new(1.0, white),
-        );
-        painter.text(
-            egui::pos2(bar.right() + 6.0, y),
-            egui::Align2::LEFT_CENTER,
-            text,
-            font.clone(),
-            white,
-        );
-    }
-    painter.text(
-        bar.center_bottom() + egui::vec2(0.0, 2.0),
-        egui::Align2::CENTER_TOP,
-        "distance",
-        font.clone(),
-        white,
-    );
-    let empty = egui::Rect::from_min_size(
-        bar.left_bottom() + egui::vec2(0.0, 18.0),
-        egui::vec2(14.0, 10.0),
-    );
-    painter.rect_filled(empty, 0.0, egui::Color32::from_gray(88));
-    painter.text(
-        empty.right_center() + egui::vec2(4.0, 0.0),
-        egui::Align2::LEFT_CENTER,
-        "empty (+inf)",
-        font.clone(),
-        white,
-    );
-    // The readout.
-    if let Some(p) = ui.ctx().pointer_hover_pos().filter(|p| rect.contains(*p)) {
-        let fx = ((p.x - rect.left()) / rect.width()).clamp(0.0, 0.9999);
-        let fz = ((p.y - rect.top()) / rect.height()).clamp(0.0, 0.9999);
-        let (i, k) = ((fx * u.n_theta as f32) as u32, (fz * u.n_z as f32) as u32);
-        let v = u.values[(k * u.n_theta + i) as usize];
-        let theta = (i as f32 + 0.5) / u.n_theta as f32;
-        let z = (k as f32 + 0.5) / u.n_z as f32;
-        let d = if v.is_finite() {
-            format!("{v:.4}")
-        } else {
-            "+inf (empty)".into()
-        };
-        let text = format!("cell ({i}, {k})  θ {theta:.3}  z {z:.3}  distance {d}");
-        painter.text(
-            rect.left_top() - egui::vec2(0.0, 18.0),
-            egui::Align2::LEFT_BOTTOM,
-            text,
-            font,
-            egui::Color32::YELLOW,
-        );
-    }
 }

@@ -55,7 +55,7 @@ use super::winding_tree::{
 };
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
-use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
+use crate::gpu::{GpuContext, GpuRun, Kernels, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
@@ -124,10 +124,6 @@ impl Recorded {
 
 impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
-        // values, undecided, frontier, leftover, refine_steps, refine_items,
-        // refine_sums.
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
@@ -137,10 +133,6 @@ impl WindingGpu {
             } else {
                 "sdf_winding.wgsl"
             }),
-            &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite,
-            ],
         );
         WindingGpu {
             cap: CapGpu::new(gpu),
@@ -218,19 +210,19 @@ impl WindingGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let bind_group = self.kernels.bind_group(
+        let bind_group = self.kernels.bind(
             gpu,
             &[
-                &uniform_buf,
-                &tree.nodes,
-                &tree.corners,
-                values,
-                &lists.undecided,
-                &tree.frontier,
-                &lists.leftover,
-                &lists.steps,
-                &lists.items,
-                &lists.sums,
+                ("wparams", &uniform_buf),
+                ("winding_nodes", &tree.nodes),
+                ("winding_tris", &tree.corners),
+                ("values", values),
+                ("undecided", &lists.undecided),
+                ("frontier", &tree.frontier),
+                ("leftover", &lists.leftover),
+                ("refine_steps", &lists.steps),
+                ("refine_items", &lists.items),
+                ("refine_sums", &lists.sums),
             ],
         );
         lists.record_clear(run, "cap crossings");

@@ -42,7 +42,7 @@ use wgpu::util::DeviceExt;
 
 pub use super::winding_tree::TreeError as PointWindingError;
 use super::winding_tree::{
-    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident,
+    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident, winding_bindings,
 };
 use crate::geom::{BETA, FastWinding};
 use crate::gpu::{GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
@@ -168,18 +168,14 @@ impl PointWindingGpu {
         let bind_group = self.kernels.bind(
             gpu,
             &[
-                ("wparams", &uniform_buf),
-                ("winding_nodes", &tree.nodes),
-                ("winding_tris", &tree.corners),
-                ("points", points.points),
-                ("values", points.values),
-                ("undecided", &lists.undecided),
-                ("frontier", &tree.frontier),
-                ("leftover", &lists.leftover),
-                ("refine_steps", &lists.steps),
-                ("refine_items", &lists.items),
-                ("refine_sums", &lists.sums),
-            ],
+                &[
+                    ("wparams", &uniform_buf),
+                    ("points", points.points),
+                    ("values", points.values),
+                ][..],
+                &winding_bindings(tree, &lists),
+            ]
+            .concat(),
         );
         lists.record_clear(run, "winding");
         run.compute_pass("winding", |pass| {

@@ -52,6 +52,7 @@ use wgpu::util::DeviceExt;
 use super::winding_cap_gpu::{CapBuffers, CapGpu, CapInputs, CapTree};
 use super::winding_tree::{
     EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK,
+    winding_bindings,
 };
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
@@ -213,17 +214,10 @@ impl WindingGpu {
         let bind_group = self.kernels.bind(
             gpu,
             &[
-                ("wparams", &uniform_buf),
-                ("winding_nodes", &tree.nodes),
-                ("winding_tris", &tree.corners),
-                ("values", values),
-                ("undecided", &lists.undecided),
-                ("frontier", &tree.frontier),
-                ("leftover", &lists.leftover),
-                ("refine_steps", &lists.steps),
-                ("refine_items", &lists.items),
-                ("refine_sums", &lists.sums),
-            ],
+                &[("wparams", &uniform_buf), ("values", values)][..],
+                &winding_bindings(tree, lists),
+            ]
+            .concat(),
         );
         lists.record_clear(run, "cap crossings");
         self.cap.record(

@@ -483,7 +483,7 @@ mod tests {
         );
         let err = check_binding(&storage, buffer(U::UNIFORM, 64)).unwrap_err();
         assert!(err.starts_with("@binding(3) `cells`"), "{err}");
-        assert!(err.contains("not STORAGE"), "{err}");
+        assert!(err.contains("not BufferUsages(STORAGE)"), "{err}");
         let err = check_binding(&storage, buffer(U::STORAGE, 12)).unwrap_err();
         assert!(
             err.contains("12 bytes bound, the WGSL type needs 16"),

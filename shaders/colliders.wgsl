@@ -1,4 +1,4 @@
-//!include shared/field_lookup.wgsl
+//!include shared/field_contact.wgsl
 // Contacts of many body pairs in one dispatch (Sundholm 2010, §5.1–5.4,
 // §6.3, §8.1–8.2). Rust side: src/stages/colliders/{mod,gpu}.rs; the CPU
 // reference src/stages/colliders/cpu.rs mirrors every function here.
@@ -115,33 +115,18 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
     let p_w = (t.world_from_a * vec4<f32>(s.position, 1.0)).xyz;
     switch t.kind {
         case TASK_SAMPLES_FIELD: {
-            let f = fields[t.field];
             let p_b = (t.b_from_world * vec4<f32>(p_w, 1.0)).xyz;
-            let c = cell_of(f, p_b);
-            if !in_range(f, c) {
+            let interpolated = (params.flags & 1u) != 0u;
+            let fc = field_contact(fields[t.field], p_b, params.threshold, interpolated);
+            if !fc.hit {
                 return;
             }
-            let v = value(f, c) - params.threshold;
-            var inside = v < 0.0;
-            var depth = -v;
-            if (params.flags & 1u) != 0u {
-                let vi = trilinear(f, p_b) - params.threshold;
-                inside = vi < 0.0;
-                depth = -vi;
-            }
-            if !inside {
-                return;
-            }
-            let g = gradient(f, c, p_b);
-            if dot(g, g) <= 1e-30 {
-                return;
-            }
-            let n = normalize((t.world_from_b * vec4<f32>(normalize(g), 0.0)).xyz);
+            let n = normalize((t.world_from_b * vec4<f32>(fc.normal, 0.0)).xyz);
             let sn = (t.world_from_a * vec4<f32>(s.normal, 0.0)).xyz;
             if (params.flags & 2u) != 0u && dot(n, sn) > 0.0 {
                 return;
             }
-            emit(gid, n, max(depth, 0.0), bitcast<u32>(max(-v, 0.0)));
+            emit(gid, n, max(fc.depth, 0.0), bitcast<u32>(max(fc.cell_depth, 0.0)));
         }
         case TASK_SAMPLES_PLANE: {
             let n = t.prim.xyz;

@@ -1,4 +1,5 @@
 //!include shared/interference_compute.wgsl
+//!include shared/interference_solve.wgsl
 
 // Interference by ray counting on the compute units (src/stages/
 // interference/compute/): Knott's passes 1–4 without the rasteriser.
@@ -214,33 +215,6 @@ fn count_large_faces(
 
 // ---- pass 4 and identification ----
 
-// x: 1 when decoded, 0 ambiguous; y, z: the objects inside + 1 (0: none).
-// As solve() in interference_identify.wgsl, on exact integer sums.
-fn solve(s0: i32, s1: i32, s2: i32, open: bool) -> vec3<u32> {
-    let bad = vec3(0u, 0u, 0u);
-    let n = i32(p.objects);
-    if open || s1 < 0 || s1 > 2 * n || s2 < 0 || s2 > 2 * n * n {
-        return bad;
-    }
-    if s0 == 0 && s1 == 0 && s2 == 0 {
-        return vec3(1u, 0u, 0u);
-    }
-    if s0 == 1 && s1 >= 1 && s1 <= n && s2 == s1 * s1 {
-        return vec3(1u, u32(s1), 0u);
-    }
-    if s0 == 2 {
-        // x + y = S1, x² + y² = S2: (y − x)² = 2·S2 − S1².
-        let d = 2 * s2 - s1 * s1;
-        let r = i32(round(sqrt(f32(max(d, 0)))));
-        let x = (s1 - r) / 2;
-        let y = (s1 + r) / 2;
-        if d > 0 && r * r == d && (s1 - r) % 2 == 0 && x >= 1 && y <= n {
-            return vec3(1u, u32(x), u32(y));
-        }
-    }
-    return bad;
-}
-
 fn pair_tally(i: u32, j: u32) -> u32 {
     return TALLY_HEAD + 2u * p.objects + i * p.objects + j;
 }
@@ -277,7 +251,7 @@ fn decode(
         if count > 0 {
             atomicAdd(&tallies[TALLY_HEAD + i], 1u);
         }
-        let solved = solve(count, s1, s2, open);
+        let solved = solve_sums(count, s1, s2, open, p.objects);
         if solved.x == 0u {
             atomicAdd(&tallies[TALLY_HEAD + p.objects + i], 1u);
         }

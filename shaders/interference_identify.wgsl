@@ -1,3 +1,5 @@
+//!include shared/interference_solve.wgsl
+
 // Identification from the weighted sums of the counting pass (src/stages/
 // interference/identify.rs): per pixel whose ray hit an edge of object i
 // (pass 1's ids), the sums S = Σ s·(1, j + 1, (j + 1)², open) of the faces
@@ -26,38 +28,13 @@ struct Params {
 // Per object: pixels of its edges the sums cannot decode.
 @group(0) @binding(5) var<storage, read_write> ambiguous: array<atomic<u32>>;
 
-// x: 1 when decoded, 0 ambiguous; y, z: the objects inside + 1 (0: none).
+// solve_sums on the sums as the counting pass left them in floats: exact
+// integers (below 2^24) or ambiguous; `w` counts open meshes crossed.
 fn solve(s: vec4<f32>) -> vec3<u32> {
-    let bad = vec3(0u, 0u, 0u);
-    // Exact integers (the sums are, below 2^24), no open mesh crossed.
-    if any(s != round(s)) || s.w != 0.0 {
-        return bad;
+    if any(s != round(s)) {
+        return vec3(0u, 0u, 0u);
     }
-    let n = i32(p.objects);
-    let s0 = i32(s.x);
-    let s1 = i32(s.y);
-    let s2 = i32(s.z);
-    // Bounds first, so nothing below overflows.
-    if s1 < 0 || s1 > 2 * n || s2 < 0 || s2 > 2 * n * n {
-        return bad;
-    }
-    if s0 == 0 && s1 == 0 && s2 == 0 {
-        return vec3(1u, 0u, 0u);
-    }
-    if s0 == 1 && s1 >= 1 && s1 <= n && s2 == s1 * s1 {
-        return vec3(1u, u32(s1), 0u);
-    }
-    if s0 == 2 {
-        // x + y = S1, x² + y² = S2: (y − x)² = 2·S2 − S1².
-        let d = 2 * s2 - s1 * s1;
-        let r = i32(round(sqrt(f32(max(d, 0)))));
-        let x = (s1 - r) / 2;
-        let y = (s1 + r) / 2;
-        if d > 0 && r * r == d && (s1 - r) % 2 == 0 && x >= 1 && y <= n {
-            return vec3(1u, u32(x), u32(y));
-        }
-    }
-    return bad;
+    return solve_sums(i32(s.x), i32(s.y), i32(s.z), s.w != 0.0, p.objects);
 }
 
 @compute @workgroup_size(8, 8)

@@ -1,4 +1,5 @@
-//!include shared/field_lookup.wgsl
+//!include shared/field_contact.wgsl
+//!include shared/flat_index.wgsl
 
 // The whole rigid-body step on the GPU with the body state resident
 // (Rust side and method: src/sim/pipeline/resident/mod.rs). Per substep:
@@ -142,10 +143,6 @@ fn velocity_at(b: Body, r: vec3<f32>) -> vec3<f32> {
     return b.velocity + cross(b.angular_velocity, r);
 }
 
-fn flat_index(wid: vec3<u32>, nwg: vec3<u32>) -> u32 {
-    return wid.y * nwg.x + wid.x;
-}
-
 fn write_args(at: u32, groups: u32) {
     let x = min(groups, MAX_GROUPS);
     args[at] = x;
@@ -157,7 +154,7 @@ fn write_args(at: u32, groups: u32) {
 @compute @workgroup_size(64)
 fn begin_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg) * 64u + lid;
+    let i = flat_index(wid, nwg, lid);
     if i == 0u {
         for (var k = 0u; k < 4u; k++) {
             atomicStore(&counters[k], 0u);
@@ -209,8 +206,9 @@ fn emit(a: u32, b: u32, p: vec3<f32>, n: vec3<f32>, depth: f32) {
     atomicAdd(&accum[b * ACCUM + COUNT], 1);
 }
 
-// Sample `s` of body `a` against body `b`'s field (as colliders.wgsl's
-// TASK_SAMPLES_FIELD) or, with `plane`, against the ground.
+// Sample `s` of body `a` against body `b`'s field (field_contact, as
+// colliders.wgsl's TASK_SAMPLES_FIELD) or, with `plane`, against the
+// ground.
 fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     let p_w = ba.position + rotate(ba.rotation, s.position);
     if plane {
@@ -220,28 +218,17 @@ fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
         }
         return;
     }
-    let f = fields[bb.shape];
     let p_b = unrotate(bb.rotation, p_w - bb.position);
-    let c = cell_of(f, p_b);
-    if !in_range(f, c) {
+    let interpolated = (params.flags & 1u) != 0u;
+    let fc = field_contact(fields[bb.shape], p_b, params.threshold, interpolated);
+    if !fc.hit {
         return;
     }
-    var v = value(f, c) - params.threshold;
-    if (params.flags & 1u) != 0u {
-        v = trilinear(f, p_b) - params.threshold;
-    }
-    if v >= 0.0 {
-        return;
-    }
-    let g = gradient(f, c, p_b);
-    if dot(g, g) <= 1e-30 {
-        return;
-    }
-    let n = normalize(rotate(bb.rotation, normalize(g)));
+    let n = normalize(rotate(bb.rotation, fc.normal));
     if (params.flags & 2u) != 0u && dot(n, rotate(ba.rotation, s.normal)) > 0.0 {
         return;
     }
-    emit(a, b, p_w, n, -v);
+    emit(a, b, p_w, n, fc.depth);
 }
 
 // One workgroup per candidate pair and side: side 0 tests the first body's
@@ -249,7 +236,7 @@ fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
 @compute @workgroup_size(64)
 fn narrow_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                @builtin(local_invocation_index) lid: u32) {
-    let task = flat_index(wid, nwg);
+    let task = flat_group(wid, nwg);
     let n_pairs = min(atomicLoad(&counters[0]), params.pair_capacity);
     if task >= 2u * n_pairs {
         return;
@@ -276,10 +263,6 @@ fn rows_args_main() {
     write_args(3u, (n + 63u) / 64u);
 }
 
-fn row_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return flat_index(wid, nwg) * 64u + lid;
-}
-
 fn contact_count() -> u32 {
     return min(atomicLoad(&counters[1]), params.contact_capacity);
 }
@@ -290,7 +273,7 @@ fn contact_count() -> u32 {
 @compute @workgroup_size(64)
 fn prepare_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                 @builtin(local_invocation_index) lid: u32) {
-    let r = row_index(wid, nwg, lid);
+    let r = flat_index(wid, nwg, lid);
     if r >= contact_count() {
         return;
     }
@@ -335,7 +318,7 @@ fn push(i: u32, body: Body, r: vec3<f32>, impulse: vec3<f32>) {
 @compute @workgroup_size(64)
 fn solve_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let r = row_index(wid, nwg, lid);
+    let r = flat_index(wid, nwg, lid);
     if r >= contact_count() {
         return;
     }
@@ -377,7 +360,7 @@ fn take_fixed(at: u32) -> vec3<f32> {
 @compute @workgroup_size(64)
 fn apply_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
               @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg) * 64u + lid;
+    let i = flat_index(wid, nwg, lid);
     if i >= arrayLength(&bodies) || bodies[i].inverse_mass == 0.0 {
         return;
     }
@@ -389,7 +372,7 @@ fn apply_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
 @compute @workgroup_size(64)
 fn integrate_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
                   @builtin(local_invocation_index) lid: u32) {
-    let i = flat_index(wid, nwg) * 64u + lid;
+    let i = flat_index(wid, nwg, lid);
     if i >= arrayLength(&bodies) {
         return;
     }

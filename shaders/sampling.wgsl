@@ -1,3 +1,5 @@
+//!include shared/flat_index.wgsl
+
 // Sampling points of a mesh (Sundholm 2010, §5.1.1, §6.2.4).
 // Rust side: src/stages/sampling/{mod,gpu}.rs; the CPU reference is
 // src/stages/sampling/cpu.rs and mirrors these tests.
@@ -41,10 +43,6 @@ const KIND_EDGE: u32 = 1u;
 // [0] samples written, [1] labels changed in this round
 @group(0) @binding(4) var<storage, read_write> counter: array<atomic<u32>, 4>;
 @group(0) @binding(5) var<storage, read_write> labels: array<atomic<u32>>;
-
-fn flat_index(wid: vec3<u32>, nwg: vec3<u32>, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * 64u + lid;
-}
 
 fn face_normal(f: u32) -> vec3<f32> {
     return geometry[params.g_face + f].xyz;

@@ -1,3 +1,5 @@
+//!include shared/flat_index.wgsl
+
 // Shared by the octree (sdf_adaptive.wgsl) and the BVH build
 // (rss_bvh.wgsl), which include it: the range of sorted Morton
 // codes under a prefix (octree.rs prefix_range) and indirect dispatch
@@ -5,12 +7,6 @@
 // `keys` and the `dispatch` arguments (3 u32 per slot).
 
 const MAX_GROUPS_X: u32 = 65535u;
-
-// The flat index of an invocation of a 64-wide workgroup in a dispatch
-// split over x and y by write_args (or gpu::dispatch_dims).
-fn flat_index(wid: vec3u, nwg: vec3u, lid: u32) -> u32 {
-    return (wid.y * nwg.x + wid.x) * 64u + lid;
-}
 
 fn prefix(code: u32, depth: u32) -> u32 {
     return code >> (3u * (10u - depth));

@@ -19,6 +19,12 @@
 //! every module with naga and on the device, and checks that no file under
 //! `shaders/` is left out.
 //!
+//! Every compute pipeline's bind-group layout is read from its WGSL with
+//! naga ([`reflect`]: binding, name, kind, access, size of each
+//! `@group(0)` resource), never listed in Rust, and every bind group is
+//! checked against it when made ([`Kernels`]); `tests/shader_bindings.rs`
+//! reflects every module and checks that a misplaced buffer is reported.
+//!
 //! Buffers cross the boundary as `#[repr(C)]` Rust types (bytemuck) that a
 //! WGSL struct mirrors, next to constants both sides name (state slots,
 //! kinds, flags, workgroup sizes). `tests/it/shader_layouts.rs` parses each
@@ -33,6 +39,7 @@ mod kernels;
 #[doc(hidden)]
 pub mod layouts;
 mod radix_sort;
+mod reflect;
 mod ring;
 mod shaders;
 mod timing;
@@ -43,8 +50,11 @@ pub use buffers::{
     storage_buffer_init, storage_buffer_streamed, storage_buffer_written, storage_buffer_zeroed,
     stream_records, uniform_buffer, write_part,
 };
-pub use kernels::{Access, Binding, Kernels, dispatch_dims, uniform_layouts};
+pub use kernels::{
+    Access, Binding, BindingMismatch, Given, Kernels, check_binding, dispatch_dims, uniform_layouts,
+};
 pub use radix_sort::{RadixSort, RadixSortScratch};
+pub use reflect::{ReflectError, Reflected, ShaderBindings, reflect, shader_bindings};
 pub use ring::{FirstChunks, RING_CHUNK, RING_SLOTS, Source, StagingRing};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,

@@ -42,7 +42,7 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
     storage_buffer_zeroed,
 };
 
@@ -81,16 +81,7 @@ pub struct RadixSortScratch {
 
 impl RadixSort {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // keys_in, vals_in, keys_out, vals_out, hist, totals
-        let kernels = Kernels::new(
-            gpu,
-            "RadixSort",
-            shader_source("radix_sort.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "RadixSort", shader_source("radix_sort.wgsl"));
         RadixSort {
             histogram: kernels.pipeline(gpu, "histogram"),
             scan: kernels.pipeline(gpu, "scan"),
@@ -143,10 +134,18 @@ impl RadixSort {
                     }),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-            bind_groups.push(
-                self.kernels
-                    .bind_group(gpu, &[&uniform, src.0, src.1, dst.0, dst.1, &hist, &totals]),
-            );
+            bind_groups.push(self.kernels.bind(
+                gpu,
+                &[
+                    ("params", &uniform),
+                    ("keys_in", src.0),
+                    ("vals_in", src.1),
+                    ("keys_out", dst.0),
+                    ("vals_out", dst.1),
+                    ("hist", &hist),
+                    ("totals", &totals),
+                ],
+            ));
             buffers.push(uniform);
         }
         let (x, y) = dispatch_dims(tiles);

@@ -10,7 +10,7 @@
 use eframe::egui_wgpu::wgpu;
 use glam::{Mat4, Vec3};
 
-use crate::gpu::{Access, GpuContext, Kernels, dispatch_dims, shader_source, storage_buffer_init};
+use crate::gpu::{GpuContext, Kernels, dispatch_dims, shader_source, storage_buffer_init};
 
 /// Threads per workgroup of `skin_vertices`.
 pub const SKIN_GROUP: u32 = 64;
@@ -101,13 +101,7 @@ impl SkinningGpu {
         out: &wgpu::Buffer,
         clear: Option<(&wgpu::Buffer, u32)>,
     ) -> Result<Self, crate::gpu::GpuError> {
-        use Access::{ReadOnly, ReadWrite};
-        let kernels = Kernels::new(
-            gpu,
-            "SkinningGpu",
-            shader_source("skinning.wgsl"),
-            &[ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "SkinningGpu", shader_source("skinning.wgsl"));
         let pipeline = kernels.pipeline(gpu, "skin_vertices");
         let unused;
         let (clear, cleared) = match clear {
@@ -144,16 +138,16 @@ impl SkinningGpu {
         let weight_buffer = storage_buffer_init(gpu, "skinning weights", &skin.weights)?;
         let matrices =
             storage_buffer_init(gpu, "skin matrices", &vec![Mat4::IDENTITY; joints.max(1)])?;
-        let bind_group = kernels.bind_group(
+        let bind_group = kernels.bind(
             gpu,
             &[
-                &uniform,
-                &rest_buffer,
-                &joint_buffer,
-                &weight_buffer,
-                &matrices,
-                out,
-                clear,
+                ("params", &uniform),
+                ("rest", &rest_buffer),
+                ("joint_ids", &joint_buffer),
+                ("weights", &weight_buffer),
+                ("skin", &matrices),
+                ("skinned", out),
+                ("clear", clear),
             ],
         );
         Ok(SkinningGpu {

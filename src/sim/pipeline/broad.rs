@@ -21,9 +21,8 @@ use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, RadixSort, RadixSortScratch,
-    dispatch_dims, map_staging, shader_source, staging_buffer, storage_buffer_init,
-    storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, RadixSort, RadixSortScratch, dispatch_dims,
+    map_staging, shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::timing::Timings;
 
@@ -122,14 +121,7 @@ pub struct BroadGpu {
 
 impl BroadGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // boxes, keys, order, pairs, counter
-        let kernels = Kernels::new(
-            gpu,
-            "BroadGpu",
-            shader_source("broad_phase.wgsl"),
-            &[ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "BroadGpu", shader_source("broad_phase.wgsl"));
         BroadGpu {
             gpu: gpu.clone(),
             keys: kernels.pipeline(gpu, "keys_main"),
@@ -163,10 +155,10 @@ impl BroadGpu {
         }
     }
 
-    /// A bind group of the broad phase's layout: params, boxes, keys,
-    /// order, pairs, counter.
-    pub(crate) fn bind_group(&self, buffers: &[&wgpu::Buffer; 6]) -> wgpu::BindGroup {
-        self.kernels.bind_group(&self.gpu, buffers)
+    /// A bind group of the broad phase's layout, by WGSL name (params,
+    /// boxes, keys, order, pairs, counter).
+    pub(crate) fn bind(&self, named: &[(&str, &wgpu::Buffer)]) -> wgpu::BindGroup {
+        self.kernels.bind(&self.gpu, named)
     }
 
     /// Records the key dispatch, the sort and the sweep over the first `n`
@@ -230,9 +222,17 @@ impl BroadGpu {
         let counter = zeroed("BroadGpu::counter", 16)?;
         // Counter first, then the pairs: one staging buffer, one map.
         let staging = staging_buffer(&gpu.device, "BroadGpu::staging", 16 + pairs_bytes);
-        let bind_group = self
-            .kernels
-            .bind_group(gpu, &[&uniform, boxes_buf, &keys, &order, &pairs, &counter]);
+        let bind_group = self.kernels.bind(
+            gpu,
+            &[
+                ("params", &uniform),
+                ("boxes", boxes_buf),
+                ("keys", &keys),
+                ("order", &order),
+                ("pairs", &pairs),
+                ("counter", &counter),
+            ],
+        );
         let mut run = GpuRun::new(gpu, "BroadGpu::encoder")?;
         let scratch = self.encode(&mut run, &bind_group, &keys, &order, n as u32)?;
         run.encoder_work("broad read-back", |e| {

@@ -18,8 +18,8 @@ use wgpu::util::DeviceExt;
 use super::bone_sdf::BoneSdfs;
 use super::techniques::{GpuMesh, GpuTechnique, Points};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer,
-    shader_source, storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 
 /// Invocations per workgroup of both entry points.
@@ -56,17 +56,7 @@ pub struct BoneSdfKernels {
 
 impl BoneSdfKernels {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // positions, triangles, bone_tris, bones, matrices, points, cells,
-        // distance.
-        let kernels = Kernels::new(
-            gpu,
-            "BoneSdfGpu",
-            shader_source("radial_bone_sdf.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "BoneSdfGpu", shader_source("radial_bone_sdf.wgsl"));
         BoneSdfKernels {
             build: kernels.pipeline(gpu, "build"),
             query: kernels.pipeline(gpu, "query"),
@@ -135,18 +125,18 @@ impl<'k> GpuBoneSdfs<'k> {
                 contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let group = k.kernels.bind_group(
+        let group = k.kernels.bind(
             gpu,
             &[
-                &uniform,
-                &mesh.positions,
-                &mesh.triangles,
-                &bone_tris,
-                &bones,
-                &matrices,
-                points.buffer,
-                &cells,
-                &distance,
+                ("params", &uniform),
+                ("positions", &mesh.positions),
+                ("triangles", &mesh.triangles),
+                ("bone_tris", &bone_tris),
+                ("bones", &bones),
+                ("matrices", &matrices),
+                ("points", points.buffer),
+                ("cells", &cells),
+                ("distance", &distance),
             ],
         );
         Ok(GpuBoneSdfs {

@@ -17,7 +17,7 @@ use super::alternatives::bvh_build;
 use super::techniques::{GpuMesh, GpuTechnique, Points};
 use crate::geom::Bvh;
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
 
@@ -47,17 +47,7 @@ pub struct BvhKernels {
 
 impl BvhKernels {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // positions, triangles, order, level_nodes, points, nodes,
-        // tri_pos, distance.
-        let kernels = Kernels::new(
-            gpu,
-            "BvhGpu",
-            shader_source("radial_bvh.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "BvhGpu", shader_source("radial_bvh.wgsl"));
         BvhKernels {
             gather: kernels.pipeline(gpu, "gather"),
             refit: kernels.pipeline(gpu, "refit"),
@@ -152,18 +142,18 @@ impl<'k> GpuBvh<'k> {
                     contents: bytemuck::bytes_of(p),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-            k.kernels.bind_group(
+            k.kernels.bind(
                 gpu,
                 &[
-                    &uniform,
-                    &mesh.positions,
-                    &mesh.triangles,
-                    &order,
-                    &level_nodes,
-                    points.buffer,
-                    &nodes,
-                    &tri_pos,
-                    &distance,
+                    ("params", &uniform),
+                    ("positions", &mesh.positions),
+                    ("triangles", &mesh.triangles),
+                    ("order", &order),
+                    ("level_nodes", &level_nodes),
+                    ("points", points.buffer),
+                    ("nodes", &nodes),
+                    ("tri_pos", &tri_pos),
+                    ("distance", &distance),
                 ],
             )
         };

@@ -12,7 +12,7 @@ use wgpu::util::DeviceExt;
 use super::cloth::{Cloth, ClothError, ClothParams, Link};
 use super::gpu::{Bound, GpuParticles, RadialSimError, RadialSimGpu, WORKGROUP};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
 
@@ -91,14 +91,7 @@ impl BoundCloth {
 
 impl ClothGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/radial_cloth.wgsl: src, dst, offsets, links.
-        let kernels = Kernels::new(
-            gpu,
-            "ClothGpu",
-            shader_source("radial_cloth.wgsl"),
-            &[ReadOnly, ReadWrite, ReadOnly, ReadOnly],
-        );
+        let kernels = Kernels::new(gpu, "ClothGpu", shader_source("radial_cloth.wgsl"));
         ClothGpu {
             gpu: gpu.clone(),
             project: kernels.pipeline(gpu, "project"),
@@ -125,9 +118,15 @@ impl ClothGpu {
             });
         let (pred, scratch) = (&cloth.particles.pred, &cloth.scratch);
         let group = |src, dst| {
-            self.kernels.bind_group(
+            self.kernels.bind(
                 &self.gpu,
-                &[&uniform, src, dst, &cloth.offsets, &cloth.links],
+                &[
+                    ("params", &uniform),
+                    ("src", src),
+                    ("dst", dst),
+                    ("offsets", &cloth.offsets),
+                    ("links", &cloth.links),
+                ],
             )
         };
         Ok(BoundCloth {

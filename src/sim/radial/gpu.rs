@@ -14,7 +14,7 @@ use super::collide::{CollideParams, Collision};
 use super::fields::{FieldSet, FieldSetError};
 use super::particles::{Particles, StepParams};
 use crate::gpu::{
-    Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init,
 };
 use crate::stages::radial::FieldFrameGpu;
@@ -186,18 +186,7 @@ pub struct Bound {
 
 impl RadialSimGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/radial_particles.wgsl: frames, prev_frames,
-        // radius, values, pos, pred, vel, spawn, contacts.
-        let kernels = Kernels::new(
-            gpu,
-            "RadialSimGpu",
-            shader_source("radial_particles.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadOnly,
-                ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "RadialSimGpu", shader_source("radial_particles.wgsl"));
         RadialSimGpu {
             gpu: gpu.clone(),
             predict: kernels.pipeline(gpu, "predict"),
@@ -238,19 +227,19 @@ impl RadialSimGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let group = self.kernels.bind_group(
+        let group = self.kernels.bind(
             &self.gpu,
             &[
-                &uniform,
-                &fields.frames,
-                &fields.prev,
-                &fields.radius,
-                &fields.values,
-                &particles.pos,
-                &particles.pred,
-                &particles.vel,
-                &particles.spawn,
-                &particles.contacts,
+                ("params", &uniform),
+                ("frames", &fields.frames),
+                ("prev_frames", &fields.prev),
+                ("radius", &fields.radius),
+                ("values", &fields.values),
+                ("pos", &particles.pos),
+                ("pred", &particles.pred),
+                ("vel", &particles.vel),
+                ("spawn", &particles.spawn),
+                ("contacts", &particles.contacts),
             ],
         );
         Ok(Bound {

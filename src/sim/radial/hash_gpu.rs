@@ -17,8 +17,8 @@ use wgpu::util::DeviceExt;
 use super::techniques::{GpuMesh, GpuTechnique, Points};
 use crate::geom::Aabb;
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer,
-    shader_source, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    storage_buffer_zeroed,
 };
 
 /// Invocations per workgroup of the per-triangle, per-bucket and
@@ -56,17 +56,7 @@ pub struct HashKernels {
 
 impl HashKernels {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // positions, triangles, points, counts, offsets, block_sums,
-        // entries, distance.
-        let kernels = Kernels::new(
-            gpu,
-            "HashGpu",
-            shader_source("radial_hash.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "HashGpu", shader_source("radial_hash.wgsl"));
         let p = |entry| kernels.pipeline(gpu, entry);
         HashKernels {
             clear: p("clear"),
@@ -159,18 +149,18 @@ impl<'k> GpuHash<'k> {
                 contents: bytemuck::bytes_of(&params),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let group = k.kernels.bind_group(
+        let group = k.kernels.bind(
             gpu,
             &[
-                &uniform,
-                &mesh.positions,
-                &mesh.triangles,
-                points.buffer,
-                &counts,
-                &offsets,
-                &block_sums,
-                &entries,
-                &distance,
+                ("params", &uniform),
+                ("positions", &mesh.positions),
+                ("triangles", &mesh.triangles),
+                ("points", points.buffer),
+                ("counts", &counts),
+                ("offsets", &offsets),
+                ("block_sums", &block_sums),
+                ("entries", &entries),
+                ("distance", &distance),
             ],
         );
         let bytes = 4 * (2 * table_size as u64 + 1 + num_blocks as u64 + capacity as u64);

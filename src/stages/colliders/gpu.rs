@@ -64,9 +64,9 @@ use super::{
     SummarySet, plan,
 };
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, KeptStorage, Kernels,
-    dispatch_dims, map_staging_range, map_staging_with, shader_source, staging_buffer,
-    storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, KeptProfiler, KeptStorage, Kernels, dispatch_dims,
+    map_staging_range, map_staging_with, shader_source, staging_buffer, storage_buffer_init,
+    storage_buffer_zeroed,
 };
 use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
@@ -262,17 +262,7 @@ impl ResidentShapes {
 
 impl ColliderGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/colliders.wgsl: tasks, samples, extra,
-        // fields, values, contacts, counter, groups.
-        let kernels = Kernels::new(
-            gpu,
-            "ColliderGpu",
-            shader_source("colliders.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "ColliderGpu", shader_source("colliders.wgsl"));
         ColliderGpu {
             gpu: gpu.clone(),
             contacts: kernels.pipeline(gpu, "contacts_main"),

@@ -41,9 +41,7 @@
 use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
-use crate::gpu::{
-    Access, Binding, GpuContext, GpuError, GpuRun, Kernels, shader_source, staging_buffer,
-};
+use crate::gpu::{GpuContext, GpuError, GpuRun, Kernels, shader_source, staging_buffer};
 
 /// Objects the weighted sums identify exactly (see the module docs).
 pub const MAX_OBJECTS: usize = 512;
@@ -154,19 +152,10 @@ pub(super) fn unavailable(gpu: &GpuContext, objects: usize) -> Option<String> {
 
 impl Decoder {
     pub fn new(gpu: &GpuContext) -> Decoder {
-        let counts = Binding::Storage(Access::ReadWrite);
-        let kernels = Kernels::with_bindings(
+        let kernels = Kernels::new(
             gpu,
             "InterferenceDecoder",
             shader_source("interference_identify.wgsl"),
-            &[
-                Binding::Uniform,
-                Binding::Texture(wgpu::TextureSampleType::Float { filterable: false }),
-                Binding::Texture(wgpu::TextureSampleType::Uint),
-                Binding::StorageTexture(wgpu::TextureFormat::R32Uint),
-                counts,
-                counts,
-            ],
         );
         Decoder {
             pipeline: kernels.pipeline(gpu, "identify"),
@@ -208,15 +197,15 @@ impl Decoder {
         let ambiguous = counts("InterferenceDecoder::ambiguous", objects);
         let staging = [&pair_pixels, &ambiguous]
             .map(|b| staging_buffer(device, "InterferenceDecoder::staging", b.size()));
-        let bind_group = self.kernels.bind_group_of(
+        let bind_group = self.kernels.bind_resources(
             gpu,
             vec![
-                uniforms.as_entire_binding(),
-                wgpu::BindingResource::TextureView(sums),
-                wgpu::BindingResource::TextureView(ids),
-                wgpu::BindingResource::TextureView(penetrated),
-                pair_pixels.as_entire_binding(),
-                ambiguous.as_entire_binding(),
+                ("p", uniforms.as_entire_binding()),
+                ("sums", wgpu::BindingResource::TextureView(sums)),
+                ("ids", wgpu::BindingResource::TextureView(ids)),
+                ("penetrated", wgpu::BindingResource::TextureView(penetrated)),
+                ("pair_pixels", pair_pixels.as_entire_binding()),
+                ("ambiguous", ambiguous.as_entire_binding()),
             ],
         );
         run.compute_pass("interference identify (weighted sums)", |pass| {

@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::{FieldGrid, IsoError, table};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::timing::Timings;
@@ -57,14 +57,7 @@ pub struct GpuSurface {
 
 impl IsoSurfaceGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // values, table, blocks, total, vertices
-        let kernels = Kernels::new(
-            gpu,
-            "IsoSurfaceGpu",
-            shader_source("marching_cubes.wgsl"),
-            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "IsoSurfaceGpu", shader_source("marching_cubes.wgsl"));
         let table = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -123,15 +116,15 @@ impl IsoSurfaceGpu {
 
         let no_vertices = zeroed("IsoSurfaceGpu::no_vertices", 4 * VERTEX_WORDS)?;
         let bind = |vertices: &wgpu::Buffer| {
-            self.kernels.bind_group(
+            self.kernels.bind(
                 gpu,
                 &[
-                    &uniform,
-                    &values,
-                    &self.table,
-                    &block_sums,
-                    &total,
-                    vertices,
+                    ("params", &uniform),
+                    ("values", &values),
+                    ("table", &self.table),
+                    ("blocks", &block_sums),
+                    ("total", &total),
+                    ("vertices", vertices),
                 ],
             )
         };

@@ -26,7 +26,7 @@ use eframe::egui_wgpu::wgpu;
 use super::collider::{Collider, Constraint};
 use super::scene::{Order, ParticleScene};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, Kernels, shader_source, storage_buffer_init,
+    BufferCheck, GpuContext, GpuError, Kernels, shader_source, storage_buffer_init,
     storage_buffer_zeroed,
 };
 
@@ -184,20 +184,10 @@ impl ParticlesGpu {
         {
             return Err(GpuError::Device("impact maps need blending into R32Float (FLOAT32_BLENDABLE), which this adapter lacks".into()));
         }
-        let (ro, rw) = (Access::ReadOnly, Access::ReadWrite);
-        let scan_kernels = Kernels::new(
-            gpu,
-            "particles_scan",
-            shader_source("particles_scan.wgsl"),
-            &[ro, ro, ro, rw, rw, rw],
-        );
+        let scan_kernels =
+            Kernels::new(gpu, "particles_scan", shader_source("particles_scan.wgsl"));
         let scan = scan_kernels.pipeline(gpu, "scan_main");
-        let kernels = Kernels::new(
-            gpu,
-            "particles",
-            shader_source("particles_eval.wgsl"),
-            &[ro, ro, rw, rw, rw, rw, rw, ro],
-        );
+        let kernels = Kernels::new(gpu, "particles", shader_source("particles_eval.wgsl"));
         let solve = kernels.pipeline(gpu, "solve_main");
         let device = &gpu.device;
         let entry = |binding, ty| wgpu::BindGroupLayoutEntry {

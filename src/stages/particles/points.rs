@@ -43,7 +43,7 @@ use eframe::egui_wgpu::wgpu;
 
 use super::gpu::{Frame, GpuScene, WORKGROUP};
 use crate::gpu::{
-    Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
 };
 
 /// The points passes' pipelines, per device.
@@ -56,20 +56,13 @@ pub struct PointsGpu {
 
 impl PointsGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let (ro, rw) = (Access::ReadOnly, Access::ReadWrite);
-        // emitters, colliders, check, kept, points, draw, work, listed.
-        let common = [ro, ro, ro, ro, rw, rw, rw, rw];
         let source = shader_source("particles_points.wgsl");
-        let kept_kernels = Kernels::new(
-            gpu,
-            "particles_points",
-            source,
-            &[&common[..], &[rw]].concat(),
-        );
+        let kept_kernels = Kernels::new(gpu, "particles_points", source);
         let kept = kept_kernels.pipeline(gpu, "kept_main");
         // The second pass is dispatched with `birth_args`, so its layout
-        // ends before it.
-        let birth_kernels = Kernels::new(gpu, "particles_points_birth", source, &common);
+        // binds only what `birth_main` uses.
+        let birth_kernels =
+            Kernels::for_entries(gpu, "particles_points_birth", source, &["birth_main"]);
         let birth = birth_kernels.pipeline(gpu, "birth_main");
         PointsGpu {
             kept_kernels,
@@ -158,20 +151,21 @@ impl LivePoints {
         );
         let state = &scene.state;
         let common = [
-            &uniform,
-            &scene.emitters,
-            &scene.colliders,
-            &state.check,
-            &state.kept,
-            &points,
-            &draw_args,
-            &work,
-            &listed,
+            ("frame", &uniform),
+            ("emitters", &scene.emitters),
+            ("colliders", &scene.colliders),
+            ("check", &state.check),
+            ("kept", &state.kept),
+            ("points", &points),
+            ("draw", &draw_args),
+            ("work", &work),
+            ("listed", &listed),
         ];
         let kept_bind = pipes
             .kept_kernels
-            .bind_group(gpu, &[&common[..], &[&birth_args]].concat());
-        let birth_bind = pipes.birth_kernels.bind_group(gpu, &common);
+            .bind(gpu, &[&common[..], &[("birth_args", &birth_args)]].concat());
+        // The names `birth_main` does not use are left out of its group.
+        let birth_bind = pipes.birth_kernels.bind(gpu, &common);
         Ok(LivePoints {
             frame: scene.frame,
             uniform,

@@ -218,30 +218,30 @@ impl FrameRing {
         let r = regions(self.capacity, self.flight_capacity, self.res, self.height);
         let staging = staging_buffer(device, "particles::staging", r.total);
         let state = &scene.state;
-        let scan_bind = pipes.scan_kernels.bind_group(
+        let scan_bind = pipes.scan_kernels.bind(
             gpu,
             &[
-                &uniform,
-                &scene.emitters,
-                &scene.colliders,
-                &state.check,
-                &state.work,
-                &counters,
-                &solve_args,
+                ("frame", &uniform),
+                ("emitters", &scene.emitters),
+                ("colliders", &scene.colliders),
+                ("check", &state.check),
+                ("work", &state.work),
+                ("counters", &counters),
+                ("solve_args", &solve_args),
             ],
         );
-        let eval_bind = pipes.kernels.bind_group(
+        let eval_bind = pipes.kernels.bind(
             gpu,
             &[
-                &uniform,
-                &scene.emitters,
-                &scene.colliders,
-                &impacts,
-                &flights,
-                &counters,
-                &state.check,
-                &state.kept,
-                &state.work,
+                ("frame", &uniform),
+                ("emitters", &scene.emitters),
+                ("colliders", &scene.colliders),
+                ("impacts", &impacts),
+                ("flights", &flights),
+                ("counters", &counters),
+                ("check", &state.check),
+                ("kept", &state.kept),
+                ("work", &state.work),
             ],
         );
         let map_bind = device.create_bind_group(&wgpu::BindGroupDescriptor {

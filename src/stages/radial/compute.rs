@@ -10,7 +10,7 @@
 
 use eframe::egui_wgpu::wgpu;
 
-use crate::gpu::{Access, GpuContext, Kernels, dispatch_dims, shader_source};
+use crate::gpu::{GpuContext, Kernels, dispatch_dims, shader_source};
 
 /// Invocations per workgroup of `clear`.
 pub const CLEAR_GROUP: u32 = 256;
@@ -30,19 +30,7 @@ pub struct ComputeRaster {
 
 impl ComputeRaster {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        let kernels = Kernels::new(
-            gpu,
-            "RadialCompute",
-            shader_source("radial_compute.wgsl"),
-            &[
-                ReadOnly,  // frames
-                ReadOnly,  // positions
-                ReadOnly,  // triangles
-                ReadOnly,  // pairs
-                ReadWrite, // values
-            ],
-        );
+        let kernels = Kernels::new(gpu, "RadialCompute", shader_source("radial_compute.wgsl"));
         ComputeRaster {
             clear: kernels.pipeline(gpu, "clear"),
             raster: kernels.pipeline(gpu, "raster"),

@@ -8,7 +8,7 @@ use wgpu::util::DeviceExt;
 use super::cpu::edge_sample_count;
 use super::{GpuSample, SampleSet, SamplingError, SamplingMesh, SamplingParams, region_samples};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::timing::Timings;
@@ -53,14 +53,7 @@ pub struct SamplingGpu {
 
 impl SamplingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sampling.wgsl.
-        let kernels = Kernels::new(
-            gpu,
-            "SamplingGpu",
-            shader_source("sampling.wgsl"),
-            &[ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "SamplingGpu", shader_source("sampling.wgsl"));
         SamplingGpu {
             gpu: gpu.clone(),
             vertices: kernels.pipeline(gpu, "vertices"),
@@ -187,15 +180,15 @@ impl SamplingGpu {
                 bytes: (nf * 4) as u64,
             },
         )?;
-        let bind_group = self.kernels.bind_group(
+        let bind_group = self.kernels.bind(
             gpu,
             &[
-                &uniform_buf,
-                &geometry_buf,
-                &topology_buf,
-                &samples_buf,
-                &counter_buf,
-                &labels_buf,
+                ("params", &uniform_buf),
+                ("geometry", &geometry_buf),
+                ("topology", &topology_buf),
+                ("samples", &samples_buf),
+                ("counter", &counter_buf),
+                ("labels", &labels_buf),
             ],
         );
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);

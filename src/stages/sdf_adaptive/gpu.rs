@@ -19,8 +19,8 @@ use super::{
 };
 use crate::geom::{BvhNode, MORTON_BITS_PER_AXIS, MORTON_CELLS};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, read_buffer,
-    shader_source, storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuRun, Kernels, RadixSort, dispatch_dims, read_buffer, shader_source,
+    storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
 use crate::stages::sdf_grid::OpenCells;
@@ -179,19 +179,7 @@ struct MeshBuffers {
 
 impl AdaptiveGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sdf_adaptive.wgsl: tri_pos, normals, nodes,
-        // slot_of, keys, vals, octree, values, closest, state, dispatch,
-        // rss, rss_order, group_x.
-        let kernels = Kernels::new(
-            gpu,
-            "AdaptiveGpu",
-            shader_source("sdf_adaptive.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite, ReadWrite, ReadOnly, ReadOnly, ReadOnly,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "AdaptiveGpu", shader_source("sdf_adaptive.wgsl"));
         AdaptiveGpu {
             gpu: gpu.clone(),
             sort: RadixSort::new(gpu),
@@ -373,24 +361,24 @@ impl AdaptiveGpu {
         // `bind_group` for the kernels that write dispatch sizes, `sized`
         // for those dispatched from them.
         let [bind_group, sized] = [dispatch, no_args].map(|args| {
-            self.kernels.bind_group(
+            self.kernels.bind(
                 gpu,
                 &[
-                    &uniform_buf,
-                    &mesh_buffers.tri_pos,
-                    &mesh_buffers.normals,
-                    &mesh_buffers.nodes,
-                    &mesh_buffers.slot_of,
-                    keys,
-                    vals,
-                    octree_buf,
-                    values_buf,
-                    closest_buf,
-                    state,
-                    args,
-                    &rss.nodes,
-                    &rss.order,
-                    &rss.group_x,
+                    ("params", &uniform_buf),
+                    ("tri_pos", &mesh_buffers.tri_pos),
+                    ("normals", &mesh_buffers.normals),
+                    ("nodes", &mesh_buffers.nodes),
+                    ("slot_of", &mesh_buffers.slot_of),
+                    ("keys", keys),
+                    ("vals", vals),
+                    ("octree", octree_buf),
+                    ("values", values_buf),
+                    ("closest", closest_buf),
+                    ("state", state),
+                    ("dispatch", args),
+                    ("rss", &rss.nodes),
+                    ("rss_order", &rss.order),
+                    ("group_x", &rss.group_x),
                 ],
             )
         });

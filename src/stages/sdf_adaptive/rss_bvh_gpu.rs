@@ -11,7 +11,7 @@ use eframe::egui_wgpu::wgpu;
 use wgpu::util::DeviceExt;
 
 use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
-use crate::gpu::{Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
+use crate::gpu::{BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
 /// Uniform parameters: `struct BuildParams` of shaders/rss_bvh.wgsl (the
 /// layout is checked by tests/it/shader_layouts.rs, like the slots below).
@@ -84,18 +84,7 @@ pub(super) struct StageBuffers<'a> {
 
 impl RssBuildGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/rss_bvh.wgsl: tri_pos, keys, vals, slot_of,
-        // order, rss, group_x, lists, state, dispatch.
-        let kernels = Kernels::new(
-            gpu,
-            "RssBuildGpu",
-            shader_source("rss_bvh.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "RssBuildGpu", shader_source("rss_bvh.wgsl"));
         RssBuildGpu {
             init_order: kernels.pipeline(gpu, "init_order"),
             groups: kernels.pipeline(gpu, "groups"),
@@ -160,20 +149,20 @@ impl RssBuildGpu {
         // As in the stage: `bind_group` for the kernels that write dispatch
         // sizes, `sized` for those dispatched from them.
         let [bind_group, sized] = [stage.dispatch, stage.no_args].map(|args| {
-            self.kernels.bind_group(
+            self.kernels.bind(
                 gpu,
                 &[
-                    &uniform,
-                    stage.tri_pos,
-                    stage.keys,
-                    stage.vals,
-                    stage.slot_of,
-                    &rss.order,
-                    &rss.nodes,
-                    &rss.group_x,
-                    &rss.lists,
-                    stage.state,
-                    args,
+                    ("params", &uniform),
+                    ("tri_pos", stage.tri_pos),
+                    ("keys", stage.keys),
+                    ("vals", stage.vals),
+                    ("slot_of", stage.slot_of),
+                    ("order", &rss.order),
+                    ("rss", &rss.nodes),
+                    ("group_x", &rss.group_x),
+                    ("lists", &rss.lists),
+                    ("state", stage.state),
+                    ("dispatch", args),
                 ],
             )
         });

@@ -15,7 +15,7 @@
 use eframe::egui_wgpu::wgpu;
 
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source,
     storage_buffer_init, storage_buffer_streamed, storage_buffer_zeroed, uniform_buffer,
 };
 use crate::mesh::PreparedMesh;
@@ -43,13 +43,7 @@ pub struct CornerPass {
 
 impl CornerPass {
     pub fn new(gpu: &GpuContext) -> Self {
-        // Bindings: params, positions, vertices, tri_pos.
-        let kernels = Kernels::new(
-            gpu,
-            "SdfCorners",
-            shader_source("sdf_corners.wgsl"),
-            &[Access::ReadOnly, Access::ReadOnly, Access::ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "SdfCorners", shader_source("sdf_corners.wgsl"));
         CornerPass {
             pipeline: kernels.pipeline(gpu, "expand_corners"),
             kernels,
@@ -84,9 +78,15 @@ impl CornerPass {
             _pad: [0; 3],
         };
         let uniform = uniform_buffer(gpu, "SdfCorners::params", &params);
-        let group = self
-            .kernels
-            .bind_group(gpu, &[&uniform, &positions, &vertices, &tri_pos]);
+        let group = self.kernels.bind(
+            gpu,
+            &[
+                ("params", &uniform),
+                ("positions", &positions),
+                ("vertices", &vertices),
+                ("tri_pos", &tri_pos),
+            ],
+        );
         let mut run = GpuRun::untimed(gpu, "SdfCorners::encoder")?;
         run.compute_pass("corners", |pass| {
             pass.set_pipeline(&self.pipeline);

@@ -27,8 +27,8 @@ use super::winding_gpu::{Recorded, WindingGpu};
 use super::winding_tree::OpenCells;
 use super::{Backend, FAR, FieldOutputs, GridSpec, SdfError, SdfField, SdfParams};
 use crate::gpu::{
-    Access, BufferCheck, FirstChunks, GpuContext, GpuRun, Kernels, Source, StagingRing,
-    dispatch_dims, shader_source, storage_buffer_zeroed,
+    BufferCheck, FirstChunks, GpuContext, GpuRun, Kernels, Source, StagingRing, dispatch_dims,
+    shader_source, storage_buffer_zeroed,
 };
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
@@ -90,23 +90,20 @@ pub struct SdfGpu {
 
 impl SdfGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/sdf_grid.wgsl: tri_pos, normals, values,
-        // closest, nodes, counters.
-        let kernels = Kernels::new(
+        // sdf_packet.wgsl adds the slab tree's `nodes` to sdf_grid.wgsl's
+        // bindings: one layout for both.
+        let kernels = Kernels::with_variants(
             gpu,
             "SdfGpu",
             shader_source("sdf_grid.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite,
-            ],
+            &[shader_source("sdf_packet.wgsl")],
         );
         let packet = gpu
             .device
             .features()
             .contains(wgpu::Features::SUBGROUP)
             .then(|| {
-                let module = gpu.shader(shader_source("sdf_packet.wgsl"));
+                let module = kernels.module_for(gpu, shader_source("sdf_packet.wgsl"));
                 ["packet_cells", "finish_cells"].map(|e| kernels.pipeline_in(gpu, &module, e))
             });
         SdfGpu {
@@ -379,16 +376,16 @@ impl SdfGpu {
             ..
         } = &fields;
         let bind_group = |normals: &wgpu::Buffer| {
-            self.kernels.bind_group(
+            self.kernels.bind(
                 gpu,
                 &[
-                    &fields.uniform,
-                    &mesh_buffers.tri_pos,
-                    normals,
-                    values_buf,
-                    closest_buf,
-                    &mesh_buffers.nodes,
-                    counter_buf,
+                    ("params", &fields.uniform),
+                    ("tri_pos", &mesh_buffers.tri_pos),
+                    ("normals", normals),
+                    ("values", values_buf),
+                    ("closest", closest_buf),
+                    ("nodes", &mesh_buffers.nodes),
+                    ("counters", counter_buf),
                 ],
             )
         };

@@ -42,10 +42,10 @@ use wgpu::util::DeviceExt;
 
 pub use super::winding_tree::TreeError as PointWindingError;
 use super::winding_tree::{
-    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident,
+    EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident, winding_bindings,
 };
 use crate::geom::{BETA, FastWinding};
-use crate::gpu::{Access, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
+use crate::gpu::{GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct PointWindingParams` of
@@ -110,11 +110,7 @@ impl Recorded {
 
 impl PointWindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
-        // Bindings as in shaders/shared/winding_points.wgsl: nodes, corners,
-        // points, values, undecided, frontier, leftover, refine_steps,
-        // refine_items, refine_sums.
         let kernels = Kernels::new(
             gpu,
             "WindingPoints",
@@ -123,10 +119,6 @@ impl PointWindingGpu {
             } else {
                 "winding_points.wgsl"
             }),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite,
-            ],
         );
         PointWindingGpu {
             first: kernels.pipeline(gpu, "winding_points"),
@@ -173,21 +165,17 @@ impl PointWindingGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let bind_group = self.kernels.bind_group(
+        let bind_group = self.kernels.bind(
             gpu,
             &[
-                &uniform_buf,
-                &tree.nodes,
-                &tree.corners,
-                points.points,
-                points.values,
-                &lists.undecided,
-                &tree.frontier,
-                &lists.leftover,
-                &lists.steps,
-                &lists.items,
-                &lists.sums,
-            ],
+                &[
+                    ("wparams", &uniform_buf),
+                    ("points", points.points),
+                    ("values", points.values),
+                ][..],
+                &winding_bindings(tree, &lists),
+            ]
+            .concat(),
         );
         lists.record_clear(run, "winding");
         run.compute_pass("winding", |pass| {

@@ -17,7 +17,7 @@ use wgpu::util::DeviceExt;
 use super::SdfError;
 use super::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
+    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
     storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
@@ -45,14 +45,7 @@ pub struct PointsGpu {
 
 impl PointsGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // tri_pos, nodes, points, values
-        let kernels = Kernels::new(
-            gpu,
-            "SdfPoints",
-            shader_source("sdf_points.wgsl"),
-            &[ReadOnly, ReadOnly, ReadOnly, ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "SdfPoints", shader_source("sdf_points.wgsl"));
         PointsGpu {
             pipeline: kernels.pipeline(gpu, "exact_points"),
             kernels,
@@ -101,9 +94,16 @@ impl PointsGpu {
                 bytes: 4 * n as u64,
             },
         )?;
-        let bind_group = self
-            .kernels
-            .bind_group(gpu, &[&uniform, &tri_buf, &nodes, &point_buf, &values]);
+        let bind_group = self.kernels.bind(
+            gpu,
+            &[
+                ("params", &uniform),
+                ("tri_pos", &tri_buf),
+                ("nodes", &nodes),
+                ("points", &point_buf),
+                ("values", &values),
+            ],
+        );
         let mut run = GpuRun::new(gpu, "SdfPoints::encoder")?;
         run.compute_pass("exact points", |pass| {
             pass.set_pipeline(&self.pipeline);

@@ -17,9 +17,7 @@
 use eframe::egui_wgpu::wgpu;
 
 use super::slab_bvh::SLAB_MAX;
-use crate::gpu::{
-    Access, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source, uniform_buffer,
-};
+use crate::gpu::{GpuContext, GpuRun, Kernels, dispatch_dims, shader_source, uniform_buffer};
 
 /// `struct Params` of shaders/sdf_slabs.wgsl (checked by
 /// tests/it/shader_layouts.rs).
@@ -42,13 +40,7 @@ pub struct SlabPass {
 
 impl SlabPass {
     pub fn new(gpu: &GpuContext) -> Self {
-        // Bindings: params, tri_pos, nodes.
-        let kernels = Kernels::new(
-            gpu,
-            "SdfSlabs",
-            shader_source("sdf_slabs.wgsl"),
-            &[Access::ReadOnly, Access::ReadWrite],
-        );
+        let kernels = Kernels::new(gpu, "SdfSlabs", shader_source("sdf_slabs.wgsl"));
         SlabPass {
             pipeline: kernels.pipeline(gpu, "slab_nodes"),
             kernels,
@@ -72,7 +64,10 @@ impl SlabPass {
             _pad: [0; 2],
         };
         let uniform = uniform_buffer(gpu, "SdfSlabs::params", &params);
-        let group = self.kernels.bind_group(gpu, &[&uniform, tri_pos, nodes]);
+        let group = self.kernels.bind(
+            gpu,
+            &[("params", &uniform), ("tri_pos", tri_pos), ("nodes", nodes)],
+        );
         let (x, y) = dispatch_dims((count as u32).div_ceil(SLABS_WORKGROUP));
         run.compute_pass("slabs", |pass| {
             pass.set_pipeline(&self.pipeline);

@@ -93,8 +93,8 @@ use wgpu::util::DeviceExt;
 use super::{GridSpec, SdfError};
 use crate::geom::{BETA, Cap, FastWinding, boundary_cap};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source,
-    storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source, storage_buffer_init,
+    storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
 
@@ -201,10 +201,6 @@ pub(super) struct CapGpu {
 
 impl CapGpu {
     pub(super) fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/shared/winding_cap.wgsl: cap nodes, cap
-        // corners, mesh corners, values, crossings, ambiguous, undecided,
-        // walk list, bricks, retry list.
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
@@ -215,10 +211,6 @@ impl CapGpu {
             } else {
                 "sdf_winding_cap.wgsl"
             }),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite, ReadWrite,
-            ],
         );
         CapGpu {
             crossings: kernels.pipeline(gpu, "cap_crossings"),
@@ -275,20 +267,20 @@ impl CapGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let bind_group = self.kernels.bind_group(
+        let bind_group = self.kernels.bind(
             gpu,
             &[
-                &uniform_buf,
-                &inputs.cap.nodes,
-                &inputs.cap.corners,
-                inputs.mesh_corners,
-                inputs.values,
-                crossings,
-                ambiguous,
-                inputs.undecided,
-                walked,
-                brick_flags,
-                retry,
+                ("cparams", &uniform_buf),
+                ("winding_nodes", &inputs.cap.nodes),
+                ("winding_tris", &inputs.cap.corners),
+                ("mesh_tris", inputs.mesh_corners),
+                ("values", inputs.values),
+                ("crossings", crossings),
+                ("ambiguous", ambiguous),
+                ("undecided", inputs.undecided),
+                ("walk_list", walked),
+                ("bricks", brick_flags),
+                ("retry", retry),
             ],
         );
         let columns = grid.dims.x * grid.dims.y;

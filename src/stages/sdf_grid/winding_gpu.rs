@@ -52,10 +52,11 @@ use wgpu::util::DeviceExt;
 use super::winding_cap_gpu::{CapBuffers, CapGpu, CapInputs, CapTree};
 use super::winding_tree::{
     EXACT_DIRECT_BUDGET, Kept, OpenCells, RefineLists, RefinePasses, Resident, WINDING_STACK,
+    winding_bindings,
 };
 use super::{GridSpec, SdfError};
 use crate::geom::FastWinding;
-use crate::gpu::{Access, GpuContext, GpuRun, Kernels, shader_source};
+use crate::gpu::{GpuContext, GpuRun, Kernels, shader_source};
 use crate::mesh::PreparedMesh;
 
 /// Uniform parameters: `struct WindingParams` of shaders/shared/winding_grid.wgsl
@@ -124,10 +125,6 @@ impl Recorded {
 
 impl WindingGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/shared/winding_grid.wgsl: nodes, corners,
-        // values, undecided, frontier, leftover, refine_steps, refine_items,
-        // refine_sums.
         let f64 = gpu.device.features().contains(wgpu::Features::SHADER_F64);
         let kernels = Kernels::new(
             gpu,
@@ -137,10 +134,6 @@ impl WindingGpu {
             } else {
                 "sdf_winding.wgsl"
             }),
-            &[
-                ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadOnly, ReadWrite, ReadWrite,
-                ReadWrite, ReadWrite,
-            ],
         );
         WindingGpu {
             cap: CapGpu::new(gpu),
@@ -218,20 +211,13 @@ impl WindingGpu {
                 contents: bytemuck::bytes_of(&uniform),
                 usage: wgpu::BufferUsages::UNIFORM,
             });
-        let bind_group = self.kernels.bind_group(
+        let bind_group = self.kernels.bind(
             gpu,
             &[
-                &uniform_buf,
-                &tree.nodes,
-                &tree.corners,
-                values,
-                &lists.undecided,
-                &tree.frontier,
-                &lists.leftover,
-                &lists.steps,
-                &lists.items,
-                &lists.sums,
-            ],
+                &[("wparams", &uniform_buf), ("values", values)][..],
+                &winding_bindings(tree, lists),
+            ]
+            .concat(),
         );
         lists.record_clear(run, "cap crossings");
         self.cap.record(

@@ -226,6 +226,24 @@ impl WindingTree {
     }
 }
 
+/// The buffers of `tree` and `lists` by the WGSL names the winding passes
+/// bind them under (shared/winding_refine.wgsl and its includers).
+pub(super) fn winding_bindings<'a>(
+    tree: &'a WindingTree,
+    lists: &'a RefineLists,
+) -> [(&'static str, &'a wgpu::Buffer); 8] {
+    [
+        ("winding_nodes", &tree.nodes),
+        ("winding_tris", &tree.corners),
+        ("frontier", &tree.frontier),
+        ("undecided", &lists.undecided),
+        ("leftover", &lists.leftover),
+        ("refine_steps", &lists.steps),
+        ("refine_items", &lists.items),
+        ("refine_sums", &lists.sums),
+    ]
+}
+
 fn key_of(mesh: &PreparedMesh) -> (u64, usize) {
     (mesh.source_hash, mesh.triangle_count())
 }

@@ -12,7 +12,7 @@ use wgpu::util::DeviceExt;
 use super::{Pose, Predicate, TriModel, TriTriError, TriTriParams, b_from_a};
 use crate::geom::BvhNode;
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
+    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
     storage_buffer_init,
 };
 use crate::timing::Timings;
@@ -87,17 +87,7 @@ pub(crate) struct GpuOutcome {
 
 impl TriTriGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        use Access::{ReadOnly, ReadWrite};
-        // Bindings as in shaders/tri_tri.wgsl: triangles of A and B, B's
-        // BVH, poses, hits, pairs, segments.
-        let kernels = Kernels::new(
-            gpu,
-            "TriTriGpu",
-            shader_source("tri_tri.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "TriTriGpu", shader_source("tri_tri.wgsl"));
         TriTriGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(Vec::new()),
@@ -272,17 +262,17 @@ impl TriTriGpu {
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let bind_group = self.kernels.bind_group(
+            let bind_group = self.kernels.bind(
                 gpu,
                 &[
-                    &uniform_buf,
-                    &ma.triangles,
-                    &mb.triangles,
-                    &mb.nodes,
-                    &poses_buf,
-                    &hits_buf,
-                    &pairs_buf,
-                    &segments_buf,
+                    ("params", &uniform_buf),
+                    ("tri_a", &ma.triangles),
+                    ("tri_b", &mb.triangles),
+                    ("nodes_b", &mb.nodes),
+                    ("poses", &poses_buf),
+                    ("hits", &hits_buf),
+                    ("pairs", &pairs_buf),
+                    ("segments", &segments_buf),
                 ],
             );
             let mut run = GpuRun::new(gpu, "TriTriGpu::encoder")?;

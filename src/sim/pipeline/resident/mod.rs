@@ -57,8 +57,8 @@ use wgpu::util::DeviceExt;
 
 use super::broad::{BroadGpu, BroadParams};
 use crate::gpu::{
-    Access, BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging,
-    shader_source, staging_buffer, storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
+    staging_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::stages::colliders::ResidentShapes;
 use crate::timing::Timings;
@@ -172,16 +172,7 @@ impl PipelineStep {
         bodies: &[GpuBody],
         box_count: u32,
     ) -> Result<Self, GpuError> {
-        use Access::{ReadOnly, ReadWrite};
-        let kernels = Kernels::new(
-            gpu,
-            "PipelineStep",
-            shader_source("pipeline_step.wgsl"),
-            &[
-                ReadWrite, ReadOnly, ReadWrite, ReadOnly, ReadWrite, ReadOnly, ReadOnly, ReadOnly,
-                ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-            ],
-        );
+        let kernels = Kernels::new(gpu, "PipelineStep", shader_source("pipeline_step.wgsl"));
         let pipe = |entry| kernels.pipeline(gpu, entry);
         let pipes = Pipelines {
             begin: pipe("begin_main"),
@@ -292,32 +283,32 @@ impl PipelineStep {
             });
         let [samples, fields, values] = &fixed.shapes_resident;
         let group_with = |args: &wgpu::Buffer| {
-            kernels.bind_group(
+            kernels.bind(
                 gpu,
                 &[
-                    &fixed.uniform,
-                    &fixed.bodies,
-                    &fixed.shapes,
-                    &fixed.boxes,
-                    &pairs,
-                    &fixed.counters,
-                    samples,
-                    fields,
-                    values,
-                    &rows,
-                    &fixed.accum,
-                    args,
-                    &fixed.summary,
+                    ("params", &fixed.uniform),
+                    ("bodies", &fixed.bodies),
+                    ("shapes", &fixed.shapes),
+                    ("boxes", &fixed.boxes),
+                    ("pairs", &pairs),
+                    ("counters", &fixed.counters),
+                    ("samples", samples),
+                    ("fields", fields),
+                    ("values", values),
+                    ("rows", &rows),
+                    ("accum", &fixed.accum),
+                    ("args", args),
+                    ("summary", &fixed.summary),
                 ],
             )
         };
-        let broad_group = broad.bind_group(&[
-            &broad_uniform,
-            &fixed.boxes,
-            &fixed.keys,
-            &fixed.order,
-            &pairs,
-            &fixed.counters,
+        let broad_group = broad.bind(&[
+            ("params", &broad_uniform),
+            ("boxes", &fixed.boxes),
+            ("keys", &fixed.keys),
+            ("order", &fixed.order),
+            ("pairs", &pairs),
+            ("counter", &fixed.counters),
         ]);
         Ok(Sized {
             args_group: group_with(&fixed.args),

@@ -66,9 +66,30 @@ impl ColliderGpu {
                     usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                let mut buffers = vec![&uniform];
-                buffers.extend(&bound);
-                let group = self.kernels.bind_group(gpu, &buffers);
+                let [
+                    tasks,
+                    samples,
+                    extra,
+                    fields,
+                    values,
+                    contacts,
+                    counter,
+                    groups,
+                ] = &bound;
+                let group = self.kernels.bind(
+                    gpu,
+                    &[
+                        ("params", &uniform),
+                        ("tasks", tasks),
+                        ("samples", samples),
+                        ("extra", extra),
+                        ("fields", fields),
+                        ("values", values),
+                        ("contacts", contacts),
+                        ("counter", counter),
+                        ("groups", groups),
+                    ],
+                );
                 entry.insert(KeptBind {
                     bound,
                     uniform,

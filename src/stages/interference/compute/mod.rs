@@ -76,8 +76,7 @@ use super::identify::{Identification, IdentificationReport, PairQuery};
 use super::product::{CountImage, DrawCounts, InterferenceRun, PairQueries};
 use super::{CullPlan, InterferenceError, OrthoView, RunOptions};
 use crate::gpu::{
-    Access, Binding, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
-    storage_buffer_init,
+    GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source, storage_buffer_init,
 };
 use wgpu::util::DeviceExt;
 
@@ -126,24 +125,19 @@ pub struct InterferenceCompute {
 
 impl InterferenceCompute {
     pub fn new(gpu: &GpuContext) -> InterferenceCompute {
-        use Access::{ReadOnly, ReadWrite};
         let kernels = Kernels::new(
             gpu,
             "InterferenceCompute",
             shader_source("interference_compute.wgsl"),
-            &[
-                ReadOnly, ReadOnly, ReadOnly, ReadOnly, ReadWrite, ReadWrite, ReadWrite, ReadWrite,
-            ],
         );
-        let args_kernels = Kernels::with_bindings(
+        let args_kernels = Kernels::new(
             gpu,
             "InterferenceCompute::args",
             shader_source("interference_compute_args.wgsl"),
-            &[Binding::Storage(ReadOnly), Binding::Storage(ReadWrite)],
         );
         let int64 = wgpu::Features::SHADER_INT64 | wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX;
         let edge_nearest = gpu.device.features().contains(int64).then(|| {
-            let module = gpu.shader(shader_source("interference_compute_int64.wgsl"));
+            let module = kernels.module_for(gpu, shader_source("interference_compute_int64.wgsl"));
             kernels.pipeline_in(gpu, &module, "edge_nearest")
         });
         InterferenceCompute {
@@ -230,21 +224,23 @@ impl InterferenceCompute {
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let view_buffer = storage_buffer_init(gpu, "InterferenceCompute::view", &words)?;
-        let group = self.kernels.bind_group(
+        let group = self.kernels.bind(
             gpu,
             &[
-                &uniforms,
-                &scene.positions,
-                &scene.faces,
-                &scene.edges,
-                &view_buffer,
-                &b.pixels,
-                &b.images,
-                &b.tallies,
-                &b.work,
+                ("p", &uniforms),
+                ("positions", &scene.positions),
+                ("faces", &scene.faces),
+                ("edges", &scene.edges),
+                ("view", &view_buffer),
+                ("pixels", &b.pixels),
+                ("images", &b.images),
+                ("tallies", &b.tallies),
+                ("work", &b.work),
             ],
         );
-        let args_group = self.args_kernels.bind_group(gpu, &[&b.tallies, &b.args]);
+        let args_group = self
+            .args_kernels
+            .bind(gpu, &[("tallies", &b.tallies), ("args", &b.args)]);
         let pixel_count = view.width * view.height;
         let tallies_bytes = b.tallies.size();
         let tallies_staging = &b.tallies_staging;

@@ -7,7 +7,7 @@ use eframe::egui_wgpu::wgpu;
 use super::targets::{DEPTH_STENCIL_FORMAT, IDS_FORMAT, PENETRATED_FORMAT};
 use super::upload::EdgeVertex;
 use super::{InterferenceGpu, Uniforms, Weighted};
-use crate::gpu::{Access, GpuContext, Kernels, shader_source};
+use crate::gpu::{GpuContext, Kernels, shader_source};
 use crate::stages::interference::InterferenceError;
 use crate::stages::interference::identify::{Decoder, SUMS_FORMAT};
 
@@ -269,13 +269,10 @@ impl InterferenceGpu {
             "InterferenceGpu::pair_identify_pipeline",
             fragment("fs_penetrated", &penetrated_target),
         );
-        let read = Access::ReadOnly;
-        let write = Access::ReadWrite;
         let cull_kernels = Kernels::new(
             gpu,
             "InterferenceCull",
             shader_source("interference_cull.wgsl"),
-            &[read, read, read, read, write, write, write],
         );
 
         Ok(InterferenceGpu {

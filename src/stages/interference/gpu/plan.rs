@@ -280,17 +280,17 @@ impl InterferenceGpu {
                 contents: bytemuck::cast_slice(jobs),
                 usage: wgpu::BufferUsages::STORAGE,
             });
-        let bind_group = self.cull_kernels.bind_group(
+        let bind_group = self.cull_kernels.bind(
             gpu,
             &[
-                uniforms,
-                &jobs_buffer,
-                &scene.positions,
-                &scene.indices,
-                &scene.edges,
-                faces,
-                edges,
-                args,
+                ("u", uniforms),
+                ("jobs", &jobs_buffer),
+                ("positions", &scene.positions),
+                ("indices", &scene.indices),
+                ("edge_vertices", &scene.edges),
+                ("culled_faces", faces),
+                ("culled_edges", edges),
+                ("args", args),
             ],
         );
         // x: rounds of the largest job (the shader loops over the rest);

@@ -12,6 +12,7 @@ pub mod collide_scenes;
 pub mod interference_runs;
 pub mod interference_scenes;
 pub mod shader_mirror;
+pub mod viewer;
 
 /// The GPU context for tests. There is no silent skip: without an adapter
 /// the test fails and says what to install.

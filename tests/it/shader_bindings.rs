@@ -5,7 +5,7 @@
 //! a misspelt name) fails where the bind group is made, with a message
 //! naming the binding, not as a wrong result.
 
-mod common;
+use crate::common;
 
 use collidoscope::gpu::{
     Access, Binding, GpuContext, Kernels, shader_bindings, shader_source, shaders,

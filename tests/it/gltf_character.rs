@@ -10,7 +10,6 @@ use collidoscope::gpu::{read_buffer, storage_buffer_init};
 use collidoscope::progress::Progress;
 use collidoscope::sim::character::gltf::{Loaded, load_gltf};
 use collidoscope::sim::character::skinning::{SkinningGpu, skin_cpu};
-use collidoscope::stages::Stage;
 use collidoscope::stages::radial::{Backend, Radial, RadialInput, RadialParams};
 use glam::{Mat4, Vec3};
 

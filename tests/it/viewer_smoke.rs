@@ -8,6 +8,7 @@ use crate::common;
 use crate::common::viewer::*;
 
 use std::path::Path;
+use std::process::Command;
 
 #[test]
 fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {

@@ -7,6 +7,7 @@ use crate::common;
 use crate::common::viewer::*;
 
 use std::path::Path;
+use std::process::Command;
 
 /// The camera and the CPU-vs-GPU verification in a scripted session: a
 /// view along +Y saved as JSON (`save-camera:`) and loaded again in a

@@ -131,6 +131,9 @@ pub struct ClosestPoint {
     pub distance_squared: f32,
     /// The feature `point` lies on (after snapping, see the module docs).
     pub feature: TriangleFeature,
+    /// Barycentric weights of `point` on the triangle's corners (summing
+    /// to 1), before the feature snapping.
+    pub barycentric: [f32; 3],
 }
 
 /// Barycentric weights at or below this count as zero when naming the
@@ -168,6 +171,7 @@ fn result(p: Vec3, point: Vec3, w0: f32, w1: f32, w2: f32) -> ClosestPoint {
         point,
         distance_squared: (p - point).length_squared(),
         feature: snapped_feature(w0, w1, w2),
+        barycentric: [w0, w1, w2],
     }
 }
 

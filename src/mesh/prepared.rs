@@ -51,6 +51,10 @@ pub struct PreparedMesh {
     pub source_hash: u64,
     /// The report of the mesh as loaded.
     pub report: MeshReport,
+    /// For each triangle of [`Self::mesh`], the index of the face of the
+    /// mesh as loaded that it came from (welding, duplicates and zero-area
+    /// triangles leave faces out, so the two numberings differ).
+    pub source_faces: Vec<u32>,
     /// Zero-area triangles left out of the field.
     pub degenerate_skipped: usize,
     /// Duplicate faces left out of the field (opposite pairs, repeats).
@@ -123,12 +127,14 @@ impl PreparedMesh {
             report,
             mut welded,
             mut topology,
+            mut source_faces,
             unique,
             mut shells,
         } = MeshReport::analysis(source);
         let duplicates_removed = welded.triangles.len() - unique.len();
         if duplicates_removed > 0 {
             welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
+            source_faces = unique.iter().map(|&t| source_faces[t]).collect();
             topology = Topology::build(&welded);
             shells = closed_shells(&welded, &topology);
         }
@@ -170,6 +176,7 @@ impl PreparedMesh {
         let centroids: Vec<Vec3> = bounds.par_iter().map(Aabb::center).collect();
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
+            source_faces: keep.iter().map(|&t| source_faces[t]).collect(),
             degenerate_skipped: welded.triangles.len() - keep.len(),
             duplicates_removed,
             shells_flipped,
@@ -241,6 +248,7 @@ impl PreparedMesh {
             bounds: mesh.bounds(),
             mesh,
             report: self.report.clone(),
+            source_faces: self.source_faces.clone(),
             degenerate_skipped: self.degenerate_skipped,
             duplicates_removed: self.duplicates_removed,
             shells_flipped: self.shells_flipped,

@@ -74,6 +74,8 @@ pub struct MeshReport {
 pub(super) struct Analysis {
     pub report: MeshReport,
     pub welded: Mesh,
+    /// The face of the raw mesh each triangle of `welded` came from.
+    pub source_faces: Vec<u32>,
     pub topology: Topology,
     pub unique: Vec<usize>,
     pub shells: Vec<Shell>,
@@ -143,6 +145,7 @@ impl MeshReport {
         };
         Analysis {
             report,
+            source_faces: welded.source_faces,
             welded: welded.mesh,
             topology: topo,
             unique,

@@ -40,6 +40,8 @@ pub struct Welded {
     pub vertices_after: usize,
     /// Triangles dropped because two or more corners merged.
     pub collapsed_triangles: usize,
+    /// For each triangle of `mesh`, the index of the face it came from.
+    pub source_faces: Vec<u32>,
 }
 
 impl Mesh {
@@ -63,13 +65,15 @@ impl Mesh {
         }
         let mut triangles = Vec::with_capacity(self.triangles.len());
         let mut collapsed_triangles = 0;
-        for tri in &self.triangles {
+        let mut source_faces = Vec::with_capacity(self.triangles.len());
+        for (face, tri) in self.triangles.iter().enumerate() {
             // Out-of-range indices (an unvalidated mesh) are kept as they are.
             let [a, b, c] = tri.map(|i| remap.get(i as usize).copied().unwrap_or(i));
             if a == b || b == c || c == a {
                 collapsed_triangles += 1;
             } else {
                 triangles.push([a, b, c]);
+                source_faces.push(face as u32);
             }
         }
         Welded {
@@ -77,6 +81,7 @@ impl Mesh {
             vertices_after: positions.len(),
             mesh: Mesh::new(self.name.clone(), positions, triangles),
             collapsed_triangles,
+            source_faces,
         }
     }
 }

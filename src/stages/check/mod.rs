@@ -143,6 +143,48 @@ impl FieldSamples {
     }
 }
 
+/// Checks `samples` against the exact field of `mesh`: the report
+/// `collidoscope check` writes (its statistics, the samples' layout, the
+/// mesh's hash and how the reference was computed), as JSON, listing at
+/// most `max_list` sign disagreements. `gpu` is needed for the GPU
+/// backends; the caller adds where the field and the mesh came from.
+pub fn check_report(
+    mesh: &PreparedMesh,
+    samples: &FieldSamples,
+    backend: crate::stages::sdf_grid::Backend,
+    gpu: Option<&crate::stages::sdf_grid::SdfGpu>,
+    max_list: usize,
+    progress: &crate::progress::Progress,
+) -> Result<serde_json::Value, CheckError> {
+    use serde_json::json;
+    let start = std::time::Instant::now();
+    let exact = exact_values(mesh, samples, backend, gpu, progress)?;
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let stats = Comparison::new(samples, exact.values).report(samples, max_list);
+    let layout = match &samples.layout {
+        Layout::Grid(g) => json!({
+            "kind": "grid",
+            "dims": g.dims.to_array(),
+            "origin": g.origin.to_array(),
+            "cell_size": g.cell_size,
+            "axis_order": samples.axis_order.map(AxisOrder::name),
+            "index": "[k, j, i]: cell (i, j, k) at origin + (i, j, k) * cell_size",
+        }),
+        Layout::Points(_) => json!({ "kind": "points", "index": "point index in the file" }),
+    };
+    let mut report = serde_json::to_value(&stats).map_err(|e| CheckError::Input(e.to_string()))?;
+    report["mesh_hash"] = json!(format!("{:016x}", mesh.source_hash));
+    report["layout"] = layout;
+    report["reference"] = json!({
+        "backend": exact.backend.name(),
+        "adapter": gpu.filter(|_| exact.backend.is_gpu()).map(|g| g.context().describe()),
+        "sign": "winding number, inside where |w| > 1/2 (exact sum where the fast evaluation cannot decide)",
+        "band_world": samples.band_world,
+        "ms": ms,
+    });
+    Ok(report)
+}
+
 /// Errors of a check, each one readable line.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {

@@ -2,17 +2,16 @@
 //!
 //! Grids go through the `sdf_grid` stage on the samples' own grid in
 //! winding sign mode (any of its backends, the GPU by default); point sets
-//! through a BVH nearest-triangle query per point and the same winding-number
-//! sign — on the GPU for the GPU backends ([`SdfGpu::exact_at_points`], the
-//! points its float32 bound leaves undecided signed exactly on the CPU), on
-//! all CPU cores for the CPU ones.
-
-use rayon::prelude::*;
+//! through [`sdf_grid::points::signed_at_points`] with the same
+//! winding-number sign: a BVH nearest-triangle query per point, on the GPU
+//! for the GPU backends ([`SdfGpu::exact_at_points`], the points its
+//! float32 bound leaves undecided signed exactly on the CPU), on all CPU
+//! cores for the CPU ones.
 
 use super::{CheckError, FieldSamples, Layout};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{self, Backend, SdfGpu, SdfParams, SignMode, nearest_triangle};
+use crate::stages::sdf_grid::{self, Backend, SdfGpu, SdfParams, SignMode};
 
 /// The exact values and the backend that computed them.
 #[derive(Clone, Debug)]
@@ -42,13 +41,21 @@ pub fn exact_values(
             let field = sdf_grid::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?;
             (field.values, backend)
         }
-        Layout::Points(points) if backend.is_gpu() => {
-            let gpu = gpu
-                .ok_or_else(crate::stages::no_gpu)
-                .map_err(sdf_grid::SdfError::from)?;
-            (gpu.exact_at_points(mesh, points)?.0, Backend::Gpu)
+        Layout::Points(points) => {
+            let got = sdf_grid::points::signed_at_points(
+                mesh,
+                points,
+                SignMode::Winding,
+                backend,
+                gpu,
+                progress,
+            )
+            .map_err(|e| match e {
+                sdf_grid::SdfError::Cancelled => CheckError::Cancelled,
+                e => e.into(),
+            })?;
+            (got.values, got.backend)
         }
-        Layout::Points(points) => (points_exact(mesh, points, progress)?, Backend::CpuFast),
     };
     if let Some(band) = samples.band_world {
         for v in &mut values {
@@ -56,44 +63,4 @@ pub fn exact_values(
         }
     }
     Ok(Exact { values, backend })
-}
-
-fn points_exact(
-    mesh: &PreparedMesh,
-    points: &[glam::Vec3],
-    progress: &Progress,
-) -> Result<Vec<f32>, CheckError> {
-    // In the mesh's frame, as the grids (sdf_grid::compute).
-    let frame = mesh.frame();
-    let mesh = mesh.local();
-    let points: Vec<glam::Vec3> = points.iter().map(|&p| frame.to_local(p)).collect();
-    progress.start(points.len() as u64);
-    const CHUNK: usize = 4096;
-    let magnitudes: Vec<f32> = points
-        .par_chunks(CHUNK)
-        .flat_map_iter(|chunk| {
-            let cancelled = progress.is_cancelled();
-            let out: Vec<f32> = chunk
-                .iter()
-                .map(|&p| {
-                    if cancelled {
-                        return f32::NAN;
-                    }
-                    nearest_triangle(mesh, p, f32::INFINITY, &mut 0)
-                        .map_or(f32::INFINITY, |(_, d2)| d2.sqrt())
-                })
-                .collect();
-            progress.advance(chunk.len() as u64);
-            out
-        })
-        .collect();
-    if progress.is_cancelled() {
-        return Err(CheckError::Cancelled);
-    }
-    let inside = mesh.winding().inside_flags(&points);
-    Ok(magnitudes
-        .into_iter()
-        .zip(inside)
-        .map(|(d, inside)| frame.length_to_world(if inside { -d } else { d }))
-        .collect())
 }

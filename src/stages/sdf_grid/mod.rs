@@ -110,6 +110,7 @@ mod far_sign;
 pub(super) mod gpu;
 pub(super) mod grid;
 pub(super) mod point_winding;
+pub mod points;
 pub(super) mod points_gpu;
 mod resident;
 pub(super) mod slab_bvh;

@@ -1,0 +1,47 @@
+"""collidoscope: exact signed distance fields, robust signs and field checks.
+
+Numpy in, numpy out, on the GPU (any Vulkan, Metal or DX12 device through
+wgpu, or Mesa's software Vulkan driver) or on all CPU cores:
+
+>>> import numpy as np, collidoscope as cs
+>>> mesh = cs.load("bunny.obj")                     # or cs.Mesh(vertices, faces)
+>>> mesh.report()["sign"]                           # the sign "auto" will use, and why
+>>> d = cs.signed_distance(mesh, np.random.rand(100_000, 3))
+>>> grid = cs.sdf_grid(mesh, res=128, out="bunny.npy")
+>>> cs.check(other_tools_grid, mesh, origin=(x, y, z), cell_size=h)
+
+Functions: ``load``, ``Mesh``, ``signed_distance``, ``unsigned_distance``,
+``winding_number``, ``contains``, ``sdf_grid`` (returns a ``Grid``),
+``check``, ``gpu_adapter``. ``help()`` on each says everything it takes
+and returns. Every bad argument raises ValueError naming it; the GIL is
+released while the library computes; the process makes one GPU device, on
+first use, and each Mesh keeps its prepared trees for later queries.
+"""
+
+from ._collidoscope import (
+    Grid,
+    Mesh,
+    __version__,
+    check,
+    contains,
+    gpu_adapter,
+    load,
+    sdf_grid,
+    signed_distance,
+    unsigned_distance,
+    winding_number,
+)
+
+__all__ = [
+    "Grid",
+    "Mesh",
+    "__version__",
+    "check",
+    "contains",
+    "gpu_adapter",
+    "load",
+    "sdf_grid",
+    "signed_distance",
+    "unsigned_distance",
+    "winding_number",
+]

@@ -1,0 +1,114 @@
+"""Type stubs of the native module (re-exported by ``collidoscope``)."""
+
+import os
+from typing import Any, Dict, Literal, Optional, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+ArrayLike = npt.ArrayLike
+Sign = Literal["auto", "winding", "pseudo-normal"]
+BackendName = Optional[Literal["gpu", "cpu"]]
+PathLike = Union[str, "os.PathLike[str]"]
+
+class Mesh:
+    """A triangle mesh: (V, 3) float vertices and (F, 3) integer faces."""
+
+    def __init__(self, vertices: ArrayLike, faces: ArrayLike, name: str = "mesh") -> None: ...
+    @property
+    def vertices(self) -> npt.NDArray[np.float32]:
+        """(V, 3) float32 vertex positions (a copy)."""
+    @property
+    def faces(self) -> npt.NDArray[np.int64]:
+        """(F, 3) int64 vertex indices (a copy)."""
+    @property
+    def name(self) -> str: ...
+    def report(self) -> Dict[str, Any]:
+        """The ``collidoscope info --json`` report plus ``sign``, ``sign_reason``, ``warnings``, ``repairs``."""
+
+class Grid:
+    """A signed distance field on a uniform grid (``sdf_grid``'s result)."""
+
+    @property
+    def values(self) -> npt.NDArray[np.float32]:
+        """(nz, ny, nx) float32 signed distances, ``values[k, j, i]``."""
+    @property
+    def origin(self) -> Tuple[float, float, float]: ...
+    @property
+    def cell_size(self) -> float: ...
+    @property
+    def axis_order(self) -> Literal["zyx"]: ...
+    @property
+    def band_world(self) -> Optional[float]: ...
+    @property
+    def sign(self) -> Literal["winding", "pseudo-normal"]: ...
+    @property
+    def backend(self) -> Literal["gpu", "cpu"]: ...
+    @property
+    def info(self) -> Dict[str, Any]:
+        """The JSON sidecar ``collidoscope sdf`` writes."""
+    def cell_centers(self) -> npt.NDArray[np.float32]:
+        """(nz, ny, nx, 3) float32 world positions of the cell centres."""
+
+def load(path: PathLike) -> Mesh:
+    """Load a Wavefront OBJ file as one Mesh (objects merged)."""
+
+def signed_distance(
+    mesh: Mesh,
+    points: ArrayLike,
+    sign: Sign = "auto",
+    backend: BackendName = None,
+    return_closest: bool = False,
+    chunk_size: int = 1048576,
+) -> Union[
+    npt.NDArray[np.float32],
+    Tuple[
+        npt.NDArray[np.float32],
+        npt.NDArray[np.int64],
+        npt.NDArray[np.float32],
+        npt.NDArray[np.float32],
+    ],
+]:
+    """Exact signed distance at each point; with ``return_closest``, also
+    ``(face, barycentric, closest)``."""
+
+def unsigned_distance(
+    mesh: Mesh, points: ArrayLike, chunk_size: int = 1048576
+) -> npt.NDArray[np.float32]:
+    """Exact distance to the surface at each point."""
+
+def winding_number(
+    mesh: Mesh, points: ArrayLike, chunk_size: int = 1048576
+) -> npt.NDArray[np.float32]:
+    """Generalised winding number at each point (fast evaluation)."""
+
+def contains(mesh: Mesh, points: ArrayLike, chunk_size: int = 1048576) -> npt.NDArray[np.bool_]:
+    """Inside test by the exact winding number (|w| > 1/2)."""
+
+def sdf_grid(
+    mesh: Mesh,
+    res: int = 64,
+    pad: float = 0.1,
+    band: Optional[float] = None,
+    sign: Sign = "auto",
+    backend: BackendName = None,
+    out: Optional[PathLike] = None,
+) -> Grid:
+    """The exact signed distance field on a uniform grid, as ``collidoscope sdf``."""
+
+def check(
+    values: Union[ArrayLike, Grid],
+    mesh: Mesh,
+    points: Optional[ArrayLike] = None,
+    origin: Optional[Tuple[float, float, float]] = None,
+    cell_size: Optional[float] = None,
+    axis_order: Optional[Literal["zyx", "xyz"]] = None,
+    backend: BackendName = None,
+    max_list: int = 10000,
+) -> Dict[str, Any]:
+    """Check a field against the exact one: the ``collidoscope check`` report."""
+
+def gpu_adapter() -> Optional[str]:
+    """The GPU adapter in use, or None without one."""

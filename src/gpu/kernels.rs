@@ -17,54 +17,8 @@
 
 use eframe::egui_wgpu::wgpu;
 
-use super::reflect::{Reflected, ShaderBindings, shader_bindings};
+use super::reflect::{Binding, Reflected, ShaderBindings, shader_bindings};
 use super::{GpuContext, ShaderSource};
-
-/// How a storage buffer is bound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    ReadOnly,
-    ReadWrite,
-}
-
-/// What one binding of a [`Kernels`] layout holds (seen by compute only).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Binding {
-    /// A uniform buffer.
-    Uniform,
-    /// A storage buffer.
-    Storage(Access),
-    /// A 2D texture of `sample_type`, read with `textureLoad`.
-    Texture(wgpu::TextureSampleType),
-    /// A write-only 2D storage texture of this format.
-    StorageTexture(wgpu::TextureFormat),
-}
-
-impl Binding {
-    fn ty(self) -> wgpu::BindingType {
-        let buffer = |ty| wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        };
-        match self {
-            Binding::Uniform => buffer(wgpu::BufferBindingType::Uniform),
-            Binding::Storage(a) => buffer(wgpu::BufferBindingType::Storage {
-                read_only: a == Access::ReadOnly,
-            }),
-            Binding::Texture(sample_type) => wgpu::BindingType::Texture {
-                sample_type,
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            Binding::StorageTexture(format) => wgpu::BindingType::StorageTexture {
-                access: wgpu::StorageTextureAccess::WriteOnly,
-                format,
-                view_dimension: wgpu::TextureViewDimension::D2,
-            },
-        }
-    }
-}
 
 /// A shader module and the layout its entry points share, read from the
 /// WGSL ([`super::reflect`]): binding, kind and access of every
@@ -462,6 +416,7 @@ pub fn uniform_layouts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpu::Access;
 
     fn declared(kind: Binding, min_size: u64) -> Reflected {
         Reflected {

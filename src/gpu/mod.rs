@@ -50,11 +50,11 @@ pub use buffers::{
     storage_buffer_init, storage_buffer_streamed, storage_buffer_written, storage_buffer_zeroed,
     stream_records, uniform_buffer, write_part,
 };
-pub use kernels::{
-    Access, Binding, BindingMismatch, Given, Kernels, check_binding, dispatch_dims, uniform_layouts,
-};
+pub use kernels::{BindingMismatch, Given, Kernels, check_binding, dispatch_dims, uniform_layouts};
 pub use radix_sort::{RadixSort, RadixSortScratch};
-pub use reflect::{ReflectError, Reflected, ShaderBindings, reflect, shader_bindings};
+pub use reflect::{
+    Access, Binding, ReflectError, Reflected, ShaderBindings, reflect, shader_bindings,
+};
 pub use ring::{FirstChunks, RING_CHUNK, RING_SLOTS, Source, StagingRing};
 pub use shaders::{
     FILES, IncludeError, Resolved, ShaderSource, embedded, resolve, shader_source, shaders,

@@ -28,8 +28,54 @@ use std::sync::{LazyLock, Mutex};
 
 use eframe::egui_wgpu::wgpu;
 
-use super::kernels::{Access, Binding};
 use super::shaders::ShaderSource;
+
+/// How a storage buffer is bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    ReadOnly,
+    ReadWrite,
+}
+
+/// What one binding of a [`super::Kernels`] layout holds (seen by compute only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binding {
+    /// A uniform buffer.
+    Uniform,
+    /// A storage buffer.
+    Storage(Access),
+    /// A 2D texture of `sample_type`, read with `textureLoad`.
+    Texture(wgpu::TextureSampleType),
+    /// A write-only 2D storage texture of this format.
+    StorageTexture(wgpu::TextureFormat),
+}
+
+impl Binding {
+    /// The layout entry's type for this binding.
+    pub(crate) fn ty(self) -> wgpu::BindingType {
+        let buffer = |ty| wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        match self {
+            Binding::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+            Binding::Storage(a) => buffer(wgpu::BufferBindingType::Storage {
+                read_only: a == Access::ReadOnly,
+            }),
+            Binding::Texture(sample_type) => wgpu::BindingType::Texture {
+                sample_type,
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            Binding::StorageTexture(format) => wgpu::BindingType::StorageTexture {
+                access: wgpu::StorageTextureAccess::WriteOnly,
+                format,
+                view_dimension: wgpu::TextureViewDimension::D2,
+            },
+        }
+    }
+}
 
 /// One `@group(0)` resource of a shader, as its WGSL declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -254,9 +254,12 @@ fn dropped_gltf_character_carries_cloth_and_particles() {
         cloth > 2000,
         "the cloth should show in teal: {cloth} pixels"
     );
+    // Relative to the character's size in the view (the radial mode's
+    // bottom panel leaves the 3D view less height than the window): the
+    // settled frame shows about one red pixel per 200 teal ones.
     assert!(
-        contact > 50,
-        "contacts should show in red: {contact} pixels"
+        contact * 400 > cloth,
+        "contacts should show in red: {contact} pixels against {cloth} of cloth"
     );
     let csv = std::fs::read_to_string(&timings).unwrap();
     for phase in ["skinning", "rasterise", "collision", "cloth"] {

@@ -144,7 +144,7 @@ impl From<&Sample> for GpuSample {
 }
 
 impl GpuSample {
-    pub(crate) fn to_sample(&self) -> Option<Sample> {
+    pub(crate) fn to_sample(self) -> Option<Sample> {
         Some(Sample {
             position: Vec3::from(self.position),
             normal: Vec3::from(self.normal),

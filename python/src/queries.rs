@@ -18,10 +18,10 @@ use crate::device::{Choice, choose};
 use crate::mesh::Mesh;
 use crate::{Failure, detached};
 
-/// Points per chunk unless told: large enough to keep the GPU busy, small
-/// enough that a chunk's buffers (about 100 bytes a point on the GPU) stay
-/// near 100 MB.
-pub const DEFAULT_CHUNK: usize = 1 << 20;
+// Points per chunk unless told (`chunk_size = 1048576` in the signatures
+// below, a literal so that `help()` shows it): large enough to keep the GPU
+// busy, small enough that a chunk's buffers (about 100 bytes a point on the
+// GPU) stay near 100 MB.
 
 /// The sign mode `sign` names on `mesh` (`"auto"`: the mesh's default, as
 /// `collidoscope sdf` chooses it).
@@ -117,7 +117,7 @@ fn chunked<T>(
 ///     the field away from the surface is ``(points - closest) /
 ///     distance``.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, sign = "auto", backend = None, return_closest = false, chunk_size = DEFAULT_CHUNK))]
+#[pyo3(signature = (mesh, points, sign = "auto", backend = None, return_closest = false, chunk_size = 1048576))]
 pub fn signed_distance<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, Mesh>,
@@ -237,7 +237,7 @@ fn on_the_cpu<'py, T: Element + Send>(
 /// ``points``: (N, 3) float32 or float64 array_like, finite. Returns an
 /// (N,) float32 array.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, chunk_size = DEFAULT_CHUNK))]
+#[pyo3(signature = (mesh, points, chunk_size = 1048576))]
 pub fn unsigned_distance<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, Mesh>,
@@ -265,7 +265,7 @@ pub fn unsigned_distance<'py>(
 /// ``points``: (N, 3) float32 or float64 array_like, finite. Returns an
 /// (N,) float32 array.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, chunk_size = DEFAULT_CHUNK))]
+#[pyo3(signature = (mesh, points, chunk_size = 1048576))]
 pub fn winding_number<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, Mesh>,
@@ -288,7 +288,7 @@ pub fn winding_number<'py>(
 /// ``points``: (N, 3) float32 or float64 array_like, finite. Returns an
 /// (N,) bool array.
 #[pyfunction]
-#[pyo3(signature = (mesh, points, chunk_size = DEFAULT_CHUNK))]
+#[pyo3(signature = (mesh, points, chunk_size = 1048576))]
 pub fn contains<'py>(
     py: Python<'py>,
     mesh: &Bound<'py, Mesh>,

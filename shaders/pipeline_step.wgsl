@@ -207,7 +207,7 @@ fn emit(a: u32, b: u32, p: vec3<f32>, n: vec3<f32>, depth: f32) {
 }
 
 // Sample `s` of body `a` against body `b`'s field (field_contact, as
-// colliders.wgsl's TASK_SAMPLES_FIELD) or, with `plane`, against the
+// collide.wgsl's TASK_SAMPLES_FIELD) or, with `plane`, against the
 // ground.
 fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     let p_w = ba.position + rotate(ba.rotation, s.position);

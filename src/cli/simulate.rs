@@ -13,7 +13,7 @@ use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
 use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
 use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
-use crate::stages::colliders::ColliderParams;
+use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 

@@ -71,7 +71,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "broad_phase.wgsl",
     "marching_cubes.wgsl",
     "sdf_points.wgsl",
-    "colliders.wgsl",
+    "collide.wgsl",
     "interference.wgsl",
     "interference_cull.wgsl",
     "interference_identify.wgsl",

@@ -3,13 +3,13 @@
 //! the WGSL as naga lays it out. Not an API: the stages use the types
 //! where they are defined.
 
-pub use super::colliders::compact::GpuContact;
-pub use super::colliders::gpu::{
+pub use super::collide::compact::GpuContact;
+pub use super::collide::gpu::{
     FieldInfo, PASS_COUNT, PASS_WRITE, Params as CollidersParams,
     SUMMARY_START as COLLIDERS_SUMMARY_START, WORKGROUP as COLLIDERS_WORKGROUP,
 };
-pub use super::colliders::octahedral::ZERO_NORMAL;
-pub use super::colliders::{
+pub use super::collide::octahedral::ZERO_NORMAL;
+pub use super::collide::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
     TASK_SEGMENT_FIELD, Task,
 };

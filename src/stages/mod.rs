@@ -27,7 +27,7 @@
 //!   what changed.
 //! * **A marker type with one `run`** ([`sdf_grid::SdfGrid`],
 //!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
-//!   [`colliders::Colliders`], [`tri_tri::TriTri`],
+//!   [`collide::Colliders`], [`tri_tri::TriTri`],
 //!   [`interference::Interference`], [`radial::Radial`],
 //!   [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
 //!   `X::gpu(ctx)` makes the GPU state and `X::run(input, &params, backend,
@@ -45,7 +45,7 @@
 //! parameters, backend and product: a field with a given GPU state and
 //! progress or on a given grid ([`sdf_grid::compute_with`],
 //! [`sdf_grid::compute_on_grid`]), contacts of given pairs
-//! ([`colliders::detect`]), one query or a batch ([`tri_tri::query`],
+//! ([`collide::detect`]), one query or a batch ([`tri_tri::query`],
 //! [`tri_tri::query_batch`]), a test over given views
 //! ([`interference::detect_with`]).
 //!
@@ -61,7 +61,7 @@ pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 
 pub(crate) mod backend;
 pub mod check;
-pub mod colliders;
+pub mod collide;
 pub mod interference;
 pub mod iso_surface;
 #[doc(hidden)]
@@ -99,7 +99,7 @@ mod tests {
             sdf_grid::Backend,
             sdf_adaptive::Backend,
             sampling::SamplingBackend,
-            colliders::ColliderBackend,
+            collide::Backend,
             tri_tri::Backend,
             interference::Backend,
             radial::Backend,

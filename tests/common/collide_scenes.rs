@@ -4,7 +4,7 @@
 //! a contact list for byte-identity checks.
 
 use collidoscope::mesh::{Mesh, torus, uv_sphere};
-use collidoscope::stages::colliders::{Body, BodyShape, ColliderShape, Contact};
+use collidoscope::stages::collide::{Body, BodyShape, ColliderShape, Contact};
 use collidoscope::stages::sampling::SamplingParams;
 use collidoscope::stages::sdf_grid::SdfParams;
 use glam::{Mat4, Quat, Vec3};

@@ -520,7 +520,7 @@ fn the_checker_reads_use_trees_and_finds_circles() {
         vec![
             segments("crate::stages::sdf_grid"),
             segments("crate::stages::sdf_grid::Backend"),
-            segments("crate::stages::colliders"),
+            segments("crate::stages::collide"),
         ]
     );
     let module = segments("stages::interference::gpu");

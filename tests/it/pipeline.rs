@@ -8,8 +8,8 @@ use collidoscope::mesh::{Mesh, box_mesh, torus};
 use collidoscope::sim::pipeline::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams, pairs_cpu,
 };
-use collidoscope::sim::rigid::BodyState;
-use collidoscope::stages::colliders::{ContactTolerance, compare_contacts};
+use collidoscope::sim::collide::BodyState;
+use collidoscope::stages::collide::{ContactTolerance, compare_contacts};
 use collidoscope::stages::sdf_grid::SdfParams;
 use collidoscope::timing::Timings;
 use glam::{Quat, Vec3};
@@ -456,7 +456,7 @@ fn the_image_space_broad_phase_keeps_every_touching_pair_and_only_near_ones() {
 /// decide differently).
 #[test]
 fn exact_pairs_on_the_gpu_match_the_cpu_reference() {
-    use collidoscope::stages::colliders::Contact;
+    use collidoscope::stages::collide::Contact;
     let ctx = common::gpu();
     let (meshes, specs) = pile(24);
     let mut p = Pipeline::new(&meshes, &specs, ground(), &fields(), Some(&ctx)).expect("pipeline");

@@ -75,7 +75,7 @@ fn sampling_and_colliders() {
         num_vertices, num_edges, num_faces, capacity, cos_tol, step, g_face, g_vnormal,
         g_enormal, t_vfaces, t_evert, t_eoff, t_efaces, t_fedges, edges_on, _pad,
     } }
-    for shader in ["sampling.wgsl", "colliders.wgsl"] {
+    for shader in ["sampling.wgsl", "collide.wgsl"] {
         mirror! { c, shader, "Sample", sl::GpuSample { position, kind_sub, normal, feature } }
     }
     constant!(c, "sampling.wgsl", KIND_VERTEX, FeatureKind::Vertex as u32);
@@ -84,56 +84,56 @@ fn sampling_and_colliders() {
     let entries = ["vertices", "edges", "labels_init", "labels_propagate"];
     c.workgroup("sampling.wgsl", &entries, "SAMPLING_WORKGROUP", size);
 
-    mirror! { c, "colliders.wgsl", "Params", sl::CollidersParams {
+    mirror! { c, "collide.wgsl", "Params", sl::CollidersParams {
         num_tasks, total_threads, capacity, flags, num_groups, pass_kind,
         first_point, threshold,
     } }
-    mirror! { c, "colliders.wgsl", "Task", sl::Task {
+    mirror! { c, "collide.wgsl", "Task", sl::Task {
         world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,
         sample_start, sample_count, thread_start, extra, pair,
         _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
     } }
-    mirror! { c, "colliders.wgsl", "FieldInfo", sl::FieldInfo {
+    mirror! { c, "collide.wgsl", "FieldInfo", sl::FieldInfo {
         origin, cell_size, dims, offset,
     } }
-    mirror! { c, "colliders.wgsl", "Contact", sl::GpuContact { point, depth, aux, normal } }
+    mirror! { c, "collide.wgsl", "Contact", sl::GpuContact { point, depth, aux, normal } }
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_FIELD,
         sl::TASK_SAMPLES_FIELD
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_PLANE,
         sl::TASK_SAMPLES_PLANE
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_SPHERE,
         sl::TASK_SAMPLES_SPHERE
     );
-    constant!(c, "colliders.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
-    constant!(c, "colliders.wgsl", PASS_COUNT, sl::PASS_COUNT);
-    constant!(c, "colliders.wgsl", PASS_WRITE, sl::PASS_WRITE);
-    constant!(c, "colliders.wgsl", ZERO_NORMAL, sl::ZERO_NORMAL);
+    constant!(c, "collide.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
+    constant!(c, "collide.wgsl", PASS_COUNT, sl::PASS_COUNT);
+    constant!(c, "collide.wgsl", PASS_WRITE, sl::PASS_WRITE);
+    constant!(c, "collide.wgsl", ZERO_NORMAL, sl::ZERO_NORMAL);
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         SUMMARY_START,
         sl::COLLIDERS_SUMMARY_START
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SEGMENT_FIELD,
         sl::TASK_SEGMENT_FIELD
     );
     let size = [sl::COLLIDERS_WORKGROUP, 1, 1];
     c.workgroup(
-        "colliders.wgsl",
+        "collide.wgsl",
         &["contacts_main", "scan_groups"],
         "COLLIDERS_WORKGROUP",
         size,

@@ -353,7 +353,7 @@ mod tests {
         match parse("collidoscope bench collide --repeats 3 --out x").unwrap() {
             BenchCommand::Collide(a) => {
                 assert_eq!(a.common.repeats, 3);
-                let d = crate::stages::colliders::Chunking::default();
+                let d = crate::stages::collide::Chunking::default();
                 assert_eq!(
                     (a.chunks as usize, a.chunk_points as usize),
                     (d.max_chunks, d.min_points)

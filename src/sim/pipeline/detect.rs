@@ -12,7 +12,7 @@ use super::{
     BodyBox, FLAG_STATIC, GroundPlane, Pipeline, PipelineBackend, PipelineError, PipelineParams,
     ground_pairs, ms, pairs_cpu,
 };
-use crate::stages::colliders::{self, Body, BodyShape, ContactSet};
+use crate::stages::collide::{self, Body, BodyShape, ContactSet};
 use crate::stages::interference::InterferenceGpu;
 use crate::stages::tri_tri::TriTriGpu;
 use crate::timing::Timings;
@@ -145,7 +145,7 @@ impl Pipeline {
             .partition(|&p| self.is_exact_pair(p));
         let mut contacts = match params.backend {
             PipelineBackend::Cpu => {
-                let set = colliders::detect_cpu(&self.shapes, &bodies, &wide, &params.colliders)?;
+                let set = collide::detect_cpu(&self.shapes, &bodies, &wide, &params.colliders)?;
                 timings.push("narrow", ms(start), None);
                 set
             }

@@ -45,7 +45,7 @@
 use glam::{Mat4, Vec3};
 
 use super::{Pipeline, PipelineError, ms};
-use crate::stages::colliders::{BodyShape, Contact, FieldView};
+use crate::stages::collide::{BodyShape, Contact, FieldView};
 use crate::stages::sampling::FeatureKind;
 use crate::stages::tri_tri::{self, Backend, Pose, TriTriGpu, TriTriParams};
 use crate::timing::Timings;

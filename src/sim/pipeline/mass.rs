@@ -2,7 +2,7 @@
 //! divergence theorem (signed tetrahedra from the origin, exact for a closed
 //! mesh), and the principal moments of a solid box of the same mass
 //! spanning the mesh's bounding box around that centre. The box inertia is
-//! the rigid demonstrator's choice ([`crate::sim::rigid`]); it is exact for
+//! the rigid demonstrator's choice ([`crate::sim::collide`]); it is exact for
 //! boxes and keeps every body's rotation well conditioned.
 
 use glam::Vec3;

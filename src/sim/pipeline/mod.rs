@@ -13,7 +13,7 @@
 //!    and by the distance the body moves in the step — plus the ground
 //!    against every dynamic body that reaches it.
 //!    GPU: one key dispatch, the radix sort, one sweep dispatch, one map.
-//! 3. **Narrow phase** ([`crate::stages::colliders`]): each candidate pair's
+//! 3. **Narrow phase** ([`crate::stages::collide`]): each candidate pair's
 //!    sampling points against the other body's distance field (and samples
 //!    against the ground plane), all pairs in one dispatch, fields and
 //!    samples resident on the GPU since the pipeline was built. A sample
@@ -22,7 +22,7 @@
 //!    contact of depth `ε − d`, so bodies rest about `ε` apart; exact
 //!    tri–tri pairs ([`exact`]) take only crossing triangles.
 //! 4. **Response**: sequential impulses with Coulomb friction
-//!    ([`crate::sim::rigid::solve_contacts`]), then semi-implicit Euler.
+//!    ([`crate::sim::collide::solve_contacts`]), then semi-implicit Euler.
 //!    Impulses rather than position-based dynamics because the field
 //!    contacts carry a depth and a normal per sample — exactly the rows of a
 //!    velocity-level contact solver — and the accumulated, clamped impulses
@@ -75,11 +75,11 @@ use glam::{Mat4, Quat, Vec3};
 use crate::geom::Aabb;
 use crate::gpu::{GpuContext, GpuError};
 use crate::mesh::Mesh;
-use crate::sim::rigid::{
+use crate::sim::collide::{
     ANGULAR_DAMPING, BodyState, RigidBody, RigidParams, integrate_positions, integrate_velocities,
     solve_contacts,
 };
-use crate::stages::colliders::{
+use crate::stages::collide::{
     BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactSet,
     ResidentShapes,
 };

@@ -30,7 +30,7 @@ use glam::{Quat, Vec3};
 use serde_json::{Map, Value};
 
 use super::{BodySpec, Ground, Pipeline, PipelineParams};
-use crate::sim::rigid::BodyState;
+use crate::sim::collide::BodyState;
 
 /// A scene read from its file.
 #[derive(Clone, Debug, PartialEq)]

@@ -119,7 +119,7 @@ impl Sample {
 }
 
 /// The sample as the shaders see it: `struct Sample` of shaders/sampling.wgsl
-/// and shaders/colliders.wgsl (the layout is checked by
+/// and shaders/collide.wgsl (the layout is checked by
 /// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]

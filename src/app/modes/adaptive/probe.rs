@@ -10,7 +10,7 @@
 //! **Adaptive vs uniform**: at every node centre inside the uniform grid's
 //! box of cell centres, the adaptive value against the trilinear
 //! interpolation of the uniform grid
-//! ([`crate::stages::colliders::FieldView::trilinear`]). A signed distance
+//! ([`crate::stages::collide::FieldView::trilinear`]). A signed distance
 //! is 1-Lipschitz, so each of the eight cell values differs from the value
 //! at the node by at most their distance, one cell diagonal: the two fields
 //! agree within a cell diagonal wherever both are exact and signed alike.
@@ -20,7 +20,7 @@ use glam::Vec3;
 use super::draw::cube_lines;
 use crate::geom::{TriangleFeature, closest_point_triangle};
 use crate::mesh::PreparedMesh;
-use crate::stages::colliders::FieldView;
+use crate::stages::collide::FieldView;
 use crate::stages::sdf_adaptive::{AdaptiveField, NONE};
 use crate::stages::sdf_grid::{SdfField, reference_cell};
 use crate::view::LineVertex;

@@ -9,7 +9,7 @@ use glam::{Mat4, Vec3};
 use crate::app::shell::Viewport;
 use crate::mesh::Mesh;
 use crate::sim::pipeline::Pipeline;
-use crate::stages::colliders::BodyShape;
+use crate::stages::collide::BodyShape;
 use crate::view::LineVertex;
 
 const PAIR_COLOR: [f32; 4] = [0.3, 0.8, 1.0, 1.0];

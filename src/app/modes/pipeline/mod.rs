@@ -35,8 +35,8 @@ use crate::mesh::{Mesh, box_mesh, torus};
 use crate::sim::pipeline::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
-use crate::sim::rigid::BodyState;
-use crate::stages::colliders::ColliderParams;
+use crate::sim::collide::BodyState;
+use crate::stages::collide::ColliderParams;
 use crate::stages::sdf_grid::SdfParams;
 
 /// Frames kept for rewinding.

@@ -9,7 +9,7 @@
 //!
 //! # The solver: Jacobi impulses with mass splitting
 //!
-//! The CPU path's sequential impulses (Catto; [`crate::sim::rigid`]) visit
+//! The CPU path's sequential impulses (Catto; [`crate::sim::collide`]) visit
 //! the contacts one after another, each seeing the velocities the previous
 //! one left — sequential by nature. Here every contact row is one
 //! invocation: in a sweep each row computes its accumulated, clamped normal
@@ -60,7 +60,7 @@ use crate::gpu::{
     BufferCheck, GpuContext, GpuError, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
     staging_buffer, storage_buffer_init, storage_buffer_zeroed,
 };
-use crate::stages::colliders::ResidentShapes;
+use crate::stages::collide::ResidentShapes;
 use crate::timing::Timings;
 use layout::{ACCUM, GpuBody, GpuRow, GpuShape, GpuSummary, StepParams};
 use ring::SummaryRing;

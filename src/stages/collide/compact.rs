@@ -2,7 +2,7 @@
 //! its decoding into [`Contact`]s.
 //!
 //! A [`Contact`] holds 44 bytes, most of which the host knows already: the
-//! GPU writes its contacts in (task, point) order (`shaders/colliders.wgsl`,
+//! GPU writes its contacts in (task, point) order (`shaders/collide.wgsl`,
 //! a stable compaction), so a record needs only the global index of its
 //! point, from which the plan gives the task (bodies, target) and the
 //! sample (feature kind, index, object-frame position). What is left is
@@ -37,7 +37,7 @@ use super::{ColliderShape, Contact, Plan, TASK_SEGMENT_FIELD, sample_starts};
 use crate::stages::sampling::{FeatureKind, Sample};
 use crate::stages::sdf_grid::GridSpec;
 
-/// `struct Contact` of shaders/colliders.wgsl.
+/// `struct Contact` of shaders/collide.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct GpuContact {

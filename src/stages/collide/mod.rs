@@ -61,7 +61,7 @@
 //! with a negative value gives the one contact, at the cell centre, normal
 //! along the segment from its start point to the contact, depth `−v`.
 //!
-//! **Many pairs in one dispatch** (`shaders/colliders.wgsl`): all tasks go
+//! **Many pairs in one dispatch** (`shaders/collide.wgsl`): all tasks go
 //! into one buffer with the running total of their point counts; one
 //! invocation per point binary-searches its task. Contacts are written in
 //! canonical order (task, point) — the CPU reference's — by a count pass,
@@ -111,7 +111,7 @@ use crate::mesh::Mesh;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sampling::{self, FeatureKind, SampleSet, SamplingMesh, SamplingParams};
-use crate::stages::sdf_grid::{self, Backend, SdfField, SdfParams};
+use crate::stages::sdf_grid::{self, SdfField, SdfParams};
 use crate::timing::Timings;
 
 /// A mesh made ready for collisions: its field and its samples, object frame.
@@ -131,7 +131,7 @@ impl ColliderShape {
     ) -> Result<Self, ColliderError> {
         let prepared = PreparedMesh::new(mesh).map_err(sdf_grid::SdfError::from)?;
         let field =
-            sdf_grid::compute(&prepared, sdf, Backend::CpuFast, None, &Progress::default())?;
+            sdf_grid::compute(&prepared, sdf, sdf_grid::Backend::CpuFast, None, &Progress::default())?;
         let samples = sampling::compute(
             &SamplingMesh::new(&prepared.mesh),
             field.grid.cell_size,
@@ -253,7 +253,7 @@ fn feature_name<S: serde::Serializer>(k: &FeatureKind, s: S) -> Result<S::Ok, S:
 crate::stages::backend::backends! {
     /// Which implementation runs the colliders.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum ColliderBackend {
+    pub enum Backend {
         Cpu { name: "cpu", gpu: false },
         Gpu { name: "gpu", gpu: true },
     }
@@ -301,12 +301,12 @@ pub fn detect(
     bodies: &[Body],
     pairs: &[(usize, usize)],
     params: &ColliderParams,
-    backend: ColliderBackend,
+    backend: Backend,
     gpu: Option<&ColliderGpu>,
 ) -> Result<ContactSet, ColliderError> {
     match backend {
-        ColliderBackend::Cpu => detect_cpu(shapes, bodies, pairs, params),
-        ColliderBackend::Gpu => {
+        Backend::Cpu => detect_cpu(shapes, bodies, pairs, params),
+        Backend::Gpu => {
             let gpu = gpu.ok_or_else(super::no_gpu)?;
             let resident = gpu.upload(shapes)?;
             gpu.detect(&resident, shapes, bodies, pairs, params)
@@ -328,7 +328,7 @@ impl Colliders {
     pub fn run(
         (shapes, bodies, pairs): (&[ColliderShape], &[Body], &[(usize, usize)]),
         params: &ColliderParams,
-        backend: ColliderBackend,
+        backend: Backend,
         gpu: Option<&ColliderGpu>,
         _progress: &Progress,
     ) -> Result<ContactSet, ColliderError> {

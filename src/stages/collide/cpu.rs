@@ -1,6 +1,6 @@
 //! CPU reference colliders: one loop over tasks and points, each point
 //! evaluated exactly as one shader invocation does
-//! (`shaders/colliders.wgsl`, keep the two in step).
+//! (`shaders/collide.wgsl`, keep the two in step).
 
 use std::time::Instant;
 

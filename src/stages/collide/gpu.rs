@@ -1,5 +1,5 @@
 //! GPU colliders: every task of every pair in one dispatch, contacts
-//! written in the CPU reference's order. Shader: `shaders/colliders.wgsl`.
+//! written in the CPU reference's order. Shader: `shaders/collide.wgsl`.
 //!
 //! **Order on the GPU.** Each point makes at most one contact. The kernel
 //! runs twice with the same code: the count pass stores how many contacts
@@ -71,7 +71,7 @@ use crate::gpu::{
 use crate::stages::sampling::GpuSample;
 use crate::timing::Timings;
 
-/// `struct Params` of shaders/colliders.wgsl (the layout is checked by
+/// `struct Params` of shaders/collide.wgsl (the layout is checked by
 /// tests/it/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -97,7 +97,7 @@ pub const PASS_COUNT: u32 = 0;
 /// The kernel's pass writing each contact at its place.
 pub const PASS_WRITE: u32 = 1;
 
-/// `struct FieldInfo` of shaders/colliders.wgsl.
+/// `struct FieldInfo` of shaders/collide.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct FieldInfo {
@@ -262,7 +262,7 @@ impl ResidentShapes {
 
 impl ColliderGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let kernels = Kernels::new(gpu, "ColliderGpu", shader_source("colliders.wgsl"));
+        let kernels = Kernels::new(gpu, "ColliderGpu", shader_source("collide.wgsl"));
         ColliderGpu {
             gpu: gpu.clone(),
             contacts: kernels.pipeline(gpu, "contacts_main"),

@@ -12,7 +12,7 @@
 //! more, as in the single submission) copied into its own staging buffer:
 //! one submission per chunk, all submitted before the first is read. Each
 //! chunk's pairs are planned and their tasks and points written just
-//! before its submission ([`crate::stages::colliders::Planner`]: the
+//! before its submission ([`crate::stages::collide::Planner`]: the
 //! extent, counted without building the plan, cuts the chunks and sizes
 //! the buffers), so the GPU starts on the first chunk while the host plans
 //! the rest. Then
@@ -58,8 +58,8 @@ use super::{
     ColliderGpu, GpuContact, Job, PASS_COUNT, PASS_WRITE, SUMMARY_START, Scratch, WORKGROUP,
 };
 use crate::gpu::{GpuContext, GpuRun, dispatch_dims, map_staging_after, staging_buffer};
-use crate::stages::colliders::compact::Decoder;
-use crate::stages::colliders::{ColliderError, Contact, Planner};
+use crate::stages::collide::compact::Decoder;
+use crate::stages::collide::{ColliderError, Contact, Planner};
 use crate::timing::Timings;
 
 /// When a detect is cut into chunks: as many as there are `min_points`

@@ -25,7 +25,7 @@ use super::{
 };
 use crate::stages::sampling::{FeatureKind, Sample};
 
-/// One task: `struct Task` of shaders/colliders.wgsl (the layout and the
+/// One task: `struct Task` of shaders/collide.wgsl (the layout and the
 /// `TASK_*` kinds are checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]

@@ -7,7 +7,7 @@ use eframe::egui_wgpu::wgpu;
 
 use super::{COPY_PHASE, ColliderGpu, Job, Params, Scratch};
 use crate::gpu::{GpuContext, GpuError, GpuPhase, GpuRun, KeptProfiler};
-use crate::stages::colliders::ColliderError;
+use crate::stages::collide::ColliderError;
 use crate::timing::Timings;
 
 impl ColliderGpu {

@@ -9,7 +9,7 @@ use eframe::egui_wgpu::wgpu;
 
 use super::{ColliderGpu, ResidentShapes, WORKGROUP};
 use crate::gpu::{GpuError, dispatch_dims, write_part};
-use crate::stages::colliders::{ColliderError, ColliderShape, Extent, Plan, Task};
+use crate::stages::collide::{ColliderError, ColliderShape, Extent, Plan, Task};
 use crate::stages::sampling::GpuSample;
 
 impl ColliderGpu {

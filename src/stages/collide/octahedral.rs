@@ -1,7 +1,7 @@
 //! The contact normal's 32-bit code: octahedral, two 16-bit snorms
 //! (Cigolle et al., "A Survey of Efficient Representations for Independent
 //! Unit Vectors", JCGT 2014). The GPU encodes (`oct_encode` in
-//! `shaders/colliders.wgsl`), the host decodes.
+//! `shaders/collide.wgsl`), the host decodes.
 //!
 //! # Decoding in blocks
 //! A decode costs a square root and three divisions, whose latency is

@@ -1,9 +1,9 @@
 //!include shared/field_contact.wgsl
 // Contacts of many body pairs in one dispatch (Sundholm 2010, §5.1–5.4,
-// §6.3, §8.1–8.2). Rust side: src/stages/colliders/{mod,gpu}.rs; the CPU
-// reference src/stages/colliders/cpu.rs mirrors every function here.
+// §6.3, §8.1–8.2). Rust side: src/stages/collide/{mod,gpu}.rs; the CPU
+// reference src/stages/collide/cpu.rs mirrors every function here.
 
-// The structs and TASK_* mirror src/stages/colliders/{mod,gpu}.rs and
+// The structs and TASK_* mirror src/stages/collide/{mod,gpu}.rs and
 // src/stages/sampling/mod.rs (GpuSample); tests/it/shader_layouts.rs checks
 // them.
 struct Params {
@@ -93,7 +93,7 @@ var<private> found: Contact;
 var<private> found_pair: u32;
 
 // Octahedral encoding (Cigolle et al. 2014) in two 16-bit snorms; the host
-// decodes it (src/stages/colliders/compact.rs).
+// decodes it (src/stages/collide/compact.rs).
 fn oct_encode(n: vec3<f32>) -> u32 {
     let l1 = abs(n.x) + abs(n.y) + abs(n.z);
     if l1 <= 0.0 {

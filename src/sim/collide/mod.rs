@@ -5,7 +5,7 @@
 //! # How it works
 //!
 //! Each step (fixed `dt`): gravity changes the dynamic bodies' velocities;
-//! the colliders ([`crate::stages::colliders`], CPU or GPU) give the
+//! the colliders ([`crate::stages::collide`], CPU or GPU) give the
 //! contacts of every pair with a dynamic body (and every segment pair, to
 //! show the line contact); then sequential impulses (Catto's scheme) run a
 //! few iterations over all contacts: per contact a non-negative accumulated
@@ -23,8 +23,8 @@
 use glam::{Mat3, Mat4, Quat, Vec3};
 
 use crate::mesh::{Mesh, box_mesh, torus, uv_sphere};
-use crate::stages::colliders::{
-    self, Body, BodyShape, ColliderBackend, ColliderError, ColliderGpu, ColliderParams,
+use crate::stages::collide::{
+    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams,
     ColliderShape, Contact, ContactSet, ResidentShapes,
 };
 use crate::stages::sampling::SamplingParams;
@@ -113,7 +113,7 @@ pub struct RigidParams {
     /// Depth tolerated without correction.
     pub slop: f32,
     pub colliders: ColliderParams,
-    pub backend: ColliderBackend,
+    pub backend: collide::Backend,
 }
 
 impl Default for RigidParams {
@@ -127,7 +127,7 @@ impl Default for RigidParams {
             baumgarte: 0.2,
             slop: 0.005,
             colliders: ColliderParams::default(),
-            backend: ColliderBackend::Cpu,
+            backend: collide::Backend::Cpu,
         }
     }
 }
@@ -314,7 +314,7 @@ impl World {
 
     /// The pairs worth testing: any with a dynamic body, and segment pairs.
     pub fn pairs(&self) -> Vec<(usize, usize)> {
-        colliders::all_pairs(&self.collider_bodies())
+        collide::all_pairs(&self.collider_bodies())
             .into_iter()
             .filter(|&(i, j)| {
                 let (a, b) = (&self.bodies[i], &self.bodies[j]);
@@ -345,7 +345,7 @@ impl World {
         let bodies = self.collider_bodies();
         let pairs = self.pairs();
         match (params.backend, gpu) {
-            (ColliderBackend::Gpu, Some(gpu)) => {
+            (collide::Backend::Gpu, Some(gpu)) => {
                 if self.resident.is_none() {
                     self.resident = Some(gpu.upload(&self.shapes)?);
                 }
@@ -364,7 +364,7 @@ impl World {
                 )?;
             }
             (backend, gpu) => {
-                self.contacts = colliders::detect(
+                self.contacts = collide::detect(
                     &self.shapes,
                     &bodies,
                     &pairs,

@@ -117,7 +117,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // devices with f64.
     "sdf_winding_cap_f64.wgsl",
     "skinning.wgsl",
-    "tri_tri.wgsl",
+    "tritri.wgsl",
     "view.wgsl",
     "winding_points.wgsl",
     // winding_points.wgsl's refining pass with its exact step in f64:

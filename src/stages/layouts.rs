@@ -69,8 +69,8 @@ pub use super::sdf_grid::winding_tree::{
     WALK_TARGET_GROUPS as WINDING_WALK_TARGET_GROUPS, WINDING_STACK as SDF_WINDING_STACK,
     WINDING_STACK as POINT_WINDING_STACK,
 };
-pub use super::tri_tri::gpu::{
-    B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
-    Params as TriTriParams, QueryPose, WORKGROUP as TRI_TRI_WORKGROUP,
+pub use super::tritri::gpu::{
+    B_PER_GROUP, GPU_STACK as TRITRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
+    Params as TritriParams, QueryPose, WORKGROUP as TRITRI_WORKGROUP,
 };
 pub use crate::geom::WindingNode;

@@ -27,7 +27,7 @@
 //!   what changed.
 //! * **A marker type with one `run`** ([`sdf_grid::SdfGrid`],
 //!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
-//!   [`collide::Colliders`], [`tri_tri::TriTri`],
+//!   [`collide::Colliders`], [`tritri::Tritri`],
 //!   [`interference::Interference`], [`radial::Radial`],
 //!   [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
 //!   `X::gpu(ctx)` makes the GPU state and `X::run(input, &params, backend,
@@ -45,8 +45,8 @@
 //! parameters, backend and product: a field with a given GPU state and
 //! progress or on a given grid ([`sdf_grid::compute_with`],
 //! [`sdf_grid::compute_on_grid`]), contacts of given pairs
-//! ([`collide::detect`]), one query or a batch ([`tri_tri::query`],
-//! [`tri_tri::query_batch`]), a test over given views
+//! ([`collide::detect`]), one query or a batch ([`tritri::query`],
+//! [`tritri::query_batch`]), a test over given views
 //! ([`interference::detect_with`]).
 //!
 //! Stages use only [`crate::mesh`], [`crate::geom`], [`crate::gpu`] and
@@ -71,7 +71,7 @@ pub mod radial;
 pub mod sampling;
 pub mod sdf_adaptive;
 pub mod sdf_grid;
-pub mod tri_tri;
+pub mod tritri;
 
 /// The "this run has no GPU context" error of a GPU backend run without
 /// its stage's GPU state.
@@ -100,7 +100,7 @@ mod tests {
             sdf_adaptive::Backend,
             sampling::SamplingBackend,
             collide::Backend,
-            tri_tri::Backend,
+            tritri::Backend,
             interference::Backend,
             radial::Backend,
             particles::Backend,

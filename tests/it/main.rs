@@ -48,7 +48,7 @@ mod shader_layouts;
 mod shader_validation;
 mod simulate;
 mod staging_ring;
-mod tri_tri;
+mod tritri;
 mod view_render;
 mod viewer_smoke;
 mod viewer_views;

@@ -22,11 +22,11 @@ use common::shader_mirror::{Checks, constant, mirror, ramp_stops, vertex};
 fn shared_bvh_and_closest_point() {
     let mut c = Checks::default();
     // shared/bvh_bounds.wgsl, in each module that includes it.
-    for shader in ["tri_tri.wgsl", "sdf_grid.wgsl", "sdf_adaptive.wgsl"] {
+    for shader in ["tritri.wgsl", "sdf_grid.wgsl", "sdf_adaptive.wgsl"] {
         mirror! { c, shader, "BvhNode", BvhNode { min, a, max, b } }
         constant!(c, shader, LEAF_BIT, geom::LEAF_BIT);
     }
-    constant!(c, "tri_tri.wgsl", STACK, sl::TRI_TRI_GPU_STACK);
+    constant!(c, "tritri.wgsl", STACK, sl::TRITRI_GPU_STACK);
     constant!(c, "sdf_grid.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
     constant!(c, "sdf_adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
     constant!(c, "sdf_adaptive.wgsl", NONE, sl::NONE);
@@ -50,21 +50,21 @@ fn shared_bvh_and_closest_point() {
 }
 
 #[test]
-fn tri_tri() {
+fn tritri() {
     let mut c = Checks::default();
-    mirror! { c, "tri_tri.wgsl", "Params", sl::TriTriParams {
+    mirror! { c, "tritri.wgsl", "Params", sl::TritriParams {
         num_a, num_b, num_queries, mode, capacity, _pad0, _pad1, _pad2,
     } }
-    mirror! { c, "tri_tri.wgsl", "QueryPose", sl::QueryPose {
+    mirror! { c, "tritri.wgsl", "QueryPose", sl::QueryPose {
         r0 = rows, r1 = rows + 16, r2 = rows + 32,
     } }
-    constant!(c, "tri_tri.wgsl", MODE_ALL_PAIRS, sl::MODE_ALL_PAIRS);
-    constant!(c, "tri_tri.wgsl", MODE_TUTORIAL, sl::MODE_TUTORIAL);
-    constant!(c, "tri_tri.wgsl", WG, sl::TRI_TRI_WORKGROUP);
-    constant!(c, "tri_tri.wgsl", B_PER_GROUP, sl::B_PER_GROUP);
-    let size = [sl::TRI_TRI_WORKGROUP, 1, 1];
+    constant!(c, "tritri.wgsl", MODE_ALL_PAIRS, sl::MODE_ALL_PAIRS);
+    constant!(c, "tritri.wgsl", MODE_TUTORIAL, sl::MODE_TUTORIAL);
+    constant!(c, "tritri.wgsl", WG, sl::TRITRI_WORKGROUP);
+    constant!(c, "tritri.wgsl", B_PER_GROUP, sl::B_PER_GROUP);
+    let size = [sl::TRITRI_WORKGROUP, 1, 1];
     let entries = ["brute", "pruned", "segments_of_pairs"];
-    c.workgroup("tri_tri.wgsl", &entries, "TRI_TRI_WORKGROUP", size);
+    c.workgroup("tritri.wgsl", &entries, "TRITRI_WORKGROUP", size);
     c.finish();
 }
 

@@ -79,7 +79,7 @@ fn opening_a_missing_file_keeps_the_scene_and_a_wrong_expectation_fails() {
 }
 
 #[test]
-fn scripted_tri_tri_session_highlights_colliding_triangles() {
+fn scripted_tritri_session_highlights_colliding_triangles() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-tritri");
     let view = dir.join("tritri.png");

@@ -13,7 +13,7 @@
 //! * [`adaptive`]: the adaptive (octree) field of the open mesh.
 //! * [`collide`]: the rigid-body demonstrator with sampling points and
 //!   contacts.
-//! * [`tri_tri`]: two models and their exact triangle–triangle contacts.
+//! * [`tritri`]: two models and their exact triangle–triangle contacts.
 //! * [`interference`]: image-space interference of many objects.
 //! * [`pipeline`]: many bodies falling and settling, the full collision
 //!   pipeline every frame.
@@ -27,7 +27,7 @@ pub mod interference;
 pub mod particles;
 pub mod pipeline;
 pub mod radial;
-pub mod tri_tri;
+pub mod tritri;
 
 use std::path::PathBuf;
 
@@ -44,7 +44,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(field::Field::default()),
         Box::new(adaptive::Adaptive::default()),
         Box::new(collide::Collide::default()),
-        Box::new(tri_tri::TriTri::default()),
+        Box::new(tritri::TritriMode::default()),
         Box::new(interference::Interference::default()),
         Box::new(pipeline::PipelineMode::default()),
         Box::new(radial::RadialMode::default()),

@@ -14,7 +14,7 @@ use super::{
 };
 use crate::stages::collide::{self, Body, BodyShape, ContactSet};
 use crate::stages::interference::InterferenceGpu;
-use crate::stages::tri_tri::TriTriGpu;
+use crate::stages::tritri::TritriGpu;
 use crate::timing::Timings;
 
 /// What the broad and narrow phases found.
@@ -173,7 +173,7 @@ impl Pipeline {
         };
         let mut segments = Vec::new();
         if !exact.is_empty() {
-            let gpu = if on_gpu { Some(self.tri_tri()?) } else { None };
+            let gpu = if on_gpu { Some(self.tritri()?) } else { None };
             let found = self.exact_narrow(&exact, gpu, timings)?;
             contacts.contacts.extend(found.contacts);
             segments = found.segments;
@@ -185,9 +185,9 @@ impl Pipeline {
         })
     }
 
-    fn tri_tri(&self) -> Result<&TriTriGpu, PipelineError> {
+    fn tritri(&self) -> Result<&TritriGpu, PipelineError> {
         let g = self.gpu()?;
-        Ok(g.tri_tri.get_or_init(|| TriTriGpu::new(&g.ctx)))
+        Ok(g.tritri.get_or_init(|| TritriGpu::new(&g.ctx)))
     }
 
     /// The scene bodies as the image-space broad phase poses them.

@@ -1,7 +1,7 @@
 //! The exact narrow phase for chosen bodies: a pair with a body flagged
 //! exact ([`Pipeline::set_exact`], `"exact": true` in a scene file) gets
 //! its contacts from the triangle–triangle stage
-//! ([`crate::stages::tri_tri`]) on the two posed meshes instead of from the
+//! ([`crate::stages::tritri`]) on the two posed meshes instead of from the
 //! sampling points against the fields — the CPU reference on the `cpu`
 //! backend, the GPU stage on `gpu-detect`. The resident GPU step has no
 //! triangle–triangle pass and refuses exact bodies
@@ -47,7 +47,7 @@ use glam::{Mat4, Vec3};
 use super::{Pipeline, PipelineError, ms};
 use crate::stages::collide::{BodyShape, Contact, FieldView};
 use crate::stages::sampling::FeatureKind;
-use crate::stages::tri_tri::{self, Backend, Pose, TriTriGpu, TriTriParams};
+use crate::stages::tritri::{self, Backend, Pose, TritriGpu, TritriParams};
 use crate::timing::Timings;
 
 /// One intersection segment of an exact pair, world space.
@@ -109,13 +109,13 @@ impl Pipeline {
     pub(super) fn exact_narrow(
         &self,
         pairs: &[(usize, usize)],
-        gpu: Option<&TriTriGpu>,
+        gpu: Option<&TritriGpu>,
         timings: &mut Timings,
     ) -> Result<ExactContacts, PipelineError> {
         let start = std::time::Instant::now();
-        let params = TriTriParams {
+        let params = TritriParams {
             all_pairs: true,
-            ..TriTriParams::default()
+            ..TritriParams::default()
         };
         let backend = if gpu.is_some() {
             Backend::Gpu
@@ -134,7 +134,7 @@ impl Pipeline {
                 let s = &self.bodies[k].state;
                 Pose::new(s.position, s.rotation)
             };
-            let found = tri_tri::query(a, pose(i), b, pose(j), &params, backend, gpu)?;
+            let found = tritri::query(a, pose(i), b, pose(j), &params, backend, gpu)?;
             for g in found.timings.phases.iter().filter_map(|t| t.gpu_ms) {
                 *gpu_ms.get_or_insert(0.0) += g;
             }

@@ -86,7 +86,7 @@ use crate::stages::collide::{
 use crate::stages::interference::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
-use crate::stages::tri_tri::{TriModel, TriTriError, TriTriGpu};
+use crate::stages::tritri::{TriModel, TritriError, TritriGpu};
 use crate::timing::Timings;
 use image_broad::ImageBroad;
 use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
@@ -282,7 +282,7 @@ pub enum PipelineError {
     )]
     ResidentBroad(&'static str),
     #[error(transparent)]
-    TriTri(#[from] TriTriError),
+    Tritri(#[from] TritriError),
     #[error(
         "body {0} is exact (triangle–triangle narrow phase), which runs with the cpu and gpu-detect backends, not the resident gpu step"
     )]
@@ -295,7 +295,7 @@ struct GpuParts {
     /// The interference stage, made on the image-space phase's first use.
     interference: std::sync::OnceLock<InterferenceGpu>,
     /// The triangle–triangle stage, made on the exact phase's first use.
-    tri_tri: std::sync::OnceLock<TriTriGpu>,
+    tritri: std::sync::OnceLock<TritriGpu>,
     colliders: ColliderGpu,
     resident: ResidentShapes,
     step: PipelineStep,
@@ -432,7 +432,7 @@ impl Pipeline {
                 ctx: ctx.clone(),
                 broad,
                 interference: std::sync::OnceLock::new(),
-                tri_tri: std::sync::OnceLock::new(),
+                tritri: std::sync::OnceLock::new(),
                 colliders,
                 resident,
                 step,

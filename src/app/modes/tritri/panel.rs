@@ -3,12 +3,12 @@
 
 use eframe::egui;
 
-use super::{BackendTime, ModelSource, TriScene, TriTri};
+use super::{BackendTime, ModelSource, TriScene, TritriMode};
 use crate::app::shell::Shell;
 use crate::app::shell::profiler::ms_label;
-use crate::stages::tri_tri::{Backend, TriModel};
+use crate::stages::tritri::{Backend, TriModel};
 
-pub fn panel_ui(st: &mut TriTri, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn panel_ui(st: &mut TritriMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Triangle–triangle");
     let gpu_ok = shell.gpu_ok();
     let has_current = shell.mesh.scene.is_some();

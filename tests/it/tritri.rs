@@ -11,16 +11,16 @@ use collidoscope::geom::{
     intersect_triangle_triangle_tutorial,
 };
 use collidoscope::mesh::{Mesh, box_mesh, torus};
-use collidoscope::stages::tri_tri::{
-    self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams, query, query_batch,
+use collidoscope::stages::tritri::{
+    self, Backend, Pose, Predicate, TriModel, TritriGpu, TritriParams, query, query_batch,
 };
 use glam::{Quat, Vec3};
 
-const ALL: TriTriParams = TriTriParams {
+const ALL: TritriParams = TritriParams {
     all_pairs: true,
     predicate: Predicate::Exact,
 };
-const YES_NO: TriTriParams = TriTriParams {
+const YES_NO: TritriParams = TritriParams {
     all_pairs: false,
     predicate: Predicate::Exact,
 };
@@ -52,7 +52,7 @@ impl Rng {
 
 #[test]
 fn hand_made_cases_on_every_backend() {
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let t = [Vec3::ZERO, Vec3::X, Vec3::Y];
     let cases: [(&str, Triangle, bool); 8] = [
         (
@@ -163,7 +163,7 @@ fn random_model(rng: &mut Rng, n: usize, name: &str) -> TriModel {
 
 #[test]
 fn random_pairs_gpu_match_exact_cpu() {
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
     let a = random_model(&mut rng, 110, "random-a");
     let b = random_model(&mut rng, 110, "random-b");
@@ -270,7 +270,7 @@ fn chain_links(gap: f32) -> (TriModel, Pose, Pose) {
 
 #[test]
 fn model_pairs_brute_and_pruned_agree() {
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let (torus_model, pa, pb) = chain_links(0.0);
     let cube = TriModel::new(&box_mesh(3)).expect("box");
     let mut rng = Rng(777);
@@ -357,7 +357,7 @@ fn model_pairs_brute_and_pruned_agree() {
 
 #[test]
 fn batch_matches_single_queries() {
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let (t, pa, _) = chain_links(0.0);
     let poses: Vec<(Pose, Pose)> = (0..48)
         .map(|k| {
@@ -375,7 +375,7 @@ fn batch_matches_single_queries() {
     let expected: Vec<bool> = poses
         .iter()
         .map(|&(a, b)| {
-            tri_tri::query(&t, a, &t, b, &YES_NO, Backend::CpuReference, None)
+            tritri::query(&t, a, &t, b, &YES_NO, Backend::CpuReference, None)
                 .expect("cpu")
                 .collides
         })
@@ -390,13 +390,13 @@ fn batch_matches_single_queries() {
 
 #[test]
 fn tutorial_predicate_misses_coplanar_faces_of_stacked_boxes() {
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let cube = TriModel::new(&box_mesh(1)).expect("box");
     let size = cube.mesh.bounds().size();
     // The second box sits exactly on top of the first: their faces touch
     // only where they are coplanar.
     let pb = Pose::new(v(0.3 * size.x, size.y, 0.0), Quat::IDENTITY);
-    let tutorial = TriTriParams {
+    let tutorial = TritriParams {
         all_pairs: false,
         predicate: Predicate::Tutorial,
     };
@@ -608,7 +608,7 @@ fn parry_touch_margin(
 fn yes_no_answers_agree_with_parry3d() {
     const POSES: usize = 300;
     const TOUCH_TOLERANCE: f32 = 1e-4;
-    let gpu = TriTriGpu::new(&common::gpu());
+    let gpu = TritriGpu::new(&common::gpu());
     let mesh = torus(20, 10, 1.0, 0.25);
     let model = TriModel::new(&mesh).expect("torus model");
     let parry_mesh = parry_trimesh(&mesh);

@@ -6,15 +6,15 @@
 //! A query asks whether model A at pose `pose_a` and model B at `pose_b`
 //! touch, i.e. whether any triangle of A intersects any triangle of B
 //! (closed triangles: touching at a vertex or an edge counts, and so do
-//! coplanar overlaps). With [`TriTriParams::all_pairs`] it returns every
+//! coplanar overlaps). With [`TritriParams::all_pairs`] it returns every
 //! colliding pair with its intersection segment instead of stopping at the
 //! first.
 //!
 //! **The pair test.** The tutorial (§4.2–4.3) solves `A + δ·AB = C + α·CD +
 //! β·CE` for five of the six edges and calls the sixth redundant. That
 //! holds in general position but the test misses every coplanar overlap and
-//! decides touching contacts by rounding (see [`crate::geom`]'s tri_tri
-//! module and `tests/it/tri_tri.rs`, which measure it), so the default
+//! decides touching contacts by rounding (see [`crate::geom`]'s tritri
+//! module and `tests/it/tritri.rs`, which measure it), so the default
 //! predicate is Guigue–Devillers' orientation-based test
 //! ([`Predicate::Exact`]); the tutorial's is kept as
 //! [`Predicate::Tutorial`] for comparison. Both start with a triangle-box
@@ -41,7 +41,7 @@
 //! inside it is implied by the BVH boxes, so pruning never changes an
 //! answer: brute force and BVH agree exactly. The GPU's f32 arithmetic and
 //! the CPU's exact arithmetic agree except on pairs within rounding of
-//! touching; the CPU backends count those ([`TriTriResult::near_touching`],
+//! touching; the CPU backends count those ([`TritriResult::near_touching`],
 //! by [`crate::geom::f32_decision_margin`]).
 //!
 //! **All pairs.** Colliding pairs are appended through an atomic counter
@@ -69,7 +69,7 @@ mod cpu;
 pub(super) mod gpu;
 
 pub use cpu::{intersection_segment_f64, query_cpu};
-pub use gpu::TriTriGpu;
+pub use gpu::TritriGpu;
 
 use glam::{DAffine3, DQuat, Quat, Vec3};
 
@@ -83,7 +83,7 @@ pub const LEAF_SIZE: usize = 4;
 
 /// Errors of the triangle–triangle stage. Each message is one readable line.
 #[derive(Debug, thiserror::Error)]
-pub enum TriTriError {
+pub enum TritriError {
     #[error(transparent)]
     Mesh(#[from] crate::mesh::MeshError),
     #[error(transparent)]
@@ -131,13 +131,13 @@ impl Pose {
     }
 
     /// Checks for finite values and a non-zero quaternion.
-    pub fn validate(&self) -> Result<(), TriTriError> {
+    pub fn validate(&self) -> Result<(), TritriError> {
         let q = self.rotation;
         if !self.translation.is_finite() || !q.is_finite() {
-            return Err(TriTriError::Pose("non-finite value".into()));
+            return Err(TritriError::Pose("non-finite value".into()));
         }
         if q.as_dquat().length() < 1e-12 {
-            return Err(TriTriError::Pose("zero-length rotation quaternion".into()));
+            return Err(TritriError::Pose("zero-length rotation quaternion".into()));
         }
         Ok(())
     }
@@ -191,15 +191,15 @@ impl Backend {
 
 /// Parameters of a query.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TriTriParams {
+pub struct TritriParams {
     /// Every colliding pair with its segment (no early exit).
     pub all_pairs: bool,
     pub predicate: Predicate,
 }
 
-impl Default for TriTriParams {
+impl Default for TritriParams {
     fn default() -> Self {
-        TriTriParams {
+        TritriParams {
             all_pairs: false,
             predicate: Predicate::Exact,
         }
@@ -219,7 +219,7 @@ pub struct TriModel {
 }
 
 impl TriModel {
-    pub fn new(mesh: &Mesh) -> Result<Self, TriTriError> {
+    pub fn new(mesh: &Mesh) -> Result<Self, TritriError> {
         mesh.validate()?;
         let triangles: Vec<Triangle> = (0..mesh.triangles.len()).map(|t| mesh.corners(t)).collect();
         let degenerate: Vec<bool> = triangles.iter().map(|&t| is_degenerate(t)).collect();
@@ -273,9 +273,9 @@ pub struct Contact {
 
 /// The product of a query.
 #[derive(Clone, Debug)]
-pub struct TriTriResult {
+pub struct TritriResult {
     pub backend: Backend,
-    pub params: TriTriParams,
+    pub params: TritriParams,
     pub collides: bool,
     /// Every colliding pair, sorted (only with `all_pairs`).
     pub contacts: Vec<Contact>,
@@ -286,7 +286,7 @@ pub struct TriTriResult {
     pub timings: Timings,
 }
 
-impl TriTriResult {
+impl TritriResult {
     pub fn pairs(&self) -> Vec<[u32; 2]> {
         self.contacts.iter().map(|c| c.pair).collect()
     }
@@ -311,16 +311,16 @@ pub fn query(
     pose_a: Pose,
     b: &TriModel,
     pose_b: Pose,
-    params: &TriTriParams,
+    params: &TritriParams,
     backend: Backend,
-    gpu: Option<&TriTriGpu>,
-) -> Result<TriTriResult, TriTriError> {
+    gpu: Option<&TritriGpu>,
+) -> Result<TritriResult, TritriError> {
     pose_a.validate()?;
     pose_b.validate()?;
     if !backend.is_gpu() {
         return Ok(query_cpu(a, pose_a, b, pose_b, params, backend.is_pruned()));
     }
-    let gpu = gpu.ok_or(TriTriError::NoGpu)?;
+    let gpu = gpu.ok_or(TritriError::NoGpu)?;
     let out = gpu.run(a, b, &[(pose_a, pose_b)], params, backend == Backend::Gpu)?;
     let world_from_b = pose_b.world_from_object();
     let to_world = |p: Vec3| world_from_b.transform_point3(p.as_dvec3()).as_vec3();
@@ -334,7 +334,7 @@ pub fn query(
         })
         .collect();
     contacts.sort_by_key(|c| c.pair);
-    Ok(TriTriResult {
+    Ok(TritriResult {
         backend,
         params: *params,
         collides: out.hits.first().copied().unwrap_or(false),
@@ -346,22 +346,22 @@ pub fn query(
 
 /// The triangle–triangle stage ([`query`]); its input is model A at its
 /// pose and model B at its pose.
-pub struct TriTri;
+pub struct Tritri;
 
-impl TriTri {
+impl Tritri {
     /// The stage's GPU state on this device (create it once).
-    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<TriTriGpu, TriTriError> {
-        Ok(TriTriGpu::new(gpu))
+    pub fn gpu(gpu: &crate::gpu::GpuContext) -> Result<TritriGpu, TritriError> {
+        Ok(TritriGpu::new(gpu))
     }
 
     /// Not interruptible: `progress` is not used.
     pub fn run(
         (a, pose_a, b, pose_b): (&TriModel, Pose, &TriModel, Pose),
-        params: &TriTriParams,
+        params: &TritriParams,
         backend: Backend,
-        gpu: Option<&TriTriGpu>,
+        gpu: Option<&TritriGpu>,
         _progress: &Progress,
-    ) -> Result<TriTriResult, TriTriError> {
+    ) -> Result<TritriResult, TritriError> {
         query(a, pose_a, b, pose_b, params, backend, gpu)
     }
 }
@@ -373,13 +373,13 @@ pub fn query_batch(
     poses: &[(Pose, Pose)],
     predicate: Predicate,
     backend: Backend,
-    gpu: Option<&TriTriGpu>,
-) -> Result<BatchResult, TriTriError> {
+    gpu: Option<&TritriGpu>,
+) -> Result<BatchResult, TritriError> {
     for (pa, pb) in poses {
         pa.validate()?;
         pb.validate()?;
     }
-    let params = TriTriParams {
+    let params = TritriParams {
         all_pairs: false,
         predicate,
     };
@@ -398,7 +398,7 @@ pub fn query_batch(
             timings,
         });
     }
-    let gpu = gpu.ok_or(TriTriError::NoGpu)?;
+    let gpu = gpu.ok_or(TritriError::NoGpu)?;
     let out = gpu.run(a, b, poses, &params, backend == Backend::Gpu)?;
     Ok(BatchResult {
         backend,

@@ -1,6 +1,6 @@
 //!include shared/bvh_bounds.wgsl
 
-// Exact triangle–triangle collision of two models (see src/stages/tri_tri).
+// Exact triangle–triangle collision of two models (see src/stages/tritri).
 //
 // Model A's triangles are moved into model B's object frame by the query's
 // pose (B_from_A, a 3×4 matrix); B's triangles and BVH are used as stored.
@@ -13,7 +13,7 @@
 // pairs:        (a slot, b slot) per colliding pair, up to params.capacity
 // segments:     2 vec4 per pair: the intersection segment in B's frame
 
-// Params, QueryPose and the constants mirror src/stages/tri_tri/gpu.rs
+// Params, QueryPose and the constants mirror src/stages/tritri/gpu.rs
 // (checked by tests/it/shader_layouts.rs).
 struct Params {
     num_a: u32,

@@ -1,13 +1,13 @@
 //! CPU backends: every pair (`cpu-ref`) or pairs pruned by B's BVH (`cpu`),
 //! both with the exact predicate on world coordinates and rayon over A's
-//! triangles. Mirrors `shaders/tri_tri.wgsl`.
+//! triangles. Mirrors `shaders/tritri.wgsl`.
 
 use std::time::Instant;
 
 use glam::{DAffine3, DVec3, Vec3};
 use rayon::prelude::*;
 
-use super::{Backend, Contact, Predicate, TriModel, TriTriParams, TriTriResult};
+use super::{Backend, Contact, Predicate, TriModel, TritriParams, TritriResult};
 use crate::geom::{
     Aabb, Bvh, Triangle, f32_decision_margin, intersect_triangle_triangle,
     intersect_triangle_triangle_tutorial,
@@ -117,7 +117,7 @@ pub(crate) fn collides_cpu(
     pose_a: super::Pose,
     b: &TriModel,
     pose_b: super::Pose,
-    params: &TriTriParams,
+    params: &TritriParams,
     pruned: bool,
 ) -> bool {
     let scene = Scene::new(a, pose_a, b, pose_b, params.predicate);
@@ -137,9 +137,9 @@ pub fn query_cpu(
     pose_a: super::Pose,
     b: &TriModel,
     pose_b: super::Pose,
-    params: &TriTriParams,
+    params: &TritriParams,
     pruned: bool,
-) -> TriTriResult {
+) -> TritriResult {
     puffin::profile_function!();
     let mut timings = Timings::default();
     let start = Instant::now();
@@ -161,7 +161,7 @@ pub fn query_cpu(
             found
         });
         timings.push("pairs", start.elapsed().as_secs_f64() * 1e3, None);
-        return TriTriResult {
+        return TritriResult {
             backend,
             params: *params,
             collides,
@@ -208,7 +208,7 @@ pub fn query_cpu(
     }
     contacts.sort_by_key(|c| c.pair);
     timings.push("pairs", start.elapsed().as_secs_f64() * 1e3, None);
-    TriTriResult {
+    TritriResult {
         backend,
         params: *params,
         collides: !contacts.is_empty(),
@@ -310,7 +310,7 @@ impl Extent {
 mod tests {
     use super::*;
     use crate::mesh::torus;
-    use crate::stages::tri_tri::Pose;
+    use crate::stages::tritri::Pose;
     use glam::Quat;
 
     /// Two tori linked like chain links: the worst case (no contact, boxes
@@ -326,7 +326,7 @@ mod tests {
 
     #[test]
     fn linked_tori_do_not_touch_and_pushed_tori_do() {
-        let all = TriTriParams {
+        let all = TritriParams {
             all_pairs: true,
             predicate: Predicate::Exact,
         };

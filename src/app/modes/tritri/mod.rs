@@ -1,6 +1,6 @@
 //! The triangle–triangle mode: two models, model A fixed at the origin and
 //! model B posed by sliders, queried with the exact triangle–triangle stage
-//! ([`crate::stages::tri_tri`]) on any backend every time something changes.
+//! ([`crate::stages::tritri`]) on any backend every time something changes.
 //!
 //! The viewport shows both models in one merged mesh, coloured per triangle
 //! (A blue-grey, B sand; triangles of colliding pairs red on A and orange on
@@ -23,7 +23,7 @@ use glam::{EulerRot, Quat, Vec3};
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::scene::Job;
-use crate::stages::tri_tri::{Backend, Pose, TriModel, TriTriGpu, TriTriParams, TriTriResult};
+use crate::stages::tritri::{Backend, Pose, TriModel, TritriGpu, TritriParams, TritriResult};
 
 /// Where a model comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,21 +106,21 @@ struct Outcome {
     models: Models,
     key: (ModelSource, ModelSource),
     scene: SceneKey,
-    result: Option<TriTriResult>,
+    result: Option<TritriResult>,
     /// "time all backends": one row per backend.
     times: Vec<BackendTime>,
 }
 
 /// The mode's state.
 #[derive(Default)]
-pub struct TriTri {
+pub struct TritriMode {
     source_a: Option<ModelSource>,
     source_b: Option<ModelSource>,
     pose_b: Option<PoseSliders>,
     backend: Option<Backend>,
     all_pairs: Option<bool>,
     models: Option<(ModelSource, ModelSource, Models)>,
-    gpu: Option<Arc<TriTriGpu>>,
+    gpu: Option<Arc<TritriGpu>>,
     job: Option<Job<Outcome>>,
     /// Inputs changed since the last query.
     dirty: bool,
@@ -128,14 +128,14 @@ pub struct TriTri {
     framed: Option<(ModelSource, ModelSource)>,
     /// The drawing must be uploaded again (a new result).
     redraw: bool,
-    result: Option<TriTriResult>,
+    result: Option<TritriResult>,
     /// B's pose of `result`.
     result_pose: Pose,
     times: Vec<BackendTime>,
     error: Option<String>,
 }
 
-impl TriTri {
+impl TritriMode {
     fn source_a(&self) -> ModelSource {
         self.source_a.clone().unwrap_or(ModelSource::Torus)
     }
@@ -151,8 +151,8 @@ impl TriTri {
     fn backend(&self) -> Backend {
         self.backend.unwrap_or(Backend::Cpu)
     }
-    fn params(&self) -> TriTriParams {
-        TriTriParams {
+    fn params(&self) -> TritriParams {
+        TritriParams {
             all_pairs: self.all_pairs.unwrap_or(true),
             ..Default::default()
         }
@@ -199,16 +199,16 @@ impl TriTri {
         Ok(())
     }
 
-    fn apply(&mut self, step: TriTriStep) -> Result<ModeRequest, String> {
+    fn apply(&mut self, step: TritriStep) -> Result<ModeRequest, String> {
         match step {
-            TriTriStep::Scene(scene) => {
+            TritriStep::Scene(scene) => {
                 self.activate_scene(TriScene::from_name(&scene).ok_or(format!(
                     "unknown triangle–triangle scene {scene} (tori, rocker)"
                 ))?);
                 return Ok(ModeRequest::Activate);
             }
-            TriTriStep::Offset(offset) => self.set_offset(offset),
-            TriTriStep::Backend(name) => self.set_backend(&name)?,
+            TritriStep::Offset(offset) => self.set_offset(offset),
+            TritriStep::Backend(name) => self.set_backend(&name)?,
         }
         Ok(ModeRequest::Stay)
     }
@@ -244,7 +244,7 @@ impl TriTri {
 
 /// The triangle–triangle mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum TriTriStep {
+pub(crate) enum TritriStep {
     /// `tritri:tori|rocker`: show the mode with a ready scene.
     Scene(String),
     /// `tritri-offset:x,y,z`: model B's translation.
@@ -260,16 +260,16 @@ const STEPS: &[StepDoc] = &[
     step("tritri-backend", "NAME", "the triangle–triangle backend"),
 ];
 
-fn parse(verb: &str, arg: &str) -> Option<Result<TriTriStep, String>> {
+fn parse(verb: &str, arg: &str) -> Option<Result<TritriStep, String>> {
     Some(match verb {
-        "tritri" => args::need(verb, arg, "a scene: tori or rocker").map(TriTriStep::Scene),
-        "tritri-offset" => args::vec3(verb, arg).map(TriTriStep::Offset),
-        "tritri-backend" => args::need(verb, arg, "a backend").map(TriTriStep::Backend),
+        "tritri" => args::need(verb, arg, "a scene: tori or rocker").map(TritriStep::Scene),
+        "tritri-offset" => args::vec3(verb, arg).map(TritriStep::Offset),
+        "tritri-backend" => args::need(verb, arg, "a backend").map(TritriStep::Backend),
         _ => return None,
     })
 }
 
-impl Mode for TriTri {
+impl Mode for TritriMode {
     fn name(&self) -> &'static str {
         "tri-tri"
     }
@@ -304,9 +304,9 @@ impl Mode for TriTri {
     }
 }
 
-impl Steps for TriTri {
-    type Step = TriTriStep;
-    const TABLE: StepTable<Self, TriTriStep> =
+impl Steps for TritriMode {
+    type Step = TritriStep;
+    const TABLE: StepTable<Self, TritriStep> =
         StepTable::new(STEPS, parse, |m, _, step| m.apply(step));
 }
 
@@ -315,18 +315,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_tri_tri_steps() {
+    fn parses_the_tritri_steps() {
         assert_eq!(
             parse("tritri", "tori"),
-            Some(Ok(TriTriStep::Scene("tori".into())))
+            Some(Ok(TritriStep::Scene("tori".into())))
         );
         assert_eq!(
             parse("tritri-offset", "0.5, 0, -1"),
-            Some(Ok(TriTriStep::Offset(Vec3::new(0.5, 0.0, -1.0))))
+            Some(Ok(TritriStep::Offset(Vec3::new(0.5, 0.0, -1.0))))
         );
         assert_eq!(
             parse("tritri-backend", "gpu"),
-            Some(Ok(TriTriStep::Backend("gpu".into())))
+            Some(Ok(TritriStep::Backend("gpu".into())))
         );
         assert!(matches!(parse("tritri-offset", "1,2"), Some(Err(_))));
         assert!(matches!(parse("tritri-offset", "1,x,2"), Some(Err(_))));

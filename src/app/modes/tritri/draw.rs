@@ -3,10 +3,10 @@
 
 use glam::Vec3;
 
-use super::TriTri;
+use super::TritriMode;
 use crate::app::shell::Shell;
 use crate::mesh::Mesh;
-use crate::stages::tri_tri::Pose;
+use crate::stages::tritri::Pose;
 use crate::view::LineVertex;
 
 const COLOR_A: [f32; 4] = [0.42, 0.50, 0.62, 1.0];
@@ -15,7 +15,7 @@ const COLOR_HIT_A: [f32; 4] = [0.95, 0.12, 0.10, 1.0];
 const COLOR_HIT_B: [f32; 4] = [1.0, 0.55, 0.0, 1.0];
 const COLOR_SEGMENT: [f32; 4] = [0.15, 1.0, 0.25, 1.0];
 
-impl TriTri {
+impl TritriMode {
     /// Uploads both models (colliding triangles highlighted) and the segments.
     pub(super) fn draw(&mut self, shell: &mut Shell) {
         let Some((ka, kb, (a, b))) = &self.models else {

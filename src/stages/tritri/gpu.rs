@@ -1,5 +1,5 @@
 //! GPU backends: brute force (2D tiles of pairs, z = query) and per-triangle
-//! BVH traversal. Shader: `shaders/tri_tri.wgsl`.
+//! BVH traversal. Shader: `shaders/tritri.wgsl`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -9,7 +9,7 @@ use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 use wgpu::util::DeviceExt;
 
-use super::{Pose, Predicate, TriModel, TriTriError, TriTriParams, b_from_a};
+use super::{Pose, Predicate, TriModel, TritriError, TritriParams, b_from_a};
 use crate::geom::BvhNode;
 use crate::gpu::{
     BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, map_staging, shader_source,
@@ -17,7 +17,7 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters: `struct Params` of shaders/tri_tri.wgsl (the layout
+/// Uniform parameters: `struct Params` of shaders/tritri.wgsl (the layout
 /// is checked by tests/it/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -33,7 +33,7 @@ pub struct Params {
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 
-/// Rows of `B_from_A`: `struct QueryPose` of shaders/tri_tri.wgsl.
+/// Rows of `B_from_A`: `struct QueryPose` of shaders/tritri.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct QueryPose {
@@ -56,7 +56,7 @@ const RESIDENT: usize = 4;
 const MIN_CAPACITY: u32 = 1024;
 
 /// The stage's long-lived GPU objects: created once per context.
-pub struct TriTriGpu {
+pub struct TritriGpu {
     gpu: GpuContext,
     resident: Mutex<Vec<Arc<ModelBuffers>>>,
     kernels: Kernels,
@@ -85,10 +85,10 @@ pub(crate) struct GpuOutcome {
     pub timings: Timings,
 }
 
-impl TriTriGpu {
+impl TritriGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let kernels = Kernels::new(gpu, "TriTriGpu", shader_source("tri_tri.wgsl"));
-        TriTriGpu {
+        let kernels = Kernels::new(gpu, "TritriGpu", shader_source("tritri.wgsl"));
+        TritriGpu {
             gpu: gpu.clone(),
             resident: Mutex::new(Vec::new()),
             brute: kernels.pipeline(gpu, "brute"),
@@ -105,7 +105,7 @@ impl TriTriGpu {
 
     /// The model's buffers, uploaded on first use and kept while it is one
     /// of the last few models used.
-    fn model_buffers(&self, model: &TriModel) -> Result<Arc<ModelBuffers>, TriTriError> {
+    fn model_buffers(&self, model: &TriModel) -> Result<Arc<ModelBuffers>, TritriError> {
         let key = (model.content_hash, model.triangle_count());
         let mut cache = self.resident.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(pos) = cache.iter().position(|b| b.key == key) {
@@ -114,7 +114,7 @@ impl TriTriGpu {
             return Ok(b);
         }
         if model.bvh.depth() >= GPU_STACK {
-            return Err(TriTriError::BvhTooDeep {
+            return Err(TritriError::BvhTooDeep {
                 name: model.mesh.name.clone(),
                 depth: model.bvh.depth(),
                 max: GPU_STACK,
@@ -136,8 +136,8 @@ impl TriTriGpu {
             .collect();
         let buffers = Arc::new(ModelBuffers {
             key,
-            triangles: storage_buffer_init(&self.gpu, "TriTriGpu::triangles", &corners)?,
-            nodes: storage_buffer_init(&self.gpu, "TriTriGpu::nodes", &model.bvh.nodes)?,
+            triangles: storage_buffer_init(&self.gpu, "TritriGpu::triangles", &corners)?,
+            nodes: storage_buffer_init(&self.gpu, "TritriGpu::nodes", &model.bvh.nodes)?,
             order: model.bvh.order.clone(),
         });
         if cache.len() >= RESIDENT {
@@ -154,9 +154,9 @@ impl TriTriGpu {
         a: &TriModel,
         b: &TriModel,
         poses: &[(Pose, Pose)],
-        params: &TriTriParams,
+        params: &TritriParams,
         pruned: bool,
-    ) -> Result<GpuOutcome, TriTriError> {
+    ) -> Result<GpuOutcome, TritriError> {
         puffin::profile_function!();
         let mut timings = Timings::default();
         if poses.is_empty() {
@@ -168,12 +168,12 @@ impl TriTriGpu {
             });
         }
         if params.all_pairs && poses.len() != 1 {
-            return Err(TriTriError::TooLarge(
+            return Err(TritriError::TooLarge(
                 "all-pairs output is for one pose pair at a time".into(),
             ));
         }
         if !pruned && poses.len() > MAX_BRUTE_QUERIES {
-            return Err(TriTriError::TooLarge(format!(
+            return Err(TritriError::TooLarge(format!(
                 "{} pose pairs exceed the brute-force dispatch's {MAX_BRUTE_QUERIES}; use the gpu backend or split the batch",
                 poses.len()
             )));
@@ -181,7 +181,7 @@ impl TriTriGpu {
         let (na, nb) = (a.triangle_count(), b.triangle_count());
         let invocations = na as u64 * poses.len() as u64;
         if invocations > u64::from(u32::MAX) / 2 {
-            return Err(TriTriError::TooLarge(format!(
+            return Err(TritriError::TooLarge(format!(
                 "{} pose pairs × {na} triangles is too many invocations for one dispatch; split the batch",
                 poses.len()
             )));
@@ -215,7 +215,7 @@ impl TriTriGpu {
                 Predicate::Tutorial => MODE_TUTORIAL,
             };
         let gpu = &self.gpu;
-        let poses_buf = storage_buffer_init(gpu, "TriTriGpu::poses", &query_poses)?;
+        let poses_buf = storage_buffer_init(gpu, "TritriGpu::poses", &query_poses)?;
         timings.push("upload", upload_start.elapsed().as_secs_f64() * 1e3, None);
         loop {
             let hits_len = poses.len() + 1;
@@ -223,8 +223,8 @@ impl TriTriGpu {
             let pairs_bytes = u64::from(capacity) * 8;
             let segments_bytes = u64::from(capacity) * 32;
             for (what, bytes) in [
-                ("TriTriGpu::pairs", pairs_bytes),
-                ("TriTriGpu::segments", segments_bytes),
+                ("TritriGpu::pairs", pairs_bytes),
+                ("TritriGpu::segments", segments_bytes),
             ] {
                 gpu.check_storage_size(what, bytes)?;
             }
@@ -241,23 +241,23 @@ impl TriTriGpu {
             let uniform_buf = gpu
                 .device
                 .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("TriTriGpu::params"),
+                    label: Some("TritriGpu::params"),
                     contents: bytemuck::bytes_of(&uniform),
                     usage: wgpu::BufferUsages::UNIFORM,
                 });
-            let hits_buf = storage_buffer_init(gpu, "TriTriGpu::hits", &vec![0u32; hits_len])?;
+            let hits_buf = storage_buffer_init(gpu, "TritriGpu::hits", &vec![0u32; hits_len])?;
             let zeroed = |label: &str, bytes: u64| {
                 crate::gpu::storage_buffer_zeroed(gpu, BufferCheck { label, bytes })
             };
-            let pairs_buf = zeroed("TriTriGpu::pairs", pairs_bytes)?;
-            let segments_buf = zeroed("TriTriGpu::segments", segments_bytes)?;
+            let pairs_buf = zeroed("TritriGpu::pairs", pairs_bytes)?;
+            let segments_buf = zeroed("TritriGpu::segments", segments_bytes)?;
             let out_bytes = if params.all_pairs {
                 pairs_bytes + segments_bytes
             } else {
                 0
             };
             let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("TriTriGpu::staging"),
+                label: Some("TritriGpu::staging"),
                 size: hits_bytes + out_bytes,
                 usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
@@ -275,7 +275,7 @@ impl TriTriGpu {
                     ("segments", &segments_buf),
                 ],
             );
-            let mut run = GpuRun::new(gpu, "TriTriGpu::encoder")?;
+            let mut run = GpuRun::new(gpu, "TritriGpu::encoder")?;
             let phase = if pruned { "bvh pairs" } else { "brute pairs" };
             run.compute_pass(phase, |pass| {
                 pass.set_bind_group(0, &bind_group, &[]);

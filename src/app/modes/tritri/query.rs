@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use super::{BackendTime, ModelSource, Models, Outcome, SceneKey, TriTri};
+use super::{BackendTime, ModelSource, Models, Outcome, SceneKey, TritriMode};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, torus};
-use crate::stages::tri_tri::{self, Backend, Pose, TriModel, TriTriGpu, TriTriResult};
+use crate::stages::tritri::{self, Backend, Pose, TriModel, TritriGpu, TritriResult};
 
 /// Triangle pairs up to which a query runs on the UI thread.
 pub const DIRECT_PAIRS: usize = 2_000_000;
@@ -22,9 +22,9 @@ fn load_model(source: &ModelSource, current: Option<&Mesh>) -> Result<TriModel, 
     TriModel::new(&mesh).map_err(|e| e.to_string())
 }
 
-impl TriTri {
+impl TritriMode {
     /// A finished query: keep it, time it, draw it.
-    pub(super) fn record(&mut self, shell: &mut Shell, r: TriTriResult, scene: SceneKey) {
+    pub(super) fn record(&mut self, shell: &mut Shell, r: TritriResult, scene: SceneKey) {
         let row = BackendTime {
             scene,
             backend: r.backend,
@@ -58,7 +58,7 @@ impl TriTri {
             self.backend = Some(backend);
         }
         if (backend.is_gpu() || time_all) && gpu_ok && self.gpu.is_none() {
-            self.gpu = Some(Arc::new(TriTriGpu::new(&shell.render_gpu)));
+            self.gpu = Some(Arc::new(TritriGpu::new(&shell.render_gpu)));
         }
         let gpu = self.gpu.clone().filter(|_| gpu_ok);
         let cached = self
@@ -85,7 +85,7 @@ impl TriTri {
             };
             let (a, b) = (&*models.0, &*models.1);
             let run = |backend: Backend| {
-                tri_tri::query(
+                tritri::query(
                     a,
                     Pose::IDENTITY,
                     b,
@@ -189,7 +189,7 @@ mod tests {
         let tori: SceneKey = (
             ModelSource::Torus,
             ModelSource::Torus,
-            TriTri::default().sliders(),
+            TritriMode::default().sliders(),
         );
         let rocker = ModelSource::Sample("rocker-arm".into());
         let rockers: SceneKey = (rocker.clone(), rocker, tori.2);

@@ -43,7 +43,7 @@
 //! intersection segment of two non-coplanar triangles has two end points on
 //! two *different* edges — but the test misses every coplanar overlap (all
 //! determinants are zero) and decides touching contacts by rounding; the
-//! tests in this module and `tests/it/tri_tri.rs` measure both.
+//! tests in this module and `tests/it/tritri.rs` measure both.
 
 use glam::{DVec3, Vec3};
 

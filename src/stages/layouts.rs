@@ -13,15 +13,15 @@ pub use super::collide::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
     TASK_SEGMENT_FIELD, Task,
 };
-pub use super::interference::compute::{
+pub use super::interfere::compute::{
     GpuEdge as ComputeEdge, LARGE_GROUP as COMPUTE_LARGE_GROUP, Params as ComputeParams,
     REGION_WORDS as COMPUTE_REGION_WORDS, SMALL_FACE as COMPUTE_SMALL_FACE,
     TALLY_HEAD as COMPUTE_TALLY_HEAD, WORKGROUP as COMPUTE_WORKGROUP,
 };
-pub use super::interference::gpu::Uniforms as InterferenceUniforms;
-pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
-pub use super::interference::gpu::upload::EdgeVertex;
-pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
+pub use super::interfere::gpu::Uniforms as InterferenceUniforms;
+pub use super::interfere::gpu::plan::{CULL_GROUP, CullJob};
+pub use super::interfere::gpu::upload::EdgeVertex;
+pub use super::interfere::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
 pub use super::iso_surface::table::CASE_WORDS as ISO_CASE_WORDS;
 pub use super::iso_surface::{GpuParams as IsoParams, WORKGROUP as ISO_WORKGROUP};
 pub use super::particles::collider::MapKind as ParticleMapKind;

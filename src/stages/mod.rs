@@ -28,7 +28,7 @@
 //! * **A marker type with one `run`** ([`sdf_grid::SdfGrid`],
 //!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //!   [`collide::Colliders`], [`tritri::Tritri`],
-//!   [`interference::Interference`], [`radial::Radial`],
+//!   [`interfere::Interference`], [`radial::Radial`],
 //!   [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
 //!   `X::gpu(ctx)` makes the GPU state and `X::run(input, &params, backend,
 //!   gpu, progress)` validates the parameters, runs the chosen backend and
@@ -47,7 +47,7 @@
 //! [`sdf_grid::compute_on_grid`]), contacts of given pairs
 //! ([`collide::detect`]), one query or a batch ([`tritri::query`],
 //! [`tritri::query_batch`]), a test over given views
-//! ([`interference::detect_with`]).
+//! ([`interfere::detect_with`]).
 //!
 //! Stages use only [`crate::mesh`], [`crate::geom`], [`crate::gpu`] and
 //! [`crate::io`] (and each other, one way): the viewer, the CLI and the
@@ -62,7 +62,7 @@ pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 pub(crate) mod backend;
 pub mod check;
 pub mod collide;
-pub mod interference;
+pub mod interfere;
 pub mod iso_surface;
 #[doc(hidden)]
 pub mod layouts;
@@ -101,7 +101,7 @@ mod tests {
             sampling::SamplingBackend,
             collide::Backend,
             tritri::Backend,
-            interference::Backend,
+            interfere::Backend,
             radial::Backend,
             particles::Backend,
             iso_surface::IsoBackend,

@@ -384,32 +384,32 @@ fn marching_cubes() {
 }
 
 #[test]
-fn interference() {
+fn interfere() {
     let mut c = Checks::default();
-    for shader in ["interference.wgsl", "interference_cull.wgsl"] {
+    for shader in ["interfere.wgsl", "interfere_cull.wgsl"] {
         mirror! { c, shader, "Uniforms", sl::InterferenceUniforms { clip_from_world, params } }
     }
-    vertex! { c, "interference.wgsl", "vs_edge", sl::EdgeVertex { pos, normal, ids } }
-    mirror! { c, "interference_cull.wgsl", "CullJob", sl::CullJob {
+    vertex! { c, "interfere.wgsl", "vs_edge", sl::EdgeVertex { pos, normal, ids } }
+    mirror! { c, "interfere_cull.wgsl", "CullJob", sl::CullJob {
         slot, first_triangle, triangles, first_edge, edges, faces_out, edges_out, pad,
         scissor, region_min, region_max,
     } }
-    constant!(c, "interference_cull.wgsl", GROUP, sl::CULL_GROUP);
+    constant!(c, "interfere_cull.wgsl", GROUP, sl::CULL_GROUP);
     let size = [sl::CULL_GROUP, 1, 1];
-    c.workgroup("interference_cull.wgsl", &["cull"], "CULL_GROUP", size);
-    mirror! { c, "interference_identify.wgsl", "Params", sl::IdentifyParams {
+    c.workgroup("interfere_cull.wgsl", &["cull"], "CULL_GROUP", size);
+    mirror! { c, "interfere_identify.wgsl", "Params", sl::IdentifyParams {
         objects, width, height, pad,
     } }
     let size = [sl::IDENTIFY_GROUP, sl::IDENTIFY_GROUP, 1];
     c.workgroup(
-        "interference_identify.wgsl",
+        "interfere_identify.wgsl",
         &["identify"],
         "IDENTIFY_GROUP",
         size,
     );
     for shader in [
-        "interference_compute.wgsl",
-        "interference_compute_int64.wgsl",
+        "interfere_compute.wgsl",
+        "interfere_compute_int64.wgsl",
     ] {
         mirror! { c, shader, "Params", sl::ComputeParams {
             screen_x, screen_y, screen_z, width, height, objects, faces, edges, pair_passes,
@@ -419,7 +419,7 @@ fn interference() {
         constant!(c, shader, WORKGROUP, sl::COMPUTE_WORKGROUP);
         constant!(c, shader, REGION_WORDS, sl::COMPUTE_REGION_WORDS);
     }
-    let compute = "interference_compute.wgsl";
+    let compute = "interfere_compute.wgsl";
     constant!(c, compute, LARGE_GROUP, sl::COMPUTE_LARGE_GROUP);
     constant!(c, compute, SMALL_FACE, sl::COMPUTE_SMALL_FACE);
     constant!(c, compute, TALLY_HEAD, sl::COMPUTE_TALLY_HEAD);
@@ -440,7 +440,7 @@ fn interference() {
     c.workgroup(compute, &["count_large_faces"], "COMPUTE_LARGE_GROUP", size);
     let size = [sl::COMPUTE_WORKGROUP, 1, 1];
     c.workgroup(
-        "interference_compute_int64.wgsl",
+        "interfere_compute_int64.wgsl",
         &["edge_nearest"],
         "COMPUTE_WORKGROUP",
         size,

@@ -14,7 +14,7 @@
 //! * [`collide`]: the rigid-body demonstrator with sampling points and
 //!   contacts.
 //! * [`tritri`]: two models and their exact triangle–triangle contacts.
-//! * [`interference`]: image-space interference of many objects.
+//! * [`interfere`]: image-space interference of many objects.
 //! * [`pipeline`]: many bodies falling and settling, the full collision
 //!   pipeline every frame.
 //! * [`particles`]: closed-form particles, impact maps and decals.
@@ -23,7 +23,7 @@ pub mod adaptive;
 pub mod args;
 pub mod collide;
 pub mod field;
-pub mod interference;
+pub mod interfere;
 pub mod particles;
 pub mod pipeline;
 pub mod radial;
@@ -45,7 +45,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(adaptive::Adaptive::default()),
         Box::new(collide::Collide::default()),
         Box::new(tritri::TritriMode::default()),
-        Box::new(interference::Interference::default()),
+        Box::new(interfere::InterfereMode::default()),
         Box::new(pipeline::PipelineMode::default()),
         Box::new(radial::RadialMode::default()),
         Box::new(particles::ParticlesMode::default()),

@@ -13,7 +13,7 @@ use super::{
     ground_pairs, ms, pairs_cpu,
 };
 use crate::stages::collide::{self, Body, BodyShape, ContactSet};
-use crate::stages::interference::InterferenceGpu;
+use crate::stages::interfere::InterferenceGpu;
 use crate::stages::tritri::TritriGpu;
 use crate::timing::Timings;
 

@@ -1,5 +1,5 @@
 //! The image-space broad phase: Knott's interference test (Knott 2003,
-//! chapter 4; [`crate::stages::interference`]) on the bodies' meshes posed
+//! chapter 4; [`crate::stages::interfere`]) on the bodies' meshes posed
 //! this frame, in place of sort-and-sweep over their boxes.
 //!
 //! Each scene body is one object of an interference scene, numbered as the
@@ -23,14 +23,14 @@
 //! GPU), the stencil passes ([`Backend::Stencil`]) or, with the CPU
 //! pipeline, the CPU reference ([`Backend::Cpu`]).
 //!
-//! [`InterferenceSummary::touching`]: crate::stages::interference::InterferenceSummary::touching
+//! [`InterferenceSummary::touching`]: crate::stages::interfere::InterferenceSummary::touching
 
 use std::collections::BTreeSet;
 
 use glam::Mat4;
 
 use crate::mesh::Mesh;
-use crate::stages::interference::{
+use crate::stages::interfere::{
     self, Backend, InterferenceError, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceScene, RunOptions, ViewAxis,
 };
@@ -129,14 +129,14 @@ impl ImageBroad {
             ..InterferenceParams::default()
         };
         let summary = match backend {
-            Backend::Cpu => interference::detect_cpu(&scene, &params, &ViewAxis::ALL).1,
+            Backend::Cpu => interfere::detect_cpu(&scene, &params, &ViewAxis::ALL).1,
             Backend::Stencil | Backend::Compute => {
                 let stage = gpu.ok_or_else(crate::stages::no_gpu)?;
                 let options = RunOptions {
                     read_pixels: false,
                     ..RunOptions::default()
                 };
-                interference::detect_with(backend, stage, &scene, &params, &ViewAxis::ALL, options)?
+                interfere::detect_with(backend, stage, &scene, &params, &ViewAxis::ALL, options)?
                     .1
             }
         };

@@ -83,7 +83,7 @@ use crate::stages::collide::{
     BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactSet,
     ResidentShapes,
 };
-use crate::stages::interference::{InterferenceError, InterferenceGpu};
+use crate::stages::interfere::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
 use crate::stages::tritri::{TriModel, TritriError, TritriGpu};

@@ -251,7 +251,7 @@ fn next_level() {
 
 // Signed distance of p with closest triangle `slot` at squared distance d2,
 // by the side of the closest feature's angle-weighted pseudo-normal
-// (mirrors signed_cell in src/stages/sdf_grid/cpu.rs).
+// (mirrors signed_cell in src/stages/sdf/cpu.rs).
 fn write_node(i: u32, p: vec3f, d2: f32, slot: u32) {
     let c = closest_on_triangle(p, tri_pos[3u * slot].xyz, tri_pos[3u * slot + 1u].xyz, tri_pos[3u * slot + 2u].xyz);
     let base = (slot * 7u + c.feature) * 3u;

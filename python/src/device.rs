@@ -9,7 +9,7 @@
 use std::sync::{Mutex, OnceLock};
 
 use collidoscope::gpu::GpuContext;
-use collidoscope::stages::sdf_grid::SdfGpu;
+use collidoscope::stages::sdf::SdfGpu;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use collidoscope::mesh::{Mesh as RawMesh, MeshError, MeshReport, PreparedMesh};
-use collidoscope::stages::sdf_grid::default_sign_mode;
+use collidoscope::stages::sdf::default_sign_mode;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::json;

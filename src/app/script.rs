@@ -260,7 +260,7 @@ pub fn output_plan(
                 plan.output("export-figure:", path, Format::PNG);
             }
             ScriptStep::ExportField(path) => {
-                let sidecar = crate::stages::sdf_grid::export::sidecar_path(path);
+                let sidecar = crate::stages::sdf::export::sidecar_path(path);
                 plan.output("export-field:", path, Format::NPY).output(
                     "export-field:'s sidecar",
                     sidecar,

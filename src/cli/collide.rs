@@ -18,7 +18,7 @@ use crate::stages::collide::{
     self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape,
 };
 use crate::stages::sampling::{FeatureKind, SamplingParams};
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 crate::stages::backend::backends! {
     /// `--backend` values of `collide`.

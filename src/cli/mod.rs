@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::stages::sdf_grid::{Backend, SignMode};
+use crate::stages::sdf::{Backend, SignMode};
 
 #[derive(Parser, Debug)]
 #[command(

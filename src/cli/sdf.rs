@@ -12,8 +12,8 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
 use crate::stages::sdf_adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
-use crate::stages::sdf_grid::export::{FieldSource, sidecar_path, write_field};
-use crate::stages::sdf_grid::{
+use crate::stages::sdf::export::{FieldSource, sidecar_path, write_field};
+use crate::stages::sdf::{
     self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
 };
 
@@ -139,7 +139,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     let mesh = PreparedMesh::new(&raw)?;
     let (sign_mode, why) = match args.sign {
         Some(s) => (SignMode::from(s), "as requested".to_string()),
-        None => sdf_grid::default_sign_mode(&mesh.report),
+        None => sdf::default_sign_mode(&mesh.report),
     };
     let params = SdfParams {
         resolution: args.res,
@@ -186,7 +186,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
             } else {
                 None
             };
-            let f = sdf_grid::compute(&mesh, &params, backend, gpu.as_ref(), &Progress::default())?;
+            let f = sdf::compute(&mesh, &params, backend, gpu.as_ref(), &Progress::default())?;
             if let Some(cache) = &cache
                 && let Err(e) = cache.store(mesh.source_hash, &f)
             {
@@ -238,7 +238,7 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     let mesh = PreparedMesh::new(&raw)?;
     let (sign_mode, why) = match args.sign {
         Some(s) => (SignMode::from(s), "as requested".to_string()),
-        None => sdf_grid::default_sign_mode(&mesh.report),
+        None => sdf::default_sign_mode(&mesh.report),
     };
     let params = AdaptiveParams {
         sign_mode,

@@ -15,7 +15,7 @@ use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
 use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
 use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 crate::stages::backend::backends! {
     /// `--backend` values of `simulate`.

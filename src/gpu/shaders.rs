@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 
 /// A WGSL shader module of `shaders/`, its includes resolved.
 pub struct ShaderSource {
-    /// The file name under `shaders/`, e.g. `sdf_grid.wgsl`.
+    /// The file name under `shaders/`, e.g. `sdf.wgsl`.
     pub name: &'static str,
     /// The module's text: its includes, then the file itself.
     pub code: &'static str,
@@ -100,8 +100,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "sdf_adaptive.wgsl",
     // The uniform SDF's corners from the indexed mesh.
     "sdf_corners.wgsl",
-    "sdf_grid.wgsl",
-    // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
+    "sdf.wgsl",
+    // sdf.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.
     "sdf_packet.wgsl",
     // The slabs of sdf_packet.wgsl's tree.

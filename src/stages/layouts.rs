@@ -49,20 +49,20 @@ pub use super::sdf_adaptive::gpu::{
 };
 pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
 pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
-pub use super::sdf_grid::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
-pub use super::sdf_grid::gpu::{
+pub use super::sdf::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
+pub use super::sdf::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
-pub use super::sdf_grid::grid::BRICK;
-pub use super::sdf_grid::point_winding::{
+pub use super::sdf::grid::BRICK;
+pub use super::sdf::point_winding::{
     PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP,
 };
-pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
-pub use super::sdf_grid::slab_bvh::SlabNode;
-pub use super::sdf_grid::slab_gpu::{SLABS_WORKGROUP, SlabParams};
-pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
-pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
-pub use super::sdf_grid::winding_tree::{
+pub use super::sdf::points_gpu::{POINTS_WORKGROUP, PointsParams};
+pub use super::sdf::slab_bvh::SlabNode;
+pub use super::sdf::slab_gpu::{SLABS_WORKGROUP, SlabParams};
+pub use super::sdf::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
+pub use super::sdf::winding_gpu::WindingParams as SdfWindingParams;
+pub use super::sdf::winding_tree::{
     EXACT_BLOCK as WINDING_EXACT_BLOCK, EXACT_CAPACITY as WINDING_EXACT_CAPACITY,
     REFINE_ARGS as WINDING_REFINE_ARGS, REFINE_STEPS as WINDING_REFINE_STEPS,
     REFINE_WORKGROUP as WINDING_REFINE_WORKGROUP, WALK_LIST as WINDING_WALK_LIST,

@@ -25,7 +25,7 @@
 //! * **GPU state** — the stage's shader modules and pipelines, created once
 //!   per device (and caches of resident data), so that a run only uploads
 //!   what changed.
-//! * **A marker type with one `run`** ([`sdf_grid::SdfGrid`],
+//! * **A marker type with one `run`** ([`sdf::SdfGrid`],
 //!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //!   [`collide::Colliders`], [`tritri::Tritri`],
 //!   [`interfere::Interference`], [`radial::Radial`],
@@ -43,8 +43,8 @@
 //! knowing which one it is. Where a caller needs more than one run gives,
 //! the stage offers the entry point it uses beside `run`, with the same
 //! parameters, backend and product: a field with a given GPU state and
-//! progress or on a given grid ([`sdf_grid::compute_with`],
-//! [`sdf_grid::compute_on_grid`]), contacts of given pairs
+//! progress or on a given grid ([`sdf::compute_with`],
+//! [`sdf::compute_on_grid`]), contacts of given pairs
 //! ([`collide::detect`]), one query or a batch ([`tritri::query`],
 //! [`tritri::query_batch`]), a test over given views
 //! ([`interfere::detect_with`]).
@@ -70,7 +70,7 @@ pub mod particles;
 pub mod radial;
 pub mod sampling;
 pub mod sdf_adaptive;
-pub mod sdf_grid;
+pub mod sdf;
 pub mod tritri;
 
 /// The "this run has no GPU context" error of a GPU backend run without
@@ -96,7 +96,7 @@ mod tests {
     #[test]
     fn every_backend_name_round_trips() {
         names_round_trip!(
-            sdf_grid::Backend,
+            sdf::Backend,
             sdf_adaptive::Backend,
             sampling::SamplingBackend,
             collide::Backend,

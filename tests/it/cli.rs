@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use collidoscope::io::read_npy_f32;
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, SdfParams, SignMode};
 
 use common::cli::{asset, exe, run_err, run_ok};
 
@@ -57,7 +57,7 @@ fn sdf_writes_npy_and_sidecar_that_match_the_library() {
         sign_mode: SignMode::PseudoNormal,
     };
     let lib =
-        sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
+        sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
     assert_eq!(npy.data, lib.values, "the file holds the library's field");
     let origin: Vec<f32> = meta["origin"]
         .as_array()

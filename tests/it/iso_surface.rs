@@ -13,7 +13,7 @@ use collidoscope::stages::iso_surface::table::{self, CASE_WORDS, MAX_TRIANGLES};
 use collidoscope::stages::iso_surface::{
     FieldGrid, IsoBackend, IsoError, IsoParams, IsoSurfaceGpu, IsoSurfaceStage, extract_cpu,
 };
-use collidoscope::stages::sdf_grid::{self, Backend, GridSpec, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, GridSpec, SdfParams, SignMode};
 use glam::{UVec3, Vec3};
 
 /// The signed distance to a sphere of `radius` at the origin, sampled at
@@ -211,7 +211,7 @@ fn gpu_matches_cpu_on_the_bunny() {
         sign_mode: SignMode::Winding,
         ..Default::default()
     };
-    let field = sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default())
+    let field = sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default())
         .expect("the bunny's field");
     let h = field.grid.cell_size;
     for level in [0.0, 1.5 * h, -0.5 * h] {

@@ -40,7 +40,7 @@ mod radix_sort;
 mod readme_bench;
 mod sdf_adaptive;
 mod sdf_bench;
-mod sdf_grid;
+mod sdf;
 mod sdf_range;
 mod sdf_winding;
 mod shader_bindings;

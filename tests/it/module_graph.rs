@@ -514,12 +514,12 @@ fn top_level_layers_run_one_way() {
 /// circle is found.
 #[test]
 fn the_checker_reads_use_trees_and_finds_circles() {
-    let tree = expand_tree("crate::stages::{sdf_grid::{self, Backend}, colliders}");
+    let tree = expand_tree("crate::stages::{sdf::{self, Backend}, colliders}");
     assert_eq!(
         tree,
         vec![
-            segments("crate::stages::sdf_grid"),
-            segments("crate::stages::sdf_grid::Backend"),
+            segments("crate::stages::sdf"),
+            segments("crate::stages::sdf::Backend"),
             segments("crate::stages::collide"),
         ]
     );

@@ -10,7 +10,7 @@ use collidoscope::sim::pipeline::{
 };
 use collidoscope::sim::collide::BodyState;
 use collidoscope::stages::collide::{ContactTolerance, compare_contacts};
-use collidoscope::stages::sdf_grid::SdfParams;
+use collidoscope::stages::sdf::SdfParams;
 use collidoscope::timing::Timings;
 use glam::{Quat, Vec3};
 

@@ -11,7 +11,7 @@ use collidoscope::stages::sdf_adaptive::{
     AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, RssBvh, compute_cpu,
     group_ranges,
 };
-use collidoscope::stages::sdf_grid::reference_cell;
+use collidoscope::stages::sdf::reference_cell;
 use glam::Vec3;
 
 fn meshes() -> Vec<Mesh> {

@@ -29,7 +29,7 @@ use crate::common;
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
 use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
-use collidoscope::stages::sdf_grid::{self, Backend, SdfGpu, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, SdfGpu, SdfParams, SignMode};
 use glam::{Mat4, Vec3};
 
 /// A tetrahedron with a corner at the origin (the example).
@@ -113,7 +113,7 @@ fn grid_fields(
     Backend::ALL
         .into_iter()
         .map(|backend| {
-            let f = sdf_grid::compute(mesh, &params, backend, Some(gpu), &Progress::default())
+            let f = sdf::compute(mesh, &params, backend, Some(gpu), &Progress::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", backend.name()));
             let b = f.grid.bounds();
             (backend, f.values, largest(b.min, b.max))

@@ -9,7 +9,7 @@ use crate::common;
 use collidoscope::geom::winding_number_exact;
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{
+use collidoscope::stages::sdf::{
     self, Backend, FieldOutputs, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
 };
 use eframe::egui_wgpu::wgpu;
@@ -21,7 +21,7 @@ fn winding_field(mesh: &PreparedMesh, resolution: u32, backend: Backend, gpu: &S
         sign_mode: SignMode::Winding,
         ..SdfParams::default()
     };
-    sdf_grid::compute(mesh, &params, backend, Some(gpu), &Progress::default())
+    sdf::compute(mesh, &params, backend, Some(gpu), &Progress::default())
         .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
 }
 
@@ -475,7 +475,7 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
     let barred = Mesh::merge(&[holed, bar], "holed box under a bar");
     let phases = assert_exact_adaptive_signs("holed box", &barred, (3, 0.0), &adaptive_gpu);
     assert!(
-        phases.iter().any(|p| p == sdf_grid::FALLBACK_PHASE),
+        phases.iter().any(|p| p == sdf::FALLBACK_PHASE),
         "the hole's plane goes to the exact sum: {phases:?}"
     );
     let pad = (2, AdaptiveParams::default().padding);

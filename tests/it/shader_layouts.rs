@@ -22,12 +22,12 @@ use common::shader_mirror::{Checks, constant, mirror, ramp_stops, vertex};
 fn shared_bvh_and_closest_point() {
     let mut c = Checks::default();
     // shared/bvh_bounds.wgsl, in each module that includes it.
-    for shader in ["tritri.wgsl", "sdf_grid.wgsl", "sdf_adaptive.wgsl"] {
+    for shader in ["tritri.wgsl", "sdf.wgsl", "sdf_adaptive.wgsl"] {
         mirror! { c, shader, "BvhNode", BvhNode { min, a, max, b } }
         constant!(c, shader, LEAF_BIT, geom::LEAF_BIT);
     }
     constant!(c, "tritri.wgsl", STACK, sl::TRITRI_GPU_STACK);
-    constant!(c, "sdf_grid.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
+    constant!(c, "sdf.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
     constant!(c, "sdf_adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
     constant!(c, "sdf_adaptive.wgsl", NONE, sl::NONE);
     // shared/closest_point.wgsl.
@@ -42,10 +42,10 @@ fn shared_bvh_and_closest_point() {
     ];
     for (wgsl, feature) in features {
         let rust = format!("TriangleFeature::{feature:?} as u32");
-        c.constant("sdf_grid.wgsl", wgsl, &rust, (feature as u32).into());
+        c.constant("sdf.wgsl", wgsl, &rust, (feature as u32).into());
     }
-    constant!(c, "sdf_grid.wgsl", SNAP_WEIGHT, geom::SNAP_WEIGHT);
-    constant!(c, "sdf_grid.wgsl", SLIVER, geom::SLIVER);
+    constant!(c, "sdf.wgsl", SNAP_WEIGHT, geom::SNAP_WEIGHT);
+    constant!(c, "sdf.wgsl", SLIVER, geom::SLIVER);
     c.finish();
 }
 
@@ -142,9 +142,9 @@ fn sampling_and_colliders() {
 }
 
 #[test]
-fn sdf_grid() {
+fn sdf() {
     let mut c = Checks::default();
-    mirror! { c, "sdf_grid.wgsl", "Params", sl::SdfGridParams {
+    mirror! { c, "sdf.wgsl", "Params", sl::SdfGridParams {
         origin, cell_size, dims, num_tris, bricks, band, num_cells,
         write_closest, _pad1 = _pad, _pad2 = _pad + 4,
     } }
@@ -172,7 +172,7 @@ fn sdf_grid() {
     let slabs = [sl::SLABS_WORKGROUP, 1, 1];
     c.workgroup("sdf_slabs.wgsl", &["slab_nodes"], "SLABS_WORKGROUP", slabs);
     let size = [sl::SDF_GRID_WORKGROUP, 1, 1];
-    c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
+    c.workgroup("sdf.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
     let entries = ["packet_cells", "finish_cells"];
     c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
     mirror! { c, "sdf_winding.wgsl", "WindingParams", sl::SdfWindingParams {

@@ -50,7 +50,7 @@ fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
         wg > 1000 && wc > 1000,
         "window screenshot looks blank: {wg} grey, {wc} coloured"
     );
-    let (npy, _) = collidoscope::stages::sdf_grid::export::read_field(&field)
+    let (npy, _) = collidoscope::stages::sdf::export::read_field(&field)
         .expect("the exported field reads back and matches its sidecar");
     assert!(
         npy.data.iter().any(|&v| v < 0.0),

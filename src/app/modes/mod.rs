@@ -22,7 +22,7 @@
 pub mod adaptive;
 pub mod args;
 pub mod collide;
-pub mod field;
+pub mod sdf;
 pub mod interfere;
 pub mod particles;
 pub mod pipeline;
@@ -41,7 +41,7 @@ use crate::io::Format;
 /// start and when a mode gives the viewport back.
 pub fn all() -> Vec<Box<dyn Mode>> {
     vec![
-        Box::new(field::Field::default()),
+        Box::new(sdf::SdfMode::default()),
         Box::new(adaptive::Adaptive::default()),
         Box::new(collide::Collide::default()),
         Box::new(tritri::TritriMode::default()),

@@ -23,7 +23,7 @@ use egui_plot::{
 use super::Shell;
 use super::legend::sig_figs;
 use crate::plot::{Panel, Series};
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::timing::PhaseTiming;
 
 const MAX_FRAMES: usize = 600;

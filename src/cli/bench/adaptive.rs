@@ -28,7 +28,7 @@ use crate::plot::Series;
 use crate::stages::sdf_adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, SignMode, compute_cpu,
 };
-use crate::stages::sdf_grid::FALLBACK_PHASE;
+use crate::stages::sdf::FALLBACK_PHASE;
 use crate::timing::Timings;
 
 #[derive(clap::Args, Debug)]

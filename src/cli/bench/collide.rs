@@ -53,7 +53,7 @@ use crate::stages::collide::{
     ContactComparison, ContactSet, ContactTolerance, compare_contacts, detect_cpu, summarize,
 };
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 use crate::timing::Timings;
 
 /// The scene is fixed (pairs of two shapes); only how many pairs can be

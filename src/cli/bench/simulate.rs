@@ -41,7 +41,7 @@ use crate::sim::pipeline::resident::PHASES;
 use crate::sim::pipeline::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 use crate::timing::Timings;
 use std::time::Instant;
 

@@ -28,7 +28,7 @@ use crate::stages::collide::{
     ColliderShape, Contact, ContactSet, ResidentShapes,
 };
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 /// Steps kept for rewinding.
 pub const HISTORY: usize = 4000;

@@ -242,7 +242,7 @@ mod tests {
 
     use super::super::{BodySpec, FieldParams, Pipeline, PipelineBackend, PipelineParams};
     use crate::mesh::box_mesh;
-    use crate::stages::sdf_grid::SdfParams;
+    use crate::stages::sdf::SdfParams;
     use crate::timing::Timings;
 
     const OVERLAP: f32 = 0.1;

@@ -85,7 +85,7 @@ use crate::stages::collide::{
 };
 use crate::stages::interfere::{InterferenceError, InterferenceGpu};
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 use crate::stages::tritri::{TriModel, TritriError, TritriGpu};
 use crate::timing::Timings;
 use image_broad::ImageBroad;

@@ -35,7 +35,7 @@ use super::octahedral::{self, BLOCK, ZERO_NORMAL};
 use super::streamed;
 use super::{ColliderShape, Contact, Plan, TASK_SEGMENT_FIELD, sample_starts};
 use crate::stages::sampling::{FeatureKind, Sample};
-use crate::stages::sdf_grid::GridSpec;
+use crate::stages::sdf::GridSpec;
 
 /// `struct Contact` of shaders/collide.wgsl.
 #[repr(C)]

@@ -11,7 +11,7 @@ use super::{
     TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE, TASK_SEGMENT_FIELD, Task, plan,
 };
 use crate::stages::sampling::{FeatureKind, Sample};
-use crate::stages::sdf_grid::GridSpec;
+use crate::stages::sdf::GridSpec;
 use crate::timing::Timings;
 
 /// Contacts of `pairs` on the CPU, in canonical order (task, point).

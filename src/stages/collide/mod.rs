@@ -5,7 +5,7 @@
 //! # How it works
 //!
 //! A mesh body is a [`ColliderShape`] — its signed distance field
-//! ([`crate::stages::sdf_grid`]) and its sampling points
+//! ([`crate::stages::sdf`]) and its sampling points
 //! ([`crate::stages::sampling`]), both in the object frame — placed by a
 //! rigid `world_from_object` transform. Primitives (plane, sphere, box,
 //! segment) are bodies too. A list of body pairs is planned into *tasks*;
@@ -111,7 +111,7 @@ use crate::mesh::Mesh;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sampling::{self, FeatureKind, SampleSet, SamplingMesh, SamplingParams};
-use crate::stages::sdf_grid::{self, SdfField, SdfParams};
+use crate::stages::sdf::{self, SdfField, SdfParams};
 use crate::timing::Timings;
 
 /// A mesh made ready for collisions: its field and its samples, object frame.
@@ -129,9 +129,9 @@ impl ColliderShape {
         sdf: &SdfParams,
         sampling_params: &SamplingParams,
     ) -> Result<Self, ColliderError> {
-        let prepared = PreparedMesh::new(mesh).map_err(sdf_grid::SdfError::from)?;
+        let prepared = PreparedMesh::new(mesh).map_err(sdf::SdfError::from)?;
         let field =
-            sdf_grid::compute(&prepared, sdf, sdf_grid::Backend::CpuFast, None, &Progress::default())?;
+            sdf::compute(&prepared, sdf, sdf::Backend::CpuFast, None, &Progress::default())?;
         let samples = sampling::compute(
             &SamplingMesh::new(&prepared.mesh),
             field.grid.cell_size,
@@ -277,7 +277,7 @@ pub enum ColliderError {
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
     #[error(transparent)]
-    Sdf(#[from] sdf_grid::SdfError),
+    Sdf(#[from] sdf::SdfError),
     #[error(transparent)]
     Sampling(#[from] sampling::SamplingError),
     #[error("pair ({0}, {1}) names a body that does not exist ({2} bodies)")]

@@ -469,7 +469,7 @@ mod tests {
     use super::*;
     use crate::mesh::{box_mesh, uv_sphere};
     use crate::stages::sampling::SamplingParams;
-    use crate::stages::sdf_grid::SdfParams;
+    use crate::stages::sdf::SdfParams;
 
     /// Every kind of pair, both ways round: the extent counted without
     /// building the plan is the plan's, and a plan built a prefix of the

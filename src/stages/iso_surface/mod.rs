@@ -55,7 +55,7 @@ use glam::{UVec3, Vec3};
 
 use crate::gpu::{GpuContext, GpuError};
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{GridSpec, SdfField};
+use crate::stages::sdf::{GridSpec, SdfField};
 use crate::timing::Timings;
 
 /// The field an iso-surface is extracted from: a grid and one value per

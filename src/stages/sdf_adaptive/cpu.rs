@@ -12,7 +12,7 @@ use super::{
 };
 use crate::geom::{BvhNode, closest_point_triangle};
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_grid::{nearest_triangle, signed_cell};
+use crate::stages::sdf::{nearest_triangle, signed_cell};
 use crate::timing::Timings;
 
 /// Builds the octree and the BVHs and queries every node centre on the CPU.

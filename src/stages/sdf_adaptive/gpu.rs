@@ -2,7 +2,7 @@
 //! build (or the mesh's resident AABB BVH) and the queries, recorded into
 //! one run with no read-back until the end, then in winding mode the
 //! winding-number sign of every node in a second run (the grid's point
-//! passes, `sdf_grid::point_winding`). Shaders:
+//! passes, `sdf::point_winding`). Shaders:
 //! `shaders/sdf_adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
 //! `shaders/shared/winding_points.wgsl`.
 
@@ -23,8 +23,8 @@ use crate::gpu::{
     storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_grid::OpenCells;
-use crate::stages::sdf_grid::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
+use crate::stages::sdf::OpenCells;
+use crate::stages::sdf::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use crate::timing::Timings;
 
 /// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
@@ -595,7 +595,7 @@ impl AdaptiveGpu {
 }
 
 /// Signs the nodes the GPU winding pass left undecided on the CPU (phase
-/// [`crate::stages::sdf_grid::FALLBACK_PHASE`], as the grid's).
+/// [`crate::stages::sdf::FALLBACK_PHASE`], as the grid's).
 fn decide_undecided(
     mesh: &PreparedMesh,
     nodes: &[OctreeNode],
@@ -613,5 +613,5 @@ fn decide_undecided(
         .collect();
     sign_exactly(mesh.winding(), &centres, undecided, values);
     let ms = start.elapsed().as_secs_f64() * 1e3;
-    timings.push(crate::stages::sdf_grid::FALLBACK_PHASE, ms, None);
+    timings.push(crate::stages::sdf::FALLBACK_PHASE, ms, None);
 }

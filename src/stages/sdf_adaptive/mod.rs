@@ -36,15 +36,15 @@
 //!    when its RSS is not closer than `u`; the survivors are traversed with
 //!    a stack, nearer child first. The result is exact whatever the bound.
 //!    The sign is the side of the closest feature's angle-weighted
-//!    pseudo-normal, as in [`crate::stages::sdf_grid`], or, with
+//!    pseudo-normal, as in [`crate::stages::sdf`], or, with
 //!    `sign_mode` [`SignMode::Winding`], the generalised winding number's
 //!    (inside where |w| > ½, the exact winding number's side everywhere:
 //!    [`crate::geom::FastWinding::inside_flags`] on the CPU; on the GPU the
 //!    grid's float32 bounded evaluation at every node centre, then the
 //!    grid's refining steps for the nodes it leaves open, and the CPU for
 //!    the few the exact GPU step leaves open:
-//!    `sdf_grid::point_winding`), under
-//!    the grid's default rule ([`crate::stages::sdf_grid::default_sign_mode`]). Per depth, the
+//!    `sdf::point_winding`), under
+//!    the grid's default rule ([`crate::stages::sdf::default_sign_mode`]). Per depth, the
 //!    candidate BVHs, RSS tests and triangle tests are summed
 //!    ([`DepthStats`], the paper's table 1). [`AdaptiveBvh::Aabb`] instead
 //!    traverses the mesh's AABB BVH ([`crate::geom::Bvh`], built once per
@@ -97,7 +97,7 @@ pub use rss_bvh::{
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-pub use crate::stages::sdf_grid::SignMode;
+pub use crate::stages::sdf::SignMode;
 use crate::timing::Timings;
 
 /// "No node": a root's parent, a leaf's first child.
@@ -287,9 +287,9 @@ pub enum AdaptiveError {
     },
 }
 
-impl From<crate::stages::sdf_grid::point_winding::PointWindingError> for AdaptiveError {
-    fn from(e: crate::stages::sdf_grid::point_winding::PointWindingError) -> Self {
-        use crate::stages::sdf_grid::point_winding::PointWindingError as E;
+impl From<crate::stages::sdf::point_winding::PointWindingError> for AdaptiveError {
+    fn from(e: crate::stages::sdf::point_winding::PointWindingError) -> Self {
+        use crate::stages::sdf::point_winding::PointWindingError as E;
         match e {
             E::Gpu(e) => Self::Gpu(e),
             E::TooDeep { depth, max } => Self::BvhTooDeep { depth, max },

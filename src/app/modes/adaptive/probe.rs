@@ -22,7 +22,7 @@ use crate::geom::{TriangleFeature, closest_point_triangle};
 use crate::mesh::PreparedMesh;
 use crate::stages::collide::FieldView;
 use crate::stages::sdf_adaptive::{AdaptiveField, NONE};
-use crate::stages::sdf_grid::{SdfField, reference_cell};
+use crate::stages::sdf::{SdfField, reference_cell};
 use crate::view::LineVertex;
 
 const NODE: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
@@ -180,7 +180,7 @@ mod tests {
     use super::*;
     use crate::progress::Progress;
     use crate::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
-    use crate::stages::sdf_grid::{self, Backend, SdfParams};
+    use crate::stages::sdf::{self, Backend, SdfParams};
 
     fn sphere() -> PreparedMesh {
         PreparedMesh::new(&crate::mesh::uv_sphere(12, 18)).unwrap()
@@ -231,7 +231,7 @@ mod tests {
     fn adaptive_and_uniform_agree_within_a_cell_diagonal_on_a_sphere() {
         let mesh = sphere();
         let field = compute_cpu(&mesh, &params()).unwrap();
-        let uniform = sdf_grid::compute(
+        let uniform = sdf::compute(
             &mesh,
             // No padding: the octree's cube reaches past the grid.
             &SdfParams {

@@ -37,7 +37,7 @@ use crate::sim::pipeline::{
 };
 use crate::sim::collide::BodyState;
 use crate::stages::collide::ColliderParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 /// Frames kept for rewinding.
 const HISTORY: usize = 2000;

@@ -1,6 +1,6 @@
 //! CPU backends: the reference (every cell against every triangle, one
 //! thread) and the fast one (rayon over bricks, a SIMD brute force over each
-//! brick's candidate triangles; the module docs of `sdf_grid` describe it).
+//! brick's candidate triangles; the module docs of `sdf` describe it).
 
 use std::time::Instant;
 
@@ -21,7 +21,7 @@ const REACH_SLACK: f32 = 1.0 + 1e-4;
 /// Signed value and packed closest `(triangle << 3) | feature` of a cell
 /// whose closest triangle is `tri` at squared distance `d2` — the sign is the
 /// side of the closest feature's pseudo-normal. Mirrors `write_cell` in
-/// shaders/sdf_grid.wgsl.
+/// shaders/sdf.wgsl.
 pub(crate) fn signed_cell(mesh: &PreparedMesh, p: Vec3, tri: u32, d2: f32) -> (f32, u32) {
     let c = closest_point_triangle(p, mesh.mesh.corners(tri as usize));
     let (sign, packed) = feature_sign(mesh, p, tri, &c);

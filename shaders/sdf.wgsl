@@ -10,7 +10,7 @@
 // sdf_packet.wgsl, which includes this file; the stage loads it on devices
 // that have them.
 //
-// Rust side: src/stages/sdf_grid/gpu.rs (Params, bindings; the layout is
+// Rust side: src/stages/sdf/gpu.rs (Params, bindings; the layout is
 // checked by tests/it/shader_layouts.rs) and src/mesh/normals.rs (7 feature
 // normals per triangle).
 //

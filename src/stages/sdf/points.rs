@@ -187,7 +187,7 @@ fn in_chunks<T: Send>(
 mod tests {
     use super::*;
     use crate::mesh::{Mesh, torus};
-    use crate::stages::sdf_grid::reference_cell;
+    use crate::stages::sdf::reference_cell;
 
     fn points() -> Vec<Vec3> {
         (0..300)

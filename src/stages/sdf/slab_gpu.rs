@@ -84,8 +84,8 @@ mod tests {
     use super::*;
     use crate::geom::test_rng::Rng;
     use crate::gpu::{read_buffer, storage_buffer_init};
-    use crate::stages::sdf_grid::slab_bvh::tests::{sheet, slot_triangle, slotted};
-    use crate::stages::sdf_grid::slab_bvh::{SlabNode, build, collapse};
+    use crate::stages::sdf::slab_bvh::tests::{sheet, slot_triangle, slotted};
+    use crate::stages::sdf::slab_bvh::{SlabNode, build, collapse};
 
     /// The nodes of `bvh`'s collapsed tree with the GPU's slabs from
     /// `corners` (slot order).

@@ -4,7 +4,7 @@
 use eframe::egui;
 
 use crate::app::shell::Shell;
-use crate::stages::sdf_grid::{Backend, MAX_RESOLUTION, MIN_RESOLUTION, SignMode};
+use crate::stages::sdf::{Backend, MAX_RESOLUTION, MIN_RESOLUTION, SignMode};
 
 pub fn pipeline_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Signed distance field");

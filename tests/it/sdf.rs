@@ -9,7 +9,7 @@ use collidoscope::mesh::{
     Mesh, PrimitiveKind, box_mesh, primitive_with_triangles, torus, uv_sphere,
 };
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{
+use collidoscope::stages::sdf::{
     self, Backend, FAR, FieldOutputs, SdfField, SdfGpu, SdfGrid, SdfParams, SignMode,
 };
 use glam::Vec3;
@@ -20,7 +20,7 @@ fn field(
     backend: Backend,
     gpu: Option<&SdfGpu>,
 ) -> SdfField {
-    sdf_grid::compute(mesh, params, backend, gpu, &Progress::default())
+    sdf::compute(mesh, params, backend, gpu, &Progress::default())
         .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
 }
 
@@ -337,7 +337,7 @@ fn closest_triangles_come_back_only_when_asked_for_or_banded() {
         for backend in Backend::ALL {
             let label = format!("{} {} band {band:?}", backend.name(), sign_mode.name());
             let all = field(&prepared, &params, backend, Some(&gpu));
-            let values = sdf_grid::compute_with(
+            let values = sdf::compute_with(
                 &prepared,
                 &params,
                 backend,
@@ -594,14 +594,14 @@ fn gpu_run(
     resolution: u32,
     band: Option<f32>,
     outputs: FieldOutputs,
-) -> Result<SdfField, sdf_grid::SdfError> {
+) -> Result<SdfField, sdf::SdfError> {
     let params = SdfParams {
         resolution,
         band,
         ..SdfParams::default()
     };
     let progress = Progress::default();
-    sdf_grid::compute_with(mesh, &params, Backend::Gpu, Some(gpu), &progress, outputs)
+    sdf::compute_with(mesh, &params, Backend::Gpu, Some(gpu), &progress, outputs)
 }
 
 /// The GPU backend keeps a run's buffers for the next run they are large
@@ -665,9 +665,9 @@ fn a_refused_grid_leaves_the_stage_usable() {
     let gpu_ctx = common::gpu();
     let limit = gpu_ctx.device.limits().max_storage_buffer_binding_size;
     let cube = PreparedMesh::new(&box_mesh(1)).unwrap();
-    let too_large = (8..=sdf_grid::MAX_RESOLUTION)
+    let too_large = (8..=sdf::MAX_RESOLUTION)
         .find(|&r| {
-            let grid = sdf_grid::GridSpec::around(cube.mesh.bounds(), r, 0.1);
+            let grid = sdf::GridSpec::around(cube.mesh.bounds(), r, 0.1);
             grid.num_cells() as u64 * 4 > limit
         })
         .unwrap_or_else(|| {

@@ -4,19 +4,19 @@
 
 use eframe::egui;
 
-use super::Field;
+use super::SdfMode;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::overlays::segment;
 use crate::geom::closest_point_triangle;
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::view::LineVertex;
 use glam::Vec3;
 
 const PICK: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
 
-pub fn inspector_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn inspector_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Inspector");
     let (Some(field), Some(pick), Some(scene)) = (&shell.mesh.field, &mode.pick, &shell.mesh.scene)
     else {

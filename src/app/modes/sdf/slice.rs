@@ -9,13 +9,13 @@
 
 use eframe::egui;
 
-use super::Field;
+use super::SdfMode;
 use super::verify::SignClass;
 use crate::app::shell::Shell;
 use crate::app::shell::export::figure_menu_ui;
 use crate::app::shell::image_view::{self, Coloring, Extent, Picture};
 use crate::app::shell::legend::sig_figs;
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::view::{
     Axis, LineVertex, ViewSettings, slice_cell, slice_extents, slice_image, slice_place,
     slice_values,
@@ -193,7 +193,7 @@ pub fn slice_picture(
     }
 }
 
-pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn slice_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
         ui.strong("Slice");
         for a in Axis::ALL {
@@ -259,7 +259,7 @@ pub fn slice_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
 /// Writes the slice the settings select, of the quantity the mode shows,
 /// with its colour bar and axes (and caption) at `factor` × its pixel size.
 pub fn export_slice(
-    mode: &Field,
+    mode: &SdfMode,
     shell: &Shell,
     path: &std::path::Path,
     factor: u32,

@@ -330,7 +330,7 @@ pub(super) mod tests {
     use proptest::prelude::*;
 
     /// A bumpy open sheet of `n × n` quads, corners in slot order.
-    pub(in crate::stages::sdf_grid) fn sheet(n: usize, bump: f32) -> (Bvh, Vec<[f32; 4]>) {
+    pub(in crate::stages::sdf) fn sheet(n: usize, bump: f32) -> (Bvh, Vec<[f32; 4]>) {
         let h = |i: usize, j: usize| (i as f32 * 0.7).sin() * (j as f32 * 0.4).cos() * bump;
         let v = |i: usize, j: usize| Vec3::new(i as f32, j as f32, h(i, j));
         let mut tris = Vec::new();
@@ -343,7 +343,7 @@ pub(super) mod tests {
         slotted(&tris)
     }
 
-    pub(in crate::stages::sdf_grid) fn slot_triangle(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
+    pub(in crate::stages::sdf) fn slot_triangle(corners: &[[f32; 4]], s: u32) -> [Vec3; 3] {
         std::array::from_fn(|i| Vec3::from_slice(&corners[3 * s as usize + i][..3]))
     }
 
@@ -406,7 +406,7 @@ pub(super) mod tests {
     }
 
     /// The BVH of `tris` and their corners in its slot order.
-    pub(in crate::stages::sdf_grid) fn slotted(tris: &[[Vec3; 3]]) -> (Bvh, Vec<[f32; 4]>) {
+    pub(in crate::stages::sdf) fn slotted(tris: &[[Vec3; 3]]) -> (Bvh, Vec<[f32; 4]>) {
         let bounds: Vec<Aabb> = tris.iter().map(Aabb::from_points).collect();
         let centroids: Vec<Vec3> = tris.iter().map(|t| (t[0] + t[1] + t[2]) / 3.0).collect();
         let bvh = Bvh::build(&bounds, &centroids, 4);

@@ -22,7 +22,7 @@
 
 use eframe::egui;
 
-use super::Field;
+use super::SdfMode;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::legend::sig_figs;
@@ -30,7 +30,7 @@ use crate::geom::BETA;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::scene::JobError;
-use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SignMode};
+use crate::stages::sdf::{self, Backend, SdfField, SdfGpu, SignMode};
 use crate::timing::PhaseTiming;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub fn compare(
             field.backend
         }
     };
-    let other = sdf_grid::compute(mesh, &params, backend, gpu, progress)?;
+    let other = sdf::compute(mesh, &params, backend, gpu, progress)?;
     let abs_diff: Vec<f32> = field
         .values
         .iter()
@@ -281,7 +281,7 @@ pub fn sign_legend_ui(ui: &mut egui::Ui, view: &crate::view::ViewSettings, c: &C
     }
 }
 
-pub fn verify_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn verify_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Verify");
     ui.horizontal(|ui| {
         if ui
@@ -359,7 +359,7 @@ mod tests {
 
     #[test]
     fn sign_diagnostics_find_the_open_meshs_pseudo_normal_errors() {
-        use crate::stages::sdf_grid::SdfParams;
+        use crate::stages::sdf::SdfParams;
         let mesh = PreparedMesh::new(&crate::assets::load_sample("teapot").unwrap()).unwrap();
         let params = SdfParams {
             resolution: 24,
@@ -367,7 +367,7 @@ mod tests {
             ..SdfParams::default()
         };
         let progress = Progress::default();
-        let field = sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &progress).unwrap();
+        let field = sdf::compute(&mesh, &params, Backend::CpuFast, None, &progress).unwrap();
         let c = compare(&mesh, &field, CompareKind::SignModes, None, &progress).unwrap();
         let count = |class| c.sign_classes.iter().filter(|&&k| k == class).count();
         // The winding field's signs are the exact ones; the pseudo-normal

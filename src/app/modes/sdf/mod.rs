@@ -31,7 +31,7 @@ use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::io::Format;
 use crate::scene::{Job, JobError};
-use crate::stages::sdf_grid::{self, Backend, SdfField, SignMode};
+use crate::stages::sdf::{self, Backend, SdfField, SignMode};
 use glam::Vec3;
 use verify::{CompareKind, Comparison};
 
@@ -43,7 +43,7 @@ pub struct Pick {
 }
 
 #[derive(Default)]
-pub struct Field {
+pub struct SdfMode {
     /// A field file (.npy, .npz) to check against the mesh, until the
     /// mode's next frame starts its job.
     opened: Option<std::path::PathBuf>,
@@ -160,7 +160,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
     Some(match verb {
         "res" => args::number(verb, arg, "a number").and_then(|r| {
             // The bounds `collidoscope sdf --res` checks, with its message.
-            let params = sdf_grid::SdfParams {
+            let params = sdf::SdfParams {
                 resolution: r,
                 ..Default::default()
             };
@@ -218,7 +218,7 @@ fn key<T>(item: Option<&Arc<T>>) -> Option<usize> {
     item.map(|a| Arc::as_ptr(a) as usize)
 }
 
-impl Field {
+impl SdfMode {
     /// Uploads the cell cloud: the field, or the comparison heat map.
     fn refresh_cells(&mut self, shell: &mut Shell) {
         if let (Some(c), true, Some(scene)) = (&self.checked, self.show_checked, &shell.mesh.scene)
@@ -309,7 +309,7 @@ impl Field {
         {
             let p = field.grid.center_of(pick.cell);
             pick.reference =
-                sdf_grid::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
+                sdf::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
             lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
         }
         if let (Some(field), Some((axis, index))) = (&shell.mesh.field, self.drawn_slice) {
@@ -417,7 +417,7 @@ impl Field {
     }
 }
 
-impl Mode for Field {
+impl Mode for SdfMode {
     fn name(&self) -> &'static str {
         "field"
     }
@@ -621,7 +621,7 @@ impl Mode for Field {
     }
 }
 
-impl Steps for Field {
+impl Steps for SdfMode {
     type Step = FieldStep;
     const TABLE: StepTable<Self, FieldStep> = StepTable::new(STEPS, parse, |m, shell, step| {
         m.apply(shell, step).map(|()| ModeRequest::Stay)
@@ -638,7 +638,7 @@ mod tests {
 
     #[test]
     fn the_default_pick_lies_outside_the_mesh_towards_the_eye() {
-        use crate::stages::sdf_grid::{GridSpec, SdfParams};
+        use crate::stages::sdf::{GridSpec, SdfParams};
         // A sphere of radius 0.5 in a 16³ grid over [-1, 1]³.
         let cell_size = 2.0 / 16.0;
         let grid = GridSpec {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use eframe::egui;
 use glam::Vec3;
 
-use super::Field;
+use super::SdfMode;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::legend::sig_figs;
@@ -23,7 +23,7 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::scene::JobError;
 use crate::stages::check::{self, Comparison, FieldSamples, Layout, ReadOptions, SampleIndex};
-use crate::stages::sdf_grid::{Backend, SdfGpu};
+use crate::stages::sdf::{Backend, SdfGpu};
 use crate::view::LineVertex;
 
 const FLIP: [f32; 4] = [1.0, 0.15, 0.1, 1.0];
@@ -107,7 +107,7 @@ impl Checked {
             let p = self.samples.position(i);
             cross(p, self.marker(i), SELECTED);
             if let Some((t, _)) =
-                crate::stages::sdf_grid::nearest_triangle(mesh, p, f32::INFINITY, &mut 0)
+                crate::stages::sdf::nearest_triangle(mesh, p, f32::INFINITY, &mut 0)
             {
                 let q = closest_point_triangle(p, mesh.mesh.corners(t as usize)).point;
                 segment(&mut out, p, q, SELECTED);
@@ -142,7 +142,7 @@ fn index_text(index: SampleIndex) -> String {
 
 /// The Verify view's loaded-field part: statistics, the show switch, the
 /// worst samples (click to inspect) and the inspected sample.
-pub fn checked_ui(mode: &mut Field, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn checked_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.strong("Loaded field vs exact");
     if ui
         .button("Open field…")
@@ -216,7 +216,7 @@ fn side(v: f32) -> &'static str {
 }
 
 /// Starts loading and checking `path` against the current mesh.
-pub fn start(mode: &mut Field, shell: &mut Shell, path: PathBuf) {
+pub fn start(mode: &mut SdfMode, shell: &mut Shell, path: PathBuf) {
     let Some(scene) = &shell.mesh.scene else {
         shell.notify("open a mesh first: a field is checked against it", true);
         return;

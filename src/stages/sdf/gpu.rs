@@ -1,5 +1,5 @@
 //! GPU backends: brute force (tiles of triangles in workgroup memory,
-//! `shaders/sdf_grid.wgsl`) and BVH-accelerated, a packet of cells per
+//! `shaders/sdf.wgsl`) and BVH-accelerated, a packet of cells per
 //! subgroup walking a tree of boxes and slabs (`shaders/sdf_packet.wgsl`,
 //! [`super::slab_bvh`]), which needs subgroup operations. The mesh they
 //! run on stays on the GPU between requests ([`super::resident`]).
@@ -33,7 +33,7 @@ use crate::gpu::{
 use crate::mesh::{Frame, PreparedMesh};
 use crate::timing::Timings;
 
-/// Uniform parameters: `struct Params` of shaders/sdf_grid.wgsl (the layout
+/// Uniform parameters: `struct Params` of shaders/sdf.wgsl (the layout
 /// is checked by tests/it/shader_layouts.rs, like every mirrored type here).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -90,12 +90,12 @@ pub struct SdfGpu {
 
 impl SdfGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        // sdf_packet.wgsl adds the slab tree's `nodes` to sdf_grid.wgsl's
+        // sdf_packet.wgsl adds the slab tree's `nodes` to sdf.wgsl's
         // bindings: one layout for both.
         let kernels = Kernels::with_variants(
             gpu,
             "SdfGpu",
-            shader_source("sdf_grid.wgsl"),
+            shader_source("sdf.wgsl"),
             &[shader_source("sdf_packet.wgsl")],
         );
         let packet = gpu

@@ -2,7 +2,7 @@
 //!include shared/bvh_bounds.wgsl
 
 // Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs), one
-// point per invocation; used by sdf_adaptive.wgsl. The including shader
+// point per invocation; used by adaptive.wgsl. The including shader
 // declares the bindings
 //   tri_pos: array<vec4f>    3 corners per triangle, BVH order
 //   nodes:   array<BvhNode>  the BVH

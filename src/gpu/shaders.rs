@@ -95,9 +95,9 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "particles_scan.wgsl",
     "pipeline_step.wgsl",
     "radix_sort.wgsl",
-    "rss_bvh.wgsl",
+    "adaptive_rss_bvh.wgsl",
     "sampling.wgsl",
-    "sdf_adaptive.wgsl",
+    "adaptive.wgsl",
     // The uniform SDF's corners from the indexed mesh.
     "sdf_corners.wgsl",
     "sdf.wgsl",

@@ -42,13 +42,13 @@ pub use super::radial::{
 };
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
-pub use super::sdf_adaptive::gpu::{
+pub use super::adaptive::gpu::{
     GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
     STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
     WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
 };
-pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
-pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
+pub use super::adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
+pub use super::adaptive::{NONE, OctreeNode, RssNode};
 pub use super::sdf::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
 pub use super::sdf::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,

@@ -26,7 +26,7 @@
 //!   per device (and caches of resident data), so that a run only uploads
 //!   what changed.
 //! * **A marker type with one `run`** ([`sdf::SdfGrid`],
-//!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
+//!   [`adaptive::SdfAdaptive`], [`sampling::Sampling`],
 //!   [`collide::Colliders`], [`tritri::Tritri`],
 //!   [`interfere::Interference`], [`radial::Radial`],
 //!   [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
@@ -69,7 +69,7 @@ pub mod layouts;
 pub mod particles;
 pub mod radial;
 pub mod sampling;
-pub mod sdf_adaptive;
+pub mod adaptive;
 pub mod sdf;
 pub mod tritri;
 
@@ -97,7 +97,7 @@ mod tests {
     fn every_backend_name_round_trips() {
         names_round_trip!(
             sdf::Backend,
-            sdf_adaptive::Backend,
+            adaptive::Backend,
             sampling::SamplingBackend,
             collide::Backend,
             tritri::Backend,

@@ -291,7 +291,7 @@ fn a_grid_beyond_the_gpu_limits_names_the_limit() {
 #[test]
 fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
     use collidoscope::io::{decode_npy_f32, decode_npy_i32, read_npz_entries};
-    use collidoscope::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
+    use collidoscope::stages::adaptive::{AdaptiveParams, compute_cpu};
     let _ = common::gpu();
     let dir = common::scratch("cli-adaptive");
     let out = dir.join("field.npz");

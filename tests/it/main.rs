@@ -38,7 +38,7 @@ mod radial_cli;
 mod radial_sim;
 mod radix_sort;
 mod readme_bench;
-mod sdf_adaptive;
+mod adaptive;
 mod sdf_bench;
 mod sdf;
 mod sdf_range;

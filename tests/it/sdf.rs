@@ -563,7 +563,7 @@ fn padding_is_bounded_and_sizes_beyond_float32_are_refused() {
     assert!(ok(0.0) && ok(10.0));
     assert!(!ok(10.5) && !ok(1e30) && !ok(-0.1) && !ok(f32::NAN));
     let adaptive_ok = |padding| {
-        let params = collidoscope::stages::sdf_adaptive::AdaptiveParams {
+        let params = collidoscope::stages::adaptive::AdaptiveParams {
             padding,
             ..Default::default()
         };

@@ -22,14 +22,14 @@ use common::shader_mirror::{Checks, constant, mirror, ramp_stops, vertex};
 fn shared_bvh_and_closest_point() {
     let mut c = Checks::default();
     // shared/bvh_bounds.wgsl, in each module that includes it.
-    for shader in ["tritri.wgsl", "sdf.wgsl", "sdf_adaptive.wgsl"] {
+    for shader in ["tritri.wgsl", "sdf.wgsl", "adaptive.wgsl"] {
         mirror! { c, shader, "BvhNode", BvhNode { min, a, max, b } }
         constant!(c, shader, LEAF_BIT, geom::LEAF_BIT);
     }
     constant!(c, "tritri.wgsl", STACK, sl::TRITRI_GPU_STACK);
     constant!(c, "sdf.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
-    constant!(c, "sdf_adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
-    constant!(c, "sdf_adaptive.wgsl", NONE, sl::NONE);
+    constant!(c, "adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
+    constant!(c, "adaptive.wgsl", NONE, sl::NONE);
     // shared/closest_point.wgsl.
     let features = [
         ("FEATURE_FACE", TriangleFeature::Face),
@@ -247,47 +247,47 @@ fn sdf() {
 }
 
 #[test]
-fn sdf_adaptive_and_rss_bvh() {
+fn adaptive_and_rss_bvh() {
     let mut c = Checks::default();
-    mirror! { c, "sdf_adaptive.wgsl", "Params", sl::SdfAdaptiveParams {
+    mirror! { c, "adaptive.wgsl", "Params", sl::SdfAdaptiveParams {
         origin, size, scale, num_tris, start_depth, max_depth, alpha, capacity, parent_bound,
         use_rss, wide_below, _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
     } }
-    mirror! { c, "sdf_adaptive.wgsl", "OctreeNode", sl::OctreeNode {
+    mirror! { c, "adaptive.wgsl", "OctreeNode", sl::OctreeNode {
         center, half_size, code, depth, parent, first_child, tri_first, tri_count,
         _pad0 = _pad, _pad1 = _pad + 4,
     } }
     // shared/rss.wgsl, in both modules that include it.
-    for shader in ["sdf_adaptive.wgsl", "rss_bvh.wgsl"] {
+    for shader in ["adaptive.wgsl", "adaptive_rss_bvh.wgsl"] {
         mirror! { c, shader, "RssNode", sl::RssNode {
             center, radius, axis_u, half_u, axis_v, half_v, first, count, left, _pad,
         } }
     }
-    constant!(c, "sdf_adaptive.wgsl", NODE_COUNT, sl::STATE_NODE_COUNT);
-    constant!(c, "sdf_adaptive.wgsl", OVERFLOW, sl::STATE_OVERFLOW);
-    constant!(c, "sdf_adaptive.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
-    constant!(c, "sdf_adaptive.wgsl", STATS, sl::STATE_STATS);
-    constant!(c, "sdf_adaptive.wgsl", QUERY_ARGS, sl::QUERY_ARGS);
-    constant!(c, "sdf_adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
+    constant!(c, "adaptive.wgsl", NODE_COUNT, sl::STATE_NODE_COUNT);
+    constant!(c, "adaptive.wgsl", OVERFLOW, sl::STATE_OVERFLOW);
+    constant!(c, "adaptive.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(c, "adaptive.wgsl", STATS, sl::STATE_STATS);
+    constant!(c, "adaptive.wgsl", QUERY_ARGS, sl::QUERY_ARGS);
+    constant!(c, "adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
     let size = [sl::SDF_ADAPTIVE_WORKGROUP, 1, 1];
     let entries = ["morton", "init_roots", "split", "query", "query_wide"];
     c.workgroup(
-        "sdf_adaptive.wgsl",
+        "adaptive.wgsl",
         &entries,
         "SDF_ADAPTIVE_WORKGROUP",
         size,
     );
 
-    mirror! { c, "rss_bvh.wgsl", "BuildParams", sl::BuildParams {
+    mirror! { c, "adaptive_rss_bvh.wgsl", "BuildParams", sl::BuildParams {
         num_tris, group_level, large, axis_approximation, levels, leaf, max_small_depth,
         children,
     } }
-    constant!(c, "rss_bvh.wgsl", NONE, sl::NONE);
-    constant!(c, "rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
-    constant!(c, "rss_bvh.wgsl", RSS_NODE_COUNT, sl::STATE_RSS_NODE_COUNT);
-    constant!(c, "rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
-    constant!(c, "rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
-    constant!(c, "rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
+    constant!(c, "adaptive_rss_bvh.wgsl", NONE, sl::NONE);
+    constant!(c, "adaptive_rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
+    constant!(c, "adaptive_rss_bvh.wgsl", RSS_NODE_COUNT, sl::STATE_RSS_NODE_COUNT);
+    constant!(c, "adaptive_rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(c, "adaptive_rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
+    constant!(c, "adaptive_rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
     c.finish();
 }
 

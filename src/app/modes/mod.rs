@@ -42,7 +42,7 @@ use crate::io::Format;
 pub fn all() -> Vec<Box<dyn Mode>> {
     vec![
         Box::new(sdf::SdfMode::default()),
-        Box::new(adaptive::Adaptive::default()),
+        Box::new(adaptive::AdaptiveMode::default()),
         Box::new(collide::Collide::default()),
         Box::new(tritri::TritriMode::default()),
         Box::new(interfere::InterfereMode::default()),

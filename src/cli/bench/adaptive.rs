@@ -25,7 +25,7 @@ use crate::cli::sdf::AdaptiveOpts;
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::plot::Series;
-use crate::stages::sdf_adaptive::{
+use crate::stages::adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, SignMode, compute_cpu,
 };
 use crate::stages::sdf::FALLBACK_PHASE;

@@ -8,7 +8,7 @@
 
 use glam::Vec3;
 
-use crate::stages::sdf_adaptive::{AdaptiveField, NONE, OctreeNode, RssBvh, RssNode};
+use crate::stages::adaptive::{AdaptiveField, NONE, OctreeNode, RssBvh, RssNode};
 use crate::stages::sdf::SdfField;
 use crate::view::{ClipPlane, LineVertex, srgb_to_linear};
 

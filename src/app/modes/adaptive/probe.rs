@@ -21,7 +21,7 @@ use super::draw::cube_lines;
 use crate::geom::{TriangleFeature, closest_point_triangle};
 use crate::mesh::PreparedMesh;
 use crate::stages::collide::FieldView;
-use crate::stages::sdf_adaptive::{AdaptiveField, NONE};
+use crate::stages::adaptive::{AdaptiveField, NONE};
 use crate::stages::sdf::{SdfField, reference_cell};
 use crate::view::LineVertex;
 
@@ -179,7 +179,7 @@ pub fn compare_with_uniform(field: &AdaptiveField, uniform: &SdfField) -> Unifor
 mod tests {
     use super::*;
     use crate::progress::Progress;
-    use crate::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
+    use crate::stages::adaptive::{AdaptiveParams, compute_cpu};
     use crate::stages::sdf::{self, Backend, SdfParams};
 
     fn sphere() -> PreparedMesh {

@@ -7,7 +7,7 @@ use crate::common;
 
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::mesh::{Mesh, PrimitiveKind, primitive_with_triangles};
-use collidoscope::stages::sdf_adaptive::{
+use collidoscope::stages::adaptive::{
     AdaptiveBvh, AdaptiveField, AdaptiveGpu, AdaptiveParams, Octree, RssBvh, compute_cpu,
     group_ranges,
 };

@@ -34,7 +34,7 @@ const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 pub const LARGE_ARGS: u64 = 11;
 pub const SMALL_ARGS: u64 = 12;
 /// Dispatch slots in all: the octree's depths 0..=10, the build's, then
-/// the queries' (narrow and wide for each depth, sdf_adaptive.wgsl).
+/// the queries' (narrow and wide for each depth, adaptive.wgsl).
 pub(super) const DISPATCH_SLOTS: u64 = 35;
 
 /// Slots for the roots of a build over `n` triangles grouped at
@@ -84,7 +84,7 @@ pub(super) struct StageBuffers<'a> {
 
 impl RssBuildGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let kernels = Kernels::new(gpu, "RssBuildGpu", shader_source("rss_bvh.wgsl"));
+        let kernels = Kernels::new(gpu, "RssBuildGpu", shader_source("adaptive_rss_bvh.wgsl"));
         RssBuildGpu {
             init_order: kernels.pipeline(gpu, "init_order"),
             groups: kernels.pipeline(gpu, "groups"),

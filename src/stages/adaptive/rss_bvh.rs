@@ -293,7 +293,7 @@ impl RssBvh {
     /// closer than u is traversed at once, nearer child first, so later
     /// culling tests use the bound improved by earlier BVHs; a leaf's
     /// triangle whose box is not closer than u is skipped before the exact
-    /// test. Mirrors `rss_nearest` in shaders/sdf_adaptive.wgsl.
+    /// test. Mirrors `rss_nearest` in shaders/adaptive.wgsl.
     pub fn nearest(
         &self,
         tris: &[[Vec3; 3]],

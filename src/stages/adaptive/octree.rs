@@ -7,7 +7,7 @@ use glam::Vec3;
 use super::{AdaptiveParams, NONE};
 use crate::geom::{MORTON_BITS_PER_AXIS, MortonCube, morton_decode, morton_prefix};
 
-/// One octree node: `struct OctreeNode` of shaders/sdf_adaptive.wgsl (the
+/// One octree node: `struct OctreeNode` of shaders/adaptive.wgsl (the
 /// layout is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -68,7 +68,7 @@ pub fn octree_cube(min: Vec3, max: Vec3, padding: f32) -> MortonCube {
 }
 
 /// The centre and half size of the cell of `code` at `depth`; mirrors
-/// `node_at` in shaders/sdf_adaptive.wgsl.
+/// `node_at` in shaders/adaptive.wgsl.
 pub fn cell_center(cube: &MortonCube, code: u32, depth: u32) -> (Vec3, f32) {
     let cell = Vec3::from_array(morton_decode(code).map(|c| c as f32));
     let edge = cube.size / (1u32 << depth) as f32;

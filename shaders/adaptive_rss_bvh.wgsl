@@ -3,10 +3,10 @@
 
 // RSS multi-BVH built top-down on the GPU (Liu & Kim 2014, §4, Algs. 2–3).
 // The CPU reference and the layout are in
-// src/stages/sdf_adaptive/rss_bvh.rs; every fitting step mirrors
+// src/stages/adaptive/rss_bvh.rs; every fitting step mirrors
 // src/geom/rss.rs.
 //
-// Entry points, in the order src/stages/sdf_adaptive/rss_bvh_gpu.rs records
+// Entry points, in the order src/stages/adaptive/rss_bvh_gpu.rs records
 // them:
 //   init_order   one invocation per sorted triangle: order[i] = its slot
 //   groups       one workgroup: the occupied cells of the group level, in
@@ -23,8 +23,8 @@
 //                subtree, depth first (Alg. 2 lines 29–42, Alg. 3 19–45)
 //
 // Included: shared/rss.wgsl, shared/sorted_codes.wgsl. Rust side:
-// src/stages/sdf_adaptive/rss_bvh_gpu.rs (BuildParams, bindings); the
-// state/dispatch slots are shared with shaders/sdf_adaptive.wgsl
+// src/stages/adaptive/rss_bvh_gpu.rs (BuildParams, bindings); the
+// state/dispatch slots are shared with shaders/adaptive.wgsl
 // (tests/it/shader_layouts.rs checks the layout and the slots).
 
 struct BuildParams {
@@ -42,7 +42,7 @@ struct BuildParams {
 
 const NONE: u32 = 0xffffffffu;
 const RSS_SLACK: f32 = 4e-6;
-// state[] (shared with sdf_adaptive.wgsl)
+// state[] (shared with adaptive.wgsl)
 const RSS_NODE_COUNT: u32 = 32u;
 const GROUP_COUNT: u32 = 33u;
 const ACTIVE: u32 = 34u;    // two counters: the active lists
@@ -194,7 +194,7 @@ fn extents(start: u32, end: u32, step: u32, origin: vec3f, axes: array<vec3f, 3>
 }
 
 // A fitted node: rss_from_extents in src/geom/rss.rs and the split of
-// fit in src/stages/sdf_adaptive/rss_bvh.rs.
+// fit in src/stages/adaptive/rss_bvh.rs.
 struct Fit {
     node: RssNode,
     split_axis: vec3f,

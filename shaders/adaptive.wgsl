@@ -7,10 +7,10 @@
 // Exact adaptive signed distance field (Liu & Kim 2014): Morton codes of
 // triangle centroids, the top-down octree (Alg. 1) and one exact distance
 // query per node centre, bounded by the parent's closest triangle (§5.1),
-// over the RSS multi-BVH of rss_bvh.wgsl with culling (§5.3, Alg. 4) or
+// over the RSS multi-BVH of adaptive_rss_bvh.wgsl with culling (§5.3, Alg. 4) or
 // over the mesh's AABB BVH.
 //
-// Entry points, in the order src/stages/sdf_adaptive/gpu.rs records them:
+// Entry points, in the order src/stages/adaptive/gpu.rs records them:
 //   morton       one invocation per triangle (mesh order): 30-bit code of its
 //                centroid -> keys, its index -> vals (then radix_sort.wgsl)
 //   init_roots   one invocation per root (the 8^l cells of the start depth)
@@ -31,10 +31,10 @@
 // Included: shared/closest_point.wgsl, shared/bvh_bounds.wgsl,
 // shared/bvh_nearest.wgsl (which uses the `tri_pos` and `nodes` bindings),
 // shared/rss.wgsl and shared/sorted_codes.wgsl.
-// Rust side: src/stages/sdf_adaptive/gpu.rs (Params, bindings, state
-// layout), src/stages/sdf_adaptive/octree.rs (OctreeNode, cell_center) and
+// Rust side: src/stages/adaptive/gpu.rs (Params, bindings, state
+// layout), src/stages/adaptive/octree.rs (OctreeNode, cell_center) and
 // src/geom/morton.rs (quantisation); tests/it/shader_layouts.rs checks the
-// layouts and slots, tests/it/sdf_adaptive.rs the two backends' octrees.
+// layouts and slots, tests/it/adaptive.rs the two backends' octrees.
 
 struct Params {
     origin: vec3f,      // minimum corner of the octree cube
@@ -72,7 +72,7 @@ const CURSOR: u32 = 2u;       // depth being split
 const QUERY_CURSOR: u32 = 3u; // depth being queried
 const OVERFLOW: u32 = 4u;     // 1 if a split found the buffer full
 const RANGES: u32 = 8u;       // [RANGES + 2j, RANGES + 2j + 1]: nodes of depth j
-const GROUP_COUNT: u32 = 33u; // BVHs of the multi-BVH (rss_bvh.wgsl)
+const GROUP_COUNT: u32 = 33u; // BVHs of the multi-BVH (adaptive_rss_bvh.wgsl)
 // [STATS + 6j + 2k, +1]: low and high words of depth j's total of
 // k = 0 candidate BVHs, 1 RSS distance tests, 2 point–triangle tests.
 const STATS: u32 = 48u;
@@ -95,14 +95,14 @@ const STATS: u32 = 48u;
 @group(0) @binding(10) var<storage, read_write> state: array<atomic<u32>>;
 // Indirect dispatch arguments, 3 u32 per depth.
 @group(0) @binding(11) var<storage, read_write> dispatch: array<u32>;
-// The RSS multi-BVH (rss_bvh.wgsl): nodes, the slot of each leaf entry,
+// The RSS multi-BVH (adaptive_rss_bvh.wgsl): nodes, the slot of each leaf entry,
 // and each root's extent along x.
 @group(0) @binding(12) var<storage, read> rss: array<RssNode>;
 @group(0) @binding(13) var<storage, read> rss_order: array<u32>;
 @group(0) @binding(14) var<storage, read> group_x: array<vec2f>;
 
 // Indirect dispatch slots (3 u32 each): 0..=10 the split of each depth,
-// then each depth's narrow and wide query dispatch; rss_bvh.wgsl uses 11
+// then each depth's narrow and wide query dispatch; adaptive_rss_bvh.wgsl uses 11
 // and 12 (DISPATCH_SLOTS in rss_bvh_gpu.rs counts them all).
 const QUERY_ARGS: u32 = 13u;
 const WIDE_ARGS: u32 = 24u;
@@ -266,7 +266,7 @@ struct Found {
     counts: vec3u,      // candidate BVHs, RSS tests, triangle tests
 }
 
-// RssBvh::nearest in src/stages/sdf_adaptive/rss_bvh.rs (Alg. 4, §5.3):
+// RssBvh::nearest in src/stages/adaptive/rss_bvh.rs (Alg. 4, §5.3):
 // each BVH whose root's x extent meets [p.x - u, p.x + u] (u the current
 // bound) and whose RSS is closer than u is traversed at once, nearer child
 // first, so later culling tests use the bound improved by earlier BVHs.

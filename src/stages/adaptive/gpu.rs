@@ -3,7 +3,7 @@
 //! one run with no read-back until the end, then in winding mode the
 //! winding-number sign of every node in a second run (the grid's point
 //! passes, `sdf::point_winding`). Shaders:
-//! `shaders/sdf_adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
+//! `shaders/adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
 //! `shaders/shared/winding_points.wgsl`.
 
 use std::sync::{Arc, Mutex};
@@ -27,7 +27,7 @@ use crate::stages::sdf::OpenCells;
 use crate::stages::sdf::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use crate::timing::Timings;
 
-/// Uniform parameters: `struct Params` of shaders/sdf_adaptive.wgsl (the
+/// Uniform parameters: `struct Params` of shaders/adaptive.wgsl (the
 /// layout is checked by tests/it/shader_layouts.rs, like every mirrored type
 /// and constant here).
 #[repr(C)]
@@ -49,7 +49,7 @@ pub struct Params {
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
 /// Indices into the shaders' shared `state` buffer (the constants of
-/// shaders/sdf_adaptive.wgsl and shaders/rss_bvh.wgsl).
+/// shaders/adaptive.wgsl and shaders/rss_bvh.wgsl).
 pub const STATE_NODE_COUNT: usize = 0;
 pub const STATE_OVERFLOW: usize = 4;
 pub const STATE_RSS_NODE_COUNT: usize = 32;
@@ -61,7 +61,7 @@ const STATE_LEN: usize = STATE_STATS + 6 * (MORTON_BITS_PER_AXIS as usize + 1);
 pub const GPU_STACK: usize = 64;
 pub const WORKGROUP: u32 = 64;
 /// Dispatch slots of each depth's narrow and wide queries
-/// (shaders/sdf_adaptive.wgsl).
+/// (shaders/adaptive.wgsl).
 pub const QUERY_ARGS: u32 = 13;
 pub const WIDE_ARGS: u32 = 24;
 /// `OctreeNode` in vec4s: its centre is the first three floats (the
@@ -179,7 +179,7 @@ struct MeshBuffers {
 
 impl AdaptiveGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let kernels = Kernels::new(gpu, "AdaptiveGpu", shader_source("sdf_adaptive.wgsl"));
+        let kernels = Kernels::new(gpu, "AdaptiveGpu", shader_source("adaptive.wgsl"));
         AdaptiveGpu {
             gpu: gpu.clone(),
             sort: RadixSort::new(gpu),

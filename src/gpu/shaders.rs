@@ -93,7 +93,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "particles_map.wgsl",
     "particles_points.wgsl",
     "particles_scan.wgsl",
-    "pipeline_step.wgsl",
+    "simulate_step.wgsl",
     "radix_sort.wgsl",
     "adaptive_rss_bvh.wgsl",
     "sampling.wgsl",

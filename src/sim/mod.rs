@@ -4,7 +4,7 @@
 //! simulation owns state that evolves over time and calls stages every step
 //! for what it needs (contacts, fields): the rigid-body demonstrator
 //! ([`collide`], the simulation of the `collide` mode), stepping on the colliders' contacts; the full collision
-//! pipeline of many bodies ([`pipeline`]: broad phase, narrow phase and
+//! pipeline of many bodies ([`simulate`]: broad phase, narrow phase and
 //! response every frame, on the GPU or the CPU); the skinned, animated
 //! character carrying radial fields ([`character`]), and particles and PBD
 //! cloth colliding with those fields ([`radial`]).
@@ -13,5 +13,5 @@ pub mod character;
 pub mod collide;
 #[doc(hidden)]
 pub mod layouts;
-pub mod pipeline;
+pub mod simulate;
 pub mod radial;

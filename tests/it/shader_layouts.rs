@@ -303,9 +303,9 @@ fn broad_phase() {
 }
 
 #[test]
-fn pipeline_step() {
+fn simulate_step() {
     let mut c = Checks::default();
-    let shader = "pipeline_step.wgsl";
+    let shader = "simulate_step.wgsl";
     mirror! { c, shader, "Params", siml::StepParams {
         gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, threshold, _pad1,
         _pad2, restitution, friction, baumgarte, slop, margin, damping, _pad3, _pad4,

@@ -8,14 +8,14 @@
 //! is the one place that lists them, so a new mode is one folder here and
 //! one line there.
 //!
-//! * [`field`]: the uniform signed distance field of the open mesh — its
+//! * [`sdf`]: the uniform signed distance field of the open mesh — its
 //!   cells, slice, inspector and verification.
 //! * [`adaptive`]: the adaptive (octree) field of the open mesh.
 //! * [`collide`]: the rigid-body demonstrator with sampling points and
 //!   contacts.
 //! * [`tritri`]: two models and their exact triangle–triangle contacts.
 //! * [`interfere`]: image-space interference of many objects.
-//! * [`pipeline`]: many bodies falling and settling, the full collision
+//! * [`simulate`]: many bodies falling and settling, the full collision
 //!   pipeline every frame.
 //! * [`particles`]: closed-form particles, impact maps and decals.
 
@@ -25,7 +25,7 @@ pub mod collide;
 pub mod sdf;
 pub mod interfere;
 pub mod particles;
-pub mod pipeline;
+pub mod simulate;
 pub mod radial;
 pub mod tritri;
 
@@ -46,7 +46,7 @@ pub fn all() -> Vec<Box<dyn Mode>> {
         Box::new(collide::Collide::default()),
         Box::new(tritri::TritriMode::default()),
         Box::new(interfere::InterfereMode::default()),
-        Box::new(pipeline::PipelineMode::default()),
+        Box::new(simulate::SimulateMode::default()),
         Box::new(radial::RadialMode::default()),
         Box::new(particles::ParticlesMode::default()),
     ]

@@ -1,5 +1,5 @@
 //! The whole step on the GPU with the bodies resident
-//! (`shaders/pipeline_step.wgsl`): poses, velocities and masses live in a
+//! (`shaders/simulate_step.wgsl`): poses, velocities and masses live in a
 //! GPU buffer between frames, and a frame — every substep's gravity, broad
 //! phase, narrow phase, contact preparation, solver sweeps and integration,
 //! then the frame's summary — is recorded into one command encoder and
@@ -42,10 +42,10 @@
 //! Each frame's [`GpuSummary`] (pairs, contacts, energy, deepest
 //! penetration) goes through a ring of staging buffers mapped without
 //! waiting ([`ring`]). Poses come back only when asked
-//! ([`PipelineStep::read_bodies`]), or batched with the frames
-//! ([`PipelineStep::frame`]'s `states` argument). Pairs and contacts that
+//! ([`ResidentStep::read_bodies`]), or batched with the frames
+//! ([`ResidentStep::frame`]'s `states` argument). Pairs and contacts that
 //! overflow their buffers are dropped for that frame and counted in the
-//! summary; [`PipelineStep::grow`] makes room.
+//! summary; [`ResidentStep::grow`] makes room.
 
 pub mod layout;
 pub mod ring;
@@ -80,7 +80,7 @@ pub struct FrameRequest {
 }
 
 /// A batch of frames' body states and summaries copied into one staging
-/// buffer, mapped once ([`PipelineStep::read_batch`]).
+/// buffer, mapped once ([`ResidentStep::read_batch`]).
 pub struct StateBatch {
     staging: wgpu::Buffer,
     frames: usize,
@@ -140,7 +140,7 @@ struct Sized {
 }
 
 /// The resident step's buffers and pipelines.
-pub struct PipelineStep {
+pub struct ResidentStep {
     gpu: GpuContext,
     kernels: Kernels,
     pipes: Pipelines,
@@ -160,7 +160,7 @@ fn wall_ms(start: Instant) -> f64 {
     start.elapsed().as_secs_f64() * 1e3
 }
 
-impl PipelineStep {
+impl ResidentStep {
     /// Uploads `bodies` (the ground, if any, last, after the `box_count`
     /// bodies with boxes) and the shapes' bounds; reads fields and samples
     /// from `resident` in place.
@@ -172,7 +172,7 @@ impl PipelineStep {
         bodies: &[GpuBody],
         box_count: u32,
     ) -> Result<Self, GpuError> {
-        let kernels = Kernels::new(gpu, "PipelineStep", shader_source("pipeline_step.wgsl"));
+        let kernels = Kernels::new(gpu, "ResidentStep", shader_source("simulate_step.wgsl"));
         let pipe = |entry| kernels.pipeline(gpu, entry);
         let pipes = Pipelines {
             begin: pipe("begin_main"),
@@ -191,27 +191,27 @@ impl PipelineStep {
         let [s, f, v] = resident.buffers();
         let fixed = Fixed {
             uniform: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("PipelineStep::params"),
+                label: Some("ResidentStep::params"),
                 size: std::mem::size_of::<StepParams>() as u64,
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             }),
-            bodies: storage_buffer_init(gpu, "PipelineStep::bodies", bodies)?,
-            shapes: storage_buffer_init(gpu, "PipelineStep::shapes", shapes)?,
-            boxes: zeroed("PipelineStep::boxes", boxes * 32)?,
-            keys: zeroed("PipelineStep::keys", boxes * 4)?,
-            order: zeroed("PipelineStep::order", boxes * 4)?,
-            counters: zeroed("PipelineStep::counters", 16)?,
-            accum: zeroed("PipelineStep::accum", n * u64::from(ACCUM) * 4)?,
+            bodies: storage_buffer_init(gpu, "ResidentStep::bodies", bodies)?,
+            shapes: storage_buffer_init(gpu, "ResidentStep::shapes", shapes)?,
+            boxes: zeroed("ResidentStep::boxes", boxes * 32)?,
+            keys: zeroed("ResidentStep::keys", boxes * 4)?,
+            order: zeroed("ResidentStep::order", boxes * 4)?,
+            counters: zeroed("ResidentStep::counters", 16)?,
+            accum: zeroed("ResidentStep::accum", n * u64::from(ACCUM) * 4)?,
             args: gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("PipelineStep::args"),
+                label: Some("ResidentStep::args"),
                 size: 6 * 4,
                 usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::INDIRECT,
                 mapped_at_creation: false,
             }),
-            no_args: zeroed("PipelineStep::no_args", 6 * 4)?,
+            no_args: zeroed("ResidentStep::no_args", 6 * 4)?,
             summary: zeroed(
-                "PipelineStep::summary",
+                "ResidentStep::summary",
                 std::mem::size_of::<GpuSummary>() as u64,
             )?,
             shapes_resident: [s.clone(), f.clone(), v.clone()],
@@ -234,7 +234,7 @@ impl PipelineStep {
             pair_capacity,
             contact_capacity,
         )?;
-        Ok(PipelineStep {
+        Ok(ResidentStep {
             gpu: gpu.clone(),
             kernels,
             pipes,
@@ -259,9 +259,9 @@ impl PipelineStep {
         contact_capacity: u32,
     ) -> Result<Sized, GpuError> {
         let zeroed = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
-        let pairs = zeroed("PipelineStep::pairs", u64::from(pair_capacity) * 8)?;
+        let pairs = zeroed("ResidentStep::pairs", u64::from(pair_capacity) * 8)?;
         let rows = zeroed(
-            "PipelineStep::rows",
+            "ResidentStep::rows",
             u64::from(contact_capacity) * std::mem::size_of::<GpuRow>() as u64,
         )?;
         let has_ground =
@@ -277,7 +277,7 @@ impl PipelineStep {
         let broad_uniform = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("PipelineStep::broad_params"),
+                label: Some("ResidentStep::broad_params"),
                 contents: bytemuck::bytes_of(&broad_params),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             });
@@ -367,7 +367,7 @@ impl PipelineStep {
         StateBatch {
             staging: staging_buffer(
                 &self.gpu.device,
-                "PipelineStep::states",
+                "ResidentStep::states",
                 (body_bytes + SUMMARY_BYTES) * frames.max(1) as u64,
             ),
             frames: frames.max(1),
@@ -425,9 +425,9 @@ impl PipelineStep {
             bytemuck::bytes_of(&params.plane),
         );
         let mut run = if request.timed {
-            GpuRun::new(&gpu, "PipelineStep::frame")?
+            GpuRun::new(&gpu, "ResidentStep::frame")?
         } else {
-            GpuRun::untimed(&gpu, "PipelineStep::frame")?
+            GpuRun::untimed(&gpu, "ResidentStep::frame")?
         };
         let mut scratch = Vec::new();
         for _ in 0..request.substeps.max(1) {

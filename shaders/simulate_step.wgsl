@@ -2,7 +2,7 @@
 //!include shared/flat_index.wgsl
 
 // The whole rigid-body step on the GPU with the body state resident
-// (Rust side and method: src/sim/pipeline/resident/mod.rs). Per substep:
+// (Rust side and method: src/sim/simulate/resident/mod.rs). Per substep:
 // `begin_main` (gravity, swept world boxes, counters cleared), the broad
 // phase of broad_phase.wgsl on `boxes`, `narrow_args_main` and
 // `narrow_main` (one workgroup per candidate pair and side: the side's
@@ -12,7 +12,7 @@
 // `iterations` × (`solve_main`, `apply_main`) — Jacobi impulses summed per
 // body in fixed point — and `integrate_main`; per frame `summary_main`.
 
-// The structs mirror src/sim/pipeline/resident/layout.rs; tests/it/shader_layouts.rs
+// The structs mirror src/sim/simulate/resident/layout.rs; tests/it/shader_layouts.rs
 // checks them.
 struct Params {
     gravity: vec3<f32>,

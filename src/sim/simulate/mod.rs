@@ -90,7 +90,7 @@ use crate::stages::tritri::{TriModel, TritriError, TritriGpu};
 use crate::timing::Timings;
 use image_broad::ImageBroad;
 use resident::layout::{GpuBody, GpuShape, GpuSummary, StepParams};
-use resident::{FrameRequest, PipelineStep, StateBatch};
+use resident::{FrameRequest, ResidentStep, StateBatch};
 
 crate::stages::backend::backends! {
     /// Where the phases run.
@@ -249,7 +249,7 @@ pub struct FrameSummary {
     /// Contacts of the frame's last substep: every pair's sampling points
     /// inside the other body, both sides (A's in B and B's in A), and
     /// samples below the ground, each once — the same quantity on every
-    /// backend (tests/it/pipeline.rs checks it from one state) — plus the
+    /// backend (tests/it/simulate.rs checks it from one state) — plus the
     /// exact pairs' contacts ([`exact`]).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.
@@ -298,7 +298,7 @@ struct GpuParts {
     tritri: std::sync::OnceLock<TritriGpu>,
     colliders: ColliderGpu,
     resident: ResidentShapes,
-    step: PipelineStep,
+    step: ResidentStep,
 }
 
 /// A running simulation.
@@ -420,7 +420,7 @@ impl Pipeline {
             let colliders = ColliderGpu::new(ctx);
             let broad = BroadGpu::new(ctx);
             let resident = colliders.upload(&pipeline.shapes)?;
-            let step = PipelineStep::new(
+            let step = ResidentStep::new(
                 ctx,
                 &broad,
                 &resident,

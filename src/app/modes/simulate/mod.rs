@@ -1,8 +1,8 @@
 //! The pipeline mode: the full collision pipeline live
-//! ([`crate::sim::pipeline`]) — N copies of a box and a torus spawned at
+//! ([`crate::sim::simulate`]) — N copies of a box and a torus spawned at
 //! seeded random poses fall on the ground, collide and settle; every frame
 //! runs broad phase, narrow phase and response: with the GPU backend the
-//! whole step on the GPU with the bodies resident ([`crate::sim::pipeline::resident`]),
+//! whole step on the GPU with the bodies resident ([`crate::sim::simulate::resident`]),
 //! with gpu-detect the phases on the GPU and the solver on the CPU, or
 //! everything on the CPU.
 //!
@@ -12,7 +12,7 @@
 //! the resident step keeps them on the GPU and reports their counts), and
 //! for a picked body its sampling points and the inside cells of its field
 //! ([`draw`]); with "exact tri–tri" the picked body's pairs are narrowed
-//! by triangle–triangle tests ([`crate::sim::pipeline`]'s `exact` module)
+//! by triangle–triangle tests ([`crate::sim::simulate`]'s `exact` module)
 //! and their intersection segments drawn as magenta lines. Each stepped frame's phases (GPU time per phase with the
 //! resident step) go to the profiler; every frame's states are kept so the
 //! run can be rewound, so the resident step's poses are read back each
@@ -32,7 +32,7 @@ use glam::{EulerRot, Mat4, Quat, Vec3};
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, box_mesh, torus};
-use crate::sim::pipeline::{
+use crate::sim::simulate::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
 use crate::sim::collide::BodyState;
@@ -43,7 +43,7 @@ use crate::stages::sdf::SdfParams;
 const HISTORY: usize = 2000;
 
 /// The mode's state.
-pub struct PipelineMode {
+pub struct SimulateMode {
     count: u32,
     seed: u32,
     fields: FieldParams,
@@ -67,9 +67,9 @@ pub struct PipelineMode {
     frame_pending: bool,
 }
 
-impl Default for PipelineMode {
+impl Default for SimulateMode {
     fn default() -> Self {
-        PipelineMode {
+        SimulateMode {
             count: 12,
             seed: 1,
             fields: FieldParams {
@@ -130,7 +130,7 @@ fn spawn(n: u32, seed: u32, meshes: usize) -> Vec<BodySpec> {
         .collect()
 }
 
-impl PipelineMode {
+impl SimulateMode {
     /// The backend that runs: the CPU without GPU compute, and gpu-detect
     /// for an image-space broad phase or an exact body asked of the
     /// resident step (which sweeps its own boxes and samples fields only).
@@ -280,9 +280,9 @@ impl PipelineMode {
         }
     }
 
-    fn apply(&mut self, shell: &mut Shell, step: PipelineStep) -> Result<ModeRequest, String> {
+    fn apply(&mut self, shell: &mut Shell, step: SimulateStep) -> Result<ModeRequest, String> {
         match step {
-            PipelineStep::Spawn(n) => {
+            SimulateStep::Spawn(n) => {
                 if !(1..=2000).contains(&n) {
                     return Err(format!("pipeline:{n}: the body count must be in 1..=2000"));
                 }
@@ -290,13 +290,13 @@ impl PipelineMode {
                 self.rebuild(shell)?;
                 return Ok(ModeRequest::Activate);
             }
-            PipelineStep::Add(path) => {
+            SimulateStep::Add(path) => {
                 self.add_files(shell, &[path])?;
                 return Ok(ModeRequest::Activate);
             }
-            PipelineStep::Step(n) => self.advance(shell, n)?,
-            PipelineStep::Rewind(n) => self.rewind(n as usize),
-            PipelineStep::Backend(backend) => {
+            SimulateStep::Step(n) => self.advance(shell, n)?,
+            SimulateStep::Rewind(n) => self.rewind(n as usize),
+            SimulateStep::Backend(backend) => {
                 if backend.detects_on_gpu() && !shell.gpu_ok() {
                     return Err(
                         "the GPU pipeline needs GPU compute, which this adapter lacks".into(),
@@ -304,8 +304,8 @@ impl PipelineMode {
                 }
                 self.backend = backend;
             }
-            PipelineStep::Broad(broad) => self.params.broad = broad,
-            PipelineStep::Pick(i) => {
+            SimulateStep::Broad(broad) => self.params.broad = broad,
+            SimulateStep::Pick(i) => {
                 let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
                 if i >= count {
                     return Err(format!("pipeline-pick:{i}: there are {count} bodies"));
@@ -313,11 +313,11 @@ impl PipelineMode {
                 self.picked = Some(i);
                 self.apply_exact();
             }
-            PipelineStep::Exact(on) => {
+            SimulateStep::Exact(on) => {
                 self.exact = on;
                 self.apply_exact();
             }
-            PipelineStep::ContactThreshold(eps) => self.params.colliders.contact_threshold = eps,
+            SimulateStep::ContactThreshold(eps) => self.params.colliders.contact_threshold = eps,
         }
         Ok(ModeRequest::Stay)
     }
@@ -325,7 +325,7 @@ impl PipelineMode {
 
 /// The pipeline mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum PipelineStep {
+pub(crate) enum SimulateStep {
     /// `pipeline:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
     /// `pipeline-add:PATH`: add an OBJ file's mesh as a body (as dropping
@@ -394,15 +394,15 @@ const STEPS: &[StepDoc] = &[
     ),
 ];
 
-fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
+fn parse(verb: &str, arg: &str) -> Option<Result<SimulateStep, String>> {
     Some(match verb {
-        "pipeline" => args::number(verb, arg, "a body count").map(PipelineStep::Spawn),
+        "pipeline" => args::number(verb, arg, "a body count").map(SimulateStep::Spawn),
         "pipeline-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
-        "pipeline-add" => Ok(PipelineStep::Add(arg.into())),
-        "pipeline-step" => args::number(verb, arg, "a frame count").map(PipelineStep::Step),
-        "pipeline-rewind" => args::number(verb, arg, "a frame count").map(PipelineStep::Rewind),
+        "pipeline-add" => Ok(SimulateStep::Add(arg.into())),
+        "pipeline-step" => args::number(verb, arg, "a frame count").map(SimulateStep::Step),
+        "pipeline-rewind" => args::number(verb, arg, "a frame count").map(SimulateStep::Rewind),
         "pipeline-gpu" => args::on_off(verb, arg).map(|on| {
-            PipelineStep::Backend(if on {
+            SimulateStep::Backend(if on {
                 PipelineBackend::Gpu
             } else {
                 PipelineBackend::Cpu
@@ -411,24 +411,24 @@ fn parse(verb: &str, arg: &str) -> Option<Result<PipelineStep, String>> {
         "pipeline-backend" => PipelineBackend::ALL
             .into_iter()
             .find(|b| b.name() == arg)
-            .map(PipelineStep::Backend)
+            .map(SimulateStep::Backend)
             .ok_or_else(|| format!("{verb}:{arg}: expected gpu, gpu-detect or cpu")),
         "pipeline-broad" => BroadPhase::parse(arg)
-            .map(PipelineStep::Broad)
+            .map(SimulateStep::Broad)
             .ok_or_else(|| format!("{verb}:{arg}: expected sweep, image or image-stencil")),
-        "pipeline-pick" => args::number(verb, arg, "a body index").map(PipelineStep::Pick),
-        "pipeline-exact" => args::on_off(verb, arg).map(PipelineStep::Exact),
+        "pipeline-pick" => args::number(verb, arg, "a body index").map(SimulateStep::Pick),
+        "pipeline-exact" => args::on_off(verb, arg).map(SimulateStep::Exact),
         "pipeline-contact" => args::number(verb, arg, "a distance")
             .and_then(|d| {
                 ColliderParams::checked_contact_threshold(d)
                     .map_err(|e| format!("{verb}:{arg}: {e}"))
             })
-            .map(PipelineStep::ContactThreshold),
+            .map(SimulateStep::ContactThreshold),
         _ => return None,
     })
 }
 
-impl Mode for PipelineMode {
+impl Mode for SimulateMode {
     fn name(&self) -> &'static str {
         "pipeline"
     }
@@ -478,9 +478,9 @@ impl Mode for PipelineMode {
     }
 }
 
-impl Steps for PipelineMode {
-    type Step = PipelineStep;
-    const TABLE: StepTable<Self, PipelineStep> = StepTable::new(STEPS, parse, Self::apply);
+impl Steps for SimulateMode {
+    type Step = SimulateStep;
+    const TABLE: StepTable<Self, SimulateStep> = StepTable::new(STEPS, parse, Self::apply);
 }
 
 #[cfg(test)]
@@ -489,7 +489,7 @@ mod tests {
 
     #[test]
     fn parses_the_pipeline_steps() {
-        let steps: Vec<PipelineStep> = [
+        let steps: Vec<SimulateStep> = [
             ("pipeline", "20"),
             ("pipeline-add", "a.obj"),
             ("pipeline-step", "60"),
@@ -507,16 +507,16 @@ mod tests {
         assert_eq!(
             steps,
             vec![
-                PipelineStep::Spawn(20),
-                PipelineStep::Add("a.obj".into()),
-                PipelineStep::Step(60),
-                PipelineStep::Rewind(10),
-                PipelineStep::Backend(PipelineBackend::Cpu),
-                PipelineStep::Backend(PipelineBackend::GpuDetect),
-                PipelineStep::Broad(BroadPhase::ImageStencil),
-                PipelineStep::Pick(3),
-                PipelineStep::Exact(true),
-                PipelineStep::ContactThreshold(0.02),
+                SimulateStep::Spawn(20),
+                SimulateStep::Add("a.obj".into()),
+                SimulateStep::Step(60),
+                SimulateStep::Rewind(10),
+                SimulateStep::Backend(PipelineBackend::Cpu),
+                SimulateStep::Backend(PipelineBackend::GpuDetect),
+                SimulateStep::Broad(BroadPhase::ImageStencil),
+                SimulateStep::Pick(3),
+                SimulateStep::Exact(true),
+                SimulateStep::ContactThreshold(0.02),
             ]
         );
         assert!(matches!(parse("pipeline-contact", "-0.1"), Some(Err(_))));

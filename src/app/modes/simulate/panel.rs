@@ -5,11 +5,11 @@
 
 use eframe::egui;
 
-use super::PipelineMode;
+use super::SimulateMode;
 use crate::app::shell::Shell;
-use crate::sim::pipeline::{BroadPhase, PipelineBackend};
+use crate::sim::simulate::{BroadPhase, PipelineBackend};
 
-pub fn panel_ui(st: &mut PipelineMode, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn panel_ui(st: &mut SimulateMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Collision pipeline (many bodies)");
     let mut rebuild = false;
     rebuild |= ui

@@ -55,7 +55,7 @@ impl SummaryRing {
         SummaryRing {
             slots: (0..RING)
                 .map(|_| Slot {
-                    staging: staging_buffer(&gpu.device, "PipelineStep::summary_staging", BYTES),
+                    staging: staging_buffer(&gpu.device, "ResidentStep::summary_staging", BYTES),
                     frame: None,
                     done: Arc::new(AtomicBool::new(false)),
                 })

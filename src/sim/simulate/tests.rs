@@ -1,5 +1,5 @@
 //! Physical checks of the pipeline on the CPU backend (the GPU backend runs
-//! the same scenes in tests/it/pipeline.rs).
+//! the same scenes in tests/it/simulate.rs).
 
 use super::*;
 use crate::mesh::box_mesh;

@@ -1,4 +1,4 @@
-//! The `#[repr(C)]` mirrors of `shaders/pipeline_step.wgsl`'s structs
+//! The `#[repr(C)]` mirrors of `shaders/simulate_step.wgsl`'s structs
 //! (checked against the shader by tests/it/shader_layouts.rs).
 
 /// `struct Params`: one substep's constants.

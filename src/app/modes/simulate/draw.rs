@@ -8,7 +8,7 @@ use glam::{Mat4, Vec3};
 
 use crate::app::shell::Viewport;
 use crate::mesh::Mesh;
-use crate::sim::pipeline::Pipeline;
+use crate::sim::simulate::Pipeline;
 use crate::stages::collide::BodyShape;
 use crate::view::LineVertex;
 

@@ -14,9 +14,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::stages::collide::{
-    self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape,
-};
+use crate::stages::collide::{self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape};
 use crate::stages::sampling::{FeatureKind, SamplingParams};
 use crate::stages::sdf::SdfParams;
 

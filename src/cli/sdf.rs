@@ -13,9 +13,7 @@ use crate::progress::Progress;
 use crate::stages::adaptive::export::{sidecar, write_adaptive_field};
 use crate::stages::adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
 use crate::stages::sdf::export::{FieldSource, sidecar_path, write_field};
-use crate::stages::sdf::{
-    self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
-};
+use crate::stages::sdf::{self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode};
 
 #[derive(clap::Args, Debug)]
 pub struct SdfArgs {

@@ -116,7 +116,7 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_winding_cap.wgsl with the cap walk's leaves in f64: created only on
     // devices with f64.
     "sdf_winding_cap_f64.wgsl",
-    "skinning.wgsl",
+    "radial_skinning.wgsl",
     "tritri.wgsl",
     "view.wgsl",
     "winding_points.wgsl",

@@ -3,6 +3,13 @@
 //! the WGSL as naga lays it out. Not an API: the stages use the types
 //! where they are defined.
 
+pub use super::adaptive::gpu::{
+    GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
+    STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
+    WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
+};
+pub use super::adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
+pub use super::adaptive::{NONE, OctreeNode, RssNode};
 pub use super::collide::compact::GpuContact;
 pub use super::collide::gpu::{
     FieldInfo, PASS_COUNT, PASS_WRITE, Params as CollidersParams,
@@ -42,21 +49,12 @@ pub use super::radial::{
 };
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
-pub use super::adaptive::gpu::{
-    GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
-    STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
-    WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
-};
-pub use super::adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
-pub use super::adaptive::{NONE, OctreeNode, RssNode};
 pub use super::sdf::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
 pub use super::sdf::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
 pub use super::sdf::grid::BRICK;
-pub use super::sdf::point_winding::{
-    PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP,
-};
+pub use super::sdf::point_winding::{PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP};
 pub use super::sdf::points_gpu::{POINTS_WORKGROUP, PointsParams};
 pub use super::sdf::slab_bvh::SlabNode;
 pub use super::sdf::slab_gpu::{SLABS_WORKGROUP, SlabParams};

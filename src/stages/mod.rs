@@ -59,6 +59,7 @@
 /// [`crate::mesh::PreparedMesh`] assume it.
 pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 
+pub mod adaptive;
 pub(crate) mod backend;
 pub mod check;
 pub mod collide;
@@ -69,7 +70,6 @@ pub mod layouts;
 pub mod particles;
 pub mod radial;
 pub mod sampling;
-pub mod adaptive;
 pub mod sdf;
 pub mod tritri;
 

@@ -56,8 +56,7 @@ fn sdf_writes_npy_and_sidecar_that_match_the_library() {
         band: None,
         sign_mode: SignMode::PseudoNormal,
     };
-    let lib =
-        sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
+    let lib = sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
     assert_eq!(npy.data, lib.values, "the file holds the library's field");
     let origin: Vec<f32> = meta["origin"]
         .as_array()

@@ -6,9 +6,7 @@
 use crate::common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus, uv_sphere};
-use collidoscope::stages::collide::{
-    self, Body, BodyShape, ColliderGpu, ColliderParams, Contact,
-};
+use collidoscope::stages::collide::{self, Body, BodyShape, ColliderGpu, ColliderParams, Contact};
 use collidoscope::stages::sampling::FeatureKind;
 use glam::{Mat4, Vec3};
 

@@ -8,9 +8,9 @@ use crate::common;
 
 use collidoscope::mesh::{box_mesh, torus, uv_sphere};
 use collidoscope::stages::collide::{
-    self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, Contact,
-    ContactTolerance, NORMAL_MAX_ERROR, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts,
-    decode_normal, encode_normal, summarize,
+    self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactTolerance,
+    NORMAL_MAX_ERROR, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts, decode_normal,
+    encode_normal, summarize,
 };
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;

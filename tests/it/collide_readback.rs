@@ -273,9 +273,7 @@ fn kept_bind_groups_follow_the_resident_shapes_and_the_plan() {
     let renumbered: Vec<Body> = bodies
         .iter()
         .map(|b| match b.shape {
-            collide::BodyShape::Mesh(s) => {
-                common::collide_scenes::body(1 - s, b.world_from_object)
-            }
+            collide::BodyShape::Mesh(s) => common::collide_scenes::body(1 - s, b.world_from_object),
             _ => unreachable!("the batch holds meshes only"),
         })
         .collect();

@@ -727,8 +727,7 @@ fn the_f64_first_pass_leaves_fewer_points_open_than_float32() {
     let cpu = adaptive::run(&mesh, &params, adaptive::Backend::Cpu, None).unwrap();
     let open_with = |ctx: &collidoscope::gpu::GpuContext| {
         let gpu = AdaptiveGpu::new(ctx);
-        let field =
-            adaptive::run(&mesh, &params, adaptive::Backend::Gpu, Some(&gpu)).unwrap();
+        let field = adaptive::run(&mesh, &params, adaptive::Backend::Gpu, Some(&gpu)).unwrap();
         assert_eq!(field.octree.nodes.len(), cpu.octree.nodes.len());
         let (_, open) = gpu.time(&mesh, &params).unwrap();
         (field, open.expect("winding mode reports its counts"))

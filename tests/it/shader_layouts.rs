@@ -271,12 +271,7 @@ fn adaptive_and_rss_bvh() {
     constant!(c, "adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
     let size = [sl::SDF_ADAPTIVE_WORKGROUP, 1, 1];
     let entries = ["morton", "init_roots", "split", "query", "query_wide"];
-    c.workgroup(
-        "adaptive.wgsl",
-        &entries,
-        "SDF_ADAPTIVE_WORKGROUP",
-        size,
-    );
+    c.workgroup("adaptive.wgsl", &entries, "SDF_ADAPTIVE_WORKGROUP", size);
 
     mirror! { c, "adaptive_rss_bvh.wgsl", "BuildParams", sl::BuildParams {
         num_tris, group_level, large, axis_approximation, levels, leaf, max_small_depth,
@@ -284,8 +279,18 @@ fn adaptive_and_rss_bvh() {
     } }
     constant!(c, "adaptive_rss_bvh.wgsl", NONE, sl::NONE);
     constant!(c, "adaptive_rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
-    constant!(c, "adaptive_rss_bvh.wgsl", RSS_NODE_COUNT, sl::STATE_RSS_NODE_COUNT);
-    constant!(c, "adaptive_rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(
+        c,
+        "adaptive_rss_bvh.wgsl",
+        RSS_NODE_COUNT,
+        sl::STATE_RSS_NODE_COUNT
+    );
+    constant!(
+        c,
+        "adaptive_rss_bvh.wgsl",
+        GROUP_COUNT,
+        sl::STATE_GROUP_COUNT
+    );
     constant!(c, "adaptive_rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
     constant!(c, "adaptive_rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
     c.finish();
@@ -407,10 +412,7 @@ fn interfere() {
         "IDENTIFY_GROUP",
         size,
     );
-    for shader in [
-        "interfere_compute.wgsl",
-        "interfere_compute_int64.wgsl",
-    ] {
+    for shader in ["interfere_compute.wgsl", "interfere_compute_int64.wgsl"] {
         mirror! { c, shader, "Params", sl::ComputeParams {
             screen_x, screen_y, screen_z, width, height, objects, faces, edges, pair_passes,
             edge_offset, images,
@@ -605,12 +607,12 @@ fn radial() {
 
 #[test]
 fn skinning() {
-    use collidoscope::sim::character::skinning::{SKIN_GROUP, SkinParams};
+    use collidoscope::sim::radial::character::skinning::{SKIN_GROUP, SkinParams};
     let mut c = Checks::default();
-    mirror! { c, "skinning.wgsl", "Params", SkinParams { vertices, joints, clear, _pad } }
-    constant!(c, "skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
+    mirror! { c, "radial_skinning.wgsl", "Params", SkinParams { vertices, joints, clear, _pad } }
+    constant!(c, "radial_skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
     c.workgroup(
-        "skinning.wgsl",
+        "radial_skinning.wgsl",
         &["skin_vertices"],
         "SKIN_GROUP",
         [SKIN_GROUP, 1, 1],

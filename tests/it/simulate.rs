@@ -5,10 +5,10 @@
 use crate::common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus};
+use collidoscope::sim::collide::BodyState;
 use collidoscope::sim::simulate::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams, pairs_cpu,
 };
-use collidoscope::sim::collide::BodyState;
 use collidoscope::stages::collide::{ContactTolerance, compare_contacts};
 use collidoscope::stages::sdf::SdfParams;
 use collidoscope::timing::Timings;

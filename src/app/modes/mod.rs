@@ -22,11 +22,11 @@
 pub mod adaptive;
 pub mod args;
 pub mod collide;
-pub mod sdf;
 pub mod interfere;
 pub mod particles;
-pub mod simulate;
 pub mod radial;
+pub mod sdf;
+pub mod simulate;
 pub mod tritri;
 
 use std::path::PathBuf;

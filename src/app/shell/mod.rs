@@ -339,15 +339,7 @@ impl Shell {
             Job::spawn(
                 label,
                 move || repaint.request_repaint(),
-                move |p| {
-                    Ok(sdf::compute(
-                        &mesh,
-                        &params,
-                        backend,
-                        gpu.as_deref(),
-                        p,
-                    )?)
-                },
+                move |p| Ok(sdf::compute(&mesh, &params, backend, gpu.as_deref(), p)?),
             )
         });
         if started && let Some(job) = self.mesh.fields.running() {

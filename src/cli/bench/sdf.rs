@@ -521,8 +521,7 @@ fn bench_backend(
         }
         let start = Instant::now();
         let progress = Progress::default();
-        let field =
-            sdf::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
+        let field = sdf::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
         Ok((field, start.elapsed().as_secs_f64() * 1e3))
     };
     let mut cold_ms = Vec::new();

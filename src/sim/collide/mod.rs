@@ -24,8 +24,8 @@ use glam::{Mat3, Mat4, Quat, Vec3};
 
 use crate::mesh::{Mesh, box_mesh, torus, uv_sphere};
 use crate::stages::collide::{
-    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams,
-    ColliderShape, Contact, ContactSet, ResidentShapes,
+    self, Body, BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact,
+    ContactSet, ResidentShapes,
 };
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf::SdfParams;

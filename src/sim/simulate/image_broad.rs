@@ -136,8 +136,7 @@ impl ImageBroad {
                     read_pixels: false,
                     ..RunOptions::default()
                 };
-                interfere::detect_with(backend, stage, &scene, &params, &ViewAxis::ALL, options)?
-                    .1
+                interfere::detect_with(backend, stage, &scene, &params, &ViewAxis::ALL, options)?.1
             }
         };
         let found = summary

@@ -130,8 +130,13 @@ impl ColliderShape {
         sampling_params: &SamplingParams,
     ) -> Result<Self, ColliderError> {
         let prepared = PreparedMesh::new(mesh).map_err(sdf::SdfError::from)?;
-        let field =
-            sdf::compute(&prepared, sdf, sdf::Backend::CpuFast, None, &Progress::default())?;
+        let field = sdf::compute(
+            &prepared,
+            sdf,
+            sdf::Backend::CpuFast,
+            None,
+            &Progress::default(),
+        )?;
         let samples = sampling::compute(
             &SamplingMesh::new(&prepared.mesh),
             field.grid.cell_size,

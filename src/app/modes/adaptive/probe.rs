@@ -20,8 +20,8 @@ use glam::Vec3;
 use super::draw::cube_lines;
 use crate::geom::{TriangleFeature, closest_point_triangle};
 use crate::mesh::PreparedMesh;
-use crate::stages::collide::FieldView;
 use crate::stages::adaptive::{AdaptiveField, NONE};
+use crate::stages::collide::FieldView;
 use crate::stages::sdf::{SdfField, reference_cell};
 use crate::view::LineVertex;
 

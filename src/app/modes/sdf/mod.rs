@@ -308,8 +308,7 @@ impl SdfMode {
             (&shell.mesh.scene, &shell.mesh.field, &mut self.pick)
         {
             let p = field.grid.center_of(pick.cell);
-            pick.reference =
-                sdf::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
+            pick.reference = sdf::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
             lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
         }
         if let (Some(field), Some((axis, index))) = (&shell.mesh.field, self.drawn_slice) {

@@ -32,10 +32,10 @@ use glam::{EulerRot, Mat4, Quat, Vec3};
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::mesh::{Mesh, box_mesh, torus};
+use crate::sim::collide::BodyState;
 use crate::sim::simulate::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
-use crate::sim::collide::BodyState;
 use crate::stages::collide::ColliderParams;
 use crate::stages::sdf::SdfParams;
 

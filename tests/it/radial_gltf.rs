@@ -8,8 +8,8 @@ use std::path::Path;
 
 use collidoscope::gpu::{read_buffer, storage_buffer_init};
 use collidoscope::progress::Progress;
-use collidoscope::sim::character::gltf::{Loaded, load_gltf};
-use collidoscope::sim::character::skinning::{SkinningGpu, skin_cpu};
+use collidoscope::sim::radial::character::gltf::{Loaded, load_gltf};
+use collidoscope::sim::radial::character::skinning::{SkinningGpu, skin_cpu};
 use collidoscope::stages::radial::{Backend, Radial, RadialInput, RadialParams};
 use glam::{Mat4, Vec3};
 
@@ -72,12 +72,8 @@ fn the_bind_pose_skins_to_the_mesh() {
 fn gpu_skinning_matches_the_cpu_through_the_animation() {
     let gpu = common::gpu();
     let c = cesium_man().character;
-    let out = storage_buffer_init(
-        &gpu,
-        "gltf_character::out",
-        &vec![[0.0f32; 4]; c.rest.len()],
-    )
-    .unwrap();
+    let out =
+        storage_buffer_init(&gpu, "radial_gltf::out", &vec![[0.0f32; 4]; c.rest.len()]).unwrap();
     let skinning = SkinningGpu::new(&gpu, &c.rest, &c.skin, c.skeleton.joints.len(), &out).unwrap();
     let duration = c.clip.as_ref().unwrap().duration();
     for t in [0.0, 0.17, 0.5, 0.93, duration * 0.999] {

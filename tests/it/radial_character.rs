@@ -11,8 +11,8 @@ use crate::common;
 
 use collidoscope::gpu::{GpuContext, read_buffer};
 use collidoscope::progress::Progress;
-use collidoscope::sim::character::humanoid::{Detail, humanoid};
-use collidoscope::sim::character::skinning::SkinningGpu;
+use collidoscope::sim::radial::character::humanoid::{Detail, humanoid};
+use collidoscope::sim::radial::character::skinning::SkinningGpu;
 use collidoscope::stages::radial::{
     Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene, Rasteriser,
 };

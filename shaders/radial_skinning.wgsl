@@ -1,6 +1,6 @@
 // Linear blend skinning: one invocation per vertex,
 // p' = Σ_k weight_k · (skin[joint_k] · p), skin = world · inverse bind.
-// Mirrored by src/sim/character/skinning.rs (`skin_cpu`). The output is
+// Mirrored by src/sim/radial/character/skinning.rs (`skin_cpu`). The output is
 // vec4 per vertex, the layout the radial-field rasteriser reads.
 //
 // The radial fields' clear (every cell +inf, §5.3) may ride along:

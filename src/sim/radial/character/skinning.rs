@@ -53,7 +53,7 @@ pub fn skin_cpu(rest: &[Vec3], skin: &Skin, skin_matrices: &[Mat4]) -> Vec<Vec3>
         .collect()
 }
 
-/// The uniform of `skinning.wgsl`.
+/// The uniform of `radial_skinning.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SkinParams {
@@ -101,7 +101,7 @@ impl SkinningGpu {
         out: &wgpu::Buffer,
         clear: Option<(&wgpu::Buffer, u32)>,
     ) -> Result<Self, crate::gpu::GpuError> {
-        let kernels = Kernels::new(gpu, "SkinningGpu", shader_source("skinning.wgsl"));
+        let kernels = Kernels::new(gpu, "SkinningGpu", shader_source("radial_skinning.wgsl"));
         let pipeline = kernels.pipeline(gpu, "skin_vertices");
         let unused;
         let (clear, cleared) = match clear {

@@ -69,7 +69,7 @@ macro_rules! wgsl_files {
 /// Every WGSL file under `shaders/`, by path relative to it.
 pub const FILES: &[(&str, &str)] = wgsl_files![
     "broad_phase.wgsl",
-    "marching_cubes.wgsl",
+    "iso_surface.wgsl",
     "sdf_points.wgsl",
     "collide.wgsl",
     "interfere.wgsl",

@@ -98,13 +98,13 @@ mod tests {
         names_round_trip!(
             sdf::Backend,
             adaptive::Backend,
-            sampling::SamplingBackend,
+            sampling::Backend,
             collide::Backend,
             tritri::Backend,
             interfere::Backend,
             radial::Backend,
             particles::Backend,
-            iso_surface::IsoBackend,
+            iso_surface::Backend,
         );
     }
 }

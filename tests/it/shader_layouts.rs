@@ -367,20 +367,15 @@ fn sdf_points() {
 #[test]
 fn marching_cubes() {
     let mut c = Checks::default();
-    mirror! { c, "marching_cubes.wgsl", "Params", sl::IsoParams {
+    mirror! { c, "iso_surface.wgsl", "Params", sl::IsoParams {
         origin, color, cells, cubes, level, blocks, _pad,
     } }
-    constant!(c, "marching_cubes.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
-    constant!(
-        c,
-        "marching_cubes.wgsl",
-        CASE_WORDS,
-        sl::ISO_CASE_WORDS as u32
-    );
-    constant!(c, "marching_cubes.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
+    constant!(c, "iso_surface.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
+    constant!(c, "iso_surface.wgsl", CASE_WORDS, sl::ISO_CASE_WORDS as u32);
+    constant!(c, "iso_surface.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
     let entries = ["count", "scan_blocks", "emit"];
     c.workgroup(
-        "marching_cubes.wgsl",
+        "iso_surface.wgsl",
         &entries,
         "ISO_WORKGROUP",
         [sl::ISO_WORKGROUP, 1, 1],

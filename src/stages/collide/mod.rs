@@ -141,7 +141,7 @@ impl ColliderShape {
             &SamplingMesh::new(&prepared.mesh),
             field.grid.cell_size,
             sampling_params,
-            sampling::SamplingBackend::Cpu,
+            sampling::Backend::Cpu,
             None,
         )?;
         Ok(ColliderShape {

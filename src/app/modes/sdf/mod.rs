@@ -4,16 +4,16 @@
 //! the picked cell and a verification against another backend or sign mode
 //! (its heat map replaces the cells while shown), and a field from another
 //! tool loaded beside the mesh and checked against the exact one
-//! ([`checked`]), and the field's iso-surface at a chosen level, extracted
-//! on the GPU ([`iso`]).
+//! ([`check`]), and the field's iso-surface at a chosen level, extracted
+//! on the GPU ([`iso_surface`]).
 //!
 //! The mode draws what changed since its last upload: the mesh and its
 //! overlay lines for a new mesh, the cells for a new field or comparison,
 //! the marker for a new pick.
 
-mod checked;
+mod check;
 mod inspector;
-mod iso;
+mod iso_surface;
 mod pipeline;
 mod scene;
 mod slice;
@@ -57,9 +57,9 @@ pub struct SdfMode {
     compare_job: Option<Job<Comparison>>,
     /// A loaded field checked against the exact one, and whether the view
     /// shows it.
-    checked: Option<checked::Checked>,
+    checked: Option<check::Checked>,
     show_checked: bool,
-    checked_job: Option<Job<checked::Checked>>,
+    checked_job: Option<Job<check::Checked>>,
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
     drawn_field: Option<usize>,
@@ -67,7 +67,7 @@ pub struct SdfMode {
     slice_view: ImageView,
     /// The slice whose plane the 3D view draws, if shown.
     drawn_slice: Option<(crate::view::Axis, u32)>,
-    iso: iso::Iso,
+    iso: iso_surface::Iso,
 }
 
 /// The field mode's script steps.
@@ -382,7 +382,7 @@ impl SdfMode {
                 }
                 self.set_pick(shell, Some(cell));
             }
-            FieldStep::OpenField(path) => checked::start(self, shell, path.into()),
+            FieldStep::OpenField(path) => check::start(self, shell, path.into()),
             FieldStep::CheckPick(rank) => {
                 let c = self
                     .checked
@@ -520,7 +520,7 @@ impl Mode for SdfMode {
             }
         }
         if let Some(path) = self.opened.take() {
-            checked::start(self, shell, path);
+            check::start(self, shell, path);
         }
         if let Some(result) = self.checked_job.as_ref().and_then(Job::poll) {
             self.checked_job = None;
@@ -574,7 +574,7 @@ impl Mode for SdfMode {
         ui.separator();
         verify::verify_ui(self, shell, ui);
         ui.separator();
-        checked::checked_ui(self, shell, ui);
+        check::checked_ui(self, shell, ui);
     }
 
     fn slice_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {

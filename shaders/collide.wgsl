@@ -16,7 +16,7 @@ struct Params {
     pass_kind: u32,      // PASS_COUNT or PASS_WRITE
     first_point: u32,    // the dispatch's first point (a chunk's), and where
                          // its contacts start in `contacts`
-    threshold: f32,      // contact threshold ε: distances below it are contacts
+    contact_threshold: f32, // contact threshold ε: distances below it are contacts
 }
 
 struct Task {
@@ -117,7 +117,7 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         case TASK_SAMPLES_FIELD: {
             let p_b = (t.b_from_world * vec4<f32>(p_w, 1.0)).xyz;
             let interpolated = (params.flags & 1u) != 0u;
-            let fc = field_contact(fields[t.field], p_b, params.threshold, interpolated);
+            let fc = field_contact(fields[t.field], p_b, params.contact_threshold, interpolated);
             if !fc.hit {
                 return;
             }
@@ -130,7 +130,7 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         }
         case TASK_SAMPLES_PLANE: {
             let n = t.prim.xyz;
-            let d = dot(n, p_w) - t.prim.w - params.threshold;
+            let d = dot(n, p_w) - t.prim.w - params.contact_threshold;
             if d < 0.0 {
                 emit(gid, n, -d, bitcast<u32>(-d));
             }
@@ -138,7 +138,7 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         case TASK_SAMPLES_SPHERE: {
             let r = p_w - t.prim.xyz;
             let d = length(r);
-            let radius = t.prim.w + params.threshold;
+            let radius = t.prim.w + params.contact_threshold;
             if d >= radius {
                 return;
             }
@@ -150,7 +150,7 @@ fn sample_against_target(gid: u32, t: Task, s: Sample) {
         }
         case TASK_SAMPLES_BOX: {
             let p_l = (t.b_from_world * vec4<f32>(p_w, 1.0)).xyz;
-            let gap = (t.prim.xyz + vec3<f32>(params.threshold)) - abs(p_l);
+            let gap = (t.prim.xyz + vec3<f32>(params.contact_threshold)) - abs(p_l);
             if min(gap.x, min(gap.y, gap.z)) <= 0.0 {
                 return;
             }
@@ -248,7 +248,7 @@ fn segment_against_field(gid: u32, t: Task) {
     }
     let limit = dims.x + dims.y + dims.z + 3;
     for (var iter = 0; iter < limit; iter++) {
-        let v = value(f, cell) - params.threshold;
+        let v = value(f, cell) - params.contact_threshold;
         if v < 0.0 {
             let position = (t.world_from_b * vec4<f32>(f.origin + vec3<f32>(cell) * h, 1.0)).xyz;
             let dir = position - p0_w;

@@ -23,7 +23,7 @@ struct Params {
     flags: u32,              // bit 0: interpolated depth, bit 1: reject flipped
     pair_capacity: u32,
     contact_capacity: u32,
-    threshold: f32,          // contact threshold ε: distances below it are contacts
+    contact_threshold: f32,  // contact threshold ε: distances below it are contacts
     _pad1: u32,
     _pad2: u32,
     restitution: f32,
@@ -212,7 +212,7 @@ fn emit(a: u32, b: u32, p: vec3<f32>, n: vec3<f32>, depth: f32) {
 fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     let p_w = ba.position + rotate(ba.rotation, s.position);
     if plane {
-        let d = dot(params.plane.xyz, p_w) - params.plane.w - params.threshold;
+        let d = dot(params.plane.xyz, p_w) - params.plane.w - params.contact_threshold;
         if d < 0.0 {
             emit(a, b, p_w, params.plane.xyz, -d);
         }
@@ -220,7 +220,7 @@ fn sample_against(a: u32, ba: Body, b: u32, bb: Body, s: Sample, plane: bool) {
     }
     let p_b = unrotate(bb.rotation, p_w - bb.position);
     let interpolated = (params.flags & 1u) != 0u;
-    let fc = field_contact(fields[bb.shape], p_b, params.threshold, interpolated);
+    let fc = field_contact(fields[bb.shape], p_b, params.contact_threshold, interpolated);
     if !fc.hit {
         return;
     }

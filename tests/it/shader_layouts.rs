@@ -86,7 +86,7 @@ fn sampling_and_colliders() {
 
     mirror! { c, "collide.wgsl", "Params", sl::CollidersParams {
         num_tasks, total_threads, capacity, flags, num_groups, pass_kind,
-        first_point, threshold,
+        first_point, contact_threshold,
     } }
     mirror! { c, "collide.wgsl", "Task", sl::Task {
         world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,
@@ -312,7 +312,7 @@ fn simulate_step() {
     let mut c = Checks::default();
     let shader = "simulate_step.wgsl";
     mirror! { c, shader, "Params", siml::StepParams {
-        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, threshold, _pad1,
+        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, contact_threshold, _pad1,
         _pad2, restitution, friction, baumgarte, slop, margin, damping, _pad3, _pad4,
     } }
     mirror! { c, shader, "Body", siml::GpuBody {

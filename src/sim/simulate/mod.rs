@@ -195,7 +195,7 @@ impl PipelineParams {
             ground: u32::from(ground.is_some()),
             flags: u32::from(self.colliders.interpolated_depth)
                 | (u32::from(self.colliders.reject_flipped) << 1),
-            threshold: self.colliders.contact_threshold,
+            contact_threshold: self.colliders.contact_threshold,
             restitution: self.restitution,
             friction: self.friction,
             baumgarte: rigid.baumgarte,

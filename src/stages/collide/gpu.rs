@@ -88,7 +88,7 @@ pub struct Params {
     /// contacts start in the contacts buffer.
     pub first_point: u32,
     /// [`ColliderParams::contact_threshold`].
-    pub threshold: f32,
+    pub contact_threshold: f32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 32);
 

@@ -18,7 +18,7 @@ pub struct StepParams {
     pub pair_capacity: u32,
     pub contact_capacity: u32,
     /// The contact threshold `ε` (`ColliderParams::contact_threshold`).
-    pub threshold: f32,
+    pub contact_threshold: f32,
     pub _pad1: u32,
     pub _pad2: u32,
     pub restitution: f32,

@@ -41,7 +41,7 @@ impl ColliderGpu {
             num_groups: x * y,
             pass_kind,
             first_point: span.first_point,
-            threshold: job.params.contact_threshold,
+            contact_threshold: job.params.contact_threshold,
         };
         let bound = [
             &job.plan_buffers[0],

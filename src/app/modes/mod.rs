@@ -29,6 +29,7 @@ pub mod sdf;
 pub mod simulate;
 pub mod tritri;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use eframe::egui;
@@ -43,13 +44,39 @@ pub fn all() -> Vec<Box<dyn Mode>> {
     vec![
         Box::new(sdf::SdfMode::default()),
         Box::new(adaptive::AdaptiveMode::default()),
-        Box::new(collide::Collide::default()),
+        Box::new(collide::CollideMode::default()),
         Box::new(tritri::TritriMode::default()),
         Box::new(interfere::InterfereMode::default()),
         Box::new(simulate::SimulateMode::default()),
         Box::new(radial::RadialMode::default()),
         Box::new(particles::ParticlesMode::default()),
     ]
+}
+
+/// The mode `mode:NAME` names: by its name or one of its
+/// [`Mode::old_names`].
+pub fn named<'m>(modes: &'m [Box<dyn Mode>], name: &str) -> Option<&'m dyn Mode> {
+    modes
+        .iter()
+        .find(|m| m.name() == name || m.old_names().contains(&name))
+        .map(|m| &**m)
+}
+
+/// A step's verb as it is spelled now: `verb` itself, or, where it begins
+/// with a mode's [`Mode::old_step_prefix`] (`pipeline-step`), the same
+/// step under the mode's name (`simulate-step`).
+pub fn current_verb<'v>(modes: &[Box<dyn Mode>], verb: &'v str) -> Cow<'v, str> {
+    for m in modes {
+        let Some(old) = m.old_step_prefix() else {
+            continue;
+        };
+        if let Some(rest) = verb.strip_prefix(old)
+            && (rest.is_empty() || rest.starts_with('-'))
+        {
+            return Cow::Owned(format!("{}{rest}", m.name()));
+        }
+    }
+    Cow::Borrowed(verb)
 }
 
 /// One script step for `collidoscope --script help`: `verb:arg`, and what
@@ -82,6 +109,17 @@ pub enum ModeRequest {
 pub trait Mode: ModeSteps {
     /// The name in `mode:NAME` and in the profiler's runs.
     fn name(&self) -> &'static str;
+    /// Names `mode:NAME` also takes: what the mode was called before it
+    /// took its feature's word (none by default).
+    fn old_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The word the mode's steps began with before they took its name:
+    /// `OLD:arg` and `OLD-…:arg` still read as `NAME:arg` and `NAME-…:arg`
+    /// (none by default).
+    fn old_step_prefix(&self) -> Option<&'static str> {
+        None
+    }
     /// The label of the mode's tab.
     fn title(&self) -> &'static str;
     /// The panels beside the viewport this mode fills; the others are

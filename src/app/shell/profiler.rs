@@ -120,7 +120,7 @@ impl ProfilerHistory {
     /// A uniform field (the field mode's stage).
     pub fn record_field(&mut self, field: &SdfField) {
         self.runs.push(FieldRun {
-            mode: "field",
+            mode: "sdf",
             at_s: self.start.elapsed().as_secs_f64(),
             label: format!("{} {}³", field.backend.name(), field.params.resolution),
             phases: field.timings.phases.clone(),

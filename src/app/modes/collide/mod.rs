@@ -21,7 +21,7 @@ use crate::stages::collide::{self, ColliderGpu, Contact};
 
 /// The mode's state.
 #[derive(Default)]
-pub struct Collide {
+pub struct CollideMode {
     scene: Scene,
     world: Option<World>,
     params: RigidParams,
@@ -64,7 +64,7 @@ struct PanelComparison {
     kernel_ms: Option<f64>,
 }
 
-impl Collide {
+impl CollideMode {
     /// The chosen scene built afresh (paused), or why it cannot be.
     fn rebuild(&mut self) {
         match World::new(self.scene) {
@@ -250,7 +250,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<CollideStep, String>> {
     })
 }
 
-impl Mode for Collide {
+impl Mode for CollideMode {
     fn name(&self) -> &'static str {
         "collide"
     }
@@ -290,7 +290,7 @@ impl Mode for Collide {
     }
 }
 
-impl Steps for Collide {
+impl Steps for CollideMode {
     type Step = CollideStep;
     const TABLE: StepTable<Self, CollideStep> = StepTable::new(STEPS, parse, Self::apply);
 }

@@ -459,7 +459,11 @@ impl InterfereMode {
 
 impl Mode for InterfereMode {
     fn name(&self) -> &'static str {
-        "interference"
+        "interfere"
+    }
+
+    fn old_names(&self) -> &'static [&'static str] {
+        &["interference"]
     }
 
     fn title(&self) -> &'static str {

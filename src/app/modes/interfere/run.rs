@@ -83,7 +83,7 @@ impl InterfereMode {
             })
             .collect();
         shell.history.record_run(
-            "interference",
+            "interfere",
             format!("interference {} objects {}²", st.count, st.resolution),
             timings,
         );

@@ -77,7 +77,7 @@ impl Iso {
                 Ok(surface) => {
                     self.triangles = surface.triangles;
                     shell.history.record_run(
-                        "field",
+                        "sdf",
                         format!("iso-surface ({} triangles)", surface.triangles),
                         surface.timings.phases.clone(),
                     );

@@ -72,7 +72,7 @@ pub struct SdfMode {
 
 /// The field mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum FieldStep {
+pub(crate) enum SdfStep {
     /// `res:N`: cells along the longest axis.
     Resolution(u32),
     /// `backend:NAME`: gpu, gpu-brute, cpu, cpu-ref.
@@ -155,7 +155,7 @@ const STEPS: &[StepDoc] = &[
     ),
 ];
 
-fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
+fn parse(verb: &str, arg: &str) -> Option<Result<SdfStep, String>> {
     let need = |what: &str| args::need(verb, arg, what);
     Some(match verb {
         "res" => args::number(verb, arg, "a number").and_then(|r| {
@@ -166,33 +166,33 @@ fn parse(verb: &str, arg: &str) -> Option<Result<FieldStep, String>> {
             };
             params
                 .validate()
-                .map(|()| FieldStep::Resolution(r))
+                .map(|()| SdfStep::Resolution(r))
                 .map_err(|e| format!("{verb}: {e}"))
         }),
-        "backend" => need("a backend").map(FieldStep::Backend),
-        "sign" => need("pseudo-normal or winding").map(FieldStep::Sign),
-        "verify" => need("cpu-vs-gpu or sign-modes").map(FieldStep::Verify),
-        "hide-verify" => Ok(FieldStep::HideVerify),
+        "backend" => need("a backend").map(SdfStep::Backend),
+        "sign" => need("pseudo-normal or winding").map(SdfStep::Sign),
+        "verify" => need("cpu-vs-gpu or sign-modes").map(SdfStep::Verify),
+        "hide-verify" => Ok(SdfStep::HideVerify),
         "verify-threshold" => match arg.parse::<f32>() {
-            Ok(eps) if eps.is_finite() && eps >= 0.0 => Ok(FieldStep::VerifyThreshold(eps)),
+            Ok(eps) if eps.is_finite() && eps >= 0.0 => Ok(SdfStep::VerifyThreshold(eps)),
             _ => Err(format!(
                 "verify-threshold needs a distance ≥ 0 such as 1e-7, not {arg:?}"
             )),
         },
-        "pick" if arg.is_empty() => Ok(FieldStep::Pick(None)),
-        "pick" => args::number(verb, arg, "a cell index").map(|c| FieldStep::Pick(Some(c))),
-        "slice" => need("an axis").map(FieldStep::Slice),
-        "open-field" => need("a .npy or .npz file").map(FieldStep::OpenField),
-        "check-pick" => args::number(verb, arg, "a rank").map(FieldStep::CheckPick),
-        "iso" if arg == "off" => Ok(FieldStep::Iso(None)),
+        "pick" if arg.is_empty() => Ok(SdfStep::Pick(None)),
+        "pick" => args::number(verb, arg, "a cell index").map(|c| SdfStep::Pick(Some(c))),
+        "slice" => need("an axis").map(SdfStep::Slice),
+        "open-field" => need("a .npy or .npz file").map(SdfStep::OpenField),
+        "check-pick" => args::number(verb, arg, "a rank").map(SdfStep::CheckPick),
+        "iso" if arg == "off" => Ok(SdfStep::Iso(None)),
         "iso" => match arg.parse::<f32>() {
-            Ok(level) if level.is_finite() => Ok(FieldStep::Iso(Some(level))),
+            Ok(level) if level.is_finite() => Ok(SdfStep::Iso(Some(level))),
             _ => Err(format!(
                 "iso needs a level in mesh units such as 0 or -0.01, or off, not {arg:?}"
             )),
         },
         "export-slice" => crate::app::shell::export::figure_target(arg)
-            .map(|(path, factor, caption)| FieldStep::ExportSlice(path, factor, caption)),
+            .map(|(path, factor, caption)| SdfStep::ExportSlice(path, factor, caption)),
         _ => return None,
     })
 }
@@ -341,39 +341,39 @@ impl SdfMode {
         );
     }
 
-    fn apply(&mut self, shell: &mut Shell, step: FieldStep) -> Result<(), String> {
+    fn apply(&mut self, shell: &mut Shell, step: SdfStep) -> Result<(), String> {
         match step {
-            FieldStep::Resolution(r) => {
+            SdfStep::Resolution(r) => {
                 shell.settings.params.resolution = r;
                 shell.request_field();
             }
-            FieldStep::Backend(b) => {
+            SdfStep::Backend(b) => {
                 shell.settings.backend =
                     Backend::from_name(&b).ok_or(format!("unknown backend {b}"))?;
                 shell.request_field();
             }
-            FieldStep::Sign(s) => {
+            SdfStep::Sign(s) => {
                 shell.settings.params.sign_mode = SignMode::ALL
                     .into_iter()
                     .find(|m| m.name() == s)
                     .ok_or(format!("unknown sign mode {s}"))?;
                 shell.request_field();
             }
-            FieldStep::Verify(kind) => {
+            SdfStep::Verify(kind) => {
                 let kind =
                     CompareKind::from_name(&kind).ok_or(format!("unknown comparison {kind}"))?;
                 self.start_comparison(shell, kind);
             }
-            FieldStep::HideVerify => {
+            SdfStep::HideVerify => {
                 self.show_comparison = false;
                 self.show_checked = false;
                 self.refresh_cells(shell);
             }
-            FieldStep::VerifyThreshold(eps) => {
+            SdfStep::VerifyThreshold(eps) => {
                 self.threshold = eps;
                 self.refresh_cells(shell);
             }
-            FieldStep::Pick(cell) => {
+            SdfStep::Pick(cell) => {
                 let field = shell.mesh.field.as_ref().ok_or("no field to pick from")?;
                 let cell =
                     cell.unwrap_or_else(|| default_pick(field, shell.viewport.camera.backward()));
@@ -382,8 +382,8 @@ impl SdfMode {
                 }
                 self.set_pick(shell, Some(cell));
             }
-            FieldStep::OpenField(path) => check::start(self, shell, path.into()),
-            FieldStep::CheckPick(rank) => {
+            SdfStep::OpenField(path) => check::start(self, shell, path.into()),
+            SdfStep::CheckPick(rank) => {
                 let c = self
                     .checked
                     .as_mut()
@@ -396,15 +396,15 @@ impl SdfMode {
                 self.show_checked = true;
                 self.refresh_cells(shell);
             }
-            FieldStep::Slice(axis) => {
+            SdfStep::Slice(axis) => {
                 shell.settings.slice_axis =
                     axis_from_name(&axis).ok_or(format!("unknown axis {axis}"))?;
                 shell.settings.show_slice = true;
             }
-            FieldStep::ExportSlice(path, factor, caption) => {
+            SdfStep::ExportSlice(path, factor, caption) => {
                 slice::export_slice(self, shell, &path, factor, caption)?
             }
-            FieldStep::Iso(level) => {
+            SdfStep::Iso(level) => {
                 self.iso.enabled = level.is_some();
                 if let Some(level) = level {
                     self.iso.level = level;
@@ -418,7 +418,11 @@ impl SdfMode {
 
 impl Mode for SdfMode {
     fn name(&self) -> &'static str {
-        "field"
+        "sdf"
+    }
+
+    fn old_names(&self) -> &'static [&'static str] {
+        &["field"]
     }
 
     fn title(&self) -> &'static str {
@@ -621,8 +625,8 @@ impl Mode for SdfMode {
 }
 
 impl Steps for SdfMode {
-    type Step = FieldStep;
-    const TABLE: StepTable<Self, FieldStep> = StepTable::new(STEPS, parse, |m, shell, step| {
+    type Step = SdfStep;
+    const TABLE: StepTable<Self, SdfStep> = StepTable::new(STEPS, parse, |m, shell, step| {
         m.apply(shell, step).map(|()| ModeRequest::Stay)
     });
 
@@ -673,7 +677,7 @@ mod tests {
 
     #[test]
     fn parses_the_field_steps() {
-        assert_eq!(parse("res", "64"), Some(Ok(FieldStep::Resolution(64))));
+        assert_eq!(parse("res", "64"), Some(Ok(SdfStep::Resolution(64))));
         assert!(matches!(parse("res", "many"), Some(Err(_))));
         for refused in ["0", "7", "513"] {
             let err = parse("res", refused).and_then(Result::err);
@@ -683,25 +687,25 @@ mod tests {
                 "res:{refused}: {err:?}"
             );
         }
-        assert_eq!(parse("pick", ""), Some(Ok(FieldStep::Pick(None))));
-        assert_eq!(parse("pick", "7"), Some(Ok(FieldStep::Pick(Some(7)))));
-        assert_eq!(parse("hide-verify", ""), Some(Ok(FieldStep::HideVerify)));
+        assert_eq!(parse("pick", ""), Some(Ok(SdfStep::Pick(None))));
+        assert_eq!(parse("pick", "7"), Some(Ok(SdfStep::Pick(Some(7)))));
+        assert_eq!(parse("hide-verify", ""), Some(Ok(SdfStep::HideVerify)));
         assert_eq!(
             parse("verify-threshold", "1e-7"),
-            Some(Ok(FieldStep::VerifyThreshold(1e-7)))
+            Some(Ok(SdfStep::VerifyThreshold(1e-7)))
         );
         assert!(matches!(parse("verify-threshold", "-1"), Some(Err(_))));
         assert!(matches!(parse("verify-threshold", "small"), Some(Err(_))));
         assert!(matches!(parse("slice", ""), Some(Err(_))));
         assert_eq!(
             parse("open-field", "theirs.npz"),
-            Some(Ok(FieldStep::OpenField("theirs.npz".into())))
+            Some(Ok(SdfStep::OpenField("theirs.npz".into())))
         );
         assert!(matches!(parse("open-field", ""), Some(Err(_))));
-        assert_eq!(parse("check-pick", "3"), Some(Ok(FieldStep::CheckPick(3))));
+        assert_eq!(parse("check-pick", "3"), Some(Ok(SdfStep::CheckPick(3))));
         assert!(matches!(parse("check-pick", "worst"), Some(Err(_))));
-        assert_eq!(parse("iso", "-0.01"), Some(Ok(FieldStep::Iso(Some(-0.01)))));
-        assert_eq!(parse("iso", "off"), Some(Ok(FieldStep::Iso(None))));
+        assert_eq!(parse("iso", "-0.01"), Some(Ok(SdfStep::Iso(Some(-0.01)))));
+        assert_eq!(parse("iso", "off"), Some(Ok(SdfStep::Iso(None))));
         assert!(matches!(parse("iso", "inf"), Some(Err(_))));
         assert!(matches!(parse("iso", ""), Some(Err(_))));
         assert_eq!(parse("tritri", "tori"), None);

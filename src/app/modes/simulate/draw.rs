@@ -1,4 +1,4 @@
-//! What the pipeline mode draws: the bodies' meshes at their poses, the
+//! What the simulate mode draws: the bodies' meshes at their poses, the
 //! ground as a line grid, contacts as points coloured by depth with their
 //! normals, candidate pairs as lines between body centres, and for the
 //! picked body its sampling points, its field's inside cells and, when it

@@ -1,4 +1,4 @@
-//! The pipeline mode: the full collision pipeline live
+//! The simulate mode: the full collision pipeline live
 //! ([`crate::sim::simulate`]) — N copies of a box and a torus spawned at
 //! seeded random poses fall on the ground, collide and settle; every frame
 //! runs broad phase, narrow phase and response: with the GPU backend the
@@ -18,9 +18,9 @@
 //! run can be rewound, so the resident step's poses are read back each
 //! frame (80 bytes a body).
 //!
-//! OBJ files dropped on the window (or `pipeline-add:PATH`) join the box
+//! OBJ files dropped on the window (or `simulate-add:PATH`) join the box
 //! and the torus as meshes, scaled to fit a 0.8-unit box, each adding one
-//! body; the scene restarts with them. `pipeline:N` spawns N copies of
+//! body; the scene restarts with them. `simulate:N` spawns N copies of
 //! the meshes (in turn) at seeded random poses.
 
 mod draw;
@@ -223,7 +223,7 @@ impl SimulateMode {
             sim.sync().map_err(|e| e.to_string())?;
             self.step_ms = start.elapsed().as_secs_f64() * 1e3;
             shell.history.record_run(
-                "pipeline",
+                "simulate",
                 format!("frame {} ({})", sim.frame, self.params.backend.name()),
                 phases,
             );
@@ -284,7 +284,7 @@ impl SimulateMode {
         match step {
             SimulateStep::Spawn(n) => {
                 if !(1..=2000).contains(&n) {
-                    return Err(format!("pipeline:{n}: the body count must be in 1..=2000"));
+                    return Err(format!("simulate:{n}: the body count must be in 1..=2000"));
                 }
                 self.count = n;
                 self.rebuild(shell)?;
@@ -308,7 +308,7 @@ impl SimulateMode {
             SimulateStep::Pick(i) => {
                 let count = self.sim.as_ref().map_or(0, Pipeline::body_count);
                 if i >= count {
-                    return Err(format!("pipeline-pick:{i}: there are {count} bodies"));
+                    return Err(format!("simulate-pick:{i}: there are {count} bodies"));
                 }
                 self.picked = Some(i);
                 self.apply_exact();
@@ -323,72 +323,72 @@ impl SimulateMode {
     }
 }
 
-/// The pipeline mode's script steps.
+/// The simulate mode's script steps.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum SimulateStep {
-    /// `pipeline:N`: show the mode with N bodies spawned afresh.
+    /// `simulate:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
-    /// `pipeline-add:PATH`: add an OBJ file's mesh as a body (as dropping
+    /// `simulate-add:PATH`: add an OBJ file's mesh as a body (as dropping
     /// it on the window does).
     Add(std::path::PathBuf),
-    /// `pipeline-step:N`: advance N frames.
+    /// `simulate-step:N`: advance N frames.
     Step(u32),
-    /// `pipeline-rewind:N`: go back N frames.
+    /// `simulate-rewind:N`: go back N frames.
     Rewind(u32),
-    /// `pipeline-gpu:on|off`: the resident GPU step or the CPU;
-    /// `pipeline-backend:gpu|gpu-detect|cpu`: any backend.
+    /// `simulate-gpu:on|off`: the resident GPU step or the CPU;
+    /// `simulate-backend:gpu|gpu-detect|cpu`: any backend.
     Backend(PipelineBackend),
-    /// `pipeline-broad:sweep|image|image-stencil`: the broad phase.
+    /// `simulate-broad:sweep|image|image-stencil`: the broad phase.
     Broad(BroadPhase),
-    /// `pipeline-pick:I`: show body I's samples and field.
+    /// `simulate-pick:I`: show body I's samples and field.
     Pick(usize),
-    /// `pipeline-exact:on|off`: exact triangle–triangle narrow phase for
+    /// `simulate-exact:on|off`: exact triangle–triangle narrow phase for
     /// the picked body's pairs.
     Exact(bool),
-    /// `pipeline-contact:D`: the contact threshold (world units).
+    /// `simulate-contact:D`: the contact threshold (world units).
     ContactThreshold(f32),
 }
 
 const STEPS: &[StepDoc] = &[
     step(
-        "pipeline",
+        "simulate",
         "N",
         "spawn N bodies at random poses above the ground",
     ),
     step(
-        "pipeline-add",
+        "simulate-add",
         "PATH",
         "add an OBJ file's mesh as one more body (as dropping it does)",
     ),
-    step("pipeline-step", "N", "advance the pipeline N frames"),
-    step("pipeline-rewind", "N", "go back N frames"),
+    step("simulate-step", "N", "advance the pipeline N frames"),
+    step("simulate-rewind", "N", "go back N frames"),
     step(
-        "pipeline-gpu",
+        "simulate-gpu",
         "[on|off]",
         "the whole step on the GPU (on) or the CPU (off)",
     ),
     step(
-        "pipeline-backend",
+        "simulate-backend",
         "gpu|gpu-detect|cpu",
         "where the phases run (gpu-detect: GPU phases, CPU solver)",
     ),
     step(
-        "pipeline-broad",
+        "simulate-broad",
         "sweep|image|image-stencil",
         "the broad phase: sort-and-sweep, or the interference test in image space (compute or stencil; runs gpu-detect on the GPU)",
     ),
     step(
-        "pipeline-pick",
+        "simulate-pick",
         "I",
         "show body I's sampling points and field",
     ),
     step(
-        "pipeline-exact",
+        "simulate-exact",
         "[on|off]",
         "exact triangle–triangle narrow phase for the picked body's pairs, its intersection segments drawn (runs gpu-detect on the GPU)",
     ),
     step(
-        "pipeline-contact",
+        "simulate-contact",
         "D",
         "the contact threshold: samples within D of the other surface are contacts (0 = the inside test)",
     ),
@@ -396,29 +396,29 @@ const STEPS: &[StepDoc] = &[
 
 fn parse(verb: &str, arg: &str) -> Option<Result<SimulateStep, String>> {
     Some(match verb {
-        "pipeline" => args::number(verb, arg, "a body count").map(SimulateStep::Spawn),
-        "pipeline-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
-        "pipeline-add" => Ok(SimulateStep::Add(arg.into())),
-        "pipeline-step" => args::number(verb, arg, "a frame count").map(SimulateStep::Step),
-        "pipeline-rewind" => args::number(verb, arg, "a frame count").map(SimulateStep::Rewind),
-        "pipeline-gpu" => args::on_off(verb, arg).map(|on| {
+        "simulate" => args::number(verb, arg, "a body count").map(SimulateStep::Spawn),
+        "simulate-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
+        "simulate-add" => Ok(SimulateStep::Add(arg.into())),
+        "simulate-step" => args::number(verb, arg, "a frame count").map(SimulateStep::Step),
+        "simulate-rewind" => args::number(verb, arg, "a frame count").map(SimulateStep::Rewind),
+        "simulate-gpu" => args::on_off(verb, arg).map(|on| {
             SimulateStep::Backend(if on {
                 PipelineBackend::Gpu
             } else {
                 PipelineBackend::Cpu
             })
         }),
-        "pipeline-backend" => PipelineBackend::ALL
+        "simulate-backend" => PipelineBackend::ALL
             .into_iter()
             .find(|b| b.name() == arg)
             .map(SimulateStep::Backend)
             .ok_or_else(|| format!("{verb}:{arg}: expected gpu, gpu-detect or cpu")),
-        "pipeline-broad" => BroadPhase::parse(arg)
+        "simulate-broad" => BroadPhase::parse(arg)
             .map(SimulateStep::Broad)
             .ok_or_else(|| format!("{verb}:{arg}: expected sweep, image or image-stencil")),
-        "pipeline-pick" => args::number(verb, arg, "a body index").map(SimulateStep::Pick),
-        "pipeline-exact" => args::on_off(verb, arg).map(SimulateStep::Exact),
-        "pipeline-contact" => args::number(verb, arg, "a distance")
+        "simulate-pick" => args::number(verb, arg, "a body index").map(SimulateStep::Pick),
+        "simulate-exact" => args::on_off(verb, arg).map(SimulateStep::Exact),
+        "simulate-contact" => args::number(verb, arg, "a distance")
             .and_then(|d| {
                 ColliderParams::checked_contact_threshold(d)
                     .map_err(|e| format!("{verb}:{arg}: {e}"))
@@ -430,7 +430,15 @@ fn parse(verb: &str, arg: &str) -> Option<Result<SimulateStep, String>> {
 
 impl Mode for SimulateMode {
     fn name(&self) -> &'static str {
-        "pipeline"
+        "simulate"
+    }
+
+    fn old_names(&self) -> &'static [&'static str] {
+        &["pipeline"]
+    }
+
+    fn old_step_prefix(&self) -> Option<&'static str> {
+        Some("pipeline")
     }
 
     fn title(&self) -> &'static str {
@@ -488,18 +496,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_the_pipeline_steps() {
+    fn parses_the_simulate_steps() {
         let steps: Vec<SimulateStep> = [
-            ("pipeline", "20"),
-            ("pipeline-add", "a.obj"),
-            ("pipeline-step", "60"),
-            ("pipeline-rewind", "10"),
-            ("pipeline-gpu", "off"),
-            ("pipeline-backend", "gpu-detect"),
-            ("pipeline-broad", "image-stencil"),
-            ("pipeline-pick", "3"),
-            ("pipeline-exact", "on"),
-            ("pipeline-contact", "0.02"),
+            ("simulate", "20"),
+            ("simulate-add", "a.obj"),
+            ("simulate-step", "60"),
+            ("simulate-rewind", "10"),
+            ("simulate-gpu", "off"),
+            ("simulate-backend", "gpu-detect"),
+            ("simulate-broad", "image-stencil"),
+            ("simulate-pick", "3"),
+            ("simulate-exact", "on"),
+            ("simulate-contact", "0.02"),
         ]
         .into_iter()
         .map(|(verb, arg)| parse(verb, arg).unwrap().unwrap())
@@ -519,12 +527,12 @@ mod tests {
                 SimulateStep::ContactThreshold(0.02),
             ]
         );
-        assert!(matches!(parse("pipeline-contact", "-0.1"), Some(Err(_))));
-        assert!(matches!(parse("pipeline-contact", "NaN"), Some(Err(_))));
-        assert!(matches!(parse("pipeline", "many"), Some(Err(_))));
-        assert!(matches!(parse("pipeline-backend", "gpu2"), Some(Err(_))));
-        assert!(matches!(parse("pipeline-broad", "bvh"), Some(Err(_))));
-        assert!(matches!(parse("pipeline-add", ""), Some(Err(_))));
+        assert!(matches!(parse("simulate-contact", "-0.1"), Some(Err(_))));
+        assert!(matches!(parse("simulate-contact", "NaN"), Some(Err(_))));
+        assert!(matches!(parse("simulate", "many"), Some(Err(_))));
+        assert!(matches!(parse("simulate-backend", "gpu2"), Some(Err(_))));
+        assert!(matches!(parse("simulate-broad", "bvh"), Some(Err(_))));
+        assert!(matches!(parse("simulate-add", ""), Some(Err(_))));
         assert_eq!(parse("collide", "line"), None);
     }
 

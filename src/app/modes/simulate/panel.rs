@@ -1,4 +1,4 @@
-//! The pipeline mode's panel: the scene (body count, field resolution,
+//! The simulate mode's panel: the scene (body count, field resolution,
 //! sampling threshold, narrow band: a change rebuilds), the simulation's
 //! parameters, play / step / rewind, picking, and the last frame's summary
 //! with its phases.

@@ -271,7 +271,11 @@ fn parse(verb: &str, arg: &str) -> Option<Result<TritriStep, String>> {
 
 impl Mode for TritriMode {
     fn name(&self) -> &'static str {
-        "tri-tri"
+        "tritri"
+    }
+
+    fn old_names(&self) -> &'static [&'static str] {
+        &["tri-tri"]
     }
 
     fn title(&self) -> &'static str {

@@ -36,7 +36,7 @@ impl TritriMode {
         };
         merge_time(&mut self.times, row);
         shell.history.record_run(
-            "tri-tri",
+            "tritri",
             format!("tri-tri {}", r.backend.name()),
             r.timings.phases.clone(),
         );

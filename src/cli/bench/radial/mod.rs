@@ -17,7 +17,7 @@
 //! A frame is: sample the clip into skin matrices and pose the fields on
 //! the CPU (21 joints), write them, then in one command buffer the phases
 //! `skinning + clear` (linear blend skinning of every vertex straight into
-//! the rasteriser's positions, `shaders/skinning.wgsl`, the same dispatch
+//! the rasteriser's positions, `shaders/radial_skinning.wgsl`, the same dispatch
 //! clearing every field to +inf), `rasterise` (draw every field),
 //! `predict`, `cloth` (constraints), `collision` (all n substeps of every
 //! particle in one dispatch) and `update`, each a timestamp scope; the

@@ -1,7 +1,7 @@
 //! Linear blend skinning: each vertex moves with up to four joints,
 //! `p' = Σ wₖ · Sₖ · p` where `S = world · inverse_bind` are the skin
 //! matrices. [`skin_cpu`] is the reference; [`SkinningGpu`] runs
-//! `shaders/skinning.wgsl`, one invocation per vertex, writing vec4
+//! `shaders/radial_skinning.wgsl`, one invocation per vertex, writing vec4
 //! positions into a buffer the caller gives — the radial-field
 //! rasteriser's [`crate::stages::radial::RadialScene::positions`], so the
 //! skinned mesh never leaves the GPU. [`SkinningGpu::with_clear`] folds

@@ -1,9 +1,9 @@
 // Image-space interference detection by stencil ray counting (Knott 2003,
 // ch. 4; src/stages/interfere/). Rendering, not compute: these entry
 // points feed the rasteriser, and the counting itself is done by the depth
-// and stencil tests configured in src/stages/interfere/gpu.rs.
+// and stencil tests configured in src/stages/interfere/gpu/.
 //
-// `Uniforms` and the vertex layouts mirror src/stages/interfere/gpu.rs
+// `Uniforms` and the vertex layouts mirror src/stages/interfere/gpu/mod.rs
 // (checked by tests/it/shader_layouts.rs).
 
 struct Uniforms {

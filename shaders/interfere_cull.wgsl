@@ -12,7 +12,7 @@
 // memory and claimed from the job's counter with one global atomic per
 // round.
 //
-// `Uniforms`, `CullJob` and GROUP mirror src/stages/interfere/gpu.rs
+// `Uniforms`, `CullJob` and GROUP mirror src/stages/interfere/gpu/mod.rs and plan.rs
 // (checked by tests/it/shader_layouts.rs); the argument layout is its
 // `args_offset`.
 

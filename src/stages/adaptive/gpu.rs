@@ -3,7 +3,7 @@
 //! one run with no read-back until the end, then in winding mode the
 //! winding-number sign of every node in a second run (the grid's point
 //! passes, `sdf::point_winding`). Shaders:
-//! `shaders/adaptive.wgsl`, `shaders/rss_bvh.wgsl` and
+//! `shaders/adaptive.wgsl`, `shaders/adaptive_rss_bvh.wgsl` and
 //! `shaders/shared/winding_points.wgsl`.
 
 use std::sync::{Arc, Mutex};
@@ -49,7 +49,7 @@ pub struct Params {
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
 /// Indices into the shaders' shared `state` buffer (the constants of
-/// shaders/adaptive.wgsl and shaders/rss_bvh.wgsl).
+/// shaders/adaptive.wgsl and shaders/adaptive_rss_bvh.wgsl).
 pub const STATE_NODE_COUNT: usize = 0;
 pub const STATE_OVERFLOW: usize = 4;
 pub const STATE_RSS_NODE_COUNT: usize = 32;

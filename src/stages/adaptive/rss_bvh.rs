@@ -29,7 +29,7 @@
 //!   [`BVH_LEAF`] triangles, or [`MAX_SMALL_DEPTH`] below its small root,
 //!   is a leaf.
 //!
-//! The GPU build (`shaders/rss_bvh.wgsl`) runs the same steps: one
+//! The GPU build (`shaders/adaptive_rss_bvh.wgsl`) runs the same steps: one
 //! workgroup per large node with parallel reductions, one invocation per
 //! small node. Floating-point sums run in a different order there, so the
 //! two trees may split differently; both are checked by
@@ -501,7 +501,7 @@ impl RssBvh {
 
 /// Builds the subtree of small node `root` depth first into a block of
 /// `2·count − 2` nodes (Alg. 2 lines 29–42; Alg. 3 lines 19–45 with axis
-/// approximation). Mirrors `small_nodes` in shaders/rss_bvh.wgsl.
+/// approximation). Mirrors `small_nodes` in shaders/adaptive_rss_bvh.wgsl.
 fn build_small(
     tris: &[[Vec3; 3]],
     order: &mut [u32],

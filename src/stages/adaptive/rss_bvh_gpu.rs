@@ -1,5 +1,5 @@
 //! The RSS multi-BVH built on the GPU (Algs. 2–3; the method and layout
-//! are in [`super::rss_bvh`]). Shader: `shaders/rss_bvh.wgsl`.
+//! are in [`super::rss_bvh`]). Shader: `shaders/adaptive_rss_bvh.wgsl`.
 //!
 //! Recorded into the stage's run after the sort, with no read-back: the
 //! groups kernel writes the first large level's dispatch size, each
@@ -13,7 +13,7 @@ use wgpu::util::DeviceExt;
 use super::{AdaptiveError, AdaptiveParams, BVH_LEAF, MAX_SMALL_DEPTH, RssNode, large_levels};
 use crate::gpu::{BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, shader_source};
 
-/// Uniform parameters: `struct BuildParams` of shaders/rss_bvh.wgsl (the
+/// Uniform parameters: `struct BuildParams` of shaders/adaptive_rss_bvh.wgsl (the
 /// layout is checked by tests/it/shader_layouts.rs, like the slots below).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -30,7 +30,7 @@ pub struct BuildParams {
 const _: () = assert!(std::mem::size_of::<BuildParams>() == 32);
 
 /// Slots of the shared `dispatch` buffer (3 u32 each) the build writes
-/// (shaders/rss_bvh.wgsl).
+/// (shaders/adaptive_rss_bvh.wgsl).
 pub const LARGE_ARGS: u64 = 11;
 pub const SMALL_ARGS: u64 = 12;
 /// Dispatch slots in all: the octree's depths 0..=10, the build's, then
@@ -44,7 +44,7 @@ fn root_slots(n: u64, group_level: u32) -> u64 {
 }
 
 /// Node slots of a build: the roots, then two per position of `order`
-/// where a node may split (`child_slot` in shaders/rss_bvh.wgsl).
+/// where a node may split (`child_slot` in shaders/adaptive_rss_bvh.wgsl).
 pub(super) fn node_slots(n: u64, group_level: u32) -> u64 {
     root_slots(n, group_level) + 2 * n
 }

@@ -514,7 +514,7 @@ fn top_level_layers_run_one_way() {
 /// circle is found.
 #[test]
 fn the_checker_reads_use_trees_and_finds_circles() {
-    let tree = expand_tree("crate::stages::{sdf::{self, Backend}, colliders}");
+    let tree = expand_tree("crate::stages::{sdf::{self, Backend}, collide}");
     assert_eq!(
         tree,
         vec![

@@ -374,8 +374,25 @@ pub fn compute_on_grid(
     gpu: Option<&SdfGpu>,
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
-    params.validate_band()?;
     check_spacing(&grid)?;
+    let local = grid.to_local(&mesh.frame());
+    let field = compute_on_local_grid(mesh, local, params, backend, gpu, progress)?;
+    Ok(SdfField { grid, ..field })
+}
+
+/// [`compute_on_grid`] on a grid given in `mesh`'s frame
+/// ([`PreparedMesh::local`], e.g. from a world origin known in float64,
+/// [`crate::mesh::Frame::to_local_f64`]); the field's grid is returned in
+/// the world.
+pub fn compute_on_local_grid(
+    mesh: &PreparedMesh,
+    local: GridSpec,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<SdfField, SdfError> {
+    params.validate_band()?;
     let run = Run {
         params,
         backend,
@@ -383,8 +400,7 @@ pub fn compute_on_grid(
         progress,
         outputs: FieldOutputs::ALL,
     };
-    let field = run.on(mesh, grid.to_local(&mesh.frame()))?;
-    Ok(SdfField { grid, ..field })
+    run.on(mesh, local)
 }
 
 /// Refuses a world grid whose cell centres float32 cannot keep apart.

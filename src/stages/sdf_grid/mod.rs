@@ -432,7 +432,11 @@ impl Run<'_> {
         let (params, backend) = (self.params, self.backend);
         let frame = mesh.frame();
         let local = mesh.local();
-        let closest = self.outputs.closest_for(params);
+        // The pseudo-normal sign of a cell nearest to a cancelling copy is
+        // finished from the closest triangles ([`far_sign`]).
+        let closest = self.outputs.closest_for(params)
+            || (params.sign_mode == SignMode::PseudoNormal
+                && local.oriented_triangles().len() < local.triangle_count());
         let mut field = match backend {
             Backend::CpuReference => cpu::reference_on(local, grid, params, self.progress),
             Backend::CpuFast => cpu::fast_on(local, grid, params, self.progress),
@@ -446,13 +450,13 @@ impl Run<'_> {
         if self.progress.is_cancelled() {
             return Err(SdfError::Cancelled);
         }
-        if !closest {
-            field.closest = Vec::new();
-        }
         // The GPU backends sign by winding number themselves. The signs
         // only flip values, so world or local units do not matter.
         if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
             far_sign::finish_signs(local, &mut field);
+        }
+        if !self.outputs.closest_for(params) {
+            field.closest = Vec::new();
         }
         if !backend.is_gpu() {
             let start = std::time::Instant::now();

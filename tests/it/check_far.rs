@@ -43,8 +43,20 @@ fn spot(scale: f32) -> Mesh {
     m
 }
 
-fn report(path: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(path).expect("report")).expect("JSON")
+/// `check FIELD --mesh MESH --backend BACKEND --out OUT`: the report.
+fn check(field: &Path, mesh: &Path, backend: &str, out: &Path) -> serde_json::Value {
+    let (field, mesh, out) = (s(field), s(mesh), s(out));
+    run_ok(&[
+        "check",
+        field,
+        "--mesh",
+        mesh,
+        "--backend",
+        backend,
+        "--out",
+        out,
+    ]);
+    serde_json::from_slice(&std::fs::read(out).expect("report")).expect("JSON")
 }
 
 #[test]
@@ -56,30 +68,13 @@ fn sdf_then_check_far_from_the_origin_finds_nothing_wrong() {
         let obj = dir.join(format!("spot-{offset:e}.obj"));
         write_obj(&mesh, &obj);
         let field = dir.join(format!("field-{offset:e}.npy"));
-        run_ok(&[
-            "sdf",
-            s(&obj),
-            "--res",
-            "16",
-            "--backend",
-            "cpu",
-            "--no-cache",
-            "--out",
-            s(&field),
-        ]);
+        // A field of collidoscope's own, CPU-exact.
+        let mut sdf = vec!["sdf", s(&obj), "--res", "16", "--backend", "cpu"];
+        sdf.extend(["--no-cache", "--out", s(&field)]);
+        run_ok(&sdf);
         for backend in ["cpu", "gpu"] {
             let out = dir.join(format!("report-{offset:e}-{backend}.json"));
-            run_ok(&[
-                "check",
-                s(&field),
-                "--mesh",
-                s(&obj),
-                "--backend",
-                backend,
-                "--out",
-                s(&out),
-            ]);
-            let r = report(&out);
+            let r = check(&field, &obj, backend, &out);
             let label = format!("moved by {offset:e}, checked on {backend}");
             assert_eq!(r["sign_disagreements"], 0, "{label}: {r}");
             let cells = r["max_abs_error_cells"].as_f64().expect("cells");
@@ -145,18 +140,12 @@ fn float64_points_far_away_are_checked_where_they_are() {
     .expect("zip");
     std::fs::write(&npz, zip).expect("write");
     for backend in ["cpu", "gpu"] {
-        let out = dir.join(format!("report-{backend}.json"));
-        run_ok(&[
-            "check",
-            s(&npz),
-            "--mesh",
-            s(&obj),
-            "--backend",
+        let r = check(
+            &npz,
+            &obj,
             backend,
-            "--out",
-            s(&out),
-        ]);
-        let r = report(&out);
+            &dir.join(format!("report-{backend}.json")),
+        );
         assert_eq!(r["sign_disagreements"], 0, "{backend}: {r}");
         let worst = r["max_abs_error"].as_f64().expect("error");
         assert!(worst < 1e-4, "{backend}: max error {worst}");

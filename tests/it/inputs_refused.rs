@@ -18,6 +18,22 @@ fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 scratch paths")
 }
 
+/// `check FIELD --mesh MESH --out OUT` of a bare grid (origin 0, cell 0.1,
+/// zyx) on the CPU.
+fn bare_grid_check<'a>(field: &'a Path, mesh: &'a Path, out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["check", s(field), "--mesh", s(mesh), "--out", s(out)];
+    args.extend([
+        "--origin",
+        "0,0,0",
+        "--cell-size",
+        "0.1",
+        "--axis-order",
+        "zyx",
+    ]);
+    args.extend(["--backend", "cpu"]);
+    args
+}
+
 fn mkfifo(path: &Path) {
     let made = std::process::Command::new("mkfifo")
         .arg(path)
@@ -84,22 +100,7 @@ fn fifos_devices_and_folders_are_refused_without_blocking() {
     let spot = common::cli::asset("spot.obj");
     refused_within(
         30,
-        &[
-            "check",
-            s(&fifo_npy),
-            "--mesh",
-            s(&spot),
-            "--out",
-            s(&dir.join("r.json")),
-            "--origin",
-            "0,0,0",
-            "--cell-size",
-            "0.1",
-            "--axis-order",
-            "zyx",
-            "--backend",
-            "cpu",
-        ],
+        &bare_grid_check(&fifo_npy, &spot, &dir.join("r.json")),
         &[s(&fifo_npy), not_a_file],
     );
     // A symlink to a device is followed and refused.
@@ -256,22 +257,7 @@ fn a_negative_band_and_an_overflowing_shape_are_one_error_line() {
     std::fs::write(&overflow, &bytes).expect("npy");
     refused_within(
         60,
-        &[
-            "check",
-            s(&overflow),
-            "--mesh",
-            s(&spot),
-            "--out",
-            s(&report),
-            "--origin",
-            "0,0,0",
-            "--cell-size",
-            "0.1",
-            "--axis-order",
-            "zyx",
-            "--backend",
-            "cpu",
-        ],
+        &bare_grid_check(&overflow, &spot, &report),
         &[s(&overflow), "4294967296"],
     );
     assert!(!report.exists());

@@ -105,8 +105,7 @@ pub fn parse_axes(text: &str) -> anyhow::Result<Vec<ViewAxis>> {
 }
 
 fn read_poses(path: &Path, count: usize) -> anyhow::Result<Vec<glam::Mat4>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::io::read_input_text(path, crate::io::InputKind::Scene)?;
     let poses: Vec<Option<Vec<f32>>> = serde_json::from_str(&text).with_context(|| {
         format!(
             "{}: expected a JSON array of poses (null, [tx,ty,tz] or [tx,ty,tz,qx,qy,qz,qw])",

@@ -34,6 +34,10 @@ use crate::stages::sdf::{Backend, SignMode};
     name = "collidoscope",
     version,
     about = "GPU collision-detection pipelines: viewer and headless tools",
+    after_long_help = format!(
+        "Input files: each must be a regular file (not a FIFO, device or folder), at most\n{}",
+        crate::io::limits_help()
+    ),
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {

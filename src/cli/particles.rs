@@ -44,7 +44,7 @@ crate::stages::backend::backends! {
 pub struct ParticlesArgs {
     /// Scene file (JSON: gravity, bounces, restitution, emitters, colliders).
     pub scene: PathBuf,
-    /// Number of frame windows.
+    /// Number of frame windows (at most 1,000,000).
     #[arg(long, default_value_t = 60)]
     pub frames: u32,
     /// Frame length, seconds.
@@ -284,7 +284,7 @@ pub fn run(args: ParticlesArgs) -> anyhow::Result<()> {
         map_res: args.map_res,
         flights: args.flights.is_some(),
     };
-    params.validate()?;
+    params.validate_for(&scene)?;
     let map_files: Vec<(PathBuf, [PathBuf; 3])> = match &args.maps {
         Some(dir) => scene
             .colliders

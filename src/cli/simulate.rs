@@ -11,7 +11,7 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::sim::simulate::scene_file::{Frame, SceneFile, Trajectory};
+use crate::sim::simulate::scene_file::{Frame, SceneFile};
 use crate::sim::simulate::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
 use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
@@ -56,7 +56,8 @@ pub struct SimulateArgs {
     /// Frames to simulate.
     #[arg(long)]
     pub frames: u32,
-    /// Output trajectory (JSON), one entry per frame.
+    /// Output trajectory (JSON), one entry per frame, written as the
+    /// frames are made.
     #[arg(long)]
     pub out: PathBuf,
     /// Where the broad and narrow phases run.
@@ -136,27 +137,40 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         pipeline.set_exact(i, exact);
     }
     let start = Instant::now();
-    let mut trajectory = Trajectory::default();
-    // The GPU step copies each frame's poses into a staging buffer mapped
-    // once per batch.
+    // The trajectory is written frame by frame as it is made (the same
+    // JSON as `Trajectory` serialised whole), never held in memory; the
+    // file appears only once every frame is written.
     let frames = args.frames as usize;
-    while trajectory.frames.len() < frames {
-        let first = trajectory.frames.len() + 1;
-        let batch = pipeline.step_batch(&params, (frames + 1 - first).min(BATCH))?;
-        for (k, (states, contacts)) in batch.iter().enumerate() {
-            trajectory.frames.push(Frame::at(
-                &pipeline,
-                first + k,
-                states,
-                *contacts,
-                params.timestep,
-            ));
+    let mut failed: Option<anyhow::Error> = None;
+    let written = crate::io::write_streamed(&args.out, &mut |out| {
+        out.write_all(b"{\"frames\":[")?;
+        let mut done = 0;
+        while done < frames {
+            // The GPU step copies each frame's poses into a staging buffer
+            // mapped once per batch.
+            let batch = match pipeline.step_batch(&params, (frames - done).min(BATCH)) {
+                Ok(batch) => batch,
+                Err(e) => {
+                    failed = Some(e.into());
+                    return Err(std::io::Error::other("the simulation stopped"));
+                }
+            };
+            for (states, contacts) in &batch {
+                done += 1;
+                if done > 1 {
+                    out.write_all(b",")?;
+                }
+                let frame = Frame::at(&pipeline, done, states, *contacts, params.timestep);
+                serde_json::to_writer(&mut *out, &frame)?;
+            }
         }
+        out.write_all(b"]}")
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    written.with_context(|| format!("cannot write {}", args.out.display()))?;
     let seconds = start.elapsed().as_secs_f64();
-    let text = serde_json::to_string(&trajectory)?;
-    crate::io::write_set(&[(&args.out, text.as_bytes())])
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
     println!(
         "{} bodies, {} frames in {:.2} s ({} backend, {} broad phase; {} contacts in the last frame); wrote {}",
         pipeline.body_count(),

@@ -104,8 +104,7 @@ struct PosePairJson {
 
 /// Reads a `--poses` file.
 pub fn read_poses(path: &Path) -> anyhow::Result<Vec<(Pose, Pose)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = crate::io::read_input_text(path, crate::io::InputKind::Scene)?;
     let pairs: Vec<PosePairJson> = serde_json::from_str(&text).with_context(|| {
         format!(
             "{}: expected a JSON array of {{\"a\": [...], \"b\": [...]}}",

@@ -54,7 +54,7 @@ fn encode_npy(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
 
 /// Reads a little-endian float32, C-order `.npy` file.
 pub fn read_npy_f32(path: &Path) -> Result<NpyArray, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = super::read_input(path, super::InputKind::Array).map_err(|e| e.to_string())?;
     decode_npy_f32(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -71,14 +71,25 @@ pub fn decode_npy_f32(bytes: &[u8]) -> Result<NpyArray, String> {
 /// Decodes little-endian float32 or float64 (as float32), C-order `.npy`
 /// bytes: numpy's default dtype is float64, other tools write float32.
 pub fn decode_npy_float(bytes: &[u8]) -> Result<NpyArray, String> {
+    let (shape, data) = decode_npy_f64(bytes)?;
+    Ok(NpyArray {
+        shape,
+        data: data.into_iter().map(|v| v as f32).collect(),
+    })
+}
+
+/// Decodes little-endian float32 or float64, C-order `.npy` bytes as
+/// float64 (float32 values exactly): (shape, data).
+pub fn decode_npy_f64(bytes: &[u8]) -> Result<(Vec<usize>, Vec<f64>), String> {
     if let Ok((shape, data)) = decode_npy(bytes, "<f8", "float64") {
         let data = data
             .chunks_exact(8)
-            .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")) as f32)
+            .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
             .collect();
-        return Ok(NpyArray { shape, data });
+        return Ok((shape, data));
     }
-    decode_npy_f32(bytes).map_err(|e| e.replace("float32", "float32 or float64"))
+    let array = decode_npy_f32(bytes).map_err(|e| e.replace("float32", "float32 or float64"))?;
+    Ok((array.shape, array.data.into_iter().map(f64::from).collect()))
 }
 
 /// Decodes little-endian int32, C-order `.npy` bytes: (shape, data).
@@ -107,7 +118,8 @@ fn decode_npy<'a>(
         || !header.contains("'fortran_order': False")
     {
         return Err(format!(
-            "only little-endian {what} in C order is supported, found {header}"
+            "only little-endian {what} in C order is supported, found {:?}",
+            header.trim_end()
         ));
     }
     let shape_text = header
@@ -125,7 +137,11 @@ fn decode_npy<'a>(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let data = &bytes[10 + header_len..];
-    let count: usize = shape.iter().product();
+    let count = shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d))
+        .filter(|n| n.checked_mul(width).is_some())
+        .ok_or_else(|| format!("shape {shape:?} has more values than memory can index"))?;
     if data.len() != count * width {
         return Err(format!(
             "expected {count} values, found {} bytes",

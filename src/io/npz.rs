@@ -137,9 +137,11 @@ pub fn read_npz_entries(bytes: &[u8]) -> Result<Vec<(String, Vec<u8>)>, String> 
         let data_at = local + 30 + u16_at(local + 26)? as usize + u16_at(local + 28)? as usize;
         let data = bytes
             .get(data_at..data_at + size)
-            .ok_or_else(|| format!("{name}: truncated data"))?;
+            .ok_or_else(|| format!("{}: truncated data", name.escape_debug()))?;
         if crc32(data) != crc {
-            return Err(format!("{name}: CRC mismatch"));
+            // A corrupted name may hold any character: escaped, the
+            // message stays one line.
+            return Err(format!("{}: CRC mismatch", name.escape_debug()));
         }
         out.push((name, data.to_vec()));
         at += 46 + name_len;

@@ -55,9 +55,8 @@ pub fn checksum_hex(bytes: &[u8]) -> String {
 /// Reads a data file and its JSON sidecar and checks that they belong
 /// together: the sidecar's [`CHECKSUM_KEY`] must match the data's checksum.
 pub fn read_verified(data: &Path, sidecar: &Path) -> Result<(Vec<u8>, serde_json::Value), String> {
-    let bytes = std::fs::read(data).map_err(|e| format!("cannot read {}: {e}", data.display()))?;
-    let text =
-        std::fs::read(sidecar).map_err(|e| format!("cannot read {}: {e}", sidecar.display()))?;
+    let bytes = super::read_input(data, super::InputKind::Array).map_err(|e| e.to_string())?;
+    let text = super::read_input(sidecar, super::InputKind::Sidecar).map_err(|e| e.to_string())?;
     let meta: serde_json::Value = serde_json::from_slice(&text)
         .map_err(|e| format!("{}: not JSON: {e}", sidecar.display()))?;
     let recorded = meta[CHECKSUM_KEY].as_str().ok_or_else(|| {
@@ -120,6 +119,20 @@ pub(super) fn target_problem(path: &Path) -> io::Result<Option<&'static str>> {
 /// Writes one file safely: a set of one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_set(&[(path, bytes)])
+}
+
+/// Writes one file safely, its bytes given by `write` as they are made (a
+/// long output that never has to be held whole): into a temporary beside
+/// `path` (buffered), renamed over `path` only when `write` succeeds.
+pub fn write_streamed(
+    path: &Path,
+    write: &mut dyn FnMut(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    write_set_with(&[(path, &[])], &mut |f, _| {
+        let mut out = io::BufWriter::new(f);
+        write(&mut out)?;
+        out.flush()
+    })
 }
 
 /// Writes `files` as one set (see the module docs): all temporaries first,

@@ -62,7 +62,20 @@ impl Frame {
 
     /// A world point in the frame.
     pub fn to_local(&self, p: Vec3) -> Vec3 {
-        ((p.as_dvec3() - self.centre) * self.scale).as_vec3()
+        self.to_local_f64(p.as_dvec3())
+    }
+
+    /// A world point given in float64 in the frame: subtracted and scaled
+    /// in float64, rounded to float32 once, so a point far from the origin
+    /// keeps the bits float32 world coordinates would lose.
+    pub fn to_local_f64(&self, p: DVec3) -> Vec3 {
+        ((p - self.centre) * self.scale).as_vec3()
+    }
+
+    /// A point of the frame in the world, in float64 (exact for the
+    /// frames [`Frame::around`] makes: no bits are lost).
+    pub fn to_world_f64(&self, p: Vec3) -> DVec3 {
+        p.as_dvec3() / self.scale + self.centre
     }
 
     /// A point of the frame in the world (rounded to float32 once).

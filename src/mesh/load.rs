@@ -79,10 +79,11 @@ pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
 /// [`load_obj`], with the face statements that were not loaded as written.
 pub fn load_obj_checked(path: &Path) -> Result<LoadedObj, MeshError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|err| MeshError::Io {
-        path: shown.clone(),
-        reason: err.to_string(),
-    })?;
+    let bytes =
+        crate::io::read_input(path, crate::io::InputKind::Mesh).map_err(|err| MeshError::Io {
+            path: shown.clone(),
+            reason: err.reason(),
+        })?;
     let text = std::str::from_utf8(&bytes).map_err(|err| MeshError::Parse {
         path: shown.clone(),
         reason: format!(

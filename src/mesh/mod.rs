@@ -40,7 +40,7 @@ pub use primitives::{
 };
 pub use report::MeshReport;
 pub use self_intersect::self_intersecting_pairs;
-pub use shells::{Duplicates, Shell, cancel_duplicates, closed_shells};
+pub use shells::{Duplicates, Shell, cancel_duplicates, cancelled_faces, closed_shells};
 pub use topology::Topology;
 pub use weld::{DEFAULT_WELD_TOLERANCE, Welded};
 

@@ -3,6 +3,18 @@
 //! closed shells flipped (both as in [`super::shells`]), degenerate
 //! triangles set aside, per-triangle feature normals and a BVH.
 //!
+//! **Opposite duplicates** cancel in the winding number (their solid angles
+//! are opposite) but are still surface: a thin flap made of a face and its
+//! reverse is as near to a point as a face alone. So the distance keeps one
+//! copy of each group of duplicates that cancels completely, placed after
+//! the oriented triangles ([`PreparedMesh::oriented_triangles`]), and the
+//! sign leaves it out: the winding number is summed over the oriented
+//! triangles only, and a kept copy's pseudo-normals are zero for its face
+//! and its own edges and vertices (a point nearest to them is outside: a
+//! flap has no inside) and the oriented mesh's where it shares an edge or
+//! a vertex with it, so a point nearest to the seam is signed as without
+//! the flap.
+//!
 //! It builds on the mesh's report ([`MeshReport`], computed first): the
 //! report's weld, topology, duplicate groups and closed shells are the
 //! prepared mesh's too unless duplicates are left out, and then only the
@@ -57,8 +69,13 @@ pub struct PreparedMesh {
     pub source_faces: Vec<u32>,
     /// Zero-area triangles left out of the field.
     pub degenerate_skipped: usize,
-    /// Duplicate faces left out of the field (opposite pairs, repeats).
+    /// Duplicate faces left out of the field (opposite pairs, repeats; one
+    /// copy of a group that cancels completely is kept for the distance).
     pub duplicates_removed: usize,
+    /// Triangles `0..oriented` of [`Self::mesh`] carry the surface's
+    /// orientation (sign, winding number); the rest are copies of
+    /// cancelling duplicates, surface for the distance only.
+    oriented: usize,
     /// Closed shells turned outward (they faced inward).
     pub shells_flipped: usize,
     /// `[face, edge01, edge12, edge20, v0, v1, v2]` pseudo-normals per triangle.
@@ -131,8 +148,15 @@ impl PreparedMesh {
             unique,
             mut shells,
         } = MeshReport::analysis(source);
-        let duplicates_removed = welded.triangles.len() - unique.len();
+        let mut duplicates_removed = welded.triangles.len() - unique.len();
+        // One copy of each group that cancels, kept for the distance.
+        let mut surface_only: Vec<([u32; 3], u32)> = Vec::new();
         if duplicates_removed > 0 {
+            surface_only = super::cancelled_faces(&welded.triangles)
+                .into_iter()
+                .map(|t| (welded.triangles[t], source_faces[t]))
+                .collect();
+            duplicates_removed -= surface_only.len();
             welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
             source_faces = unique.iter().map(|&t| source_faces[t]).collect();
             topology = Topology::build(&welded);
@@ -158,14 +182,27 @@ impl PreparedMesh {
                 name: source.name.clone(),
             });
         }
-        let feature_normals = keep
+        let surface_only: Vec<([u32; 3], u32)> = surface_only
+            .into_iter()
+            .filter(|&(tri, _)| has_area(&welded.positions, tri))
+            .collect();
+        let feature_normals: Vec<[Vec3; 7]> = keep
             .par_iter()
             .map(|&t| normals.triangle_feature_normals(&topology, &welded, t))
+            .chain(
+                surface_only
+                    .par_iter()
+                    .map(|&(tri, _)| surface_only_normals(&normals, &topology, &welded, tri)),
+            )
             .collect();
+        let oriented = keep.len();
         let mesh = Mesh::new(
             welded.name.clone(),
             welded.positions.clone(),
-            keep.iter().map(|&t| welded.triangles[t]).collect(),
+            keep.iter()
+                .map(|&t| welded.triangles[t])
+                .chain(surface_only.iter().map(|&(tri, _)| tri))
+                .collect(),
         );
         let corners: Vec<[Vec3; 3]> = (0..mesh.triangles.len())
             .into_par_iter()
@@ -176,9 +213,14 @@ impl PreparedMesh {
         let centroids: Vec<Vec3> = bounds.par_iter().map(Aabb::center).collect();
         let bvh = Bvh::build(&bounds, &centroids, BVH_LEAF_SIZE);
         Ok(PreparedMesh {
-            source_faces: keep.iter().map(|&t| source_faces[t]).collect(),
+            source_faces: keep
+                .iter()
+                .map(|&t| source_faces[t])
+                .chain(surface_only.iter().map(|&(_, s)| s))
+                .collect(),
             degenerate_skipped: welded.triangles.len() - keep.len(),
             duplicates_removed,
+            oriented,
             shells_flipped,
             mesh,
             source_hash: source.content_hash(),
@@ -251,6 +293,7 @@ impl PreparedMesh {
             source_faces: self.source_faces.clone(),
             degenerate_skipped: self.degenerate_skipped,
             duplicates_removed: self.duplicates_removed,
+            oriented: self.oriented,
             shells_flipped: self.shells_flipped,
             feature_normals: self.feature_normals.clone(),
             corners,
@@ -269,11 +312,57 @@ impl PreparedMesh {
         }
     }
 
-    /// The fast winding-number evaluator, built on first use.
+    /// The fast winding-number evaluator of the oriented triangles
+    /// ([`Self::oriented_triangles`]), built on first use.
     pub fn winding(&self) -> &FastWinding {
         self.winding
-            .get_or_init(|| FastWinding::new(&self.mesh.positions, &self.mesh.triangles))
+            .get_or_init(|| FastWinding::new(&self.mesh.positions, self.oriented_triangles()))
     }
+
+    /// The triangles that carry the surface's orientation: all but the
+    /// kept copies of cancelling duplicates (module docs). The sign and the
+    /// winding number are computed over these; the distance over all.
+    pub fn oriented_triangles(&self) -> &[[u32; 3]] {
+        &self.mesh.triangles[..self.oriented]
+    }
+}
+
+/// Whether `tri` has a non-zero area (in f64, as [`Mesh::triangle_area`]).
+fn has_area(positions: &[Vec3], tri: [u32; 3]) -> bool {
+    let [a, b, c] = tri.map(|v| positions[v as usize].as_dvec3());
+    (b - a).cross(c - a).length_squared() > 0.0
+}
+
+/// The feature normals of a kept copy of cancelling duplicates: zero for
+/// its face and for the edges and vertices only it has, the oriented
+/// mesh's where it shares them (module docs).
+fn surface_only_normals(
+    normals: &PseudoNormals,
+    topology: &Topology,
+    mesh: &Mesh,
+    [a, b, c]: [u32; 3],
+) -> [Vec3; 7] {
+    let edge = |p: u32, q: u32| {
+        topology.vertex_faces(p as usize).iter().find_map(|&f| {
+            let t = mesh.triangles[f as usize];
+            (0..3)
+                .find(|&k| {
+                    let (u, v) = (t[k], t[(k + 1) % 3]);
+                    (u, v) == (p, q) || (u, v) == (q, p)
+                })
+                .map(|k| normals.edge[topology.face_edges(f as usize)[k] as usize])
+        })
+    };
+    let vertex = |v: u32| normals.vertex.get(v as usize).copied();
+    [
+        Vec3::ZERO,
+        edge(a, b).unwrap_or(Vec3::ZERO),
+        edge(b, c).unwrap_or(Vec3::ZERO),
+        edge(c, a).unwrap_or(Vec3::ZERO),
+        vertex(a).unwrap_or(Vec3::ZERO),
+        vertex(b).unwrap_or(Vec3::ZERO),
+        vertex(c).unwrap_or(Vec3::ZERO),
+    ]
 }
 
 #[cfg(test)]
@@ -288,6 +377,10 @@ mod tests {
     fn step_by_step(source: &Mesh) -> (Vec<[u32; 3]>, Vec<[Vec3; 7]>, usize) {
         let mut welded = source.weld(DEFAULT_WELD_TOLERANCE).mesh;
         let (unique, _) = cancel_duplicates(&welded.triangles);
+        let cancelled: Vec<[u32; 3]> = crate::mesh::cancelled_faces(&welded.triangles)
+            .into_iter()
+            .map(|t| welded.triangles[t])
+            .collect();
         welded.triangles = unique.iter().map(|&t| welded.triangles[t]).collect();
         let mut topology = Topology::build(&welded);
         let flips: Vec<u32> = closed_shells(&welded, &topology)
@@ -303,11 +396,15 @@ mod tests {
         let keep: Vec<usize> = (0..welded.triangles.len())
             .filter(|&t| welded.triangle_area(t) > 0.0)
             .collect();
-        let features = keep
+        let mut features: Vec<[Vec3; 7]> = keep
             .iter()
             .map(|&t| normals.triangle_feature_normals(&topology, &welded, t))
             .collect();
-        let triangles = keep.iter().map(|&t| welded.triangles[t]).collect();
+        let mut triangles: Vec<[u32; 3]> = keep.iter().map(|&t| welded.triangles[t]).collect();
+        for tri in cancelled {
+            features.push(surface_only_normals(&normals, &topology, &welded, tri));
+            triangles.push(tri);
+        }
         (triangles, features, flips.len())
     }
 

@@ -14,8 +14,8 @@
 //!   see [`super::shells`]);
 //! * degenerate faces (zero area, including those the weld collapsed) and
 //!   duplicate faces (same vertex set after welding, in any order), among
-//!   them the pairs wound opposite ways, which cancel and are left out of the
-//!   field.
+//!   them the pairs wound opposite ways, which cancel in the field's sign
+//!   (its distance keeps one copy, see [`super::prepared`]).
 //!
 //! `pseudo_normal_sign_trusted = closed && consistently_oriented &&
 //! non_manifold_edges == 0`.
@@ -43,8 +43,8 @@ pub struct MeshReport {
     pub degenerate_faces: usize,
     /// Faces beyond the first with the same vertex set (after welding).
     pub duplicate_faces: usize,
-    /// Pairs of duplicate faces wound opposite ways: they cancel and are left
-    /// out of the field.
+    /// Pairs of duplicate faces wound opposite ways: they cancel in the sign
+    /// (the distance keeps one copy of a group that cancels completely).
     pub opposite_duplicate_pairs: usize,
     /// Signed volume of each closed, manifold, consistently oriented
     /// component (negative: its faces point inward).
@@ -202,7 +202,7 @@ impl MeshReport {
         }
         if self.duplicate_faces > 0 {
             warnings.push(format!(
-                "{} duplicate faces (same three vertices as another face), {} of them pairs wound opposite ways — the field leaves out each opposite pair (they cancel) and counts the other copies once",
+                "{} duplicate faces (same three vertices as another face), {} of them pairs wound opposite ways — the sign leaves out each opposite pair (they cancel), the distance keeps one copy of it, and the other copies count once",
                 self.duplicate_faces, self.opposite_duplicate_pairs
             ));
         }

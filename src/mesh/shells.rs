@@ -227,6 +227,26 @@ pub fn cancel_duplicates(triangles: &[[u32; 3]]) -> (Vec<usize>, Duplicates) {
     (keep, counts)
 }
 
+/// One face of each group of duplicates that cancels completely (as many
+/// faces wound one way as the other, [`cancel_duplicates`] keeps none of
+/// it): the first of the group, in face order. Such faces add nothing to
+/// the winding number but are still surface: the distance keeps them.
+pub fn cancelled_faces(triangles: &[[u32; 3]]) -> Vec<usize> {
+    let mut groups: FastMap<[u32; 3], (usize, i64)> = FastMap::default();
+    for (t, &tri) in triangles.iter().enumerate() {
+        let (key, even) = canonical(tri);
+        let group = groups.entry(key).or_insert((t, 0));
+        group.1 += if even { 1 } else { -1 };
+    }
+    let mut out: Vec<usize> = groups
+        .into_values()
+        .filter(|&(_, net)| net == 0)
+        .map(|(first, _)| first)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// `tri` wound the other way.
 pub fn reversed([a, b, c]: [u32; 3]) -> [u32; 3] {
     [a, c, b]

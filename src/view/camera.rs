@@ -159,8 +159,8 @@ impl Camera {
 
     /// Reads a camera JSON file ([`Camera::from_json`]).
     pub fn load(path: &std::path::Path) -> Result<Camera, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the camera {}: {e}", path.display()))?;
+        let text = crate::io::read_input_text(path, crate::io::InputKind::Scene)
+            .map_err(|e| format!("cannot read the camera {}: {}", path.display(), e.reason()))?;
         Camera::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 

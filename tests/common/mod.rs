@@ -9,6 +9,8 @@ use collidoscope::progress::Progress;
 use eframe::egui_wgpu::wgpu;
 
 pub mod collide_scenes;
+pub mod fuzz;
+pub mod gltf;
 pub mod interfere_runs;
 pub mod interfere_scenes;
 pub mod shader_mirror;

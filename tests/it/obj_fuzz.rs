@@ -39,37 +39,12 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use crate::common::fuzz::{Rng, cases_and_seed};
 use collidoscope::mesh::{Mesh, load_obj};
 use glam::DVec3;
 
 /// Cases of a plain `cargo test` (well under a second in a debug build).
 const DEFAULT_CASES: u64 = 1500;
-
-/// SplitMix64: small, seeded, and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 const COORDS: [&str; 10] = [
     "0", "1", "-1", "0.5", "2.25", "-0.125", "1e3", "3e-2", "7", "-4.5",
@@ -413,20 +388,9 @@ fn check(bytes: &[u8], path: &PathBuf, label: &str) -> bool {
     }
 }
 
-fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v:?} is not a number"))
-        })
-        .unwrap_or(default)
-}
-
 #[test]
 fn generated_obj_never_panics_and_matches_the_simple_parse() {
-    let cases = env_number("COLLIDOSCOPE_FUZZ_CASES", DEFAULT_CASES);
-    let seed = env_number("COLLIDOSCOPE_FUZZ_SEED", 0x0b1f_0b1f);
+    let (cases, seed) = cases_and_seed(DEFAULT_CASES, 0x0b1f_0b1f);
     let path =
         std::env::temp_dir().join(format!("collidoscope-obj-fuzz-{}.obj", std::process::id()));
     let mut rng = Rng(seed);

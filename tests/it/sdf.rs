@@ -524,21 +524,44 @@ fn an_opposite_pair_of_duplicate_faces_cancels() {
         &fields_in_both_modes(&cube, &sdf_gpu),
         &fields_in_both_modes(&doubled, &sdf_gpu),
     );
-    // A face stored once more, wound the other way: the pair cancels, and
-    // the field is the one of the cube without that face.
+    // A face stored once more, wound the other way: the pair cancels in the
+    // sign (the winding number is the cube's without that face) but is
+    // still surface (the distance is the whole cube's).
     let mut paired = cube.clone();
     paired.triangles.push([a, c, b]);
     let mut holed = cube.clone();
     holed.triangles.remove(3);
-    assert_same_fields(
-        "cube with a face stored both ways",
-        &fields_in_both_modes(&holed, &sdf_gpu),
-        &fields_in_both_modes(&paired, &sdf_gpu),
-    );
+    let whole = fields_in_both_modes(&cube, &sdf_gpu);
+    let signs = fields_in_both_modes(&holed, &sdf_gpu);
+    for ((p, w), h) in fields_in_both_modes(&paired, &sdf_gpu)
+        .iter()
+        .zip(&whole)
+        .zip(&signs)
+    {
+        let label = format!("{} {}", p.backend.name(), p.params.sign_mode.name());
+        let tol = 1e-5 * w.grid.bounds().diagonal();
+        for cell in 0..p.values.len() {
+            let (v, e) = (p.values[cell], w.values[cell]);
+            assert!(
+                (v.abs() - e.abs()).abs() <= tol,
+                "{label}: cell {cell}: {v} vs {e}"
+            );
+            if p.params.sign_mode == SignMode::Winding {
+                let s = h.values[cell];
+                assert_eq!(v < 0.0, s < 0.0, "{label}: cell {cell}: sign of {v} vs {s}");
+            }
+        }
+    }
     let prepared = PreparedMesh::new(&doubled).unwrap();
     assert_eq!(prepared.report.duplicate_faces, 2);
     assert_eq!(prepared.report.opposite_duplicate_pairs, 1);
     assert_eq!(prepared.duplicates_removed, 2);
+    let paired = PreparedMesh::new(&paired).unwrap();
+    assert_eq!(
+        paired.duplicates_removed, 1,
+        "one copy kept for the distance"
+    );
+    assert_eq!(paired.oriented_triangles().len(), cube.triangles.len() - 1);
     assert!(
         prepared
             .report

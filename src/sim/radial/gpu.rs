@@ -59,14 +59,27 @@ pub struct GpuFields {
     pub count: u32,
 }
 
+/// `data`, or one zeroed element when it is empty. A binding holds at least
+/// one element; with `num_fields` 0 the kernels read none of it, so a set
+/// without fields (a character whose bones each own too few vertices to
+/// fit one) collides with nothing instead of failing to bind.
+fn at_least_one<T: bytemuck::Pod>(data: &[T]) -> std::borrow::Cow<'_, [T]> {
+    if data.is_empty() {
+        std::borrow::Cow::Owned(vec![T::zeroed()])
+    } else {
+        std::borrow::Cow::Borrowed(data)
+    }
+}
+
 impl GpuFields {
     pub fn new(gpu: &GpuContext, set: &FieldSet) -> Result<Self, RadialSimError> {
         set.validate()?;
+        let upload = |label, data: &[_]| storage_buffer_init(gpu, label, &at_least_one(data));
         Ok(GpuFields {
-            frames: storage_buffer_init(gpu, "GpuFields::frames", &set.frames)?,
-            prev: storage_buffer_init(gpu, "GpuFields::prev", &set.prev)?,
-            radius: storage_buffer_init(gpu, "GpuFields::radius", &set.radius)?,
-            values: storage_buffer_init(gpu, "GpuFields::values", &set.values)?,
+            frames: upload("GpuFields::frames", &set.frames)?,
+            prev: upload("GpuFields::prev", &set.prev)?,
+            radius: storage_buffer_init(gpu, "GpuFields::radius", &at_least_one(&set.radius))?,
+            values: storage_buffer_init(gpu, "GpuFields::values", &at_least_one(&set.values))?,
             count: set.len() as u32,
         })
     }
@@ -89,6 +102,10 @@ impl GpuFields {
                 radii: radius.len(),
             }
             .into());
+        }
+        if prev.is_empty() {
+            // The scene's buffers of no fields are too small to bind.
+            return Self::new(gpu, &FieldSet::fixed(Vec::new(), Vec::new(), Vec::new()));
         }
         Ok(GpuFields {
             frames: frames.clone(),

@@ -223,8 +223,12 @@ impl SceneFile {
 
     /// Reads and parses the scene at `path`.
     pub fn read(path: &Path) -> Result<SceneFile, SceneError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| bad(&path.display().to_string(), format!("cannot read: {e}")))?;
+        let text = crate::io::read_input_text(path, crate::io::InputKind::Scene).map_err(|e| {
+            bad(
+                &path.display().to_string(),
+                format!("cannot read: {}", e.reason()),
+            )
+        })?;
         let dir = path.parent().unwrap_or(Path::new("."));
         Self::parse(&text, dir)
     }

@@ -8,11 +8,16 @@
 
 use std::path::Path;
 
-use glam::{UVec3, Vec3};
+use glam::{DVec3, UVec3, Vec3};
 
-use super::{CellUnit, CheckError, FieldSamples, Layout};
-use crate::io::{NpyArray, decode_npy_float, read_npz_entries, read_verified};
+use super::{CellUnit, CheckError, FieldSamples, Layout, Precise};
+use crate::io::{
+    InputKind, decode_npy_f64, decode_npy_float, read_input, read_npz_entries, read_verified,
+};
 use crate::stages::sdf::GridSpec;
+
+/// An array's shape and values in float64.
+type NpyArray64 = (Vec<usize>, Vec<f64>);
 
 /// Index order of a bare `.npy` grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,13 +71,19 @@ fn input(path: &Path, what: impl std::fmt::Display) -> CheckError {
     CheckError::Input(format!("{}: {what}", path.display()))
 }
 
+fn read_array(path: &Path) -> Result<Vec<u8>, CheckError> {
+    read_input(path, InputKind::Array).map_err(|e| CheckError::Input(e.to_string()))
+}
+
 /// The sidecar beside `data`, when it is one of collidoscope's: the data's
 /// bytes checked against it, and the sidecar.
 fn collidoscope_sidecar(data: &Path) -> Result<Option<(Vec<u8>, serde_json::Value)>, CheckError> {
     let sidecar = data.with_extension("json");
-    let Ok(text) = std::fs::read(&sidecar) else {
+    if !sidecar.exists() {
         return Ok(None);
-    };
+    }
+    let text =
+        read_input(&sidecar, InputKind::Sidecar).map_err(|e| CheckError::Input(e.to_string()))?;
     let meta: serde_json::Value = serde_json::from_slice(&text)
         .map_err(|e| input(&sidecar, format!("sidecar is not JSON: {e}")))?;
     if !meta["format"]
@@ -89,7 +100,7 @@ fn collidoscope_sidecar(data: &Path) -> Result<Option<(Vec<u8>, serde_json::Valu
 fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
     let given = options.origin.is_some() || options.axis_order.is_some();
     let (bytes, layout) = if given || options.cell_size.is_some() {
-        let bytes = std::fs::read(path).map_err(|e| input(path, e))?;
+        let bytes = read_array(path)?;
         let missing: Vec<&str> = [
             (options.origin.is_none(), "--origin x,y,z"),
             (options.cell_size.is_none(), "--cell-size h"),
@@ -133,6 +144,13 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
     if array.data.is_empty() {
         return Err(input(path, format!("the grid {s:?} has no cells")));
     }
+    // The origin in float64 where the sidecar has it (and it rounds to the
+    // float32 origin the sidecar gives).
+    let precise = layout.as_ref().and_then(|meta| {
+        let o = DVec3::from_array(serde_json::from_value(meta["origin_f64"].clone()).ok()?);
+        let rounded: [f32; 3] = serde_json::from_value(meta["origin"].clone()).ok()?;
+        (o.is_finite() && o.as_vec3() == Vec3::from(rounded)).then_some(Precise::GridOrigin(o))
+    });
     let (origin, cell_size, order, band_world, mesh_hash) = match &layout {
         Some(meta) => {
             let sidecar = path.with_extension("json");
@@ -153,16 +171,33 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
                 ));
             }
             let origin: [f32; 3] = serde_json::from_value(meta["origin"].clone())
-                .map_err(|_| input(&sidecar, "no origin [x, y, z]"))?;
+                .ok()
+                .filter(|o: &[f32; 3]| o.iter().all(|v| v.is_finite()))
+                .ok_or_else(|| input(&sidecar, "no finite origin [x, y, z]"))?;
             let h = meta["cell_size"]
                 .as_f64()
-                .filter(|h| *h > 0.0)
-                .ok_or_else(|| input(&sidecar, "no positive cell_size"))?;
+                .map(|h| h as f32)
+                .filter(|h| h.is_finite() && *h > 0.0)
+                .ok_or_else(|| input(&sidecar, "no positive, finite cell_size"))?;
+            let band = match &meta["band_world"] {
+                serde_json::Value::Null => None,
+                b => Some(
+                    b.as_f64()
+                        .map(|b| b as f32)
+                        .filter(|b| b.is_finite() && *b >= 0.0)
+                        .ok_or_else(|| {
+                            input(
+                                &sidecar,
+                                format!("band_world {b} is not a finite number >= 0"),
+                            )
+                        })?,
+                ),
+            };
             (
                 Vec3::from(origin),
-                h as f32,
+                h,
                 AxisOrder::Zyx,
-                meta["band_world"].as_f64().map(|b| b as f32),
+                band,
                 meta["mesh_hash"].as_str().map(str::to_string),
             )
         }
@@ -200,6 +235,7 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
         band_world,
         mesh_hash,
         axis_order: Some(order),
+        precise,
     })
 }
 
@@ -236,19 +272,21 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
     }
     let (bytes, meta) = match collidoscope_sidecar(path)? {
         Some((bytes, meta)) => (bytes, Some(meta)),
-        None => (std::fs::read(path).map_err(|e| input(path, e))?, None),
+        None => (read_array(path)?, None),
     };
     let entries = read_npz_entries(&bytes)
         .map_err(|e| input(path, format!("{e} (np.savez writes what is read here)")))?;
-    let array = |name: &str| -> Result<Option<NpyArray>, CheckError> {
+    // float64 as the file has it (float32 arrays exactly): the points are
+    // taken into the mesh's frame in float64 ([`super::Precise`]).
+    let array = |name: &str| -> Result<Option<NpyArray64>, CheckError> {
         entries
             .iter()
             .find(|(n, _)| n.trim_end_matches(".npy") == name)
-            .map(|(_, b)| decode_npy_float(b).map_err(|e| input(path, format!("{name}: {e}"))))
+            .map(|(_, b)| decode_npy_f64(b).map_err(|e| input(path, format!("{name}: {e}"))))
             .transpose()
     };
     let names: Vec<&str> = entries.iter().map(|(n, _)| n.as_str()).collect();
-    let points = match (array("centers")?, array("points")?) {
+    let (points_shape, points) = match (array("centers")?, array("points")?) {
         (Some(p), _) | (None, Some(p)) => p,
         (None, None) => {
             return Err(input(
@@ -257,36 +295,40 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
             ));
         }
     };
-    let values = array("values")?
+    let (values_shape, values) = array("values")?
         .ok_or_else(|| input(path, format!("no `values` array (found {names:?})")))?;
-    let n = values.data.len();
-    if points.shape != [n, 3] || values.shape.len() != 1 {
+    let n = values.len();
+    if points_shape != [n, 3] || values_shape.len() != 1 {
         return Err(input(
             path,
             format!(
-                "points must have shape (N, 3) and values (N,); found {:?} and {:?}",
-                points.shape, values.shape
+                "points must have shape (N, 3) and values (N,); found {points_shape:?} and {values_shape:?}"
             ),
         ));
     }
     if n == 0 {
         return Err(input(path, "the point set is empty"));
     }
-    finite(path, &points.data, |i| format!("point {}", i / 3))?;
-    finite(path, &values.data, |i| format!("value {i}"))?;
+    let to_f32 = |v: &[f64]| -> Vec<f32> { v.iter().map(|&x| x as f32).collect() };
+    let (points32, values) = (to_f32(&points), to_f32(&values));
+    finite(path, &points32, |i| format!("point {}", i / 3))?;
+    finite(path, &values, |i| format!("value {i}"))?;
     let unit = match (options.cell_size, array("half_sizes")?) {
         (Some(h), _) => CellUnit::Uniform(h),
-        (None, Some(half)) if half.data.len() == n => {
-            CellUnit::PerPoint(half.data.iter().map(|h| 2.0 * h).collect())
+        (None, Some((_, half))) if half.len() == n => {
+            CellUnit::PerPoint(half.iter().map(|&h| (2.0 * h) as f32).collect())
         }
         _ => CellUnit::None,
     };
     Ok(FieldSamples {
-        layout: Layout::Points(points.data.chunks_exact(3).map(Vec3::from_slice).collect()),
-        values: values.data,
+        layout: Layout::Points(points32.chunks_exact(3).map(Vec3::from_slice).collect()),
+        values,
         unit,
         band_world: None,
         mesh_hash: meta.and_then(|m| m["mesh_hash"].as_str().map(str::to_string)),
         axis_order: None,
+        precise: Some(Precise::Points(
+            points.chunks_exact(3).map(DVec3::from_slice).collect(),
+        )),
     })
 }

@@ -18,6 +18,10 @@
 //!   ([`crate::geom::FastWinding`]): robust on open and broken meshes, where
 //!   the pseudo-normal sign many tools use is arbitrary.
 //!
+//! Positions the file gives in float64 (collidoscope's own grids' origin,
+//! float64 point sets) go into the mesh's frame in float64 ([`Precise`]), so
+//! a field far from the origin is compared where it was sampled.
+//!
 //! A field written with a narrow band (its sidecar's `band_world`) is
 //! compared with the exact field clamped to the band, as the band defines it.
 //!
@@ -87,6 +91,22 @@ pub struct FieldSamples {
     pub mesh_hash: Option<String>,
     /// The array's order, for grids.
     pub axis_order: Option<AxisOrder>,
+    /// The positions in float64, where the file gives them more precisely
+    /// than `layout`'s float32 ([`Precise`]).
+    pub precise: Option<Precise>,
+}
+
+/// Sample positions in float64. The exact field is evaluated there, taken
+/// into the mesh's frame in float64 as the fields are computed
+/// ([`crate::mesh::Frame::to_local_f64`]): a point or grid 1e4 or 1e6 from
+/// the origin is not first rounded to float32 world coordinates (1/1024
+/// and 1/16 apart there), which would move it by up to half of that.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Precise {
+    /// A grid's origin: collidoscope's sidecar `origin_f64`.
+    GridOrigin(glam::DVec3),
+    /// One point per sample: an `.npz` of float64 points.
+    Points(Vec<glam::DVec3>),
 }
 
 impl FieldSamples {

@@ -1,6 +1,6 @@
 //! The exact field at the samples' points, with the robust sign.
 //!
-//! Grids go through the `sdf` stage on the samples' own grid in
+//! Grids go through the `sdf_grid` stage on the samples' own grid in
 //! winding sign mode (any of its backends, the GPU by default); point sets
 //! through [`sdf::points::signed_at_points`] with the same
 //! winding-number sign: a BVH nearest-triangle query per point, on the GPU
@@ -8,7 +8,7 @@
 //! float32 bound leaves undecided signed exactly on the CPU), on all CPU
 //! cores for the CPU ones.
 
-use super::{CheckError, FieldSamples, Layout};
+use super::{CheckError, FieldSamples, Layout, Precise};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::sdf::{self, Backend, SdfGpu, SdfParams, SignMode};
@@ -38,18 +38,28 @@ pub fn exact_values(
                 band: None,
                 sign_mode: SignMode::Winding,
             };
-            let field = sdf::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?;
+            let field = match &samples.precise {
+                Some(Precise::GridOrigin(origin)) => {
+                    let frame = mesh.frame();
+                    let local = sdf::GridSpec {
+                        origin: frame.to_local_f64(*origin),
+                        cell_size: frame.length_to_local(grid.cell_size),
+                        dims: grid.dims,
+                    };
+                    sdf::compute_on_local_grid(mesh, local, &params, backend, gpu, progress)?
+                }
+                _ => sdf::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?,
+            };
             (field.values, backend)
         }
         Layout::Points(points) => {
-            let got = sdf::points::signed_at_points(
-                mesh,
-                points,
-                SignMode::Winding,
-                backend,
-                gpu,
-                progress,
-            )
+            let sign = SignMode::Winding;
+            let got = match &samples.precise {
+                Some(Precise::Points(precise)) => {
+                    sdf::points::signed_at_points_f64(mesh, precise, sign, backend, gpu, progress)
+                }
+                _ => sdf::points::signed_at_points(mesh, points, sign, backend, gpu, progress),
+            }
             .map_err(|e| match e {
                 sdf::SdfError::Cancelled => CheckError::Cancelled,
                 e => e.into(),

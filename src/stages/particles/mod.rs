@@ -54,6 +54,16 @@ use crate::progress::Progress;
 /// Largest impact-map side.
 pub const MAX_MAP_RES: u32 = 4096;
 
+/// Most frame windows in one run. Every window is listed before the run
+/// starts and gets its own events, so the count is bounded before anything
+/// is allocated.
+pub const MAX_FRAMES: u32 = 1_000_000;
+
+/// Most lives one particle may start during a run (the run's span over its
+/// emitter's lifetime). Both backends visit every life of every particle,
+/// so a lifetime far shorter than the run would keep them busy for ever.
+pub const MAX_LIVES_PER_PARTICLE: f64 = 1e6;
+
 /// Errors of the particle stage. Each message is one readable line.
 #[derive(Debug, thiserror::Error)]
 pub enum ParticleError {
@@ -99,6 +109,12 @@ impl ParticleParams {
         if self.frames == 0 {
             return bad("frames is 0; at least one frame".into());
         }
+        if self.frames > MAX_FRAMES {
+            return bad(format!(
+                "frames is {}; a run is at most {MAX_FRAMES} frames",
+                self.frames
+            ));
+        }
         if !(self.dt.is_finite() && self.dt > 0.0) {
             return bad(format!("dt is {}; it must be finite and > 0", self.dt));
         }
@@ -113,6 +129,26 @@ impl ParticleParams {
                 "map resolution is {}; it must be in 1..={MAX_MAP_RES}",
                 self.map_res
             ));
+        }
+        Ok(())
+    }
+
+    /// [`Self::validate`], and that no particle of `scene` starts more than
+    /// [`MAX_LIVES_PER_PARTICLE`] lives during the run.
+    pub fn validate_for(&self, scene: &ParticleScene) -> Result<(), ParticleError> {
+        self.validate()?;
+        let (begin, end) = self.span();
+        for (i, e) in scene.emitters.iter().enumerate() {
+            // Lives overlapping [begin, end): the span over the lifetime,
+            // plus the one alive at the start.
+            let lives = (end - begin) / e.lifetime + 1.0;
+            if !(lives <= MAX_LIVES_PER_PARTICLE) {
+                return Err(ParticleError::Params(format!(
+                    "emitters[{i}]: a lifetime of {} s over a run of {} s gives {lives:.3e} lives per particle, over the limit of {MAX_LIVES_PER_PARTICLE:e}; lengthen the lifetime or shorten the run (fewer frames or a smaller dt)",
+                    e.lifetime,
+                    end - begin
+                )));
+            }
         }
         Ok(())
     }
@@ -216,7 +252,7 @@ impl Particles {
         gpu_state: Option<&(GpuContext, gpu::ParticlesGpu)>,
         _progress: &Progress,
     ) -> Result<ParticleRun, ParticleError> {
-        params.validate()?;
+        params.validate_for(scene)?;
         let started = std::time::Instant::now();
         let (events, flights, maps, stream) = match backend {
             Backend::Cpu => {

@@ -226,8 +226,8 @@ impl ParticleScene {
 
     /// Reads and checks a scene file.
     pub fn load(path: &std::path::Path) -> Result<Self, ParticleError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| ParticleError::Scene(format!("cannot read {}: {e}", path.display())))?;
+        let text = crate::io::read_input_text(path, crate::io::InputKind::Scene)
+            .map_err(|e| ParticleError::Scene(e.to_string()))?;
         Self::from_json(&text, &path.display().to_string())
     }
 

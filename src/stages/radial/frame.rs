@@ -34,6 +34,10 @@ pub enum FrameError {
     NormalAlongAxis,
     #[error("the field axis or normal is not finite")]
     NotFinite,
+    #[error(
+        "the field axis is {0:.3e} long, beyond float32 (its length, basis or cells would be infinite)"
+    )]
+    TooLong(f64),
 }
 
 /// A field's axis and orthonormal basis (see the module docs).
@@ -69,11 +73,24 @@ impl BoneFrame {
         }
         let axis = b - a;
         let length = axis.length();
+        // A and B finite but far apart overflow the difference or the
+        // length; every later product would be infinite or NaN.
+        if !(axis.is_finite() && length.is_finite()) {
+            return Err(FrameError::TooLong((b.as_dvec3() - a.as_dvec3()).length()));
+        }
         let scale = a.abs().max(b.abs()).max_element().max(1.0);
         if length <= scale * 1e-6 {
             return Err(FrameError::DegenerateAxis(length));
         }
         let w = axis / length;
+        // Only the normal's direction matters: a huge one is brought near
+        // unit length so that its products do not overflow.
+        let largest = normal.abs().max_element();
+        let normal = if largest > 1e18 {
+            normal / largest
+        } else {
+            normal
+        };
         let n = normal - normal.dot(w) * w;
         if n.length() <= 1e-6 * normal.length() {
             return Err(FrameError::NormalAlongAxis);
@@ -168,6 +185,23 @@ mod tests {
             assert!((back.theta - t).abs() < 1e-5, "θ {t} → {}", back.theta);
             assert!((back.z - z).abs() < 1e-5 && (back.r - r).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn axes_beyond_float32_are_refused_and_huge_normals_kept() {
+        let e = BoneFrame::new(Vec3::ZERO, Vec3::X * 3e38, Vec3::Y).unwrap_err();
+        assert!(
+            matches!(e, FrameError::TooLong(l) if (l - 3e38).abs() < 1e33),
+            "{e}"
+        );
+        let e = BoneFrame::new(Vec3::X * -2e38, Vec3::X * 2e38, Vec3::Y).unwrap_err();
+        assert!(e.to_string().contains("4.000e38 long"), "{e}");
+        let f = BoneFrame::new(Vec3::ZERO, Vec3::Z, Vec3::new(3e38, 3e38, 0.0)).unwrap();
+        assert!(
+            f.u.is_finite() && (f.u.length() - 1.0).abs() < 1e-6,
+            "{}",
+            f.u
+        );
     }
 
     #[test]

@@ -43,6 +43,7 @@ pub fn sidecar(
         "axis_order": "zyx",
         "dtype": "float32",
         "origin": field.grid.origin.to_array(),
+        "origin_f64": origin_f64(field, mesh).map(|o| o.to_array()),
         "cell_size": field.grid.cell_size,
         "sign": "negative inside",
         "sign_mode": field.params.sign_mode.name(),
@@ -65,6 +66,22 @@ pub fn sidecar(
         "adapter": source.adapter,
         "cache": source.cache,
     })
+}
+
+/// The grid's origin in float64, exactly where the values were computed.
+/// A field is computed on a grid in the mesh's frame ([`super::compute`]);
+/// its float32 world origin is that grid's origin rounded, which for a mesh
+/// far from the origin is off by up to half a float32 spacing there (1/32
+/// at 1e6). `None` for a grid other than the one [`super::compute`] makes
+/// for the field's parameters (one given from outside).
+fn origin_f64(field: &SdfField, mesh: &PreparedMesh) -> Option<glam::DVec3> {
+    let frame = mesh.frame();
+    let local = super::GridSpec::around(
+        mesh.local().bounds(),
+        field.params.resolution,
+        field.params.padding,
+    );
+    (local.to_world(&frame) == field.grid).then(|| frame.to_world_f64(local.origin))
 }
 
 /// The sidecar path of `npy`: same name, `.json`.

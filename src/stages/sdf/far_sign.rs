@@ -8,6 +8,10 @@
 //! 6-connected component of far cells has one sign, which one exactly
 //! evaluated representative decides (a full BVH query, pseudo-normal sign).
 //!
+//! In *pseudo-normal* mode a cell whose nearest triangle is a kept copy of
+//! cancelling duplicate faces (a face stored both ways: it has no side)
+//! takes the winding number's sign instead.
+//!
 //! In *winding* mode (the CPU backends here; the GPU backends sign on the
 //! GPU, [`super::winding_gpu`]) every cell's sign is the generalised
 //! winding number's:
@@ -41,15 +45,39 @@ pub(super) fn finish_signs(mesh: &PreparedMesh, field: &mut SdfField) {
                 *v = if inside { -magnitude } else { magnitude };
             });
         touched = true;
-    } else if field.params.band.is_some() && field.closest.contains(&FAR) {
-        sign_far_components(mesh, field);
-        touched = true;
+    } else {
+        if field.params.band.is_some() && field.closest.contains(&FAR) {
+            sign_far_components(mesh, field);
+            touched = true;
+        }
+        touched |= sign_nearest_to_cancelled(mesh, field);
     }
     if touched {
         field
             .timings
             .push("sign", start.elapsed().as_secs_f64() * 1e3, None);
     }
+}
+
+/// Cells whose nearest triangle is a kept copy of cancelling duplicates
+/// (see [`crate::mesh::PreparedMesh::oriented_triangles`]) take the winding
+/// number's sign: such a face has no side, so its pseudo-normal says
+/// nothing. Needs the field's closest triangles; whether any cell changed.
+fn sign_nearest_to_cancelled(mesh: &PreparedMesh, field: &mut SdfField) -> bool {
+    let oriented = mesh.oriented_triangles().len() as u32;
+    let cells: Vec<usize> = (0..field.closest.len())
+        .filter(|&c| field.closest[c] != FAR && field.closest[c] >> 3 >= oriented)
+        .collect();
+    if cells.is_empty() {
+        return false;
+    }
+    let points: Vec<_> = cells.iter().map(|&c| field.grid.center_of(c)).collect();
+    let inside = mesh.winding().inside_flags(&points);
+    for (&c, inside) in cells.iter().zip(inside) {
+        let magnitude = field.values[c].abs();
+        field.values[c] = if inside { -magnitude } else { magnitude };
+    }
+    true
 }
 
 fn sign_far_components(mesh: &PreparedMesh, field: &mut SdfField) {

@@ -130,9 +130,22 @@ impl SdfGpu {
     }
 
     /// The exact signed distance (winding-number sign) from `mesh` at each
-    /// of `points`, and how many points the CPU had to sign exactly
-    /// ([`super::points_gpu`]).
+    /// of `points` (world coordinates, world units), and how many points
+    /// the CPU had to sign exactly ([`super::points_gpu`]). Computed in the
+    /// mesh's frame, as the grids are.
     pub fn exact_at_points(
+        &self,
+        mesh: &PreparedMesh,
+        points: &[glam::Vec3],
+    ) -> Result<(Vec<f32>, usize), SdfError> {
+        let frame = mesh.frame();
+        let local: Vec<glam::Vec3> = points.par_iter().map(|&p| frame.to_local(p)).collect();
+        self.exact_at_local_points(mesh, &local)
+    }
+
+    /// [`SdfGpu::exact_at_points`] of points already in `mesh`'s frame
+    /// ([`crate::mesh::Frame::to_local_f64`]); the values in world units.
+    pub fn exact_at_local_points(
         &self,
         mesh: &PreparedMesh,
         points: &[glam::Vec3],
@@ -145,7 +158,10 @@ impl SdfGpu {
             });
         }
         let kernel = self.points.get_or_init(|| PointsGpu::new(&self.gpu));
-        kernel.exact(&self.gpu, mesh, points)
+        let (mut values, listed) = kernel.exact(&self.gpu, mesh.local(), points)?;
+        let factor = mesh.frame().world_factor();
+        values.par_iter_mut().for_each(|v| *v *= factor);
+        Ok((values, listed))
     }
 
     /// Drops the mesh and the run's buffers kept on the GPU (the winding

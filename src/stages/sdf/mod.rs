@@ -374,8 +374,25 @@ pub fn compute_on_grid(
     gpu: Option<&SdfGpu>,
     progress: &Progress,
 ) -> Result<SdfField, SdfError> {
-    params.validate_band()?;
     check_spacing(&grid)?;
+    let local = grid.to_local(&mesh.frame());
+    let field = compute_on_local_grid(mesh, local, params, backend, gpu, progress)?;
+    Ok(SdfField { grid, ..field })
+}
+
+/// [`compute_on_grid`] on a grid given in `mesh`'s frame
+/// ([`PreparedMesh::local`], e.g. from a world origin known in float64,
+/// [`crate::mesh::Frame::to_local_f64`]); the field's grid is returned in
+/// the world.
+pub fn compute_on_local_grid(
+    mesh: &PreparedMesh,
+    local: GridSpec,
+    params: &SdfParams,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<SdfField, SdfError> {
+    params.validate_band()?;
     let run = Run {
         params,
         backend,
@@ -383,8 +400,7 @@ pub fn compute_on_grid(
         progress,
         outputs: FieldOutputs::ALL,
     };
-    let field = run.on(mesh, grid.to_local(&mesh.frame()))?;
-    Ok(SdfField { grid, ..field })
+    run.on(mesh, local)
 }
 
 /// Refuses a world grid whose cell centres float32 cannot keep apart.
@@ -416,7 +432,11 @@ impl Run<'_> {
         let (params, backend) = (self.params, self.backend);
         let frame = mesh.frame();
         let local = mesh.local();
-        let closest = self.outputs.closest_for(params);
+        // The pseudo-normal sign of a cell nearest to a cancelling copy is
+        // finished from the closest triangles ([`far_sign`]).
+        let closest = self.outputs.closest_for(params)
+            || (params.sign_mode == SignMode::PseudoNormal
+                && local.oriented_triangles().len() < local.triangle_count());
         let mut field = match backend {
             Backend::CpuReference => cpu::reference_on(local, grid, params, self.progress),
             Backend::CpuFast => cpu::fast_on(local, grid, params, self.progress),
@@ -430,13 +450,13 @@ impl Run<'_> {
         if self.progress.is_cancelled() {
             return Err(SdfError::Cancelled);
         }
-        if !closest {
-            field.closest = Vec::new();
-        }
         // The GPU backends sign by winding number themselves. The signs
         // only flip values, so world or local units do not matter.
         if !(backend.is_gpu() && params.sign_mode == SignMode::Winding) {
             far_sign::finish_signs(local, &mut field);
+        }
+        if !self.outputs.closest_for(params) {
+            field.closest = Vec::new();
         }
         if !backend.is_gpu() {
             let start = std::time::Instant::now();

@@ -24,7 +24,7 @@
 //! A mesh with no triangles has no surface: every point is infinitely far
 //! and outside.
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use rayon::prelude::*;
 
 use super::cpu::{nearest_triangle, signed_cell};
@@ -92,9 +92,40 @@ pub fn signed_at_points(
     gpu: Option<&SdfGpu>,
     progress: &Progress,
 ) -> Result<PointValues, SdfError> {
+    let frame = mesh.frame();
+    let local: Vec<Vec3> = points.par_iter().map(|&p| frame.to_local(p)).collect();
+    signed_at_local(mesh, &local, sign, backend, gpu, progress)
+}
+
+/// [`signed_at_points`] of points given in float64: they go into the
+/// mesh's frame in float64 ([`crate::mesh::Frame::to_local_f64`]), so
+/// points far from the origin are not first rounded to float32 world
+/// coordinates (at 1e6 those are 1/16 apart).
+pub fn signed_at_points_f64(
+    mesh: &PreparedMesh,
+    points: &[DVec3],
+    sign: SignMode,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<PointValues, SdfError> {
+    let frame = mesh.frame();
+    let local: Vec<Vec3> = points.par_iter().map(|&p| frame.to_local_f64(p)).collect();
+    signed_at_local(mesh, &local, sign, backend, gpu, progress)
+}
+
+/// [`signed_at_points`] of points in `mesh`'s frame.
+fn signed_at_local(
+    mesh: &PreparedMesh,
+    local_points: &[Vec3],
+    sign: SignMode,
+    backend: Backend,
+    gpu: Option<&SdfGpu>,
+    progress: &Progress,
+) -> Result<PointValues, SdfError> {
     if backend.is_gpu() && sign == SignMode::Winding {
         let gpu = gpu.ok_or_else(crate::stages::no_gpu)?;
-        let (values, _) = gpu.exact_at_points(mesh, points)?;
+        let (values, _) = gpu.exact_at_local_points(mesh, local_points)?;
         return Ok(PointValues {
             values,
             backend: Backend::Gpu,
@@ -102,18 +133,32 @@ pub fn signed_at_points(
     }
     let frame = mesh.frame();
     let local = mesh.local();
-    let local_points: Vec<Vec3> = points.par_iter().map(|&p| frame.to_local(p)).collect();
     let values = match sign {
-        SignMode::PseudoNormal => in_chunks(&local_points, progress, |p| {
-            nearest_triangle(local, p, f32::INFINITY, &mut 0)
-                .map_or(f32::INFINITY, |(tri, d2)| signed_cell(local, p, tri, d2).0)
-        })?,
+        SignMode::PseudoNormal => {
+            // A kept copy of cancelling duplicates has no side: the winding
+            // number signs the points nearest to one (as the grids' cells).
+            let oriented = local.oriented_triangles().len() as u32;
+            in_chunks(local_points, progress, |p| {
+                nearest_triangle(local, p, f32::INFINITY, &mut 0).map_or(
+                    f32::INFINITY,
+                    |(tri, d2)| {
+                        if tri < oriented {
+                            signed_cell(local, p, tri, d2).0
+                        } else if local.winding().is_inside(p) {
+                            -d2.sqrt()
+                        } else {
+                            d2.sqrt()
+                        }
+                    },
+                )
+            })?
+        }
         SignMode::Winding => {
-            let magnitudes = in_chunks(&local_points, progress, |p| {
+            let magnitudes = in_chunks(local_points, progress, |p| {
                 nearest_triangle(local, p, f32::INFINITY, &mut 0)
                     .map_or(f32::INFINITY, |(_, d2)| d2.sqrt())
             })?;
-            let inside = inside_local(local, &local_points);
+            let inside = inside_local(local, local_points);
             magnitudes
                 .into_iter()
                 .zip(inside)

@@ -153,7 +153,7 @@ impl CapTree {
             positions,
             triangles,
             ..
-        } = boundary_cap(&mesh.mesh.positions, &mesh.mesh.triangles);
+        } = boundary_cap(&mesh.mesh.positions, mesh.oriented_triangles());
         let packed = FastWinding::new(&positions, &triangles)
             .packed_for_stack(frame, stack)
             .map_err(|depth| SdfError::BvhTooDeep {

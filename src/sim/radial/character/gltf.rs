@@ -25,11 +25,14 @@
 //! the animation and channel named (playing them would need tangents that
 //! [`super::animation`] does not keep). A file without a skinned mesh, a
 //! primitive without positions, joints or weights, a vertex whose weights
-//! sum to zero, or a buffer that is missing or short is refused with a
-//! message that names it. Buffers may be the GLB binary chunk, `data:`
+//! sum to zero, a buffer that is missing or short, an animation channel on
+//! a node that does not exist, or nodes that are not a forest (a node with
+//! two parents, a cycle) is refused with a message that names it. Buffers may be the GLB binary chunk, `data:`
 //! base64 URIs, or files beside the `.gltf`.
 
-use std::path::{Path, PathBuf};
+mod check;
+
+use std::path::Path;
 
 use ::gltf::animation::Interpolation as GltfInterpolation;
 use ::gltf::animation::util::ReadOutputs;
@@ -44,11 +47,8 @@ use super::{Character, CharacterError};
 /// Why a glTF file does not give a character.
 #[derive(Debug, thiserror::Error)]
 pub enum GltfError {
-    #[error("{path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Read(#[from] crate::io::InputError),
     #[error("not a valid glTF 2.0 file: {0}")]
     Parse(String),
     #[error(
@@ -85,6 +85,8 @@ pub enum GltfError {
         channel: usize,
         why: String,
     },
+    #[error("node hierarchy: {0}")]
+    Nodes(String),
     #[error(transparent)]
     Character(#[from] CharacterError),
 }
@@ -102,10 +104,7 @@ pub struct Loaded {
 
 /// Loads the glTF (`.gltf` or `.glb`) file at `path`.
 pub fn load_gltf(path: &Path) -> Result<Loaded, GltfError> {
-    let bytes = std::fs::read(path).map_err(|source| GltfError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = crate::io::read_input(path, crate::io::InputKind::Gltf)?;
     let name = path
         .file_stem()
         .map_or("gltf".into(), |s| s.to_string_lossy().into_owned());
@@ -115,7 +114,9 @@ pub fn load_gltf(path: &Path) -> Result<Loaded, GltfError> {
 /// Loads a glTF file from memory; external buffers are looked up in
 /// `dir`.
 pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded, GltfError> {
-    let file = ::gltf::Gltf::from_slice(bytes).map_err(|e| GltfError::Parse(e.to_string()))?;
+    let file = ::gltf::Gltf::from_slice_without_validation(bytes)
+        .map_err(|e| GltfError::Parse(e.to_string()))?;
+    check::check_document(&file.document)?;
     let buffers = buffers(&file, dir)?;
     let doc = &file.document;
     let (mesh, skin) = doc
@@ -267,7 +268,8 @@ fn buffers(file: &::gltf::Gltf, dir: Option<&Path>) -> Result<Vec<Vec<u8>>, Gltf
                     }
                     None => {
                         let path = dir.unwrap_or(Path::new(".")).join(uri);
-                        std::fs::read(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?
+                        crate::io::read_input(&path, crate::io::InputKind::Gltf)
+                            .map_err(|e| bad(e.to_string()))?
                     }
                 },
             };
@@ -612,6 +614,32 @@ mod tests {
             from_slice("x", b"not gltf", None),
             Err(GltfError::Parse(_))
         ));
+    }
+
+    #[test]
+    fn missing_animation_targets_and_node_cycles_are_refused() {
+        let mut far = arm("LINEAR");
+        far["animations"][0]["channels"][0]["target"]["node"] = json!(50);
+        let e = load(&far).unwrap_err().to_string();
+        assert!(
+            e.contains("channel 0: it targets node 50, the file has 3"),
+            "{e}"
+        );
+        let mut own_child = arm("LINEAR");
+        own_child["nodes"][1]["children"] = json!([1]);
+        let e = load(&own_child).unwrap_err().to_string();
+        assert!(e.contains("node 1 is its own child"), "{e}");
+        let mut cycle = arm("LINEAR");
+        cycle["nodes"][1]["children"] = json!([0]);
+        let e = load(&cycle).unwrap_err().to_string();
+        assert!(e.contains("is its own ancestor"), "{e}");
+        let mut two_parents = arm("LINEAR");
+        two_parents["nodes"][2]["children"] = json!([1]);
+        let e = load(&two_parents).unwrap_err().to_string();
+        assert!(
+            e.contains("node 1 is a child of both node 0 and node 2"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -62,7 +62,7 @@ impl RigidBody {
         self.inverse_mass == 0.0
     }
 
-    pub fn inverse_inertia_world(&self) -> Mat3 {
+    pub(crate) fn inverse_inertia_world(&self) -> Mat3 {
         let r = Mat3::from_quat(self.state.rotation);
         r * Mat3::from_diagonal(self.inverse_inertia) * r.transpose()
     }
@@ -155,7 +155,7 @@ impl Scene {
     ];
 
     /// The name scripts and the command line use.
-    pub fn short_name(self) -> &'static str {
+    pub(crate) fn short_name(self) -> &'static str {
         match self {
             Scene::MeshOnMesh => "drop-on-mesh",
             Scene::MeshOnPlane => "drop-on-plane",

@@ -26,7 +26,7 @@ use crate::geom::{Aabb, closest_point_triangle};
 use crate::sim::radial::character::fields::FieldDef;
 
 /// Cells per axis allowed.
-pub const MAX_RES: u32 = 256;
+pub(crate) const MAX_RES: u32 = 256;
 
 /// Why the grids cannot be made.
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -33,7 +33,7 @@ use super::fields::{FieldSet, FieldSetError};
 use super::particles::{Particles, StepParams};
 
 /// A stretch or shear constraint ([`Link::kind`]).
-pub const LINK_STRETCH: u32 = 0;
+pub(crate) const LINK_STRETCH: u32 = 0;
 /// A bending constraint ([`Link::kind`]).
 pub const LINK_BEND: u32 = 1;
 

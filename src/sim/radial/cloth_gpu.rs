@@ -138,7 +138,12 @@ impl ClothGpu {
 
     /// Records the constraint iterations (profiler scope "cloth"), leaving
     /// the result in the particles' predictions.
-    pub fn record_constraints(&self, run: &mut GpuRun<'_>, cloth: &GpuCloth, b: &BoundCloth) {
+    pub(crate) fn record_constraints(
+        &self,
+        run: &mut GpuRun<'_>,
+        cloth: &GpuCloth,
+        b: &BoundCloth,
+    ) {
         let (x, y) = dispatch_dims(b.workgroups);
         run.compute_pass("cloth", |pass| {
             pass.set_pipeline(&self.project);

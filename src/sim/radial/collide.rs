@@ -151,7 +151,12 @@ fn respond(q: Vec3, q1: Vec3, hit: Vec3, plane: Plane, friction: f32) -> Vec3 {
 
 /// Collides one particle (current `q`, predicted `q1`) with every field
 /// in order (§6).
-pub fn collide_particle(set: &FieldSet, params: &CollideParams, q: Vec3, q1: Vec3) -> Collision {
+pub(crate) fn collide_particle(
+    set: &FieldSet,
+    params: &CollideParams,
+    q: Vec3,
+    q1: Vec3,
+) -> Collision {
     let mut out = Collision {
         predicted: q1,
         field: NO_CONTACT,

@@ -159,7 +159,7 @@ pub fn to_field(f: &FieldFrameGpu, p: Vec3) -> Vec3 {
 }
 
 /// The world point at field-space `s` of `f`.
-pub fn from_field(f: &FieldFrameGpu, s: Vec3) -> Vec3 {
+pub(crate) fn from_field(f: &FieldFrameGpu, s: Vec3) -> Vec3 {
     Vec3::from(f.a) + Vec3::from(f.u) * s.x + Vec3::from(f.v) * s.y + Vec3::from(f.w) * s.z
 }
 

@@ -287,12 +287,12 @@ impl RadialSimGpu {
     pub const STEP_DISPATCHES: u32 = 3;
 
     /// Records step 1 (profiler scope "predict").
-    pub fn record_predict(&self, run: &mut GpuRun<'_>, b: &Bound) {
+    pub(crate) fn record_predict(&self, run: &mut GpuRun<'_>, b: &Bound) {
         self.pass(run, "predict", &self.predict, b, b.groups);
     }
 
     /// Records step 2 (profiler scope "collision").
-    pub fn record_collide(&self, run: &mut GpuRun<'_>, b: &Bound) {
+    pub(crate) fn record_collide(&self, run: &mut GpuRun<'_>, b: &Bound) {
         self.pass(run, "collision", &self.collide, b, b.collide_groups);
     }
 

@@ -72,7 +72,7 @@ impl HashKernels {
 }
 
 /// The (triangle, cell) pairs of `positions` with cells of size `cell`.
-pub fn cell_pairs(positions: &[Vec3], triangles: &[[u32; 3]], cell: f32) -> usize {
+pub(crate) fn cell_pairs(positions: &[Vec3], triangles: &[[u32; 3]], cell: f32) -> usize {
     triangles
         .iter()
         .map(|t| {

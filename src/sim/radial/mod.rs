@@ -46,7 +46,7 @@ pub mod techniques;
 
 pub use cloth::{Cloth, ClothError, ClothParams};
 pub use cloth_gpu::{ClothGpu, GpuCloth};
-pub use collide::{CollideParams, Collision, NO_CONTACT, collide, collide_particle};
+pub use collide::{CollideParams, Collision, NO_CONTACT, collide};
 pub use fields::{FieldSet, FieldSetError, MAX_SUBSTEPS, Plane};
 pub use gpu::{GpuFields, GpuParticles, RadialSimError, RadialSimGpu};
 pub use particles::{Particles, StepParams, stream};

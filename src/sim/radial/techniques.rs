@@ -85,7 +85,7 @@ pub trait GpuTechnique {
 
 /// The distances of the last query, `None` where no triangle was within
 /// reach.
-pub fn read_distances(
+pub(crate) fn read_distances(
     gpu: &GpuContext,
     technique: &dyn GpuTechnique,
 ) -> Result<Vec<Option<f32>>, GpuError> {

@@ -99,7 +99,7 @@ pub fn pairs_cpu(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u
 }
 
 /// The ground paired with every dynamic body whose box reaches below it.
-pub fn ground_pairs(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u32)> {
+pub(crate) fn ground_pairs(boxes: &[BodyBox], ground: Option<&GroundPlane>) -> Vec<(u32, u32)> {
     let Some(g) = ground else {
         return Vec::new();
     };

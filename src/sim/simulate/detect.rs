@@ -100,7 +100,7 @@ impl Pipeline {
     /// [`Pipeline::detect_phases`] with the contacts decoded into `kept`
     /// (the last frame's, its allocation reused by the GPU narrow phase;
     /// its contents are replaced) and returned in [`Detected::contacts`].
-    pub fn detect_phases_into(
+    pub(crate) fn detect_phases_into(
         &self,
         params: &PipelineParams,
         timings: &mut Timings,

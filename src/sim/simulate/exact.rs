@@ -67,7 +67,7 @@ impl ExactSegment {
 
 /// The exact pairs' contacts and segments.
 #[derive(Clone, Debug, Default)]
-pub struct ExactContacts {
+pub(crate) struct ExactContacts {
     pub contacts: Vec<Contact>,
     pub segments: Vec<ExactSegment>,
 }

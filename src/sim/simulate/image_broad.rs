@@ -69,7 +69,7 @@ impl BroadPhase {
     }
 
     /// The interference backend, `None` for sort-and-sweep.
-    pub fn interference_backend(self, on_gpu: bool) -> Option<Backend> {
+    pub(crate) fn interference_backend(self, on_gpu: bool) -> Option<Backend> {
         match self {
             BroadPhase::SortAndSweep => None,
             _ if !on_gpu => Some(Backend::Cpu),

@@ -53,18 +53,17 @@
 mod broad;
 mod detect;
 mod exact;
-pub mod image_broad;
+pub(crate) mod image_broad;
 mod mass;
 pub mod resident;
 pub mod scene_file;
 #[cfg(test)]
 mod tests;
 
-pub use broad::{
-    BodyBox, BroadGpu, BroadParams, FLAG_STATIC, GroundPlane, ground_pairs, pairs_cpu,
-};
+pub(crate) use broad::ground_pairs;
+pub use broad::{BodyBox, BroadGpu, BroadParams, FLAG_STATIC, GroundPlane, pairs_cpu};
 pub use detect::Detected;
-pub use exact::{ExactContacts, ExactSegment};
+pub use exact::ExactSegment;
 pub use image_broad::BroadPhase;
 pub use mass::MassProperties;
 

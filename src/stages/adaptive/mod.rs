@@ -86,13 +86,10 @@ pub(super) mod rss_bvh_gpu;
 
 pub use cpu::compute_cpu;
 pub use gpu::AdaptiveGpu;
-pub use octree::{
-    Octree, OctreeNode, cell_center, node_capacity, octree_cube, prefix_range, triangle_centroid,
-};
-pub use rss_bvh::{
-    BVH_LEAF, MAX_LARGE_LEVELS, MAX_SMALL_DEPTH, QueryCounts, RSS_STACK, RssBvh, RssNode,
-    group_ranges, large_levels,
-};
+pub use octree::{Octree, OctreeNode};
+pub(crate) use octree::{node_capacity, octree_cube};
+pub use rss_bvh::{BVH_LEAF, QueryCounts, RssBvh, RssNode, group_ranges};
+pub(crate) use rss_bvh::{MAX_SMALL_DEPTH, large_levels};
 
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;

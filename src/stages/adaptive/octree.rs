@@ -51,14 +51,14 @@ pub struct Octree {
 
 /// The centroid whose code a triangle gets: `(a + b + c) · ⅓`, written with
 /// the shader's operation order so the codes agree bit for bit.
-pub fn triangle_centroid(tri: [Vec3; 3]) -> Vec3 {
+pub(crate) fn triangle_centroid(tri: [Vec3; 3]) -> Vec3 {
     (tri[0] + tri[1] + tri[2]) * (1.0 / 3.0)
 }
 
 /// The cube the octree divides: the mesh's bounding box made cubic about
 /// its centre and grown by `padding` (a fraction of the longest side) on
 /// every side.
-pub fn octree_cube(min: Vec3, max: Vec3, padding: f32) -> MortonCube {
+pub(crate) fn octree_cube(min: Vec3, max: Vec3, padding: f32) -> MortonCube {
     let extent = (max - min).max_element().max(f32::MIN_POSITIVE);
     let size = extent * (1.0 + 2.0 * padding);
     MortonCube {
@@ -69,7 +69,7 @@ pub fn octree_cube(min: Vec3, max: Vec3, padding: f32) -> MortonCube {
 
 /// The centre and half size of the cell of `code` at `depth`; mirrors
 /// `node_at` in shaders/adaptive.wgsl.
-pub fn cell_center(cube: &MortonCube, code: u32, depth: u32) -> (Vec3, f32) {
+pub(crate) fn cell_center(cube: &MortonCube, code: u32, depth: u32) -> (Vec3, f32) {
     let cell = Vec3::from_array(morton_decode(code).map(|c| c as f32));
     let edge = cube.size / (1u32 << depth) as f32;
     (cube.origin + (cell + 0.5) * edge, edge * 0.5)
@@ -77,7 +77,7 @@ pub fn cell_center(cube: &MortonCube, code: u32, depth: u32) -> (Vec3, f32) {
 
 /// The range of `sorted` (ascending 30-bit codes) whose prefix at `depth` is
 /// `code`: `(first, count)`.
-pub fn prefix_range(sorted: &[u32], code: u32, depth: u32) -> (u32, u32) {
+pub(crate) fn prefix_range(sorted: &[u32], code: u32, depth: u32) -> (u32, u32) {
     let first = sorted.partition_point(|&c| morton_prefix(c, depth) < code);
     let end = sorted.partition_point(|&c| morton_prefix(c, depth) <= code);
     (first as u32, (end - first) as u32)
@@ -87,7 +87,7 @@ pub fn prefix_range(sorted: &[u32], code: u32, depth: u32) -> (u32, u32) {
 /// the roots, plus 8 children for each split node; a level splits at most
 /// `min(8^j, n / (α + 1))` nodes because each holds more than α of the `n`
 /// triangles, disjointly.
-pub fn node_capacity(params: &AdaptiveParams, triangles: usize) -> u64 {
+pub(crate) fn node_capacity(params: &AdaptiveParams, triangles: usize) -> u64 {
     let mut total = 8u64.pow(params.start_depth);
     for j in params.start_depth..params.max_depth {
         let splits = 8u64

@@ -61,12 +61,12 @@ use crate::geom::{
 /// Largest leaf (triangles).
 pub const BVH_LEAF: u32 = 4;
 /// Levels of large-node splitting at most.
-pub const MAX_LARGE_LEVELS: u32 = 32;
+pub(crate) const MAX_LARGE_LEVELS: u32 = 32;
 /// Depth of a small subtree at most (below its small root).
-pub const MAX_SMALL_DEPTH: u32 = 24;
+pub(crate) const MAX_SMALL_DEPTH: u32 = 24;
 /// Deepest tree the query's traversal stack holds; the two limits above
 /// keep every tree within it.
-pub const RSS_STACK: usize = 64;
+pub(crate) const RSS_STACK: usize = 64;
 const _: () = assert!((MAX_LARGE_LEVELS + MAX_SMALL_DEPTH) as usize + 1 < RSS_STACK);
 
 /// One BVH node: `struct RssNode` of shaders/shared/rss.wgsl (the layout is
@@ -140,7 +140,7 @@ impl RssNode {
 /// depth a balanced split of the whole mesh needs, plus slack for unequal
 /// spatial medians. A node still large after them is built by the small
 /// phase: the same tree, built by one invocation.
-pub fn large_levels(triangles: usize, small_node: u32) -> u32 {
+pub(crate) fn large_levels(triangles: usize, small_node: u32) -> u32 {
     let ratio = triangles as f64 / small_node.max(1) as f64;
     let balanced = ratio.max(1.0).log2().ceil() as u32;
     (balanced + 4).clamp(1, MAX_LARGE_LEVELS)

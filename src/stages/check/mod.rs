@@ -38,9 +38,7 @@ mod report;
 
 pub use input::{AxisOrder, ReadOptions, read_samples};
 pub use reference::{Exact, exact_values};
-pub use report::{
-    CheckReport, Comparison, HISTOGRAM_EDGES, HistogramBin, SampleIndex, WORST, Worst,
-};
+pub use report::{CheckReport, Comparison, HistogramBin, SampleIndex, Worst};
 
 use glam::Vec3;
 

@@ -6,11 +6,11 @@ use serde::Serialize;
 use super::{CellUnit, FieldSamples};
 
 /// How many of the largest errors a report lists.
-pub const WORST: usize = 20;
+pub(crate) const WORST: usize = 20;
 
 /// Histogram bin edges, in cells (in world units when no cell size is
 /// known); the last bin is open above.
-pub const HISTOGRAM_EDGES: [f64; 10] = [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
+pub(crate) const HISTOGRAM_EDGES: [f64; 10] = [0.0, 1e-4, 1e-3, 1e-2, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// A sample's name in a report: `[k, j, i]` of a grid cell, or a point's index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

@@ -101,8 +101,8 @@ pub use compare::{
 pub use cpu::{DecisionMargins, FieldView, detect_cpu};
 pub use gpu::{COPY_PHASE, Chunking, ColliderGpu, ResidentShapes};
 pub use octahedral::{NORMAL_MAX_ERROR, decode_normal, encode_normal};
+pub use planning::Task;
 pub(crate) use planning::{Extent, Plan, Planner, plan, sample_starts};
-pub use planning::{Task, box_points, sphere_points};
 pub use summary::{PairSummary, SummarySet, summarize};
 
 use glam::{Mat4, Vec3};

@@ -28,7 +28,7 @@ pub const ZERO_NORMAL: u32 = 0x8000_8000;
 pub const NORMAL_MAX_ERROR: f32 = 1.0e-4;
 
 /// Codes decoded together by [`decode_block`].
-pub const BLOCK: usize = 16;
+pub(crate) const BLOCK: usize = 16;
 
 /// 1 for `v ≥ 0` (+0 and −0 included), else −1.
 #[inline(always)]
@@ -45,7 +45,7 @@ fn snorm(half: u32) -> f32 {
 /// The unit vectors of `codes` (`pack2x16snorm` layout: x in the low 16
 /// bits; [`ZERO_NORMAL`] gives the zero vector), as three lanes' arrays.
 #[inline]
-pub fn decode_block(codes: &[u32; BLOCK]) -> [[f32; BLOCK]; 3] {
+pub(crate) fn decode_block(codes: &[u32; BLOCK]) -> [[f32; BLOCK]; 3] {
     let mut x = [0.0f32; BLOCK];
     let mut y = [0.0f32; BLOCK];
     let mut z = [0.0f32; BLOCK];

@@ -94,7 +94,7 @@ fn check_transform(i: usize, m: &Mat4) -> Result<Mat4, ColliderError> {
 }
 
 /// Points on a sphere of `radius` (Fibonacci lattice) with outward normals.
-pub fn sphere_points(radius: f32, n: u32, body: u32) -> Vec<Sample> {
+pub(crate) fn sphere_points(radius: f32, n: u32, body: u32) -> Vec<Sample> {
     let golden = std::f32::consts::PI * (3.0 - 5f32.sqrt());
     (0..n.max(1))
         .map(|i| {
@@ -118,7 +118,7 @@ const BOX_POINTS: usize = 26;
 
 /// Corners, edge midpoints and face centres of a centred box
 /// ([`BOX_POINTS`]).
-pub fn box_points(half: Vec3, body: u32) -> Vec<Sample> {
+pub(crate) fn box_points(half: Vec3, body: u32) -> Vec<Sample> {
     let mut out = Vec::new();
     for x in -1..=1 {
         for y in -1..=1 {

@@ -11,10 +11,10 @@ use super::{CullPlan, InterferenceScene, OrthoView, PixelRect};
 /// Rays closer than this (pixels) to a face's projected edge are ambiguous:
 /// the rasteriser snaps vertices to 1/256 pixel and breaks exact ties by
 /// its own rule.
-pub const COVERAGE_BAND_PX: f64 = 1.0 / 128.0;
+pub(crate) const COVERAGE_BAND_PX: f64 = 1.0 / 128.0;
 /// Face depths closer than this to the edge depth ([0, 1] range) are
 /// ambiguous: f32 interpolation on the GPU decides "less".
-pub const DEPTH_BAND: f64 = 1e-5;
+pub(crate) const DEPTH_BAND: f64 = 1e-5;
 
 /// The reference counts of one view.
 #[derive(Clone, Debug, PartialEq)]

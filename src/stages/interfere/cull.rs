@@ -161,7 +161,7 @@ impl CullPlan {
     /// Where the pair passes draw the pair (`i` penetrating, `j`
     /// penetrated): the region of `G_i ∩ G_j`, its scissor `R_ij`; `None`
     /// when the boxes do not meet (or meet off the screen).
-    pub fn pair_region(&self, i: usize, j: usize) -> Option<ObjectRegion> {
+    pub(crate) fn pair_region(&self, i: usize, j: usize) -> Option<ObjectRegion> {
         if self.neighbours[i].binary_search(&j).is_err() {
             return None;
         }

@@ -181,7 +181,7 @@ use crate::mesh::{Mesh, PseudoNormals, Topology};
 use crate::progress::Progress;
 
 /// The stencil value that means a count of zero (see the module docs).
-pub const STENCIL_ZERO: u32 = 128;
+pub(crate) const STENCIL_ZERO: u32 = 128;
 
 /// Errors of the interference stage. Each message is one readable line.
 #[derive(Debug, thiserror::Error)]
@@ -451,7 +451,7 @@ impl OrthoView {
     }
 
     /// Framebuffer position (pixels, y down) and depth (0 nearest) of `p`.
-    pub fn to_screen(&self, p: DVec3) -> DVec3 {
+    pub(crate) fn to_screen(&self, p: DVec3) -> DVec3 {
         let [u, v, w] = self.axis.components();
         let ext = self.max - self.min;
         let x = (p[u] - self.min[u]) / ext[u] * self.width as f64;

@@ -296,7 +296,7 @@ impl Collider {
     }
 
     /// h(τ) = f(p0 + v0·τ + ½·a·τ²) as coefficients in τ (eq. 3.6, 3.9).
-    pub fn poly(&self, p0: DVec3, v0: DVec3, acc: DVec3) -> super::poly::Poly {
+    pub(crate) fn poly(&self, p0: DVec3, v0: DVec3, acc: DVec3) -> super::poly::Poly {
         let p = [p0.extend(1.0), v0.extend(0.0), (0.5 * acc).extend(0.0)];
         let qp = p.map(|x| self.q * x);
         let b = |i: usize, j: usize| p[i].dot(qp[j]);

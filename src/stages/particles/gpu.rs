@@ -33,7 +33,7 @@ use crate::gpu::{
 pub const WORKGROUP: u32 = 64;
 /// Windows in flight.
 pub const RING: usize = 3;
-pub const MAP_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
+pub(crate) const MAP_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
 
 /// `struct Frame` of shaders/shared/particles.wgsl.
 #[repr(C)]

@@ -38,7 +38,7 @@ pub mod gpu;
 pub mod map;
 pub mod phases;
 pub mod points;
-pub mod poly;
+pub(crate) mod poly;
 pub mod ring;
 pub mod scene;
 pub mod stream;

@@ -21,9 +21,9 @@ use crate::gpu::GpuContext;
 use crate::timing::Timings;
 
 /// Timestamps one window writes.
-pub const TIMESTAMPS: u32 = 8;
+pub(crate) const TIMESTAMPS: u32 = 8;
 /// Bytes of the resolved timestamps.
-pub const TIMESTAMP_BYTES: u64 = TIMESTAMPS as u64 * 8;
+pub(crate) const TIMESTAMP_BYTES: u64 = TIMESTAMPS as u64 * 8;
 
 /// One window's GPU time per phase, milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -71,7 +71,7 @@ impl GpuPhaseMs {
 }
 
 /// A slot's timestamp queries and the buffer they resolve into.
-pub struct PhaseQueries {
+pub(crate) struct PhaseQueries {
     set: wgpu::QuerySet,
     resolved: wgpu::Buffer,
     /// Nanoseconds per tick.

@@ -49,7 +49,7 @@ fn degree(c: &Poly) -> usize {
 
 /// Up to four sorted values.
 #[derive(Clone, Copy, Debug, Default)]
-pub struct Roots {
+pub(crate) struct Roots {
     pub n: usize,
     pub t: [f64; 4],
 }

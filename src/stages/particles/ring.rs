@@ -16,7 +16,7 @@ use crate::gpu::{
 };
 
 /// The time channel's clear value: later than any sub-frame time.
-pub const NO_TIME: f32 = 1e30;
+pub(crate) const NO_TIME: f32 = 1e30;
 const ALIGN: u64 = 256;
 /// The counters: [impacts, 1, 0, 0, flights, particles the scan listed].
 const COUNTERS: u64 = 24;

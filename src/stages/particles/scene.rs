@@ -25,7 +25,7 @@ pub const MAX_PARTICLES: u64 = 1 << 28;
 /// chain is one loop per particle per frame).
 pub const MAX_BOUNCES: u32 = 8;
 /// Most colliders in one scene.
-pub const MAX_COLLIDERS: usize = 64;
+pub(crate) const MAX_COLLIDERS: usize = 64;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -19,7 +19,7 @@ pub const RASTER_GROUP: u32 = 64;
 /// Box cells above which a footprint is shared by its workgroup.
 pub const SMALL_CELLS: u32 = 16;
 /// Dispatches [`ComputeBuffers::record_raster`] records.
-pub const RASTER_DISPATCHES: u32 = 1;
+pub(crate) const RASTER_DISPATCHES: u32 = 1;
 
 /// The compute rasteriser's pipelines (once per device).
 pub struct ComputeRaster {
@@ -40,7 +40,7 @@ impl ComputeRaster {
 }
 
 /// One scene's bind group for the compute rasteriser.
-pub struct ComputeBuffers {
+pub(crate) struct ComputeBuffers {
     bind_group: wgpu::BindGroup,
 }
 
@@ -71,7 +71,7 @@ impl ComputeBuffers {
     }
 
     /// Records the rasterisation of `pairs` (field, triangle) pairs.
-    pub fn record_raster(
+    pub(crate) fn record_raster(
         &self,
         raster: &ComputeRaster,
         encoder: &mut wgpu::CommandEncoder,

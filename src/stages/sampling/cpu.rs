@@ -31,7 +31,7 @@ pub(crate) fn edge_is_flat(mesh: &SamplingMesh, e: usize, cos_tol: f32) -> bool 
 
 /// Coplanar-region label of every face (smallest face index of its region),
 /// by a breadth-first walk over edge-adjacent coplanar faces.
-pub fn coplanar_region_labels(mesh: &SamplingMesh, cos_tol: f32) -> Vec<u32> {
+pub(crate) fn coplanar_region_labels(mesh: &SamplingMesh, cos_tol: f32) -> Vec<u32> {
     let n = mesh.mesh.triangles.len();
     let mut labels = vec![u32::MAX; n];
     let mut queue = VecDeque::new();

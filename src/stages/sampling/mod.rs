@@ -51,7 +51,7 @@
 mod cpu;
 pub(super) mod gpu;
 
-pub use cpu::{compute_cpu, coplanar_region_labels};
+pub use cpu::compute_cpu;
 pub use gpu::SamplingGpu;
 
 use glam::Vec3;

@@ -36,7 +36,7 @@ pub const CORNERS_WORKGROUP: u32 = 64;
 const CORNER_BYTES: u64 = 3 * 16;
 
 /// The expansion's pipeline.
-pub struct CornerPass {
+pub(crate) struct CornerPass {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
 }

@@ -33,7 +33,7 @@ pub struct SlabParams {
 pub const SLABS_WORKGROUP: u32 = 64;
 
 /// The slab pass's pipeline.
-pub struct SlabPass {
+pub(crate) struct SlabPass {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
 }

@@ -81,7 +81,7 @@ const READ_WITH_RUN: usize = 1 << 14;
 
 /// The pass's pipeline, the resident tree and cap of the last mesh, and
 /// the last run's per-cell buffers.
-pub struct WindingGpu {
+pub(crate) struct WindingGpu {
     kernels: Kernels,
     cap: CapGpu,
     refine: RefinePasses,
@@ -148,7 +148,7 @@ impl WindingGpu {
 
     /// Frees the kept per-cell buffers: the next run creates them again,
     /// as a first run does.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         self.kept.release();
     }
 

@@ -105,7 +105,7 @@ pub const EXACT_BLOCK: usize = 1024;
 /// million-triangle mesh take (`docs/bench/design-measurements.md`). A walk
 /// is latency-bound (each lane walks its roots one after another); the
 /// exact sum is as wide as the device.
-pub const EXACT_DIRECT_BUDGET: u32 = 1 << 27;
+pub(crate) const EXACT_DIRECT_BUDGET: u32 = 1 << 27;
 
 /// The bytes of the refining passes' dispatch arguments.
 const ARGS_BYTES: u64 = 4 * 3 * 2 * REFINE_STEPS as u64;
@@ -121,7 +121,7 @@ pub const REFINE_PHASES: [&str; 5] = [
     "winding refine β32 decide",
 ];
 /// The exact sum's passes' phase.
-pub const EXACT_PHASE: &str = "winding refine exact";
+pub(crate) const EXACT_PHASE: &str = "winding refine exact";
 
 /// The refining steps' pipelines of a module including
 /// shaders/shared/winding_refine.wgsl: each walk's (parts, decide), then
@@ -301,12 +301,12 @@ impl<T> Kept<T> {
     }
 
     /// Keeps `buffers` for the next run.
-    pub fn put(&self, buffers: T) {
+    pub(crate) fn put(&self, buffers: T) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(buffers);
     }
 
     /// Frees the kept buffers.
-    pub fn release(&self) {
+    pub(crate) fn release(&self) {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
@@ -453,7 +453,7 @@ impl RefineLists {
     /// and decide passes ("winding refine β12 parts" …: [`REFINE_PHASES`]),
     /// then the exact sum's ("winding refine exact"), each dispatched
     /// indirectly: one workgroup per (listed item, column).
-    pub fn record_refine(
+    pub(crate) fn record_refine(
         &self,
         run: &mut GpuRun<'_>,
         passes: &RefinePasses,
@@ -497,7 +497,7 @@ impl RefineLists {
     /// walks, `walked`, where it has one) and the first leftover items:
     /// staging holds [open | each step's count | walked | leftover count |
     /// leftover items...].
-    pub fn copy_out(&self, run: &mut GpuRun<'_>, walked: Option<&wgpu::Buffer>) {
+    pub(crate) fn copy_out(&self, run: &mut GpuRun<'_>, walked: Option<&wgpu::Buffer>) {
         run.encoder_work("copy out", |encoder| {
             let steps = 4 * REFINE_STEPS as u64;
             encoder.copy_buffer_to_buffer(&self.undecided, 0, &self.staging, 0, 4);

@@ -132,7 +132,7 @@ pub(crate) fn collides_cpu(
 }
 
 /// One query on the CPU (`pruned`: the `cpu` backend, else `cpu-ref`).
-pub fn query_cpu(
+pub(crate) fn query_cpu(
     a: &TriModel,
     pose_a: super::Pose,
     b: &TriModel,
@@ -222,7 +222,7 @@ pub fn query_cpu(
 /// `intersection_segment`): the extreme edge crossings along the planes'
 /// common line, or for a coplanar overlap the overlap's extremes along A's
 /// first edge.
-pub fn intersection_segment_f64(ta: Triangle, tb: Triangle) -> [Vec3; 2] {
+pub(crate) fn intersection_segment_f64(ta: Triangle, tb: Triangle) -> [Vec3; 2] {
     let a = ta.map(Vec3::as_dvec3);
     let b = tb.map(Vec3::as_dvec3);
     let na = (a[1] - a[0]).cross(a[2] - a[0]);

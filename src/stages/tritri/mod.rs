@@ -68,7 +68,7 @@
 mod cpu;
 pub(super) mod gpu;
 
-pub use cpu::{intersection_segment_f64, query_cpu};
+pub(crate) use cpu::query_cpu;
 pub use gpu::TritriGpu;
 
 use glam::{DAffine3, DQuat, Quat, Vec3};

@@ -22,7 +22,7 @@ use crate::stages::radial::{BoneFrame, FrameError};
 
 /// How far each field end reaches past the extreme vertex, as a fraction
 /// of the fitted length.
-pub const END_MARGIN: f32 = 0.05;
+pub(crate) const END_MARGIN: f32 = 0.05;
 
 /// One field in the bind pose, editable.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +78,7 @@ fn principal_axis(points: &[Vec3], centre: Vec3) -> Vec3 {
 
 /// One field per joint with at least four vertices skinned mainly to it
 /// (see the module docs); `joint_at[j]` is joint j's bind position.
-pub fn fit_fields(
+pub(crate) fn fit_fields(
     rest: &[Vec3],
     triangles: &[[u32; 3]],
     skin: &Skin,

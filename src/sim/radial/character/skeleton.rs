@@ -102,7 +102,7 @@ impl Skeleton {
 
     /// Sets every inverse bind matrix from the rest pose (for skeletons
     /// built in code, bound where they stand).
-    pub fn bind_at_rest(&mut self) {
+    pub(crate) fn bind_at_rest(&mut self) {
         let world = self.world(&self.rest_pose());
         for (j, w) in self.joints.iter_mut().zip(world) {
             j.inverse_bind = w.inverse();

@@ -68,7 +68,7 @@ impl SummaryRing {
 
     /// The staging buffer the next frame copies its summary into; waits
     /// for the slot's previous frame if it has not arrived.
-    pub fn claim(&mut self, gpu: &GpuContext) -> Result<&wgpu::Buffer, GpuError> {
+    pub(crate) fn claim(&mut self, gpu: &GpuContext) -> Result<&wgpu::Buffer, GpuError> {
         if self.slots[self.next].frame.is_some() {
             if !self.slots[self.next].done.load(Ordering::Acquire) {
                 self.stalls += 1;

@@ -11,8 +11,8 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::sim::pipeline::scene_file::{Frame, SceneFile, Trajectory};
-use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
+use crate::sim::pipeline::scene_file::{SceneFile, Trajectory};
+use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline};
 use crate::stages::colliders::ColliderParams;
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf_grid::SdfParams;
@@ -82,9 +82,6 @@ pub struct SimulateArgs {
     pub image_res: u32,
 }
 
-/// Frames whose poses come back in one map.
-const BATCH: usize = 64;
-
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     ColliderParams::checked_contact_threshold(args.contact_threshold)
         .map_err(|e| anyhow::anyhow!("--contact-threshold: {e}"))?;
@@ -112,47 +109,20 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .iter()
         .map(|path| super::load_mesh(path, args.load))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut params = scene.params;
-    params.broad = args.broad.phase();
-    params.image_resolution = args.image_res;
-    params.colliders.contact_threshold = args.contact_threshold;
-    let gpu = match args.backend {
-        SimulateBackendArg::Cpu => {
-            params.backend = PipelineBackend::Cpu;
-            None
-        }
-        SimulateBackendArg::Gpu => {
-            // The resident step sweeps and samples fields only: the other
-            // broad phases and exact bodies detect on the GPU and read back.
-            params.backend = match params.broad {
-                BroadPhase::SortAndSweep if !scene.exact.contains(&true) => PipelineBackend::Gpu,
-                _ => PipelineBackend::GpuDetect,
-            };
-            Some(GpuContext::headless()?)
-        }
-    };
+    let on_gpu = matches!(args.backend, SimulateBackendArg::Gpu);
+    let params = scene.params_for(
+        on_gpu,
+        args.broad.phase(),
+        args.image_res,
+        args.contact_threshold,
+    );
+    let gpu = on_gpu.then(GpuContext::headless).transpose()?;
     let mut pipeline = Pipeline::new(&meshes, &scene.bodies, scene.ground, &fields, gpu.as_ref())?;
     for (i, &exact) in scene.exact.iter().enumerate() {
         pipeline.set_exact(i, exact);
     }
     let start = Instant::now();
-    let mut trajectory = Trajectory::default();
-    // The GPU step copies each frame's poses into a staging buffer mapped
-    // once per batch.
-    let frames = args.frames as usize;
-    while trajectory.frames.len() < frames {
-        let first = trajectory.frames.len() + 1;
-        let batch = pipeline.step_batch(&params, (frames + 1 - first).min(BATCH))?;
-        for (k, (states, contacts)) in batch.iter().enumerate() {
-            trajectory.frames.push(Frame::at(
-                &pipeline,
-                first + k,
-                states,
-                *contacts,
-                params.timestep,
-            ));
-        }
-    }
+    let trajectory = Trajectory::record(&mut pipeline, &params, args.frames as usize)?;
     let seconds = start.elapsed().as_secs_f64();
     let text = serde_json::to_string(&trajectory)?;
     crate::io::write_set(&[(&args.out, text.as_bytes())])

@@ -30,6 +30,7 @@ kernel_ms`` is the binding's and the copies' share). Rows are appended to
 import argparse
 import csv
 import datetime
+import re
 import statistics
 import time
 from pathlib import Path
@@ -74,13 +75,19 @@ def median_ms(f, repeats):
     return statistics.median(times)
 
 
+def split_adapter(adapter):
+    """``gpu_adapter()``'s "name (Backend, driver)" as (name, driver)."""
+    found = re.match(r"^(.*) \((Vulkan|Metal|Dx12|Gl|BrowserWebGpu|Noop), (.*)\)$", adapter)
+    return (found.group(1), found.group(3)) if found else (adapter, "")
+
+
 def collidoscope_rows(mesh, points, repeats, backend):
     adapter = cs.gpu_adapter() if backend != "cpu" else None
-    device = adapter or "cpu"
+    device, driver = split_adapter(adapter) if adapter else ("cpu", "")
     run = lambda: cs.signed_distance(mesh, points, sign="winding", backend=backend)  # noqa: E731
     ms = median_ms(run, repeats)
     return {"tool": f"collidoscope ({'gpu' if adapter else 'cpu'})", "with_copies_ms": ms,
-            "kernel_ms": "", "sign_disagreements": 0, "device": device, "driver": ""}
+            "kernel_ms": "", "sign_disagreements": 0, "device": device, "driver": driver}
 
 
 class WarpQuery:
@@ -129,11 +136,8 @@ class WarpQuery:
         kernel = median_ms(lambda: self.launch(p, out), repeats)
         values = self.with_copies(points)
         disagree = int(np.count_nonzero((values < 0) != (reference < 0)))
-        driver = ""
-        try:
-            driver = str(wp.context.runtime.driver_version)
-        except AttributeError:
-            pass
+        version = getattr(wp, "get_cuda_driver_version", lambda: None)()
+        driver = f"CUDA {version[0]}.{version[1]}" if version else ""
         return {"tool": f"warp {wp.config.version}", "with_copies_ms": with_copies,
                 "kernel_ms": kernel, "sign_disagreements": disagree,
                 "device": str(getattr(self.device, "name", self.device)), "driver": driver}

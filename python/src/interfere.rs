@@ -106,7 +106,7 @@ fn backend_of(py: Python<'_>, backend: Option<&str>) -> PyResult<(Backend, Choic
 ///     None, a 4×4 rigid matrix, ``(translation, quaternion xyzw)``, or 3
 ///     or 7 numbers, as for ``tritri``.
 /// res : int or (width, height)
-///     Pixels of each view.
+///     Pixels of each view (None: 256 × 256; at most 16384 a side).
 /// axes : str
 ///     View axes, e.g. ``"xyz"`` or ``"z"``: a pair found in any view
 ///     interferes.

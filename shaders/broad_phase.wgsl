@@ -1,11 +1,11 @@
 // Broad phase by sort-and-sweep over world-space bounding boxes (Rust side
-// and CPU reference: src/sim/pipeline/broad.rs). `keys_main` writes each
+// and CPU reference: src/sim/simulate/broad.rs). `keys_main` writes each
 // box's sortable min-x key; the radix sort (radix_sort.wgsl) orders the
 // bodies by it; `sweep_main` walks forward from each body in that order
 // until a box starts past its max-x, appending overlapping pairs (and the
 // body–ground pair) through an atomic counter.
 
-// The structs mirror src/sim/pipeline/broad.rs; tests/it/shader_layouts.rs
+// The structs mirror src/sim/simulate/broad.rs; tests/it/shader_layouts.rs
 // checks them.
 struct Params {
     n: u32,

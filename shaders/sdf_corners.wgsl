@@ -1,14 +1,14 @@
 // The uniform SDF's corners in the backend's triangle order
-// (src/stages/sdf_grid/corners_gpu.rs), expanded on the GPU from the
+// (src/stages/sdf/corners_gpu.rs), expanded on the GPU from the
 // indexed mesh the host uploads: one invocation per triangle copies its
 // three vertices' positions into tri_pos, a vec4 a corner (w = 0), the
-// layout of sdf_grid.wgsl and sdf_packet.wgsl. Pure copies: the corners
+// layout of sdf.wgsl and sdf_packet.wgsl. Pure copies: the corners
 // are bit for bit the host's.
 //
 // Entry point:
 //   expand_corners  tri_pos[3t + k] = positions[vertices[3t + k]], k < 3
 //
-// Rust side: src/stages/sdf_grid/corners_gpu.rs (Params, bindings).
+// Rust side: src/stages/sdf/corners_gpu.rs (Params, bindings).
 
 struct Params {
     num_tris: u32,

@@ -1,7 +1,7 @@
-//!include sdf_grid.wgsl
+//!include sdf.wgsl
 
 // The BVH backend of the uniform SDF: packet traversal by subgroups, then a
-// per-cell finishing pass. Includes sdf_grid.wgsl (Params, bindings,
+// per-cell finishing pass. Includes sdf.wgsl (Params, bindings,
 // write_cell); loaded on devices with subgroup operations.
 //
 // Entry points:
@@ -23,14 +23,14 @@
 // the result does not depend on the subgroup size or on how the device
 // groups invocations; other cells only add visits.
 //
-// The nodes (src/stages/sdf_grid/slab_bvh.rs) carry a slab besides their
+// The nodes (src/stages/sdf/slab_bvh.rs) carry a slab besides their
 // box: the band between two parallel planes that holds the node's
 // triangles. The lower bound on the distance to a node is the larger of
 // the two, which prunes the neighbouring patches of a smooth surface that
 // boxes let through.
 
-// SlabNode of src/stages/sdf_grid/slab_bvh.rs; BRICK is the brick edge of
-// src/stages/sdf_grid/grid.rs (both checked by tests/it/shader_layouts.rs).
+// SlabNode of src/stages/sdf/slab_bvh.rs; BRICK is the brick edge of
+// src/stages/sdf/grid.rs (both checked by tests/it/shader_layouts.rs).
 struct SlabNode {
     min: vec3f,
     a: u32,             // inner: left child; leaf: first triangle

@@ -1,7 +1,7 @@
 //!include shared/bvh_nearest.wgsl
 
 // The exact distance at arbitrary points (`collidoscope check` on a point
-// set, src/stages/sdf_grid/points_gpu.rs): the nearest triangle by the
+// set, src/stages/sdf/points_gpu.rs): the nearest triangle by the
 // flat AABB BVH (shared/bvh_nearest.wgsl), one invocation per point. The
 // winding-number sign follows in the same submission
 // (shared/winding_points.wgsl).
@@ -9,7 +9,7 @@
 // Entry point:
 //   exact_points  one invocation per point
 //
-// Rust side: src/stages/sdf_grid/points_gpu.rs (PointsParams, bindings;
+// Rust side: src/stages/sdf/points_gpu.rs (PointsParams, bindings;
 // checked by tests/it/shader_layouts.rs).
 
 struct PointsParams {

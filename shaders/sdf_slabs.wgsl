@@ -1,4 +1,4 @@
-// The slabs of the uniform SDF's tree (src/stages/sdf_grid/slab_bvh.rs,
+// The slabs of the uniform SDF's tree (src/stages/sdf/slab_bvh.rs,
 // "Slabs"), computed on the GPU from the corners already uploaded for the
 // distance kernels: one invocation per node.
 //
@@ -13,7 +13,7 @@
 // Any normal gives a valid bound as long as lo and hi hold every corner
 // for it, which they do by construction; sdf_packet.wgsl's traversal
 // shrinks the slab distance to cover the rounding of its own dot product.
-// Rust side: src/stages/sdf_grid/slab_gpu.rs (Params, bindings) and
+// Rust side: src/stages/sdf/slab_gpu.rs (Params, bindings) and
 // slab_bvh::slab, the CPU reference.
 
 struct Params {

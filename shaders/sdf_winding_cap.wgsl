@@ -5,7 +5,7 @@
 // without f64: the cells the cap walk leaves open go straight to the
 // refining passes.
 //
-// Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
+// Rust side: src/stages/sdf/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/it/shader_layouts.rs).
 
 fn cap_walk_open(cell: u32) {

@@ -24,7 +24,7 @@
 // walking lane holds its whole warp, which made the cap walk several times
 // slower (docs/bench/design-measurements.md).
 //
-// Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
+// Rust side: src/stages/sdf/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/it/shader_layouts.rs).
 
 // Cells `retry` holds (the host sizes it); more go to the refining passes.

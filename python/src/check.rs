@@ -4,7 +4,7 @@
 
 use collidoscope::progress::Progress;
 use collidoscope::stages::check::{AxisOrder, CellUnit, FieldSamples, Layout, check_report};
-use collidoscope::stages::sdf_grid::{Backend, GridSpec};
+use collidoscope::stages::sdf::{Backend, GridSpec};
 use glam::{UVec3, Vec3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

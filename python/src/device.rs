@@ -9,9 +9,9 @@
 use std::sync::{Mutex, OnceLock};
 
 use collidoscope::gpu::GpuContext;
-use collidoscope::stages::interference::InterferenceGpu;
-use collidoscope::stages::sdf_grid::SdfGpu;
-use collidoscope::stages::tri_tri::TriTriGpu;
+use collidoscope::stages::interfere::InterferenceGpu;
+use collidoscope::stages::sdf::SdfGpu;
+use collidoscope::stages::tritri::TritriGpu;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -24,7 +24,7 @@ pub struct Gpu {
     pub ctx: GpuContext,
     pub stage: SdfGpu,
     pub adapter: String,
-    tritri: OnceLock<TriTriGpu>,
+    tritri: OnceLock<TritriGpu>,
     interfere: OnceLock<Result<InterferenceGpu, String>>,
     lock: Mutex<()>,
 }
@@ -42,8 +42,8 @@ impl Gpu {
     }
 
     /// The triangle–triangle stage on this device.
-    pub fn tritri(&self) -> &TriTriGpu {
-        self.tritri.get_or_init(|| TriTriGpu::new(&self.ctx))
+    pub fn tritri(&self) -> &TritriGpu {
+        self.tritri.get_or_init(|| TritriGpu::new(&self.ctx))
     }
 
     /// The interference stage on this device (it needs features a device

@@ -1,14 +1,14 @@
 //! `collidoscope.sdf_grid`: the field on a uniform grid, computed by
-//! `collidoscope::stages::sdf_grid::compute` and written, when asked, by the
+//! `collidoscope::stages::sdf::compute` and written, when asked, by the
 //! same `write_field` as `collidoscope sdf`.
 
 use std::path::PathBuf;
 
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::export::{
+use collidoscope::stages::sdf::export::{
     FieldSource, sidecar, sidecar_path, write_field, write_values,
 };
-use collidoscope::stages::sdf_grid::{Backend, SdfParams, SignMode, compute};
+use collidoscope::stages::sdf::{Backend, SdfParams, SignMode, compute};
 use numpy::PyArrayMethods;
 use pyo3::prelude::*;
 

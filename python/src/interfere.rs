@@ -1,10 +1,11 @@
 //! `collidoscope.interfere`: image-space interference detection of many
-//! posed meshes (Knott 2003, ch. 4; `collidoscope::stages::interference`,
+//! posed meshes (Knott 2003, ch. 4; `collidoscope::stages::interfere`,
 //! the call `collidoscope interfere` makes), the pairs, per-pixel counts
 //! and localised points as numpy arrays instead of files.
 
-use collidoscope::stages::interference::{
-    self, Backend, Identification, InterferenceError, InterferenceObject, InterferenceParams,
+use collidoscope::stages::interfere as interference;
+use collidoscope::stages::interfere::{
+    Backend, Identification, InterferenceError, InterferenceObject, InterferenceParams,
     InterferenceScene, Localisation, StencilPasses, ViewAxis,
 };
 use pyo3::exceptions::PyValueError;

@@ -48,9 +48,9 @@ impl From<Failure> for PyErr {
     }
 }
 
-impl From<collidoscope::stages::sdf_grid::SdfError> for Failure {
-    fn from(e: collidoscope::stages::sdf_grid::SdfError) -> Failure {
-        use collidoscope::stages::sdf_grid::SdfError;
+impl From<collidoscope::stages::sdf::SdfError> for Failure {
+    fn from(e: collidoscope::stages::sdf::SdfError) -> Failure {
+        use collidoscope::stages::sdf::SdfError;
         match e {
             SdfError::Resolution(_) => Failure::Value(format!("res: {e}")),
             SdfError::Padding(_) => Failure::Value(format!("pad: {e}")),

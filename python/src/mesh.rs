@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use collidoscope::mesh::{Mesh as RawMesh, MeshError, MeshReport, PreparedMesh};
-use collidoscope::sim::character::gltf_mesh::load_gltf_mesh;
-use collidoscope::stages::sdf_grid::default_sign_mode;
-use collidoscope::stages::tri_tri::TriModel;
+use collidoscope::sim::radial::character::gltf_mesh::load_gltf_mesh;
+use collidoscope::stages::sdf::default_sign_mode;
+use collidoscope::stages::tritri::TriModel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -228,7 +228,7 @@ pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
         .map(str::to_ascii_lowercase);
     let (raw, problems) = detached(py, || {
         if matches!(extension.as_deref(), Some("glb" | "gltf")) {
-            use collidoscope::sim::character::gltf::GltfError;
+            use collidoscope::sim::radial::character::gltf::GltfError;
             return load_gltf_mesh(&path)
                 .map(|m| (m, Vec::new()))
                 .map_err(|e| match e {

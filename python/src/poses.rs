@@ -16,7 +16,7 @@
 //! The matrix's rotation becomes a quaternion in float64, then both are
 //! float32, as the CLI reads them.
 
-use collidoscope::stages::tri_tri::Pose;
+use collidoscope::stages::tritri::Pose;
 use glam::{DMat3, DQuat, DVec3, Quat, Vec3};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

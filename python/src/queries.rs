@@ -1,13 +1,13 @@
 //! Queries at arbitrary points: N×3 in, length-N out, through
-//! `collidoscope::stages::sdf_grid::points` (the code `collidoscope check`
+//! `collidoscope::stages::sdf::points` (the code `collidoscope check`
 //! runs on a point set), a chunk of points at a time.
 
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::points::{
+use collidoscope::stages::sdf::points::{
     Nearest, inside_at_points, nearest_at_points, signed_at_points, winding_at_points,
 };
-use collidoscope::stages::sdf_grid::{Backend, SignMode, default_sign_mode};
+use collidoscope::stages::sdf::{Backend, SignMode, default_sign_mode};
 use glam::Vec3;
 use numpy::Element;
 use pyo3::exceptions::PyValueError;

@@ -1,15 +1,15 @@
 //! `collidoscope.simulate`: the multi-body pipeline headless (broad phase,
-//! narrow phase, response every frame; `collidoscope::sim::pipeline`, the
+//! narrow phase, response every frame; `collidoscope::sim::simulate`, the
 //! calls `collidoscope simulate` makes), the trajectory as numpy arrays.
 
 use std::path::{Path, PathBuf};
 
 use collidoscope::mesh::MeshError;
-use collidoscope::sim::pipeline::scene_file::{Frame, SceneFile, run_frames};
-use collidoscope::sim::pipeline::{BroadPhase, FieldParams, Pipeline, PipelineError};
-use collidoscope::stages::colliders::ColliderParams;
+use collidoscope::sim::simulate::scene_file::{Frame, SceneFile, run_frames};
+use collidoscope::sim::simulate::{BroadPhase, FieldParams, Pipeline, PipelineError};
+use collidoscope::stages::collide::ColliderParams;
 use collidoscope::stages::sampling::SamplingParams;
-use collidoscope::stages::sdf_grid::SdfParams;
+use collidoscope::stages::sdf::SdfParams;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
@@ -219,7 +219,7 @@ pub fn simulate<'py>(
     let f = rows.len();
     let column =
         |n: usize,
-         get: &dyn Fn(&collidoscope::sim::pipeline::scene_file::BodyFrame) -> Vec<f32>| {
+         get: &dyn Fn(&collidoscope::sim::simulate::scene_file::BodyFrame) -> Vec<f32>| {
             let flat: Vec<f32> = rows
                 .iter()
                 .flat_map(|r| r.bodies.iter().flat_map(get))

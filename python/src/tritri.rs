@@ -1,9 +1,9 @@
 //! `collidoscope.tritri`: the exact triangle–triangle test of two posed
-//! meshes (`collidoscope::stages::tri_tri::query`, the call
+//! meshes (`collidoscope::stages::tritri::query`, the call
 //! `collidoscope tritri --all-pairs` makes), every colliding pair with its
 //! intersection segment as numpy arrays.
 
-use collidoscope::stages::tri_tri::{self, Backend, Predicate, TriTriError, TriTriParams};
+use collidoscope::stages::tritri::{Backend, Predicate, TritriError, TritriParams, query};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -12,11 +12,11 @@ use crate::device::{Choice, choose};
 use crate::mesh::Mesh;
 use crate::{Failure, arrays, detached, poses};
 
-impl From<TriTriError> for Failure {
-    fn from(e: TriTriError) -> Failure {
+impl From<TritriError> for Failure {
+    fn from(e: TritriError) -> Failure {
         match e {
-            TriTriError::Mesh(_) | TriTriError::Pose(_) => Failure::Value(e.to_string()),
-            TriTriError::BvhTooDeep { .. } | TriTriError::TooLarge(_) => {
+            TritriError::Mesh(_) | TritriError::Pose(_) => Failure::Value(e.to_string()),
+            TritriError::BvhTooDeep { .. } | TritriError::TooLarge(_) => {
                 Failure::Runtime(format!("{e}; backend='cpu' has no such limit"))
             }
             _ => Failure::Runtime(e.to_string()),
@@ -99,17 +99,17 @@ pub fn tritri<'py>(
     let pose_b = poses::pose(pose_b, "pose_b")?;
     let choice = choose(py, backend)?;
     let (a, b) = (a.get(), b.get());
-    let params = TriTriParams {
+    let params = TritriParams {
         all_pairs,
         predicate,
     };
     let r = detached(py, || {
         let (ma, mb) = (a.tri_model("a")?, b.tri_model("b")?);
         let r = match choice {
-            Choice::Cpu => tri_tri::query(&ma, pose_a, &mb, pose_b, &params, Backend::Cpu, None),
+            Choice::Cpu => query(&ma, pose_a, &mb, pose_b, &params, Backend::Cpu, None),
             Choice::Gpu(gpu) => gpu.locked(|| {
                 let stage = Some(gpu.tritri());
-                tri_tri::query(&ma, pose_a, &mb, pose_b, &params, Backend::Gpu, stage)
+                query(&ma, pose_a, &mb, pose_b, &params, Backend::Gpu, stage)
             }),
         };
         Ok(r?)

@@ -2,7 +2,7 @@
 // its leaf flag and "no index" marker, the traversal stack depth, and the
 // squared distance from a point to a box, the lower bound that prunes
 // subtrees. Included by shared/bvh_nearest.wgsl, the SDF shaders and
-// tri_tri.wgsl.
+// tritri.wgsl.
 
 struct BvhNode {
     min: vec3f,

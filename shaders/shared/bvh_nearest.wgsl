@@ -2,7 +2,7 @@
 //!include shared/bvh_bounds.wgsl
 
 // Nearest-triangle query over the flat AABB BVH (src/geom/bvh.rs), one
-// point per invocation; used by sdf_adaptive.wgsl. The including shader
+// point per invocation; used by adaptive.wgsl. The including shader
 // declares the bindings
 //   tri_pos: array<vec4f>    3 corners per triangle, BVH order
 //   nodes:   array<BvhNode>  the BVH
@@ -49,7 +49,7 @@ fn bvh_nearest(p: vec3f, bound2: f32) -> Nearest {
             let c = tri_pos[3u * t + 2u].xyz;
             // The triangle's own box is a cheap lower bound: most triangles
             // of a visited leaf are rejected without the exact test (mirrors
-            // nearest_triangle in src/stages/sdf_grid/cpu.rs).
+            // nearest_triangle in src/stages/sdf/cpu.rs).
             if (box_distance2(p, min(min(a, b), c), max(max(a, b), c)) < best) {
                 let q = closest_on_triangle(p, a, b, c);
                 let d2 = dot(p - q.q, p - q.q);

@@ -1,8 +1,8 @@
 // Closest point on a triangle and the Voronoi feature it lies on; included
-// by sdf_grid.wgsl and shared/bvh_nearest.wgsl.
+// by sdf.wgsl and shared/bvh_nearest.wgsl.
 //
 // Mirrors src/geom/closest_point.rs: tests/it/shader_layouts.rs checks the
-// feature ids and thresholds, tests/it/sdf_grid.rs the two backends' fields.
+// feature ids and thresholds, tests/it/sdf.rs the two backends' fields.
 
 const FEATURE_FACE: u32 = 0u;
 const FEATURE_EDGE01: u32 = 1u;

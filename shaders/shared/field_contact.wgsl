@@ -1,8 +1,8 @@
 //!include shared/field_lookup.wgsl
 
 // The field-contact test of a sample point against a body's distance field,
-// as colliders.wgsl's TASK_SAMPLES_FIELD tasks and pipeline_step.wgsl's
-// narrow phase make it (CPU reference: src/stages/colliders/cpu.rs): the
+// as collide.wgsl's TASK_SAMPLES_FIELD tasks and simulate_step.wgsl's
+// narrow phase make it (CPU reference: src/stages/collide/cpu.rs): the
 // point, in the field's frame, touches where the field's value less the
 // contact threshold `eps` is negative (the other body grown by a skin of
 // ε) — the value of the point's cell, or the trilinear value with

@@ -1,10 +1,10 @@
 // Reading a mesh's distance field stored flat in `values` (Sundholm 2010,
 // §5.2–5.3): the cell a point falls in, the value at a cell, the one-sided
 // difference gradient, and the trilinear value at a point. Used by
-// colliders.wgsl and pipeline_step.wgsl; the includer declares
+// collide.wgsl and simulate_step.wgsl; the includer declares
 // `values: array<f32>` (storage, read).
 
-// FieldInfo in src/stages/colliders/gpu.rs.
+// FieldInfo in src/stages/collide/gpu.rs.
 struct FieldInfo {
     origin: vec3<f32>,
     cell_size: f32,

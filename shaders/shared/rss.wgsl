@@ -1,8 +1,8 @@
 // Rectangle swept spheres (src/geom/rss.rs) and the node of Liu & Kim's
-// RSS BVHs (src/stages/sdf_adaptive/rss_bvh.rs); shared by rss_bvh.wgsl
-// (the build) and sdf_adaptive.wgsl (the queries), which include it.
+// RSS BVHs (src/stages/adaptive/rss_bvh.rs); shared by adaptive_rss_bvh.wgsl
+// (the build) and adaptive.wgsl (the queries), which include it.
 
-// RssNode of src/stages/sdf_adaptive/rss_bvh.rs (checked by
+// RssNode of src/stages/adaptive/rss_bvh.rs (checked by
 // tests/it/shader_layouts.rs).
 struct RssNode {
     center: vec3f,

@@ -1,7 +1,7 @@
 //!include shared/flat_index.wgsl
 
-// Shared by the octree (sdf_adaptive.wgsl) and the BVH build
-// (rss_bvh.wgsl), which include it: the range of sorted Morton
+// Shared by the octree (adaptive.wgsl) and the BVH build
+// (adaptive_rss_bvh.wgsl), which include it: the range of sorted Morton
 // codes under a prefix (octree.rs prefix_range) and indirect dispatch
 // sizes. The including shader declares `params.num_tris`, the sorted
 // `keys` and the `dispatch` arguments (3 u32 per slot).

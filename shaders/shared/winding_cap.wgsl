@@ -4,7 +4,7 @@
 // The winding-number sign of the uniform SDF on the GPU, first passes: the
 // mesh M closed by its cap C (src/geom/cap.rs) is a closed cycle Z, so
 // w_M = W_Z − w_C with W_Z an integer crossing count
-// (src/stages/sdf_grid/winding_cap_gpu.rs derives it).
+// (src/stages/sdf/winding_cap_gpu.rs derives it).
 //
 // Entry points:
 //   cap_crossings  one invocation per triangle of M and C: for each grid
@@ -63,11 +63,11 @@
 //   fn cap_walk_open(cell: u32)   what becomes of a cell the walk leaves
 //                                 open.
 //
-// Rust side: src/stages/sdf_grid/winding_cap_gpu.rs (CapParams, bindings;
+// Rust side: src/stages/sdf/winding_cap_gpu.rs (CapParams, bindings;
 // checked by tests/it/shader_layouts.rs).
 
 struct CapParams {
-    origin: vec3f,      // world centre of cell (0,0,0), as sdf_grid.wgsl's
+    origin: vec3f,      // world centre of cell (0,0,0), as sdf.wgsl's
     cell_size: f32,
     dims: vec3u,
     capacity: u32,      // entries of `undecided` after its two counts

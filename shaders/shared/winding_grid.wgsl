@@ -22,11 +22,11 @@
 // sheet or on the surface to the exact sum's precision) go to `leftover`,
 // for the CPU's f64 sum.
 //
-// Rust side: src/stages/sdf_grid/winding_gpu.rs (WindingParams, bindings;
+// Rust side: src/stages/sdf/winding_gpu.rs (WindingParams, bindings;
 // checked by tests/it/shader_layouts.rs).
 
 struct WindingParams {
-    origin: vec3f,      // world centre of cell (0,0,0), as sdf_grid.wgsl's
+    origin: vec3f,      // world centre of cell (0,0,0), as sdf.wgsl's
     cell_size: f32,
     dims: vec3u,
     capacity: u32,      // entries of `undecided` after its count

@@ -29,7 +29,7 @@
 // vec3 centre first can be bound as it is: an OctreeNode is 3 vec4s, a
 // point of a point set 1.
 //
-// Rust side: src/stages/sdf_grid/point_winding.rs (PointWindingParams,
+// Rust side: src/stages/sdf/point_winding.rs (PointWindingParams,
 // bindings; checked by tests/it/shader_layouts.rs).
 
 struct PointWindingParams {

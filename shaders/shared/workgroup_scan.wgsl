@@ -1,5 +1,5 @@
 // A workgroup-wide exclusive prefix sum of one u32 per invocation, for
-// workgroups of SCAN_WG invocations (radix_sort.wgsl, marching_cubes.wgsl).
+// workgroups of SCAN_WG invocations (radix_sort.wgsl, iso_surface.wgsl).
 
 const SCAN_WG: u32 = 256u;
 

@@ -205,12 +205,23 @@ pub fn help() -> String {
     );
     text.extend(SHELL_STEPS.iter().map(line));
     for mode in modes::all() {
+        let old_names: String = mode
+            .old_names()
+            .iter()
+            .map(|old| format!(", or its older name mode:{old}"))
+            .collect();
         text += &format!(
-            "\nSteps of the {} mode (mode:{}):\n",
+            "\nSteps of the {} mode (mode:{}{old_names}):\n",
             mode.title(),
             mode.name()
         );
         text.extend(mode.steps().iter().map(line));
+        if let Some(old) = mode.old_step_prefix() {
+            text += &format!(
+                "  (older spellings still run: {old}:… and {old}-…:… for {0}:… and {0}-…:…)\n",
+                mode.name()
+            );
+        }
     }
     text
 }
@@ -260,7 +271,7 @@ pub fn output_plan(
                 plan.output("export-figure:", path, Format::PNG);
             }
             ScriptStep::ExportField(path) => {
-                let sidecar = crate::stages::sdf_grid::export::sidecar_path(path);
+                let sidecar = crate::stages::sdf::export::sidecar_path(path);
                 plan.output("export-field:", path, Format::NPY).output(
                     "export-field:'s sidecar",
                     sidecar,
@@ -352,16 +363,16 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
         "expect-error" => ScriptStep::ExpectError,
         "expect-mesh" => ScriptStep::ExpectMesh(need("a mesh name")?),
-        "mode" => {
-            let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
-            if !names.contains(&arg) {
+        "mode" => match modes::named(modes, arg) {
+            Some(m) => ScriptStep::Mode(m.name().to_string()),
+            None => {
+                let names: Vec<&str> = modes.iter().map(|m| m.name()).collect();
                 return Err(format!(
                     "script step `mode` takes one of {}, not {arg:?}",
                     names.join(", ")
                 ));
             }
-            ScriptStep::Mode(arg.to_string())
-        }
+        },
         "wait" => ScriptStep::Wait(if arg.is_empty() {
             10
         } else {
@@ -370,8 +381,9 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         }),
         "quit" => ScriptStep::Quit,
         _ => {
+            let verb = modes::current_verb(modes, verb);
             for m in modes {
-                if let Some(checked) = m.parse_step(verb, arg) {
+                if let Some(checked) = m.parse_step(&verb, arg) {
                     checked?;
                     return Ok(ScriptStep::ModeStep(ModeStep {
                         mode: m.name(),
@@ -493,7 +505,13 @@ mod tests {
             for literal in source.split('"').skip(1).step_by(2) {
                 let is_word = !literal.is_empty()
                     && literal.chars().all(|c| c.is_ascii_lowercase() || c == '-');
-                if !is_word || parse(literal).is_err_and(|e| e.contains("unknown script step")) {
+                let old_prefix = modes::all()
+                    .iter()
+                    .any(|m| m.old_step_prefix() == Some(literal));
+                if !is_word
+                    || old_prefix
+                    || parse(literal).is_err_and(|e| e.contains("unknown script step"))
+                {
                     continue;
                 }
                 checked += 1;
@@ -513,8 +531,8 @@ mod tests {
 
     #[test]
     fn mode_steps_go_to_their_mode_and_mode_names_are_checked() {
-        let steps = parse("mode:interference; tritri:tori; adaptive-depth:7; res:64").unwrap();
-        assert_eq!(steps[0], ScriptStep::Mode("interference".into()));
+        let steps = parse("mode:interfere; tritri:tori; adaptive-depth:7; res:64").unwrap();
+        assert_eq!(steps[0], ScriptStep::Mode("interfere".into()));
         let owners: Vec<&str> = steps[1..]
             .iter()
             .map(|s| match s {
@@ -522,7 +540,45 @@ mod tests {
                 other => panic!("{other:?} is not a mode's step"),
             })
             .collect();
-        assert_eq!(owners, ["tri-tri", "adaptive", "field"]);
-        assert!(parse("mode:cloth").unwrap_err().contains("field"));
+        assert_eq!(owners, ["tritri", "adaptive", "sdf"]);
+        assert!(parse("mode:cloth").unwrap_err().contains("sdf"));
+    }
+
+    /// The names modes and steps had before each feature took one word
+    /// still parse, to the same steps as the names of now.
+    #[test]
+    fn old_mode_names_and_step_spellings_parse_as_the_new_ones() {
+        for (old, new) in [
+            ("mode:field", "mode:sdf"),
+            ("mode:tri-tri", "mode:tritri"),
+            ("mode:interference", "mode:interfere"),
+            ("mode:pipeline", "mode:simulate"),
+            ("pipeline:12", "simulate:12"),
+            ("pipeline-add:a.obj", "simulate-add:a.obj"),
+            ("pipeline-step:90", "simulate-step:90"),
+            ("pipeline-rewind:5", "simulate-rewind:5"),
+            ("pipeline-gpu:off", "simulate-gpu:off"),
+            ("pipeline-backend:gpu-detect", "simulate-backend:gpu-detect"),
+            ("pipeline-broad:image", "simulate-broad:image"),
+            ("pipeline-pick:3", "simulate-pick:3"),
+            ("pipeline-exact:on", "simulate-exact:on"),
+            ("pipeline-contact:0.02", "simulate-contact:0.02"),
+        ] {
+            assert_eq!(parse(old).unwrap(), parse(new).unwrap(), "{old}");
+        }
+        assert_eq!(
+            parse("mode:field; mode:pipeline").unwrap(),
+            [
+                ScriptStep::Mode("sdf".into()),
+                ScriptStep::Mode("simulate".into())
+            ]
+        );
+        // An old spelling is checked as the new one, and a word that only
+        // begins like an old prefix is not taken for it.
+        assert!(parse("pipeline-contact:-1").is_err());
+        assert!(parse("pipelines:3").unwrap_err().contains("unknown"));
+        let help = help();
+        assert!(help.contains("mode:simulate, or its older name mode:pipeline"));
+        assert!(help.contains("pipeline-…:… for simulate:…"));
     }
 }

@@ -22,7 +22,7 @@ use super::shell::{
 };
 use crate::gpu::GpuContext;
 use crate::scene::MeshSource;
-use crate::stages::sdf_grid::{Backend, SdfGpu};
+use crate::stages::sdf::{Backend, SdfGpu};
 
 pub struct Viewer {
     shell: Shell,

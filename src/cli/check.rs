@@ -13,7 +13,7 @@ use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::check::{self, AxisOrder, ReadOptions};
-use crate::stages::sdf_grid::{Backend, SdfGpu};
+use crate::stages::sdf::{Backend, SdfGpu};
 
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {

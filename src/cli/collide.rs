@@ -14,11 +14,9 @@ use glam::{Mat4, Quat, Vec3};
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::stages::colliders::{
-    self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, ColliderShape,
-};
+use crate::stages::collide::{self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape};
 use crate::stages::sampling::{FeatureKind, SamplingParams};
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 crate::stages::backend::backends! {
     /// `--backend` values of `collide`.
@@ -244,16 +242,16 @@ pub fn run(args: CollideArgs) -> anyhow::Result<()> {
         names.push(serde_json::json!({"index": bodies.len(), "kind": name}));
         bodies.push(body);
     }
-    let pairs = colliders::all_pairs(&bodies);
+    let pairs = collide::all_pairs(&bodies);
 
     let (backend, gpu) = match args.backend {
-        CollideBackendArg::Cpu => (ColliderBackend::Cpu, None),
+        CollideBackendArg::Cpu => (collide::Backend::Cpu, None),
         CollideBackendArg::Gpu => {
             let ctx = GpuContext::headless()?;
-            (ColliderBackend::Gpu, Some(ColliderGpu::new(&ctx)))
+            (collide::Backend::Gpu, Some(ColliderGpu::new(&ctx)))
         }
     };
-    let set = colliders::detect(&shapes, &bodies, &pairs, &params, backend, gpu.as_ref())?;
+    let set = collide::detect(&shapes, &bodies, &pairs, &params, backend, gpu.as_ref())?;
     for p in &set.timings.phases {
         timings.insert(p.name.clone(), p.wall_ms.into());
         if let Some(g) = p.gpu_ms {

@@ -34,7 +34,7 @@ use anyhow::{Context, bail};
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::stages::interference::{
+use crate::stages::interfere::{
     Backend, CountImage, Identification, InterferenceGpu, InterferenceObject, InterferenceParams,
     InterferenceScene, Localisation, RunOptions, StencilPasses, ViewAxis, detect_cpu, detect_with,
     images,

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::stages::sdf_grid::{Backend, SignMode};
+use crate::stages::sdf::{Backend, SignMode};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -66,7 +66,7 @@ pub enum Command {
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
     Render(render::RenderArgs),
     /// Exact triangle–triangle collision of two posed models, written as JSON.
-    Tritri(tritri::TriTriArgs),
+    Tritri(tritri::TritriArgs),
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
     Interfere(interfere::InterfereArgs),

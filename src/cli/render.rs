@@ -15,7 +15,7 @@ use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::stages::iso_surface::IsoSurfaceGpu;
-use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
+use crate::stages::sdf::{self, Backend, SdfField, SdfGpu, SdfParams, SignMode};
 use crate::view::{
     Axis, Camera, CellFilter, ColorMap, MIN_OPACITY, MeshMode, RenderTarget, ViewRenderer,
     ViewSettings, cells_from_field, default_value_range, slice_dims, slice_image, srgb_to_linear,
@@ -169,7 +169,7 @@ struct FieldJob {
 
 impl FieldJob {
     fn compute(&self) -> anyhow::Result<SdfField> {
-        Ok(sdf_grid::compute(
+        Ok(sdf::compute(
             &self.mesh,
             &self.params,
             self.backend,

@@ -6,7 +6,7 @@
 
 use crate::plot::figure::{self, Figure, Key, Ruler};
 use crate::plot::legend::{ColorBar, HISTOGRAM_BINS, histogram, nice_ticks, sig_figs};
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::view::{Axis, ColorMap, slice_dims, slice_extents, slice_values};
 
 /// The signed-distance bar over `-range..range`.

@@ -10,12 +10,10 @@ use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_adaptive::export::{sidecar, write_adaptive_field};
-use crate::stages::sdf_adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
-use crate::stages::sdf_grid::export::{FieldSource, sidecar_path, write_field};
-use crate::stages::sdf_grid::{
-    self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode,
-};
+use crate::stages::adaptive::export::{sidecar, write_adaptive_field};
+use crate::stages::adaptive::{self, AdaptiveBvh, AdaptiveGpu, AdaptiveParams};
+use crate::stages::sdf::export::{FieldSource, sidecar_path, write_field};
+use crate::stages::sdf::{self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfParams, SignMode};
 
 #[derive(clap::Args, Debug)]
 pub struct SdfArgs {
@@ -139,7 +137,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
     let mesh = PreparedMesh::new(&raw)?;
     let (sign_mode, why) = match args.sign {
         Some(s) => (SignMode::from(s), "as requested".to_string()),
-        None => sdf_grid::default_sign_mode(&mesh.report),
+        None => sdf::default_sign_mode(&mesh.report),
     };
     let params = SdfParams {
         resolution: args.res,
@@ -186,7 +184,7 @@ pub fn run(args: SdfArgs) -> anyhow::Result<()> {
             } else {
                 None
             };
-            let f = sdf_grid::compute(&mesh, &params, backend, gpu.as_ref(), &Progress::default())?;
+            let f = sdf::compute(&mesh, &params, backend, gpu.as_ref(), &Progress::default())?;
             if let Some(cache) = &cache
                 && let Err(e) = cache.store(mesh.source_hash, &f)
             {
@@ -238,7 +236,7 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     let mesh = PreparedMesh::new(&raw)?;
     let (sign_mode, why) = match args.sign {
         Some(s) => (SignMode::from(s), "as requested".to_string()),
-        None => sdf_grid::default_sign_mode(&mesh.report),
+        None => sdf::default_sign_mode(&mesh.report),
     };
     let params = AdaptiveParams {
         sign_mode,
@@ -249,14 +247,14 @@ fn run_adaptive(args: SdfArgs) -> anyhow::Result<()> {
     }
     // The reference is printed as "cpu-ref", as the grid names it.
     let (stage_backend, backend) = match args.backend {
-        BackendArg::Gpu | BackendArg::GpuBrute => (sdf_adaptive::Backend::Gpu, "gpu"),
-        BackendArg::Cpu | BackendArg::CpuRef => (sdf_adaptive::Backend::Cpu, "cpu-ref"),
+        BackendArg::Gpu | BackendArg::GpuBrute => (adaptive::Backend::Gpu, "gpu"),
+        BackendArg::Cpu | BackendArg::CpuRef => (adaptive::Backend::Cpu, "cpu-ref"),
     };
-    let ctx = (stage_backend == sdf_adaptive::Backend::Gpu)
+    let ctx = (stage_backend == adaptive::Backend::Gpu)
         .then(GpuContext::headless)
         .transpose()?;
     let stage = ctx.as_ref().map(AdaptiveGpu::new);
-    let field = sdf_adaptive::run(&mesh, &params, stage_backend, stage.as_ref())?;
+    let field = adaptive::run(&mesh, &params, stage_backend, stage.as_ref())?;
     let adapter = ctx.map(|c| c.describe());
     let mesh_file = args.mesh.display().to_string();
     let json = sidecar(&field, &mesh, &mesh_file, backend, adapter);

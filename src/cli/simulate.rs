@@ -1,8 +1,8 @@
 //! `collidoscope simulate SCENE.json --frames N --out trajectory.json
 //! [--backend cpu|gpu] [--broad sweep|image|image-stencil]`: the full
 //! collision pipeline headless
-//! ([`crate::sim::pipeline`]; formats in
-//! [`crate::sim::pipeline::scene_file`]).
+//! ([`crate::sim::simulate`]; formats in
+//! [`crate::sim::simulate::scene_file`]).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -11,11 +11,11 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::sim::pipeline::scene_file::{SceneFile, Trajectory};
-use crate::sim::pipeline::{BroadPhase, FieldParams, Pipeline};
-use crate::stages::colliders::ColliderParams;
+use crate::sim::simulate::scene_file::{SceneFile, Trajectory};
+use crate::sim::simulate::{BroadPhase, FieldParams, Pipeline};
+use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 
 crate::stages::backend::backends! {
     /// `--backend` values of `simulate`.

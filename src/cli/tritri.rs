@@ -13,7 +13,7 @@ use glam::{Quat, Vec3};
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::stages::tri_tri::{self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams};
+use crate::stages::tritri::{self, Backend, Pose, Predicate, TriModel, TritriGpu, TritriParams};
 
 crate::stages::backend::backends! {
     /// `--backend` values of `tritri`.
@@ -38,7 +38,7 @@ impl From<TriBackendArg> for Backend {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct TriTriArgs {
+pub struct TritriArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
     /// First model (Wavefront OBJ, objects merged).
@@ -139,7 +139,7 @@ fn timings_json(t: &crate::timing::Timings) -> serde_json::Value {
     })
 }
 
-pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
+pub fn run(args: TritriArgs) -> anyhow::Result<()> {
     let mut plan = OutputPlan::new();
     plan.input("model A", &args.a).input("model B", &args.b);
     if let Some(poses) = &args.poses {
@@ -162,7 +162,7 @@ pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
     let (gpu, adapter) = if backend.is_gpu() {
         let ctx = GpuContext::headless()?;
         let name = ctx.describe();
-        (Some(TriTriGpu::new(&ctx)), Some(name))
+        (Some(TritriGpu::new(&ctx)), Some(name))
     } else {
         (None, None)
     };
@@ -175,7 +175,7 @@ pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
         "adapter": adapter,
     });
     let (json, summary) = if let Some(poses) = batch {
-        let r = tri_tri::query_batch(&ma, &mb, &poses, predicate, backend, gpu.as_ref())?;
+        let r = tritri::query_batch(&ma, &mb, &poses, predicate, backend, gpu.as_ref())?;
         let hits = r.collides.iter().filter(|&&c| c).count();
         let ms = r.timings.total_wall_ms();
         let mut json = common;
@@ -193,11 +193,11 @@ pub fn run(args: TriTriArgs) -> anyhow::Result<()> {
             ),
         )
     } else {
-        let params = TriTriParams {
+        let params = TritriParams {
             all_pairs: args.all_pairs,
             predicate,
         };
-        let r = tri_tri::query(
+        let r = tritri::query(
             &ma,
             pose_a.unwrap_or_default(),
             &mb,

@@ -29,7 +29,7 @@
 //! and the winding number `W_Z` of a closed cycle is an integer: the
 //! signed count of `Z`'s crossings with any ray from `p` to infinity
 //! ([`ray_crossings`], the ray down −z: a triangle whose normal points
-//! down, +1; up, −1). The GPU sign of `stages::sdf_grid` counts `W_Z`
+//! down, +1; up, −1). The GPU sign of `stages::sdf` counts `W_Z`
 //! per grid column and evaluates `w_C` over the cap alone — a few
 //! triangles for a scan with a few holes, none for a closed mesh.
 //!
@@ -54,7 +54,7 @@
 //! whatever their orientation, folds or overlaps; and a single plane
 //! triangle is seen within a half sphere, `|Ω| ≤ 2π`.
 //! [`cap_solid_angle_bound`] sums these over a cut of the cap's tree, and
-//! the GPU sign (`stages::sdf_grid`'s cap pass, its shader `cap_bound`,
+//! the GPU sign (`stages::sdf`'s cap pass, its shader `cap_bound`,
 //! which this function mirrors operation for operation) walks the cap's
 //! tree only where that sum is not below 2π (`|w_C|` may reach ½): near
 //! the cap, where its `|w_C| = ½` sheet can be.

@@ -10,8 +10,8 @@ mod rss;
 mod solid_angle;
 #[cfg(test)]
 pub(crate) mod test_rng;
-mod tri_tri;
 mod triangle_batch;
+mod tritri;
 mod winding;
 
 pub use aabb::Aabb;
@@ -25,6 +25,6 @@ pub use exact_frame::{exact_frame, is_exact_frame};
 pub use morton::*;
 pub use rss::*;
 pub use solid_angle::{EXACT_CHUNK, solid_angle_triangle, winding_number_exact};
-pub use tri_tri::*;
 pub use triangle_batch::{LANES, TriangleBatch, with_simd};
+pub use tritri::*;
 pub use winding::{BETA, BoundedWinding, FastWinding, PackedWinding, REFINE_BETA, WindingNode};

@@ -3,9 +3,9 @@
 //! (`code >> 3·(10 − j)`) name the octree cell of depth `j` that holds the
 //! point, which is what the adaptive octree compares (Liu & Kim 2014, §3.2).
 //!
-//! `morton_code` in shaders/sdf_adaptive.wgsl writes the quantisation with
+//! `morton_code` in shaders/adaptive.wgsl writes the quantisation with
 //! the same f32 operations in the same order, so CPU and GPU codes agree bit
-//! for bit (tests/it/sdf_adaptive.rs compares the two backends' octrees).
+//! for bit (tests/it/adaptive.rs compares the two backends' octrees).
 
 use glam::Vec3;
 

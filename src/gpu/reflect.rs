@@ -21,7 +21,7 @@
 //! [`shader_bindings`] reflects each embedded module once per process.
 //! A module that does not reflect (a binding outside group 0, a resource
 //! kind the crate does not bind) is a programming error: it panics with the
-//! shader's name, and `tests/shader_bindings.rs` reflects every module.
+//! shader's name, and `tests/it/shader_bindings.rs` reflects every module.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};
@@ -328,7 +328,7 @@ fn storage_format(format: naga::StorageFormat) -> Result<wgpu::TextureFormat, St
 /// # Panics
 ///
 /// If the module does not reflect: the embedded shaders are fixed at build
-/// time and `tests/shader_bindings.rs` reflects every one.
+/// time and `tests/it/shader_bindings.rs` reflects every one.
 pub fn shader_bindings(source: &'static ShaderSource) -> &'static ShaderBindings {
     // Keyed by the text's address: one entry per embedded module.
     static CACHE: LazyLock<Mutex<HashMap<usize, &'static ShaderBindings>>> =

@@ -33,7 +33,7 @@ use std::sync::LazyLock;
 
 /// A WGSL shader module of `shaders/`, its includes resolved.
 pub struct ShaderSource {
-    /// The file name under `shaders/`, e.g. `sdf_grid.wgsl`.
+    /// The file name under `shaders/`, e.g. `sdf.wgsl`.
     pub name: &'static str,
     /// The module's text: its includes, then the file itself.
     pub code: &'static str,
@@ -69,12 +69,12 @@ macro_rules! wgsl_files {
 /// Every WGSL file under `shaders/`, by path relative to it.
 pub const FILES: &[(&str, &str)] = wgsl_files![
     "broad_phase.wgsl",
-    "marching_cubes.wgsl",
+    "iso_surface.wgsl",
     "sdf_points.wgsl",
-    "colliders.wgsl",
-    "interference.wgsl",
-    "interference_cull.wgsl",
-    "interference_identify.wgsl",
+    "collide.wgsl",
+    "interfere.wgsl",
+    "interfere_cull.wgsl",
+    "interfere_identify.wgsl",
     "radial.wgsl",
     "radial_cloth.wgsl",
     "radial_particles.wgsl",
@@ -85,23 +85,23 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // The compute rasteriser of radial fields (no render pipeline).
     "radial_compute.wgsl",
     // The compute backend of interference (no rasteriser).
-    "interference_compute.wgsl",
-    "interference_compute_args.wgsl",
+    "interfere_compute.wgsl",
+    "interfere_compute_args.wgsl",
     // Its one-pass edge resolve: created only on devices with 64-bit atomics.
-    "interference_compute_int64.wgsl",
+    "interfere_compute_int64.wgsl",
     "particles_eval.wgsl",
     "particles_map.wgsl",
     "particles_points.wgsl",
     "particles_scan.wgsl",
-    "pipeline_step.wgsl",
+    "simulate_step.wgsl",
     "radix_sort.wgsl",
-    "rss_bvh.wgsl",
+    "adaptive_rss_bvh.wgsl",
     "sampling.wgsl",
-    "sdf_adaptive.wgsl",
+    "adaptive.wgsl",
     // The uniform SDF's corners from the indexed mesh.
     "sdf_corners.wgsl",
-    "sdf_grid.wgsl",
-    // sdf_grid.wgsl plus the subgroup kernels: created only on devices with
+    "sdf.wgsl",
+    // sdf.wgsl plus the subgroup kernels: created only on devices with
     // subgroup operations.
     "sdf_packet.wgsl",
     // The slabs of sdf_packet.wgsl's tree.
@@ -116,8 +116,8 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     // sdf_winding_cap.wgsl with the cap walk's leaves in f64: created only on
     // devices with f64.
     "sdf_winding_cap_f64.wgsl",
-    "skinning.wgsl",
-    "tri_tri.wgsl",
+    "radial_skinning.wgsl",
+    "tritri.wgsl",
     "view.wgsl",
     "winding_points.wgsl",
     // winding_points.wgsl's refining pass with its exact step in f64:
@@ -129,11 +129,11 @@ pub const FILES: &[(&str, &str)] = wgsl_files![
     "shared/field_lookup.wgsl",
     "shared/field_contact.wgsl",
     "shared/flat_index.wgsl",
-    "shared/interference_solve.wgsl",
+    "shared/interfere_solve.wgsl",
     "shared/closest_point.wgsl",
     "shared/radial_collide.wgsl",
     "shared/radial_setup.wgsl",
-    "shared/interference_compute.wgsl",
+    "shared/interfere_compute.wgsl",
     "shared/particles.wgsl",
     "shared/work_list.wgsl",
     "shared/rss.wgsl",

@@ -17,7 +17,7 @@
 //! which the sign stage must treat as "no information".
 //!
 //! Per triangle, the GPU stage uploads seven normals in this fixed order,
-//! the order `shaders/sdf_grid.wgsl` reads (tests/it/sdf_grid.rs compares the
+//! the order `shaders/sdf.wgsl` reads (tests/it/sdf.rs compares the
 //! GPU's signs with the CPU reference's):
 //!
 //! ```text
@@ -91,7 +91,7 @@ impl PseudoNormals {
 
     /// The seven normals of triangle `t` in the GPU order
     /// `[face, edge(0,1), edge(1,2), edge(2,0), vertex0, vertex1, vertex2]`
-    /// (the order `shaders/sdf_grid.wgsl` reads).
+    /// (the order `shaders/sdf.wgsl` reads).
     pub fn triangle_feature_normals(&self, topo: &Topology, mesh: &Mesh, t: usize) -> [Vec3; 7] {
         let [e0, e1, e2] = topo.face_edges(t).map(|e| self.edge[e as usize]);
         let [v0, v1, v2] = mesh.triangles[t].map(|v| self.vertex[v as usize]);

@@ -32,10 +32,10 @@ impl From<String> for JobError {
 }
 
 /// A stage that saw its progress cancelled stopped as the job asked.
-impl From<crate::stages::sdf_grid::SdfError> for JobError {
-    fn from(e: crate::stages::sdf_grid::SdfError) -> Self {
+impl From<crate::stages::sdf::SdfError> for JobError {
+    fn from(e: crate::stages::sdf::SdfError) -> Self {
         match e {
-            crate::stages::sdf_grid::SdfError::Cancelled => JobError::Cancelled,
+            crate::stages::sdf::SdfError::Cancelled => JobError::Cancelled,
             e => JobError::Failed(e.to_string()),
         }
     }

@@ -2,10 +2,6 @@
 //! mirror, in one list for `tests/it/shader_layouts.rs`. Not an API: use the
 //! types where they are defined.
 
-pub use super::pipeline::resident::layout::{
-    ACCUM as STEP_ACCUM, GpuBody, GpuRow, GpuShape, GpuSummary, SCALE as STEP_SCALE, StepParams,
-};
-pub use super::pipeline::{BodyBox, BroadParams, FLAG_STATIC};
 pub use super::radial::NO_CONTACT as RADIAL_NO_CONTACT;
 pub use super::radial::bone_sdf_gpu::{
     BoneBox as RadialBoneBox, SdfParams as RadialSdfParams, WORKGROUP as RADIAL_SDF_WORKGROUP,
@@ -22,3 +18,7 @@ pub use super::radial::hash_gpu::{
     WORKGROUP as RADIAL_HASH_WORKGROUP,
 };
 pub use super::radial::techniques::FAR as RADIAL_FAR;
+pub use super::simulate::resident::layout::{
+    ACCUM as STEP_ACCUM, GpuBody, GpuRow, GpuShape, GpuSummary, SCALE as STEP_SCALE, StepParams,
+};
+pub use super::simulate::{BodyBox, BroadParams, FLAG_STATIC};

@@ -3,25 +3,32 @@
 //! the WGSL as naga lays it out. Not an API: the stages use the types
 //! where they are defined.
 
-pub use super::colliders::compact::GpuContact;
-pub use super::colliders::gpu::{
+pub use super::adaptive::gpu::{
+    GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
+    STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
+    WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
+};
+pub use super::adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
+pub use super::adaptive::{NONE, OctreeNode, RssNode};
+pub use super::collide::compact::GpuContact;
+pub use super::collide::gpu::{
     FieldInfo, PASS_COUNT, PASS_WRITE, Params as CollidersParams,
     SUMMARY_START as COLLIDERS_SUMMARY_START, WORKGROUP as COLLIDERS_WORKGROUP,
 };
-pub use super::colliders::octahedral::ZERO_NORMAL;
-pub use super::colliders::{
+pub use super::collide::octahedral::ZERO_NORMAL;
+pub use super::collide::{
     TASK_SAMPLES_BOX, TASK_SAMPLES_FIELD, TASK_SAMPLES_PLANE, TASK_SAMPLES_SPHERE,
     TASK_SEGMENT_FIELD, Task,
 };
-pub use super::interference::compute::{
+pub use super::interfere::compute::{
     GpuEdge as ComputeEdge, LARGE_GROUP as COMPUTE_LARGE_GROUP, Params as ComputeParams,
     REGION_WORDS as COMPUTE_REGION_WORDS, SMALL_FACE as COMPUTE_SMALL_FACE,
     TALLY_HEAD as COMPUTE_TALLY_HEAD, WORKGROUP as COMPUTE_WORKGROUP,
 };
-pub use super::interference::gpu::Uniforms as InterferenceUniforms;
-pub use super::interference::gpu::plan::{CULL_GROUP, CullJob};
-pub use super::interference::gpu::upload::EdgeVertex;
-pub use super::interference::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
+pub use super::interfere::gpu::Uniforms as InterferenceUniforms;
+pub use super::interfere::gpu::plan::{CULL_GROUP, CullJob};
+pub use super::interfere::gpu::upload::EdgeVertex;
+pub use super::interfere::identify::{GROUP as IDENTIFY_GROUP, Params as IdentifyParams};
 pub use super::iso_surface::table::CASE_WORDS as ISO_CASE_WORDS;
 pub use super::iso_surface::{GpuParams as IsoParams, WORKGROUP as ISO_WORKGROUP};
 pub use super::particles::collider::MapKind as ParticleMapKind;
@@ -42,35 +49,26 @@ pub use super::radial::{
 };
 pub use super::sampling::GpuSample;
 pub use super::sampling::gpu::{Params as SamplingParams, WORKGROUP as SAMPLING_WORKGROUP};
-pub use super::sdf_adaptive::gpu::{
-    GPU_STACK as SDF_ADAPTIVE_GPU_STACK, Params as SdfAdaptiveParams, QUERY_ARGS,
-    STATE_GROUP_COUNT, STATE_NODE_COUNT, STATE_OVERFLOW, STATE_RSS_NODE_COUNT, STATE_STATS,
-    WIDE_ARGS, WORKGROUP as SDF_ADAPTIVE_WORKGROUP,
-};
-pub use super::sdf_adaptive::rss_bvh_gpu::{BuildParams, LARGE_ARGS, SMALL_ARGS};
-pub use super::sdf_adaptive::{NONE, OctreeNode, RssNode};
-pub use super::sdf_grid::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
-pub use super::sdf_grid::gpu::{
+pub use super::sdf::corners_gpu::{CORNERS_WORKGROUP, CornerParams};
+pub use super::sdf::gpu::{
     GPU_STACK as SDF_GRID_GPU_STACK, Params as SdfGridParams, WORKGROUP as SDF_GRID_WORKGROUP,
 };
-pub use super::sdf_grid::grid::BRICK;
-pub use super::sdf_grid::point_winding::{
-    PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP,
-};
-pub use super::sdf_grid::points_gpu::{POINTS_WORKGROUP, PointsParams};
-pub use super::sdf_grid::slab_bvh::SlabNode;
-pub use super::sdf_grid::slab_gpu::{SLABS_WORKGROUP, SlabParams};
-pub use super::sdf_grid::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
-pub use super::sdf_grid::winding_gpu::WindingParams as SdfWindingParams;
-pub use super::sdf_grid::winding_tree::{
+pub use super::sdf::grid::BRICK;
+pub use super::sdf::point_winding::{PointWindingParams, WORKGROUP as POINT_WINDING_WORKGROUP};
+pub use super::sdf::points_gpu::{POINTS_WORKGROUP, PointsParams};
+pub use super::sdf::slab_bvh::SlabNode;
+pub use super::sdf::slab_gpu::{SLABS_WORKGROUP, SlabParams};
+pub use super::sdf::winding_cap_gpu::{CAP_WORKGROUP, CapParams};
+pub use super::sdf::winding_gpu::WindingParams as SdfWindingParams;
+pub use super::sdf::winding_tree::{
     EXACT_BLOCK as WINDING_EXACT_BLOCK, EXACT_CAPACITY as WINDING_EXACT_CAPACITY,
     REFINE_ARGS as WINDING_REFINE_ARGS, REFINE_STEPS as WINDING_REFINE_STEPS,
     REFINE_WORKGROUP as WINDING_REFINE_WORKGROUP, WALK_LIST as WINDING_WALK_LIST,
     WALK_TARGET_GROUPS as WINDING_WALK_TARGET_GROUPS, WINDING_STACK as SDF_WINDING_STACK,
     WINDING_STACK as POINT_WINDING_STACK,
 };
-pub use super::tri_tri::gpu::{
-    B_PER_GROUP, GPU_STACK as TRI_TRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
-    Params as TriTriParams, QueryPose, WORKGROUP as TRI_TRI_WORKGROUP,
+pub use super::tritri::gpu::{
+    B_PER_GROUP, GPU_STACK as TRITRI_GPU_STACK, MODE_ALL_PAIRS, MODE_TUTORIAL,
+    Params as TritriParams, QueryPose, WORKGROUP as TRITRI_WORKGROUP,
 };
 pub use crate::geom::WindingNode;

@@ -25,10 +25,10 @@
 //! * **GPU state** — the stage's shader modules and pipelines, created once
 //!   per device (and caches of resident data), so that a run only uploads
 //!   what changed.
-//! * **A marker type with one `run`** ([`sdf_grid::SdfGrid`],
-//!   [`sdf_adaptive::SdfAdaptive`], [`sampling::Sampling`],
-//!   [`colliders::Colliders`], [`tri_tri::TriTri`],
-//!   [`interference::Interference`], [`radial::Radial`],
+//! * **A marker type with one `run`** ([`sdf::SdfGrid`],
+//!   [`adaptive::SdfAdaptive`], [`sampling::Sampling`],
+//!   [`collide::Colliders`], [`tritri::Tritri`],
+//!   [`interfere::Interference`], [`radial::Radial`],
 //!   [`particles::Particles`], [`iso_surface::IsoSurfaceStage`]):
 //!   `X::gpu(ctx)` makes the GPU state and `X::run(input, &params, backend,
 //!   gpu, progress)` validates the parameters, runs the chosen backend and
@@ -43,11 +43,11 @@
 //! knowing which one it is. Where a caller needs more than one run gives,
 //! the stage offers the entry point it uses beside `run`, with the same
 //! parameters, backend and product: a field with a given GPU state and
-//! progress or on a given grid ([`sdf_grid::compute_with`],
-//! [`sdf_grid::compute_on_grid`]), contacts of given pairs
-//! ([`colliders::detect`]), one query or a batch ([`tri_tri::query`],
-//! [`tri_tri::query_batch`]), a test over given views
-//! ([`interference::detect_with`]).
+//! progress or on a given grid ([`sdf::compute_with`],
+//! [`sdf::compute_on_grid`]), contacts of given pairs
+//! ([`collide::detect`]), one query or a batch ([`tritri::query`],
+//! [`tritri::query_batch`]), a test over given views
+//! ([`interfere::detect_with`]).
 //!
 //! Stages use only [`crate::mesh`], [`crate::geom`], [`crate::gpu`] and
 //! [`crate::io`] (and each other, one way): the viewer, the CLI and the
@@ -59,19 +59,19 @@
 /// [`crate::mesh::PreparedMesh`] assume it.
 pub const MAX_PADDING: f32 = crate::mesh::MAX_PADDING;
 
+pub mod adaptive;
 pub(crate) mod backend;
 pub mod check;
-pub mod colliders;
-pub mod interference;
+pub mod collide;
+pub mod interfere;
 pub mod iso_surface;
 #[doc(hidden)]
 pub mod layouts;
 pub mod particles;
 pub mod radial;
 pub mod sampling;
-pub mod sdf_adaptive;
-pub mod sdf_grid;
-pub mod tri_tri;
+pub mod sdf;
+pub mod tritri;
 
 /// The "this run has no GPU context" error of a GPU backend run without
 /// its stage's GPU state.
@@ -96,15 +96,15 @@ mod tests {
     #[test]
     fn every_backend_name_round_trips() {
         names_round_trip!(
-            sdf_grid::Backend,
-            sdf_adaptive::Backend,
-            sampling::SamplingBackend,
-            colliders::ColliderBackend,
-            tri_tri::Backend,
-            interference::Backend,
+            sdf::Backend,
+            adaptive::Backend,
+            sampling::Backend,
+            collide::Backend,
+            tritri::Backend,
+            interfere::Backend,
             radial::Backend,
             particles::Backend,
-            iso_surface::IsoBackend,
+            iso_surface::Backend,
         );
     }
 }

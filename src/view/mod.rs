@@ -43,7 +43,7 @@ pub use slice::{
 pub use target::{COLOR_FORMAT, DEPTH_FORMAT, RenderTarget};
 pub use vertices::{LineVertex, MeshVertex};
 
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 
 /// The instances [`ViewRenderer::set_cells`] takes: every cell's centre and
 /// value, in the field's cell order.
@@ -62,7 +62,7 @@ pub fn cells_from_field(field: &SdfField) -> Vec<[f32; 4]> {
 /// A colour-map range that shows a field well (see the comment inside), or
 /// a quarter of the grid's diagonal for a field with no near cells.
 pub fn default_value_range(field: &SdfField) -> f32 {
-    let far = crate::stages::sdf_grid::FAR;
+    let far = crate::stages::sdf::FAR;
     let (inside, outside) = field
         .values
         .iter()

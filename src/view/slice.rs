@@ -21,7 +21,7 @@
 use glam::{UVec3, Vec2};
 
 use super::colormap::ColorMap;
-use crate::stages::sdf_grid::{FAR, SdfField};
+use crate::stages::sdf::{FAR, SdfField};
 
 /// The axis a slice is perpendicular to.
 #[derive(
@@ -242,7 +242,7 @@ mod tests {
     use glam::Vec3;
 
     use super::*;
-    use crate::stages::sdf_grid::{Backend, GridSpec, SdfParams};
+    use crate::stages::sdf::{Backend, GridSpec, SdfParams};
 
     /// The analytic field of a sphere of radius `r` at the origin on an n³ grid.
     fn sphere_field(n: u32, r: f32) -> SdfField {

@@ -4,9 +4,9 @@
 //! a contact list for byte-identity checks.
 
 use collidoscope::mesh::{Mesh, torus, uv_sphere};
-use collidoscope::stages::colliders::{Body, BodyShape, ColliderShape, Contact};
+use collidoscope::stages::collide::{Body, BodyShape, ColliderShape, Contact};
 use collidoscope::stages::sampling::SamplingParams;
-use collidoscope::stages::sdf_grid::SdfParams;
+use collidoscope::stages::sdf::SdfParams;
 use glam::{Mat4, Quat, Vec3};
 
 pub fn sdf(res: u32) -> SdfParams {

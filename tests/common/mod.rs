@@ -9,8 +9,8 @@ use collidoscope::progress::Progress;
 use eframe::egui_wgpu::wgpu;
 
 pub mod collide_scenes;
-pub mod interference_runs;
-pub mod interference_scenes;
+pub mod interfere_runs;
+pub mod interfere_scenes;
 pub mod shader_mirror;
 pub mod viewer;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 use collidoscope::io::{encode_npy_f32, stored_zip};
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, SdfField, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, SdfField, SdfParams, SignMode};
 use common::cli::{asset, run_err, run_ok};
 use serde_json::Value;
 
@@ -31,7 +31,7 @@ fn truth() -> SdfField {
         band: None,
         sign_mode: SignMode::Winding,
     };
-    sdf_grid::compute(
+    sdf::compute(
         &mesh,
         &params,
         Backend::CpuReference,

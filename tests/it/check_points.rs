@@ -7,7 +7,7 @@ use crate::common;
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
 use collidoscope::stages::check::{CellUnit, FieldSamples, Layout, exact_values};
-use collidoscope::stages::sdf_grid::{Backend, SdfGpu};
+use collidoscope::stages::sdf::{Backend, SdfGpu};
 use glam::Vec3;
 
 /// Seeded points over the mesh's box grown by a quarter on every side,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use collidoscope::io::read_npy_f32;
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, SdfParams, SignMode};
 
 use common::cli::{asset, exe, run_err, run_ok};
 
@@ -56,8 +56,7 @@ fn sdf_writes_npy_and_sidecar_that_match_the_library() {
         band: None,
         sign_mode: SignMode::PseudoNormal,
     };
-    let lib =
-        sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
+    let lib = sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default()).unwrap();
     assert_eq!(npy.data, lib.values, "the file holds the library's field");
     let origin: Vec<f32> = meta["origin"]
         .as_array()
@@ -291,7 +290,7 @@ fn a_grid_beyond_the_gpu_limits_names_the_limit() {
 #[test]
 fn sdf_adaptive_writes_an_npz_that_matches_the_library() {
     use collidoscope::io::{decode_npy_f32, decode_npy_i32, read_npz_entries};
-    use collidoscope::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
+    use collidoscope::stages::adaptive::{AdaptiveParams, compute_cpu};
     let _ = common::gpu();
     let dir = common::scratch("cli-adaptive");
     let out = dir.join("field.npz");

@@ -6,9 +6,7 @@
 use crate::common;
 
 use collidoscope::mesh::{Mesh, box_mesh, torus, uv_sphere};
-use collidoscope::stages::colliders::{
-    self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, Contact,
-};
+use collidoscope::stages::collide::{self, Body, BodyShape, ColliderGpu, ColliderParams, Contact};
 use collidoscope::stages::sampling::FeatureKind;
 use glam::{Mat4, Vec3};
 
@@ -33,12 +31,12 @@ fn sphere_resting_on_plane_depth_and_normal() {
             world_from_object: Mat4::IDENTITY,
         },
     ];
-    let set = colliders::detect(
+    let set = collide::detect(
         &shapes,
         &bodies,
         &[(0, 1)],
         &ColliderParams::default(),
-        ColliderBackend::Cpu,
+        collide::Backend::Cpu,
         None,
     )
     .expect("contacts");
@@ -67,12 +65,12 @@ fn cube_on_cube_face_to_face_contacts_along_stacking_axis() {
         body(0, Mat4::IDENTITY),
         body(0, Mat4::from_translation(Vec3::new(0.0, 0.96, 0.0))),
     ];
-    let set = colliders::detect(
+    let set = collide::detect(
         &shapes,
         &bodies,
         &[(0, 1)],
         &ColliderParams::default(),
-        ColliderBackend::Cpu,
+        collide::Backend::Cpu,
         None,
     )
     .expect("contacts");
@@ -108,12 +106,12 @@ fn segment_through_torus_first_entry_cell() {
             world_from_object: Mat4::IDENTITY,
         },
     ];
-    let set = colliders::detect(
+    let set = collide::detect(
         &shapes,
         &bodies,
         &[(0, 1)],
         &ColliderParams::default(),
-        ColliderBackend::Cpu,
+        collide::Backend::Cpu,
         None,
     )
     .expect("contacts");
@@ -144,12 +142,12 @@ fn segment_through_torus_first_entry_cell() {
         a: Vec3::new(-1.0, 2.0, 0.0),
         b: Vec3::new(1.0, 2.0, 0.0),
     };
-    let none = colliders::detect(
+    let none = collide::detect(
         &shapes,
         &miss,
         &[(0, 1)],
         &ColliderParams::default(),
-        ColliderBackend::Cpu,
+        collide::Backend::Cpu,
         None,
     )
     .expect("contacts");
@@ -174,12 +172,12 @@ fn flipped_normal_rejection_drops_contacts_that_push_through() {
             reject_flipped,
             ..ColliderParams::default()
         };
-        colliders::detect(
+        collide::detect(
             &shapes,
             &bodies,
             &[(0, 1)],
             &params,
-            ColliderBackend::Cpu,
+            collide::Backend::Cpu,
             None,
         )
         .expect("contacts")
@@ -224,12 +222,12 @@ fn interpolated_depth_fixes_the_cell_centre_error() {
             interpolated_depth,
             ..ColliderParams::default()
         };
-        let set = colliders::detect(
+        let set = collide::detect(
             &shapes,
             &bodies,
             &[(0, 1)],
             &params,
-            ColliderBackend::Cpu,
+            collide::Backend::Cpu,
             None,
         )
         .expect("contacts");
@@ -262,8 +260,8 @@ fn separated_meshes_give_no_contacts() {
         body(0, Mat4::from_translation(Vec3::new(3.0, 0.0, 0.0))),
     ];
     let gpu = ColliderGpu::new(&common::gpu());
-    for backend in [ColliderBackend::Cpu, ColliderBackend::Gpu] {
-        let set = colliders::detect(
+    for backend in [collide::Backend::Cpu, collide::Backend::Gpu] {
+        let set = collide::detect(
             &shapes,
             &bodies,
             &[(0, 1)],
@@ -301,14 +299,14 @@ fn a_contact_threshold_finds_bodies_closer_than_it_with_depth_eps_minus_d() {
         body(1, Mat4::IDENTITY),
         body(1, Mat4::from_translation(Vec3::new(0.0, 1.03, 0.0))),
     ];
-    for backend in [ColliderBackend::Cpu, ColliderBackend::Gpu] {
+    for backend in [collide::Backend::Cpu, collide::Backend::Gpu] {
         let detect = |bodies: &[Body], contact_threshold: f32| {
             let params = ColliderParams {
                 interpolated_depth: true,
                 contact_threshold,
                 ..ColliderParams::default()
             };
-            colliders::detect(&shapes, bodies, &[(0, 1)], &params, backend, Some(&gpu))
+            collide::detect(&shapes, bodies, &[(0, 1)], &params, backend, Some(&gpu))
                 .expect("contacts")
                 .contacts
         };

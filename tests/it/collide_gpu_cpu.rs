@@ -7,10 +7,10 @@
 use crate::common;
 
 use collidoscope::mesh::{box_mesh, torus, uv_sphere};
-use collidoscope::stages::colliders::{
-    self, Body, BodyShape, ColliderBackend, ColliderGpu, ColliderParams, ColliderShape, Contact,
-    ContactTolerance, NORMAL_MAX_ERROR, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts,
-    decode_normal, encode_normal, summarize,
+use collidoscope::stages::collide::{
+    self, Body, BodyShape, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactTolerance,
+    NORMAL_MAX_ERROR, ROUNDING_ULPS, RoundingCase, all_pairs, compare_contacts, decode_normal,
+    encode_normal, summarize,
 };
 use glam::{Mat4, Quat, Vec3};
 use proptest::prelude::*;
@@ -96,7 +96,7 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
                 contact_threshold,
                 ..ColliderParams::default()
             };
-            let cpu = colliders::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
+            let cpu = collide::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
             found.push(cpu.contacts.len());
             let g = gpu
                 .detect(&resident, &shapes, &bodies, &pairs, &params)
@@ -132,13 +132,13 @@ fn gpu_contacts_equal_cpu_contacts_on_random_poses() {
 #[allow(clippy::too_many_arguments)]
 fn assert_summaries(
     gpu: &ColliderGpu,
-    resident: &colliders::ResidentShapes,
+    resident: &collide::ResidentShapes,
     shapes: &[ColliderShape],
     bodies: &[Body],
     pairs: &[(usize, usize)],
     params: &ColliderParams,
-    cpu: &colliders::ContactSet,
-    g: &colliders::ContactSet,
+    cpu: &collide::ContactSet,
+    g: &collide::ContactSet,
     what: &str,
 ) {
     let summary = gpu
@@ -174,7 +174,7 @@ fn large_batch_gpu_contacts_equal_cpu_contacts_apart_from_rounding_cases() {
             interpolated_depth,
             ..ColliderParams::default()
         };
-        let cpu = colliders::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
+        let cpu = collide::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
         let g = gpu
             .detect(&resident, &shapes, &bodies, &pairs, &params)
             .expect("gpu");
@@ -227,7 +227,7 @@ fn contact_comparison_classifies_cell_faces_and_flags_real_differences() {
     let bodies = vec![body(0, Mat4::from_translation(t)), body(0, Mat4::IDENTITY)];
     let pairs = [(0, 1)];
     let params = ColliderParams::default();
-    let cpu = colliders::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
+    let cpu = collide::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
     assert!(!cpu.contacts.is_empty());
     let tol = ContactTolerance::default();
     let same = compare_contacts(
@@ -277,7 +277,7 @@ fn contact_comparison_classifies_cell_faces_and_flags_real_differences() {
         ),
         body(0, Mat4::IDENTITY),
     ];
-    let cpu = colliders::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
+    let cpu = collide::detect_cpu(&shapes, &bodies, &pairs, &params).expect("cpu");
     assert!(cpu.contacts.len() > 4, "{}", cpu.contacts.len());
     let mut changed = cpu.contacts.clone();
     let last = changed.len() - 1;
@@ -299,13 +299,13 @@ fn contact_comparison_classifies_cell_faces_and_flags_real_differences() {
 /// The rigid-body demonstrator steps the same on either contact backend.
 #[test]
 fn rigid_world_gpu_contacts_equal_cpu_contacts_while_stepping() {
-    use collidoscope::sim::rigid::{RigidParams, Scene, World};
+    use collidoscope::sim::collide::{RigidParams, Scene, World};
     let gpu = ColliderGpu::new(&common::gpu());
     for scene in Scene::ALL {
         let mut world = World::new(scene).expect("scene");
         let cpu_params = RigidParams::default();
         let gpu_params = RigidParams {
-            backend: ColliderBackend::Gpu,
+            backend: collide::Backend::Gpu,
             ..cpu_params
         };
         for _ in 0..30 {

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use collidoscope::stages::colliders::{
+use collidoscope::stages::collide::{
     self, Body, Chunking, ColliderGpu, ColliderParams, ColliderShape,
 };
 
@@ -38,7 +38,7 @@ fn more_contacts_than_the_last_detect_found_are_read_back_whole() {
         whole.contacts.len()
     );
     let grown = detect(&warm, &pairs);
-    let dispatches = |set: &colliders::ContactSet| {
+    let dispatches = |set: &collide::ContactSet| {
         set.timings
             .phases
             .iter()
@@ -90,7 +90,7 @@ fn reused_set_equals_fresh(
     let gpu = ColliderGpu::new(ctx).with_chunking(chunking);
     let resident = gpu.upload(shapes).expect("upload");
     let apart = [(0, 2)];
-    let mut kept = colliders::ContactSet::default();
+    let mut kept = collide::ContactSet::default();
     let mut capacity = 0;
     for (what, list) in [
         ("all", pairs),
@@ -116,7 +116,7 @@ fn reused_set_equals_fresh(
             (fresh.tasks, fresh.tests),
             "{what}"
         );
-        let names = |set: &colliders::ContactSet| {
+        let names = |set: &collide::ContactSet| {
             set.timings
                 .phases
                 .iter()
@@ -161,9 +161,9 @@ fn chunked_detects_equal_the_single_submission_contact_for_contact() {
     let mut primitive_pairs = Vec::new();
     for (k, &(mesh, _)) in pairs[..12].iter().enumerate() {
         let shape = if k % 2 == 0 {
-            colliders::BodyShape::Sphere { radius: 0.3 }
+            collide::BodyShape::Sphere { radius: 0.3 }
         } else {
-            colliders::BodyShape::Cuboid {
+            collide::BodyShape::Cuboid {
                 half_extents: Vec3::new(0.3, 0.2, 0.25),
             }
         };
@@ -273,9 +273,7 @@ fn kept_bind_groups_follow_the_resident_shapes_and_the_plan() {
     let renumbered: Vec<Body> = bodies
         .iter()
         .map(|b| match b.shape {
-            colliders::BodyShape::Mesh(s) => {
-                common::collide_scenes::body(1 - s, b.world_from_object)
-            }
+            collide::BodyShape::Mesh(s) => common::collide_scenes::body(1 - s, b.world_from_object),
             _ => unreachable!("the batch holds meshes only"),
         })
         .collect();

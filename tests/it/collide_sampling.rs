@@ -6,7 +6,7 @@ use crate::common;
 
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh, torus};
 use collidoscope::stages::sampling::{
-    self, FeatureKind, SampleSet, SamplingBackend, SamplingGpu, SamplingMesh, SamplingParams,
+    self, FeatureKind, SampleSet, SamplingGpu, SamplingMesh, SamplingParams,
 };
 
 fn assert_same_samples(cpu: &SampleSet, gpu: &SampleSet, what: &str) {
@@ -30,8 +30,8 @@ fn assert_same_samples(cpu: &SampleSet, gpu: &SampleSet, what: &str) {
 
 fn sample_both(mesh: &Mesh, cell: f32, params: &SamplingParams, gpu: &SamplingGpu) -> SampleSet {
     let sm = SamplingMesh::new(&PreparedMesh::new(mesh).expect("prepared").mesh);
-    let cpu = sampling::compute(&sm, cell, params, SamplingBackend::Cpu, None).expect("cpu");
-    let g = sampling::compute(&sm, cell, params, SamplingBackend::Gpu, Some(gpu)).expect("gpu");
+    let cpu = sampling::compute(&sm, cell, params, sampling::Backend::Cpu, None).expect("cpu");
+    let g = sampling::compute(&sm, cell, params, sampling::Backend::Gpu, Some(gpu)).expect("gpu");
     assert_same_samples(&cpu, &g, &mesh.name);
     cpu
 }

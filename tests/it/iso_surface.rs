@@ -11,9 +11,9 @@ use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
 use collidoscope::stages::iso_surface::table::{self, CASE_WORDS, MAX_TRIANGLES};
 use collidoscope::stages::iso_surface::{
-    FieldGrid, IsoBackend, IsoError, IsoParams, IsoSurfaceGpu, IsoSurfaceStage, extract_cpu,
+    self, FieldGrid, IsoError, IsoParams, IsoSurfaceGpu, IsoSurfaceStage, extract_cpu,
 };
-use collidoscope::stages::sdf_grid::{self, Backend, GridSpec, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, GridSpec, SdfParams, SignMode};
 use glam::{UVec3, Vec3};
 
 /// The signed distance to a sphere of `radius` at the origin, sampled at
@@ -34,7 +34,7 @@ fn sphere_field(n: u32, radius: f32) -> (GridSpec, Vec<f32>) {
 fn run(
     field: FieldGrid<'_>,
     level: f32,
-    backend: IsoBackend,
+    backend: iso_surface::Backend,
     gpu: &IsoSurfaceGpu,
 ) -> Vec<[Vec3; 3]> {
     IsoSurfaceStage::run(
@@ -74,8 +74,8 @@ fn gpu_matches_cpu_on_a_sphere_and_the_surface_lies_on_it() {
         grid,
         values: &values,
     };
-    let cpu = run(field, 0.0, IsoBackend::Cpu, &iso);
-    let on_gpu = run(field, 0.0, IsoBackend::Gpu, &iso);
+    let cpu = run(field, 0.0, iso_surface::Backend::Cpu, &iso);
+    let on_gpu = run(field, 0.0, iso_surface::Backend::Gpu, &iso);
     assert!(cpu.len() > 500, "only {} triangles", cpu.len());
     assert_same(&cpu, &on_gpu, 1e-5);
     // Linear interpolation of a sphere's distance misses the sphere by
@@ -93,8 +93,12 @@ fn gpu_matches_cpu_on_a_sphere_and_the_surface_lies_on_it() {
     }
     // Another level is another sphere.
     let level = 0.2;
-    let outer = run(field, level, IsoBackend::Gpu, &iso);
-    assert_same(&run(field, level, IsoBackend::Cpu, &iso), &outer, 1e-5);
+    let outer = run(field, level, iso_surface::Backend::Gpu, &iso);
+    assert_same(
+        &run(field, level, iso_surface::Backend::Cpu, &iso),
+        &outer,
+        1e-5,
+    );
     let mean = outer.iter().flatten().map(|p| p.length()).sum::<f32>() / (3 * outer.len()) as f32;
     assert!(
         (mean - (radius + level)).abs() < bound,
@@ -148,7 +152,7 @@ fn a_sphere_gives_a_closed_outward_surface() {
             values: &values,
         },
         0.0,
-        IsoBackend::Gpu,
+        iso_surface::Backend::Gpu,
         &iso,
     );
     assert_closed(&triangles);
@@ -211,12 +215,12 @@ fn gpu_matches_cpu_on_the_bunny() {
         sign_mode: SignMode::Winding,
         ..Default::default()
     };
-    let field = sdf_grid::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default())
+    let field = sdf::compute(&mesh, &params, Backend::CpuFast, None, &Progress::default())
         .expect("the bunny's field");
     let h = field.grid.cell_size;
     for level in [0.0, 1.5 * h, -0.5 * h] {
-        let cpu = run((&field).into(), level, IsoBackend::Cpu, &iso);
-        let on_gpu = run((&field).into(), level, IsoBackend::Gpu, &iso);
+        let cpu = run((&field).into(), level, iso_surface::Backend::Cpu, &iso);
+        let on_gpu = run((&field).into(), level, iso_surface::Backend::Gpu, &iso);
         assert!(!cpu.is_empty(), "level {level}");
         assert_same(&cpu, &on_gpu, 1e-6 * field.grid.bounds().diagonal());
     }
@@ -227,7 +231,7 @@ fn bad_input_is_refused_in_one_line() {
     let gpu = common::gpu();
     let iso = IsoSurfaceGpu::new(&gpu);
     let (grid, values) = sphere_field(8, 0.5);
-    for backend in IsoBackend::ALL {
+    for backend in iso_surface::Backend::ALL {
         let err = IsoSurfaceStage::run(
             FieldGrid {
                 grid,

@@ -4,9 +4,9 @@
 //! trees and inline) is resolved to the module it names, following a
 //! parent's `pub use child::Name` re-exports to the child that defines the
 //! name. An edge between two modules is lifted to the two children of their
-//! lowest common ancestor, so `stages::interference::gpu::targets` using
-//! `stages::interference::identify` is an edge `gpu → identify` among
-//! `interference`'s children. A parent using its children, or a child using
+//! lowest common ancestor, so `stages::interfere::gpu::targets` using
+//! `stages::interfere::identify` is an edge `gpu → identify` among
+//! `interfere`'s children. A parent using its children, or a child using
 //! its parent's own items, is the module tree itself and is not an edge.
 //!
 //! Test modules (`#[cfg(test)]`, at the end of a file) are left out: they
@@ -514,19 +514,19 @@ fn top_level_layers_run_one_way() {
 /// circle is found.
 #[test]
 fn the_checker_reads_use_trees_and_finds_circles() {
-    let tree = expand_tree("crate::stages::{sdf_grid::{self, Backend}, colliders}");
+    let tree = expand_tree("crate::stages::{sdf::{self, Backend}, collide}");
     assert_eq!(
         tree,
         vec![
-            segments("crate::stages::sdf_grid"),
-            segments("crate::stages::sdf_grid::Backend"),
-            segments("crate::stages::colliders"),
+            segments("crate::stages::sdf"),
+            segments("crate::stages::sdf::Backend"),
+            segments("crate::stages::collide"),
         ]
     );
-    let module = segments("stages::interference::gpu");
+    let module = segments("stages::interfere::gpu");
     assert_eq!(
         absolute(&module, &segments("super::identify::Decoder")),
-        Some(segments("stages::interference::identify::Decoder"))
+        Some(segments("stages::interfere::identify::Decoder"))
     );
     let stripped = strip_comments_and_strings("let a = \"crate::x\"; // crate::y\nuse crate::z;");
     assert!(!stripped.contains("crate::x") && !stripped.contains("crate::y"));

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use collidoscope::io::CHECKSUM_KEY;
-use collidoscope::stages::sdf_grid::export::read_field;
+use collidoscope::stages::sdf::export::read_field;
 
 fn spot() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -7,12 +7,12 @@
 use crate::common;
 
 use collidoscope::geom::closest_point_triangle;
-use collidoscope::sim::character::Character;
-use collidoscope::sim::character::humanoid::{Detail, humanoid};
 use collidoscope::sim::radial::alternatives::{SpatialHash, bvh_build, bvh_query};
 use collidoscope::sim::radial::bone_sdf::BoneSdfs;
 use collidoscope::sim::radial::bone_sdf_gpu::{BoneSdfKernels, GpuBoneSdfs};
 use collidoscope::sim::radial::bvh_gpu::{BvhKernels, GpuBvh};
+use collidoscope::sim::radial::character::Character;
+use collidoscope::sim::radial::character::humanoid::{Detail, humanoid};
 use collidoscope::sim::radial::hash_gpu::{GpuHash, HashKernels};
 use collidoscope::sim::radial::techniques::{
     GpuMesh, GpuTechnique, Points, run_once, upload_points,

@@ -28,8 +28,8 @@ use crate::common;
 
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
-use collidoscope::stages::sdf_grid::{self, Backend, SdfGpu, SdfParams, SignMode};
+use collidoscope::stages::adaptive::{self, AdaptiveGpu, AdaptiveParams};
+use collidoscope::stages::sdf::{self, Backend, SdfGpu, SdfParams, SignMode};
 use glam::{Mat4, Vec3};
 
 /// A tetrahedron with a corner at the origin (the example).
@@ -113,7 +113,7 @@ fn grid_fields(
     Backend::ALL
         .into_iter()
         .map(|backend| {
-            let f = sdf_grid::compute(mesh, &params, backend, Some(gpu), &Progress::default())
+            let f = sdf::compute(mesh, &params, backend, Some(gpu), &Progress::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", backend.name()));
             let b = f.grid.bounds();
             (backend, f.values, largest(b.min, b.max))
@@ -126,7 +126,7 @@ fn grid_fields(
 fn adaptive_field(
     mesh: &PreparedMesh,
     sign_mode: SignMode,
-    backend: sdf_adaptive::Backend,
+    backend: adaptive::Backend,
     gpu: &AdaptiveGpu,
 ) -> (Vec<(u32, u32)>, Vec<f32>, f32) {
     let params = AdaptiveParams {
@@ -137,7 +137,7 @@ fn adaptive_field(
         sign_mode,
         ..AdaptiveParams::default()
     };
-    let f = sdf_adaptive::run(mesh, &params, backend, Some(gpu))
+    let f = adaptive::run(mesh, &params, backend, Some(gpu))
         .unwrap_or_else(|e| panic!("adaptive {}: {e}", backend.name()));
     let mut order: Vec<usize> = (0..f.octree.nodes.len()).collect();
     order.sort_by_key(|&i| (f.octree.nodes[i].depth, f.octree.nodes[i].code));
@@ -159,7 +159,7 @@ fn moved_and_scaled_meshes_give_the_original_field() {
         let original = PreparedMesh::new(&mesh).unwrap();
         for sign_mode in SignMode::ALL {
             let grids = grid_fields(&original, sign_mode, &sdf_gpu);
-            let adaptive = sdf_adaptive::Backend::ALL
+            let adaptive = adaptive::Backend::ALL
                 .map(|b| adaptive_field(&original, sign_mode, b, &adaptive_gpu));
             for (name, transform, s) in transforms() {
                 let moved = PreparedMesh::new(&mesh.transformed(transform))
@@ -174,7 +174,7 @@ fn moved_and_scaled_meshes_give_the_original_field() {
                     assert_scaled(&label(backend.name()), original_values, values, s, tol);
                 }
                 for (backend, (keys, original_values, l)) in
-                    sdf_adaptive::Backend::ALL.into_iter().zip(&adaptive)
+                    adaptive::Backend::ALL.into_iter().zip(&adaptive)
                 {
                     let (moved_keys, values, _) =
                         adaptive_field(&moved, sign_mode, backend, &adaptive_gpu);

@@ -9,7 +9,7 @@ use crate::common;
 use collidoscope::geom::winding_number_exact;
 use collidoscope::mesh::{Mesh, PreparedMesh, box_mesh};
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{
+use collidoscope::stages::sdf::{
     self, Backend, FieldOutputs, OpenCells, SdfField, SdfGpu, SdfParams, SignMode,
 };
 use eframe::egui_wgpu::wgpu;
@@ -21,7 +21,7 @@ fn winding_field(mesh: &PreparedMesh, resolution: u32, backend: Backend, gpu: &S
         sign_mode: SignMode::Winding,
         ..SdfParams::default()
     };
-    sdf_grid::compute(mesh, &params, backend, Some(gpu), &Progress::default())
+    sdf::compute(mesh, &params, backend, Some(gpu), &Progress::default())
         .unwrap_or_else(|e| panic!("{} failed: {e}", backend.name()))
 }
 
@@ -212,10 +212,10 @@ fn float32_winding_passes_give_the_exact_signs_without_f64() {
     let shifted = open_box(0.05 * cell);
     assert_exact_signs("open box off the sheet, float32", &shifted, 21, &sdf_gpu);
     assert_exact_signs("teapot, float32", &common::sample("teapot"), 24, &sdf_gpu);
-    let adaptive_gpu = collidoscope::stages::sdf_adaptive::AdaptiveGpu::new(&ctx);
+    let adaptive_gpu = collidoscope::stages::adaptive::AdaptiveGpu::new(&ctx);
     let pad = (
         2,
-        collidoscope::stages::sdf_adaptive::AdaptiveParams::default().padding,
+        collidoscope::stages::adaptive::AdaptiveParams::default().padding,
     );
     assert_exact_adaptive_signs(
         "open box, adaptive, float32",
@@ -348,7 +348,7 @@ fn open_bunny_gpu_signs_leave_nothing_to_the_cpu_and_walk_the_cap_only_near_its_
 
 #[test]
 fn adaptive_winding_signs_equal_the_exact_winding_numbers() {
-    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    use collidoscope::stages::adaptive::{self, AdaptiveGpu, AdaptiveParams};
     let ctx = common::gpu();
     let adaptive_gpu = AdaptiveGpu::new(&ctx);
     let mesh = PreparedMesh::new(&common::sample("teapot")).unwrap();
@@ -358,13 +358,13 @@ fn adaptive_winding_signs_equal_the_exact_winding_numbers() {
         sign_mode,
         ..AdaptiveParams::default()
     };
-    for backend in [sdf_adaptive::Backend::Cpu, sdf_adaptive::Backend::Gpu] {
+    for backend in [adaptive::Backend::Cpu, adaptive::Backend::Gpu] {
         let run = |sign_mode| {
-            sdf_adaptive::run(&mesh, &params(sign_mode), backend, Some(&adaptive_gpu))
+            adaptive::run(&mesh, &params(sign_mode), backend, Some(&adaptive_gpu))
                 .unwrap_or_else(|e| panic!("{backend:?}: {e}"))
         };
         let (winding, pseudo) = (run(SignMode::Winding), run(SignMode::PseudoNormal));
-        let exact = |node: &collidoscope::stages::sdf_adaptive::OctreeNode| {
+        let exact = |node: &collidoscope::stages::adaptive::OctreeNode| {
             let p = Vec3::from_array(node.center);
             winding_number_exact(positions, triangles, p).abs() > 0.5
         };
@@ -405,9 +405,9 @@ fn assert_exact_adaptive_signs(
     label: &str,
     mesh: &Mesh,
     (start_depth, padding): (u32, f32),
-    gpu: &collidoscope::stages::sdf_adaptive::AdaptiveGpu,
+    gpu: &collidoscope::stages::adaptive::AdaptiveGpu,
 ) -> Vec<String> {
-    use collidoscope::stages::sdf_adaptive::{self, AdaptiveParams};
+    use collidoscope::stages::adaptive::{self, AdaptiveParams};
     let prepared = PreparedMesh::new(mesh).unwrap();
     let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
     let params = AdaptiveParams {
@@ -418,8 +418,8 @@ fn assert_exact_adaptive_signs(
         ..AdaptiveParams::default()
     };
     let mut phases = Vec::new();
-    for backend in sdf_adaptive::Backend::ALL {
-        let field = sdf_adaptive::run(&prepared, &params, backend, Some(gpu))
+    for backend in adaptive::Backend::ALL {
+        let field = adaptive::run(&prepared, &params, backend, Some(gpu))
             .unwrap_or_else(|e| panic!("{label}, {backend:?}: {e}"));
         let mut inside = 0;
         // Each run's nodes by their own centres (the GPU appends children
@@ -437,7 +437,7 @@ fn assert_exact_adaptive_signs(
             );
         }
         assert!(inside > 0, "{label}, {backend:?}: no node inside");
-        if backend == sdf_adaptive::Backend::Gpu {
+        if backend == adaptive::Backend::Gpu {
             phases = field
                 .timings
                 .phases
@@ -455,9 +455,9 @@ fn assert_exact_adaptive_signs(
 
 #[test]
 fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
-    use collidoscope::stages::sdf_adaptive::AdaptiveParams;
+    use collidoscope::stages::adaptive::AdaptiveParams;
     let ctx = common::gpu();
-    let adaptive_gpu = collidoscope::stages::sdf_adaptive::AdaptiveGpu::new(&ctx);
+    let adaptive_gpu = collidoscope::stages::adaptive::AdaptiveGpu::new(&ctx);
     let cube = box_mesh(2);
     let inner = cube.transformed(glam::Mat4::from_scale(Vec3::splat(0.5)));
     // The box without its top face under a closed bar x ∈ [-1, 1],
@@ -475,7 +475,7 @@ fn adaptive_gpu_winding_signs_equal_the_exact_winding_numbers() {
     let barred = Mesh::merge(&[holed, bar], "holed box under a bar");
     let phases = assert_exact_adaptive_signs("holed box", &barred, (3, 0.0), &adaptive_gpu);
     assert!(
-        phases.iter().any(|p| p == sdf_grid::FALLBACK_PHASE),
+        phases.iter().any(|p| p == sdf::FALLBACK_PHASE),
         "the hole's plane goes to the exact sum: {phases:?}"
     );
     let pad = (2, AdaptiveParams::default().padding);
@@ -575,7 +575,7 @@ fn kept_winding_buffers_sign_later_runs_as_new_buffers_do() {
 /// stage does.
 #[test]
 fn kept_point_lists_sign_later_adaptive_runs_as_new_lists_do() {
-    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    use collidoscope::stages::adaptive::{self, AdaptiveGpu, AdaptiveParams};
     let ctx = common::gpu();
     let kept = AdaptiveGpu::new(&ctx);
     let open = open_box(0.0);
@@ -594,7 +594,7 @@ fn kept_point_lists_sign_later_adaptive_runs_as_new_lists_do() {
             sign_mode: SignMode::Winding,
             ..AdaptiveParams::default()
         };
-        let field = sdf_adaptive::run(&prepared, &params, sdf_adaptive::Backend::Gpu, Some(&kept))
+        let field = adaptive::run(&prepared, &params, adaptive::Backend::Gpu, Some(&kept))
             .unwrap_or_else(|e| panic!("{label}: {e}"));
         for (i, node) in field.octree.nodes.iter().enumerate() {
             let p = Vec3::from_array(node.center);
@@ -717,18 +717,17 @@ fn more_open_points_than_a_walk_took_are_decided_on_the_gpu() {
 /// sign every node as the CPU does.
 #[test]
 fn the_f64_first_pass_leaves_fewer_points_open_than_float32() {
-    use collidoscope::stages::sdf_adaptive::{self, AdaptiveGpu, AdaptiveParams};
+    use collidoscope::stages::adaptive::{self, AdaptiveGpu, AdaptiveParams};
     let mesh = PreparedMesh::new(&common::sample("stanford-bunny")).unwrap();
     let params = AdaptiveParams {
         max_depth: 7,
         sign_mode: SignMode::Winding,
         ..AdaptiveParams::default()
     };
-    let cpu = sdf_adaptive::run(&mesh, &params, sdf_adaptive::Backend::Cpu, None).unwrap();
+    let cpu = adaptive::run(&mesh, &params, adaptive::Backend::Cpu, None).unwrap();
     let open_with = |ctx: &collidoscope::gpu::GpuContext| {
         let gpu = AdaptiveGpu::new(ctx);
-        let field =
-            sdf_adaptive::run(&mesh, &params, sdf_adaptive::Backend::Gpu, Some(&gpu)).unwrap();
+        let field = adaptive::run(&mesh, &params, adaptive::Backend::Gpu, Some(&gpu)).unwrap();
         assert_eq!(field.octree.nodes.len(), cpu.octree.nodes.len());
         let (_, open) = gpu.time(&mesh, &params).unwrap();
         (field, open.expect("winding mode reports its counts"))
@@ -751,7 +750,7 @@ fn the_f64_first_pass_leaves_fewer_points_open_than_float32() {
         "f64 {open_f64:?}, float32 {open_f32:?}"
     );
     // Nodes by their centres: the GPU appends children in no fixed order.
-    let signs = |f: &sdf_adaptive::AdaptiveField| {
+    let signs = |f: &adaptive::AdaptiveField| {
         let mut s: Vec<([u32; 3], bool)> = f
             .octree
             .nodes

@@ -55,7 +55,7 @@ fn the_corner_shader_reflects_as_declared() {
 
 #[test]
 fn a_variant_module_adds_its_bindings_to_the_layout() {
-    let grid = shader_bindings(shader_source("sdf_grid.wgsl"));
+    let grid = shader_bindings(shader_source("sdf.wgsl"));
     let packet = shader_bindings(shader_source("sdf_packet.wgsl"));
     let union = grid.union(packet).unwrap();
     let names: Vec<_> = union.bindings.iter().map(|b| b.name.as_str()).collect();

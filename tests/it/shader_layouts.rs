@@ -22,14 +22,14 @@ use common::shader_mirror::{Checks, constant, mirror, ramp_stops, vertex};
 fn shared_bvh_and_closest_point() {
     let mut c = Checks::default();
     // shared/bvh_bounds.wgsl, in each module that includes it.
-    for shader in ["tri_tri.wgsl", "sdf_grid.wgsl", "sdf_adaptive.wgsl"] {
+    for shader in ["tritri.wgsl", "sdf.wgsl", "adaptive.wgsl"] {
         mirror! { c, shader, "BvhNode", BvhNode { min, a, max, b } }
         constant!(c, shader, LEAF_BIT, geom::LEAF_BIT);
     }
-    constant!(c, "tri_tri.wgsl", STACK, sl::TRI_TRI_GPU_STACK);
-    constant!(c, "sdf_grid.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
-    constant!(c, "sdf_adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
-    constant!(c, "sdf_adaptive.wgsl", NONE, sl::NONE);
+    constant!(c, "tritri.wgsl", STACK, sl::TRITRI_GPU_STACK);
+    constant!(c, "sdf.wgsl", STACK, sl::SDF_GRID_GPU_STACK);
+    constant!(c, "adaptive.wgsl", STACK, sl::SDF_ADAPTIVE_GPU_STACK);
+    constant!(c, "adaptive.wgsl", NONE, sl::NONE);
     // shared/closest_point.wgsl.
     let features = [
         ("FEATURE_FACE", TriangleFeature::Face),
@@ -42,29 +42,29 @@ fn shared_bvh_and_closest_point() {
     ];
     for (wgsl, feature) in features {
         let rust = format!("TriangleFeature::{feature:?} as u32");
-        c.constant("sdf_grid.wgsl", wgsl, &rust, (feature as u32).into());
+        c.constant("sdf.wgsl", wgsl, &rust, (feature as u32).into());
     }
-    constant!(c, "sdf_grid.wgsl", SNAP_WEIGHT, geom::SNAP_WEIGHT);
-    constant!(c, "sdf_grid.wgsl", SLIVER, geom::SLIVER);
+    constant!(c, "sdf.wgsl", SNAP_WEIGHT, geom::SNAP_WEIGHT);
+    constant!(c, "sdf.wgsl", SLIVER, geom::SLIVER);
     c.finish();
 }
 
 #[test]
-fn tri_tri() {
+fn tritri() {
     let mut c = Checks::default();
-    mirror! { c, "tri_tri.wgsl", "Params", sl::TriTriParams {
+    mirror! { c, "tritri.wgsl", "Params", sl::TritriParams {
         num_a, num_b, num_queries, mode, capacity, _pad0, _pad1, _pad2,
     } }
-    mirror! { c, "tri_tri.wgsl", "QueryPose", sl::QueryPose {
+    mirror! { c, "tritri.wgsl", "QueryPose", sl::QueryPose {
         r0 = rows, r1 = rows + 16, r2 = rows + 32,
     } }
-    constant!(c, "tri_tri.wgsl", MODE_ALL_PAIRS, sl::MODE_ALL_PAIRS);
-    constant!(c, "tri_tri.wgsl", MODE_TUTORIAL, sl::MODE_TUTORIAL);
-    constant!(c, "tri_tri.wgsl", WG, sl::TRI_TRI_WORKGROUP);
-    constant!(c, "tri_tri.wgsl", B_PER_GROUP, sl::B_PER_GROUP);
-    let size = [sl::TRI_TRI_WORKGROUP, 1, 1];
+    constant!(c, "tritri.wgsl", MODE_ALL_PAIRS, sl::MODE_ALL_PAIRS);
+    constant!(c, "tritri.wgsl", MODE_TUTORIAL, sl::MODE_TUTORIAL);
+    constant!(c, "tritri.wgsl", WG, sl::TRITRI_WORKGROUP);
+    constant!(c, "tritri.wgsl", B_PER_GROUP, sl::B_PER_GROUP);
+    let size = [sl::TRITRI_WORKGROUP, 1, 1];
     let entries = ["brute", "pruned", "segments_of_pairs"];
-    c.workgroup("tri_tri.wgsl", &entries, "TRI_TRI_WORKGROUP", size);
+    c.workgroup("tritri.wgsl", &entries, "TRITRI_WORKGROUP", size);
     c.finish();
 }
 
@@ -75,7 +75,7 @@ fn sampling_and_colliders() {
         num_vertices, num_edges, num_faces, capacity, cos_tol, step, g_face, g_vnormal,
         g_enormal, t_vfaces, t_evert, t_eoff, t_efaces, t_fedges, edges_on, _pad,
     } }
-    for shader in ["sampling.wgsl", "colliders.wgsl"] {
+    for shader in ["sampling.wgsl", "collide.wgsl"] {
         mirror! { c, shader, "Sample", sl::GpuSample { position, kind_sub, normal, feature } }
     }
     constant!(c, "sampling.wgsl", KIND_VERTEX, FeatureKind::Vertex as u32);
@@ -84,56 +84,56 @@ fn sampling_and_colliders() {
     let entries = ["vertices", "edges", "labels_init", "labels_propagate"];
     c.workgroup("sampling.wgsl", &entries, "SAMPLING_WORKGROUP", size);
 
-    mirror! { c, "colliders.wgsl", "Params", sl::CollidersParams {
+    mirror! { c, "collide.wgsl", "Params", sl::CollidersParams {
         num_tasks, total_threads, capacity, flags, num_groups, pass_kind,
-        first_point, threshold,
+        first_point, contact_threshold,
     } }
-    mirror! { c, "colliders.wgsl", "Task", sl::Task {
+    mirror! { c, "collide.wgsl", "Task", sl::Task {
         world_from_a, b_from_world, world_from_b, prim, prim2, kind, body, other, field,
         sample_start, sample_count, thread_start, extra, pair,
         _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
     } }
-    mirror! { c, "colliders.wgsl", "FieldInfo", sl::FieldInfo {
+    mirror! { c, "collide.wgsl", "FieldInfo", sl::FieldInfo {
         origin, cell_size, dims, offset,
     } }
-    mirror! { c, "colliders.wgsl", "Contact", sl::GpuContact { point, depth, aux, normal } }
+    mirror! { c, "collide.wgsl", "Contact", sl::GpuContact { point, depth, aux, normal } }
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_FIELD,
         sl::TASK_SAMPLES_FIELD
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_PLANE,
         sl::TASK_SAMPLES_PLANE
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SAMPLES_SPHERE,
         sl::TASK_SAMPLES_SPHERE
     );
-    constant!(c, "colliders.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
-    constant!(c, "colliders.wgsl", PASS_COUNT, sl::PASS_COUNT);
-    constant!(c, "colliders.wgsl", PASS_WRITE, sl::PASS_WRITE);
-    constant!(c, "colliders.wgsl", ZERO_NORMAL, sl::ZERO_NORMAL);
+    constant!(c, "collide.wgsl", TASK_SAMPLES_BOX, sl::TASK_SAMPLES_BOX);
+    constant!(c, "collide.wgsl", PASS_COUNT, sl::PASS_COUNT);
+    constant!(c, "collide.wgsl", PASS_WRITE, sl::PASS_WRITE);
+    constant!(c, "collide.wgsl", ZERO_NORMAL, sl::ZERO_NORMAL);
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         SUMMARY_START,
         sl::COLLIDERS_SUMMARY_START
     );
     constant!(
         c,
-        "colliders.wgsl",
+        "collide.wgsl",
         TASK_SEGMENT_FIELD,
         sl::TASK_SEGMENT_FIELD
     );
     let size = [sl::COLLIDERS_WORKGROUP, 1, 1];
     c.workgroup(
-        "colliders.wgsl",
+        "collide.wgsl",
         &["contacts_main", "scan_groups"],
         "COLLIDERS_WORKGROUP",
         size,
@@ -142,9 +142,9 @@ fn sampling_and_colliders() {
 }
 
 #[test]
-fn sdf_grid() {
+fn sdf() {
     let mut c = Checks::default();
-    mirror! { c, "sdf_grid.wgsl", "Params", sl::SdfGridParams {
+    mirror! { c, "sdf.wgsl", "Params", sl::SdfGridParams {
         origin, cell_size, dims, num_tris, bricks, band, num_cells,
         write_closest, _pad1 = _pad, _pad2 = _pad + 4,
     } }
@@ -172,7 +172,7 @@ fn sdf_grid() {
     let slabs = [sl::SLABS_WORKGROUP, 1, 1];
     c.workgroup("sdf_slabs.wgsl", &["slab_nodes"], "SLABS_WORKGROUP", slabs);
     let size = [sl::SDF_GRID_WORKGROUP, 1, 1];
-    c.workgroup("sdf_grid.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
+    c.workgroup("sdf.wgsl", &["brute"], "SDF_GRID_WORKGROUP", size);
     let entries = ["packet_cells", "finish_cells"];
     c.workgroup("sdf_packet.wgsl", &entries, "SDF_GRID_WORKGROUP", size);
     mirror! { c, "sdf_winding.wgsl", "WindingParams", sl::SdfWindingParams {
@@ -247,47 +247,52 @@ fn sdf_grid() {
 }
 
 #[test]
-fn sdf_adaptive_and_rss_bvh() {
+fn adaptive_and_rss_bvh() {
     let mut c = Checks::default();
-    mirror! { c, "sdf_adaptive.wgsl", "Params", sl::SdfAdaptiveParams {
+    mirror! { c, "adaptive.wgsl", "Params", sl::SdfAdaptiveParams {
         origin, size, scale, num_tris, start_depth, max_depth, alpha, capacity, parent_bound,
         use_rss, wide_below, _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
     } }
-    mirror! { c, "sdf_adaptive.wgsl", "OctreeNode", sl::OctreeNode {
+    mirror! { c, "adaptive.wgsl", "OctreeNode", sl::OctreeNode {
         center, half_size, code, depth, parent, first_child, tri_first, tri_count,
         _pad0 = _pad, _pad1 = _pad + 4,
     } }
     // shared/rss.wgsl, in both modules that include it.
-    for shader in ["sdf_adaptive.wgsl", "rss_bvh.wgsl"] {
+    for shader in ["adaptive.wgsl", "adaptive_rss_bvh.wgsl"] {
         mirror! { c, shader, "RssNode", sl::RssNode {
             center, radius, axis_u, half_u, axis_v, half_v, first, count, left, _pad,
         } }
     }
-    constant!(c, "sdf_adaptive.wgsl", NODE_COUNT, sl::STATE_NODE_COUNT);
-    constant!(c, "sdf_adaptive.wgsl", OVERFLOW, sl::STATE_OVERFLOW);
-    constant!(c, "sdf_adaptive.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
-    constant!(c, "sdf_adaptive.wgsl", STATS, sl::STATE_STATS);
-    constant!(c, "sdf_adaptive.wgsl", QUERY_ARGS, sl::QUERY_ARGS);
-    constant!(c, "sdf_adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
+    constant!(c, "adaptive.wgsl", NODE_COUNT, sl::STATE_NODE_COUNT);
+    constant!(c, "adaptive.wgsl", OVERFLOW, sl::STATE_OVERFLOW);
+    constant!(c, "adaptive.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
+    constant!(c, "adaptive.wgsl", STATS, sl::STATE_STATS);
+    constant!(c, "adaptive.wgsl", QUERY_ARGS, sl::QUERY_ARGS);
+    constant!(c, "adaptive.wgsl", WIDE_ARGS, sl::WIDE_ARGS);
     let size = [sl::SDF_ADAPTIVE_WORKGROUP, 1, 1];
     let entries = ["morton", "init_roots", "split", "query", "query_wide"];
-    c.workgroup(
-        "sdf_adaptive.wgsl",
-        &entries,
-        "SDF_ADAPTIVE_WORKGROUP",
-        size,
-    );
+    c.workgroup("adaptive.wgsl", &entries, "SDF_ADAPTIVE_WORKGROUP", size);
 
-    mirror! { c, "rss_bvh.wgsl", "BuildParams", sl::BuildParams {
+    mirror! { c, "adaptive_rss_bvh.wgsl", "BuildParams", sl::BuildParams {
         num_tris, group_level, large, axis_approximation, levels, leaf, max_small_depth,
         children,
     } }
-    constant!(c, "rss_bvh.wgsl", NONE, sl::NONE);
-    constant!(c, "rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
-    constant!(c, "rss_bvh.wgsl", RSS_NODE_COUNT, sl::STATE_RSS_NODE_COUNT);
-    constant!(c, "rss_bvh.wgsl", GROUP_COUNT, sl::STATE_GROUP_COUNT);
-    constant!(c, "rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
-    constant!(c, "rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
+    constant!(c, "adaptive_rss_bvh.wgsl", NONE, sl::NONE);
+    constant!(c, "adaptive_rss_bvh.wgsl", RSS_SLACK, geom::RSS_SLACK);
+    constant!(
+        c,
+        "adaptive_rss_bvh.wgsl",
+        RSS_NODE_COUNT,
+        sl::STATE_RSS_NODE_COUNT
+    );
+    constant!(
+        c,
+        "adaptive_rss_bvh.wgsl",
+        GROUP_COUNT,
+        sl::STATE_GROUP_COUNT
+    );
+    constant!(c, "adaptive_rss_bvh.wgsl", LARGE_ARGS, sl::LARGE_ARGS);
+    constant!(c, "adaptive_rss_bvh.wgsl", SMALL_ARGS, sl::SMALL_ARGS);
     c.finish();
 }
 
@@ -303,11 +308,11 @@ fn broad_phase() {
 }
 
 #[test]
-fn pipeline_step() {
+fn simulate_step() {
     let mut c = Checks::default();
-    let shader = "pipeline_step.wgsl";
+    let shader = "simulate_step.wgsl";
     mirror! { c, shader, "Params", siml::StepParams {
-        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, threshold, _pad1,
+        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, contact_threshold, _pad1,
         _pad2, restitution, friction, baumgarte, slop, margin, damping, _pad3, _pad4,
     } }
     mirror! { c, shader, "Body", siml::GpuBody {
@@ -362,20 +367,15 @@ fn sdf_points() {
 #[test]
 fn marching_cubes() {
     let mut c = Checks::default();
-    mirror! { c, "marching_cubes.wgsl", "Params", sl::IsoParams {
+    mirror! { c, "iso_surface.wgsl", "Params", sl::IsoParams {
         origin, color, cells, cubes, level, blocks, _pad,
     } }
-    constant!(c, "marching_cubes.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
-    constant!(
-        c,
-        "marching_cubes.wgsl",
-        CASE_WORDS,
-        sl::ISO_CASE_WORDS as u32
-    );
-    constant!(c, "marching_cubes.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
+    constant!(c, "iso_surface.wgsl", WORKGROUP, sl::ISO_WORKGROUP);
+    constant!(c, "iso_surface.wgsl", CASE_WORDS, sl::ISO_CASE_WORDS as u32);
+    constant!(c, "iso_surface.wgsl", SCAN_WG, sl::ISO_WORKGROUP);
     let entries = ["count", "scan_blocks", "emit"];
     c.workgroup(
-        "marching_cubes.wgsl",
+        "iso_surface.wgsl",
         &entries,
         "ISO_WORKGROUP",
         [sl::ISO_WORKGROUP, 1, 1],
@@ -384,33 +384,30 @@ fn marching_cubes() {
 }
 
 #[test]
-fn interference() {
+fn interfere() {
     let mut c = Checks::default();
-    for shader in ["interference.wgsl", "interference_cull.wgsl"] {
+    for shader in ["interfere.wgsl", "interfere_cull.wgsl"] {
         mirror! { c, shader, "Uniforms", sl::InterferenceUniforms { clip_from_world, params } }
     }
-    vertex! { c, "interference.wgsl", "vs_edge", sl::EdgeVertex { pos, normal, ids } }
-    mirror! { c, "interference_cull.wgsl", "CullJob", sl::CullJob {
+    vertex! { c, "interfere.wgsl", "vs_edge", sl::EdgeVertex { pos, normal, ids } }
+    mirror! { c, "interfere_cull.wgsl", "CullJob", sl::CullJob {
         slot, first_triangle, triangles, first_edge, edges, faces_out, edges_out, pad,
         scissor, region_min, region_max,
     } }
-    constant!(c, "interference_cull.wgsl", GROUP, sl::CULL_GROUP);
+    constant!(c, "interfere_cull.wgsl", GROUP, sl::CULL_GROUP);
     let size = [sl::CULL_GROUP, 1, 1];
-    c.workgroup("interference_cull.wgsl", &["cull"], "CULL_GROUP", size);
-    mirror! { c, "interference_identify.wgsl", "Params", sl::IdentifyParams {
+    c.workgroup("interfere_cull.wgsl", &["cull"], "CULL_GROUP", size);
+    mirror! { c, "interfere_identify.wgsl", "Params", sl::IdentifyParams {
         objects, width, height, pad,
     } }
     let size = [sl::IDENTIFY_GROUP, sl::IDENTIFY_GROUP, 1];
     c.workgroup(
-        "interference_identify.wgsl",
+        "interfere_identify.wgsl",
         &["identify"],
         "IDENTIFY_GROUP",
         size,
     );
-    for shader in [
-        "interference_compute.wgsl",
-        "interference_compute_int64.wgsl",
-    ] {
+    for shader in ["interfere_compute.wgsl", "interfere_compute_int64.wgsl"] {
         mirror! { c, shader, "Params", sl::ComputeParams {
             screen_x, screen_y, screen_z, width, height, objects, faces, edges, pair_passes,
             edge_offset, images,
@@ -419,7 +416,7 @@ fn interference() {
         constant!(c, shader, WORKGROUP, sl::COMPUTE_WORKGROUP);
         constant!(c, shader, REGION_WORDS, sl::COMPUTE_REGION_WORDS);
     }
-    let compute = "interference_compute.wgsl";
+    let compute = "interfere_compute.wgsl";
     constant!(c, compute, LARGE_GROUP, sl::COMPUTE_LARGE_GROUP);
     constant!(c, compute, SMALL_FACE, sl::COMPUTE_SMALL_FACE);
     constant!(c, compute, TALLY_HEAD, sl::COMPUTE_TALLY_HEAD);
@@ -440,7 +437,7 @@ fn interference() {
     c.workgroup(compute, &["count_large_faces"], "COMPUTE_LARGE_GROUP", size);
     let size = [sl::COMPUTE_WORKGROUP, 1, 1];
     c.workgroup(
-        "interference_compute_int64.wgsl",
+        "interfere_compute_int64.wgsl",
         &["edge_nearest"],
         "COMPUTE_WORKGROUP",
         size,
@@ -605,12 +602,12 @@ fn radial() {
 
 #[test]
 fn skinning() {
-    use collidoscope::sim::character::skinning::{SKIN_GROUP, SkinParams};
+    use collidoscope::sim::radial::character::skinning::{SKIN_GROUP, SkinParams};
     let mut c = Checks::default();
-    mirror! { c, "skinning.wgsl", "Params", SkinParams { vertices, joints, clear, _pad } }
-    constant!(c, "skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
+    mirror! { c, "radial_skinning.wgsl", "Params", SkinParams { vertices, joints, clear, _pad } }
+    constant!(c, "radial_skinning.wgsl", SKIN_GROUP, SKIN_GROUP);
     c.workgroup(
-        "skinning.wgsl",
+        "radial_skinning.wgsl",
         &["skin_vertices"],
         "SKIN_GROUP",
         [SKIN_GROUP, 1, 1],

@@ -9,7 +9,7 @@ use std::path::Path;
 use collidoscope::geom::Aabb;
 use collidoscope::mesh::PreparedMesh;
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf_grid::{self, Backend, SdfParams, SignMode};
+use collidoscope::stages::sdf::{self, Backend, SdfParams, SignMode};
 use collidoscope::view::{
     Camera, CellFilter, ClipPlane, ColorMap, LineVertex, MeshMode, RenderTarget, ViewRenderer,
     ViewSettings, cells_from_field, default_value_range,
@@ -135,7 +135,7 @@ fn inside_filter_keeps_only_inside_coloured_cells() {
         band: None,
         sign_mode: SignMode::PseudoNormal,
     };
-    let field = sdf_grid::compute(
+    let field = sdf::compute(
         &prepared,
         &params,
         Backend::CpuFast,

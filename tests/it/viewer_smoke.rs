@@ -50,7 +50,7 @@ fn scripted_session_shows_mesh_and_cells_and_survives_a_bad_drop() {
         wg > 1000 && wc > 1000,
         "window screenshot looks blank: {wg} grey, {wc} coloured"
     );
-    let (npy, _) = collidoscope::stages::sdf_grid::export::read_field(&field)
+    let (npy, _) = collidoscope::stages::sdf::export::read_field(&field)
         .expect("the exported field reads back and matches its sidecar");
     assert!(
         npy.data.iter().any(|&v| v < 0.0),
@@ -79,7 +79,7 @@ fn opening_a_missing_file_keeps_the_scene_and_a_wrong_expectation_fails() {
 }
 
 #[test]
-fn scripted_tri_tri_session_highlights_colliding_triangles() {
+fn scripted_tritri_session_highlights_colliding_triangles() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-tritri");
     let view = dir.join("tritri.png");
@@ -343,18 +343,18 @@ fn scripted_collide_session_steps_compares_and_exits_cleanly() {
     assert!(String::from_utf8_lossy(&bad.stderr).contains("unknown collide scene"));
 }
 
-/// The pipeline mode in a scripted session: bodies spawned, an OBJ file
+/// The simulate mode in a scripted session: bodies spawned, an OBJ file
 /// added, stepped with each backend, rewound, one picked and made exact
 /// (the GPU backend then runs gpu-detect), the view exported; a bad body
 /// count, an exact flag that is not on or off, a pick beyond the bodies and a missing OBJ
 /// file fail the run.
 #[test]
-fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
+fn scripted_simulate_session_steps_rewinds_and_exits_cleanly() {
     let _ = common::gpu();
     let dir = common::scratch("viewer-pipeline");
     let view = dir.join("pipeline-view.png");
     let script = format!(
-        "pipeline:6; pipeline-add:{}; pipeline-gpu:on; pipeline-step:40; pipeline-backend:gpu-detect; pipeline-step:5; pipeline-gpu:off; pipeline-step:5; pipeline-rewind:5; pipeline-step:5; pipeline-pick:1; pipeline-exact:on; pipeline-gpu:on; pipeline-step:5; wait:3; export-view:{}; quit",
+        "simulate:6; simulate-add:{}; simulate-gpu:on; simulate-step:40; simulate-backend:gpu-detect; simulate-step:5; simulate-gpu:off; simulate-step:5; simulate-rewind:5; simulate-step:5; simulate-pick:1; simulate-exact:on; simulate-gpu:on; simulate-step:5; wait:3; export-view:{}; quit",
         concat!(env!("CARGO_MANIFEST_DIR"), "/assets/spot.obj"),
         view.display()
     );
@@ -371,10 +371,10 @@ fn scripted_pipeline_session_steps_rewinds_and_exits_cleanly() {
         "samples, field and contacts should be visible: {coloured}"
     );
     for bad in [
-        "pipeline:0; quit",
-        "pipeline:3; pipeline-pick:7; quit",
-        "pipeline:3; pipeline-exact:maybe; quit",
-        "pipeline:3; pipeline-add:/no/such/mesh.obj; quit",
+        "simulate:0; quit",
+        "simulate:3; simulate-pick:7; quit",
+        "simulate:3; simulate-exact:maybe; quit",
+        "simulate:3; simulate-add:/no/such/mesh.obj; quit",
     ] {
         let out = xvfb_run(bad);
         assert!(!out.status.success(), "{bad} must fail the run");
@@ -510,7 +510,7 @@ fn script_help_lists_the_steps_of_the_shell_and_every_mode() {
         "res:N",
         "adaptive-depth:DEPTH",
         "collide:SCENE",
-        "pipeline:N",
+        "simulate:N",
         "tritri-offset:X,Y,Z",
         "interfere-move:X,Y,Z",
         "radial-res:WxH",

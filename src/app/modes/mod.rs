@@ -8,27 +8,28 @@
 //! is the one place that lists them, so a new mode is one folder here and
 //! one line there.
 //!
-//! * [`field`]: the uniform signed distance field of the open mesh — its
+//! * [`sdf`]: the uniform signed distance field of the open mesh — its
 //!   cells, slice, inspector and verification.
 //! * [`adaptive`]: the adaptive (octree) field of the open mesh.
 //! * [`collide`]: the rigid-body demonstrator with sampling points and
 //!   contacts.
-//! * [`tri_tri`]: two models and their exact triangle–triangle contacts.
-//! * [`interference`]: image-space interference of many objects.
-//! * [`pipeline`]: many bodies falling and settling, the full collision
+//! * [`tritri`]: two models and their exact triangle–triangle contacts.
+//! * [`interfere`]: image-space interference of many objects.
+//! * [`simulate`]: many bodies falling and settling, the full collision
 //!   pipeline every frame.
 //! * [`particles`]: closed-form particles, impact maps and decals.
 
 pub mod adaptive;
 pub mod args;
 pub mod collide;
-pub mod field;
-pub mod interference;
+pub mod interfere;
 pub mod particles;
-pub mod pipeline;
 pub mod radial;
-pub mod tri_tri;
+pub mod sdf;
+pub mod simulate;
+pub mod tritri;
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 
 use eframe::egui;
@@ -41,15 +42,41 @@ use crate::io::Format;
 /// start and when a mode gives the viewport back.
 pub fn all() -> Vec<Box<dyn Mode>> {
     vec![
-        Box::new(field::Field::default()),
-        Box::new(adaptive::Adaptive::default()),
-        Box::new(collide::Collide::default()),
-        Box::new(tri_tri::TriTri::default()),
-        Box::new(interference::Interference::default()),
-        Box::new(pipeline::PipelineMode::default()),
+        Box::new(sdf::SdfMode::default()),
+        Box::new(adaptive::AdaptiveMode::default()),
+        Box::new(collide::CollideMode::default()),
+        Box::new(tritri::TritriMode::default()),
+        Box::new(interfere::InterfereMode::default()),
+        Box::new(simulate::SimulateMode::default()),
         Box::new(radial::RadialMode::default()),
         Box::new(particles::ParticlesMode::default()),
     ]
+}
+
+/// The mode `mode:NAME` names: by its name or one of its
+/// [`Mode::old_names`].
+pub fn named<'m>(modes: &'m [Box<dyn Mode>], name: &str) -> Option<&'m dyn Mode> {
+    modes
+        .iter()
+        .find(|m| m.name() == name || m.old_names().contains(&name))
+        .map(|m| &**m)
+}
+
+/// A step's verb as it is spelled now: `verb` itself, or, where it begins
+/// with a mode's [`Mode::old_step_prefix`] (`pipeline-step`), the same
+/// step under the mode's name (`simulate-step`).
+pub fn current_verb<'v>(modes: &[Box<dyn Mode>], verb: &'v str) -> Cow<'v, str> {
+    for m in modes {
+        let Some(old) = m.old_step_prefix() else {
+            continue;
+        };
+        if let Some(rest) = verb.strip_prefix(old)
+            && (rest.is_empty() || rest.starts_with('-'))
+        {
+            return Cow::Owned(format!("{}{rest}", m.name()));
+        }
+    }
+    Cow::Borrowed(verb)
 }
 
 /// One script step for `collidoscope --script help`: `verb:arg`, and what
@@ -82,6 +109,17 @@ pub enum ModeRequest {
 pub trait Mode: ModeSteps {
     /// The name in `mode:NAME` and in the profiler's runs.
     fn name(&self) -> &'static str;
+    /// Names `mode:NAME` also takes: what the mode was called before it
+    /// took its feature's word (none by default).
+    fn old_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+    /// The word the mode's steps began with before they took its name:
+    /// `OLD:arg` and `OLD-…:arg` still read as `NAME:arg` and `NAME-…:arg`
+    /// (none by default).
+    fn old_step_prefix(&self) -> Option<&'static str> {
+        None
+    }
     /// The label of the mode's tab.
     fn title(&self) -> &'static str;
     /// The panels beside the viewport this mode fills; the others are

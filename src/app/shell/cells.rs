@@ -6,7 +6,7 @@ use eframe::egui;
 
 use super::Shell;
 use crate::geom::Aabb;
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::view::{Axis, ClipPlane, ColorMap, ViewSettings};
 
 /// The Cells controls. Ranges reach half the uniform field's diagonal
@@ -162,7 +162,7 @@ fn order_range(v: &mut ViewSettings) {
 /// The field's data range: the min and max of its finite values, far
 /// cells of a narrow band left out (their values are ±band).
 pub fn data_range(field: &SdfField) -> Option<(f32, f32)> {
-    let far = crate::stages::sdf_grid::FAR;
+    let far = crate::stages::sdf::FAR;
     let (lo, hi) = field
         .values
         .iter()

@@ -14,7 +14,7 @@ use eframe::egui;
 
 use super::Shell;
 use crate::plot::figure::{self, Figure};
-use crate::stages::sdf_grid::export::{FieldSource, write_field};
+use crate::stages::sdf::export::{FieldSource, write_field};
 
 pub fn export_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("Export", |ui| {

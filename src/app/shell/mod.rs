@@ -43,7 +43,7 @@ use eframe::egui;
 use crate::gpu::GpuContext;
 use crate::progress::Progress;
 use crate::scene::{Job, JobError, Latest, LoadedMesh, MeshSource};
-use crate::stages::sdf_grid::{self, Backend, SdfField, SdfGpu, SdfParams};
+use crate::stages::sdf::{self, Backend, SdfField, SdfGpu, SdfParams};
 
 /// What a field is made from: the mesh (by content), the parameters and the
 /// backend. Asking again for a field of the same inputs reuses it.
@@ -286,7 +286,7 @@ impl Shell {
                     }
                     // Each mesh starts with the CLI's default sign; the
                     // panel or a `sign:` step changes it until the next.
-                    let (sign, why) = sdf_grid::default_sign_mode(&loaded.prepared.report);
+                    let (sign, why) = sdf::default_sign_mode(&loaded.prepared.report);
                     if sign != self.settings.params.sign_mode {
                         self.notify(format!("sign: {} ({why})", sign.name()), false);
                     }
@@ -339,15 +339,7 @@ impl Shell {
             Job::spawn(
                 label,
                 move || repaint.request_repaint(),
-                move |p| {
-                    Ok(sdf_grid::compute(
-                        &mesh,
-                        &params,
-                        backend,
-                        gpu.as_deref(),
-                        p,
-                    )?)
-                },
+                move |p| Ok(sdf::compute(&mesh, &params, backend, gpu.as_deref(), p)?),
             )
         });
         if started && let Some(job) = self.mesh.fields.running() {

@@ -23,7 +23,7 @@ use egui_plot::{
 use super::Shell;
 use super::legend::sig_figs;
 use crate::plot::{Panel, Series};
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 use crate::timing::PhaseTiming;
 
 const MAX_FRAMES: usize = 600;
@@ -120,7 +120,7 @@ impl ProfilerHistory {
     /// A uniform field (the field mode's stage).
     pub fn record_field(&mut self, field: &SdfField) {
         self.runs.push(FieldRun {
-            mode: "field",
+            mode: "sdf",
             at_s: self.start.elapsed().as_secs_f64(),
             label: format!("{} {}³", field.backend.name(), field.params.resolution),
             phases: field.timings.phases.clone(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::scene::MeshSource;
-use crate::stages::sdf_grid::{Backend, SdfParams};
+use crate::stages::sdf::{Backend, SdfParams};
 use crate::view::{Axis, Camera, ViewSettings};
 
 const KEY: &str = "collidoscope.settings";

@@ -25,10 +25,10 @@ use crate::cli::sdf::AdaptiveOpts;
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::plot::Series;
-use crate::stages::sdf_adaptive::{
+use crate::stages::adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, DepthStats, SignMode, compute_cpu,
 };
-use crate::stages::sdf_grid::FALLBACK_PHASE;
+use crate::stages::sdf::FALLBACK_PHASE;
 use crate::timing::Timings;
 
 #[derive(clap::Args, Debug)]

@@ -48,12 +48,12 @@ use super::report::{self, Column, Report, or_dash, or_empty, print_table, series
 use super::timing::timed;
 use crate::gpu::GpuContext;
 use crate::mesh::{torus, uv_sphere};
-use crate::stages::colliders::{
+use crate::stages::collide::{
     Body, BodyShape, COPY_PHASE, Chunking, ColliderGpu, ColliderParams, ColliderShape,
     ContactComparison, ContactSet, ContactTolerance, compare_contacts, detect_cpu, summarize,
 };
 use crate::stages::sampling::SamplingParams;
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 use crate::timing::Timings;
 
 /// The scene is fixed (pairs of two shapes); only how many pairs can be
@@ -95,7 +95,7 @@ struct Row {
     /// only, or beyond the tolerances) and that rounding does not explain.
     mismatches_vs_cpu: Option<usize>,
     /// Points whose contacts differ from the CPU's within float rounding
-    /// of a decision (see `stages::colliders::compare`).
+    /// of a decision (see `stages::collide::compare`).
     within_rounding_vs_cpu: Option<usize>,
     /// Wall time by phase (GPU rows, the last run's): upload, kernel,
     /// read-back, convert, and what that run spent outside them.

@@ -13,7 +13,7 @@
 //! edges the passes drew against what they draw without culling, and how
 //! the pairs were identified.
 //!
-//! Scenes come from [`crate::stages::interference::scenes`]: boxes
+//! Scenes come from [`crate::stages::interfere::scenes`]: boxes
 //! subdivided to the wanted polygon count at seeded random poses (dense:
 //! many touching, "interfering") or on a grid with unit gaps ("apart").
 //! One view axis (z). Per row: GPU time (timestamp queries, all passes)
@@ -26,7 +26,7 @@
 //! Every row is timed with each backend of `--backends` in the same run,
 //! on the same scenes: `stencil` (the rendering passes) and `compute` (the
 //! same rays and counts on the compute units,
-//! [`crate::stages::interference::compute`]). For `compute` the modes mean
+//! [`crate::stages::interfere::compute`]). For `compute` the modes mean
 //! the same options: "occlusion queries" reads back only the per-object
 //! and per-pair pixel tallies (its pass 4), "pairs" identifies by Alg. 4
 //! per pixel, "weighted sums" by the sums, "read pixels" also reads the
@@ -38,7 +38,7 @@ use super::common::CommonArgs;
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::timing::timed;
 use crate::gpu::GpuContext;
-use crate::stages::interference::{
+use crate::stages::interfere::{
     Backend, DrawCounts, Drawn, Identification, IdentificationReport, InterferenceGpu,
     InterferenceParams, InterferenceRun, InterferenceScene, InterferenceSummary, OrthoView,
     RunOptions, StencilPasses, ViewAxis, scenes,

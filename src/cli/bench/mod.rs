@@ -310,7 +310,7 @@ mod tests {
                 assert_eq!(a.models.suite, super::common::Suite::Sundholm);
                 assert_eq!((a.depth, a.cpu_ref_max_triangles), (10, 300_000));
                 assert!(!a.no_ablations);
-                let d = crate::stages::sdf_adaptive::AdaptiveParams::default();
+                let d = crate::stages::adaptive::AdaptiveParams::default();
                 let p = a
                     .adaptive
                     .params(d.start_depth, a.depth, d.alpha, d.padding);
@@ -353,7 +353,7 @@ mod tests {
         match parse("collidoscope bench collide --repeats 3 --out x").unwrap() {
             BenchCommand::Collide(a) => {
                 assert_eq!(a.common.repeats, 3);
-                let d = crate::stages::colliders::Chunking::default();
+                let d = crate::stages::collide::Chunking::default();
                 assert_eq!(
                     (a.chunks as usize, a.chunk_points as usize),
                     (d.max_chunks, d.min_points)

@@ -42,7 +42,7 @@ use crate::cli::{BackendArg, SignArg};
 use crate::gpu::GpuContext;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{
+use crate::stages::sdf::{
     self, Backend, FALLBACK_PHASE, FieldOutputs, GridSpec, SdfField, SdfGpu, SdfParams, SignMode,
     WINDING_REFINE_PHASES, reference_cell,
 };
@@ -521,8 +521,7 @@ fn bench_backend(
         }
         let start = Instant::now();
         let progress = Progress::default();
-        let field =
-            sdf_grid::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
+        let field = sdf::compute_with(mesh, params, backend, gpu, &progress, FieldOutputs::VALUES)?;
         Ok((field, start.elapsed().as_secs_f64() * 1e3))
     };
     let mut cold_ms = Vec::new();

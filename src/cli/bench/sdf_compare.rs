@@ -8,7 +8,7 @@
 //! (`-1e-8`) agrees with one that finds it on it.
 
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::sdf::SdfField;
 
 /// Mismatched cells printed per row.
 const SHOWN: usize = 5;
@@ -59,7 +59,7 @@ pub fn against_cpu(mesh: &PreparedMesh, field: &SdfField, cpu: &SdfField) -> (f3
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stages::sdf_grid::{Backend, GridSpec, SdfParams};
+    use crate::stages::sdf::{Backend, GridSpec, SdfParams};
     use glam::{UVec3, Vec3};
 
     fn field(backend: Backend, values: Vec<f32>) -> SdfField {

@@ -2,8 +2,8 @@
 //! split by phase, the field's PCIe copy time, and the target
 //! `wall ≤ GPU + 2 × copy + 5 ms`, for a cold and a warm call.
 //!
-//! A wall run is one [`crate::stages::sdf_grid::compute_with`] call for
-//! the values ([`crate::stages::sdf_grid::FieldOutputs::VALUES`]: what the
+//! A wall run is one [`crate::stages::sdf::compute_with`] call for
+//! the values ([`crate::stages::sdf::FieldOutputs::VALUES`]: what the
 //! CLI's `.npy` and the colliders use; no closest triangles) from a
 //! [`crate::mesh::PreparedMesh`] (whose preparation — welding, topology,
 //! normals, the CPU BVH — is timed once per model, column `prepare`, not
@@ -38,7 +38,7 @@ use serde::Serialize;
 use super::report::{Column, Row, or_dash};
 use super::timing::{median, warm_up};
 use crate::gpu::{BufferCheck, GpuContext, GpuRun, staging_buffer, storage_buffer_zeroed};
-use crate::stages::sdf_grid::FALLBACK_PHASE;
+use crate::stages::sdf::FALLBACK_PHASE;
 use crate::timing::Timings;
 
 /// A GPU row's wall time by phase group, ms (see the module docs).

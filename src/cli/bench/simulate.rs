@@ -1,5 +1,5 @@
 //! `collidoscope bench simulate`: the full collision pipeline
-//! ([`crate::sim::pipeline`]) on a settling pile of N copies of one mesh of
+//! ([`crate::sim::simulate`]) on a settling pile of N copies of one mesh of
 //! about `--triangles` triangles (a torus; fields at `--res`³) dropped on a
 //! ground plane in a lattice of layers, seeded random orientations.
 //!
@@ -37,11 +37,11 @@ use super::timing::median;
 use crate::cli::simulate::BroadArg;
 use crate::gpu::GpuContext;
 use crate::mesh::{PrimitiveKind, primitive_with_triangles};
-use crate::sim::pipeline::resident::PHASES;
-use crate::sim::pipeline::{
+use crate::sim::simulate::resident::PHASES;
+use crate::sim::simulate::{
     BodySpec, BroadPhase, FieldParams, Ground, Pipeline, PipelineBackend, PipelineParams,
 };
-use crate::stages::sdf_grid::SdfParams;
+use crate::stages::sdf::SdfParams;
 use crate::timing::Timings;
 use std::time::Instant;
 

@@ -17,7 +17,7 @@ use super::timing::timed;
 use crate::cli::BackendArg;
 use crate::gpu::GpuContext;
 use crate::mesh::torus;
-use crate::stages::tri_tri::{self, Backend, Pose, Predicate, TriModel, TriTriGpu, TriTriParams};
+use crate::stages::tritri::{self, Backend, Pose, Predicate, TriModel, TritriGpu, TritriParams};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -98,7 +98,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
     let gpu = if backends.iter().any(|b| b.is_gpu()) {
         let ctx = GpuContext::headless()?;
         eprintln!("adapter: {}", ctx.describe());
-        Some(TriTriGpu::new(&ctx))
+        Some(TritriGpu::new(&ctx))
     } else {
         None
     };
@@ -123,7 +123,7 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
                     if all_pairs && gap == 0.0 {
                         continue; // no pairs to list; same work as yes/no
                     }
-                    let params = TriTriParams {
+                    let params = TritriParams {
                         all_pairs,
                         predicate: Predicate::Exact,
                     };
@@ -213,13 +213,13 @@ fn time_query(
     model: &TriModel,
     pa: Pose,
     pb: Pose,
-    params: &TriTriParams,
+    params: &TritriParams,
     backend: Backend,
-    gpu: Option<&TriTriGpu>,
+    gpu: Option<&TritriGpu>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
     let t = timed(repeats, backend.is_gpu(), || {
-        let r = tri_tri::query(model, pa, model, pb, params, backend, gpu)?;
+        let r = tritri::query(model, pa, model, pb, params, backend, gpu)?;
         let g = r.timings.total_gpu_ms();
         Ok((r, g))
     })?;
@@ -246,11 +246,11 @@ fn time_batch(
     model: &TriModel,
     poses: &[(Pose, Pose)],
     backend: Backend,
-    gpu: Option<&TriTriGpu>,
+    gpu: Option<&TritriGpu>,
     repeats: usize,
 ) -> anyhow::Result<Row> {
     let t = timed(repeats, backend.is_gpu(), || {
-        let r = tri_tri::query_batch(model, model, poses, Predicate::Exact, backend, gpu)?;
+        let r = tritri::query_batch(model, model, poses, Predicate::Exact, backend, gpu)?;
         let g = r.timings.total_gpu_ms();
         Ok((r, g))
     })?;

@@ -23,7 +23,7 @@ use glam::{Mat4, UVec3, Vec3};
 use rayon::prelude::*;
 
 use crate::geom::{Aabb, closest_point_triangle};
-use crate::sim::character::fields::FieldDef;
+use crate::sim::radial::character::fields::FieldDef;
 
 /// Cells per axis allowed.
 pub const MAX_RES: u32 = 256;

@@ -4,7 +4,7 @@
 //! the method, grids and CPU reference are [`super::bone_sdf`].
 //!
 //! A dedicated compact kernel, not the project's SDF stage
-//! ([`crate::stages::sdf_grid`]): the stage builds one grid per run with
+//! ([`crate::stages::sdf`]): the stage builds one grid per run with
 //! its own BVH, sign pass and buffers, so 21 bones a frame would be 21
 //! runs of set-up and read-back; here one dispatch fills every bone's
 //! cells by brute force over that bone's few thousand triangles, which

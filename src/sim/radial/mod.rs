@@ -1,6 +1,9 @@
 //! Particles and cloth colliding with radial fields (Friston & Steed 2019,
 //! §6 and §8), on the GPU with CPU references.
 //!
+//! - [`character`]: the skinned, animated character that carries the
+//!   fields (skeleton, animation, skinning on the CPU and the GPU,
+//!   humanoid, field fitting, glTF loading);
 //! - [`fields`]: the field set the kernels read (current and previous
 //!   frames, broad-phase radii, cells) and the surface approximation of a
 //!   cell (§6.3.1);
@@ -30,6 +33,7 @@ pub mod alternatives;
 pub mod bone_sdf;
 pub mod bone_sdf_gpu;
 pub mod bvh_gpu;
+pub mod character;
 pub mod cloth;
 pub mod cloth_gpu;
 pub mod collide;

@@ -18,7 +18,7 @@ use super::bvh_gpu::{BvhKernels, GpuBvh};
 use super::hash_gpu::{GpuHash, HashKernels};
 use super::techniques::{GpuMesh, GpuTechnique, Points, read_distances};
 use crate::gpu::{GpuContext, GpuPhase, GpuRun};
-use crate::sim::character::Character;
+use crate::sim::radial::character::Character;
 
 /// Table 1's techniques beside the radial fields (`--alternatives`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

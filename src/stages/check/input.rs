@@ -12,7 +12,7 @@ use glam::{UVec3, Vec3};
 
 use super::{CellUnit, CheckError, FieldSamples, Layout};
 use crate::io::{NpyArray, decode_npy_float, read_npz_entries, read_verified};
-use crate::stages::sdf_grid::GridSpec;
+use crate::stages::sdf::GridSpec;
 
 /// Index order of a bare `.npy` grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 //! ([`reference`]):
 //!
 //! * **magnitude** — the exact distance to the closest point on any triangle
-//!   (Ericson's Voronoi-region closest point), on a grid by the `sdf_grid`
+//!   (Ericson's Voronoi-region closest point), on a grid by the `sdf`
 //!   stage's backends (GPU by default), on points by a BVH query on the CPU;
 //! * **sign** — the generalised winding number w (Jacobson 2013), inside
 //!   where |w| > ½, by Barill 2018's fast evaluation with the exact sum
@@ -41,7 +41,7 @@ pub use report::{
 use glam::Vec3;
 
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_grid::GridSpec;
+use crate::stages::sdf::GridSpec;
 
 /// Where the samples lie.
 #[derive(Clone, Debug)]
@@ -151,8 +151,8 @@ impl FieldSamples {
 pub fn check_report(
     mesh: &PreparedMesh,
     samples: &FieldSamples,
-    backend: crate::stages::sdf_grid::Backend,
-    gpu: Option<&crate::stages::sdf_grid::SdfGpu>,
+    backend: crate::stages::sdf::Backend,
+    gpu: Option<&crate::stages::sdf::SdfGpu>,
     max_list: usize,
     progress: &crate::progress::Progress,
 ) -> Result<serde_json::Value, CheckError> {
@@ -195,7 +195,7 @@ pub enum CheckError {
     #[error("{0}")]
     Mesh(String),
     #[error(transparent)]
-    Sdf(#[from] crate::stages::sdf_grid::SdfError),
+    Sdf(#[from] crate::stages::sdf::SdfError),
     #[error("cancelled")]
     Cancelled,
 }

@@ -1,8 +1,8 @@
 //! The exact field at the samples' points, with the robust sign.
 //!
-//! Grids go through the `sdf_grid` stage on the samples' own grid in
+//! Grids go through the `sdf` stage on the samples' own grid in
 //! winding sign mode (any of its backends, the GPU by default); point sets
-//! through [`sdf_grid::points::signed_at_points`] with the same
+//! through [`sdf::points::signed_at_points`] with the same
 //! winding-number sign: a BVH nearest-triangle query per point, on the GPU
 //! for the GPU backends ([`SdfGpu::exact_at_points`], the points its
 //! float32 bound leaves undecided signed exactly on the CPU), on all CPU
@@ -11,7 +11,7 @@
 use super::{CheckError, FieldSamples, Layout};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{self, Backend, SdfGpu, SdfParams, SignMode};
+use crate::stages::sdf::{self, Backend, SdfGpu, SdfParams, SignMode};
 
 /// The exact values and the backend that computed them.
 #[derive(Clone, Debug)]
@@ -38,11 +38,11 @@ pub fn exact_values(
                 band: None,
                 sign_mode: SignMode::Winding,
             };
-            let field = sdf_grid::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?;
+            let field = sdf::compute_on_grid(mesh, *grid, &params, backend, gpu, progress)?;
             (field.values, backend)
         }
         Layout::Points(points) => {
-            let got = sdf_grid::points::signed_at_points(
+            let got = sdf::points::signed_at_points(
                 mesh,
                 points,
                 SignMode::Winding,
@@ -51,7 +51,7 @@ pub fn exact_values(
                 progress,
             )
             .map_err(|e| match e {
-                sdf_grid::SdfError::Cancelled => CheckError::Cancelled,
+                sdf::SdfError::Cancelled => CheckError::Cancelled,
                 e => e.into(),
             })?;
             (got.values, got.backend)

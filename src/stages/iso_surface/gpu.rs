@@ -1,5 +1,5 @@
 //! The GPU backend: count, scan, emit (module docs of [`super`]). Shader:
-//! `shaders/marching_cubes.wgsl`.
+//! `shaders/iso_surface.wgsl`.
 
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
@@ -12,7 +12,7 @@ use crate::gpu::{
 };
 use crate::timing::Timings;
 
-/// Uniform parameters: `struct Params` of shaders/marching_cubes.wgsl (the
+/// Uniform parameters: `struct Params` of shaders/iso_surface.wgsl (the
 /// layout is checked by tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -57,7 +57,7 @@ pub struct GpuSurface {
 
 impl IsoSurfaceGpu {
     pub fn new(gpu: &GpuContext) -> Self {
-        let kernels = Kernels::new(gpu, "IsoSurfaceGpu", shader_source("marching_cubes.wgsl"));
+        let kernels = Kernels::new(gpu, "IsoSurfaceGpu", shader_source("iso_surface.wgsl"));
         let table = gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -19,7 +19,7 @@
 //! table's order, on both backends, so their outputs compare triangle by
 //! triangle.
 //!
-//! # GPU (`shaders/marching_cubes.wgsl`)
+//! # GPU (`shaders/iso_surface.wgsl`)
 //!
 //! Reduce, scan, emit — a stream compaction in three dispatches, no
 //! atomics, so the output order is the CPU's:
@@ -55,7 +55,7 @@ use glam::{UVec3, Vec3};
 
 use crate::gpu::{GpuContext, GpuError};
 use crate::progress::Progress;
-use crate::stages::sdf_grid::{GridSpec, SdfField};
+use crate::stages::sdf::{GridSpec, SdfField};
 use crate::timing::Timings;
 
 /// The field an iso-surface is extracted from: a grid and one value per
@@ -110,7 +110,7 @@ pub struct IsoParams {
 crate::stages::backend::backends! {
     /// Which implementation meshes the field.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-    pub enum IsoBackend {
+    pub enum Backend {
         Cpu { name: "cpu", gpu: false },
         Gpu { name: "gpu", gpu: true },
     }
@@ -120,7 +120,7 @@ crate::stages::backend::backends! {
 #[derive(Clone, Debug)]
 pub struct IsoSurface {
     pub triangles: Vec<[Vec3; 3]>,
-    pub backend: IsoBackend,
+    pub backend: Backend,
     pub timings: Timings,
 }
 
@@ -146,13 +146,13 @@ impl IsoSurfaceStage {
     pub fn run(
         input: FieldGrid<'_>,
         params: &IsoParams,
-        backend: IsoBackend,
+        backend: Backend,
         gpu: Option<&IsoSurfaceGpu>,
         _progress: &Progress,
     ) -> Result<IsoSurface, IsoError> {
         input.check(params.level)?;
         match backend {
-            IsoBackend::Cpu => {
+            Backend::Cpu => {
                 let started = std::time::Instant::now();
                 let triangles = extract_cpu(input, params.level);
                 let mut timings = Timings::default();
@@ -167,7 +167,7 @@ impl IsoSurfaceStage {
                     timings,
                 })
             }
-            IsoBackend::Gpu => {
+            Backend::Gpu => {
                 let gpu = gpu.ok_or_else(crate::stages::no_gpu)?;
                 let surface = gpu.extract(input, params.level, [1.0; 4])?;
                 let triangles = gpu.read_triangles(&surface)?;

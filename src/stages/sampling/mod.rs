@@ -119,7 +119,7 @@ impl Sample {
 }
 
 /// The sample as the shaders see it: `struct Sample` of shaders/sampling.wgsl
-/// and shaders/colliders.wgsl (the layout is checked by
+/// and shaders/collide.wgsl (the layout is checked by
 /// tests/it/shader_layouts.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
@@ -255,7 +255,7 @@ impl SamplingMesh {
 crate::stages::backend::backends! {
     /// Which implementation samples.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum SamplingBackend {
+    pub enum Backend {
         Cpu { name: "cpu", gpu: false },
         Gpu { name: "gpu", gpu: true },
     }
@@ -287,13 +287,13 @@ pub fn compute(
     mesh: &SamplingMesh,
     cell_size: f32,
     params: &SamplingParams,
-    backend: SamplingBackend,
+    backend: Backend,
     gpu: Option<&SamplingGpu>,
 ) -> Result<SampleSet, SamplingError> {
     params.validate(cell_size)?;
     match backend {
-        SamplingBackend::Cpu => Ok(compute_cpu(mesh, cell_size, params)),
-        SamplingBackend::Gpu => {
+        Backend::Cpu => Ok(compute_cpu(mesh, cell_size, params)),
+        Backend::Gpu => {
             let gpu = gpu.ok_or_else(super::no_gpu)?;
             gpu.compute(mesh, cell_size, params)
         }
@@ -314,7 +314,7 @@ impl Sampling {
     pub fn run(
         (mesh, cell_size): (&SamplingMesh, f32),
         params: &SamplingParams,
-        backend: SamplingBackend,
+        backend: Backend,
         gpu: Option<&SamplingGpu>,
         _progress: &Progress,
     ) -> Result<SampleSet, SamplingError> {

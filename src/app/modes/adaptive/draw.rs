@@ -8,8 +8,8 @@
 
 use glam::Vec3;
 
-use crate::stages::sdf_adaptive::{AdaptiveField, NONE, OctreeNode, RssBvh, RssNode};
-use crate::stages::sdf_grid::SdfField;
+use crate::stages::adaptive::{AdaptiveField, NONE, OctreeNode, RssBvh, RssNode};
+use crate::stages::sdf::SdfField;
 use crate::view::{ClipPlane, LineVertex, srgb_to_linear};
 
 /// Most boxes drawn at once: all levels of a depth-10 bunny are ~300K

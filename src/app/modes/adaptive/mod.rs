@@ -1,4 +1,4 @@
-//! The adaptive field mode: the octree of [`crate::stages::sdf_adaptive`]
+//! The adaptive field mode: the octree of [`crate::stages::adaptive`]
 //! on the current mesh, shown as the paper shows it (Liu & Kim 2014,
 //! figures 4 and 13) and taken apart for inspection.
 //!
@@ -29,7 +29,7 @@ mod state;
 pub mod stats;
 mod steps;
 
-pub use state::Adaptive;
+pub use state::AdaptiveMode;
 pub use steps::AdaptiveStep;
 
 use eframe::egui;
@@ -40,7 +40,7 @@ use crate::app::shell::Shell;
 use crate::app::shell::legend::{ColorBar, color_bar_ui};
 use crate::io::Format;
 
-impl Mode for Adaptive {
+impl Mode for AdaptiveMode {
     fn name(&self) -> &'static str {
         "adaptive"
     }
@@ -94,7 +94,7 @@ impl Mode for Adaptive {
     }
 }
 
-impl Steps for Adaptive {
+impl Steps for AdaptiveMode {
     type Step = steps::AdaptiveStep;
     const TABLE: StepTable<Self, steps::AdaptiveStep> =
         StepTable::new(steps::STEPS, steps::parse, steps::apply);
@@ -102,7 +102,7 @@ impl Steps for Adaptive {
     fn outputs(verb: &str, arg: &str) -> Vec<(PathBuf, Format)> {
         match steps::parse(verb, arg) {
             Some(Ok(steps::AdaptiveStep::Export(path))) => {
-                let sidecar = crate::stages::sdf_adaptive::export::sidecar_path(&path);
+                let sidecar = crate::stages::adaptive::export::sidecar_path(&path);
                 vec![(path, Format::NPZ), (sidecar, Format::JSON)]
             }
             _ => Vec::new(),

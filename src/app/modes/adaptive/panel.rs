@@ -6,16 +6,16 @@
 use eframe::egui;
 
 use super::draw;
-use super::state::Adaptive;
+use super::state::AdaptiveMode;
 use super::stats;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::profiler::ms_label;
 use crate::app::shell::{Shell, cells_ui};
 use crate::geom::MORTON_BITS_PER_AXIS;
-use crate::stages::sdf_adaptive::{AdaptiveBvh, AdaptiveParams, Backend, MAX_START_DEPTH};
+use crate::stages::adaptive::{AdaptiveBvh, AdaptiveParams, Backend, MAX_START_DEPTH};
 
 /// The left panel.
-pub fn panel_ui(st: &mut Adaptive, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn panel_ui(st: &mut AdaptiveMode, shell: &mut Shell, ui: &mut egui::Ui) {
     let gpu_ok = shell.gpu_ok();
     ui.heading("Adaptive field (octree)");
     parameters_ui(st, gpu_ok, ui);
@@ -36,7 +36,7 @@ pub fn panel_ui(st: &mut Adaptive, shell: &mut Shell, ui: &mut egui::Ui) {
     pick_ui(st, ui);
 }
 
-fn parameters_ui(st: &mut Adaptive, gpu_ok: bool, ui: &mut egui::Ui) {
+fn parameters_ui(st: &mut AdaptiveMode, gpu_ok: bool, ui: &mut egui::Ui) {
     let before = (st.params, st.backend);
     ui.horizontal(|ui| {
         ui.label("backend");
@@ -124,7 +124,7 @@ fn bvh_ui(p: &mut AdaptiveParams, ui: &mut egui::Ui) {
     .on_hover_text("GPU: a depth with fewer nodes queries each with a whole workgroup, its BVHs spread over the invocations");
 }
 
-fn summary_ui(st: &Adaptive, ui: &mut egui::Ui) {
+fn summary_ui(st: &AdaptiveMode, ui: &mut egui::Ui) {
     let Some(p) = &st.product else {
         return;
     };
@@ -177,7 +177,7 @@ fn swatch(ui: &mut egui::Ui, depth: u32) {
         .rect_filled(rect, 2.0, egui::Color32::from_rgb(r, g, b));
 }
 
-fn view_ui(st: &mut Adaptive, shell: &Shell, ui: &mut egui::Ui) {
+fn view_ui(st: &mut AdaptiveMode, shell: &Shell, ui: &mut egui::Ui) {
     let deepest = st
         .product
         .as_ref()
@@ -264,7 +264,7 @@ fn view_ui(st: &mut Adaptive, shell: &Shell, ui: &mut egui::Ui) {
     }
 }
 
-fn deform_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
+fn deform_ui(st: &mut AdaptiveMode, ui: &mut egui::Ui) {
     let d = &mut st.deform;
     let was = d.on;
     ui.horizontal(|ui| {
@@ -306,7 +306,7 @@ fn deform_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
     }
 }
 
-fn pick_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
+fn pick_ui(st: &mut AdaptiveMode, ui: &mut egui::Ui) {
     let Some(probe) = &st.pick else {
         ui.label("Click a node centre in the view to inspect it.");
         return;
@@ -367,7 +367,7 @@ fn pick_ui(st: &mut Adaptive, ui: &mut egui::Ui) {
 
 /// The adaptive scene's caption over the viewport: what the points are,
 /// the side-by-side numbers, the deforming frame's rebuild time.
-pub fn caption_ui(ui: &mut egui::Ui, st: &Adaptive, shell: &Shell) {
+pub fn caption_ui(ui: &mut egui::Ui, st: &AdaptiveMode, shell: &Shell) {
     let Some(p) = &st.product else {
         return;
     };

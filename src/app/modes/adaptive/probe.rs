@@ -10,7 +10,7 @@
 //! **Adaptive vs uniform**: at every node centre inside the uniform grid's
 //! box of cell centres, the adaptive value against the trilinear
 //! interpolation of the uniform grid
-//! ([`crate::stages::colliders::FieldView::trilinear`]). A signed distance
+//! ([`crate::stages::collide::FieldView::trilinear`]). A signed distance
 //! is 1-Lipschitz, so each of the eight cell values differs from the value
 //! at the node by at most their distance, one cell diagonal: the two fields
 //! agree within a cell diagonal wherever both are exact and signed alike.
@@ -20,9 +20,9 @@ use glam::Vec3;
 use super::draw::cube_lines;
 use crate::geom::{TriangleFeature, closest_point_triangle};
 use crate::mesh::PreparedMesh;
-use crate::stages::colliders::FieldView;
-use crate::stages::sdf_adaptive::{AdaptiveField, NONE};
-use crate::stages::sdf_grid::{SdfField, reference_cell};
+use crate::stages::adaptive::{AdaptiveField, NONE};
+use crate::stages::collide::FieldView;
+use crate::stages::sdf::{SdfField, reference_cell};
 use crate::view::LineVertex;
 
 const NODE: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
@@ -179,8 +179,8 @@ pub fn compare_with_uniform(field: &AdaptiveField, uniform: &SdfField) -> Unifor
 mod tests {
     use super::*;
     use crate::progress::Progress;
-    use crate::stages::sdf_adaptive::{AdaptiveParams, compute_cpu};
-    use crate::stages::sdf_grid::{self, Backend, SdfParams};
+    use crate::stages::adaptive::{AdaptiveParams, compute_cpu};
+    use crate::stages::sdf::{self, Backend, SdfParams};
 
     fn sphere() -> PreparedMesh {
         PreparedMesh::new(&crate::mesh::uv_sphere(12, 18)).unwrap()
@@ -231,7 +231,7 @@ mod tests {
     fn adaptive_and_uniform_agree_within_a_cell_diagonal_on_a_sphere() {
         let mesh = sphere();
         let field = compute_cpu(&mesh, &params()).unwrap();
-        let uniform = sdf_grid::compute(
+        let uniform = sdf::compute(
             &mesh,
             // No padding: the octree's cube reaches past the grid.
             &SdfParams {

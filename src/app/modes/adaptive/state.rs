@@ -17,7 +17,7 @@ use super::stats::{LevelStats, level_stats};
 use crate::app::shell::Shell;
 use crate::mesh::PreparedMesh;
 use crate::scene::{InflatingMesh, Job, JobError};
-use crate::stages::sdf_adaptive::{
+use crate::stages::adaptive::{
     AdaptiveField, AdaptiveGpu, AdaptiveParams, Backend, NONE, RssBvh, compute_cpu,
 };
 use crate::view::ClipPlane;
@@ -101,7 +101,7 @@ impl Deform {
 }
 
 /// The mode's state.
-pub struct Adaptive {
+pub struct AdaptiveMode {
     pub params: AdaptiveParams,
     pub backend: Backend,
     /// The depth whose boxes (and, with `level_points`, points) are drawn;
@@ -137,9 +137,9 @@ pub struct Adaptive {
     drawn_clip: Option<ClipPlane>,
 }
 
-impl Default for Adaptive {
+impl Default for AdaptiveMode {
     fn default() -> Self {
-        Adaptive {
+        AdaptiveMode {
             // Depth 8 keeps a software rasteriser interactive; the paper's
             // 10 is one slider away.
             params: AdaptiveParams {
@@ -170,7 +170,7 @@ impl Default for Adaptive {
     }
 }
 
-impl Adaptive {
+impl AdaptiveMode {
     /// A parameter changed: rebuild after the debounce.
     pub fn request(&mut self) {
         self.changed_at = Some(Instant::now());
@@ -231,7 +231,7 @@ impl Adaptive {
                 n.depth == level && draw::clip_keeps(clip, glam::Vec3::from_array(n.center))
             })
             .min_by(|(_, a), (_, b)| {
-                let d = |n: &crate::stages::sdf_adaptive::OctreeNode| {
+                let d = |n: &crate::stages::adaptive::OctreeNode| {
                     glam::Vec3::from_array(n.center).distance_squared(eye)
                 };
                 d(a).total_cmp(&d(b))
@@ -246,7 +246,7 @@ enum MeshInput {
     Inflated(Arc<InflatingMesh>, f32),
 }
 
-impl Adaptive {
+impl AdaptiveMode {
     /// Polls the rebuild, starts the next one, keeps the comparison current
     /// and uploads the drawing.
     pub fn run_frame(&mut self, shell: &mut Shell) {

@@ -8,7 +8,7 @@
 
 use super::probe::parent_bound;
 use crate::mesh::PreparedMesh;
-use crate::stages::sdf_adaptive::{AdaptiveField, DepthStats};
+use crate::stages::adaptive::{AdaptiveField, DepthStats};
 
 /// What one depth of the octree holds.
 #[derive(Clone, Debug, Default, PartialEq)]

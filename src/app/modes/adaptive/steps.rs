@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use super::state::Adaptive;
+use super::state::AdaptiveMode;
 use crate::app::modes::{ModeRequest, StepDoc, args, step};
 use crate::app::shell::Shell;
-use crate::stages::sdf_adaptive::{Backend, export};
+use crate::stages::adaptive::{Backend, export};
 
 /// A step of the adaptive field scene.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,7 +142,7 @@ fn parse_adaptive(verb: &str, arg: &str, on: Result<bool, String>) -> Result<Ada
 /// Applies a script step; `adaptive` and `adaptive:off` ask for the mode
 /// switch.
 pub fn apply(
-    st: &mut Adaptive,
+    st: &mut AdaptiveMode,
     shell: &mut Shell,
     step: AdaptiveStep,
 ) -> Result<ModeRequest, String> {

@@ -4,8 +4,8 @@
 
 use crate::app::shell::Viewport;
 use crate::mesh::Mesh;
-use crate::sim::rigid::World;
-use crate::stages::colliders::BodyShape;
+use crate::sim::collide::World;
+use crate::stages::collide::BodyShape;
 use crate::stages::sampling::FeatureKind;
 use crate::view::LineVertex;
 

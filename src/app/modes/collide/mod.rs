@@ -16,12 +16,12 @@ use glam::{Quat, Vec3};
 
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
-use crate::sim::rigid::{RigidParams, Scene, World};
-use crate::stages::colliders::{self, ColliderBackend, ColliderGpu, Contact};
+use crate::sim::collide::{RigidParams, Scene, World};
+use crate::stages::collide::{self, ColliderGpu, Contact};
 
 /// The mode's state.
 #[derive(Default)]
-pub struct Collide {
+pub struct CollideMode {
     scene: Scene,
     world: Option<World>,
     params: RigidParams,
@@ -49,14 +49,14 @@ fn contact_key(c: &Contact) -> ContactKey {
 }
 
 /// CPU and GPU contacts of one state, compared as sets
-/// ([`colliders::compare_contacts`]).
+/// ([`collide::compare_contacts`]).
 struct PanelComparison {
     /// The step compared; the table falls back to the live contacts after.
     step: usize,
     cpu: Vec<Contact>,
     gpu: std::collections::HashMap<ContactKey, Contact>,
     gpu_count: usize,
-    result: colliders::ContactComparison,
+    result: collide::ContactComparison,
     /// Wall-clock ms of each backend's detection, and the GPU kernel's ms
     /// where the adapter has timestamps.
     cpu_ms: f64,
@@ -64,7 +64,7 @@ struct PanelComparison {
     kernel_ms: Option<f64>,
 }
 
-impl Collide {
+impl CollideMode {
     /// The chosen scene built afresh (paused), or why it cannot be.
     fn rebuild(&mut self) {
         match World::new(self.scene) {
@@ -93,11 +93,11 @@ impl Collide {
 
     fn sync_backend(&mut self, render_gpu: &crate::gpu::GpuContext, gpu_ok: bool) {
         self.params.backend = if self.use_gpu && gpu_ok {
-            ColliderBackend::Gpu
+            collide::Backend::Gpu
         } else {
-            ColliderBackend::Cpu
+            collide::Backend::Cpu
         };
-        if self.params.backend == ColliderBackend::Gpu && self.gpu.is_none() {
+        if self.params.backend == collide::Backend::Gpu && self.gpu.is_none() {
             self.gpu = Some(ColliderGpu::new(render_gpu));
         }
     }
@@ -250,7 +250,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<CollideStep, String>> {
     })
 }
 
-impl Mode for Collide {
+impl Mode for CollideMode {
     fn name(&self) -> &'static str {
         "collide"
     }
@@ -290,7 +290,7 @@ impl Mode for Collide {
     }
 }
 
-impl Steps for Collide {
+impl Steps for CollideMode {
     type Step = CollideStep;
     const TABLE: StepTable<Self, CollideStep> = StepTable::new(STEPS, parse, Self::apply);
 }
@@ -305,7 +305,7 @@ fn compare(
     let bodies = world.collider_bodies();
     let pairs = world.pairs();
     let run = |backend| {
-        colliders::detect(
+        collide::detect(
             &world.shapes,
             &bodies,
             &pairs,
@@ -315,17 +315,17 @@ fn compare(
         )
         .map_err(|e| e.to_string())
     };
-    let cpu_set = run(ColliderBackend::Cpu)?;
-    let gpu_set = run(ColliderBackend::Gpu)?;
+    let cpu_set = run(collide::Backend::Cpu)?;
+    let gpu_set = run(collide::Backend::Gpu)?;
     let (cpu, gpu) = (cpu_set.contacts, gpu_set.contacts);
-    let result = colliders::compare_contacts(
+    let result = collide::compare_contacts(
         &world.shapes,
         &bodies,
         &pairs,
         &params.colliders,
         &cpu,
         &gpu,
-        &colliders::ContactTolerance::default(),
+        &collide::ContactTolerance::default(),
     )
     .map_err(|e| e.to_string())?;
     Ok(PanelComparison {

@@ -5,13 +5,13 @@
 use eframe::egui;
 
 use super::draw::{contact_value, kind_value, normal_color};
-use super::{Collide, PanelComparison, compare, contact_key};
+use super::{CollideMode, PanelComparison, compare, contact_key};
 use crate::app::shell::Shell;
-use crate::sim::rigid::{Scene, World};
-use crate::stages::colliders::Contact;
+use crate::sim::collide::{Scene, World};
+use crate::stages::collide::Contact;
 use crate::stages::sampling::FeatureKind;
 
-pub fn panel_ui(st: &mut Collide, shell: &mut Shell, ui: &mut egui::Ui) {
+pub fn panel_ui(st: &mut CollideMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Collisions (rigid bodies)");
     let gpu_ok = shell.gpu_ok();
     let color_map = shell.settings.view.color_map;

@@ -13,8 +13,8 @@ use glam::Vec3;
 
 use crate::gpu::{GpuContext, GpuRun};
 use crate::progress::Progress;
-use crate::sim::character::Character;
-use crate::sim::character::skinning::SkinningGpu;
+use crate::sim::radial::character::Character;
+use crate::sim::radial::character::skinning::SkinningGpu;
 use crate::stages::radial::{Backend, Radial, RadialGpu, RadialInput, RadialParams, RadialScene};
 use crate::timing::Timings;
 

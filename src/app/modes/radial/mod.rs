@@ -1,7 +1,7 @@
 //! The radial mode (Friston & Steed 2019): the procedural humanoid
-//! ([`crate::sim::character::humanoid`]) animated through its loop of
+//! ([`crate::sim::radial::character::humanoid`]) animated through its loop of
 //! extreme motions — or a skinned glTF character opened by drag and drop
-//! or `radial-open:PATH` ([`crate::sim::character::gltf`], e.g.
+//! or `radial-open:PATH` ([`crate::sim::radial::character::gltf`], e.g.
 //! `assets/CesiumMan.glb`) — one radial field per bone rasterised every frame
 //! ([`crate::stages::radial`], GPU or CPU), the fields drawn as wire
 //! cylinders on the character and the selected bone's field unwrapped as a
@@ -35,10 +35,10 @@ use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
 use crate::app::shell::legend::caption_ui;
 use crate::io::Format;
-use crate::sim::character::Character;
-use crate::sim::character::gltf::load_gltf;
-use crate::sim::character::humanoid::{Detail, humanoid};
 use crate::sim::radial::MAX_SUBSTEPS;
+use crate::sim::radial::character::Character;
+use crate::sim::radial::character::gltf::load_gltf;
+use crate::sim::radial::character::humanoid::{Detail, humanoid};
 use crate::stages::radial::{Backend, BoneFrame, FieldFrameGpu, RadialParams};
 use crate::timing::Timings;
 

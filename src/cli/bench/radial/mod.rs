@@ -6,7 +6,7 @@
 //! projection, and the fields' memory.
 //!
 //! The character is the procedural humanoid
-//! ([`crate::sim::character::humanoid`], 21 bones, one field per bone)
+//! ([`crate::sim::radial::character::humanoid`], 21 bones, one field per bone)
 //! tessellated to about `--triangles` ([`scene::detail_for`]: 63,798 for
 //! the default 64K), looping through its extreme motions (deep knee
 //! bends, arms crossing and raised). The cloth (`--cloth` particle counts;
@@ -17,7 +17,7 @@
 //! A frame is: sample the clip into skin matrices and pose the fields on
 //! the CPU (21 joints), write them, then in one command buffer the phases
 //! `skinning + clear` (linear blend skinning of every vertex straight into
-//! the rasteriser's positions, `shaders/skinning.wgsl`, the same dispatch
+//! the rasteriser's positions, `shaders/radial_skinning.wgsl`, the same dispatch
 //! clearing every field to +inf), `rasterise` (draw every field),
 //! `predict`, `cloth` (constraints), `collision` (all n substeps of every
 //! particle in one dispatch) and `update`, each a timestamp scope; the
@@ -49,8 +49,8 @@ mod scene;
 use std::time::Instant;
 
 use crate::gpu::{GpuContext, GpuPhase, GpuRun};
-use crate::sim::character::Character;
-use crate::sim::character::skinning::SkinningGpu;
+use crate::sim::radial::character::Character;
+use crate::sim::radial::character::skinning::SkinningGpu;
 use crate::sim::radial::table1::{self, AltKernels, AltSetup, Technique};
 use crate::sim::radial::techniques::{GpuMesh, Points};
 use crate::sim::radial::{

@@ -1,13 +1,13 @@
 //! The benchmark's scene: the procedural humanoid
-//! ([`crate::sim::character::humanoid`]) tessellated to about
+//! ([`crate::sim::radial::character::humanoid`]) tessellated to about
 //! `--triangles`, its fields' broad-phase radii, and a square cloth held
 //! by its corners above the head.
 
 use glam::Vec3;
 
-use crate::sim::character::Character;
-use crate::sim::character::humanoid::{Detail, humanoid};
 use crate::sim::radial::Cloth;
+use crate::sim::radial::character::Character;
+use crate::sim::radial::character::humanoid::{Detail, humanoid};
 
 /// Capsule rings along and per cap of the benchmark's character (as
 /// [`Detail::HIGH`]), and of small test characters.

@@ -9,11 +9,16 @@ wgpu, or Mesa's software Vulkan driver) or on all CPU cores:
 >>> d = cs.signed_distance(mesh, np.random.rand(100_000, 3))
 >>> grid = cs.sdf_grid(mesh, res=128, out="bunny.npy")
 >>> cs.check(other_tools_grid, mesh, origin=(x, y, z), cell_size=h)
+>>> hit = cs.tritri(mesh, np.eye(4), mesh, ([0.1, 0, 0], [0, 0, 0, 1]))
+>>> found = cs.interfere([mesh, mesh], [None, [0.1, 0, 0]])
+>>> run = cs.simulate("scene.json", frames=120)     # or the scene as a dict
+>>> cs.render(mesh, "bunny.png"); cs.show(mesh, field=grid)
 
-Functions: ``load``, ``Mesh``, ``signed_distance``, ``unsigned_distance``,
-``winding_number``, ``contains``, ``sdf_grid`` (returns a ``Grid``),
-``check``, ``gpu_adapter``. ``help()`` on each says everything it takes
-and returns. Every bad argument raises ValueError naming it; the GIL is
+Functions: ``load`` (OBJ, glTF), ``Mesh``, ``signed_distance``,
+``unsigned_distance``, ``winding_number``, ``contains``, ``sdf_grid``
+(returns a ``Grid``), ``check``, ``tritri``, ``interfere``, ``simulate``,
+``show``, ``render``, ``gpu_adapter``. ``help()`` on each says everything
+it takes and returns. Every bad argument raises ValueError naming it; the GIL is
 released while the library computes; the process makes one GPU device, on
 first use, and each Mesh keeps its prepared trees for later queries.
 """
@@ -25,12 +30,16 @@ from ._collidoscope import (
     check,
     contains,
     gpu_adapter,
+    interfere,
     load,
     sdf_grid,
     signed_distance,
+    simulate,
+    tritri,
     unsigned_distance,
     winding_number,
 )
+from ._viewer import render, show
 
 __all__ = [
     "Grid",
@@ -39,9 +48,14 @@ __all__ = [
     "check",
     "contains",
     "gpu_adapter",
+    "interfere",
     "load",
+    "render",
     "sdf_grid",
+    "show",
     "signed_distance",
+    "simulate",
+    "tritri",
     "unsigned_distance",
     "winding_number",
 ]

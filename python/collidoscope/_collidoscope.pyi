@@ -1,7 +1,7 @@
 """Type stubs of the native module (re-exported by ``collidoscope``)."""
 
 import os
-from typing import Any, Dict, Literal, Optional, Tuple, Union
+from typing import Any, Dict, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +12,8 @@ ArrayLike = npt.ArrayLike
 Sign = Literal["auto", "winding", "pseudo-normal"]
 BackendName = Optional[Literal["gpu", "cpu"]]
 PathLike = Union[str, "os.PathLike[str]"]
+# None, a 4×4 rigid matrix, (translation, quaternion xyzw), or 3 / 7 numbers.
+Pose = Optional[Union[ArrayLike, Tuple[ArrayLike, ArrayLike]]]
 
 class Mesh:
     """A triangle mesh: (V, 3) float vertices and (F, 3) integer faces."""
@@ -25,6 +27,9 @@ class Mesh:
         """(F, 3) int64 vertex indices (a copy)."""
     @property
     def name(self) -> str: ...
+    @property
+    def content_hash(self) -> str:
+        """xxh3-64 of the geometry in hex, as field sidecars record it."""
     def report(self) -> Dict[str, Any]:
         """The ``collidoscope info --json`` report plus ``sign``, ``sign_reason``, ``warnings``, ``repairs``."""
 
@@ -51,9 +56,11 @@ class Grid:
         """The JSON sidecar ``collidoscope sdf`` writes."""
     def cell_centers(self) -> npt.NDArray[np.float32]:
         """(nz, ny, nx, 3) float32 world positions of the cell centres."""
+    def save(self, path: PathLike) -> None:
+        """Write the field as .npy with ``info`` as its JSON sidecar."""
 
 def load(path: PathLike) -> Mesh:
-    """Load a Wavefront OBJ file as one Mesh (objects merged)."""
+    """Load an OBJ (objects merged) or glTF file (.glb, .gltf) as one Mesh."""
 
 def signed_distance(
     mesh: Mesh,
@@ -109,6 +116,51 @@ def check(
     max_list: int = 10000,
 ) -> Dict[str, Any]:
     """Check a field against the exact one: the ``collidoscope check`` report."""
+
+def tritri(
+    a: Mesh,
+    pose_a: Pose,
+    b: Mesh,
+    pose_b: Pose,
+    *,
+    all_pairs: bool = True,
+    backend: BackendName = None,
+    predicate: Literal["exact", "tutorial"] = "exact",
+) -> Dict[str, Any]:
+    """Intersecting triangle pairs of two posed meshes: ``collides``,
+    ``pairs`` (K, 2) int64, ``segments`` (K, 2, 3) float32,
+    ``near_touching``, ``backend``, ``predicate``."""
+
+def interfere(
+    meshes: Sequence[Mesh],
+    poses: Optional[Sequence[Pose]] = None,
+    *,
+    res: Union[int, Tuple[int, int], None] = None,
+    axes: str = "xyz",
+    backend: Optional[Literal["gpu", "stencil", "compute", "cpu"]] = None,
+    edge_offset: Optional[float] = None,
+    cull: bool = True,
+    pair_passes: bool = False,
+    separate_passes: bool = False,
+) -> Dict[str, Any]:
+    """Image-space interference of posed meshes: ``pairs``, ``interfering``,
+    per-view ``counts``/``edge_ids``/``penetrated`` images, localised
+    ``points``, ``interfering_edges``, ..."""
+
+def simulate(
+    scene: Union[Dict[str, Any], PathLike],
+    frames: int,
+    *,
+    backend: BackendName = None,
+    res: int = 32,
+    threshold: float = 0.0,
+    contact_threshold: float = 0.0,
+    broad: Literal["sweep", "image", "image-stencil"] = "sweep",
+    image_res: int = 256,
+) -> Dict[str, Any]:
+    """The multi-body pipeline's trajectory: ``t``, ``contacts``,
+    ``position`` (F, B, 3), ``orientation`` (F, B, 4), ``velocity``,
+    ``angular_velocity``, ``energy``, ``backend``, ``broad``."""
 
 def gpu_adapter() -> Optional[str]:
     """The GPU adapter in use, or None without one."""

@@ -260,3 +260,14 @@ pub fn array_n3<'py, T: Element + Copy>(
     let flat: Vec<T> = rows.into_iter().flatten().collect();
     Ok(PyArray1::from_vec(py, flat).reshape([n, 3])?.into_any())
 }
+
+/// A flat vector as a numpy array of `shape` (no copy).
+pub fn array_shaped<'py, T: Element>(
+    py: Python<'py>,
+    flat: Vec<T>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(PyArray1::from_vec(py, flat)
+        .reshape(shape.to_vec())?
+        .into_any())
+}

@@ -9,25 +9,50 @@
 use std::sync::{Mutex, OnceLock};
 
 use collidoscope::gpu::GpuContext;
+use collidoscope::stages::interfere::InterferenceGpu;
 use collidoscope::stages::sdf::SdfGpu;
+use collidoscope::stages::tritri::TritriGpu;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::Failure;
 
-/// The device and its stage; `lock` keeps one GPU call at a time (the
-/// stage keeps run buffers between calls).
+/// The device and its stages; `lock` keeps one GPU call at a time (the
+/// stages keep run buffers between calls). The distance stage is made
+/// with the device, the others on their first use.
 pub struct Gpu {
+    pub ctx: GpuContext,
     pub stage: SdfGpu,
     pub adapter: String,
+    tritri: OnceLock<TritriGpu>,
+    interfere: OnceLock<Result<InterferenceGpu, String>>,
     lock: Mutex<()>,
 }
 
 impl Gpu {
     /// Runs `f` as the only GPU call in flight.
     pub fn exclusive<T>(&self, f: impl FnOnce(&SdfGpu) -> T) -> T {
+        self.locked(|| f(&self.stage))
+    }
+
+    /// Runs `f` as the only GPU call in flight (any stage).
+    pub fn locked<T>(&self, f: impl FnOnce() -> T) -> T {
         let _held = self.lock.lock().unwrap_or_else(|e| e.into_inner());
-        f(&self.stage)
+        f()
+    }
+
+    /// The triangle–triangle stage on this device.
+    pub fn tritri(&self) -> &TritriGpu {
+        self.tritri.get_or_init(|| TritriGpu::new(&self.ctx))
+    }
+
+    /// The interference stage on this device (it needs features a device
+    /// may lack: then a `RuntimeError` that says which).
+    pub fn interfere(&self) -> Result<&InterferenceGpu, Failure> {
+        self.interfere
+            .get_or_init(|| InterferenceGpu::new(&self.ctx).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| Failure::Runtime(format!("backend='gpu': {e}; pass backend='cpu'")))
     }
 }
 
@@ -41,7 +66,10 @@ fn gpu(py: Python<'_>) -> PyResult<&'static Result<Gpu, String>> {
             Ok(Gpu {
                 adapter: ctx.describe(),
                 stage: SdfGpu::new(&ctx),
+                tritri: OnceLock::new(),
+                interfere: OnceLock::new(),
                 lock: Mutex::new(()),
+                ctx,
             })
         }))
     })

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 
 use collidoscope::progress::Progress;
-use collidoscope::stages::sdf::export::{FieldSource, sidecar, sidecar_path, write_field};
+use collidoscope::stages::sdf::export::{
+    FieldSource, sidecar, sidecar_path, write_field, write_values,
+};
 use collidoscope::stages::sdf::{Backend, SdfParams, SignMode, compute};
 use numpy::PyArrayMethods;
 use pyo3::prelude::*;
@@ -80,6 +82,29 @@ impl Grid {
         Ok(arrays::array1(py, flat)
             .reshape([nz, ny, nx, 3])?
             .into_any())
+    }
+
+    /// save(path)
+    ///
+    /// Writes the field as ``path`` (.npy, float32, zyx) with ``info`` as
+    /// its JSON sidecar beside it (``path`` with extension .json, the
+    /// .npy's checksum recorded), as ``sdf_grid(..., out=path)`` does: the
+    /// files ``collidoscope check`` and the viewer read. Raises OSError
+    /// when they cannot be written.
+    fn save(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let values = arrays::values(self.values.bind(py), "values")?;
+        let shape = values.shape();
+        let flat = values.to_f32(false);
+        let text: String = py
+            .import("json")?
+            .call_method1("dumps", (self.info.bind(py),))?
+            .extract()?;
+        let meta: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| Failure::Runtime(e.to_string()))?;
+        detached(py, || {
+            write_values(&path, &shape, &flat, meta)
+                .map_err(|e| Failure::Os(format!("cannot write {}: {e}", path.display())))
+        })
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {

@@ -3,9 +3,11 @@
 //! dicts out.
 //!
 //! Nothing here computes geometry: [`arrays`] checks and converts the
-//! inputs, [`mesh`] keeps a mesh and its prepared form (the trees, built
-//! once), [`device`] the one GPU device of the process, and [`queries`],
-//! [`grid`] and [`check`] call `collidoscope::stages`. Every call releases
+//! inputs, [`poses`] reads poses, [`mesh`] keeps a mesh and its prepared
+//! forms (the trees, built once), [`device`] the one GPU device of the
+//! process, and [`queries`], [`grid`], [`check`], [`tritri`],
+//! [`interfere`] and [`simulate`] call `collidoscope::stages` and
+//! `collidoscope::sim`. Every call releases
 //! the GIL while the library works, and a panic in the library comes back
 //! as a `RuntimeError`, never through the interpreter.
 
@@ -13,8 +15,12 @@ mod arrays;
 mod check;
 mod device;
 mod grid;
+mod interfere;
 mod mesh;
+mod poses;
 mod queries;
+mod simulate;
+mod tritri;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -108,6 +114,9 @@ fn _collidoscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queries::contains, m)?)?;
     m.add_function(wrap_pyfunction!(grid::sdf_grid, m)?)?;
     m.add_function(wrap_pyfunction!(check::check, m)?)?;
+    m.add_function(wrap_pyfunction!(tritri::tritri, m)?)?;
+    m.add_function(wrap_pyfunction!(interfere::interfere, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(device::gpu_adapter, m)?)?;
     Ok(())
 }

@@ -4,10 +4,12 @@
 //! repeated queries on one mesh pay the preparation once.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use collidoscope::mesh::{Mesh as RawMesh, MeshError, MeshReport, PreparedMesh};
+use collidoscope::sim::radial::character::gltf_mesh::load_gltf_mesh;
 use collidoscope::stages::sdf::default_sign_mode;
+use collidoscope::stages::tritri::TriModel;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde_json::json;
@@ -41,6 +43,8 @@ use crate::{Failure, arrays, detached};
 pub struct Mesh {
     raw: RawMesh,
     prepared: Mutex<Option<Arc<PreparedMesh>>>,
+    /// Triangles and BVH of the triangle–triangle test, made on its first use.
+    tri_model: OnceLock<Result<Arc<TriModel>, String>>,
 }
 
 impl Mesh {
@@ -49,6 +53,7 @@ impl Mesh {
         Ok(Mesh {
             raw,
             prepared: Mutex::new(None),
+            tri_model: OnceLock::new(),
         })
     }
 
@@ -68,6 +73,18 @@ impl Mesh {
             .map_err(|e| Failure::Value(format!("mesh: {e}")))?;
         *slot = Some(prepared.clone());
         Ok(prepared)
+    }
+
+    /// The triangle–triangle model (without the GIL: a BVH build).
+    pub(crate) fn tri_model(&self, name: &str) -> Result<Arc<TriModel>, Failure> {
+        self.tri_model
+            .get_or_init(|| {
+                TriModel::new(&self.raw)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
+            .clone()
+            .map_err(|e| Failure::Value(format!("{name}: {e}")))
     }
 
     /// The mesh as the caller gave it.
@@ -128,6 +145,14 @@ impl Mesh {
         self.raw.name.clone()
     }
 
+    /// The geometry's hash, as field sidecars record it (``mesh_hash``):
+    /// xxh3-64 of the vertex and face arrays, in hex. The name takes no
+    /// part; the same file loaded twice hashes alike.
+    #[getter]
+    fn content_hash(&self) -> String {
+        format!("{:016x}", self.raw.content_hash())
+    }
+
     /// report() -> dict
     ///
     /// The mesh report ``collidoscope info --json`` prints, as a dict:
@@ -185,17 +210,32 @@ impl Mesh {
 
 /// load(path) -> Mesh
 ///
-/// Loads a Wavefront OBJ file as one Mesh (all its objects merged), as
-/// every ``collidoscope`` subcommand does.
+/// Loads a mesh file as one Mesh: a Wavefront OBJ (all its objects
+/// merged), as every ``collidoscope`` subcommand reads it, or a glTF 2.0
+/// file (``.glb``, ``.gltf``): every mesh of its default scene placed by
+/// its node's transform, merged (a skinned mesh in its bind pose).
 ///
-/// Face statements that cannot be loaded as written (a face of fewer than
-/// 3 vertices, a file cut off inside a face) are skipped with a
+/// OBJ face statements that cannot be loaded as written (a face of fewer
+/// than 3 vertices, a file cut off inside a face) are skipped with a
 /// ``UserWarning`` each. Raises OSError when the file cannot be read and
 /// ValueError when it is not a mesh collidoscope can use (no triangles,
 /// indices out of range, non-finite coordinates).
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     let (raw, problems) = detached(py, || {
+        if matches!(extension.as_deref(), Some("glb" | "gltf")) {
+            use collidoscope::sim::radial::character::gltf::GltfError;
+            return load_gltf_mesh(&path)
+                .map(|m| (m, Vec::new()))
+                .map_err(|e| match e {
+                    GltfError::Read { .. } => Failure::Os(e.to_string()),
+                    e => Failure::Value(format!("{}: {e}", path.display())),
+                });
+        }
         collidoscope::mesh::load_obj_merged_checked(&path).map_err(|e| match e {
             MeshError::Io { .. } => Failure::Os(e.to_string()),
             e => Failure::Value(e.to_string()),

@@ -198,3 +198,48 @@ def run_cli(*args):
 
 def read_json(path):
     return json.loads(Path(path).read_text())
+
+
+def write_obj(path, vertices, faces):
+    """`vertices`, `faces` as an OBJ file (every float32 exactly)."""
+    v, f = np.asarray(vertices, dtype=np.float32), np.asarray(faces) + 1
+    with open(path, "w") as out:
+        np.savetxt(out, v, fmt="v %.9g %.9g %.9g")
+        np.savetxt(out, f, fmt="f %d %d %d")
+    return Path(path)
+
+
+def quaternion_matrix(t, q):
+    """The 4×4 world_from_object of translation `t` and unit quaternion
+    `q` (x, y, z, w)."""
+    x, y, z, w = np.asarray(q, dtype=np.float64) / np.linalg.norm(q)
+    m = np.eye(4)
+    m[:3, :3] = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ]
+    m[:3, 3] = t
+    return m
+
+
+def assert_calls_overlap(call):
+    """Runs `call` in two threads at once and checks that their spans
+    overlap in time: neither holds the GIL while the library works."""
+    import threading
+    import time
+
+    spans = []
+
+    def timed():
+        start = time.perf_counter()
+        call()
+        spans.append((start, time.perf_counter()))
+
+    threads = [threading.Thread(target=timed) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    (a0, a1), (b0, b1) = spans
+    assert max(a0, b0) < min(a1, b1), f"no overlap: {spans}"

@@ -92,7 +92,70 @@ def test_load_errors(tmp_path):
 
 def test_help_is_enough():
     for f in (cs.load, cs.signed_distance, cs.unsigned_distance, cs.winding_number,
-              cs.contains, cs.sdf_grid, cs.check, cs.gpu_adapter, cs.Mesh, cs.Grid):
+              cs.contains, cs.sdf_grid, cs.check, cs.gpu_adapter, cs.Mesh, cs.Grid,
+              cs.tritri, cs.interfere, cs.simulate, cs.show, cs.render, cs.Grid.save):
         assert f.__doc__ and len(f.__doc__) > 80, f
     for word in ("sign", "backend", "return_closest", "chunk_size", "Returns"):
         assert word in cs.signed_distance.__doc__
+    for word in ("pose_a", "4×4", "quaternion", "(K, 2)", "segments", "Returns"):
+        assert word in cs.tritri.__doc__
+    for word in ("scene", "orientation", "energy", "(F, B, 3)"):
+        assert word in cs.simulate.__doc__
+
+
+def box_gltf(path, translation):
+    """The cube as a glTF file with its buffer in a data URI, placed by a
+    parent node's translation and a child node's 90° turn about z."""
+    import base64
+    v, f = box_arrays()
+    v = v.astype(np.float32)
+    f = f.astype(np.uint16)
+    blob = v.tobytes() + f.tobytes()
+    doc = {
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"translation": translation, "children": [1]},
+                  {"rotation": [0, 0, 0.70710678, 0.70710678], "mesh": 0}],
+        "meshes": [{"name": "cube", "primitives": [{"attributes": {"POSITION": 0}, "indices": 1}]}],
+        "buffers": [{"byteLength": len(blob),
+                     "uri": "data:application/octet-stream;base64," + base64.b64encode(blob).decode()}],
+        "bufferViews": [{"buffer": 0, "byteLength": v.nbytes},
+                        {"buffer": 0, "byteOffset": v.nbytes, "byteLength": f.nbytes}],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": len(v), "type": "VEC3",
+             "min": v.min(0).tolist(), "max": v.max(0).tolist()},
+            {"bufferView": 1, "componentType": 5123, "count": f.size, "type": "SCALAR"},
+        ],
+    }
+    path.write_text(json.dumps(doc))
+    return v, f
+
+
+def test_load_gltf_places_meshes_by_their_nodes(tmp_path):
+    v, f = box_gltf(tmp_path / "cube.gltf", [1.0, 2.0, 3.0])
+    m = cs.load(tmp_path / "cube.gltf")
+    np.testing.assert_array_equal(m.faces, f)
+    turned = np.stack([-v[:, 1], v[:, 0], v[:, 2]], axis=1)  # 90° about z
+    np.testing.assert_allclose(m.vertices, turned + [1, 2, 3], atol=1e-6)
+    d = cs.signed_distance(m, np.array([[1.0, 2.0, 3.0], [1.0, 2.0, 5.0]]), backend="cpu")
+    np.testing.assert_allclose(d, [-1.0, 1.0], atol=1e-6)
+
+
+def test_load_glb_skinned_character_in_its_bind_pose():
+    m = cs.load(ASSETS / "CesiumMan.glb")
+    assert len(m.faces) > 1000 and m.report()["triangles"] == len(m.faces)
+    assert "CesiumMan.glb" in m.name
+
+
+def test_load_gltf_errors(tmp_path):
+    with pytest.raises(OSError, match="missing.glb"):
+        cs.load(tmp_path / "missing.glb")
+    bad = tmp_path / "bad.gltf"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError, match="bad.gltf"):
+        cs.load(bad)
+    empty = tmp_path / "empty.gltf"
+    empty.write_text(json.dumps({"asset": {"version": "2.0"}}))
+    with pytest.raises(ValueError, match="no triangle"):
+        cs.load(empty)

@@ -2,7 +2,6 @@
 exact winding number, trimesh, and the CLI's own check (the Rust CPU
 reference)."""
 
-import threading
 import time
 
 import numpy as np
@@ -10,7 +9,8 @@ import pytest
 
 import collidoscope as cs
 from conftest import (
-    ASSETS, box_sdf, closest_points_brute, random_points, read_json, run_cli, winding_exact,
+    ASSETS, assert_calls_overlap, box_sdf, closest_points_brute, random_points, read_json,
+    run_cli, winding_exact,
 )
 
 
@@ -216,20 +216,7 @@ def test_queries_release_the_gil(bunny):
     while the library works."""
     p = random_points(bunny, 200_000, seed=9)
     cs.signed_distance(bunny, p[:10], backend="cpu")  # prepared once, outside the timing
-    spans = []
-
-    def query():
-        start = time.perf_counter()
-        cs.signed_distance(bunny, p, sign="winding", backend="cpu")
-        spans.append((start, time.perf_counter()))
-
-    threads = [threading.Thread(target=query) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    (a0, a1), (b0, b1) = spans
-    assert max(a0, b0) < min(a1, b1), f"no overlap: {spans}"
+    assert_calls_overlap(lambda: cs.signed_distance(bunny, p, sign="winding", backend="cpu"))
 
 
 def test_prepared_once(bunny):

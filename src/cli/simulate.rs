@@ -11,8 +11,8 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::sim::simulate::scene_file::{Frame, SceneFile};
-use crate::sim::simulate::{BroadPhase, FieldParams, Pipeline, PipelineBackend};
+use crate::sim::simulate::scene_file::{Frame, SceneFile, run_frames};
+use crate::sim::simulate::{BroadPhase, FieldParams, Pipeline};
 use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
 use crate::stages::sdf::SdfParams;
@@ -83,9 +83,6 @@ pub struct SimulateArgs {
     pub image_res: u32,
 }
 
-/// Frames whose poses come back in one map.
-const BATCH: usize = 64;
-
 pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     ColliderParams::checked_contact_threshold(args.contact_threshold)
         .map_err(|e| anyhow::anyhow!("--contact-threshold: {e}"))?;
@@ -113,25 +110,14 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .iter()
         .map(|path| super::load_mesh(path, args.load))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let mut params = scene.params;
-    params.broad = args.broad.phase();
-    params.image_resolution = args.image_res;
-    params.colliders.contact_threshold = args.contact_threshold;
-    let gpu = match args.backend {
-        SimulateBackendArg::Cpu => {
-            params.backend = PipelineBackend::Cpu;
-            None
-        }
-        SimulateBackendArg::Gpu => {
-            // The resident step sweeps and samples fields only: the other
-            // broad phases and exact bodies detect on the GPU and read back.
-            params.backend = match params.broad {
-                BroadPhase::SortAndSweep if !scene.exact.contains(&true) => PipelineBackend::Gpu,
-                _ => PipelineBackend::GpuDetect,
-            };
-            Some(GpuContext::headless()?)
-        }
-    };
+    let on_gpu = matches!(args.backend, SimulateBackendArg::Gpu);
+    let params = scene.params_for(
+        on_gpu,
+        args.broad.phase(),
+        args.image_res,
+        args.contact_threshold,
+    );
+    let gpu = on_gpu.then(GpuContext::headless).transpose()?;
     let mut pipeline = Pipeline::new(&meshes, &scene.bodies, scene.ground, &fields, gpu.as_ref())?;
     for (i, &exact) in scene.exact.iter().enumerate() {
         pipeline.set_exact(i, exact);
@@ -144,25 +130,22 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let mut failed: Option<anyhow::Error> = None;
     let written = crate::io::write_streamed(&args.out, &mut |out| {
         out.write_all(b"{\"frames\":[")?;
-        let mut done = 0;
-        while done < frames {
-            // The GPU step copies each frame's poses into a staging buffer
-            // mapped once per batch.
-            let batch = match pipeline.step_batch(&params, (frames - done).min(BATCH)) {
-                Ok(batch) => batch,
-                Err(e) => {
-                    failed = Some(e.into());
-                    return Err(std::io::Error::other("the simulation stopped"));
-                }
-            };
-            for (states, contacts) in &batch {
-                done += 1;
-                if done > 1 {
-                    out.write_all(b",")?;
-                }
-                let frame = Frame::at(&pipeline, done, states, *contacts, params.timestep);
-                serde_json::to_writer(&mut *out, &frame)?;
+        let mut write_error: Option<std::io::Error> = None;
+        let ran = run_frames(&mut pipeline, &params, frames, |p, frame, states, contacts| {
+            if write_error.is_some() {
+                return;
             }
+            let record = Frame::at(p, frame, states, contacts, params.timestep);
+            let written = if frame > 1 { out.write_all(b",") } else { Ok(()) }
+                .and_then(|()| serde_json::to_writer(&mut *out, &record).map_err(Into::into));
+            write_error = written.err();
+        });
+        if let Some(e) = write_error {
+            return Err(e);
+        }
+        if let Err(e) = ran {
+            failed = Some(e.into());
+            return Err(std::io::Error::other("the simulation stopped"));
         }
         out.write_all(b"]}")
     });

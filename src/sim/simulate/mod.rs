@@ -697,12 +697,22 @@ impl Pipeline {
     /// Kinetic (linear and rotational) plus gravitational potential energy
     /// of the dynamic bodies.
     pub fn energy(&self, gravity: Vec3) -> f64 {
+        self.energy_of(self.bodies.iter().map(|b| &b.state), gravity)
+    }
+
+    /// [`Pipeline::energy`] of the bodies in `states` (one per body, as
+    /// [`Pipeline::states`] or [`Pipeline::step_batch`] gives them).
+    pub fn energy_of<'a>(
+        &self,
+        states: impl IntoIterator<Item = &'a BodyState>,
+        gravity: Vec3,
+    ) -> f64 {
         self.bodies
             .iter()
-            .filter(|b| !b.is_static())
-            .map(|b| {
+            .zip(states)
+            .filter(|(b, _)| !b.is_static())
+            .map(|(b, s)| {
                 let m = 1.0 / b.inverse_mass as f64;
-                let s = &b.state;
                 let w_local = s.rotation.inverse() * s.angular_velocity;
                 let rot: f64 = (0..3)
                     .map(|k| (w_local[k] as f64).powi(2) / b.inverse_inertia[k] as f64)

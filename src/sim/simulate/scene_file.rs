@@ -29,7 +29,9 @@ use std::path::{Path, PathBuf};
 use glam::{Quat, Vec3};
 use serde_json::{Map, Value};
 
-use super::{BodySpec, Ground, Pipeline, PipelineParams};
+use super::{
+    BodySpec, BroadPhase, Ground, Pipeline, PipelineBackend, PipelineError, PipelineParams,
+};
 use crate::sim::collide::BodyState;
 
 /// A scene read from its file.
@@ -221,6 +223,28 @@ impl SceneFile {
         })
     }
 
+    /// The scene's parameters with the run's choices: on the GPU, the
+    /// resident step where it can run (the sort-and-sweep broad phase and
+    /// no exact body), else the GPU detection read back to the CPU solver.
+    pub fn params_for(
+        &self,
+        on_gpu: bool,
+        broad: BroadPhase,
+        image_resolution: u32,
+        contact_threshold: f32,
+    ) -> PipelineParams {
+        let mut params = self.params;
+        params.broad = broad;
+        params.image_resolution = image_resolution;
+        params.colliders.contact_threshold = contact_threshold;
+        params.backend = match (on_gpu, broad) {
+            (false, _) => PipelineBackend::Cpu,
+            (true, BroadPhase::SortAndSweep) if !self.exact.contains(&true) => PipelineBackend::Gpu,
+            (true, _) => PipelineBackend::GpuDetect,
+        };
+        params
+    }
+
     /// Reads and parses the scene at `path`.
     pub fn read(path: &Path) -> Result<SceneFile, SceneError> {
         let text = crate::io::read_input_text(path, crate::io::InputKind::Scene).map_err(|e| {
@@ -327,6 +351,47 @@ pub struct Frame {
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Trajectory {
     pub frames: Vec<Frame>,
+}
+
+/// Frames whose states come back in one read-back of the resident GPU
+/// step ([`Pipeline::step_batch`]).
+const BATCH: usize = 64;
+
+/// Steps `pipeline` `frames` frames, [`BATCH`] at a time, calling `each`
+/// with every frame's number (from 1), its body states and its contact
+/// count: `simulate`'s loop, for callers that keep more than a
+/// [`Trajectory`].
+pub fn run_frames(
+    pipeline: &mut Pipeline,
+    params: &PipelineParams,
+    frames: usize,
+    mut each: impl FnMut(&Pipeline, usize, &[BodyState], usize),
+) -> Result<(), PipelineError> {
+    let mut done = 0;
+    while done < frames {
+        let batch = pipeline.step_batch(params, (frames - done).min(BATCH))?;
+        for (states, contacts) in &batch {
+            done += 1;
+            each(pipeline, done, states, *contacts);
+        }
+    }
+    Ok(())
+}
+
+impl Trajectory {
+    /// `frames` frames of `pipeline` ([`run_frames`]).
+    pub fn record(
+        pipeline: &mut Pipeline,
+        params: &PipelineParams,
+        frames: usize,
+    ) -> Result<Trajectory, PipelineError> {
+        let mut trajectory = Trajectory::default();
+        run_frames(pipeline, params, frames, |p, frame, states, contacts| {
+            let f = Frame::at(p, frame, states, contacts, params.timestep);
+            trajectory.frames.push(f);
+        })?;
+        Ok(trajectory)
+    }
 }
 
 impl Frame {

@@ -98,9 +98,19 @@ pub fn write_field(
     source: &FieldSource<'_>,
 ) -> std::io::Result<()> {
     let d = field.grid.dims;
-    let bytes =
-        crate::io::encode_npy_f32(&[d.z as usize, d.y as usize, d.x as usize], &field.values);
-    let mut meta = sidecar(field, mesh, source);
+    let shape = [d.z as usize, d.y as usize, d.x as usize];
+    write_values(npy, &shape, &field.values, sidecar(field, mesh, source))
+}
+
+/// Writes float32 `values` of `shape` to `npy` and the sidecar `meta`
+/// beside it, recording the `.npy`'s checksum, as one output set.
+pub fn write_values(
+    npy: &Path,
+    shape: &[usize],
+    values: &[f32],
+    mut meta: serde_json::Value,
+) -> std::io::Result<()> {
+    let bytes = crate::io::encode_npy_f32(shape, values);
     meta[crate::io::CHECKSUM_KEY] = crate::io::checksum_hex(&bytes).into();
     let text = serde_json::to_string_pretty(&meta).map_err(std::io::Error::other)?;
     crate::io::write_set(&[(npy, &bytes), (&sidecar_path(npy), text.as_bytes())])

@@ -156,11 +156,8 @@ pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded
             attribute,
         };
         let r = p.reader(get);
-        let positions: Vec<Vec3> = r
-            .read_positions()
-            .ok_or(missing("POSITION"))?
-            .map(Vec3::from)
-            .collect();
+        let (positions, primitive_triangles) =
+            triangle_primitive(&r, &mesh_name, primitive, rest.len() as u32)?;
         let joints: Vec<[u16; 4]> = r
             .read_joints(0)
             .ok_or(missing("JOINTS_0"))?
@@ -186,26 +183,7 @@ pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded
         if r.read_weights(1).is_some() {
             ignored_influences += positions.len();
         }
-        let base = rest.len() as u32;
-        let indices: Vec<u32> = match r.read_indices() {
-            Some(i) => i.into_u32().collect(),
-            None => (0..positions.len() as u32).collect(),
-        };
-        if !indices.len().is_multiple_of(3) {
-            return Err(GltfError::Primitive {
-                mesh: mesh_name.clone(),
-                primitive,
-                why: format!(
-                    "{} indices is not a whole number of triangles",
-                    indices.len()
-                ),
-            });
-        }
-        triangles.extend(
-            indices
-                .chunks_exact(3)
-                .map(|t| [base + t[0], base + t[1], base + t[2]]),
-        );
+        triangles.extend(primitive_triangles);
         for (j, w) in joints.iter().zip(&weights) {
             let vertex = weights_skin.joints.len();
             let sum: f32 = w.iter().sum();
@@ -247,8 +225,56 @@ pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded
     })
 }
 
+/// A triangle primitive's positions and its triangles (consecutive
+/// vertices where it has no indices), numbered from `base`: an index
+/// beyond the positions or a count that is not a whole number of
+/// triangles is refused.
+pub(super) fn triangle_primitive<'a, 's, F>(
+    r: &::gltf::mesh::Reader<'a, 's, F>,
+    mesh: &str,
+    primitive: usize,
+    base: u32,
+) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), GltfError>
+where
+    F: Clone + Fn(::gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    let positions: Vec<Vec3> = r
+        .read_positions()
+        .ok_or_else(|| GltfError::MissingAttribute {
+            mesh: mesh.to_string(),
+            primitive,
+            attribute: "POSITION",
+        })?
+        .map(Vec3::from)
+        .collect();
+    let count = positions.len() as u32;
+    let indices: Vec<u32> = match r.read_indices() {
+        Some(i) => i.into_u32().collect(),
+        None => (0..count).collect(),
+    };
+    let bad = |why: String| GltfError::Primitive {
+        mesh: mesh.to_string(),
+        primitive,
+        why,
+    };
+    if !indices.len().is_multiple_of(3) {
+        return Err(bad(format!(
+            "{} indices is not a whole number of triangles",
+            indices.len()
+        )));
+    }
+    if let Some(i) = indices.iter().find(|&&i| i >= count) {
+        return Err(bad(format!("index {i} is beyond its {count} vertices")));
+    }
+    let triangles = indices
+        .chunks_exact(3)
+        .map(|t| [base + t[0], base + t[1], base + t[2]])
+        .collect();
+    Ok((positions, triangles))
+}
+
 /// Every buffer's bytes, checked against its declared length.
-fn buffers(file: &::gltf::Gltf, dir: Option<&Path>) -> Result<Vec<Vec<u8>>, GltfError> {
+pub(super) fn buffers(file: &::gltf::Gltf, dir: Option<&Path>) -> Result<Vec<Vec<u8>>, GltfError> {
     file.document
         .buffers()
         .map(|b| {

@@ -14,6 +14,7 @@
 pub mod animation;
 pub mod fields;
 pub mod gltf;
+pub mod gltf_mesh;
 pub mod humanoid;
 pub mod skeleton;
 pub mod skinning;

@@ -53,7 +53,7 @@ class Grid:
         """(nz, ny, nx, 3) float32 world positions of the cell centres."""
 
 def load(path: PathLike) -> Mesh:
-    """Load a Wavefront OBJ file as one Mesh (objects merged)."""
+    """Load a mesh file (OBJ, PLY, STL or OFF) as one Mesh (objects merged)."""
 
 def signed_distance(
     mesh: Mesh,

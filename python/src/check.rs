@@ -199,6 +199,7 @@ fn grid_samples(
         band_world,
         mesh_hash: None,
         axis_order: Some(order),
+        overrides: Vec::new(),
     })
 }
 
@@ -235,6 +236,7 @@ fn point_samples(
         band_world: None,
         mesh_hash: None,
         axis_order: None,
+        overrides: Vec::new(),
     })
 }
 

@@ -185,7 +185,7 @@ impl Mesh {
 
 /// load(path) -> Mesh
 ///
-/// Loads a Wavefront OBJ file as one Mesh (all its objects merged), as
+/// Loads a mesh file (OBJ, PLY, STL or OFF) as one Mesh (an OBJ's objects merged), as
 /// every ``collidoscope`` subcommand does.
 ///
 /// Face statements that cannot be loaded as written (a face of fewer than
@@ -196,7 +196,7 @@ impl Mesh {
 #[pyfunction]
 pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
     let (raw, problems) = detached(py, || {
-        collidoscope::mesh::load_obj_merged_checked(&path).map_err(|e| match e {
+        collidoscope::mesh::load_file_merged(&path).map_err(|e| match e {
             MeshError::Io { .. } => Failure::Os(e.to_string()),
             e => Failure::Value(e.to_string()),
         })

@@ -11,6 +11,7 @@ use eframe::egui_wgpu::wgpu;
 pub mod collide_scenes;
 pub mod interference_runs;
 pub mod interference_scenes;
+pub mod mesh_files;
 pub mod shader_mirror;
 pub mod viewer;
 

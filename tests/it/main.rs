@@ -24,6 +24,7 @@ mod interference_counts;
 mod interference_culling;
 mod interference_identification;
 mod iso_surface;
+mod mesh_formats;
 mod module_graph;
 mod obj_fuzz;
 mod outputs;

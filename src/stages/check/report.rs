@@ -192,6 +192,7 @@ mod tests {
             band_world: None,
             mesh_hash: None,
             axis_order: None,
+            overrides: Vec::new(),
         }
     }
 

@@ -51,5 +51,6 @@ mod simulate;
 mod staging_ring;
 mod tri_tri;
 mod view_render;
+mod viewer_load;
 mod viewer_smoke;
 mod viewer_views;

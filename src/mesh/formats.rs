@@ -22,9 +22,13 @@
 //!   colours are ignored.
 //!
 //! Polygons of PLY and OFF are split into triangles as OBJ's are (a zigzag
-//! strip, see the OBJ loader). Each file gives one mesh named after the
-//! file stem, checked by [`Mesh::validate`]; every failure is one
-//! [`MeshError`] line naming the file and what is wrong.
+//! strip, see the OBJ loader), and their vertices numbered in order of
+//! first use, unused ones dropped, as the OBJ loader and STL give them: one
+//! mesh in any format loads as the same vertices and triangles, so it has
+//! one content hash (a field made from its OBJ checks against its PLY).
+//! Each file gives one mesh named after the file stem, checked by
+//! [`Mesh::validate`]; every failure is one [`MeshError`] line naming the
+//! file and what is wrong.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -156,23 +160,36 @@ pub fn load_file_merged(path: &Path) -> Result<(Mesh, Vec<FaceProblem>), MeshErr
 
 type Read = Result<(Vec<Vec3>, Vec<[u32; 3]>), String>;
 
-/// Triangles of polygons given as index lists (each of at least three).
-fn polygons_to_triangles(
-    faces: impl IntoIterator<Item = Vec<u32>>,
-) -> Result<Vec<[u32; 3]>, String> {
+/// The mesh of `positions` and polygons `faces` (index lists of at least
+/// three): vertices renumbered in order of first use by the faces, unused
+/// ones dropped (as the OBJ loader and STL give them, so one mesh in any
+/// format has one content hash), polygons split into triangles.
+fn polygon_mesh(positions: &[Vec3], faces: &[Vec<u32>]) -> Read {
+    let mut new_index = vec![u32::MAX; positions.len()];
+    let mut used = Vec::new();
     let mut indices = Vec::new();
-    let mut arities = Vec::new();
-    for (number, face) in faces.into_iter().enumerate() {
+    let mut arities = Vec::with_capacity(faces.len());
+    for (number, face) in faces.iter().enumerate() {
         if face.len() < 3 {
             return Err(format!(
                 "face {number} has {} vertices (a face needs at least 3)",
                 face.len()
             ));
         }
+        for &i in face {
+            let slot = new_index.get_mut(i as usize).ok_or(format!(
+                "face {number} uses vertex {i}, but there are only {} vertices",
+                positions.len()
+            ))?;
+            if *slot == u32::MAX {
+                *slot = used.len() as u32;
+                used.push(positions[i as usize]);
+            }
+            indices.push(*slot);
+        }
         arities.push(face.len() as u32);
-        indices.extend(face);
     }
-    Ok(triangulate(&indices, &arities))
+    Ok((used, triangulate(&indices, &arities)))
 }
 
 fn read_ply(bytes: &[u8]) -> Read {
@@ -180,7 +197,7 @@ fn read_ply(bytes: &[u8]) -> Read {
     use ply_rs_bw::ply::{DefaultElement, Property};
     let ply = Parser::<DefaultElement>::new()
         .read_ply(&mut Cursor::new(bytes))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| first_line(&e.to_string()))?;
     let vertices = ply
         .payload
         .get("vertex")
@@ -214,7 +231,7 @@ fn read_ply(bytes: &[u8]) -> Read {
                 ))
         })
         .collect::<Result<Vec<Vec<u32>>, String>>()?;
-    Ok((positions, polygons_to_triangles(lists)?))
+    polygon_mesh(&positions, &lists)
 }
 
 /// The size a binary STL of `bytes`' triangle count has, if it has a
@@ -242,7 +259,8 @@ fn read_stl(bytes: &[u8]) -> Read {
         // `stl_io` takes a header starting with "solid " for ASCII.
         data[..5].copy_from_slice(b"     ");
     }
-    let mut mesh = stl_io::read_stl(&mut Cursor::new(data)).map_err(|e| e.to_string())?;
+    let mut mesh =
+        stl_io::read_stl(&mut Cursor::new(data)).map_err(|e| first_line(&e.to_string()))?;
     // -0.0 and 0.0 are one point: merge them as well.
     for v in &mut mesh.vertices {
         v.0 = v.0.map(|c| c + 0.0);
@@ -265,6 +283,11 @@ fn read_stl(bytes: &[u8]) -> Read {
     Ok((positions, triangles))
 }
 
+/// A reader's message, cut to its first line (the error is one line).
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or("").trim().to_string()
+}
+
 fn read_off(bytes: &[u8]) -> Read {
     use off_rs::parser::options::{Limits, Options};
     let text = std::str::from_utf8(bytes)
@@ -280,16 +303,20 @@ fn read_off(bytes: &[u8]) -> Read {
         },
         other => other.to_string(),
     })?;
-    let positions = mesh
+    let positions: Vec<Vec3> = mesh
         .vertices
         .iter()
         .map(|v| Vec3::new(v.position.x, v.position.y, v.position.z))
         .collect();
-    let faces = mesh.faces.iter().map(|f| {
-        f.vertices
-            .iter()
-            .map(|&i| u32::try_from(i).unwrap_or(u32::MAX))
-            .collect()
-    });
-    Ok((positions, polygons_to_triangles(faces)?))
+    let faces: Vec<Vec<u32>> = mesh
+        .faces
+        .iter()
+        .map(|f| {
+            f.vertices
+                .iter()
+                .map(|&i| u32::try_from(i).unwrap_or(u32::MAX))
+                .collect()
+        })
+        .collect();
+    polygon_mesh(&positions, &faces)
 }

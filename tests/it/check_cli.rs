@@ -408,6 +408,10 @@ fn bad_inputs_get_one_readable_line() {
     assert!(!out.exists(), "no report from a failed check");
 }
 
+fn refs(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
 /// A field of a slightly different mesh (its sidecar's mesh hash differs)
 /// and an edited `.npy` (its checksum differs) are refused, naming the
 /// flag that reads them anyway; with it they are checked, and the report
@@ -454,7 +458,6 @@ fn mesh_hash_and_checksum_overrides_are_flagged() {
         a.extend(extra.iter().map(|x| x.to_string()));
         a
     };
-    let refs = |a: &[String]| a.iter().map(String::as_str).collect::<Vec<_>>();
     let err = run_err(&refs(&args(&moved, &[])));
     assert!(err.contains("--ignore-mesh-hash"), "{err}");
     let run = common::cli::exe()

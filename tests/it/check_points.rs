@@ -52,6 +52,7 @@ fn gpu_reference_at_points_matches_the_cpu() {
             band_world: None,
             mesh_hash: None,
             axis_order: None,
+            overrides: Vec::new(),
         };
         let progress = Progress::default();
         let cpu = exact_values(&mesh, &samples, Backend::CpuFast, None, &progress).expect("cpu");

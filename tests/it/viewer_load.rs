@@ -50,11 +50,13 @@ fn files_fields_drops_picker_and_about() {
     std::fs::write(dir.join("other.json"), meta.to_string()).unwrap();
     let bare = dir.join("bare.npy");
     std::fs::copy(&field, &bare).unwrap();
+    // A folder, for the picker to list with its icon.
+    std::fs::create_dir_all(dir.join("scans")).unwrap();
 
     let shot = |name: &str| dir.join(name).display().to_string();
     let script = format!(
         "expect-mesh:scan.ply; compute; \
-         open-field:{other}; compute; expect-error; \
+         open-field:{other}; expect-error; \
          field-overrides:mesh-hash; open-field:{other}; compute; screenshot:{flagged}; \
          field-overrides:none; open-field:{bare}; compute; screenshot:{guessed}; \
          mode:pipeline; drop:{cube}; wait:5; expect-mesh:scan.ply; \

@@ -161,8 +161,15 @@ fn docs_ui(ui: &mut egui::Ui) {
     } else {
         ui.label("Documentation: README.md of the source");
     }
-    ui.label("collidoscope --help: the commands");
-    ui.label("collidoscope --script help: the script steps");
+    for (command, what) in [
+        ("collidoscope --help", "the commands"),
+        ("collidoscope --script help", "the script steps"),
+    ] {
+        ui.horizontal(|ui| {
+            ui.monospace(command);
+            ui.label(what);
+        });
+    }
 }
 
 /// Help → About: what collidoscope is, its version, licence and GPU.

@@ -301,17 +301,7 @@ fn bad_inputs_get_one_readable_line() {
     let spot = asset("spot.obj");
     let suzanne = asset("suzanne.obj");
     let field = dir.join("field.npy");
-    run_ok(&[
-        "sdf",
-        s(&spot),
-        "--res",
-        "8",
-        "--backend",
-        "cpu",
-        "--no-cache",
-        "--out",
-        s(&field),
-    ]);
+    spot_field_8(&spot, &field);
     let out = dir.join("report.json");
     let bare = dir.join("bare.npy");
     std::fs::copy(&field, &bare).unwrap();
@@ -408,6 +398,21 @@ fn bad_inputs_get_one_readable_line() {
     assert!(!out.exists(), "no report from a failed check");
 }
 
+/// `sdf` of `spot` at 8 cells (CPU) written to `field`.
+fn spot_field_8(spot: &Path, field: &Path) {
+    run_ok(&[
+        "sdf",
+        s(spot),
+        "--res",
+        "8",
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        s(field),
+    ]);
+}
+
 fn refs(a: &[String]) -> Vec<&str> {
     a.iter().map(String::as_str).collect()
 }
@@ -421,17 +426,7 @@ fn mesh_hash_and_checksum_overrides_are_flagged() {
     let dir = common::scratch("check-overrides");
     let spot = asset("spot.obj");
     let field = dir.join("field.npy");
-    run_ok(&[
-        "sdf",
-        s(&spot),
-        "--res",
-        "8",
-        "--backend",
-        "cpu",
-        "--no-cache",
-        "--out",
-        s(&field),
-    ]);
+    spot_field_8(&spot, &field);
     // The same mesh moved by a hair: another hash, nearly the same field.
     let moved = dir.join("moved.obj");
     let text = std::fs::read_to_string(&spot).unwrap();

@@ -60,7 +60,7 @@ class Grid:
         """Write the field as .npy with ``info`` as its JSON sidecar."""
 
 def load(path: PathLike) -> Mesh:
-    """Load an OBJ (objects merged) or glTF file (.glb, .gltf) as one Mesh."""
+    """Load a mesh file (OBJ, PLY, STL, OFF, or glTF .glb/.gltf) as one Mesh (objects merged)."""
 
 def signed_distance(
     mesh: Mesh,

@@ -200,6 +200,7 @@ fn grid_samples(
         mesh_hash: None,
         axis_order: Some(order),
         precise: None,
+        overrides: Vec::new(),
     })
 }
 
@@ -237,6 +238,7 @@ fn point_samples(
         mesh_hash: None,
         axis_order: None,
         precise: None,
+        overrides: Vec::new(),
     })
 }
 

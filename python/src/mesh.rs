@@ -210,8 +210,9 @@ impl Mesh {
 
 /// load(path) -> Mesh
 ///
-/// Loads a mesh file as one Mesh: a Wavefront OBJ (all its objects
-/// merged), as every ``collidoscope`` subcommand reads it, or a glTF 2.0
+/// Loads a mesh file as one Mesh: OBJ (all its objects merged), PLY
+/// (ASCII or binary), STL (ASCII or binary) or OFF, as every
+/// ``collidoscope`` subcommand reads them, or a glTF 2.0
 /// file (``.glb``, ``.gltf``): every mesh of its default scene placed by
 /// its node's transform, merged (a skinned mesh in its bind pose).
 ///
@@ -236,7 +237,7 @@ pub fn load(py: Python<'_>, path: PathBuf) -> PyResult<Mesh> {
                     e => Failure::Value(format!("{}: {e}", path.display())),
                 });
         }
-        collidoscope::mesh::load_obj_merged_checked(&path).map_err(|e| match e {
+        collidoscope::mesh::load_file_merged(&path).map_err(|e| match e {
             MeshError::Io { .. } => Failure::Os(e.to_string()),
             e => Failure::Value(e.to_string()),
         })

@@ -24,7 +24,9 @@ use std::path::PathBuf;
 /// How the viewer starts.
 #[derive(Default)]
 pub struct ViewerOptions {
-    /// Meshes to open instead of the default scene (the last one is shown).
+    /// Files to open as File → Open opens them, before any script step:
+    /// each to the mode that takes its kind, or as the mesh (the last mesh
+    /// is shown, instead of the default one).
     pub open: Vec<PathBuf>,
     /// A scripted sequence (tests, screenshots for the README).
     pub script: Option<Script>,

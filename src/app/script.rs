@@ -32,8 +32,15 @@ use crate::view::AxisView;
 /// One scripted action of the shell, or a step a mode owns.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ScriptStep {
-    /// Open a sample by name or an OBJ file by path (as a drop would).
+    /// Open a sample by name, or a file by path as File → Open does (a
+    /// field, a scene, a character to the mode that takes it; a mesh).
     Open(String),
+    /// `file-picker:EXT|all[@DIR]`: show File → Open's own picker (the
+    /// one used where there is no native dialog) for the kind of file
+    /// that EXT is, or every kind, listing DIR.
+    FilePicker(Option<String>, Option<PathBuf>),
+    /// Help → About.
+    About,
     /// Drop a file on the window (the same path as a real drag and drop).
     Drop(PathBuf),
     /// Wait until the field (and any comparison) is computed.
@@ -105,8 +112,14 @@ pub const SHELL_STEPS: &[StepDoc] = &[
     step(
         "open",
         "SAMPLE|PATH",
-        "open a sample by name or an OBJ file by path",
+        "open a sample by name, or a file as File → Open does (a mesh, a field, a scene, a character)",
     ),
+    step(
+        "file-picker",
+        "EXT|all[@DIR]",
+        "show File → Open's own picker (where there is no native dialog) for one kind of file or all, listing DIR",
+    ),
+    step("about", "", "show Help → About"),
     step(
         "drop",
         "PATH",
@@ -318,6 +331,16 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
     Ok(match verb {
         "open" => ScriptStep::Open(need("a sample name or a path")?),
         "drop" => ScriptStep::Drop(need("a path")?.into()),
+        "file-picker" => {
+            let (kind, dir) = need("an extension or all")?
+                .split_once('@')
+                .map_or((arg.to_string(), None), |(k, d)| {
+                    (k.to_string(), Some(PathBuf::from(d)))
+                });
+            let kind = (kind != "all").then(|| kind.trim_start_matches('.').to_lowercase());
+            ScriptStep::FilePicker(kind, dir)
+        }
+        "about" => ScriptStep::About,
         "compute" => ScriptStep::Compute,
         "filter" => ScriptStep::Filter(need("all, inside, outside or band")?),
         "colormap" => ScriptStep::ColorMap(need("sundholm, diverging, viridis or turbo")?),

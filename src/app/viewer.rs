@@ -108,18 +108,30 @@ impl Viewer {
                 error_count_at_step: 0,
             }),
         };
+        viewer
+            .shell
+            .file_kinds
+            .extend(viewer.modes.iter().filter_map(|m| m.file_kind()));
         viewer.modes[0].activate(&mut viewer.shell);
-        let first = if viewer.script.is_none() {
-            options
-                .open
-                .last()
-                .cloned()
-                .map(MeshSource::File)
-                .unwrap_or_else(|| viewer.shell.settings.source.clone())
-        } else {
-            MeshSource::Sample("spot".into())
+        // Files named on the command line open as File → Open opens them
+        // (scripted or not); the default mesh only when none is a mesh.
+        let taken = |path: &std::path::PathBuf| {
+            viewer
+                .modes
+                .iter()
+                .any(|m| m.file_kind().is_some_and(|k| k.matches(path)))
         };
-        viewer.shell.open(first);
+        if options.open.iter().all(taken) {
+            let default = match viewer.script {
+                None => viewer.shell.settings.source.clone(),
+                Some(_) => MeshSource::Sample("spot".into()),
+            };
+            viewer.shell.open(default);
+        }
+        for path in options.open {
+            viewer.shell.open_path(path);
+        }
+        viewer.open_files();
         viewer
     }
 
@@ -144,10 +156,10 @@ impl Viewer {
                 .and_then(|e| e.to_str())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let taker = self
-                .modes
-                .iter()
-                .position(|m| m.file_types().contains(&extension.as_str()));
+            let taker = self.modes.iter().position(|m| {
+                m.file_kind()
+                    .is_some_and(|k| k.extensions.contains(&extension.as_str()))
+            });
             match taker {
                 Some(index) => {
                     if self.modes[index].open_file(&mut self.shell, path) == ModeRequest::Activate {
@@ -195,7 +207,7 @@ impl Viewer {
                         shell.notify("this mode has nothing to pause", false);
                     }
                 }
-                KeyAction::Open => chrome::open_dialog(shell),
+                KeyAction::Open => chrome::open_dialog(shell, None),
                 KeyAction::CopyCamera => camera_bar::copy_camera(shell, ctx),
                 KeyAction::PasteCamera(camera) => {
                     shell.viewport.camera = camera;
@@ -213,10 +225,19 @@ impl Viewer {
                 .map(|f| f.path().to_path_buf())
                 .collect()
         });
-        if !dropped.is_empty() && !self.modes[self.active].files_dropped(&mut self.shell, &dropped)
-        {
-            self.shell.drop_paths(dropped);
+        if !dropped.is_empty() {
+            self.drop_files(dropped);
         }
+    }
+
+    /// Files dropped on the window (or by the `drop:` step): the active
+    /// mode takes them if it wants them, else the last one is opened as
+    /// File → Open would.
+    fn drop_files(&mut self, paths: Vec<std::path::PathBuf>) {
+        if !self.modes[self.active].files_dropped(&mut self.shell, &paths) {
+            self.shell.drop_paths(paths);
+        }
+        self.open_files();
     }
 
     fn run_script(&mut self, ctx: &egui::Context) {
@@ -312,17 +333,32 @@ impl Viewer {
         let shell = &mut self.shell;
         match step {
             ScriptStep::Open(what) => {
-                let source = if crate::assets::SAMPLES.iter().any(|(n, _)| *n == what) {
-                    MeshSource::Sample(what)
+                if crate::assets::SAMPLES.iter().any(|(n, _)| *n == what) {
+                    shell.open(MeshSource::Sample(what));
                 } else {
-                    MeshSource::File(what.into())
+                    shell.open_path(what.into());
+                    self.open_files();
+                }
+            }
+            ScriptStep::FilePicker(extension, dir) => {
+                let chosen = match extension {
+                    None => None,
+                    Some(e) => Some(
+                        shell
+                            .file_kinds
+                            .iter()
+                            .position(|k| k.extensions.contains(&e.as_str()))
+                            .ok_or(format!("the viewer opens no .{e} files"))?,
+                    ),
                 };
-                shell.open(source);
+                let filter = shell::file_picker::Filter {
+                    kinds: shell.file_kinds.clone(),
+                    chosen,
+                };
+                chrome::open_picker(shell, filter, dir);
             }
-            ScriptStep::Drop(path) => {
-                shell.drop_paths(vec![path]);
-                self.open_files();
-            }
+            ScriptStep::About => shell.show_about = true,
+            ScriptStep::Drop(path) => self.drop_files(vec![path]),
             ScriptStep::Compute | ScriptStep::Wait(0) => {}
             ScriptStep::Wait(n) => {
                 if let Some(r) = &mut self.script {

@@ -23,7 +23,7 @@ pub struct CheckArgs {
     /// --cell-size and --axis-order) or an .npz point set (`centers` or
     /// `points`, and `values`).
     pub field: PathBuf,
-    /// The mesh the field is of (Wavefront OBJ, all objects merged).
+    /// The mesh the field is of (OBJ, PLY, STL or OFF; an OBJ's objects merged).
     #[arg(long)]
     pub mesh: PathBuf,
     /// The report (JSON).
@@ -46,6 +46,14 @@ pub struct CheckArgs {
     /// List at most this many sign disagreements.
     #[arg(long, default_value_t = 10_000)]
     pub max_list: usize,
+    /// Check a field whose sidecar records another mesh's hash (a slightly
+    /// different mesh) against this one; the report says so.
+    #[arg(long)]
+    pub ignore_mesh_hash: bool,
+    /// Read a field whose data no longer matches its sidecar's checksum
+    /// (an edited .npy); the report says so.
+    #[arg(long)]
+    pub ignore_checksum: bool,
 }
 
 /// `--axis-order` values.
@@ -81,13 +89,17 @@ pub fn run(args: CheckArgs) -> anyhow::Result<()> {
             AxisArg::Zyx => AxisOrder::Zyx,
             AxisArg::Xyz => AxisOrder::Xyz,
         }),
+        ignore_checksum: args.ignore_checksum,
     };
-    let samples = check::read_samples(&args.field, &options)?;
+    let mut samples = check::read_samples(&args.field, &options)?;
     let raw = super::load_mesh(&args.mesh, args.load)?;
     let mesh = PreparedMesh::new(&raw)?;
     samples
-        .check_mesh(&mesh)
+        .accept_mesh(&mesh, args.ignore_mesh_hash)
         .with_context(|| format!("{} and {}", args.field.display(), args.mesh.display()))?;
+    for note in &samples.overrides {
+        eprintln!("warning: {note}");
+    }
     let wanted = Backend::from(args.backend);
     let ctx = wanted.is_gpu().then(GpuContext::headless).transpose()?;
     let gpu = ctx.as_ref().map(SdfGpu::new);

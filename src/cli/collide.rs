@@ -31,7 +31,7 @@ crate::stages::backend::backends! {
 pub struct CollideArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// First mesh (Wavefront OBJ).
+    /// First mesh (OBJ, PLY, STL or OFF).
     pub a: PathBuf,
     /// Second mesh (optional when primitives are given).
     pub b: Option<PathBuf>,

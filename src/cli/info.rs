@@ -6,7 +6,7 @@ use crate::mesh::MeshReport;
 
 #[derive(clap::Args, Debug)]
 pub struct InfoArgs {
-    /// Wavefront OBJ file.
+    /// Mesh file: OBJ, PLY, STL or OFF.
     pub mesh: PathBuf,
     /// Print the report as JSON instead of text.
     #[arg(long)]
@@ -16,7 +16,7 @@ pub struct InfoArgs {
 }
 
 pub fn run(args: InfoArgs) -> anyhow::Result<()> {
-    let loaded = crate::mesh::load_obj_checked(&args.mesh)?;
+    let loaded = crate::mesh::load_file(&args.mesh)?;
     super::face_problems_ok(&args.mesh, &loaded.problems, args.load)?;
     let meshes = loaded.meshes;
     let merged = crate::mesh::Mesh::merge(&meshes, args.mesh.display().to_string());

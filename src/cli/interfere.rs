@@ -44,7 +44,7 @@ use crate::stages::interfere::{
 pub struct InterfereArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// Models (Wavefront OBJ, objects of a file merged), numbered from 0.
+    /// Models (OBJ, PLY, STL or OFF; an OBJ's objects merged), numbered from 0.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// JSON array of poses, one per model (null, 3 or 7 numbers).

@@ -41,7 +41,9 @@ use crate::stages::sdf::{Backend, SignMode};
     args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
-    /// OBJ files to open in the viewer (without a subcommand).
+    /// Files to open in the viewer (without a subcommand): meshes (.obj,
+    /// .ply, .stl, .off), fields (.npy, .npz), particle scenes (.json),
+    /// characters (.glb, .gltf).
     pub files: Vec<PathBuf>,
     /// A scripted viewer session, e.g. "open:spot; compute; filter:inside;
     /// screenshot:shot.png; quit" (`--script help` lists the steps).
@@ -83,6 +85,8 @@ pub enum Command {
     /// Many meshes falling, colliding and settling (broad phase, narrow
     /// phase, response every frame): a trajectory as JSON.
     Simulate(simulate::SimulateArgs),
+    /// Particles (Knott 2003) flying against analytic colliders: each
+    /// impact as a CSV row, impact maps as .npy and PNG.
     Particles(particles::ParticlesArgs),
 }
 
@@ -151,7 +155,8 @@ pub fn run(command: Command) -> anyhow::Result<()> {
     }
 }
 
-/// How strictly a subcommand loads its OBJ files.
+/// How strictly a subcommand loads its OBJ files (the other formats have
+/// no face statements to skip).
 #[derive(clap::Args, Clone, Copy, Debug, Default)]
 pub struct LoadOpts {
     /// Refuse a file with face statements that cannot be loaded as written
@@ -161,11 +166,12 @@ pub struct LoadOpts {
     pub strict: bool,
 }
 
-/// Loads an OBJ file as one mesh (objects merged), with the path in errors.
+/// Loads a mesh file (OBJ, PLY, STL, OFF) as one mesh (objects merged),
+/// with the path in errors.
 /// Face statements that were not loaded as written are warnings on stderr,
 /// or with `--strict` the error.
 pub fn load_mesh(path: &std::path::Path, opts: LoadOpts) -> anyhow::Result<crate::mesh::Mesh> {
-    let (mesh, problems) = crate::mesh::load_obj_merged_checked(path)?;
+    let (mesh, problems) = crate::mesh::load_file_merged(path)?;
     face_problems_ok(path, &problems, opts)?;
     Ok(mesh)
 }

@@ -29,7 +29,7 @@ use crate::stages::radial::{
 pub struct RadialArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// The mesh (Wavefront OBJ, objects merged).
+    /// The mesh (OBJ, PLY, STL or OFF; an OBJ's objects merged).
     pub mesh: PathBuf,
     /// The field axis A→B: ax,ay,az,bx,by,bz.
     #[arg(long, allow_hyphen_values = true)]

@@ -79,7 +79,7 @@ pub enum AxisArg {
 pub struct RenderArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// Wavefront OBJ file (all objects merged).
+    /// Mesh file: OBJ, PLY, STL or OFF (an OBJ's objects merged).
     pub mesh: PathBuf,
     #[arg(long, value_enum, default_value = "field")]
     pub view: ViewArg,

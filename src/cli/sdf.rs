@@ -19,7 +19,7 @@ use crate::stages::sdf::{self, Backend, CacheOutcome, FieldCache, SdfGpu, SdfPar
 pub struct SdfArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// Wavefront OBJ file (all objects merged).
+    /// Mesh file: OBJ, PLY, STL or OFF (an OBJ's objects merged).
     pub mesh: PathBuf,
     /// Cells along the longest axis (8–512).
     #[arg(long, default_value_t = 64)]

@@ -41,7 +41,7 @@ impl From<TriBackendArg> for Backend {
 pub struct TritriArgs {
     #[command(flatten)]
     pub load: super::LoadOpts,
-    /// First model (Wavefront OBJ, objects merged).
+    /// First model (OBJ, PLY, STL or OFF; an OBJ's objects merged).
     pub a: PathBuf,
     /// Second model.
     pub b: PathBuf,

@@ -64,9 +64,9 @@ impl std::fmt::Display for FaceProblem {
     }
 }
 
-/// What an OBJ file gave: its validated meshes, and the face statements
-/// that were dropped or may be cut off ([`FaceProblem`]).
-pub struct LoadedObj {
+/// What a mesh file gave: its validated meshes, and (OBJ only) the face
+/// statements that were dropped or may be cut off ([`FaceProblem`]).
+pub struct LoadedFile {
     pub meshes: Vec<Mesh>,
     pub problems: Vec<FaceProblem>,
 }
@@ -77,24 +77,24 @@ pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
 }
 
 /// [`load_obj`], with the face statements that were not loaded as written.
-pub fn load_obj_checked(path: &Path) -> Result<LoadedObj, MeshError> {
+pub fn load_obj_checked(path: &Path) -> Result<LoadedFile, MeshError> {
+    let bytes = super::formats::read_file(path)?;
+    obj_from_bytes(path, &bytes)
+}
+
+/// The OBJ file at `path`, already read as `bytes`.
+pub(super) fn obj_from_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedFile, MeshError> {
     let shown = path.display().to_string();
-    let bytes =
-        crate::io::read_input(path, crate::io::InputKind::Mesh).map_err(|err| MeshError::Io {
-            path: shown.clone(),
-            reason: err.reason(),
-        })?;
-    let text = std::str::from_utf8(&bytes).map_err(|err| MeshError::Parse {
+    let text = std::str::from_utf8(bytes).map_err(|err| MeshError::Parse {
         path: shown.clone(),
+        format: "OBJ",
         reason: format!(
             "not UTF-8 text at byte {} (a binary file?)",
             err.valid_up_to()
         ),
     })?;
-    let stem = path
-        .file_stem()
-        .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedObj {
+    let stem = super::formats::stem(path);
+    Ok(LoadedFile {
         meshes: parse_obj(&shown, &stem, text)?,
         problems: face_problems(text),
     })
@@ -110,11 +110,10 @@ pub fn load_obj_merged(path: &Path) -> Result<Mesh, MeshError> {
 /// written.
 pub fn load_obj_merged_checked(path: &Path) -> Result<(Mesh, Vec<FaceProblem>), MeshError> {
     let loaded = load_obj_checked(path)?;
-    let stem = path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
-    Ok((Mesh::merge(&loaded.meshes, stem), loaded.problems))
+    Ok((
+        Mesh::merge(&loaded.meshes, super::formats::stem(path)),
+        loaded.problems,
+    ))
 }
 
 /// The face statements of `text` that are not loaded as written: a face of
@@ -178,6 +177,7 @@ const OBJ_KEYWORDS: [&str; 11] = [
 fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError> {
     let parse_error = |reason: String| MeshError::Parse {
         path: path.to_string(),
+        format: "OBJ",
         reason,
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
@@ -261,7 +261,7 @@ fn parse_obj(path: &str, stem: &str, text: &str) -> Result<Vec<Mesh>, MeshError>
 /// Triangles of faces given as `indices` with `arities` (empty when every
 /// face is a triangle), each polygon as a zigzag strip (see the module
 /// docs).
-fn triangulate(indices: &[u32], arities: &[u32]) -> Vec<[u32; 3]> {
+pub(super) fn triangulate(indices: &[u32], arities: &[u32]) -> Vec<[u32; 3]> {
     if arities.is_empty() {
         return indices
             .chunks_exact(3)

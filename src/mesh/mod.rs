@@ -7,7 +7,7 @@
 //! The usual pipeline for a file is
 //!
 //! ```text
-//! load_obj ──▶ Mesh::weld ──▶ Topology::build ──▶ PseudoNormals::compute
+//! load_file ──▶ Mesh::weld ──▶ Topology::build ──▶ PseudoNormals::compute
 //!                  │                 │
 //!                  └──────▶ MeshReport::analyze (what `collidoscope info` prints)
 //! ```
@@ -17,6 +17,7 @@
 //! triangles of large scanned meshes do not flip or vanish by rounding.
 
 mod fast_hash;
+mod formats;
 mod frame;
 mod load;
 mod normals;
@@ -28,9 +29,10 @@ mod shells;
 mod topology;
 mod weld;
 
+pub use formats::{MESH_EXTENSIONS, MeshFormat, load_file, load_file_merged};
 pub use frame::{Frame, f32_spacing};
 pub use load::{
-    FaceProblem, LoadedObj, face_problems, load_obj, load_obj_checked, load_obj_merged,
+    FaceProblem, LoadedFile, face_problems, load_obj, load_obj_checked, load_obj_merged,
     load_obj_merged_checked, parse_obj_str,
 };
 pub use normals::PseudoNormals;
@@ -54,8 +56,13 @@ use fast_hash::FastMap;
 pub enum MeshError {
     #[error("cannot read {path}: {reason}")]
     Io { path: String, reason: String },
-    #[error("{path} is not a readable OBJ file: {reason}")]
-    Parse { path: String, reason: String },
+    /// `format` is the name of the file's format (`OBJ`, `PLY`, ...).
+    #[error("{path} is not a readable {format} file: {reason}")]
+    Parse {
+        path: String,
+        format: &'static str,
+        reason: String,
+    },
     #[error("mesh '{name}' has no triangles")]
     Empty { name: String },
     #[error("mesh '{name}': vertex {vertex} has a non-finite coordinate ({value})")]

@@ -39,7 +39,7 @@ impl MeshSource {
     pub fn load_checked(&self) -> Result<(Mesh, Vec<FaceProblem>), MeshError> {
         match self {
             MeshSource::Sample(name) => Ok((crate::assets::load_sample(name)?, Vec::new())),
-            MeshSource::File(path) => crate::mesh::load_obj_merged_checked(path),
+            MeshSource::File(path) => crate::mesh::load_file_merged(path),
         }
     }
 }

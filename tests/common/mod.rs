@@ -13,6 +13,7 @@ pub mod fuzz;
 pub mod gltf;
 pub mod interfere_runs;
 pub mod interfere_scenes;
+pub mod mesh_files;
 pub mod shader_mirror;
 pub mod viewer;
 

@@ -301,17 +301,7 @@ fn bad_inputs_get_one_readable_line() {
     let spot = asset("spot.obj");
     let suzanne = asset("suzanne.obj");
     let field = dir.join("field.npy");
-    run_ok(&[
-        "sdf",
-        s(&spot),
-        "--res",
-        "8",
-        "--backend",
-        "cpu",
-        "--no-cache",
-        "--out",
-        s(&field),
-    ]);
+    spot_field_8(&spot, &field);
     let out = dir.join("report.json");
     let bare = dir.join("bare.npy");
     std::fs::copy(&field, &bare).unwrap();
@@ -406,4 +396,100 @@ fn bad_inputs_get_one_readable_line() {
     let err = run_err(&["check", s(&field), "--mesh", s(&spot), "--out", s(&out)]);
     assert!(err.contains("does not match the array"), "{err}");
     assert!(!out.exists(), "no report from a failed check");
+}
+
+/// `sdf` of `spot` at 8 cells (CPU) written to `field`.
+fn spot_field_8(spot: &Path, field: &Path) {
+    run_ok(&[
+        "sdf",
+        s(spot),
+        "--res",
+        "8",
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        s(field),
+    ]);
+}
+
+fn refs(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
+/// A field of a slightly different mesh (its sidecar's mesh hash differs)
+/// and an edited `.npy` (its checksum differs) are refused, naming the
+/// flag that reads them anyway; with it they are checked, and the report
+/// and the terminal say what was read past.
+#[test]
+fn mesh_hash_and_checksum_overrides_are_flagged() {
+    let dir = common::scratch("check-overrides");
+    let spot = asset("spot.obj");
+    let field = dir.join("field.npy");
+    spot_field_8(&spot, &field);
+    // The same mesh moved by a hair: another hash, nearly the same field.
+    let moved = dir.join("moved.obj");
+    let text = std::fs::read_to_string(&spot).unwrap();
+    let shifted: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("v ") {
+            Some(rest) => {
+                let c: Vec<f32> = rest
+                    .split_whitespace()
+                    .map(|w| w.parse().unwrap())
+                    .collect();
+                format!("v {} {} {}\n", c[0] + 1e-4, c[1], c[2])
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    std::fs::write(&moved, shifted).unwrap();
+    let out = dir.join("report.json");
+    let args = |mesh: &Path, extra: &[&'static str]| {
+        let mut a: Vec<String> = ["check", s(&field), "--mesh", s(mesh), "--out", s(&out)]
+            .map(String::from)
+            .to_vec();
+        a.extend(["--backend".into(), "cpu".into()]);
+        a.extend(extra.iter().map(|x| x.to_string()));
+        a
+    };
+    let err = run_err(&refs(&args(&moved, &[])));
+    assert!(err.contains("--ignore-mesh-hash"), "{err}");
+    let run = common::cli::exe()
+        .args(args(&moved, &["--ignore-mesh-hash"]))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(stderr.contains("warning: mesh hash differs: values may not match this mesh"));
+    let r = report(&out);
+    let overrides = r["overrides"].as_array().unwrap();
+    assert_eq!(overrides.len(), 1, "{r}");
+    assert!(
+        overrides[0]
+            .as_str()
+            .unwrap()
+            .starts_with("mesh hash differs")
+    );
+    assert_eq!(
+        r["sign_disagreements"], 0,
+        "a hair's move flips no sign here"
+    );
+
+    // An edited .npy: its checksum no longer matches the sidecar's.
+    let mut bytes = std::fs::read(&field).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x01;
+    std::fs::write(&field, bytes).unwrap();
+    let err = run_err(&refs(&args(&spot, &[])));
+    assert!(err.contains("--ignore-checksum"), "{err}");
+    run_ok(&refs(&args(&spot, &["--ignore-checksum"])));
+    let r = report(&out);
+    assert!(
+        r["overrides"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("checksum differs"),
+        "{r}"
+    );
 }

@@ -53,6 +53,7 @@ fn gpu_reference_at_points_matches_the_cpu() {
             mesh_hash: None,
             axis_order: None,
             precise: None,
+            overrides: Vec::new(),
         };
         let progress = Progress::default();
         let cpu = exact_values(&mesh, &samples, Backend::CpuFast, None, &progress).expect("cpu");

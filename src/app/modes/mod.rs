@@ -36,6 +36,7 @@ use eframe::egui;
 
 use super::shell::Shell;
 pub use super::shell::chrome::Panels;
+use super::shell::file_picker::FileKind;
 use crate::io::Format;
 
 /// Every mode, in the order of the mode switch; the first one is shown at
@@ -144,14 +145,14 @@ pub trait Mode: ModeSteps {
     fn toggle_pause(&mut self) -> bool {
         false
     }
-    /// The file types (extensions, lower case) this mode opens from File →
-    /// Open, a drop or the `drop:` step, whichever mode is shown; none (the
-    /// default) for a mode that takes no files. A file no mode takes is
-    /// opened as the mesh.
-    fn file_types(&self) -> &'static [&'static str] {
-        &[]
+    /// The kind of file (what it is, its extensions in lower case) this
+    /// mode opens from File → Open, a drop or the `drop:` step, whichever
+    /// mode is shown; none (the default) for a mode that takes no files. A
+    /// file no mode takes is opened as the mesh.
+    fn file_kind(&self) -> Option<FileKind> {
+        None
     }
-    /// Takes a file of one of its [`Mode::file_types`]: `Activate` when the
+    /// Takes a file of its [`Mode::file_kind`]: `Activate` when the
     /// mode shows it at once (it takes the viewport), `Stay` when it shows
     /// it the next time it is active.
     fn open_file(&mut self, _shell: &mut Shell, _path: std::path::PathBuf) -> ModeRequest {

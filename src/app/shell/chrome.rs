@@ -4,7 +4,7 @@
 
 use eframe::egui;
 
-use super::file_picker::{FilePicker, Outcome, native_dialog_available};
+use super::file_picker::{FilePicker, Filter, Outcome, native_dialog_available};
 use super::{Shell, keys};
 use crate::scene::MeshSource;
 
@@ -36,12 +36,13 @@ pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
                 }
             });
             super::export::export_menu_ui(shell, ui);
-            help_menu_ui(ui);
+            help_menu_ui(shell, ui);
             ui.separator();
             ui.label(format!("GPU: {}", shell.render_gpu.describe()));
         });
     });
     let ctx = ui.ctx().clone();
+    about_ui(shell, &ctx);
     if let Some(picker) = &mut shell.file_picker {
         match picker.ui(&ctx) {
             Outcome::Open(path) => {
@@ -56,14 +57,17 @@ pub fn menu_bar_ui(shell: &mut Shell, panels: Panels, ui: &mut egui::Ui) {
 
 fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("File", |ui| {
-        if ui.button("Open OBJ…").clicked() {
+        if ui.button("Open…").on_hover_text("Ctrl+O").clicked() {
             ui.close();
-            open_dialog(shell);
+            open_dialog(shell, None);
         }
-        if ui.button("Open field (.npy, .npz)…").clicked() {
-            ui.close();
-            open_field_dialog(shell);
+        for (i, kind) in shell.file_kinds.clone().iter().enumerate() {
+            if ui.button(format!("Open {}…", kind.label())).clicked() {
+                ui.close();
+                open_dialog(shell, Some(i));
+            }
         }
+        ui.separator();
         ui.menu_button("Samples", |ui| {
             for (name, _) in crate::assets::SAMPLES {
                 if ui.button(*name).clicked() {
@@ -86,37 +90,51 @@ fn file_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     });
 }
 
-/// Asks for an OBJ file and opens it (File → Open, Ctrl+O).
-pub fn open_dialog(shell: &mut Shell) {
+/// Asks for a file and opens it (File → Open, Ctrl+O): one of
+/// [`Shell::file_kinds`] (`kind`), or any of them (`None`). Where there is
+/// no native dialog, the viewer's own picker is shown instead.
+pub fn open_dialog(shell: &mut Shell, kind: Option<usize>) {
+    let filter = Filter {
+        kinds: shell.file_kinds.clone(),
+        chosen: kind,
+    };
     if !native_dialog_available(|name| std::env::var_os(name)) {
-        let start = shell.settings.recent.first().and_then(|p| p.parent());
-        let start = start.map_or_else(|| std::env::current_dir().unwrap_or_default(), Into::into);
-        shell.file_picker = Some(FilePicker::new(start));
-    } else if let Some(path) = rfd::FileDialog::new()
-        .add_filter("Wavefront OBJ", &["obj", "OBJ"])
-        .pick_file()
-    {
-        shell.open(MeshSource::File(path));
-    }
-}
-
-/// Asks for a field file to check against the mesh (File → Open field);
-/// without a native dialog, the picker takes its path typed in.
-pub fn open_field_dialog(shell: &mut Shell) {
-    if !native_dialog_available(|name| std::env::var_os(name)) {
-        let start = std::env::current_dir().unwrap_or_default();
-        shell.file_picker = Some(FilePicker::new(start));
-    } else if let Some(path) = rfd::FileDialog::new()
-        .add_filter("Signed distance field", &["npy", "npz"])
-        .pick_file()
-    {
+        open_picker(shell, filter, None);
+    } else if let Some(path) = filter.native_dialog().pick_file() {
         shell.open_path(path);
     }
 }
 
-/// Help: the keyboard shortcuts.
-fn help_menu_ui(ui: &mut egui::Ui) {
+/// Asks for a signed distance field (`.npy`, `.npz`) and opens it.
+pub fn open_field_dialog(shell: &mut Shell) {
+    let kind = shell
+        .file_kinds
+        .iter()
+        .position(|k| k.extensions.contains(&"npy"));
+    open_dialog(shell, kind);
+}
+
+/// Shows the viewer's own picker with `filter`, listing `dir` (else the
+/// folder of the last file opened, else the working folder).
+pub fn open_picker(shell: &mut Shell, filter: Filter, dir: Option<std::path::PathBuf>) {
+    let recent = shell.settings.recent.first().and_then(|p| p.parent());
+    let start = dir
+        .or_else(|| recent.map(Into::into))
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_default());
+    shell.file_picker = Some(FilePicker::new(start, filter));
+}
+
+/// Help: the version, About, where the documentation is, and the
+/// keyboard shortcuts.
+fn help_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     ui.menu_button("Help", |ui| {
+        ui.label(format!("collidoscope {}", env!("CARGO_PKG_VERSION")));
+        if ui.button("About collidoscope…").clicked() {
+            ui.close();
+            shell.show_about = true;
+        }
+        docs_ui(ui);
+        ui.separator();
         ui.strong("Keyboard shortcuts");
         egui::Grid::new("shortcuts")
             .num_columns(2)
@@ -129,6 +147,47 @@ fn help_menu_ui(ui: &mut egui::Ui) {
                 }
             });
     });
+}
+
+/// The documentation: the README (a link where the source tree this
+/// binary was built from is still there) and the built-in help.
+fn docs_ui(ui: &mut egui::Ui) {
+    let readme = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    if readme.is_file() {
+        ui.hyperlink_to(
+            "Documentation (README.md)",
+            format!("file://{}", readme.display()),
+        );
+    } else {
+        ui.label("Documentation: README.md of the source");
+    }
+    for (command, what) in [
+        ("collidoscope --help", "the commands"),
+        ("collidoscope --script help", "the script steps"),
+    ] {
+        ui.horizontal(|ui| {
+            ui.monospace(command);
+            ui.label(what);
+        });
+    }
+}
+
+/// Help → About: what collidoscope is, its version, licence and GPU.
+fn about_ui(shell: &mut Shell, ctx: &egui::Context) {
+    let mut open = shell.show_about;
+    egui::Window::new("About collidoscope")
+        .open(&mut open)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.heading(format!("collidoscope {}", env!("CARGO_PKG_VERSION")));
+            ui.label(env!("CARGO_PKG_DESCRIPTION"));
+            ui.label(format!("Licence: {}", env!("CARGO_PKG_LICENSE")));
+            ui.label(format!("GPU: {}", shell.render_gpu.describe()));
+            ui.separator();
+            docs_ui(ui);
+        });
+    shell.show_about = open;
 }
 
 /// The mode switch: one tab per mode (`titles`), the active one selected.

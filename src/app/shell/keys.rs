@@ -22,7 +22,7 @@ pub enum KeyAction {
     Screenshot,
     /// Space: pause or play the active mode.
     Pause,
-    /// Ctrl+O: open an OBJ file.
+    /// Ctrl+O: open a file (a mesh, a field, a scene, a character).
     Open,
     /// Ctrl+C: the camera to the clipboard.
     CopyCamera,
@@ -37,7 +37,7 @@ pub const SHORTCUTS: [(&str, &str); 9] = [
     ("1 – 6", "view from +X, −X, +Y, −Y, +Z, −Z"),
     ("Ctrl+S", "window screenshot (PNG in the working folder)"),
     ("Space", "pause / play (collide mode)"),
-    ("Ctrl+O", "open an OBJ file"),
+    ("Ctrl+O", "open a file"),
     ("Ctrl+C", "copy the camera (JSON)"),
     ("Ctrl+V", "paste a camera (JSON)"),
     ("double-click", "frame the scene"),

@@ -102,6 +102,11 @@ pub struct Shell {
     pub history: ProfilerHistory,
     /// File → Open's own picker, while it is shown (no native dialog here).
     pub file_picker: Option<file_picker::FilePicker>,
+    /// Help → About is shown.
+    pub show_about: bool,
+    /// The kinds of file the viewer opens (meshes, then each mode's), for
+    /// File → Open's filters.
+    pub file_kinds: Vec<file_picker::FileKind>,
     /// Files opened (File → Open, a drop, the `drop:` step) that the
     /// viewer has not yet handed to the mode that takes their type, or
     /// opened as the mesh.
@@ -134,6 +139,8 @@ impl Shell {
             messages,
             history: ProfilerHistory::default(),
             file_picker: None,
+            file_kinds: vec![file_picker::FileKind::MESH],
+            show_about: false,
             opened_files: Vec::new(),
             running_jobs: Default::default(),
             shown_key: None,
@@ -359,7 +366,7 @@ impl Shell {
     }
 
     /// Opens a file: the viewer hands it to the mode that takes its type
-    /// ([`crate::app::modes::Mode::file_types`]) or opens it as the mesh.
+    /// ([`crate::app::modes::Mode::file_kind`]) or opens it as the mesh.
     pub fn open_path(&mut self, path: std::path::PathBuf) {
         self.opened_files.push(path);
     }

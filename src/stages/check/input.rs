@@ -12,7 +12,8 @@ use glam::{DVec3, UVec3, Vec3};
 
 use super::{CellUnit, CheckError, FieldSamples, Layout, Precise};
 use crate::io::{
-    InputKind, decode_npy_f64, decode_npy_float, read_input, read_npz_entries, read_verified,
+    CHECKSUM_KEY, InputKind, NpyArray, checksum_hex, decode_npy_f64, decode_npy_float, read_input,
+    read_npz_entries, read_verified,
 };
 use crate::stages::sdf::GridSpec;
 
@@ -37,8 +38,9 @@ impl AxisOrder {
     }
 }
 
-/// How to read the field: the layout of a grid without a sidecar, and a
-/// cell size to measure point-set errors in.
+/// How to read the field: the layout of a grid without a sidecar, a cell
+/// size to measure point-set errors in, and whether data that no longer
+/// matches its sidecar's checksum (an edited `.npy`) is read all the same.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ReadOptions {
     /// World position of the value `[0, 0, 0]`.
@@ -46,7 +48,13 @@ pub struct ReadOptions {
     /// Grid spacing (grids), or the length errors are measured in (point sets).
     pub cell_size: Option<f32>,
     pub axis_order: Option<AxisOrder>,
+    /// Read data whose checksum differs from its sidecar's, noting it in
+    /// [`FieldSamples::overrides`] instead of refusing it.
+    pub ignore_checksum: bool,
 }
+
+/// The override note of a checksum that differs.
+pub const CHECKSUM_DIFFERS: &str = "checksum differs: values may not be what the sidecar describes";
 
 /// Reads `path` (`.npy` or `.npz`) as samples of a signed distance field.
 pub fn read_samples(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
@@ -74,10 +82,17 @@ fn input(path: &Path, what: impl std::fmt::Display) -> CheckError {
 fn read_array(path: &Path) -> Result<Vec<u8>, CheckError> {
     read_input(path, InputKind::Array).map_err(|e| CheckError::Input(e.to_string()))
 }
+/// What was read with a sidecar: the data's bytes, the sidecar, and the
+/// note of a checksum read past ([`ReadOptions::ignore_checksum`]).
+type WithSidecar = (Vec<u8>, serde_json::Value, Option<String>);
 
 /// The sidecar beside `data`, when it is one of collidoscope's: the data's
-/// bytes checked against it, and the sidecar.
-fn collidoscope_sidecar(data: &Path) -> Result<Option<(Vec<u8>, serde_json::Value)>, CheckError> {
+/// bytes checked against it (or, with `ignore_checksum`, a note when they
+/// differ), and the sidecar.
+fn collidoscope_sidecar(
+    data: &Path,
+    ignore_checksum: bool,
+) -> Result<Option<WithSidecar>, CheckError> {
     let sidecar = data.with_extension("json");
     if !sidecar.exists() {
         return Ok(None);
@@ -92,12 +107,27 @@ fn collidoscope_sidecar(data: &Path) -> Result<Option<(Vec<u8>, serde_json::Valu
     {
         return Ok(None);
     }
+    if ignore_checksum {
+        let bytes = read_array(data)?;
+        let actual = checksum_hex(&bytes);
+        let note = match meta[CHECKSUM_KEY].as_str() {
+            Some(recorded) if recorded == actual => None,
+            recorded => Some(format!(
+                "{CHECKSUM_DIFFERS} ({} has checksum {actual}, {} records {})",
+                data.display(),
+                sidecar.display(),
+                recorded.unwrap_or("none")
+            )),
+        };
+        return Ok(Some((bytes, meta, note)));
+    }
     read_verified(data, &sidecar)
-        .map(Some)
-        .map_err(CheckError::Input)
+        .map(|(bytes, meta)| Some((bytes, meta, None)))
+        .map_err(|e| CheckError::Input(format!("{e}; --ignore-checksum reads it anyway")))
 }
 
 fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckError> {
+    let mut overrides = Vec::new();
     let given = options.origin.is_some() || options.axis_order.is_some();
     let (bytes, layout) = if given || options.cell_size.is_some() {
         let bytes = read_array(path)?;
@@ -117,8 +147,11 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
         }
         (bytes, None)
     } else {
-        match collidoscope_sidecar(path)? {
-            Some((bytes, meta)) => (bytes, Some(meta)),
+        match collidoscope_sidecar(path, options.ignore_checksum)? {
+            Some((bytes, meta, note)) => {
+                overrides.extend(note);
+                (bytes, Some(meta))
+            }
             None => {
                 return Err(input(
                     path,
@@ -236,6 +269,7 @@ fn read_grid(path: &Path, options: &ReadOptions) -> Result<FieldSamples, CheckEr
         mesh_hash,
         axis_order: Some(order),
         precise,
+        overrides,
     })
 }
 
@@ -270,9 +304,13 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
             "--origin and --axis-order describe grids; a point set carries its points",
         ));
     }
-    let (bytes, meta) = match collidoscope_sidecar(path)? {
-        Some((bytes, meta)) => (bytes, Some(meta)),
-        None => (read_array(path)?, None),
+    let (bytes, meta, overrides) = match collidoscope_sidecar(path, options.ignore_checksum)? {
+        Some((bytes, meta, note)) => (bytes, Some(meta), note.into_iter().collect()),
+        None => (
+            read_array(path)?,
+            None,
+            Vec::new(),
+        ),
     };
     let entries = read_npz_entries(&bytes)
         .map_err(|e| input(path, format!("{e} (np.savez writes what is read here)")))?;
@@ -330,5 +368,6 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
         precise: Some(Precise::Points(
             points.chunks_exact(3).map(DVec3::from_slice).collect(),
         )),
+        overrides,
     })
 }

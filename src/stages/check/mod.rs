@@ -36,7 +36,7 @@ mod input;
 mod reference;
 mod report;
 
-pub use input::{AxisOrder, ReadOptions, read_samples};
+pub use input::{AxisOrder, CHECKSUM_DIFFERS, ReadOptions, read_samples};
 pub use reference::{Exact, exact_values};
 pub use report::{CheckReport, Comparison, HistogramBin, SampleIndex, Worst};
 
@@ -89,6 +89,10 @@ pub struct FieldSamples {
     pub mesh_hash: Option<String>,
     /// The array's order, for grids.
     pub axis_order: Option<AxisOrder>,
+    /// What would have refused the field but was read past on request (a
+    /// checksum or mesh hash that differs), one line each: the report and
+    /// the viewer show them.
+    pub overrides: Vec<String>,
     /// The positions in float64, where the file gives them more precisely
     /// than `layout`'s float32 ([`Precise`]).
     pub precise: Option<Precise>,
@@ -106,6 +110,9 @@ pub enum Precise {
     /// One point per sample: an `.npz` of float64 points.
     Points(Vec<glam::DVec3>),
 }
+
+/// The override note of a mesh hash that differs.
+pub const MESH_HASH_DIFFERS: &str = "mesh hash differs: values may not match this mesh";
 
 impl FieldSamples {
     pub fn len(&self) -> usize {
@@ -135,13 +142,41 @@ impl FieldSamples {
     /// Refuses a mesh other than the one the field was made from (when the
     /// sidecar says), or one the samples do not come near.
     pub fn check_mesh(&self, mesh: &PreparedMesh) -> Result<(), CheckError> {
+        self.mesh_problem(mesh, false).map(|_| ())
+    }
+
+    /// [`FieldSamples::check_mesh`], but with `ignore_mesh_hash` a mesh
+    /// of another hash is taken, noted in [`FieldSamples::overrides`].
+    pub fn accept_mesh(
+        &mut self,
+        mesh: &PreparedMesh,
+        ignore_mesh_hash: bool,
+    ) -> Result<(), CheckError> {
+        let note = self.mesh_problem(mesh, ignore_mesh_hash)?;
+        self.overrides.extend(note);
+        Ok(())
+    }
+
+    /// A mesh hash that differs: an error, or with `ignore_hash` the note.
+    fn mesh_problem(
+        &self,
+        mesh: &PreparedMesh,
+        ignore_hash: bool,
+    ) -> Result<Option<String>, CheckError> {
         let hash = format!("{:016x}", mesh.source_hash);
+        let mut note = None;
         if let Some(recorded) = &self.mesh_hash
             && *recorded != hash
         {
-            return Err(CheckError::Mesh(format!(
+            let why = format!(
                 "the field was made from a mesh with hash {recorded}, this mesh's is {hash} (another mesh, or the file changed since)"
-            )));
+            );
+            if !ignore_hash {
+                return Err(CheckError::Mesh(format!(
+                    "{why}; --ignore-mesh-hash checks it against this mesh anyway"
+                )));
+            }
+            note = Some(format!("{MESH_HASH_DIFFERS} ({why})"));
         }
         let mesh_box = mesh.bounds();
         let samples_box = match &self.layout {
@@ -157,7 +192,7 @@ impl FieldSamples {
                 mesh_box.max.to_array()
             )));
         }
-        Ok(())
+        Ok(note)
     }
 }
 
@@ -192,6 +227,7 @@ pub fn check_report(
     };
     let mut report = serde_json::to_value(&stats).map_err(|e| CheckError::Input(e.to_string()))?;
     report["mesh_hash"] = json!(format!("{:016x}", mesh.source_hash));
+    report["overrides"] = json!(samples.overrides);
     report["layout"] = layout;
     report["reference"] = json!({
         "backend": exact.backend.name(),

@@ -193,6 +193,7 @@ mod tests {
             mesh_hash: None,
             axis_order: None,
             precise: None,
+            overrides: Vec::new(),
         }
     }
 

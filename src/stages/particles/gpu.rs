@@ -260,6 +260,21 @@ impl ParticlesGpu {
     }
 }
 
+/// Bytes a particle takes in the largest of its buffers
+/// ([`ParticleState::kept`]).
+pub const LARGEST_BYTES_PER_PARTICLE: u64 = 32;
+
+/// The most particles a scene can hold on a device of `limits`: each
+/// particle buffer must fit one storage binding and one buffer
+/// ([`LARGEST_BYTES_PER_PARTICLE`] bytes a particle in the largest), and
+/// a scene holds at most [`super::scene::MAX_PARTICLES`].
+pub fn max_particles(limits: &wgpu::Limits) -> u64 {
+    let buffer = limits
+        .max_buffer_size
+        .min(limits.max_storage_buffer_binding_size);
+    (buffer / LARGEST_BYTES_PER_PARTICLE).min(super::scene::MAX_PARTICLES)
+}
+
 /// What the evaluation keeps per particle between windows, written and
 /// read only by the GPU (the CPU never touches particle state): the flight
 /// each particle's last evaluated window ended in and that flight's hit
@@ -281,7 +296,7 @@ impl ParticleState {
         let buffer = |label, bytes| storage_buffer_zeroed(gpu, BufferCheck { label, bytes });
         Ok(ParticleState {
             check: buffer("particles::state_check", n * 16)?,
-            kept: buffer("particles::state_kept", n * 32)?,
+            kept: buffer("particles::state_kept", n * LARGEST_BYTES_PER_PARTICLE)?,
             work: buffer("particles::work", n * 4)?,
         })
     }

@@ -33,6 +33,7 @@ use eframe::egui;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
+use crate::app::shell::file_picker::FileKind;
 use crate::app::shell::image_view::ImageView;
 use crate::io::Format;
 use crate::mesh::Mesh;
@@ -51,8 +52,10 @@ pub const DT: f64 = 1.0 / 60.0;
 const HAIL: &str = include_str!("../../../../assets/hail.json");
 /// Tessellation of each collider (parameter grid side).
 const TESSELLATION: u32 = 64;
-/// Most particles the sliders offer.
-const MAX_PARTICLES: u64 = 4_000_000;
+/// Most particles a script step may ask for before the adapter is known
+/// (a scene's own limit); the slider and the step stop at the adapter's
+/// own limit ([`ParticlesMode::max_particles`]).
+const MAX_PARTICLES: u64 = crate::stages::particles::scene::MAX_PARTICLES;
 /// Most bounces the slider offers.
 const MAX_BOUNCES: u32 = 8;
 /// Most look-ahead frames the slider offers.
@@ -112,6 +115,10 @@ pub struct ParticlesMode {
     /// The scene as its file says.
     base: Option<ParticleScene>,
     knobs: Knobs,
+    /// The most particles this adapter's buffers hold
+    /// ([`crate::stages::particles::gpu::max_particles`]), known once the
+    /// mode was shown.
+    pub(super) max_particles: u64,
     /// Look-ahead offset, frames of [`DT`].
     look_ahead: u32,
     /// What `live` was built with.
@@ -155,6 +162,7 @@ impl Default for ParticlesMode {
                 bounces: 1,
                 restitution: 0.4,
             },
+            max_particles: MAX_PARTICLES,
             look_ahead: 2,
             built: None,
             gpu: None,
@@ -188,7 +196,7 @@ impl ParticlesMode {
             Source::File(path) => ParticleScene::load(path),
         }
         .map_err(|e| e.to_string())?;
-        self.knobs.particles = scene.particle_count().min(MAX_PARTICLES);
+        self.knobs.particles = scene.particle_count().min(self.max_particles);
         self.knobs.bounces = scene.bounces.min(MAX_BOUNCES);
         self.knobs.restitution = scene.restitution;
         self.colliders = scene.colliders.iter().map(Collider::new).collect();
@@ -397,6 +405,12 @@ impl ParticlesMode {
                 }
                 return Ok(ModeRequest::Activate);
             }
+            ParticlesStep::Count(n) if n > self.max_particles => {
+                return Err(format!(
+                    "particles-count: {n} particles are more than this adapter's buffers hold ({})",
+                    self.max_particles
+                ));
+            }
             ParticlesStep::Count(n) => self.knobs.particles = n,
             ParticlesStep::MapRes(r) => self.knobs.map_res = r,
             ParticlesStep::Bounces(b) => self.knobs.bounces = b,
@@ -587,8 +601,11 @@ impl Mode for ParticlesMode {
         }
     }
 
-    fn file_types(&self) -> &'static [&'static str] {
-        &["json"]
+    fn file_kind(&self) -> Option<FileKind> {
+        Some(FileKind {
+            what: "Particle scene",
+            extensions: &["json"],
+        })
     }
 
     fn open_file(&mut self, shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
@@ -604,6 +621,9 @@ impl Mode for ParticlesMode {
     }
 
     fn activate(&mut self, shell: &mut Shell) {
+        self.max_particles =
+            crate::stages::particles::gpu::max_particles(&shell.render_gpu.device.limits());
+        self.knobs.particles = self.knobs.particles.min(self.max_particles);
         self.frame_camera = true;
         self.decals_dirty = true;
         if let Some(live) = &self.live {

@@ -7,7 +7,7 @@
 
 use eframe::egui;
 
-use super::{Channel, DT, MAX_BOUNCES, MAX_LOOK_AHEAD, MAX_PARTICLES, ParticlesMode, Source};
+use super::{Channel, DT, MAX_BOUNCES, MAX_LOOK_AHEAD, ParticlesMode, Source};
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::image_view::{Coloring, Extent, Picture};
@@ -37,10 +37,14 @@ pub fn panel_ui(st: &mut ParticlesMode, _shell: &mut Shell, ui: &mut egui::Ui) {
     ui.separator();
     let k = &mut st.knobs;
     ui.add(
-        egui::Slider::new(&mut k.particles, 1..=MAX_PARTICLES)
+        egui::Slider::new(&mut k.particles, 1..=st.max_particles)
             .logarithmic(true)
             .text("particles"),
-    );
+    )
+    .on_hover_text(format!(
+        "up to {}: as many as this adapter's largest buffer holds",
+        st.max_particles
+    ));
     egui::ComboBox::from_label("map resolution")
         .selected_text(format!("{0}×{0}", k.map_res))
         .show_ui(ui, |ui| {

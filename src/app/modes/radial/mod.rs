@@ -33,6 +33,7 @@ use glam::Vec3;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::Shell;
+use crate::app::shell::file_picker::FileKind;
 use crate::app::shell::legend::caption_ui;
 use crate::io::Format;
 use crate::sim::radial::MAX_SUBSTEPS;
@@ -584,8 +585,11 @@ impl Mode for RadialMode {
         }
     }
 
-    fn file_types(&self) -> &'static [&'static str] {
-        &["glb", "gltf"]
+    fn file_kind(&self) -> Option<FileKind> {
+        Some(FileKind {
+            what: "Character",
+            extensions: &["glb", "gltf"],
+        })
     }
 
     fn open_file(&mut self, _shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {

@@ -40,16 +40,26 @@ pub struct Checked {
     pub selected: Option<usize>,
 }
 
+/// How a field is read: its options, whether a mesh of another hash is
+/// taken, and notes to flag it with (a guessed layout).
+struct HowRead {
+    options: ReadOptions,
+    ignore_mesh_hash: bool,
+    notes: Vec<String>,
+}
+
 /// Reads `path` and compares it with the exact field of `mesh` (on a worker
 /// thread): on the GPU when there is one (grids and point sets alike).
-pub fn load(
+fn load(
     path: PathBuf,
+    how: HowRead,
     mesh: &PreparedMesh,
     gpu: Option<&SdfGpu>,
     progress: &Progress,
 ) -> Result<Checked, JobError> {
-    let samples = check::read_samples(&path, &ReadOptions::default())?;
-    samples.check_mesh(mesh)?;
+    let mut samples = check::read_samples(&path, &how.options)?;
+    samples.accept_mesh(mesh, how.ignore_mesh_hash)?;
+    samples.overrides.extend(how.notes);
     let backend = if gpu.is_some() {
         Backend::Gpu
     } else {
@@ -116,14 +126,18 @@ impl Checked {
         out
     }
 
-    /// What the view shows, for the caption.
+    /// What the view shows, for the caption (with what was read past).
     pub fn caption(&self, threshold: f32, shown: usize) -> String {
-        format!(
+        let mut text = format!(
             "|Δ| of {} vs exact ({}): {shown} samples > {}; red crosses: sign disagreements",
             self.file_name(),
             self.backend.name(),
             sig_figs(threshold as f64, 3)
-        )
+        );
+        for note in &self.samples.overrides {
+            text += &format!(" — {}", headline(note));
+        }
+        text
     }
 
     fn file_name(&self) -> String {
@@ -146,15 +160,30 @@ pub fn checked_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.strong("Loaded field vs exact");
     if ui
         .button("Open field…")
-        .on_hover_text("a .npy grid with collidoscope's sidecar or an .npz point set")
+        .on_hover_text(
+            "a .npy grid (with collidoscope's sidecar, or its layout under Reading the field) or an .npz point set",
+        )
         .clicked()
     {
         crate::app::shell::chrome::open_field_dialog(shell);
+    }
+    let bounds = shell.mesh.scene.as_ref().map(|s| s.raw.bounds());
+    if mode.reading.ui(ui, bounds)
+        && let Some(path) = mode.reading.retry.clone()
+    {
+        start(mode, shell, path);
     }
     let Some(c) = &mut mode.checked else {
         ui.label("No field loaded (File > Open field).");
         return;
     };
+    for note in &c.samples.overrides {
+        ui.colored_label(
+            egui::Color32::YELLOW,
+            format!("warning: {}", headline(note)),
+        )
+        .on_hover_text(note);
+    }
     let report = c.comparison.report(&c.samples, 0);
     value_grid(ui, "checked", |row| {
         row("file", c.file_name());
@@ -222,7 +251,47 @@ pub fn start(mode: &mut SdfMode, shell: &mut Shell, path: PathBuf) {
         return;
     };
     let mesh: Arc<PreparedMesh> = scene.prepared.clone();
+    let reading = &mut mode.reading;
+    let bare =
+        path.extension().is_some_and(|e| e == "npy") && !path.with_extension("json").is_file();
+    let mut notes = Vec::new();
+    if bare && (reading.layout.is_none() || reading.guess_fits.is_some()) {
+        reading.retry = Some(path.clone());
+        if let Err(e) = reading.fit(&path, scene.raw.bounds()) {
+            shell.notify(e, true);
+            return;
+        }
+        if reading.guess_fits != Some(true) {
+            reading.reveal = true;
+            shell.notify(
+                format!(
+                    "{} has no sidecar and its shape does not fit the mesh's proportions: give its layout under Verify → Reading the field, then load it again",
+                    path.display()
+                ),
+                true,
+            );
+            return;
+        }
+        if let Some(l) = reading.layout {
+            notes.push(format!(
+                "layout guessed: origin {:?}, cell size {}, axis order {} (from the mesh's bounds and the array's shape; check it under Reading the field)",
+                l.origin.to_array(),
+                sig_figs(l.cell_size as f64, 4),
+                l.order.name()
+            ));
+        }
+    }
+    let how = HowRead {
+        options: reading.read_options(),
+        ignore_mesh_hash: reading.ignore_mesh_hash,
+        notes,
+    };
     let gpu = shell.sdf_gpu.clone();
     let label = format!("checking {}", path.display());
-    mode.checked_job = Some(shell.spawn(label, move |p| load(path, &mesh, gpu.as_deref(), p)));
+    mode.checked_job = Some(shell.spawn(label, move |p| load(path, how, &mesh, gpu.as_deref(), p)));
+}
+
+/// The first words of an override note, before its details in brackets.
+pub(super) fn headline(note: &str) -> &str {
+    note.split(" (").next().unwrap_or(note)
 }

@@ -15,6 +15,7 @@ mod check;
 mod inspector;
 mod iso_surface;
 mod pipeline;
+mod reading;
 mod scene;
 mod slice;
 mod verify;
@@ -26,6 +27,7 @@ use eframe::egui;
 
 use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::cells::axis_from_name;
+use crate::app::shell::file_picker::FileKind;
 use crate::app::shell::image_view::ImageView;
 use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
 use crate::app::shell::{Shell, cells_ui};
@@ -60,6 +62,8 @@ pub struct SdfMode {
     checked: Option<check::Checked>,
     show_checked: bool,
     checked_job: Option<Job<check::Checked>>,
+    /// How the next loaded field is read (a bare grid's layout, overrides).
+    reading: reading::Reading,
     /// The mesh and the field (by address) the viewport shows.
     drawn_mesh: Option<usize>,
     drawn_field: Option<usize>,
@@ -93,6 +97,11 @@ pub(crate) enum SdfStep {
     OpenField(String),
     /// `check-pick:N`: inspect the loaded field's N-th worst sample (0: the worst).
     CheckPick(usize),
+    /// `field-layout:X,Y,Z,H,ORDER|off`: the next bare grid's layout.
+    Layout(Option<reading::GridLayout>),
+    /// `field-overrides:mesh-hash,checksum|none`: what a loaded field may
+    /// differ in (ignore the mesh hash, ignore the checksum).
+    Overrides(bool, bool),
     /// `export-slice:PATH[@2x][+caption]`: the slice with its colour bar.
     ExportSlice(std::path::PathBuf, u32, bool),
     /// `iso:LEVEL|off`: the iso-surface at LEVEL, or none.
@@ -144,6 +153,16 @@ const STEPS: &[StepDoc] = &[
         "inspect the loaded field's N-th worst sample (0: the worst)",
     ),
     step(
+        "field-layout",
+        "X,Y,Z,H,zyx|xyz|off",
+        "a bare .npy grid's layout (value [0,0,0] at X,Y,Z, spacing H, axis order), or off: the sidecar's",
+    ),
+    step(
+        "field-overrides",
+        "mesh-hash,checksum|none",
+        "read a field of another mesh hash or an edited .npy all the same, flagged",
+    ),
+    step(
         "export-slice",
         "PATH[@1x|@2x|@4x][+caption]",
         "save the slice at 1×, 2× or 4× with its colour bar and axes (and a caption)",
@@ -184,6 +203,10 @@ fn parse(verb: &str, arg: &str) -> Option<Result<SdfStep, String>> {
         "slice" => need("an axis").map(SdfStep::Slice),
         "open-field" => need("a .npy or .npz file").map(SdfStep::OpenField),
         "check-pick" => args::number(verb, arg, "a rank").map(SdfStep::CheckPick),
+        "field-layout" => reading::parse_layout(verb, arg).map(SdfStep::Layout),
+        "field-overrides" => {
+            reading::parse_overrides(verb, arg).map(|(h, c)| SdfStep::Overrides(h, c))
+        }
         "iso" if arg == "off" => Ok(SdfStep::Iso(None)),
         "iso" => match arg.parse::<f32>() {
             Ok(level) if level.is_finite() => Ok(SdfStep::Iso(Some(level))),
@@ -383,6 +406,14 @@ impl SdfMode {
                 self.set_pick(shell, Some(cell));
             }
             SdfStep::OpenField(path) => check::start(self, shell, path.into()),
+            SdfStep::Layout(layout) => {
+                self.reading.layout = layout;
+                self.reading.guess_fits = None;
+            }
+            SdfStep::Overrides(mesh_hash, checksum) => {
+                self.reading.ignore_mesh_hash = mesh_hash;
+                self.reading.ignore_checksum = checksum;
+            }
             SdfStep::CheckPick(rank) => {
                 let c = self
                     .checked
@@ -437,8 +468,11 @@ impl Mode for SdfMode {
         }
     }
 
-    fn file_types(&self) -> &'static [&'static str] {
-        &["npy", "npz"]
+    fn file_kind(&self) -> Option<FileKind> {
+        Some(FileKind {
+            what: "Signed distance field",
+            extensions: &["npy", "npz"],
+        })
     }
 
     fn open_file(&mut self, shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
@@ -530,9 +564,12 @@ impl Mode for SdfMode {
             self.checked_job = None;
             match result {
                 Ok(c) => {
+                    let flags: String = (c.samples.overrides.iter())
+                        .map(|n| format!("; {}", check::headline(n)))
+                        .collect();
                     shell.notify(
                         format!(
-                            "{}: {} sign disagreements, max |Δ| {}",
+                            "{}: {} sign disagreements, max |Δ| {}{flags}",
                             c.path.display(),
                             c.comparison.sign_disagreements.len(),
                             crate::app::shell::legend::sig_figs(c.max_abs as f64, 3)

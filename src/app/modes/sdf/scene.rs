@@ -8,7 +8,7 @@ use crate::view::MeshMode;
 
 /// Returns true when the overlay lines changed (they are drawn again).
 pub fn scene_ui(shell: &mut Shell, ui: &mut egui::Ui) -> bool {
-    ui.label("Drop .obj files anywhere on the window, or File > Open.");
+    ui.label("Drop mesh files (.obj, .ply, .stl, .off) anywhere on the window, or File > Open.");
     let Some(scene) = &shell.mesh.scene else {
         ui.label("loading…");
         return false;

@@ -186,12 +186,12 @@ impl SimulateMode {
         Ok(())
     }
 
-    /// Adds the OBJ files at `paths` as meshes, one body each, and
+    /// Adds the mesh files at `paths` as meshes, one body each, and
     /// restarts the scene; on any error nothing is added.
     fn add_files(&mut self, shell: &Shell, paths: &[std::path::PathBuf]) -> Result<(), String> {
         let mut added = Vec::with_capacity(paths.len());
         for path in paths {
-            let (mesh, _) = crate::mesh::load_obj_merged_checked(path)
+            let (mesh, _) = crate::mesh::load_file_merged(path)
                 .map_err(|e| format!("{}: {e}", path.display()))?;
             added.push(fitted(&mesh));
         }
@@ -328,7 +328,7 @@ impl SimulateMode {
 pub(crate) enum SimulateStep {
     /// `simulate:N`: show the mode with N bodies spawned afresh.
     Spawn(u32),
-    /// `simulate-add:PATH`: add an OBJ file's mesh as a body (as dropping
+    /// `simulate-add:PATH`: add a mesh file's mesh as a body (as dropping
     /// it on the window does).
     Add(std::path::PathBuf),
     /// `simulate-step:N`: advance N frames.
@@ -358,7 +358,7 @@ const STEPS: &[StepDoc] = &[
     step(
         "simulate-add",
         "PATH",
-        "add an OBJ file's mesh as one more body (as dropping it does)",
+        "add a mesh file (.obj, .ply, .stl, .off) as one more body (as dropping it does)",
     ),
     step("simulate-step", "N", "advance the pipeline N frames"),
     step("simulate-rewind", "N", "go back N frames"),
@@ -397,7 +397,7 @@ const STEPS: &[StepDoc] = &[
 fn parse(verb: &str, arg: &str) -> Option<Result<SimulateStep, String>> {
     Some(match verb {
         "simulate" => args::number(verb, arg, "a body count").map(SimulateStep::Spawn),
-        "simulate-add" if arg.is_empty() => Err(format!("{verb}: expected an OBJ file's path")),
+        "simulate-add" if arg.is_empty() => Err(format!("{verb}: expected a mesh file's path")),
         "simulate-add" => Ok(SimulateStep::Add(arg.into())),
         "simulate-step" => args::number(verb, arg, "a frame count").map(SimulateStep::Step),
         "simulate-rewind" => args::number(verb, arg, "a frame count").map(SimulateStep::Rewind),
@@ -450,7 +450,18 @@ impl Mode for SimulateMode {
         true
     }
 
+    /// Meshes dropped become bodies; other files (a field, a scene) go
+    /// where they would go from any mode.
     fn files_dropped(&mut self, shell: &mut Shell, paths: &[std::path::PathBuf]) -> bool {
+        let mesh = |p: &std::path::PathBuf| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .and_then(crate::mesh::MeshFormat::from_extension)
+                .is_some()
+        };
+        if !paths.iter().all(mesh) {
+            return false;
+        }
         match self.add_files(shell, paths) {
             Ok(()) => shell.notify(
                 format!("{} mesh(es) added to the pipeline scene", paths.len()),

@@ -33,7 +33,7 @@ pub fn panel_ui(st: &mut SimulateMode, shell: &mut Shell, ui: &mut egui::Ui) {
         rebuild = true;
     }
     ui.label(format!(
-        "meshes: box, torus{} — drop OBJ files on the window to add them",
+        "meshes: box, torus{} — drop mesh files (.obj, .ply, .stl, .off) on the window to add them",
         match st.dropped.len() {
             0 => String::new(),
             n => format!(" and {n} dropped"),

@@ -64,6 +64,30 @@ impl TriScene {
     }
 }
 
+/// A ready scene's model (A and B alike) and B's pose. The tori link
+/// like a chain with their tubes cut into each other (B 0.45 along x:
+/// each tube's centre circle passes 0.45 from the other's, less than the
+/// two radii of 0.25), so the first view shows colliding pairs; at 0.7
+/// they are linked without touching.
+fn scene_models(scene: TriScene) -> (ModelSource, PoseSliders) {
+    match scene {
+        TriScene::InterlacedTori => (
+            ModelSource::Torus,
+            PoseSliders {
+                translation: [0.45, 0.0, 0.0],
+                angles: [0.0, 90.0, 0.0],
+            },
+        ),
+        TriScene::TwoRockerArms => (
+            ModelSource::Sample("rocker-arm".into()),
+            PoseSliders {
+                translation: [0.1, 0.25, 0.2],
+                angles: [0.0, 90.0, 30.0],
+            },
+        ),
+    }
+}
+
 /// Model B's pose as the sliders show it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct PoseSliders {
@@ -143,10 +167,8 @@ impl TritriMode {
         self.source_b.clone().unwrap_or(ModelSource::Torus)
     }
     fn sliders(&self) -> PoseSliders {
-        self.pose_b.unwrap_or(PoseSliders {
-            translation: [0.7, 0.0, 0.0],
-            angles: [0.0, 90.0, 0.0],
-        })
+        self.pose_b
+            .unwrap_or(scene_models(TriScene::InterlacedTori).1)
     }
     fn backend(&self) -> Backend {
         self.backend.unwrap_or(Backend::Cpu)
@@ -160,22 +182,7 @@ impl TritriMode {
 
     /// A ready scene (the panel's buttons, script `tritri:`).
     fn activate_scene(&mut self, scene: TriScene) {
-        let (source, pose) = match scene {
-            TriScene::InterlacedTori => (
-                ModelSource::Torus,
-                PoseSliders {
-                    translation: [0.7, 0.0, 0.0],
-                    angles: [0.0, 90.0, 0.0],
-                },
-            ),
-            TriScene::TwoRockerArms => (
-                ModelSource::Sample("rocker-arm".into()),
-                PoseSliders {
-                    translation: [0.1, 0.25, 0.2],
-                    angles: [0.0, 90.0, 30.0],
-                },
-            ),
-        };
+        let (source, pose) = scene_models(scene);
         self.source_a = Some(source.clone());
         self.source_b = Some(source);
         self.pose_b = Some(pose);
@@ -317,6 +324,28 @@ impl Steps for TritriMode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The mode opens on a scene with something to see: colliding pairs.
+    #[test]
+    fn the_first_scene_collides() {
+        let mode = TriTri::default();
+        let model = TriModel::new(&crate::mesh::torus(20, 10, 1.0, 0.25)).unwrap();
+        let r = crate::stages::tritri::query(
+            &model,
+            Pose::default(),
+            &model,
+            mode.sliders().pose(),
+            &mode.params(),
+            Backend::Cpu,
+            None,
+        )
+        .unwrap();
+        assert!(
+            r.collides && r.contacts.len() >= 4,
+            "{} pairs",
+            r.contacts.len()
+        );
+    }
 
     #[test]
     fn parses_the_tritri_steps() {

@@ -32,6 +32,8 @@ mod particles_bench;
 mod particles_cli;
 mod particles_gpu;
 mod pipeline;
+mod pipeline_pile;
+mod pipeline_scale;
 mod radial;
 mod radial_alternatives;
 mod radial_cli;

@@ -5,34 +5,17 @@
 //! frames split into substeps, and flat bodies refused.
 
 use crate::common;
+use crate::pipeline::{fields, ground};
 
 use collidoscope::gpu::GpuContext;
 use collidoscope::mesh::{Mesh, box_mesh};
 use collidoscope::sim::pipeline::{
-    BodySpec, FieldParams, Ground, Pipeline, PipelineBackend, PipelineError, PipelineParams,
+    BodySpec, Pipeline, PipelineBackend, PipelineError, PipelineParams,
 };
 use collidoscope::sim::rigid::BodyState;
-use collidoscope::stages::sdf_grid::SdfParams;
 use glam::{Mat4, Quat, Vec3};
 
 const BACKENDS: [PipelineBackend; 2] = [PipelineBackend::Cpu, PipelineBackend::Gpu];
-
-fn fields() -> FieldParams {
-    FieldParams {
-        sdf: SdfParams {
-            resolution: 16,
-            ..SdfParams::default()
-        },
-        ..FieldParams::default()
-    }
-}
-
-fn ground() -> Option<Ground> {
-    Some(Ground {
-        point: Vec3::ZERO,
-        normal: Vec3::Y,
-    })
-}
 
 /// A cube of side `side` centred at the origin.
 fn cube(side: f32) -> Mesh {

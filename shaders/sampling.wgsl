@@ -23,7 +23,7 @@ struct Params {
     t_efaces: u32,   // topology: edge_faces
     t_fedges: u32,   // topology: face_edges, 3 per face
     edges_on: u32,
-    _pad: u32,
+    flat_vertices: u32, // 1: every vertex is a sample, flat or not
 }
 
 struct Sample {
@@ -70,7 +70,7 @@ fn vertices(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg:
     if begin == end {
         return;
     }
-    var flat = true;
+    var flat = params.flat_vertices == 0u;
     for (var j = begin; j < end; j++) {
         if dot(face_normal(topology[params.t_vfaces + j]), n) < params.cos_tol {
             flat = false;

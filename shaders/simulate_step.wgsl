@@ -10,7 +10,10 @@
 // contacts appended), `rows_args_main` and `prepare_main` (each contact's
 // effective mass with the bodies' masses split over their contacts),
 // `iterations` × (`solve_main`, `apply_main`) — Jacobi impulses summed per
-// body in fixed point — and `integrate_main`; per frame `summary_main`.
+// body in fixed point — `integrate_main`, then `iterations` × (`relax_main`,
+// `apply_main`), the relaxing sweeps aiming at the restitution alone (as
+// src/sim/rigid/mod.rs); per frame `summary_main`. Every contact tolerance
+// is relative to the smaller body's size, as `contact_targets` there.
 
 // The structs mirror src/sim/simulate/resident/layout.rs; tests/it/shader_layouts.rs
 // checks them.
@@ -24,12 +27,12 @@ struct Params {
     pair_capacity: u32,
     contact_capacity: u32,
     contact_threshold: f32,  // contact threshold ε: distances below it are contacts
-    _pad1: u32,
-    _pad2: u32,
+    recovery_speed: f32,     // fastest push-out, body sizes per second
+    gravity_steps: f32,      // resting speed, in steps of gravity (|g|·dt)
     restitution: f32,
     friction: f32,
     baumgarte: f32,
-    slop: f32,
+    slop: f32,               // per unit of body size
     margin: f32,
     damping: f32,            // angular velocity kept per step
     _pad3: u32,
@@ -45,7 +48,7 @@ struct Body {
     angular_velocity: vec3<f32>,
     _pad0: u32,
     inverse_inertia: vec3<f32>,  // principal, object frame
-    _pad1: u32,
+    size: f32,               // length scale of the tolerances (static: f32 max)
 }
 
 struct Shape {
@@ -83,9 +86,9 @@ struct Row {
     acc_t: vec3<f32>,
     body: u32,
     other: u32,
+    bounce_speed: f32,       // what the relaxing sweeps aim at
     _pad0: u32,
     _pad1: u32,
-    _pad2: u32,
 }
 
 struct Summary {
@@ -104,14 +107,16 @@ struct Summary {
 @group(0) @binding(2) var<storage, read> shapes: array<Shape>;
 @group(0) @binding(3) var<storage, read_write> boxes: array<Box>;
 @group(0) @binding(4) var<storage, read> pairs: array<vec2<u32>>;
-// [0] pairs (the sweep's counter), [1] contacts, [2] max depth (f32 bits).
+// [0] pairs (the sweep's counter), [1] contacts, [2] max depth (f32 bits),
+// [3] the substep's speed bound (f32 bits; see SCALE).
 @group(0) @binding(5) var<storage, read_write> counters: array<atomic<u32>, 4>;
 @group(0) @binding(6) var<storage, read> samples: array<Sample>;
 @group(0) @binding(7) var<storage, read> fields: array<FieldInfo>;
 @group(0) @binding(8) var<storage, read> values: array<f32>;
 @group(0) @binding(9) var<storage, read_write> rows: array<Row>;
-// Per body: velocity change (3), angular velocity change (3), in units of
-// 1/SCALE, then the number of contact rows touching it.
+// Per body: velocity change (3), angular velocity change times the body's
+// size (3), in fixed point (see SCALE), then the number of contact rows
+// touching it.
 @group(0) @binding(10) var<storage, read_write> accum: array<atomic<i32>>;
 // Indirect dispatch sizes: narrow (x, y, z), rows (x, y, z).
 @group(0) @binding(11) var<storage, read_write> args: array<u32>;
@@ -120,9 +125,12 @@ struct Summary {
 const STATIC: u32 = 1u;
 const ACCUM: u32 = 8u;
 const COUNT: u32 = 6u;
-// Fixed point of the summed velocity changes: 2^-20 m/s resolution, ±2^11
-// m/s range (each contribution is clamped to ±2^10).
-const SCALE: f32 = 1048576.0;
+// Fixed point of the summed velocity changes: SCALE units per the
+// substep's speed bound V (the largest relative speed plus target speed of
+// any row, `prepare_main`), so the sums keep 27 bits of resolution and 16×
+// headroom at any speed — a body hitting the ground at 10 km/s is summed
+// as exactly as one at rest (each contribution is clamped to ±2^30 units).
+const SCALE: f32 = 134217728.0;
 const MAX_GROUPS: u32 = 65535u;
 
 fn rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
@@ -201,7 +209,7 @@ fn emit(a: u32, b: u32, p: vec3<f32>, n: vec3<f32>, depth: f32) {
         return;
     }
     rows[at] = Row(p, depth, n, 0.0, vec3<f32>(0.0), 0.0, vec3<f32>(0.0), 0.0,
-                   vec3<f32>(0.0), a, b, 0u, 0u, 0u);
+                   vec3<f32>(0.0), a, b, 0.0, 0u, 0u);
     atomicAdd(&accum[a * ACCUM + COUNT], 1);
     atomicAdd(&accum[b * ACCUM + COUNT], 1);
 }
@@ -289,36 +297,45 @@ fn prepare_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) 
         + na * dot(n, cross(inverse_inertia_times(a, cross(row.ra, n)), row.ra))
         + nb * dot(n, cross(inverse_inertia_times(b, cross(row.rb, n)), row.rb));
     row.mass_n = select(0.0, 1.0 / k, k > 0.0);
-    let vn = dot(velocity_at(a, row.ra) - velocity_at(b, row.rb), n);
-    let bounce = select(0.0, -params.restitution * vn, vn < -0.5);
-    let correction = params.baumgarte / params.dt * max(row.depth - params.slop, 0.0);
+    let rel = velocity_at(a, row.ra) - velocity_at(b, row.rb);
+    let vn = dot(rel, n);
+    let size = min(a.size, b.size);
+    let resting = params.gravity_steps * length(params.gravity) * params.dt;
+    let bounce = select(0.0, -params.restitution * vn, vn < -resting);
+    let correction = min(params.baumgarte / params.dt * max(row.depth - params.slop * size, 0.0),
+                         max(params.recovery_speed * size, resting));
     row.target_speed = max(bounce, correction);
+    row.bounce_speed = bounce;
+    atomicMax(&counters[3], bitcast<u32>(length(rel) + row.target_speed));
     row.acc_n = 0.0;
     row.acc_t = vec3<f32>(0.0);
     rows[r] = row;
 }
 
-fn add_fixed(at: u32, v: vec3<f32>) {
+// Fixed-point units per m/s this substep.
+fn units() -> f32 {
+    return SCALE / max(bitcast<f32>(atomicLoad(&counters[3])), 1e-12);
+}
+
+fn add_fixed(at: u32, v: vec3<f32>, unit: f32) {
     for (var k = 0u; k < 3u; k++) {
-        let x = clamp(v[k] * SCALE, -1073741824.0, 1073741824.0);
+        let x = clamp(v[k] * unit, -1073741824.0, 1073741824.0);
         atomicAdd(&accum[at + k], i32(round(x)));
     }
 }
 
-fn push(i: u32, body: Body, r: vec3<f32>, impulse: vec3<f32>) {
+fn push(i: u32, body: Body, r: vec3<f32>, impulse: vec3<f32>, unit: f32) {
     if body.inverse_mass == 0.0 {
         return;
     }
-    add_fixed(i * ACCUM, impulse * body.inverse_mass);
-    add_fixed(i * ACCUM + 3u, inverse_inertia_times(body, cross(r, impulse)));
+    add_fixed(i * ACCUM, impulse * body.inverse_mass, unit);
+    add_fixed(i * ACCUM + 3u, inverse_inertia_times(body, cross(r, impulse)) * body.size, unit);
 }
 
 // One Jacobi sweep: every row's clamped normal and friction impulse from
-// the velocities at the sweep's start, summed per body.
-@compute @workgroup_size(64)
-fn solve_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-              @builtin(local_invocation_index) lid: u32) {
-    let r = flat_index(wid, nwg, lid);
+// the velocities at the sweep's start, summed per body; aiming at the
+// biased target or, relaxing, at the restitution alone.
+fn sweep_row(r: u32, relax: bool) {
     if r >= contact_count() {
         return;
     }
@@ -326,12 +343,13 @@ fn solve_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     if row.mass_n == 0.0 {
         return;
     }
+    let target_speed = select(row.target_speed, row.bounce_speed, relax);
     let a = bodies[row.body];
     let b = bodies[row.other];
     let n = row.normal;
     let rel = velocity_at(a, row.ra) - velocity_at(b, row.rb);
     let vn = dot(rel, n);
-    let acc_n = max(row.acc_n + (row.target_speed - vn) * row.mass_n, 0.0);
+    let acc_n = max(row.acc_n + (target_speed - vn) * row.mass_n, 0.0);
     // Friction against the tangential slip, clamped to the cone.
     let vt = rel - n * vn;
     let wanted = row.acc_t - vt * row.mass_n;
@@ -344,14 +362,27 @@ fn solve_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     let impulse = n * (acc_n - row.acc_n) + (acc_t - row.acc_t);
     rows[r].acc_n = acc_n;
     rows[r].acc_t = acc_t;
-    push(row.body, a, row.ra, impulse);
-    push(row.other, b, row.rb, -impulse);
+    let unit = units();
+    push(row.body, a, row.ra, impulse, unit);
+    push(row.other, b, row.rb, -impulse, unit);
 }
 
-fn take_fixed(at: u32) -> vec3<f32> {
+@compute @workgroup_size(64)
+fn solve_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    sweep_row(flat_index(wid, nwg, lid), false);
+}
+
+@compute @workgroup_size(64)
+fn relax_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(local_invocation_index) lid: u32) {
+    sweep_row(flat_index(wid, nwg, lid), true);
+}
+
+fn take_fixed(at: u32, unit: f32) -> vec3<f32> {
     var v = vec3<f32>(0.0);
     for (var k = 0u; k < 3u; k++) {
-        v[k] = f32(atomicExchange(&accum[at + k], 0)) / SCALE;
+        v[k] = f32(atomicExchange(&accum[at + k], 0)) / unit;
     }
     return v;
 }
@@ -364,8 +395,9 @@ fn apply_main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nw
     if i >= arrayLength(&bodies) || bodies[i].inverse_mass == 0.0 {
         return;
     }
-    bodies[i].velocity += take_fixed(i * ACCUM);
-    bodies[i].angular_velocity += take_fixed(i * ACCUM + 3u);
+    let unit = units();
+    bodies[i].velocity += take_fixed(i * ACCUM, unit);
+    bodies[i].angular_velocity += take_fixed(i * ACCUM + 3u, unit) / bodies[i].size;
 }
 
 // Semi-implicit Euler, with the CPU path's angular damping.

@@ -131,15 +131,24 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let written = crate::io::write_streamed(&args.out, &mut |out| {
         out.write_all(b"{\"frames\":[")?;
         let mut write_error: Option<std::io::Error> = None;
-        let ran = run_frames(&mut pipeline, &params, frames, |p, frame, states, contacts| {
-            if write_error.is_some() {
-                return;
-            }
-            let record = Frame::at(p, frame, states, contacts, params.timestep);
-            let written = if frame > 1 { out.write_all(b",") } else { Ok(()) }
+        let ran = run_frames(
+            &mut pipeline,
+            &params,
+            frames,
+            |p, frame, states, contacts| {
+                if write_error.is_some() {
+                    return;
+                }
+                let record = Frame::at(p, frame, states, contacts, params.timestep);
+                let written = if frame > 1 {
+                    out.write_all(b",")
+                } else {
+                    Ok(())
+                }
                 .and_then(|()| serde_json::to_writer(&mut *out, &record).map_err(Into::into));
-            write_error = written.err();
-        });
+                write_error = written.err();
+            },
+        );
         if let Some(e) = write_error {
             return Err(e);
         }

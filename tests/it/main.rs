@@ -35,6 +35,7 @@ mod outputs_refused;
 mod particles_bench;
 mod particles_cli;
 mod particles_gpu;
+
 mod radial;
 mod radial_alternatives;
 mod radial_character;
@@ -53,6 +54,8 @@ mod shader_layouts;
 mod shader_validation;
 mod simulate;
 mod simulate_cli;
+mod simulate_pile;
+mod simulate_scale;
 mod staging_ring;
 mod tritri;
 mod view_render;

@@ -180,3 +180,41 @@ fn bad_scenes_fail_with_one_line_naming_the_field() {
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("frames is 0"));
 }
+
+/// A window longer than 63 lifetimes would make the GPU drop lives past
+/// the 64 it evaluates per particle: refused in one line that says what
+/// to do, while the CPU runs it.
+#[test]
+fn a_window_of_more_lives_than_the_gpu_evaluates_is_refused_on_the_gpu() {
+    let dir = scratch("lives");
+    let scene = small_hail(&dir);
+    let run = |backend: &str| {
+        exe(&[
+            scene.to_str().unwrap(),
+            "--frames",
+            "1",
+            "--dt",
+            "300",
+            "--out",
+            dir.join(format!("{backend}.csv")).to_str().unwrap(),
+            "--backend",
+            backend,
+        ])
+    };
+    let out = run("gpu");
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("emitters[0]") && lines[0].contains("cpu backend"),
+        "{err}"
+    );
+    assert!(!dir.join("gpu.csv").exists());
+    let out = run("cpu");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

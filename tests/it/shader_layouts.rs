@@ -73,7 +73,7 @@ fn sampling_and_colliders() {
     let mut c = Checks::default();
     mirror! { c, "sampling.wgsl", "Params", sl::SamplingParams {
         num_vertices, num_edges, num_faces, capacity, cos_tol, step, g_face, g_vnormal,
-        g_enormal, t_vfaces, t_evert, t_eoff, t_efaces, t_fedges, edges_on, _pad,
+        g_enormal, t_vfaces, t_evert, t_eoff, t_efaces, t_fedges, edges_on, flat_vertices,
     } }
     for shader in ["sampling.wgsl", "collide.wgsl"] {
         mirror! { c, shader, "Sample", sl::GpuSample { position, kind_sub, normal, feature } }
@@ -312,18 +312,19 @@ fn simulate_step() {
     let mut c = Checks::default();
     let shader = "simulate_step.wgsl";
     mirror! { c, shader, "Params", siml::StepParams {
-        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, contact_threshold, _pad1,
-        _pad2, restitution, friction, baumgarte, slop, margin, damping, _pad3, _pad4,
+        gravity, dt, plane, bodies, ground, flags, pair_capacity, contact_capacity, contact_threshold,
+        recovery_speed, gravity_steps, restitution, friction, baumgarte, slop, margin, damping, _pad3,
+        _pad4,
     } }
     mirror! { c, shader, "Body", siml::GpuBody {
         position, inverse_mass, rotation, velocity, shape, angular_velocity, _pad0,
-        inverse_inertia, _pad1,
+        inverse_inertia, size,
     } }
     mirror! { c, shader, "Shape", siml::GpuShape { lo, sample_start, hi, sample_count } }
     mirror! { c, shader, "Box", siml::BodyBox { lo, flags, hi, body } }
     mirror! { c, shader, "Row", siml::GpuRow {
         position, depth, normal, mass_n, ra, target_speed, rb, acc_n, acc_t, body, other,
-        _pad0 = _pad, _pad1 = _pad + 4, _pad2 = _pad + 8,
+        bounce_speed, _pad0 = _pad, _pad1 = _pad + 4,
     } }
     mirror! { c, shader, "Summary", siml::GpuSummary {
         pairs, contacts, max_depth, energy, pair_capacity, contact_capacity,

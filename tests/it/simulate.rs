@@ -14,7 +14,7 @@ use collidoscope::stages::sdf::SdfParams;
 use collidoscope::timing::Timings;
 use glam::{Quat, Vec3};
 
-fn fields() -> FieldParams {
+pub(crate) fn fields() -> FieldParams {
     FieldParams {
         sdf: SdfParams {
             resolution: 16,
@@ -36,7 +36,7 @@ fn at(mesh: usize, position: Vec3, orientation: Quat) -> BodySpec {
     }
 }
 
-fn ground() -> Option<Ground> {
+pub(crate) fn ground() -> Option<Ground> {
     Some(Ground {
         point: Vec3::ZERO,
         normal: Vec3::Y,

@@ -12,10 +12,30 @@
 //! normal impulse reaching the velocity `max(restitution · approach speed,
 //! β/dt · (depth − slop))` along the normal (Baumgarte-style position
 //! correction), and a Coulomb friction impulse clamped to
-//! `friction × normal impulse`. Finally positions and orientations are
-//! integrated (semi-implicit Euler). Mesh bodies use the inertia of a solid
-//! box of their bounding box. Static bodies (planes, segments, large meshes)
-//! have infinite mass.
+//! `friction × normal impulse`. Then positions and orientations are
+//! integrated (semi-implicit Euler), and a second, *relaxing* set of sweeps
+//! over the same rows aims at the restitution alone ([`relax_contacts`]).
+//!
+//! # Scale and energy
+//!
+//! Every tolerance of a contact row is relative to the size `s` of the
+//! smaller body of its pair (the longest side of its bounding box; static
+//! bodies count as unbounded), so a 1 mm box and a 1 km box behave alike:
+//! the slop is [`RigidParams::slop`]` × s` and the push-out speed of
+//! position correction is at most [`RigidParams::recovery_speed`]` × s`
+//! per second — a body found deep in the ground comes out at that speed,
+//! not at β/dt times its depth. Speeds below [`RigidParams::gravity_steps`]
+//! steps of gravity (`|g|·dt` each) are what gravity gives a resting body
+//! in a step, whatever its size: such approaches never bounce, and
+//! correction may always push out that fast (a 1 µm body falls a thousand
+//! times its size in one step of 1/60 s, and must be able to come back). The
+//! relaxing sweeps (Box2D v3's "soft step" relax iterations; Catto's split
+//! impulses have the same aim) take the correction's velocity back out
+//! after it has moved the body, so position correction moves bodies but
+//! never leaves them with kinetic energy: a resting body does not gain
+//! energy, whatever the contact threshold or the depth it starts at.
+//! Mesh bodies use the inertia of a solid box of their bounding box.
+//! Static bodies (planes, segments, large meshes) have infinite mass.
 //!
 //! Every step's state is kept (up to [`HISTORY`] steps), so the viewer can
 //! pause, single-step and rewind.
@@ -51,7 +71,14 @@ pub struct RigidBody {
     pub inverse_mass: f32,
     /// Inverse principal moments in the object frame.
     pub inverse_inertia: Vec3,
+    /// Length scale of the contact tolerances: the longest side of a
+    /// dynamic body's bounding box, [`UNBOUNDED`] for a static body.
+    pub size: f32,
 }
+
+/// The size of a static body: a contact row takes the smaller size of its
+/// pair, so a static body never sets it.
+pub const UNBOUNDED: f32 = f32::MAX;
 
 impl RigidBody {
     pub fn world_from_object(&self) -> Mat4 {
@@ -79,6 +106,7 @@ impl RigidBody {
             },
             inverse_mass: 0.0,
             inverse_inertia: Vec3::ZERO,
+            size: UNBOUNDED,
         }
     }
 
@@ -95,6 +123,7 @@ impl RigidBody {
         RigidBody {
             inverse_mass: 1.0 / mass,
             inverse_inertia: inertia.recip(),
+            size: size.max_element(),
             ..Self::fixed(shape, position, rotation)
         }
     }
@@ -110,8 +139,13 @@ pub struct RigidParams {
     pub friction: f32,
     /// Position-correction factor β.
     pub baumgarte: f32,
-    /// Depth tolerated without correction.
+    /// Depth tolerated without correction, per unit of body size.
     pub slop: f32,
+    /// Fastest push-out of position correction, body sizes per second.
+    pub recovery_speed: f32,
+    /// Resting speed, in steps of gravity (`|g|·dt`): slower approaches do
+    /// not bounce, and correction may always push out this fast.
+    pub gravity_steps: f32,
     pub colliders: ColliderParams,
     pub backend: collide::Backend,
 }
@@ -126,6 +160,8 @@ impl Default for RigidParams {
             friction: 0.5,
             baumgarte: 0.2,
             slop: 0.005,
+            recovery_speed: 2.0,
+            gravity_steps: 2.0,
             colliders: ColliderParams::default(),
             backend: collide::Backend::Cpu,
         }
@@ -385,8 +421,7 @@ impl World {
     ) -> Result<(), ColliderError> {
         integrate_velocities(&mut self.bodies, params);
         self.detect(params, gpu)?;
-        solve_contacts(&mut self.bodies, &self.contacts.contacts, params);
-        integrate_positions(&mut self.bodies, params.dt);
+        respond(&mut self.bodies, &self.contacts.contacts, params);
         self.steps += 1;
         self.history.push(self.states());
         if self.history.len() > HISTORY {
@@ -421,24 +456,57 @@ pub fn integrate_velocities(bodies: &mut [RigidBody], params: &RigidParams) {
     }
 }
 
+/// One contact's solver row ([`solve_contacts`] builds them,
+/// [`relax_contacts`] sweeps them again).
+#[derive(Clone, Debug)]
+pub struct ContactRow {
+    i: usize,
+    j: usize,
+    n: Vec3,
+    ra: Vec3,
+    rb: Vec3,
+    /// Normal speed aimed at by the biased sweeps: restitution or position
+    /// correction, whichever is larger.
+    target: f32,
+    /// Normal speed aimed at by the relaxing sweeps: restitution alone.
+    bounce: f32,
+    mass_n: f32,
+    acc_n: f32,
+    acc_t: Vec3,
+}
+
+/// The targets of a contact of `depth` approaching at `vn` (negative:
+/// closing) between bodies whose smaller size is `size`: `(biased,
+/// relaxed)` normal speeds ([`RigidParams`]; the module docs say why each
+/// tolerance scales with the size). The resident GPU step computes the same
+/// in `prepare_main`.
+pub fn contact_targets(params: &RigidParams, depth: f32, vn: f32, size: f32) -> (f32, f32) {
+    let resting = params.gravity_steps * params.gravity.length() * params.dt;
+    let bounce = if vn < -resting {
+        -params.restitution * vn
+    } else {
+        0.0
+    };
+    let correction = (params.baumgarte / params.dt * (depth - params.slop * size).max(0.0))
+        .min((params.recovery_speed * size).max(resting));
+    (bounce.max(correction), bounce)
+}
+
+fn velocity_at(b: &RigidBody, r: Vec3) -> Vec3 {
+    b.state.velocity + b.state.angular_velocity.cross(r)
+}
+
 /// Sequential impulses (Catto) over `contacts`: per contact an accumulated
-/// non-negative normal impulse reaching `max(restitution · approach speed,
-/// β/dt · (depth − slop))`, then Coulomb friction clamped to
-/// `friction × normal impulse`; `params.iterations` sweeps.
-pub fn solve_contacts(bodies: &mut [RigidBody], contacts: &[Contact], params: &RigidParams) {
-    struct Row {
-        i: usize,
-        j: usize,
-        n: Vec3,
-        ra: Vec3,
-        rb: Vec3,
-        target: f32,
-        mass_n: f32,
-        acc_n: f32,
-        acc_t: Vec3,
-    }
-    let velocity_at = |b: &RigidBody, r: Vec3| b.state.velocity + b.state.angular_velocity.cross(r);
-    let mut rows: Vec<Row> = Vec::with_capacity(contacts.len());
+/// non-negative normal impulse reaching [`contact_targets`]' biased speed,
+/// then Coulomb friction clamped to `friction × normal impulse`;
+/// `params.iterations` sweeps. The rows come back for
+/// [`relax_contacts`].
+pub fn solve_contacts(
+    bodies: &mut [RigidBody],
+    contacts: &[Contact],
+    params: &RigidParams,
+) -> Vec<ContactRow> {
+    let mut rows: Vec<ContactRow> = Vec::with_capacity(contacts.len());
     for c in contacts {
         let (i, j) = (c.body as usize, c.other as usize);
         let (a, b) = (&bodies[i], &bodies[j]);
@@ -456,25 +524,41 @@ pub fn solve_contacts(bodies: &mut [RigidBody], contacts: &[Contact], params: &R
             continue;
         }
         let vn = (velocity_at(a, ra) - velocity_at(b, rb)).dot(n);
-        let bounce = if vn < -0.5 {
-            -params.restitution * vn
-        } else {
-            0.0
-        };
-        let correction = params.baumgarte / params.dt * (c.depth - params.slop).max(0.0);
-        rows.push(Row {
+        let (target, bounce) = contact_targets(params, c.depth, vn, a.size.min(b.size));
+        rows.push(ContactRow {
             i,
             j,
             n,
             ra,
             rb,
-            target: bounce.max(correction),
+            target,
+            bounce,
             mass_n: 1.0 / k,
             acc_n: 0.0,
             acc_t: Vec3::ZERO,
         });
     }
-    let apply = |bodies: &mut [RigidBody], row: &Row, impulse: Vec3| {
+    sweep(bodies, &mut rows, params, false);
+    rows
+}
+
+/// The relaxing sweeps, after the positions moved: the same rows aim at
+/// the restitution alone, taking back the velocity position correction
+/// added (so correction never turns into kinetic energy).
+pub fn relax_contacts(bodies: &mut [RigidBody], rows: &mut [ContactRow], params: &RigidParams) {
+    sweep(bodies, rows, params, true);
+}
+
+/// Solves the contacts, moves the bodies and relaxes: one substep after
+/// gravity and detection.
+pub fn respond(bodies: &mut [RigidBody], contacts: &[Contact], params: &RigidParams) {
+    let mut rows = solve_contacts(bodies, contacts, params);
+    integrate_positions(bodies, params.dt);
+    relax_contacts(bodies, &mut rows, params);
+}
+
+fn sweep(bodies: &mut [RigidBody], rows: &mut [ContactRow], params: &RigidParams, relax: bool) {
+    let apply = |bodies: &mut [RigidBody], row: &ContactRow, impulse: Vec3| {
         let a = &mut bodies[row.i];
         a.state.velocity += impulse * a.inverse_mass;
         a.state.angular_velocity += a.inverse_inertia_world() * row.ra.cross(impulse);
@@ -483,10 +567,11 @@ pub fn solve_contacts(bodies: &mut [RigidBody], contacts: &[Contact], params: &R
         b.state.angular_velocity -= b.inverse_inertia_world() * row.rb.cross(impulse);
     };
     for _ in 0..params.iterations {
-        for row in &mut rows {
+        for row in rows.iter_mut() {
+            let target = if relax { row.bounce } else { row.target };
             let rel = velocity_at(&bodies[row.i], row.ra) - velocity_at(&bodies[row.j], row.rb);
             let vn = rel.dot(row.n);
-            let new = (row.acc_n + (row.target - vn) * row.mass_n).max(0.0);
+            let new = (row.acc_n + (target - vn) * row.mass_n).max(0.0);
             let dj = new - row.acc_n;
             row.acc_n = new;
             apply(bodies, row, row.n * dj);

@@ -15,14 +15,19 @@
 //!    GPU: one key dispatch, the radix sort, one sweep dispatch, one map.
 //! 3. **Narrow phase** ([`crate::stages::collide`]): each candidate pair's
 //!    sampling points against the other body's distance field (and samples
-//!    against the ground plane), all pairs in one dispatch, fields and
+//!    against the ground plane; every vertex is a sample, flat ones too —
+//!    [`crate::stages::sampling::SamplingParams::flat_vertices`] says
+//!    why), all pairs in one dispatch, fields and
 //!    samples resident on the GPU since the pipeline was built. A sample
 //!    closer than the contact threshold `ε`
 //!    ([`ColliderParams::contact_threshold`]) to the other surface is a
 //!    contact of depth `ε − d`, so bodies rest about `ε` apart; exact
 //!    tri–tri pairs ([`exact`]) take only crossing triangles.
 //! 4. **Response**: sequential impulses with Coulomb friction
-//!    ([`crate::sim::collide::solve_contacts`]), then semi-implicit Euler.
+//!    ([`crate::sim::collide::solve_contacts`]), semi-implicit Euler, then
+//!    relaxing sweeps that take position correction's velocity back out
+//!    ([`crate::sim::collide::relax_contacts`]); every tolerance is relative
+//!    to the bodies' size ([`crate::sim::collide`] says how).
 //!    Impulses rather than position-based dynamics because the field
 //!    contacts carry a depth and a normal per sample — exactly the rows of a
 //!    velocity-level contact solver — and the accumulated, clamped impulses
@@ -30,6 +35,12 @@
 //!    a stack that stands with a handful of iterations; position-based
 //!    projection would need the same contacts re-evaluated after each
 //!    projection, i.e. a narrow phase per iteration.
+//!
+//! A frame longer than [`MAX_SUBSTEP`] is split into as many substeps as
+//! keep each at most that long ([`PipelineParams::substeps_per_frame`]):
+//! the contact solver's position correction and restitution assume a
+//! contact lives a small part of a body's fall, and at a tenth of a second
+//! or more per step a resting body would never settle.
 //!
 //! Three backends:
 //! - [`PipelineBackend::Cpu`]: every phase on the CPU — the reference.
@@ -75,8 +86,7 @@ use crate::geom::Aabb;
 use crate::gpu::{GpuContext, GpuError};
 use crate::mesh::Mesh;
 use crate::sim::collide::{
-    ANGULAR_DAMPING, BodyState, RigidBody, RigidParams, integrate_positions, integrate_velocities,
-    solve_contacts,
+    ANGULAR_DAMPING, BodyState, RigidBody, RigidParams, integrate_velocities, respond,
 };
 use crate::stages::collide::{
     BodyShape, ColliderError, ColliderGpu, ColliderParams, ColliderShape, Contact, ContactSet,
@@ -112,12 +122,16 @@ impl PipelineBackend {
     }
 }
 
+/// The longest substep: longer frames take more substeps.
+pub const MAX_SUBSTEP: f32 = 1.0 / 60.0;
+
 /// Simulation parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PipelineParams {
     /// Seconds per frame.
     pub timestep: f32,
-    /// Steps per frame (each runs every phase).
+    /// Steps per frame (each runs every phase); more when a step would be
+    /// longer than [`MAX_SUBSTEP`] ([`PipelineParams::substeps_per_frame`]).
     pub substeps: u32,
     pub gravity: Vec3,
     pub restitution: f32,
@@ -171,11 +185,27 @@ impl PipelineParams {
         self.margin + self.colliders.contact_threshold
     }
 
+    /// Substeps each frame runs: `substeps`, or more so that none is longer
+    /// than [`MAX_SUBSTEP`].
+    pub fn substeps_per_frame(&self) -> u32 {
+        // A hair under the quotient: 0.2 s is 12 steps of 1/60 s, not 13
+        // by the rounding of 1/60.
+        let needed = (self.timestep / MAX_SUBSTEP * (1.0 - 1e-6)).ceil();
+        // NaN and negative steps are refused where the scene is read; the
+        // cap keeps a huge step from asking for billions.
+        let needed = if needed.is_finite() {
+            needed.clamp(1.0, 65536.0) as u32
+        } else {
+            1
+        };
+        self.substeps.max(needed)
+    }
+
     /// The solver's parameters for one substep.
     fn rigid(&self) -> RigidParams {
         RigidParams {
             gravity: self.gravity,
-            dt: self.timestep / self.substeps.max(1) as f32,
+            dt: self.timestep / self.substeps_per_frame() as f32,
             iterations: self.iterations,
             restitution: self.restitution,
             friction: self.friction,
@@ -199,6 +229,8 @@ impl PipelineParams {
             friction: self.friction,
             baumgarte: rigid.baumgarte,
             slop: rigid.slop,
+            recovery_speed: rigid.recovery_speed,
+            gravity_steps: rigid.gravity_steps,
             margin: self.box_margin(),
             damping: ANGULAR_DAMPING,
             ..bytemuck::Zeroable::zeroed()
@@ -342,10 +374,17 @@ impl Pipeline {
         let mut shapes = Vec::with_capacity(meshes.len());
         let mut props = Vec::with_capacity(meshes.len());
         let mut centred = Vec::with_capacity(meshes.len());
+        // The ground has no samples of its own: only a body's samples can
+        // touch it, so every vertex is one (the extreme points in any
+        // direction are vertices).
+        let sampling = SamplingParams {
+            flat_vertices: true,
+            ..fields.sampling
+        };
         for mesh in meshes {
             let p = MassProperties::of(mesh);
             let c = mesh.transformed(Mat4::from_translation(-p.centre));
-            shapes.push(ColliderShape::from_mesh(&c, &fields.sdf, &fields.sampling)?);
+            shapes.push(ColliderShape::from_mesh(&c, &fields.sdf, &sampling)?);
             props.push(p);
             centred.push(c);
         }
@@ -367,6 +406,15 @@ impl Pipeline {
             })?;
             if !(s.density.is_finite() && s.density > 0.0) {
                 return Err(PipelineError::BadBody(i, "density must be > 0".into()));
+            }
+            if p.flat && !s.is_static {
+                return Err(PipelineError::BadBody(
+                    i,
+                    format!(
+                        "mesh {} encloses no volume (a lone triangle or a flat sheet has no mass): a moving body needs a closed surface; make it static",
+                        s.mesh
+                    ),
+                ));
             }
             let rotation = s.orientation.normalize();
             let centre = s.position + rotation * p.centre;
@@ -476,6 +524,7 @@ impl Pipeline {
                     },
                     angular_velocity: s.angular_velocity.to_array(),
                     inverse_inertia: b.inverse_inertia.to_array(),
+                    size: b.size,
                     ..bytemuck::Zeroable::zeroed()
                 }
             })
@@ -627,7 +676,7 @@ impl Pipeline {
         }
         let request = FrameRequest {
             params: params.step_params(self.ground_plane().as_ref()),
-            substeps: params.substeps.max(1),
+            substeps: params.substeps_per_frame(),
             iterations: params.gpu_iterations,
             timed,
         };
@@ -664,7 +713,7 @@ impl Pipeline {
         let mut timings = Timings::default();
         let mut pairs = Vec::new();
         let mut segments = Vec::new();
-        for _ in 0..params.substeps.max(1) {
+        for _ in 0..params.substeps_per_frame() {
             integrate_velocities(&mut self.bodies, &rigid);
             let kept = ContactSet {
                 contacts: std::mem::take(&mut self.contacts),
@@ -672,8 +721,7 @@ impl Pipeline {
             };
             let d = self.detect_phases_into(params, &mut timings, kept)?;
             let start = Instant::now();
-            solve_contacts(&mut self.bodies, &d.contacts.contacts, &rigid);
-            integrate_positions(&mut self.bodies, rigid.dt);
+            respond(&mut self.bodies, &d.contacts.contacts, &rigid);
             timings.push("response", ms(start), None);
             self.contacts = d.contacts.contacts;
             pairs = d.pairs;

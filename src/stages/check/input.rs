@@ -306,11 +306,7 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
     }
     let (bytes, meta, overrides) = match collidoscope_sidecar(path, options.ignore_checksum)? {
         Some((bytes, meta, note)) => (bytes, Some(meta), note.into_iter().collect()),
-        None => (
-            read_array(path)?,
-            None,
-            Vec::new(),
-        ),
+        None => (read_array(path)?, None, Vec::new()),
     };
     let entries = read_npz_entries(&bytes)
         .map_err(|e| input(path, format!("{e} (np.savez writes what is read here)")))?;

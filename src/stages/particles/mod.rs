@@ -63,6 +63,33 @@ pub const MAX_FRAMES: u32 = 1_000_000;
 /// emitter's lifetime). Both backends visit every life of every particle,
 /// so a lifetime far shorter than the run would keep them busy for ever.
 pub const MAX_LIVES_PER_PARTICLE: f64 = 1e6;
+/// Lives the GPU evaluates per particle per window (`MAX_LIVES` of
+/// shaders/shared/particles.wgsl), past the first.
+pub const GPU_MAX_LIVES: u32 = 64;
+
+/// Refuses a GPU run whose windows would span more lives of a particle
+/// than the GPU evaluates ([`GPU_MAX_LIVES`]): the lives past them would
+/// be dropped with their impacts. A window of `dt` overlaps at most
+/// `⌈dt / lifetime⌉ + 1` lives; one lifetime of margin covers the f32
+/// rounding of the generation count.
+pub fn check_gpu_lives(
+    scene: &ParticleScene,
+    params: &ParticleParams,
+) -> Result<(), ParticleError> {
+    let most = f64::from(GPU_MAX_LIVES - 1);
+    for (i, e) in scene.emitters.iter().enumerate() {
+        let lives = params.dt / e.lifetime;
+        if e.count > 0 && lives > most {
+            return Err(ParticleError::Params(format!(
+                "a window of dt = {} s spans {lives:.0} lifetimes of emitters[{i}] (lifetime {} s); the GPU evaluates at most {most} per particle per window and would drop the rest: use dt <= {} s or the cpu backend",
+                params.dt,
+                e.lifetime,
+                most * e.lifetime
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Errors of the particle stage. Each message is one readable line.
 #[derive(Debug, thiserror::Error)]
@@ -260,6 +287,7 @@ impl Particles {
                 (e, f, m, None)
             }
             Backend::Gpu => {
+                check_gpu_lives(scene, params)?;
                 let (ctx, pipes) = gpu_state.ok_or_else(crate::stages::no_gpu)?;
                 let ((e, f, m), s) = stream::simulate(ctx, pipes, scene, params)?;
                 (e, f, m, Some(s))

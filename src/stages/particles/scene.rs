@@ -11,7 +11,14 @@
 //! ```
 //!
 //! Every error names the field (`colliders[2].normal`, `emitters[0].count`)
-//! and the offending value in one line.
+//! and the offending value in one line. The GPU evaluates in f32, so every
+//! number must stay within [`MAX_MAGNITUDE`] (its square is still a finite
+//! f32): a velocity of 1e39 would become infinite there and is refused
+//! here. Directions are normalised after dividing by their largest
+//! component, so `[0, 1e200, 0]` is the unit y axis, not a zero vector
+//! (its length overflows f64); a quadric matrix is divided by its largest
+//! entry, which leaves its surface and its inside unchanged, so a quadric
+//! written at 1e300 or 1e-300 hits on the GPU as on the CPU.
 
 use glam::DVec3;
 use serde::Deserialize;
@@ -26,6 +33,8 @@ pub const MAX_PARTICLES: u64 = 1 << 28;
 pub const MAX_BOUNCES: u32 = 8;
 /// Most colliders in one scene.
 pub(crate) const MAX_COLLIDERS: usize = 64;
+/// Largest magnitude of any number of a scene: its square is a finite f32.
+pub const MAX_MAGNITUDE: f64 = 1e18;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -249,35 +258,53 @@ impl ParticleScene {
     }
 }
 
-fn finite3(field: &str, v: [f64; 3]) -> Result<DVec3, String> {
-    match v.iter().position(|x| !x.is_finite()) {
-        Some(i) => Err(format!("{field}[{i}] is {} (must be finite)", v[i])),
-        None => Ok(DVec3::from_array(v)),
+/// `x` if the GPU's f32 can carry it (and its square).
+fn representable(field: &str, x: f64) -> Result<f64, String> {
+    if !x.is_finite() {
+        return Err(format!("{field} is {x} (must be finite)"));
     }
+    if x.abs() > MAX_MAGNITUDE {
+        return Err(format!(
+            "{field} is {x:e}; the GPU computes in f32, so numbers must be within ±{MAX_MAGNITUDE:e}"
+        ));
+    }
+    Ok(x)
 }
 
+fn finite3(field: &str, v: [f64; 3]) -> Result<DVec3, String> {
+    for (i, &x) in v.iter().enumerate() {
+        representable(&format!("{field}[{i}]"), x)?;
+    }
+    Ok(DVec3::from_array(v))
+}
+
+/// A direction: any finite, non-zero vector, normalised.
 fn unit(field: &str, v: [f64; 3]) -> Result<DVec3, String> {
-    let d = finite3(field, v)?;
-    if d.length() < 1e-12 {
+    if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+        return Err(format!("{field}[{i}] is {} (must be finite)", v[i]));
+    }
+    let d = DVec3::from_array(v);
+    let largest = d.abs().max_element();
+    if largest == 0.0 {
         return Err(format!(
             "{field} is the zero vector {v:?}; it needs a direction"
         ));
     }
-    Ok(d.normalize())
+    Ok((d / largest).normalize())
 }
 
 fn positive(field: &str, x: f64) -> Result<f64, String> {
     if !(x.is_finite() && x > 0.0) {
         return Err(format!("{field} is {x}; it must be finite and > 0"));
     }
-    Ok(x)
+    representable(field, x)
 }
 
 fn non_negative(field: &str, x: f64) -> Result<f64, String> {
     if !(x.is_finite() && x >= 0.0) {
         return Err(format!("{field} is {x}; it must be finite and >= 0"));
     }
-    Ok(x)
+    representable(field, x)
 }
 
 fn check(raw: RawScene) -> Result<ParticleScene, String> {
@@ -488,8 +515,12 @@ fn check_quadric(at: &str, matrix: &[f64], bounds: RawBounds) -> Result<Collider
             min[i], max[i]
         ));
     }
+    // The surface f = 0 and its inside f < 0 do not change under a positive
+    // scale: the largest entry becomes 1, within f32's range.
     let mut m = [0.0; 16];
-    m.copy_from_slice(matrix);
+    for (m, x) in m.iter_mut().zip(matrix) {
+        *m = x / scale;
+    }
     Ok(ColliderShape::Quadric {
         matrix: m,
         min,
@@ -607,11 +638,44 @@ mod tests {
                 GOOD.replace(r#""type": "sphere""#, r#""type": "torus""#),
                 "torus",
             ),
+            (
+                GOOD.replace(r#""velocity": [0,0,0]"#, r#""velocity": [0,1e39,0]"#),
+                "emitters[0].velocity[1] is 1e39; the GPU computes in f32",
+            ),
+            (
+                GOOD.replace(r#""radius": 1}"#, r#""radius": 1e300}"#),
+                "colliders[2].radius is 1e300",
+            ),
         ];
         for (text, want) in cases {
             let e = err(&text);
             assert!(e.contains(want), "want {want:?} in {e:?}");
             assert!(!e.contains('\n'), "one line: {e:?}");
+        }
+    }
+
+    #[test]
+    fn huge_and_tiny_directions_and_quadrics_keep_their_meaning() {
+        let text = GOOD
+            .replace(r#""normal": [0,2,0]"#, r#""normal": [0,1e200,0]"#)
+            .replace(r#""axis": [0,1,0]"#, r#""axis": [0,1e-300,0]"#)
+            .replace(
+                "[1,0,0,0, 0,0,0,-0.5, 0,0,1,0, 0,-0.5,0,0]",
+                "[1e300,0,0,0, 0,0,0,-0.5e300, 0,0,1e300,0, 0,-0.5e300,0,0]",
+            );
+        let s = ParticleScene::from_json(&text, "s.json").unwrap();
+        match (&s.colliders[0], &s.colliders[4], &s.colliders[6]) {
+            (
+                ColliderShape::Plane { normal, .. },
+                ColliderShape::Cylinder { axis, .. },
+                ColliderShape::Quadric { matrix, .. },
+            ) => {
+                assert_eq!(*normal, DVec3::Y);
+                assert_eq!(*axis, DVec3::Y);
+                assert_eq!(matrix[0], 1.0);
+                assert_eq!(matrix[7], -0.5);
+            }
+            c => panic!("{c:?}"),
         }
     }
 

@@ -66,7 +66,9 @@ pub fn compute_cpu(mesh: &SamplingMesh, cell_size: f32, params: &SamplingParams)
     let m = &mesh.mesh;
     let mut samples = Vec::new();
     for v in 0..m.positions.len() {
-        if mesh.topology.vertex_faces(v).is_empty() || vertex_is_flat(mesh, v, cos_tol) {
+        if mesh.topology.vertex_faces(v).is_empty()
+            || (!params.flat_vertices && vertex_is_flat(mesh, v, cos_tol))
+        {
             continue;
         }
         samples.push(Sample {

@@ -33,7 +33,8 @@ pub struct Params {
     pub t_efaces: u32,
     pub t_fedges: u32,
     pub edges_on: u32,
-    pub _pad: u32,
+    /// 1: every vertex is a sample, flat or not.
+    pub flat_vertices: u32,
 }
 const _: () = assert!(std::mem::size_of::<Params>() == 64);
 
@@ -154,7 +155,7 @@ impl SamplingGpu {
             t_efaces: t_efaces as u32,
             t_fedges: t_fedges as u32,
             edges_on: u32::from(params.edges),
-            _pad: 0,
+            flat_vertices: u32::from(params.flat_vertices),
         };
         let uniform_buf = gpu
             .device

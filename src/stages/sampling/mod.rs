@@ -10,7 +10,11 @@
 //!   normal of every incident triangle is within the coplanarity tolerance
 //!   of the vertex's angle-weighted pseudo-normal (§6.2.4's test); flat
 //!   vertices are skipped, because a collision there is caught by the other
-//!   body's samples crossing this body's zero level set;
+//!   body's samples crossing this body's zero level set — unless
+//!   [`SamplingParams::flat_vertices`] asks for every vertex: a body with
+//!   no samples of its own (the simulation's ground plane) catches
+//!   nothing, and where a gently curved surface chains many flat vertices
+//!   the skipped ones bulge past the sampled rim;
 //! * **edges** with at least one non-planar neighbouring face (the incident
 //!   faces are not all coplanar with the first, or the edge is a boundary
 //!   rim) and longer than the step `max(sampling threshold, cell diagonal)`:
@@ -170,6 +174,9 @@ pub struct SamplingParams {
     pub edges: bool,
     /// Sample coplanar regions (table 5.1's third row).
     pub faces: bool,
+    /// Sample flat vertices too (every vertex with a face).
+    #[serde(default)]
+    pub flat_vertices: bool,
 }
 
 impl Default for SamplingParams {
@@ -180,6 +187,7 @@ impl Default for SamplingParams {
             area_threshold: 4.0,
             edges: true,
             faces: true,
+            flat_vertices: false,
         }
     }
 }

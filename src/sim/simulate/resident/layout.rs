@@ -19,11 +19,14 @@ pub struct StepParams {
     pub contact_capacity: u32,
     /// The contact threshold `ε` (`ColliderParams::contact_threshold`).
     pub contact_threshold: f32,
-    pub _pad1: u32,
-    pub _pad2: u32,
+    /// Fastest push-out, body sizes per second (`RigidParams::recovery_speed`).
+    pub recovery_speed: f32,
+    /// Resting speed, in steps of gravity (`|g|·dt`; `RigidParams::gravity_steps`).
+    pub gravity_steps: f32,
     pub restitution: f32,
     pub friction: f32,
     pub baumgarte: f32,
+    /// Depth tolerated without correction, per unit of body size.
     pub slop: f32,
     pub margin: f32,
     /// Angular velocity kept per step.
@@ -50,7 +53,8 @@ pub struct GpuBody {
     pub _pad0: u32,
     /// Principal inverse moments, object frame.
     pub inverse_inertia: [f32; 3],
-    pub _pad1: u32,
+    /// Length scale of the contact tolerances (`RigidBody::size`).
+    pub size: f32,
 }
 const _: () = assert!(std::mem::size_of::<GpuBody>() == 80);
 
@@ -80,7 +84,9 @@ pub struct GpuRow {
     pub acc_t: [f32; 3],
     pub body: u32,
     pub other: u32,
-    pub _pad: [u32; 3],
+    /// Normal speed the relaxing sweeps aim at (the restitution's).
+    pub bounce_speed: f32,
+    pub _pad: [u32; 2],
 }
 const _: () = assert!(std::mem::size_of::<GpuRow>() == 96);
 
@@ -102,5 +108,6 @@ const _: () = assert!(std::mem::size_of::<GpuSummary>() == 32);
 
 /// `ACCUM`: 32-bit words per body in the accumulators.
 pub const ACCUM: u32 = 8;
-/// `SCALE`: fixed-point units per m/s (and rad/s) of the summed changes.
-pub const SCALE: f32 = 1_048_576.0;
+/// `SCALE`: fixed-point units per the substep's speed bound of the summed
+/// velocity changes (angular ones times the body's size).
+pub const SCALE: f32 = 134_217_728.0;

@@ -31,8 +31,16 @@
 //! rows; accumulated clamped impulses give static friction and stable
 //! stacks).
 //!
-//! The per-body sums are 32-bit fixed-point atomics (2⁻²⁰ m/s per unit):
-//! WebGPU has no float atomics, and integer addition is associative, so a
+//! After the sweeps the bodies move, and as many relaxing sweeps aim at
+//! the restitution alone, taking position correction's velocity back out
+//! (the CPU path's [`crate::sim::collide::relax_contacts`]); every tolerance
+//! is relative to the bodies' size, as there.
+//!
+//! The per-body sums are 32-bit fixed-point atomics in units of the
+//! substep's speed bound (the largest relative plus target speed of any
+//! row, over 2²⁷; angular changes times the body's size), so a drop at
+//! 10 km/s sums as exactly as a body at rest, and a 1 µm body's spin as a
+//! 1 m body's: WebGPU has no float atomics, and integer addition is associative, so a
 //! frame's result does not depend on the order the invocations ran in — the
 //! step is deterministic although pairs and contacts are appended in any
 //! order. No warm starting: a contact row lives for one substep.
@@ -103,6 +111,7 @@ struct Pipelines {
     rows_args: wgpu::ComputePipeline,
     prepare: wgpu::ComputePipeline,
     solve: wgpu::ComputePipeline,
+    relax: wgpu::ComputePipeline,
     apply: wgpu::ComputePipeline,
     integrate: wgpu::ComputePipeline,
     summary: wgpu::ComputePipeline,
@@ -181,6 +190,7 @@ impl ResidentStep {
             rows_args: pipe("rows_args_main"),
             prepare: pipe("prepare_main"),
             solve: pipe("solve_main"),
+            relax: pipe("relax_main"),
             apply: pipe("apply_main"),
             integrate: pipe("integrate_main"),
             summary: pipe("summary_main"),
@@ -525,6 +535,15 @@ impl ResidentStep {
             pass.set_bind_group(0, group, &[]);
             pass.set_pipeline(&p.integrate);
             pass.dispatch_workgroups(bx, by, 1);
+        });
+        run.compute_pass("solve", |pass| {
+            pass.set_bind_group(0, group, &[]);
+            for _ in 0..iterations {
+                pass.set_pipeline(&p.relax);
+                pass.dispatch_workgroups_indirect(args, 12);
+                pass.set_pipeline(&p.apply);
+                pass.dispatch_workgroups(bx, by, 1);
+            }
         });
         Ok(scratch)
     }

@@ -50,5 +50,6 @@ mod simulate;
 mod staging_ring;
 mod tri_tri;
 mod view_render;
+mod viewer_layout;
 mod viewer_smoke;
 mod viewer_views;

@@ -299,6 +299,12 @@ impl Mode for TriTri {
         self.job.is_some() || self.dirty
     }
 
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, _: Option<Option<usize>>) {
+        if self.models.is_some() {
+            crate::app::shell::legend::keys_ui(ui, shell, &[draw::key()]);
+        }
+    }
+
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }

@@ -83,6 +83,9 @@ pub enum ScriptStep {
     ExportField(PathBuf),
     /// Export the timing history as CSV (and a PNG plot beside it).
     ExportTimings(PathBuf),
+    /// `layout:PATH`: write where the last frame drew its panels and keys
+    /// (JSON, see `crate::app::shell::layout`).
+    Layout(PathBuf),
     /// The last action must have shown an error (bad file) while keeping
     /// the scene.
     ExpectError,
@@ -183,6 +186,11 @@ pub const SHELL_STEPS: &[StepDoc] = &[
         "export-timings",
         "PATH",
         "export the timing history as CSV (and a PNG plot)",
+    ),
+    step(
+        "layout",
+        "PATH",
+        "write where the last frame drew its panels, the 3D view and its keys (JSON)",
     ),
     step(
         "expect-error",
@@ -291,6 +299,9 @@ pub fn output_plan(
                     Format::JSON,
                 );
             }
+            ScriptStep::Layout(path) => {
+                plan.output("layout:", path, Format::JSON);
+            }
             ScriptStep::ExportTimings(path) => {
                 plan.output("export-timings:", path, Format::CSV).output(
                     "export-timings:'s plot",
@@ -384,6 +395,7 @@ fn parse_step(s: &str, modes: &[Box<dyn Mode>]) -> Result<ScriptStep, String> {
         }
         "export-field" => ScriptStep::ExportField(need("a path")?.into()),
         "export-timings" => ScriptStep::ExportTimings(need("a path")?.into()),
+        "layout" => ScriptStep::Layout(need("a path")?.into()),
         "expect-error" => ScriptStep::ExpectError,
         "expect-mesh" => ScriptStep::ExpectMesh(need("a mesh name")?),
         "mode" => match modes::named(modes, arg) {

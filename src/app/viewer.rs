@@ -18,7 +18,7 @@ use super::modes::{self, Mode, ModeRequest};
 use super::script::{Script, ScriptStep};
 use super::shell::keys::{self, KeyAction};
 use super::shell::{
-    self, Message, Settings, Shell, Viewport, camera_bar, chrome, export, profiler,
+    self, Message, Settings, Shell, Viewport, camera_bar, chrome, export, legend, profiler,
 };
 use crate::gpu::GpuContext;
 use crate::scene::MeshSource;
@@ -52,6 +52,17 @@ impl Viewer {
         } else {
             Settings::load(cc.storage)
         };
+        // (After the reset above, which clears the style too.) Scroll bars
+        // that keep their place and show without a hover: a
+        // panel whose content goes on past its edge says that it does.
+        cc.egui_ctx.all_styles_mut(|s| {
+            s.spacing.scroll = egui::style::ScrollStyle {
+                bar_width: 8.0,
+                dormant_background_opacity: 0.3,
+                dormant_handle_opacity: 0.7,
+                ..egui::style::ScrollStyle::solid()
+            }
+        });
         let render_state = cc
             .wgpu_render_state
             .as_ref()
@@ -67,6 +78,8 @@ impl Viewer {
                 text: n,
                 is_error: false,
                 at: Instant::now(),
+                mode: "field",
+                mesh: None,
             });
         }
         let sdf_gpu = match compute_unavailable(&render_state.adapter) {
@@ -76,6 +89,8 @@ impl Viewer {
                     text: format!("No GPU compute: {why}. The CPU backends run instead."),
                     is_error: false,
                     at: Instant::now(),
+                    mode: "field",
+                    mesh: None,
                 });
                 if settings.backend.is_gpu() {
                     settings.backend = Backend::CpuFast;
@@ -112,6 +127,7 @@ impl Viewer {
             .shell
             .file_kinds
             .extend(viewer.modes.iter().filter_map(|m| m.file_kind()));
+        viewer.shell.active_mode = viewer.modes[0].name();
         viewer.modes[0].activate(&mut viewer.shell);
         // Files named on the command line open as File → Open opens them
         // (scripted or not); the default mesh only when none is a mesh.
@@ -438,6 +454,10 @@ impl Viewer {
             }
             ScriptStep::ExportField(path) => export::export_field(shell, &path)?,
             ScriptStep::ExportTimings(path) => shell.history.export(&path)?,
+            ScriptStep::Layout(path) => {
+                crate::io::write_atomically(&path, shell.last_layout.to_json().as_bytes())
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?
+            }
             ScriptStep::ExpectError => {
                 if shell.error_count() <= errors_before {
                     return Err("an error was expected but none was shown".into());
@@ -488,7 +508,7 @@ impl Viewer {
         let profiler = panels.profiler && shell.settings.show_profiler;
         // The bottom panel first, so it spans the window's full width.
         if slice || profiler {
-            egui::Panel::bottom("bottom")
+            let shown = egui::Panel::bottom("bottom")
                 .default_size(300.0)
                 .resizable(true)
                 .show(ui, |ui| match (slice, profiler) {
@@ -499,22 +519,27 @@ impl Viewer {
                     (true, false) => mode.slice_ui(shell, ui),
                     _ => profiler::profiler_ui(shell, mode.name(), ui),
                 });
+            shell.layout.panel("bottom", shown.response.rect);
         }
-        egui::Panel::left("left")
+        // Scroll bars always take their place, so a panel whose content
+        // goes on below its edge shows it.
+        let shown = egui::Panel::left("left")
             .default_size(320.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical()
+                egui::ScrollArea::both()
                     .id_salt(mode.name())
                     .show(ui, |ui| mode.side_panel_ui(shell, ui));
             });
+        shell.layout.panel("left", shown.response.rect);
         if panels.inspector {
-            egui::Panel::right("right")
+            let shown = egui::Panel::right("right")
                 .default_size(320.0)
                 .show(ui, |ui| {
-                    egui::ScrollArea::vertical()
+                    egui::ScrollArea::both()
                         .id_salt(mode.name())
                         .show(ui, |ui| mode.inspector_ui(shell, ui));
                 });
+            shell.layout.panel("right", shown.response.rect);
         }
     }
 }
@@ -540,6 +565,8 @@ impl eframe::App for Viewer {
         puffin::GlobalProfiler::lock().new_frame();
         puffin::profile_function!();
         self.shell.drain_async_messages();
+        self.shell.last_layout = std::mem::take(&mut self.shell.layout);
+        self.shell.layout.begin(ctx.content_rect());
         self.handle_dropped_files(&ctx);
         self.handle_keys(&ctx);
         self.shell.poll_jobs();
@@ -552,23 +579,48 @@ impl eframe::App for Viewer {
             self.switch_to(index);
         }
         self.open_files();
-        chrome::banner_ui(&mut self.shell, ui);
+        let active = &self.modes[self.active];
+        self.shell.active_mode = active.name();
+        self.shell.mode_shows_mesh = active.shows_open_mesh();
+        shell::banner::banner_ui(&mut self.shell, ui);
         crate::app::shell::jobs_bar::jobs_bar_ui(&mut self.shell, ui);
+        // The bars above, from the window's top to what is left for the rest.
+        let rest = ui.available_rect_before_wrap();
+        let window = self.shell.layout.window;
+        self.shell.layout.panel(
+            "top bars",
+            egui::Rect::from_min_max(window.min, egui::pos2(window.right(), rest.top())),
+        );
+        self.shell.layout.mode = self.modes[self.active].name().to_string();
+        self.shell.layout.mesh = self
+            .shell
+            .mesh
+            .scene
+            .as_ref()
+            .map_or(String::new(), |s| s.source.label());
         let panels = self.modes[self.active].panels();
         self.panels_ui(panels, ui);
         let mode = &mut self.modes[self.active];
         mode.update(&mut self.shell);
         let shell = &mut self.shell;
         egui::CentralPanel::default().show(ui, |ui| {
+            let (view, column) = legend::split_key_column(ui.max_rect(), shell.keys_drawn);
+            shell.key_column = column;
+            shell.keys_drawn = false;
             let picked = shell.viewport.ui(
                 ui,
+                view,
                 &shell.render_gpu,
                 &shell.settings.view,
                 &mut shell.history,
             );
+            shell.layout.panel("view", view);
+            if let Some(column) = column {
+                shell.layout.panel("keys", column);
+            }
             shell.shown_key = None;
             mode.viewport_ui(shell, ui, picked);
-            camera_bar::camera_bar_ui(shell, ui, ui.max_rect());
+            camera_bar::camera_bar_ui(shell, ui, view);
         });
         if self.busy() {
             ctx.request_repaint_after(std::time::Duration::from_millis(50));

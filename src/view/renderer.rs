@@ -27,7 +27,9 @@
 //! # Draw order and transparency
 //!
 //! An opaque mesh (opacity 1) is drawn first, then the wireframe, cells,
-//! a GPU-made surface and lines, all depth-tested and depth-writing. A translucent
+//! a GPU-made surface and lines, all depth-tested and depth-writing; the
+//! lines again where something hides them, faint (depth test "greater",
+//! blended at 45 %), so contacts and pairs inside a body show. A translucent
 //! mesh (`ViewSettings::mesh_opacity` < 1) is drawn after everything opaque,
 //! with depth test but no depth write, alpha-blended ("over"): first its
 //! back faces (front faces culled), then its front faces (back faces
@@ -82,7 +84,20 @@ struct Timer {
 struct Look {
     cull: Option<wgpu::Face>,
     translucent: bool,
+    /// Only what lies behind drawn geometry, dimmed ([`DIMMED`]): lines
+    /// inside or behind a body still show, fainter than in front.
+    behind: bool,
 }
+
+/// The blend constant's share of a hidden line's colour.
+const DIMMED: wgpu::BlendState = wgpu::BlendState {
+    color: wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::Constant,
+        dst_factor: wgpu::BlendFactor::OneMinusConstant,
+        operation: wgpu::BlendOperation::Add,
+    },
+    alpha: OVER_KEEPING_ALPHA.alpha,
+};
 
 /// "Over" compositing of the colour; the target's alpha stays as the
 /// opaque passes left it, so exported images stay opaque.
@@ -102,6 +117,7 @@ const OVER_KEEPING_ALPHA: wgpu::BlendState = wgpu::BlendState {
 const OPAQUE: Look = Look {
     cull: None,
     translucent: false,
+    behind: false,
 };
 
 /// Pipelines and the scene's vertex buffers. Create once per device.
@@ -114,6 +130,7 @@ pub struct ViewRenderer {
     wire_pipeline: wgpu::RenderPipeline,
     points_pipeline: wgpu::RenderPipeline,
     lines_pipeline: wgpu::RenderPipeline,
+    hidden_lines_pipeline: wgpu::RenderPipeline,
     translucent_pipeline: wgpu::RenderPipeline,
     mesh: Option<Drawable>,
     /// Alpha-blended triangles drawn after the opaque scene (e.g. the
@@ -227,8 +244,12 @@ impl ViewRenderer {
                 },
                 depth_stencil: Some(wgpu::DepthStencilState {
                     format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!look.translucent),
-                    depth_compare: Some(wgpu::CompareFunction::LessEqual),
+                    depth_write_enabled: Some(!look.translucent && !look.behind),
+                    depth_compare: Some(if look.behind {
+                        wgpu::CompareFunction::Greater
+                    } else {
+                        wgpu::CompareFunction::LessEqual
+                    }),
                     stencil: wgpu::StencilState::default(),
                     bias: wgpu::DepthBiasState::default(),
                 }),
@@ -239,7 +260,11 @@ impl ViewRenderer {
                     compilation_options: Default::default(),
                     targets: &[Some(wgpu::ColorTargetState {
                         format: COLOR_FORMAT,
-                        blend: look.translucent.then_some(OVER_KEEPING_ALPHA),
+                        blend: if look.behind {
+                            Some(DIMMED)
+                        } else {
+                            look.translucent.then_some(OVER_KEEPING_ALPHA)
+                        },
                         write_mask: wgpu::ColorWrites::ALL,
                     })],
                 }),
@@ -265,20 +290,24 @@ impl ViewRenderer {
                 Look {
                     cull: Some(cull),
                     translucent: true,
+                    ..OPAQUE
                 },
             )
         };
         let mesh_back_pipeline = translucent("ViewRenderer::mesh_back_pipeline", wgpu::Face::Front);
         let mesh_front_pipeline =
             translucent("ViewRenderer::mesh_front_pipeline", wgpu::Face::Back);
-        let wire_pipeline = pipeline(
-            "ViewRenderer::wire_pipeline",
-            "vs_wire",
-            "fs_lines",
-            line_layout.clone(),
-            wgpu::PrimitiveTopology::LineList,
-            OPAQUE,
-        );
+        let lines = |label, vs, look| {
+            pipeline(
+                label,
+                vs,
+                "fs_lines",
+                line_layout.clone(),
+                wgpu::PrimitiveTopology::LineList,
+                look,
+            )
+        };
+        let wire_pipeline = lines("ViewRenderer::wire_pipeline", "vs_wire", OPAQUE);
         let points_pipeline = pipeline(
             "ViewRenderer::points_pipeline",
             "vs_points",
@@ -289,14 +318,13 @@ impl ViewRenderer {
             wgpu::PrimitiveTopology::TriangleStrip,
             OPAQUE,
         );
-        let lines_pipeline = pipeline(
-            "ViewRenderer::lines_pipeline",
-            "vs_lines",
-            "fs_lines",
-            line_layout,
-            wgpu::PrimitiveTopology::LineList,
-            OPAQUE,
-        );
+        let lines_pipeline = lines("ViewRenderer::lines_pipeline", "vs_lines", OPAQUE);
+        let behind = Look {
+            behind: true,
+            ..OPAQUE
+        };
+        let hidden_lines_pipeline =
+            lines("ViewRenderer::hidden_lines_pipeline", "vs_lines", behind);
 
         let timer = device
             .features()
@@ -329,6 +357,7 @@ impl ViewRenderer {
             wire_pipeline,
             points_pipeline,
             lines_pipeline,
+            hidden_lines_pipeline,
             translucent_pipeline,
             mesh: None,
             translucent: None,
@@ -689,6 +718,14 @@ impl ViewRenderer {
         }
         if let Some(d) = &self.lines {
             draw(&mut pass, &self.lines_pipeline, d);
+            // Contacts, pairs and picks behind a body show through it, faint.
+            pass.set_blend_constant(wgpu::Color {
+                r: 0.45,
+                g: 0.45,
+                b: 0.45,
+                a: 0.45,
+            });
+            draw(&mut pass, &self.hidden_lines_pipeline, d);
         }
         if translucent {
             if let Some(d) = shaded_mesh {

@@ -59,6 +59,7 @@ mod simulate_scale;
 mod staging_ring;
 mod tritri;
 mod view_render;
+mod viewer_layout;
 mod viewer_load;
 mod viewer_smoke;
 mod viewer_views;

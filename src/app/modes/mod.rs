@@ -145,6 +145,11 @@ pub trait Mode: ModeSteps {
     fn toggle_pause(&mut self) -> bool {
         false
     }
+    /// Whether the mode shows the open mesh, so that the banner shows the
+    /// messages about it (no, by default).
+    fn shows_open_mesh(&self) -> bool {
+        false
+    }
     /// The kind of file (what it is, its extensions in lower case) this
     /// mode opens from File → Open, a drop or the `drop:` step, whichever
     /// mode is shown; none (the default) for a mode that takes no files. A

@@ -1,6 +1,6 @@
 //! The window's chrome: the menu bar (File, View, Export, Help) with File →
-//! Open's own picker where there is no native dialog, the mode switch under
-//! it, and the banner of errors and notices.
+//! Open's own picker where there is no native dialog, and the mode switch
+//! under it.
 
 use eframe::egui;
 
@@ -206,38 +206,6 @@ pub fn mode_switch_ui(titles: &[&str], active: usize, ui: &mut egui::Ui) -> Opti
         });
     });
     chosen
-}
-
-/// Errors and notices, newest first; each can be dismissed.
-pub fn banner_ui(shell: &mut Shell, ui: &mut egui::Ui) {
-    let recent: Vec<usize> = (0..shell.messages.len())
-        .rev()
-        .filter(|&i| shell.messages[i].is_error || shell.messages[i].at.elapsed().as_secs() < 30)
-        .take(3)
-        .collect();
-    if recent.is_empty() {
-        return;
-    }
-    let mut dismiss = None;
-    egui::Panel::top("banner").show(ui, |ui| {
-        for i in recent {
-            let m = &shell.messages[i];
-            ui.horizontal(|ui| {
-                let (icon, color) = if m.is_error {
-                    ("error:", egui::Color32::from_rgb(230, 80, 80))
-                } else {
-                    ("note:", egui::Color32::from_rgb(210, 180, 60))
-                };
-                ui.colored_label(color, format!("{icon} {}", m.text));
-                if ui.small_button("dismiss").clicked() {
-                    dismiss = Some(i);
-                }
-            });
-        }
-    });
-    if let Some(i) = dismiss {
-        shell.messages.remove(i);
-    }
 }
 
 /// A striped two-column grid of names and monospaced values; `rows` adds

@@ -89,6 +89,26 @@ pub struct Picture {
     pub axes: Option<[Extent; 2]>,
     /// What the image shows: mesh, quantity, slice, range.
     pub caption: String,
+    /// Both axes are lengths in one unit: the image is drawn at their
+    /// aspect, whatever its pixels' ([`shown_aspect`]).
+    pub world_aspect: bool,
+}
+
+/// The image's shape on screen: its world extents' where both axes are
+/// lengths (pixels need not be square: an impact map's texels, an
+/// interference image of a flat box), else its pixels'.
+pub fn shown_aspect(p: &Picture) -> egui::Vec2 {
+    let pixels = egui::vec2(p.width.max(1) as f32, p.height.max(1) as f32);
+    let Some([h, v]) = p.axes.as_ref().filter(|_| p.world_aspect) else {
+        return pixels;
+    };
+    let (w, t) = ((h.hi - h.lo).abs(), (v.hi - v.lo).abs());
+    if !(w.is_finite() && t.is_finite() && w > 0.0 && t > 0.0) {
+        return pixels;
+    }
+    // As many points as pixels along the longer side.
+    let scale = pixels.x.max(pixels.y) / w.max(t);
+    egui::vec2(w * scale, t * scale)
 }
 
 impl Picture {
@@ -314,7 +334,7 @@ fn draw(
         egui::vec2(avail.x - left - key_w, avail.y - TITLE_H - bottom - 24.0)
     }
     .max(egui::vec2(40.0, 40.0));
-    let size = egui::vec2(p.width.max(1) as f32, p.height.max(1) as f32);
+    let size = shown_aspect(p);
     let fit = (room.x / size.x).min(room.y / size.y);
     let image_size = size * fit;
     let outer_size = if key_below {
@@ -466,6 +486,7 @@ mod tests {
                 },
             ]),
             caption: "test ramp".into(),
+            world_aspect: true,
         }
     }
 
@@ -520,6 +541,28 @@ mod tests {
         assert_eq!(labels, ["0.02", "0.04", "0.06", "0.08"]);
         assert!(t.iter().all(|x| (0.0..=1.0).contains(&x.0)));
         assert!(nice_ticks(1.0, 1.0, 5).is_empty());
+    }
+
+    /// Square pixels over a 2 × 1 extent are drawn twice as wide as tall.
+    #[test]
+    fn pixels_are_drawn_at_their_world_aspect() {
+        let mut p = ramp(false);
+        (p.width, p.height) = (64, 64);
+        p.axes = Some([
+            Extent {
+                label: "x".into(),
+                lo: -1.0,
+                hi: 1.0,
+            },
+            Extent {
+                label: "z".into(),
+                lo: 0.0,
+                hi: 1.0,
+            },
+        ]);
+        assert_eq!(shown_aspect(&p), egui::vec2(64.0, 32.0));
+        p.world_aspect = false;
+        assert_eq!(shown_aspect(&p), egui::vec2(64.0, 64.0));
     }
 
     #[test]

@@ -1,7 +1,13 @@
-//! The colour bar drawn over the viewport: the active colour map from `lo`
+//! The keys of the 3D view and its caption. Every colour the view draws
+//! has a key: the colour bar of the cells (the active colour map from `lo`
 //! to `hi`, in mesh units — signed distance from −range (inside) to +range
-//! (outside), or a heat map of differences from 0 — and the caption of
-//! what the view shows.
+//! (outside), or a heat map of differences from 0), and the modes' own
+//! keys (contacts by depth, classes of lines, points and bodies).
+//!
+//! The keys stack in a column of their own right of the view
+//! ([`split_key_column`], [`keys_ui`]): the view is drawn beside it, not
+//! under it, so no key covers a cell. The column is kept while a mode
+//! draws keys, and given back to the view a frame after it stops.
 //!
 //! The bar's ticks, colours and caption come from
 //! [`crate::plot::legend`], as in the figures the CLI writes.
@@ -11,51 +17,196 @@ use eframe::egui;
 use super::Shell;
 use crate::plot::figure::Key;
 pub use crate::plot::legend::{ColorBar, TICK_FIGURES, sig_figs, ticks};
+use crate::view::ColorMap;
 
-/// Width of the colour bar's column at the viewport's right edge; captions
-/// wrap left of it, so no text overlaps the bar.
+/// Width of the key column right of the 3D view ([`split_key_column`]);
+/// captions wrap left of it, so no text overlaps a key.
 pub const BAR_COLUMN: f32 = 200.0;
 
-/// Draws `bar` at the viewport's right edge (when cells are shown), with
-/// the histogram of the shown cells' values beside it.
-pub fn color_bar_ui(ui: &mut egui::Ui, shell: &mut Shell, bar: ColorBar) {
-    let view = shell.settings.view;
-    if !view.show_cells {
+/// A key for the key column: what a colour in the 3D view means, with a
+/// line under it (e.g. which sign is inside).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewKey {
+    pub key: Key,
+    pub note: Option<String>,
+}
+
+impl ViewKey {
+    pub fn new(key: Key) -> Self {
+        ViewKey { key, note: None }
+    }
+
+    /// Discrete classes: a title and (label, sRGB colour) entries.
+    pub fn classes(title: &str, entries: Vec<(String, [u8; 4])>) -> Self {
+        Self::new(Key::Classes(title.to_string(), entries))
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    /// The key's height in the column when a bar is `bar` points tall.
+    fn height(&self, bar: f32) -> f32 {
+        let note = if self.note.is_some() { 16.0 } else { 0.0 };
+        match &self.key {
+            Key::Bar(b) => KEY_TITLE + bar + if b.empty.is_some() { 22.0 } else { 8.0 } + note,
+            Key::Classes(_, entries) => KEY_TITLE + entries.len() as f32 * CLASS_ROW + 4.0 + note,
+        }
+    }
+}
+
+/// The sRGB swatch of a line or vertex colour given in linear RGBA.
+pub fn linear_swatch(linear: [f32; 4]) -> [u8; 4] {
+    let [r, g, b, _] = linear.map(crate::view::linear_to_srgb);
+    [r, g, b, 255]
+}
+
+/// Value a contact of relative depth `t` (0 shallow … 1 deepest) is drawn
+/// with over a colour range of ±1: spread over the inside half of the
+/// colour map, so depth shows whatever its scale (the collide and
+/// pipeline modes).
+pub fn contact_value(t: f32) -> f32 {
+    -(0.25 + 0.75 * t.clamp(0.0, 1.0))
+}
+
+/// Colour of a contact normal of relative depth `t` (linear RGBA).
+pub fn normal_color(t: f32) -> [f32; 4] {
+    [1.0, 1.0 - 0.8 * t.clamp(0.0, 1.0), 0.2, 1.0]
+}
+
+/// The key of contacts drawn with [`contact_value`], the deepest one
+/// `deepest` mesh units deep.
+pub fn contact_depth_key(map: ColorMap, deepest: f32) -> ViewKey {
+    let steps = 48;
+    let colors = (0..steps)
+        .map(|i| {
+            let t = 1.0 - (i as f32 + 0.5) / steps as f32;
+            map.color_between(contact_value(t), -1.0, 1.0)
+        })
+        .collect();
+    ViewKey::new(Key::Bar(crate::plot::figure::BarKey {
+        title: "contact depth (mesh units)".into(),
+        colors,
+        ticks: vec![
+            (0.0, sig_figs(deepest as f64, TICK_FIGURES)),
+            (1.0, "0".into()),
+        ],
+        ..Default::default()
+    }))
+}
+
+/// The space above a key for its title.
+const KEY_TITLE: f32 = 28.0;
+/// One class's row in a classes key.
+const CLASS_ROW: f32 = 16.0;
+/// A colour bar's height range in the key column.
+const BAR_HEIGHTS: std::ops::RangeInclusive<f32> = 90.0..=360.0;
+
+/// The 3D view's rectangle and, when `keys` are shown, the key column's
+/// at the right of the central panel's `rect`: the keys never cover what
+/// the view draws.
+pub fn split_key_column(rect: egui::Rect, keys: bool) -> (egui::Rect, Option<egui::Rect>) {
+    if !keys || rect.width() < 2.0 * BAR_COLUMN {
+        return (rect, None);
+    }
+    let split = rect.right() - BAR_COLUMN;
+    (
+        egui::Rect::from_min_max(rect.min, egui::pos2(split, rect.bottom())),
+        Some(egui::Rect::from_min_max(
+            egui::pos2(split, rect.top()),
+            rect.max,
+        )),
+    )
+}
+
+/// The rectangles of `keys` stacked from the top of `column`, colour bars
+/// sharing the height the classes leave.
+pub fn stack_keys(column: egui::Rect, keys: &[ViewKey]) -> Vec<egui::Rect> {
+    let gap = 6.0;
+    let bars = keys.iter().filter(|k| matches!(k.key, Key::Bar(_))).count();
+    let fixed: f32 = keys.iter().map(|k| k.height(0.0) + gap).sum();
+    let bar = ((column.height() - 2.0 * gap - fixed) / bars.max(1) as f32)
+        .clamp(*BAR_HEIGHTS.start(), *BAR_HEIGHTS.end());
+    let mut top = column.top() + gap;
+    keys.iter()
+        .map(|k| {
+            let rect = egui::Rect::from_min_size(
+                egui::pos2(column.left() + gap, top),
+                egui::vec2(column.width() - 2.0 * gap, k.height(bar)),
+            );
+            top = rect.bottom() + gap;
+            rect
+        })
+        .collect()
+}
+
+/// Draws `keys` in the key column (from the next frame on when this frame
+/// has none yet) and records where each went.
+pub fn keys_ui(ui: &egui::Ui, shell: &mut Shell, keys: &[ViewKey]) {
+    if keys.is_empty() {
         return;
     }
-    let histogram = shell.viewport.value_histogram(bar.lo, bar.hi);
-    let key = Key::Bar(bar.key(view.color_map, histogram));
-    let mesh = shell
-        .mesh
-        .scene
-        .as_ref()
-        .map_or("no mesh".into(), |s| s.source.label());
-    let caption = bar.caption(&mesh, view.color_map);
-    shell.shown_key = Some((key.clone(), caption));
-    let rect = ui.max_rect();
-    let column = egui::Rect::from_min_max(
-        egui::pos2(rect.right() - BAR_COLUMN, rect.top() + 8.0),
-        egui::pos2(
-            rect.right() - 8.0,
-            rect.top() + 8.0 + (rect.height() - 100.0).clamp(140.0, 420.0),
-        ),
-    );
+    shell.keys_drawn = true;
+    let Some(column) = shell.key_column else {
+        ui.ctx().request_repaint();
+        return;
+    };
     let painter = ui.painter();
-    painter.rect_filled(column, 4.0, egui::Color32::from_black_alpha(160));
-    let key_rect = egui::Rect::from_min_max(
-        column.min + egui::vec2(10.0, 30.0),
-        column.max - egui::vec2(10.0, 30.0),
-    );
-    key_ui(painter, &key, key_rect, egui::Color32::WHITE);
-    if bar.signed {
-        painter.text(
-            egui::pos2(key_rect.right(), key_rect.bottom() + 8.0),
-            egui::Align2::RIGHT_TOP,
-            "outside + / inside −",
-            egui::FontId::proportional(11.0),
-            egui::Color32::WHITE,
+    for (k, rect) in keys.iter().zip(stack_keys(column, keys)) {
+        painter.rect_filled(rect, 4.0, egui::Color32::from_black_alpha(160));
+        let note = if k.note.is_some() { 16.0 } else { 0.0 };
+        let bottom = match &k.key {
+            Key::Bar(b) if b.empty.is_some() => 22.0,
+            _ => 6.0,
+        } + note;
+        let inner = egui::Rect::from_min_max(
+            rect.min + egui::vec2(8.0, KEY_TITLE),
+            rect.max - egui::vec2(8.0, bottom),
         );
+        key_ui(painter, &k.key, inner, egui::Color32::WHITE);
+        if let Some(note) = &k.note {
+            painter.text(
+                egui::pos2(inner.right(), rect.bottom() - 4.0),
+                egui::Align2::RIGHT_BOTTOM,
+                note,
+                egui::FontId::proportional(11.0),
+                egui::Color32::WHITE,
+            );
+        }
+        let title = match &k.key {
+            Key::Bar(b) => b.title.clone(),
+            Key::Classes(t, _) => t.clone(),
+        };
+        shell.layout.key(title, rect);
     }
+}
+
+/// Draws `bar` in the key column (when cells are shown), with the
+/// histogram of the shown cells' values beside it, and `more` keys under
+/// it; the bar is the key a figure export takes.
+pub fn color_bar_ui(ui: &mut egui::Ui, shell: &mut Shell, bar: ColorBar, more: Vec<ViewKey>) {
+    let view = shell.settings.view;
+    let mut keys = Vec::new();
+    if view.show_cells {
+        let histogram = shell.viewport.value_histogram(bar.lo, bar.hi);
+        let key = Key::Bar(bar.key(view.color_map, histogram));
+        let mesh = shell
+            .mesh
+            .scene
+            .as_ref()
+            .map_or("no mesh".into(), |s| s.source.label());
+        let caption = bar.caption(&mesh, view.color_map);
+        shell.shown_key = Some((key.clone(), caption));
+        let key = ViewKey::new(key);
+        keys.push(if bar.signed {
+            key.with_note("outside + / inside −")
+        } else {
+            key
+        });
+    }
+    keys.extend(more);
+    keys_ui(ui, shell, &keys);
 }
 
 /// Paints `key` in `rect` (the bar's height; the key's title above it).

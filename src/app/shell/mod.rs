@@ -16,6 +16,7 @@
 //! [`profiler`], [`export`], [`camera_bar`] and [`keys`]; the frame loop
 //! that owns the modes is [`crate::app::viewer`].
 
+pub mod banner;
 pub mod camera_bar;
 pub mod cells;
 pub mod chrome;
@@ -24,8 +25,10 @@ pub mod file_picker;
 pub mod image_view;
 pub mod jobs_bar;
 pub mod keys;
+pub mod layout;
 pub mod legend;
 pub mod overlays;
+pub mod phase_bars;
 pub mod profiler;
 pub mod settings;
 pub mod viewport;
@@ -56,12 +59,7 @@ const FIELD_DEBOUNCE: std::time::Duration = std::time::Duration::from_millis(150
 /// Jobs that ran this long get a progress bar.
 pub const PROGRESS_AFTER: std::time::Duration = std::time::Duration::from_millis(300);
 
-/// A message in the banner.
-pub struct Message {
-    pub text: String,
-    pub is_error: bool,
-    pub at: Instant,
-}
+pub use banner::Message;
 
 /// The open mesh and its uniform field, and the jobs that make them.
 pub struct MeshScene {
@@ -117,6 +115,19 @@ pub struct Shell {
     /// caption for it (mesh, quantity, range), for the 3D figure export;
     /// set by [`legend::color_bar_ui`], cleared before each frame's modes.
     pub shown_key: Option<(crate::plot::figure::Key, String)>,
+    /// The column right of the 3D view where this frame's keys go
+    /// ([`legend::keys_ui`]); `None` while no key was drawn last frame.
+    pub key_column: Option<egui::Rect>,
+    /// A key was drawn this frame: the next frame keeps the column.
+    pub keys_drawn: bool,
+    /// The rectangles of this frame's panels and keys ([`layout`]).
+    pub layout: layout::LayoutReport,
+    /// The active mode's name, which new messages belong to ([`banner`]).
+    pub active_mode: &'static str,
+    /// Whether the active mode shows the open mesh (and its messages).
+    pub mode_shows_mesh: bool,
+    /// The last whole frame's ([`layout`]), for the `layout:` step.
+    pub last_layout: layout::LayoutReport,
     ctx: egui::Context,
     async_messages: AsyncMessages,
 }
@@ -144,6 +155,12 @@ impl Shell {
             opened_files: Vec::new(),
             running_jobs: Default::default(),
             shown_key: None,
+            key_column: None,
+            keys_drawn: false,
+            layout: Default::default(),
+            active_mode: "",
+            mode_shows_mesh: true,
+            last_layout: Default::default(),
             ctx,
             async_messages: Default::default(),
         }
@@ -178,11 +195,24 @@ impl Shell {
             .watch(&job.label, &job.progress, job.started);
     }
 
+    /// A message for the banner, belonging to the active mode.
     pub fn notify(&mut self, text: impl Into<String>, is_error: bool) {
+        self.push_message(text.into(), is_error, None);
+    }
+
+    /// A message about the mesh labelled `mesh`: it starts with the mesh's
+    /// name and shows while that mesh is open in a mode that shows it.
+    pub fn notify_about_mesh(&mut self, mesh: &str, text: &str, is_error: bool) {
+        self.push_message(format!("{mesh}: {text}"), is_error, Some(mesh.to_string()));
+    }
+
+    fn push_message(&mut self, text: String, is_error: bool, mesh: Option<String>) {
         self.messages.push(Message {
-            text: text.into(),
+            text,
             is_error,
             at: Instant::now(),
+            mode: self.active_mode,
+            mesh,
         });
         if self.messages.len() > 20 {
             self.messages.remove(0);
@@ -288,14 +318,16 @@ impl Shell {
                         self.settings.remember_file(p.clone());
                     }
                     self.settings.source = loaded.source.clone();
+                    let label = loaded.source.label();
                     for problem in &loaded.problems {
-                        self.notify(format!("{}: {problem}", loaded.source.label()), false);
+                        self.notify_about_mesh(&label, &problem.to_string(), false);
                     }
                     // Each mesh starts with the CLI's default sign; the
                     // panel or a `sign:` step changes it until the next.
                     let (sign, why) = sdf::default_sign_mode(&loaded.prepared.report);
                     if sign != self.settings.params.sign_mode {
-                        self.notify(format!("sign: {} ({why})", sign.name()), false);
+                        let note = format!("sign: {} ({why})", sign.name());
+                        self.notify_about_mesh(&label, &note, false);
                     }
                     self.settings.params.sign_mode = sign;
                     self.mesh.scene = Some(loaded);

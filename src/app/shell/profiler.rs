@@ -7,21 +7,23 @@
 //!
 //! CPU is always [`CPU_COLOR`] and GPU [`GPU_COLOR`], in every chart here
 //! and in the exported plot ([`crate::plot`] draws its first two series in
-//! these colours). Axis ticks keep three significant figures, every bar
-//! keeps its phase's name (shortened to the bar's width; the full name on
-//! hover), and a phase that did not run on a side reads "–", not 0.
+//! these colours). Axis ticks keep three significant figures; the bars
+//! group phases to what the width can label ([`super::phase_bars`]); the
+//! history plots show from 0, each run as a point, so one run reads as a
+//! dot on a sane axis. In tables, a phase that did not run on a side reads
+//! "–", not 0.
 
 use std::collections::VecDeque;
 use std::path::Path;
 use std::time::Instant;
 
 use eframe::egui;
-use egui_plot::{
-    AxisHints, Bar, BarChart, GridMark, Legend, Line, Plot, PlotPoint, PlotPoints, Text,
-};
+use egui_plot::{Legend, Line, Plot, PlotPoints};
 
 use super::Shell;
 use super::legend::sig_figs;
+pub use super::phase_bars::{CPU_COLOR, GPU_COLOR};
+use super::phase_bars::{PhaseRow, ms_axis, ms_grid, phase_bars_ui};
 use crate::plot::{Panel, Series};
 use crate::stages::sdf::SdfField;
 use crate::timing::PhaseTiming;
@@ -30,11 +32,6 @@ const MAX_FRAMES: usize = 600;
 
 type Points = Vec<(f64, f64)>;
 
-/// The colour of CPU (wall-clock) times in every chart.
-pub const CPU_COLOR: egui::Color32 = egui::Color32::from_rgb(31, 119, 180);
-/// The colour of GPU (timestamp) times in every chart.
-pub const GPU_COLOR: egui::Color32 = egui::Color32::from_rgb(255, 127, 14);
-
 /// A phase's time in ms with three significant figures, or "–" for a
 /// phase that did not run on that side (no time, or none measured).
 pub fn ms_label(ms: Option<f64>) -> String {
@@ -42,47 +39,6 @@ pub fn ms_label(ms: Option<f64>) -> String {
         Some(ms) if ms > 0.0 => sig_figs(ms, 3),
         _ => "–".into(),
     }
-}
-
-/// `name` cut to about `chars` characters, with an ellipsis when cut.
-fn shorten(name: &str, chars: usize) -> String {
-    if name.chars().count() <= chars.max(1) {
-        name.to_string()
-    } else {
-        let kept: String = name.chars().take(chars.max(2) - 1).collect();
-        format!("{kept}…")
-    }
-}
-
-/// A y axis whose ticks keep three significant figures.
-fn ms_axis<'a>() -> Vec<AxisHints<'a>> {
-    vec![
-        AxisHints::new_y()
-            .label("ms")
-            .min_thickness(44.0)
-            .label_spacing(12.0..=16.0)
-            .formatter(|mark: GridMark, _| sig_figs(mark.value, 3)),
-    ]
-}
-
-/// y grid steps of 1, 2 or 5 × 10ⁿ, about three to the visible range, so
-/// that even a short chart has labelled ticks besides 0.
-fn ms_grid() -> impl Fn(egui_plot::GridInput) -> Vec<GridMark> {
-    egui_plot::uniform_grid_spacer(|input| {
-        let range = (input.bounds.1 - input.bounds.0).abs().max(1e-12);
-        let step = nice_step(range / 3.0);
-        [step, 5.0 * step, 10.0 * step]
-    })
-}
-
-/// The smallest 1, 2 or 5 × 10ⁿ at or above `x` (> 0).
-fn nice_step(x: f64) -> f64 {
-    let power = 10f64.powf(x.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
-        .into_iter()
-        .map(|m| m * power)
-        .find(|&s| s >= x * (1.0 - 1e-9))
-        .unwrap_or(10.0 * power)
 }
 
 /// One stage run (a field computation, a query).
@@ -304,13 +260,21 @@ pub fn profiler_ui(shell: &Shell, mode: &'static str, ui: &mut egui::Ui) {
     let last_frame = h.frames.back().copied();
     if let Some(run) = h.runs.iter().rev().find(|r| r.mode == mode) {
         ui.label(format!("last: {}", run.label));
-        let mut rows: Vec<(String, Option<f64>, Option<f64>)> = run
+        let mut rows: Vec<PhaseRow> = run
             .phases
             .iter()
-            .map(|p| (p.name.clone(), Some(p.wall_ms), p.gpu_ms))
+            .map(|p| PhaseRow {
+                name: p.name.clone(),
+                cpu: Some(p.wall_ms),
+                gpu: p.gpu_ms,
+            })
             .collect();
         if let Some((_, cpu, gpu)) = last_frame {
-            rows.push(("view frame".into(), Some(cpu), gpu));
+            rows.push(PhaseRow {
+                name: "view frame".into(),
+                cpu: Some(cpu),
+                gpu,
+            });
         }
         phase_bars_ui(ui, &rows);
     } else {
@@ -335,113 +299,67 @@ pub fn profiler_ui(shell: &Shell, mode: &'static str, ui: &mut egui::Ui) {
         .filter_map(|f| f.2.map(|g| [f.0, g]))
         .collect();
     let frames_cpu: Vec<[f64; 2]> = h.frames.iter().map(|f| [f.0, f.1]).collect();
+    let wall: Vec<[f64; 2]> = wall.iter().map(|p| [p.0, p.1]).collect();
+    let gpu: Vec<[f64; 2]> = gpu.iter().map(|p| [p.0, p.1]).collect();
     ui.columns(2, |cols| {
-        Plot::new("run_history")
-            .legend(Legend::default())
-            .custom_y_axes(ms_axis())
-            .y_grid_spacer(ms_grid())
-            .x_axis_label("run")
-            .show(&mut cols[0], |plot| {
-                plot.line(
-                    Line::new(
-                        "stage CPU (wall)",
-                        PlotPoints::from(wall.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()),
-                    )
-                    .color(CPU_COLOR),
-                );
-                plot.line(
-                    Line::new(
-                        "stage GPU",
-                        PlotPoints::from(gpu.iter().map(|p| [p.0, p.1]).collect::<Vec<_>>()),
-                    )
-                    .color(GPU_COLOR),
-                );
-            });
-        Plot::new("frame_history")
-            .legend(Legend::default())
-            .custom_y_axes(ms_axis())
-            .y_grid_spacer(ms_grid())
-            .x_axis_label("seconds")
-            .show(&mut cols[1], |plot| {
-                plot.line(Line::new("frame CPU", PlotPoints::from(frames_cpu)).color(CPU_COLOR));
-                plot.line(Line::new("frame GPU", PlotPoints::from(frames_gpu)).color(GPU_COLOR));
-            });
+        history_plot(
+            &mut cols[0],
+            "run_history",
+            "run",
+            [("stage CPU (wall)", &wall), ("stage GPU", &gpu)],
+        );
+        history_plot(
+            &mut cols[1],
+            "frame_history",
+            "seconds",
+            [("frame CPU", &frames_cpu), ("frame GPU", &frames_gpu)],
+        );
     });
 }
 
-/// One CPU and one GPU bar per (phase, CPU ms, GPU ms); every bar has its
-/// value written on it, "–" where the phase did not run on that side.
-fn phase_bars_ui(ui: &mut egui::Ui, rows: &[(String, Option<f64>, Option<f64>)]) {
-    let mut cpu_bars = Vec::new();
-    let mut gpu_bars = Vec::new();
-    let mut values = Vec::new();
-    let top = rows
-        .iter()
-        .flat_map(|(_, c, g)| [c.unwrap_or(0.0), g.unwrap_or(0.0)])
-        .fold(0.0, f64::max)
-        .max(1e-9);
-    for (i, (name, cpu, gpu)) in rows.iter().enumerate() {
-        let x = i as f64;
-        for (side, ms, dx, bars) in [
-            ("CPU", cpu, -0.2, &mut cpu_bars),
-            ("GPU", gpu, 0.2, &mut gpu_bars),
-        ] {
-            let label = ms_label(*ms);
-            let height = ms.unwrap_or(0.0).max(0.0);
-            if height > 0.0 {
-                bars.push(
-                    Bar::new(x + dx, height)
-                        .width(0.38)
-                        .name(format!("{name} {side}: {label} ms")),
-                );
-            }
-            values.push((x + dx, height + 0.04 * top, label));
-        }
-    }
-    let height = (ui.available_height() * 0.45).max(100.0);
-    // Every phase keeps its name, cut to the width of its pair of bars.
-    let chars = ((ui.available_width() / rows.len().max(1) as f32) / 7.0).max(3.0) as usize;
-    let names: Vec<String> = rows.iter().map(|r| shorten(&r.0, chars)).collect();
-    let count = rows.len();
-    let text_color = ui.visuals().strong_text_color();
-    Plot::new("phase_bars")
+/// A history of CPU and GPU times (`series`: name and points each), on
+/// axes from 0 that fit the points ([`history_bounds`]); each point is
+/// marked, so a single run shows.
+fn history_plot(ui: &mut egui::Ui, id: &str, x_label: &str, series: [(&str, &Vec<[f64; 2]>); 2]) {
+    let all: Vec<[f64; 2]> = series.iter().flat_map(|s| s.1.iter().copied()).collect();
+    let (x, y) = history_bounds(&all);
+    Plot::new(id)
         .legend(Legend::default())
-        .height(height)
         .custom_y_axes(ms_axis())
         .y_grid_spacer(ms_grid())
-        .custom_x_axes(vec![AxisHints::new_x().label_spacing(0.0..=1.0).formatter(
-            move |mark: GridMark, _| {
-                names
-                    .get(mark.value.round() as usize)
-                    .filter(|_| mark.value.fract() == 0.0)
-                    .cloned()
-                    .unwrap_or_default()
-            },
-        )])
-        .x_grid_spacer(move |_| {
-            (0..count)
-                .map(|i| GridMark {
-                    value: i as f64,
-                    step_size: 1.0,
-                })
-                .collect()
-        })
-        .include_y(0.0)
-        .include_y(1.15 * top)
-        .allow_scroll(false)
-        .allow_zoom(false)
-        .allow_drag(false)
+        .x_axis_label(x_label)
+        .include_x(x[0])
+        .include_x(x[1])
+        .include_y(y[0])
+        .include_y(y[1])
         .show(ui, |plot| {
-            plot.bar_chart(BarChart::new("CPU (wall)", cpu_bars).color(CPU_COLOR));
-            plot.bar_chart(BarChart::new("GPU", gpu_bars).color(GPU_COLOR));
-            for (x, y, label) in values {
-                plot.text(
-                    Text::new("", PlotPoint::new(x, y), label)
-                        .color(text_color)
-                        .anchor(egui::Align2::CENTER_BOTTOM),
+            for ((name, points), color) in series.into_iter().zip([CPU_COLOR, GPU_COLOR]) {
+                plot.line(Line::new(name, PlotPoints::from(points.clone())).color(color));
+                plot.points(
+                    egui_plot::Points::new(name, PlotPoints::from(points.clone()))
+                        .color(color)
+                        .radius(if points.len() < 30 { 3.0 } else { 1.0 }),
                 );
             }
         });
+}
+
+/// The x and y ranges a history plot shows: y from 0 to a little above
+/// the largest time, x over the points with half a step each side (at
+/// least 0 to 1 with none).
+pub fn history_bounds(points: &[[f64; 2]]) -> ([f64; 2], [f64; 2]) {
+    if points.is_empty() {
+        return ([0.0, 1.0], [0.0, 1.0]);
+    }
+    let (mut lo, mut hi, mut top) = (f64::MAX, f64::MIN, 0.0f64);
+    for p in points {
+        lo = lo.min(p[0]);
+        hi = hi.max(p[0]);
+        top = top.max(p[1]);
+    }
+    let pad = ((hi - lo) * 0.05).max(0.5);
+    let top = if top > 0.0 { 1.15 * top } else { 1.0 };
+    ([lo - pad, hi + pad], [0.0, top])
 }
 
 #[cfg(test)]
@@ -449,25 +367,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn one_run_shows_on_axes_from_zero_around_it() {
+        let (x, y) = history_bounds(&[[0.0, 188.0]]);
+        assert_eq!(x, [-0.5, 0.5]);
+        assert!(y[0] == 0.0 && y[1] > 188.0 && y[1] < 250.0, "{y:?}");
+        assert_eq!(history_bounds(&[]), ([0.0, 1.0], [0.0, 1.0]));
+        let (x, _) = history_bounds(&[[0.0, 1.0], [100.0, 2.0]]);
+        assert_eq!(x, [-5.0, 105.0]);
+    }
+
+    #[test]
     fn phases_that_did_not_run_read_as_a_dash() {
         assert_eq!(ms_label(None), "–");
         assert_eq!(ms_label(Some(0.0)), "–");
         assert_eq!(ms_label(Some(0.000123)), "1.23e-4");
         assert_eq!(ms_label(Some(12.345)), "12.3");
-        for (x, step) in [
-            (0.3, 0.5),
-            (3.0, 5.0),
-            (0.0011, 0.002),
-            (70.0, 100.0),
-            (2.0, 2.0),
-        ] {
-            assert!(
-                (nice_step(x) - step).abs() < 1e-9 * step,
-                "{x} → {}",
-                nice_step(x)
-            );
-        }
-        assert_eq!(shorten("distance", 20), "distance");
-        assert_eq!(shorten("vertices+edges (wall)", 6), "verti…");
     }
 }

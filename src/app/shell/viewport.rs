@@ -38,8 +38,12 @@ pub struct Viewport {
     histogram: Option<((u32, u32), Vec<f32>)>,
     /// Set when something changed and the view must be rendered again.
     dirty: bool,
-    /// The range to colour with when the cells show a heat map.
-    pub range_override: Option<f32>,
+    /// The colour range (lo, hi) a mode's cells use instead of the
+    /// settings' (a heat map from 0, classes over ±1).
+    pub range_override: Option<(f32, f32)>,
+    /// The mesh's opacity at most (a verify view shows the flagged cells
+    /// inside and behind the mesh through it).
+    pub opacity_max: Option<f32>,
     /// The smallest point size in pixels (the collide view's sparse
     /// samples and contacts need bigger points than a dense cell cloud).
     pub point_size_min: Option<f32>,
@@ -70,6 +74,7 @@ impl Viewport {
             dirty: true,
             histogram: None,
             range_override: None,
+            opacity_max: None,
             point_size_min: None,
             last_rendered: None,
             keep_camera: false,
@@ -103,6 +108,7 @@ impl Viewport {
     /// Drops what one mode set for its drawing (another takes over).
     pub fn clear_overrides(&mut self) {
         self.range_override = None;
+        self.opacity_max = None;
         self.point_size_min = None;
     }
 
@@ -116,6 +122,13 @@ impl Viewport {
     pub fn frame_bounds(&mut self, bounds: crate::geom::Aabb) {
         self.bounds = bounds;
         self.reset_camera();
+    }
+
+    /// Fits `bounds` (a part of the scene) into the view, looking from
+    /// where the camera looks; "frame all" still frames the whole scene.
+    pub fn fit(&mut self, bounds: Aabb) {
+        self.camera = self.camera.fitted(bounds);
+        self.dirty = true;
     }
 
     /// Fits the scene into the view, looking from where the camera looks.
@@ -244,8 +257,11 @@ impl Viewport {
 
     fn effective(&self, view: &ViewSettings) -> ViewSettings {
         let mut v = *view;
-        if let Some(r) = self.range_override {
-            (v.value_min, v.value_max) = (0.0, r);
+        if let Some(range) = self.range_override {
+            (v.value_min, v.value_max) = range;
+        }
+        if let Some(alpha) = self.opacity_max {
+            v.mesh_opacity = v.mesh_opacity.min(alpha);
         }
         if let Some(px) = self.point_size_min {
             v.point_size = v.point_size.max(px);
@@ -253,16 +269,16 @@ impl Viewport {
         v
     }
 
-    /// Shows the view; returns `Some(pick)` when the user clicked (a cell,
-    /// or `None` for a click on nothing).
+    /// Shows the view in `rect`; returns `Some(pick)` when the user
+    /// clicked (a cell, or `None` for a click on nothing).
     pub fn ui(
         &mut self,
         ui: &mut egui::Ui,
+        rect: egui::Rect,
         gpu: &GpuContext,
         view: &ViewSettings,
         history: &mut ProfilerHistory,
     ) -> Option<Option<usize>> {
-        let rect = ui.available_rect_before_wrap();
         let response = ui.allocate_rect(rect, egui::Sense::click_and_drag());
         let ppp = ui.ctx().pixels_per_point();
         let (w, h) = (

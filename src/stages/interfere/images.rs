@@ -65,23 +65,39 @@ pub(crate) fn count_color(count: i32, has_edge: bool) -> [u8; 4] {
     COUNT_LEGEND[k].1
 }
 
-/// A distinct colour per object (golden-ratio hues); black for none.
+/// Twenty colours in ten hues, each light and dark (the "tab20" set),
+/// ordered so that neighbours differ in hue and lightness.
+const OBJECT_PALETTE: [[u8; 3]; 20] = [
+    [31, 119, 180],
+    [255, 187, 120],
+    [44, 160, 44],
+    [255, 152, 150],
+    [148, 103, 189],
+    [196, 156, 148],
+    [227, 119, 194],
+    [199, 199, 199],
+    [188, 189, 34],
+    [158, 218, 229],
+    [152, 223, 138],
+    [255, 127, 14],
+    [174, 199, 232],
+    [214, 39, 40],
+    [197, 176, 213],
+    [140, 86, 75],
+    [247, 182, 210],
+    [127, 127, 127],
+    [219, 219, 141],
+    [23, 190, 207],
+];
+
+/// A colour per object, twenty that differ in hue or lightness before
+/// they repeat (the image's key names the objects shown); black for none.
 pub fn object_color(object: Option<usize>) -> [u8; 4] {
     let Some(k) = object else {
         return [0, 0, 0, 255];
     };
-    let hue = (k as f32 * 0.618_034).fract() * 6.0;
-    let x = 1.0 - (hue % 2.0 - 1.0).abs();
-    let (r, g, b) = match hue as u32 {
-        0 => (1.0, x, 0.0),
-        1 => (x, 1.0, 0.0),
-        2 => (0.0, 1.0, x),
-        3 => (0.0, x, 1.0),
-        4 => (x, 0.0, 1.0),
-        _ => (1.0, 0.0, x),
-    };
-    let c = |v: f32| (60.0 + 195.0 * v) as u8;
-    [c(r), c(g), c(b), 255]
+    let [r, g, b] = OBJECT_PALETTE[k % OBJECT_PALETTE.len()];
+    [r, g, b, 255]
 }
 
 /// The picture, row-major from the top-left.
@@ -122,8 +138,14 @@ mod tests {
         assert_eq!(count_color(7, true), COUNT_LEGEND[4].1);
         assert_eq!(count_color(-1, true), COUNT_LEGEND[5].1);
         let colours: std::collections::BTreeSet<_> =
-            (0..12).map(|k| object_color(Some(k))).collect();
-        assert_eq!(colours.len(), 12, "object colours repeat");
+            (0..20).map(|k| object_color(Some(k))).collect();
+        assert_eq!(colours.len(), 20, "object colours repeat");
+        // Objects next in number (often next in the scene) stand apart.
+        for k in 0..20 {
+            let [a, b] = [k, k + 1].map(|i| object_color(Some(i)).map(i32::from));
+            let far: i32 = (0..3).map(|c| (a[c] - b[c]).abs()).sum();
+            assert!(far > 90, "objects {k} and {} look alike", k + 1);
+        }
         assert!(!colours.contains(&object_color(None)));
     }
 }

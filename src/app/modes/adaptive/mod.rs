@@ -37,10 +37,14 @@ use std::path::PathBuf;
 
 use super::{Mode, Panels, StepTable, Steps};
 use crate::app::shell::Shell;
-use crate::app::shell::legend::{ColorBar, color_bar_ui};
+use crate::app::shell::legend::{ColorBar, ViewKey, color_bar_ui};
 use crate::io::Format;
 
 impl Mode for AdaptiveMode {
+    fn shows_open_mesh(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "adaptive"
     }
@@ -86,9 +90,23 @@ impl Mode for AdaptiveMode {
             let node = cell.and_then(|c| self.node_of_cell(c));
             self.set_pick(node);
         }
-        if self.product.is_some() {
+        if let Some(p) = &self.product {
             let bar = ColorBar::signed_distance(&shell.settings.view);
-            color_bar_ui(ui, shell, bar);
+            let mut more = Vec::new();
+            if self.show_boxes {
+                let built = p.field.params.start_depth..=p.field.params.max_depth;
+                let entries: Vec<(String, [u8; 4])> = built
+                    .filter(|d| self.level.is_none_or(|l| l == *d))
+                    .map(|d| {
+                        let [r, g, b] = draw::level_color_srgb(d);
+                        (format!("depth {d}"), [r, g, b, 255])
+                    })
+                    .collect();
+                if !entries.is_empty() {
+                    more.push(ViewKey::classes("node boxes by depth", entries));
+                }
+            }
+            color_bar_ui(ui, shell, bar, more);
         }
         panel::caption_ui(ui, self, shell);
     }

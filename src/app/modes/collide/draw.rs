@@ -9,16 +9,60 @@ use crate::stages::collide::BodyShape;
 use crate::stages::sampling::FeatureKind;
 use crate::view::LineVertex;
 
-/// Value a contact of relative depth `t` (0 shallow … 1 deepest) is drawn
-/// with: spread over the inside half of the colour map, so depth shows
-/// whatever its scale.
-pub fn contact_value(t: f32) -> f32 {
-    -(0.25 + 0.75 * t.clamp(0.0, 1.0))
+use crate::app::shell::legend::{ViewKey, contact_depth_key, linear_swatch};
+pub use crate::app::shell::legend::{contact_value, normal_color};
+use crate::view::ColorMap;
+
+/// Line colours of segment bodies and of planes.
+const SEGMENT_COLOR: [f32; 4] = [1.0, 1.0, 0.3, 1.0];
+const PLANE_COLOR: [f32; 4] = [0.4, 0.4, 0.45, 1.0];
+
+/// The keys of what [`draw`] shows: contacts by depth, sampling points by
+/// feature kind, contact normals.
+pub fn keys(world: &World, show_samples: bool, map: ColorMap) -> Vec<ViewKey> {
+    let mut keys = Vec::new();
+    let contacts = &world.contacts.contacts;
+    if !contacts.is_empty() {
+        keys.push(contact_depth_key(map, deepest(world)));
+    }
+    let mut entries = Vec::new();
+    if show_samples {
+        for (kind, name) in [
+            (FeatureKind::Vertex, "vertex"),
+            (FeatureKind::Edge, "edge"),
+            (FeatureKind::Face, "face"),
+        ] {
+            let color = map.color_between(kind_value(kind), -1.0, 1.0);
+            entries.push((format!("sample on a {name}"), color));
+        }
+    }
+    if !contacts.is_empty() {
+        entries.push((
+            "contact normal".to_string(),
+            linear_swatch(normal_color(1.0)),
+        ));
+    }
+    if world
+        .bodies
+        .iter()
+        .any(|b| matches!(b.shape, BodyShape::Segment { .. }))
+    {
+        entries.push(("line body".into(), linear_swatch(SEGMENT_COLOR)));
+    }
+    if !entries.is_empty() {
+        keys.push(ViewKey::classes("points and lines", entries));
+    }
+    keys
 }
 
-/// Colour of a contact normal of relative depth `t` (linear RGBA).
-pub fn normal_color(t: f32) -> [f32; 4] {
-    [1.0, 1.0 - 0.8 * t.clamp(0.0, 1.0), 0.2, 1.0]
+/// The deepest contact's depth (at least 1e-3, the scale's floor).
+fn deepest(world: &World) -> f32 {
+    world
+        .contacts
+        .contacts
+        .iter()
+        .map(|c| c.depth)
+        .fold(1e-3f32, f32::max)
 }
 
 /// Value a sampling point is drawn with: its kind, spread over the colour map.
@@ -48,9 +92,8 @@ pub fn draw(world: &World, show_samples: bool, viewport: &mut Viewport, frame: b
                 }
             }
             BodyShape::Segment { a, b: e } => {
-                let color = [1.0, 1.0, 0.3, 1.0];
-                lines.push(LineVertex::new(m.transform_point3(a), color));
-                lines.push(LineVertex::new(m.transform_point3(e), color));
+                lines.push(LineVertex::new(m.transform_point3(a), SEGMENT_COLOR));
+                lines.push(LineVertex::new(m.transform_point3(e), SEGMENT_COLOR));
             }
             BodyShape::Plane { normal, offset } => {
                 // A grid of lines on the plane around the origin.
@@ -58,7 +101,7 @@ pub fn draw(world: &World, show_samples: bool, viewport: &mut Viewport, frame: b
                 let c = m.transform_point3(normal * offset);
                 let u = n.any_orthonormal_vector();
                 let v = n.cross(u);
-                let color = [0.4, 0.4, 0.45, 1.0];
+                let color = PLANE_COLOR;
                 for k in -5..=5 {
                     let t = k as f32 * 0.4;
                     lines.push(LineVertex::new(c + u * t - v * 2.0, color));
@@ -70,12 +113,7 @@ pub fn draw(world: &World, show_samples: bool, viewport: &mut Viewport, frame: b
             BodyShape::Sphere { .. } | BodyShape::Cuboid { .. } => {}
         }
     }
-    let max_depth = world
-        .contacts
-        .contacts
-        .iter()
-        .map(|c| c.depth)
-        .fold(1e-3f32, f32::max);
+    let max_depth = deepest(world);
     for c in &world.contacts.contacts {
         let t = c.depth / max_depth;
         cells.push([c.position.x, c.position.y, c.position.z, contact_value(t)]);
@@ -84,7 +122,7 @@ pub fn draw(world: &World, show_samples: bool, viewport: &mut Viewport, frame: b
         lines.push(LineVertex::new(c.position + c.normal * 0.15, color));
     }
     // Sample and contact values are laid out on a fixed ±1 scale.
-    viewport.range_override = Some(1.0);
+    viewport.range_override = Some((-1.0, 1.0));
     viewport.point_size_min = Some(6.0);
     let merged = Mesh::merge(&meshes, "collide scene");
     if frame {

@@ -288,6 +288,14 @@ impl Mode for CollideMode {
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
+
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, _: Option<Option<usize>>) {
+        let Some(world) = &self.world else {
+            return;
+        };
+        let keys = draw::keys(world, self.show_samples, shell.settings.view.color_map);
+        crate::app::shell::legend::keys_ui(ui, shell, &keys);
+    }
 }
 
 impl Steps for CollideMode {

@@ -140,7 +140,7 @@ fn contact_table_ui(ui: &mut egui::Ui, contacts: &[Contact], cmp: Option<&PanelC
         }
     };
     egui::ScrollArea::vertical()
-        .max_height(260.0)
+        .max_height(ui.available_height().max(160.0))
         .id_salt("collide_contacts")
         .show(ui, |ui| {
             egui::Grid::new("collide_contact_table")

@@ -237,5 +237,6 @@ pub fn picture(image: &CountImage, kind: ImageKind) -> Picture {
             kind.name(),
             names[depth]
         ),
+        world_aspect: true,
     }
 }

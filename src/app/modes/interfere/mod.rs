@@ -499,6 +499,12 @@ impl Mode for InterfereMode {
     fn inspector_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         images::images_ui(self, shell, ui);
     }
+
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, _: Option<Option<usize>>) {
+        if self.result.is_some() {
+            crate::app::shell::legend::keys_ui(ui, shell, &[run::key(self.selected)]);
+        }
+    }
 }
 
 impl Steps for InterfereMode {

@@ -200,7 +200,7 @@ fn result_ui(r: &Outcome, ui: &mut egui::Ui) {
     }
     egui::ScrollArea::vertical()
         .id_salt("interference_pairs")
-        .max_height(160.0)
+        .max_height(ui.available_height().max(160.0))
         .show(ui, |ui| {
             egui::Grid::new("interference_pairs_grid")
                 .striped(true)

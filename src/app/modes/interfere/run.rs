@@ -24,6 +24,25 @@ const COLOR_POINT: [f32; 4] = [0.15, 1.0, 0.25, 1.0];
 /// At most this many localised points are drawn.
 const MAX_DRAWN_POINTS: usize = 20_000;
 
+/// The key of the 3D view's colours.
+pub(super) fn key(selected: usize) -> crate::app::shell::legend::ViewKey {
+    use crate::app::shell::legend::{ViewKey, linear_swatch};
+    let entries = [
+        ("apart".to_string(), COLOR_APART),
+        ("interfering".into(), COLOR_HIT),
+        (format!("object {selected} (selected)"), COLOR_SELECTED),
+        (
+            format!("object {selected}, interfering"),
+            COLOR_SELECTED_HIT,
+        ),
+        ("located point".into(), COLOR_POINT),
+    ]
+    .into_iter()
+    .map(|(label, color)| (label, linear_swatch(color)))
+    .collect();
+    ViewKey::classes("objects", entries)
+}
+
 impl InterfereMode {
     /// Runs when inputs changed, draws when something changed.
     pub(super) fn run_frame(&mut self, shell: &mut Shell) {

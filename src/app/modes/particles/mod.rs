@@ -136,6 +136,8 @@ pub struct ParticlesMode {
     time: f64,
     paused: bool,
     decals_dirty: bool,
+    /// The most impacts per patch the decals show (their key's top).
+    decal_max: f32,
     /// Frames since the decals were uploaded.
     decal_age: u32,
     /// The camera frames the scene at the next upload.
@@ -175,6 +177,7 @@ impl Default for ParticlesMode {
             time: 0.0,
             paused: false,
             decals_dirty: false,
+            decal_max: 0.0,
             decal_age: 0,
             frame_camera: true,
             timings: Timings::default(),
@@ -251,7 +254,7 @@ impl ParticlesMode {
         self.live = Some(live);
         self.built = Some(self.knobs);
         self.restart_maps();
-        shell.viewport.range_override = Some(speed_range(&scene));
+        shell.viewport.range_override = Some((0.0, speed_range(&scene)));
         shell.viewport.point_size_min = Some(2.0);
         Ok(())
     }
@@ -375,6 +378,7 @@ impl ParticlesMode {
             .iter()
             .flat_map(|g| g.iter().copied())
             .fold(0.0f32, f32::max);
+        self.decal_max = max;
         for (k, s) in self.surfaces.iter().enumerate() {
             let first = positions.len() as u32;
             positions.extend_from_slice(&s.positions);
@@ -632,6 +636,13 @@ impl Mode for ParticlesMode {
                 live.points.draw_args.clone(),
             )));
         }
+        // The speed scale and point size, which leaving a mode clears.
+        if self.live.is_some()
+            && let Some(scene) = self.scene()
+        {
+            shell.viewport.range_override = Some((0.0, speed_range(&scene)));
+            shell.viewport.point_size_min = Some(2.0);
+        }
         // The clock restarts its cover: windows submitted before the mode
         // was left are not waited for again.
         self.schedule.reset();
@@ -664,8 +675,24 @@ impl Mode for ParticlesMode {
         ui: &mut egui::Ui,
         _picked: Option<Option<usize>>,
     ) {
-        let range = shell.viewport.range_override.unwrap_or(1.0);
-        let map = shell.settings.view.color_map.name();
+        let range = shell.viewport.range_override.map_or(1.0, |r| r.1);
+        let view = shell.settings.view;
+        let speed = crate::app::shell::legend::ColorBar {
+            title: "particle speed (units/s)",
+            lo: 0.0,
+            hi: range,
+            signed: false,
+            threshold: None,
+        }
+        .key(view.color_map, Vec::new());
+        use crate::app::shell::legend::ViewKey;
+        use crate::plot::figure::Key;
+        let keys = [
+            ViewKey::new(Key::Bar(speed)),
+            ViewKey::new(Key::Bar(surface::decal_key(self.decal_max))),
+        ];
+        crate::app::shell::legend::keys_ui(ui, shell, &keys);
+        let map = view.color_map.name();
         crate::app::shell::legend::caption_ui(
             ui,
             &format!(

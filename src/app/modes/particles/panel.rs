@@ -276,6 +276,9 @@ pub fn picture(map: &ImpactMap, channel: Channel, frame: &MapFrame, caption: Str
         },
         axes: Some(axes(frame)),
         caption,
+        // Linear maps are lengths both ways; angle × height is not, and
+        // azimuth × polar (360° × 180°) is at its aspect in pixels.
+        world_aspect: matches!(frame.kind, MapKind::Linear | MapKind::Spherical),
     }
 }
 

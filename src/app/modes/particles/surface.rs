@@ -211,6 +211,33 @@ pub fn sample(image: &[f32], grid: u32, uv: [f32; 2]) -> f32 {
     top * (1.0 - ay) + bottom * ay
 }
 
+/// The key of [`decal_colors`] up to `max` impacts per patch.
+pub fn decal_key(max: f32) -> crate::plot::figure::BarKey {
+    let top = (1.0 + max.max(1.0)).ln();
+    let steps = 48;
+    let colors = (0..steps)
+        .map(|i| {
+            let level = 1.0 - (i as f32 + 0.5) / steps as f32;
+            ColorMap::Turbo.color_between(0.25 + 0.75 * level, 0.0, 1.0)
+        })
+        .collect();
+    // Impacts at a quarter, half and all of the log scale.
+    let ticks = [0.0f32, 0.5, 1.0]
+        .into_iter()
+        .map(|t| {
+            let v = ((1.0 - t) * top).exp() - 1.0;
+            (t, crate::plot::legend::sig_figs(v as f64, 2))
+        })
+        .collect();
+    crate::plot::figure::BarKey {
+        title: "decals: impacts per patch (log)".into(),
+        colors,
+        ticks,
+        empty: Some((SURFACE_GREY.map(crate::view::linear_to_srgb), "none".into())),
+        ..Default::default()
+    }
+}
+
 /// Each vertex's colour: grey, with the decal of `counts` (a
 /// [`coarse_counts`] image) over it, coloured on a log scale up to `max`.
 pub fn decal_colors(surface: &Surface, counts: &[f32], grid: u32, max: f32) -> Vec<[f32; 4]> {

@@ -28,6 +28,30 @@ const CLOTH: [f32; 4] = [0.15, 0.6, 0.55, 1.0];
 const CONTACT: [f32; 4] = [1.0, 0.15, 0.1, 1.0];
 const PARTICLE: [f32; 4] = [0.95, 0.95, 0.95, 1.0];
 
+/// The key of the colours [`RadialMode::draw`] uses.
+pub fn key(show_scene: bool) -> crate::app::shell::legend::ViewKey {
+    use crate::app::shell::legend::{ViewKey, linear_swatch};
+    let mut entries = vec![
+        ("body", BODY),
+        ("selected bone's skin", SELECTED_BODY),
+        ("field (mean distance)", FIELD),
+        ("selected field", SELECTED_FIELD),
+        ("seam, θ = 0", SEAM),
+    ];
+    if show_scene {
+        entries.extend([
+            ("cloth", CLOTH),
+            ("free particle", PARTICLE),
+            ("touching a field", CONTACT),
+        ]);
+    }
+    let entries = entries
+        .into_iter()
+        .map(|(label, color)| (label.to_string(), linear_swatch(color)))
+        .collect();
+    ViewKey::classes("character and fields", entries)
+}
+
 /// Half the size of a particle's cross, as a fraction of the body's height.
 const CROSS: f32 = 0.004;
 

@@ -636,10 +636,14 @@ impl Mode for RadialMode {
 
     fn viewport_ui(
         &mut self,
-        _shell: &mut Shell,
+        shell: &mut Shell,
         ui: &mut egui::Ui,
         _picked: Option<Option<usize>>,
     ) {
+        if self.character.is_some() {
+            let key = draw::key(self.scene.is_some() && self.show_scene);
+            crate::app::shell::legend::keys_ui(ui, shell, &[key]);
+        }
         caption_ui(
             ui,
             "Radial fields (Friston & Steed 2019): one per bone, rasterised every frame",

@@ -67,6 +67,8 @@ pub fn picture(u: &Unwrap<'_>) -> Picture {
             },
         ]),
         caption: u.title.clone(),
+        // θ and z are fractions of a turn and of the bone.
+        world_aspect: false,
     }
 }
 

@@ -202,7 +202,7 @@ pub fn checked_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.label("Worst samples (click to inspect):");
     egui::ScrollArea::vertical()
         .id_salt("worst")
-        .max_height(160.0)
+        .max_height(ui.available_height().max(160.0))
         .show(ui, |ui| {
             for (rank, w) in report.worst.iter().enumerate() {
                 let i = c.comparison.worst[rank];

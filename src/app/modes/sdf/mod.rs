@@ -29,7 +29,7 @@ use super::{Mode, ModeRequest, Panels, StepDoc, StepTable, Steps, args, step};
 use crate::app::shell::cells::axis_from_name;
 use crate::app::shell::file_picker::FileKind;
 use crate::app::shell::image_view::ImageView;
-use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui};
+use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui, keys_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::io::Format;
 use crate::scene::{Job, JobError};
@@ -237,6 +237,9 @@ fn default_pick(field: &SdfField, toward_eye: Vec3) -> usize {
         .unwrap_or(centre)
 }
 
+/// The mesh's opacity at most while a verify view shows flagged cells.
+const VERIFY_OPACITY: f32 = 0.3;
+
 fn key<T>(item: Option<&Arc<T>>) -> Option<usize> {
     item.map(|a| Arc::as_ptr(a) as usize)
 }
@@ -247,7 +250,8 @@ impl SdfMode {
         if let (Some(c), true, Some(scene)) = (&self.checked, self.show_checked, &shell.mesh.scene)
         {
             let cells = c.heat_cells(self.threshold);
-            shell.viewport.range_override = Some(c.max_abs.max(f32::MIN_POSITIVE));
+            shell.viewport.range_override = Some((0.0, c.max_abs.max(f32::MIN_POSITIVE)));
+            shell.viewport.opacity_max = Some(VERIFY_OPACITY);
             self.shown_cells = cells.len();
             shell.viewport.set_cells(&cells);
             shell.viewport.set_pick_lines(&c.lines(&scene.prepared));
@@ -258,8 +262,8 @@ impl SdfMode {
             (Some(field), Some(c)) if self.show_comparison => {
                 // Sign diagnostics: class values over a range of 1.
                 let range = Some(match c.kind {
-                    CompareKind::CpuVsGpu => c.max_abs.max(f32::MIN_POSITIVE),
-                    CompareKind::SignModes => 1.0,
+                    CompareKind::CpuVsGpu => (0.0, c.max_abs.max(f32::MIN_POSITIVE)),
+                    CompareKind::SignModes => (0.0, 1.0),
                 });
                 (c.heat_cells(field, self.threshold), range)
             }
@@ -267,6 +271,9 @@ impl SdfMode {
             _ => (Vec::new(), None),
         };
         shell.viewport.range_override = range;
+        // The flagged cells lie inside and behind the mesh: it turns
+        // translucent while they are shown.
+        shell.viewport.opacity_max = range.map(|_| VERIFY_OPACITY);
         self.shown_cells = cells.len();
         shell.viewport.set_cells(&cells);
     }
@@ -448,6 +455,10 @@ impl SdfMode {
 }
 
 impl Mode for SdfMode {
+    fn shows_open_mesh(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> &'static str {
         "sdf"
     }
@@ -635,7 +646,8 @@ impl Mode for SdfMode {
             .as_ref()
             .filter(|c| self.show_comparison && c.kind == CompareKind::SignModes)
         {
-            verify::sign_legend_ui(ui, view, c);
+            let key = verify::sign_key(view, c);
+            keys_ui(ui, shell, &[key]);
             caption_ui(ui, &self.caption(shell));
             return;
         }
@@ -656,7 +668,7 @@ impl Mode for SdfMode {
             },
             _ => ColorBar::signed_distance(view),
         };
-        color_bar_ui(ui, shell, bar);
+        color_bar_ui(ui, shell, bar, Vec::new());
         caption_ui(ui, &self.caption(shell));
     }
 }

@@ -190,6 +190,7 @@ pub fn slice_picture(
             },
         ]),
         caption: format!("{mesh}: {place}; {what} ({} backend)", field.backend.name()),
+        world_aspect: true,
     }
 }
 

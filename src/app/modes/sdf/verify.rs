@@ -25,7 +25,7 @@ use eframe::egui;
 use super::SdfMode;
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
-use crate::app::shell::legend::sig_figs;
+use crate::app::shell::legend::{ViewKey, sig_figs};
 use crate::geom::BETA;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
@@ -89,6 +89,16 @@ impl SignClass {
             SignClass::PseudoNormal => "pseudo-normal ≠ both winding signs",
             SignClass::FastWinding => "fast winding ≠ pseudo-normal and exact",
             SignClass::ExactWinding => "exact winding ≠ pseudo-normal and fast",
+        }
+    }
+
+    /// The class in a few words, for the key beside the view.
+    pub fn short_label(self) -> &'static str {
+        match self {
+            SignClass::Agree => "all agree",
+            SignClass::PseudoNormal => "pseudo-normal",
+            SignClass::FastWinding => "fast winding",
+            SignClass::ExactWinding => "exact winding",
         }
     }
 
@@ -245,40 +255,19 @@ fn sign_classes(mesh: &PreparedMesh, field: &SdfField, pseudo_normal: &[f32]) ->
 
 /// The sign diagnostics' legend, in place of the colour bar: each class's
 /// colour (as the viewport draws it), name and number of cells.
-pub fn sign_legend_ui(ui: &mut egui::Ui, view: &crate::view::ViewSettings, c: &Comparison) {
-    if !view.show_cells {
-        return;
-    }
-    let rect = ui.max_rect();
-    let row_h = 20.0;
-    let top_left = egui::pos2(rect.right() - 360.0, rect.top() + 40.0);
-    let frame = egui::Rect::from_min_size(top_left, egui::vec2(350.0, 30.0 + 3.0 * row_h));
-    let painter = ui.painter();
-    painter.rect_filled(frame, 4.0, egui::Color32::from_black_alpha(150));
-    let text = egui::Color32::from_gray(230);
-    let font = egui::FontId::proportional(13.0);
-    painter.text(
-        top_left + egui::vec2(8.0, 6.0),
-        egui::Align2::LEFT_TOP,
-        "signs that differ (odd one out)",
-        font.clone(),
-        text,
-    );
-    for (i, class) in SignClass::DISAGREEING.into_iter().enumerate() {
-        let y = top_left.y + 28.0 + i as f32 * row_h;
-        let [r, g, b, _] = view.color_map.color(class.value(), 1.0);
-        let swatch =
-            egui::Rect::from_min_size(egui::pos2(top_left.x + 8.0, y), egui::vec2(14.0, 14.0));
-        painter.rect_filled(swatch, 2.0, egui::Color32::from_rgb(r, g, b));
-        let count = c.sign_classes.iter().filter(|&&k| k == class).count();
-        painter.text(
-            egui::pos2(top_left.x + 30.0, y),
-            egui::Align2::LEFT_TOP,
-            format!("{}: {count}", class.label()),
-            font.clone(),
-            text,
-        );
-    }
+/// The key of the sign diagnostics: each class's colour and count.
+pub fn sign_key(view: &crate::view::ViewSettings, c: &Comparison) -> ViewKey {
+    let entries = SignClass::DISAGREEING
+        .into_iter()
+        .map(|class| {
+            let count = c.sign_classes.iter().filter(|&&k| k == class).count();
+            (
+                format!("{}: {count}", class.short_label()),
+                view.color_map.color(class.value(), 1.0),
+            )
+        })
+        .collect();
+    ViewKey::classes("the odd sign out", entries)
 }
 
 pub fn verify_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -308,7 +297,7 @@ pub fn verify_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
         row("compared", format!("{field_backend} vs {}", c.other));
         row("max |Δ|", sig_figs(c.max_abs as f64, 3));
         row("mean |Δ|", sig_figs(c.mean_abs as f64, 3));
-        row("sign disagreements", c.sign_disagreements.to_string());
+        row("cells whose sign differs", c.sign_disagreements.to_string());
         for class in SignClass::DISAGREEING {
             if c.kind == CompareKind::SignModes {
                 let count = c.sign_classes.iter().filter(|&&k| k == class).count();
@@ -316,6 +305,9 @@ pub fn verify_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
             }
         }
     });
+    if c.kind == CompareKind::SignModes {
+        ui.label(sign_counts_note(c));
+    }
     let label = match c.kind {
         CompareKind::CpuVsGpu => "heat map of |Δ| in the view",
         CompareKind::SignModes => "sign diagnostics in the view",
@@ -328,6 +320,27 @@ pub fn verify_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     if before != (mode.show_comparison, mode.threshold) {
         mode.refresh_cells(shell);
     }
+}
+
+/// Why the count of cells whose sign differs between the two fields need
+/// not be the sum of the classes that change it.
+pub fn sign_counts_note(c: &Comparison) -> String {
+    let count = |class| c.sign_classes.iter().filter(|&&k| k == class).count();
+    let changed = count(SignClass::PseudoNormal) + count(SignClass::ExactWinding);
+    let mut note = format!(
+        "The two fields' signs differ where the pseudo-normal or the exact winding number is \
+         the odd one out ({changed} cells); where only the fast winding number is, both \
+         fields agree (the winding field falls back to the exact sum)."
+    );
+    if changed != c.sign_disagreements {
+        note += &format!(
+            " The fields differ in {} cells: the classes test each cell's signs afresh, and \
+             a cell at distance 0 or decided on the other side of |w| = ½ by the field's own \
+             evaluation counts in one tally only.",
+            c.sign_disagreements
+        );
+    }
+    note
 }
 
 /// The heat maps' threshold ε (log scale up to the largest |Δ|).

@@ -16,10 +16,68 @@ const PAIR_COLOR: [f32; 4] = [0.3, 0.8, 1.0, 1.0];
 const GROUND_COLOR: [f32; 4] = [0.4, 0.4, 0.45, 1.0];
 const SEGMENT_COLOR: [f32; 4] = [1.0, 0.2, 1.0, 1.0];
 
-/// Value (on the viewport's ±1 colour scale) of a contact of relative depth
-/// `t`: the inside half, deeper is further from zero.
-fn contact_value(t: f32) -> f32 {
-    -(0.25 + 0.75 * t.clamp(0.0, 1.0))
+use crate::app::shell::legend::{
+    ViewKey, contact_depth_key, contact_value, linear_swatch, normal_color,
+};
+use crate::view::ColorMap;
+
+/// Value of the picked body's sampling points and inside cells.
+const SAMPLE_VALUE: f32 = 0.6;
+const INSIDE_VALUE: f32 = 0.15;
+
+/// The keys of what [`draw`] shows: contacts by depth, and the lines and
+/// points of the pairs and the picked body.
+pub fn keys(
+    sim: &Pipeline,
+    picked: Option<usize>,
+    show_pairs: bool,
+    map: ColorMap,
+) -> Vec<ViewKey> {
+    let mut keys = Vec::new();
+    if !sim.contacts.is_empty() {
+        keys.push(contact_depth_key(map, deepest(sim)));
+    }
+    let mut entries = Vec::new();
+    if !sim.contacts.is_empty() {
+        entries.push((
+            "contact normal".to_string(),
+            linear_swatch(normal_color(1.0)),
+        ));
+    }
+    if show_pairs {
+        entries.push(("candidate pair".into(), linear_swatch(PAIR_COLOR)));
+    }
+    if let Some(i) = picked {
+        let cell = |v| map.color_between(v, -1.0, 1.0);
+        entries.push((format!("body {i}: sampling point"), cell(SAMPLE_VALUE)));
+        entries.push((format!("body {i}: inside its field"), cell(INSIDE_VALUE)));
+        if sim.summary.segments.iter().any(|s| s.touches(i)) {
+            entries.push(("tri–tri intersection".into(), linear_swatch(SEGMENT_COLOR)));
+        }
+    }
+    if !entries.is_empty() {
+        keys.push(ViewKey::classes("lines and points", entries));
+    }
+    keys
+}
+
+/// Where body `i` is now (a mesh body), for framing it.
+pub fn body_bounds(sim: &Pipeline, meshes: &[Mesh], i: usize) -> Option<crate::geom::Aabb> {
+    let BodyShape::Mesh(m) = sim.bodies.get(i)?.shape else {
+        return None;
+    };
+    let (p, q) = sim.mesh_pose(i);
+    Some(
+        meshes
+            .get(m)?
+            .transformed(Mat4::from_rotation_translation(q, p))
+            .bounds(),
+    )
+}
+
+/// The deepest contact's depth (at least 1e-3, the scale's floor).
+fn deepest(sim: &Pipeline) -> f32 {
+    sim.contacts.iter().map(|c| c.depth).fold(1e-3f32, f32::max)
 }
 
 pub fn draw(
@@ -45,13 +103,13 @@ pub fn draw(
             let shape = &sim.shapes[m];
             for s in &shape.samples.samples {
                 let w = world.transform_point3(s.position);
-                cells.push([w.x, w.y, w.z, 0.6]);
+                cells.push([w.x, w.y, w.z, SAMPLE_VALUE]);
             }
             let grid = &shape.field.grid;
             for (k, &v) in shape.field.values.iter().enumerate() {
                 if v < 0.0 {
                     let w = world.transform_point3(grid.center_of(k));
-                    cells.push([w.x, w.y, w.z, 0.15]);
+                    cells.push([w.x, w.y, w.z, INSIDE_VALUE]);
                 }
             }
         }
@@ -88,15 +146,15 @@ pub fn draw(
             lines.push(LineVertex::new(s.segment[1], SEGMENT_COLOR));
         }
     }
-    let max_depth = sim.contacts.iter().map(|c| c.depth).fold(1e-3f32, f32::max);
+    let max_depth = deepest(sim);
     for c in &sim.contacts {
         let t = c.depth / max_depth;
         cells.push([c.position.x, c.position.y, c.position.z, contact_value(t)]);
-        let color = [1.0, 1.0 - 0.8 * t, 0.2, 1.0];
+        let color = normal_color(t);
         lines.push(LineVertex::new(c.position, color));
         lines.push(LineVertex::new(c.position + c.normal * 0.1, color));
     }
-    viewport.range_override = Some(1.0);
+    viewport.range_override = Some((-1.0, 1.0));
     viewport.point_size_min = Some(5.0);
     let merged = Mesh::merge(&posed, "pipeline scene");
     if frame {

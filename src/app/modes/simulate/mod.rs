@@ -495,6 +495,19 @@ impl Mode for SimulateMode {
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
+
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, _: Option<Option<usize>>) {
+        let Some(sim) = &self.sim else {
+            return;
+        };
+        let keys = draw::keys(
+            sim,
+            self.picked,
+            self.show_pairs,
+            shell.settings.view.color_map,
+        );
+        crate::app::shell::legend::keys_ui(ui, shell, &keys);
+    }
 }
 
 impl Steps for SimulateMode {

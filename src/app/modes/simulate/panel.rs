@@ -5,7 +5,7 @@
 
 use eframe::egui;
 
-use super::SimulateMode;
+use super::{SimulateMode, draw};
 use crate::app::shell::Shell;
 use crate::sim::simulate::{BroadPhase, PipelineBackend};
 
@@ -137,6 +137,16 @@ pub fn panel_ui(st: &mut SimulateMode, shell: &mut Shell, ui: &mut egui::Ui) {
         .changed();
     if picked || exact {
         st.apply_exact();
+    }
+    if let Some(bounds) = st
+        .picked
+        .and_then(|i| draw::body_bounds(st.sim.as_ref()?, &st.meshes, i))
+        && ui
+            .button("frame the picked body")
+            .on_hover_text("fit the camera to it; double-click the view to frame all again")
+            .clicked()
+    {
+        shell.viewport.fit(bounds);
     }
     let Some(sim) = &st.sim else { return };
     ui.separator();

@@ -5,6 +5,7 @@ use glam::Vec3;
 
 use super::TritriMode;
 use crate::app::shell::Shell;
+use crate::app::shell::legend::{ViewKey, linear_swatch};
 use crate::mesh::Mesh;
 use crate::stages::tritri::Pose;
 use crate::view::LineVertex;
@@ -14,6 +15,21 @@ const COLOR_B: [f32; 4] = [0.66, 0.60, 0.48, 1.0];
 const COLOR_HIT_A: [f32; 4] = [0.95, 0.12, 0.10, 1.0];
 const COLOR_HIT_B: [f32; 4] = [1.0, 0.55, 0.0, 1.0];
 const COLOR_SEGMENT: [f32; 4] = [0.15, 1.0, 0.25, 1.0];
+
+/// The key of the colours [`TritriMode::draw`] uses.
+pub fn key() -> ViewKey {
+    let entries = [
+        ("first model", COLOR_A),
+        ("second model", COLOR_B),
+        ("first: colliding triangle", COLOR_HIT_A),
+        ("second: colliding triangle", COLOR_HIT_B),
+        ("intersection segment", COLOR_SEGMENT),
+    ]
+    .into_iter()
+    .map(|(label, color)| (label.to_string(), linear_swatch(color)))
+    .collect();
+    ViewKey::classes("triangles", entries)
+}
 
 impl TritriMode {
     /// Uploads both models (colliding triangles highlighted) and the segments.

@@ -310,6 +310,12 @@ impl Mode for TritriMode {
         self.job.is_some() || self.dirty
     }
 
+    fn viewport_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui, _: Option<Option<usize>>) {
+        if self.models.is_some() {
+            crate::app::shell::legend::keys_ui(ui, shell, &[draw::key()]);
+        }
+    }
+
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
         panel::panel_ui(self, shell, ui);
     }
@@ -328,7 +334,7 @@ mod tests {
     /// The mode opens on a scene with something to see: colliding pairs.
     #[test]
     fn the_first_scene_collides() {
-        let mode = TriTri::default();
+        let mode = TritriMode::default();
         let model = TriModel::new(&crate::mesh::torus(20, 10, 1.0, 0.25)).unwrap();
         let r = crate::stages::tritri::query(
             &model,

@@ -274,6 +274,7 @@ fn npy_and_npz_inputs_never_panic() {
             origin: Some(glam::Vec3::ZERO),
             cell_size: Some(0.5),
             axis_order: Some(collidoscope::stages::check::AxisOrder::Zyx),
+            ..ReadOptions::default()
         };
         clean(&label, || read_samples(&grid, &options));
         let (_, points) = valid_npy(&mut rng);

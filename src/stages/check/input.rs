@@ -12,7 +12,7 @@ use glam::{DVec3, UVec3, Vec3};
 
 use super::{CellUnit, CheckError, FieldSamples, Layout, Precise};
 use crate::io::{
-    CHECKSUM_KEY, InputKind, NpyArray, checksum_hex, decode_npy_f64, decode_npy_float, read_input,
+    CHECKSUM_KEY, InputKind, checksum_hex, decode_npy_f64, decode_npy_float, read_input,
     read_npz_entries, read_verified,
 };
 use crate::stages::sdf::GridSpec;

@@ -111,12 +111,19 @@ pub fn load_gltf(path: &Path) -> Result<Loaded, GltfError> {
     from_slice(&name, &bytes, path.parent())
 }
 
-/// Loads a glTF file from memory; external buffers are looked up in
-/// `dir`.
-pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded, GltfError> {
+/// Parses a glTF document and checks it ([`check::check_document`]: index
+/// ranges, node cycles, accessor bounds) before anything walks it.
+pub(super) fn parse_checked(bytes: &[u8]) -> Result<::gltf::Gltf, GltfError> {
     let file = ::gltf::Gltf::from_slice_without_validation(bytes)
         .map_err(|e| GltfError::Parse(e.to_string()))?;
     check::check_document(&file.document)?;
+    Ok(file)
+}
+
+/// Loads a glTF file from memory; external buffers are looked up in
+/// `dir`.
+pub fn from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Loaded, GltfError> {
+    let file = parse_checked(bytes)?;
     let buffers = buffers(&file, dir)?;
     let doc = &file.document;
     let (mesh, skin) = doc

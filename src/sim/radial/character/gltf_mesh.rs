@@ -18,21 +18,18 @@ use std::path::Path;
 
 use glam::{Mat4, Vec3};
 
-use super::gltf::{GltfError, buffers, triangle_primitive};
+use super::gltf::{GltfError, buffers, parse_checked, triangle_primitive};
 use crate::mesh::Mesh;
 
 /// Loads the glTF file at `path` as one mesh named after the file.
 pub fn load_gltf_mesh(path: &Path) -> Result<Mesh, GltfError> {
-    let bytes = std::fs::read(path).map_err(|source| GltfError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = crate::io::read_input(path, crate::io::InputKind::Gltf)?;
     mesh_from_slice(&path.display().to_string(), &bytes, path.parent())
 }
 
 /// [`load_gltf_mesh`] from memory; external buffers are looked up in `dir`.
 pub fn mesh_from_slice(name: &str, bytes: &[u8], dir: Option<&Path>) -> Result<Mesh, GltfError> {
-    let file = ::gltf::Gltf::from_slice(bytes).map_err(|e| GltfError::Parse(e.to_string()))?;
+    let file = parse_checked(bytes)?;
     let buffers = buffers(&file, dir)?;
     let doc = &file.document;
     let get = |b: ::gltf::Buffer<'_>| buffers.get(b.index()).map(Vec::as_slice);

@@ -314,10 +314,16 @@ impl Viewer {
         let result = self.script_step(step, ctx, errors_before);
         let errors = self.shell.error_count();
         if let Some(runner) = &mut self.script {
-            runner.error_count_at_step = errors;
             // Unexpected errors fail the script unless the next step expects them.
             let next_expects =
                 runner.script.steps.get(runner.next) == Some(&ScriptStep::ExpectError);
+            // An error this step showed at once is left for the next step
+            // to find when that step expects it, as a late one from a job is.
+            runner.error_count_at_step = if next_expects && errors > errors_before {
+                errors_before
+            } else {
+                errors
+            };
             let failure = match result {
                 Err(e) => Some(e),
                 Ok(()) if errors > errors_before && !next_expects && !expects_error => {

@@ -35,7 +35,7 @@ use std::path::Path;
 
 use glam::Vec3;
 
-use super::load::{obj_from_bytes, triangulate};
+use super::load::{obj_from_bytes, read_file, stem, triangulate};
 use super::{FaceProblem, LoadedFile, Mesh, MeshError};
 
 /// The mesh file formats collidoscope reads.
@@ -105,23 +105,6 @@ impl MeshFormat {
             MeshFormat::Obj
         }
     }
-}
-
-/// The file's stem, the name of the mesh it gives.
-pub(super) fn stem(path: &Path) -> String {
-    path.file_stem().map_or_else(
-        || path.display().to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    )
-}
-
-/// The whole file, or the `Io` error naming it: a regular file within the
-/// mesh size limit ([`crate::io::read_input`]).
-pub(super) fn read_file(path: &Path) -> Result<Vec<u8>, MeshError> {
-    crate::io::read_input(path, crate::io::InputKind::Mesh).map_err(|err| MeshError::Io {
-        path: path.display().to_string(),
-        reason: err.reason(),
-    })
 }
 
 /// Loads the mesh file at `path` in its format ([`MeshFormat::of`]): an OBJ

@@ -71,6 +71,23 @@ pub struct LoadedFile {
     pub problems: Vec<FaceProblem>,
 }
 
+/// The whole file, or the `Io` error naming it: a regular file within the
+/// mesh size limit ([`crate::io::read_input`]).
+pub(super) fn read_file(path: &Path) -> Result<Vec<u8>, MeshError> {
+    crate::io::read_input(path, crate::io::InputKind::Mesh).map_err(|err| MeshError::Io {
+        path: path.display().to_string(),
+        reason: err.reason(),
+    })
+}
+
+/// The file's stem, the name of the mesh it gives.
+pub(super) fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || path.display().to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
 /// Loads every object of the OBJ file at `path` as its own validated mesh.
 pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
     load_obj_checked(path).map(|l| l.meshes)
@@ -78,7 +95,7 @@ pub fn load_obj(path: &Path) -> Result<Vec<Mesh>, MeshError> {
 
 /// [`load_obj`], with the face statements that were not loaded as written.
 pub fn load_obj_checked(path: &Path) -> Result<LoadedFile, MeshError> {
-    let bytes = super::formats::read_file(path)?;
+    let bytes = read_file(path)?;
     obj_from_bytes(path, &bytes)
 }
 
@@ -93,7 +110,7 @@ pub(super) fn obj_from_bytes(path: &Path, bytes: &[u8]) -> Result<LoadedFile, Me
             err.valid_up_to()
         ),
     })?;
-    let stem = super::formats::stem(path);
+    let stem = stem(path);
     Ok(LoadedFile {
         meshes: parse_obj(&shown, &stem, text)?,
         problems: face_problems(text),
@@ -110,10 +127,7 @@ pub fn load_obj_merged(path: &Path) -> Result<Mesh, MeshError> {
 /// written.
 pub fn load_obj_merged_checked(path: &Path) -> Result<(Mesh, Vec<FaceProblem>), MeshError> {
     let loaded = load_obj_checked(path)?;
-    Ok((
-        Mesh::merge(&loaded.meshes, super::formats::stem(path)),
-        loaded.problems,
-    ))
+    Ok((Mesh::merge(&loaded.meshes, stem(path)), loaded.problems))
 }
 
 /// The face statements of `text` that are not loaded as written: a face of

@@ -90,10 +90,10 @@ fn mutate_document(document: &Value, rng: &mut Rng) -> Value {
     }
     if rng.chance(20) {
         let path = rng.pick(&paths).clone();
-        if let Some((Value::String(key), parent)) = path.split_last() {
-            if let Some(map) = at_path(&mut v, parent).as_object_mut() {
-                map.remove(key);
-            }
+        if let Some((Value::String(key), parent)) = path.split_last()
+            && let Some(map) = at_path(&mut v, parent).as_object_mut()
+        {
+            map.remove(key);
         }
     }
     v

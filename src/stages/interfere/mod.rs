@@ -451,7 +451,7 @@ impl OrthoView {
     }
 
     /// Framebuffer position (pixels, y down) and depth (0 nearest) of `p`.
-    pub(crate) fn to_screen(&self, p: DVec3) -> DVec3 {
+    pub(crate) fn to_screen(self, p: DVec3) -> DVec3 {
         let [u, v, w] = self.axis.components();
         let ext = self.max - self.min;
         let x = (p[u] - self.min[u]) / ext[u] * self.width as f64;

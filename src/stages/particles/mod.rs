@@ -169,7 +169,7 @@ impl ParticleParams {
             // Lives overlapping [begin, end): the span over the lifetime,
             // plus the one alive at the start.
             let lives = (end - begin) / e.lifetime + 1.0;
-            if !(lives <= MAX_LIVES_PER_PARTICLE) {
+            if lives.is_nan() || lives > MAX_LIVES_PER_PARTICLE {
                 return Err(ParticleError::Params(format!(
                     "emitters[{i}]: a lifetime of {} s over a run of {} s gives {lives:.3e} lives per particle, over the limit of {MAX_LIVES_PER_PARTICLE:e}; lengthen the lifetime or shorten the run (fewer frames or a smaller dt)",
                     e.lifetime,

@@ -99,7 +99,7 @@ fn check_ranges(json: &::gltf::json::Root) -> Result<(), GltfError> {
             .byte_offset
             .map_or(0, |o| o.0)
             .checked_add(view.byte_length.0);
-        if !end.is_some_and(|end| end <= buffer) {
+        if end.is_none_or(|end| end > buffer) {
             return Err(GltfError::Parse(format!(
                 "bufferViews[{v}]: its bytes end beyond its buffer's {buffer}"
             )));
@@ -128,7 +128,7 @@ fn check_ranges(json: &::gltf::json::Root) -> Result<(), GltfError> {
             .checked_mul(stride)
             .and_then(|n| n.checked_add(element))
             .and_then(|n| n.checked_add(accessor.byte_offset.map_or(0, |o| o.0)));
-        if !end.is_some_and(|end| end <= view.byte_length.0) {
+        if end.is_none_or(|end| end > view.byte_length.0) {
             return Err(bad(format!(
                 "{count} elements of {element} bytes do not fit its buffer view of {}",
                 view.byte_length.0

@@ -131,7 +131,7 @@ impl SdfGpu {
 
     /// The exact signed distance (winding-number sign) from `mesh` at each
     /// of `points` (world coordinates, world units), and how many points
-    /// the CPU had to sign exactly ([`super::points_gpu`]). Computed in the
+    /// the CPU had to sign exactly (`super::points_gpu`). Computed in the
     /// mesh's frame, as the grids are.
     pub fn exact_at_points(
         &self,

@@ -9,8 +9,9 @@ Writes, between `<!-- bench-... -->` markers:
                                      Warp and the papers, with device and date)
   docs/src/benchmarks/index.md       the same summary
   docs/src/benchmarks/h200.md        the H200 run's measured bounds
-and the whole of docs/src/benchmarks/results.md: every run's table with its
-device, driver, date, command and CSV. tests/it/bench_docs.rs runs --check.
+and the whole of docs/src/benchmarks/results.md: every run listed in
+docs/bench/runs.csv (its CSV, device, driver, date, command and the columns
+shown) as a table. tests/it/bench_docs.rs runs --check.
 """
 import csv
 import sys
@@ -18,96 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "bench"
-H100 = ("NVIDIA H100 80GB HBM3 (16-core host)", "Vulkan, driver 580.159.04, wgpu 30")
-H200 = ("NVIDIA H200 (16-core Intel Xeon host, a virtual machine)", "Vulkan, driver 580.159.04, wgpu 30")
-
-# Every run the book shows: CSV stem → (title, device, date, command, columns).
-RUNS = [
-    ("sdf-h100", "Uniform fields: every model and backend", H100, "2026-11-22",
-     "collidoscope bench sdf --suite all --res 128,256 --out bench/",
-     ["model", "triangles", "resolution", "backend", "gpu_ms", "wall_ms",
-      "million_cells_per_s", "evaluations_per_cell", "max_abs_diff_vs_cpu"]),
-    ("sdf-winding-h100", "Uniform fields: the winding sign", H100, "2026-11-24",
-     "collidoscope bench sdf --suite scaling --models stanford-bunny,bunny-sub2 "
-     "--backends gpu --res 128,256 --signs pseudo-normal,winding --out bench/",
-     ["model", "resolution", "sign", "gpu_ms", "wall_ms", "warm_wall_ms", "refined_cells",
-      "exact_cells"]),
-    ("sdf-winding-check-h100", "Uniform fields: GPU winding sign against the CPU's", H100,
-     "2026-11-24",
-     "collidoscope bench sdf --suite scaling --models stanford-bunny --backends cpu,gpu "
-     "--signs winding --res 128 --out bench/",
-     ["model", "resolution", "backend", "sign", "gpu_ms", "wall_ms", "sign_mismatches_vs_cpu"]),
-    ("sdf-wall-box-h100", "Uniform fields: the smallest model's wall time", H100, "2026-11-24",
-     "collidoscope bench sdf --models box-12 --backends gpu --res 128,256 "
-     "--signs pseudo-normal --out bench/",
-     ["model", "resolution", "sign", "gpu_ms", "wall_ms", "warm_wall_ms"]),
-    ("adaptive-h100", "Adaptive fields and their ablations", H100, "2026-11-24",
-     "collidoscope bench adaptive --suite all --out bench/",
-     ["model", "triangles", "backend", "config", "points", "gpu_ms", "wall_ms",
-      "evals_per_point"]),
-    ("adaptive-winding-h100", "Adaptive fields: the winding sign", H100, "2026-11-24",
-     "collidoscope bench adaptive --suite all --models stanford-bunny,ogre,bunny-sub "
-     "--repeats 3 --no-ablations --winding --out bench/",
-     ["model", "backend", "config", "points", "gpu_ms", "wall_ms", "winding_ms", "refined",
-      "cpu_nodes"]),
-    ("tritri-h100", "Triangle–triangle", H100, "2026-11-22",
-     "collidoscope bench tritri --out bench/",
-     ["scenario", "triangles", "backend", "mode", "gpu_ms", "wall_ms", "queries_per_s",
-      "pairs"]),
-    ("collide-h100", "Colliders: contacts of 1 to 1000 pairs", H100, "2026-11-24",
-     "collidoscope bench collide --repeats 10 --out bench/",
-     ["pairs", "points_tested", "mode", "gpu_ms", "wall_ms", "contacts", "mismatches_vs_cpu",
-      "wall_over_gpu"]),
-    ("interfere-h100", "Interference by stencil ray counting", H100, "2026-11-22",
-     "collidoscope bench interfere --studies objects,polygons,readback,early,target "
-     "--repeats 20 --out bench/",
-     ["study", "scene", "objects", "triangles", "mode", "culling", "gpu_ms", "wall_ms",
-      "interfering"]),
-    ("interfere-compute-h100", "Interference: the compute backend beside the stencil path",
-     H100, "2026-11-24",
-     "collidoscope bench interfere --studies target --out bench/",
-     ["backend", "study", "scene", "mode", "culling", "gpu_ms", "wall_ms", "interfering"]),
-    ("simulate-h100", "The many-body pipeline", H100, "2026-11-24",
-     "collidoscope bench simulate --repeats 60 --cpu --broad sweep --out bench/",
-     ["bodies", "backend", "broad", "wall_ms", "pipelined_ms", "gpu_ms", "response_ms",
-      "pairs", "contacts"]),
-    ("simulate-image-h100", "The many-body pipeline: the image-space broad phase", H100,
-     "2026-11-24",
-     "collidoscope bench simulate --repeats 30 --bodies 100 --broad sweep,image --out bench/",
-     ["bodies", "backend", "broad", "wall_ms", "gpu_ms", "pairs", "contacts"]),
-    ("particles-h100", "Closed-form particles", H100, "2026-11-24",
-     "collidoscope bench particles --repeats 60 --out bench/",
-     ["study", "particles", "colliders", "map_res", "impacts", "compute_ms", "frame_ms",
-      "particles_per_s", "stalls"]),
-    ("radial-h100", "Radial fields on an animated character", H100, "2026-11-24",
-     "collidoscope bench radial --repeats 20 --out bench/",
-     ["triangles", "fields", "particles", "resolution", "rasteriser", "frame_gpu_ms",
-      "update_cd_gpu_ms", "frame_wall_ms", "contacts"]),
-    ("radial-alternatives-h100", "Radial fields against the alternatives of the paper's table 1",
-     H100, "2026-11-24",
-     "collidoscope bench radial --repeats 20 --out bench/",
-     ["technique", "structure", "particles", "update_gpu_ms", "query_gpu_ms",
-      "total_gpu_ms", "memory_mb", "contacts"]),
-    ("sdf-h200", "Uniform fields on the H200", H200, "2026-12-02",
-     "collidoscope bench sdf --suite scaling --models stanford-bunny,bunny-sub2 "
-     "--backends gpu --res 128,256 --signs pseudo-normal,winding --out bench/",
-     ["model", "resolution", "sign", "gpu_ms", "wall_ms", "warm_wall_ms", "wall_target_ms"]),
-    ("collide-h200", "Colliders on the H200", H200, "2026-12-02",
-     "collidoscope bench collide --repeats 10 --out bench/",
-     ["pairs", "mode", "gpu_ms", "wall_ms", "contacts", "wall_over_gpu", "chunks"]),
-    ("collide-again-h200", "Colliders on the H200, second run", H200, "2026-12-02",
-     "collidoscope bench collide --repeats 10 --out bench/",
-     ["pairs", "mode", "gpu_ms", "wall_ms", "contacts", "wall_over_gpu", "chunks"]),
-    ("simulate-h200", "The many-body pipeline on the H200", H200, "2026-12-02",
-     "collidoscope bench simulate --repeats 60 --broad sweep --out bench/",
-     ["bodies", "backend", "broad", "wall_ms", "pipelined_ms", "gpu_ms", "target_ms",
-      "contacts"]),
-    ("restructure-check-h100", "One build against the next, alternated (ABBA)", H100,
-     "2026-11-23", "scripts/compare-abba.py (bench sdf, bench adaptive --suite all, "
-     "bench interfere --studies target, each build twice)",
-     ["bench", "model_or_scene", "resolution", "backend_or_config", "old_gpu_ms",
-      "new_gpu_ms", "change_percent"]),
-]
+H100 = ("NVIDIA H100 80GB HBM3", "Vulkan, driver 580.159.04, wgpu 30")
 
 
 def rows(stem):
@@ -125,6 +37,13 @@ def table(header, body):
     return out
 
 
+def runs():
+    """Every run the book shows, from docs/bench/runs.csv: its CSV's stem,
+    title, device, driver, date, command and the columns shown."""
+    return [(r["csv"], r["title"], (r["device"], r["driver"]), r["date"], r["command"],
+             r["columns"].split()) for r in rows("runs")]
+
+
 def results_page():
     out = [
         "# Every measurement",
@@ -140,7 +59,7 @@ def results_page():
         "[design measurements](../../bench/design-measurements.md).",
         "",
     ]
-    for stem, title, (device, driver), date, command, columns in RUNS:
+    for stem, title, (device, driver), date, command, columns in runs():
         data = rows(stem)
         missing = [c for c in columns if c not in data[0]]
         if missing:
@@ -156,7 +75,7 @@ def results_page():
         ]
         out += table(columns, [[r[c] for c in columns] for r in data])
         out.append("")
-    shown = {stem for stem, *_ in RUNS}
+    shown = {stem for stem, *_ in runs()}
     out += ["## A/B runs", "",
             "Builds alternated in one call on the H200 (Vulkan, driver 580.159.04);",
             "what each compares is in the design measurements.", ""]
@@ -191,7 +110,7 @@ def summary():
         body.append([what, f"{int(ours['triangles']):,}", f"{gpu:.2f} ms", ref["tool"],
                      f"{number(theirs)} ms", f"{number(theirs / gpu)}×"])
     out = [
-        f"GPU time on an {H100[0].replace(' (16-core host)', '')} ({H100[1]};",
+        f"GPU time on an {H100[0]} ({H100[1]};",
         "2026-11-22 and 2026-11-24),",
         "kernels and the copy of the result to host-visible memory, against",
         "NVIDIA Warp on the same GPU and the papers' own figures on their",

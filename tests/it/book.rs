@@ -120,12 +120,11 @@ fn broken_links(path: &Path) -> Vec<String> {
             broken.push(format!("{}: {target}: no such file", path.display()));
             continue;
         }
-        if let Some(anchor) = anchor {
-            if resolved.extension().is_some_and(|e| e == "md")
-                && !anchors(&read(&resolved)).contains(anchor)
-            {
-                broken.push(format!("{}: {target}: no such heading", path.display()));
-            }
+        if let Some(anchor) = anchor
+            && resolved.extension().is_some_and(|e| e == "md")
+            && !anchors(&read(&resolved)).contains(anchor)
+        {
+            broken.push(format!("{}: {target}: no such heading", path.display()));
         }
     }
     broken

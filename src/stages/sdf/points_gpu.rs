@@ -20,7 +20,7 @@ use super::SdfError;
 use super::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
 use super::winding_tree::key_of;
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuPhase, GpuRun, KeptProfiler, Kernels, dispatch_dims, read_buffer,
+    BufferCheck, GpuContext, GpuPhase, GpuRun, KeptProfiler, Kernels, MapRequest, dispatch_dims,
     shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
@@ -171,7 +171,7 @@ impl PointsGpu {
         let largest = points
             .iter()
             .fold(0.0f32, |m, p| m.max(p.abs().max_element()));
-        let recorded = self.winding.record(
+        let mut recorded = self.winding.record(
             gpu,
             mesh,
             &PointBuffers {
@@ -183,9 +183,30 @@ impl PointsGpu {
             },
             &mut run,
         )?;
-        let (phases, _) = run.finish()?;
+        // The values' copy goes with the run, and both read-backs (the
+        // values, the winding pass's lists) are mapped by the run's own wait:
+        // one round trip to the GPU in all.
+        let bytes = 4 * n as u64;
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("SdfPoints::staging"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        run.encoder_work("copy out", |encoder| {
+            encoder.copy_buffer_to_buffer(&values, 0, &staging, 0, bytes);
+        });
+        let (submission, submitted) = run.submit_last()?;
+        recorded.request_read();
+        let read_values = MapRequest::new(&staging, bytes);
+        let (phases, _) = submitted.finish()?;
         let (listed, _) = self.winding.finish(gpu, recorded)?;
-        let mut values: Vec<f32> = read_buffer(gpu, &values, n)?;
+        let mut values: Vec<f32> = read_values.read(
+            gpu,
+            "the points' distances",
+            Some(submission),
+            bytemuck::pod_collect_to_vec,
+        )?;
         sign_exactly(mesh.winding(), points, &listed, &mut values);
         Ok(PointsRun {
             values,

@@ -214,7 +214,9 @@ def test_bad_options_are_value_errors(box):
 def test_queries_release_the_gil(bunny):
     """Two threads' CPU queries overlap in time: neither holds the GIL
     while the library works."""
-    p = random_points(bunny, 200_000, seed=9)
+    # 20,000 points: each call takes a second or more on the CPU, far longer
+    # than the second thread takes to start; a held GIL would serialise them.
+    p = random_points(bunny, 20_000, seed=9)
     cs.signed_distance(bunny, p[:10], backend="cpu")  # prepared once, outside the timing
     assert_calls_overlap(lambda: cs.signed_distance(bunny, p, sign="winding", backend="cpu"))
 

@@ -34,8 +34,17 @@ fn box_scene(name: &str, scene: &str) -> (PathBuf, PathBuf) {
     (dir, path)
 }
 
+/// Frames of each run: a dropped box lands and rests by frame 40 (the
+/// stacked ones stand from the start, creeping by under 2 mm), so the
+/// checks from frame 50 (rest) and 100 (energy) on see 100 frames or more
+/// at rest.
+const FRAMES: usize = 200;
+
+/// The last frame.
+const LAST: usize = FRAMES - 1;
+
 fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
-    simulate_with(scene, out, backend, broad, &[])
+    simulate_with(scene, out, backend, broad, FRAMES, &[])
 }
 
 fn simulate_with(
@@ -43,15 +52,15 @@ fn simulate_with(
     out: &Path,
     backend: &str,
     broad: &str,
+    frames: usize,
     extra: &[&str],
 ) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_collidoscope"))
         .env_remove("RUST_BACKTRACE")
         .args(["simulate"])
         .arg(scene)
+        .args(["--frames", &frames.to_string()])
         .args([
-            "--frames",
-            "300",
             "--res",
             "16",
             "--backend",
@@ -96,7 +105,7 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
         let run = simulate(&scene, &out, backend, broad);
         let backend = format!("{backend} ({broad})");
         let t = trajectory(&run, &out, &backend);
-        assert_eq!(t.frames.len(), 300, "{backend}");
+        assert_eq!(t.frames.len(), FRAMES, "{backend}");
         assert!(
             (t.frames[0].t - 0.0166).abs() < 1e-6,
             "{backend}: t = {}",
@@ -106,7 +115,7 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
         assert!(last.contacts > 0, "{backend}");
         let y = |f: usize, b: usize| t.frames[f].bodies[b].position[1];
         // The resting box: poses of the mesh's coordinates, so y stays 0.
-        for f in 50..300 {
+        for f in 50..FRAMES {
             assert!(
                 y(f, 0).abs() < 0.03,
                 "{backend} frame {f}: resting box at {}",
@@ -114,19 +123,19 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
             );
         }
         assert!(
-            (y(299, 0) - y(50, 0)).abs() < 0.01,
+            (y(LAST, 0) - y(50, 0)).abs() < 0.01,
             "{backend}: the resting box drifted"
         );
         // The stack stands.
         assert!(
-            (y(299, 2) - 1.0).abs() < 0.06,
+            (y(LAST, 2) - 1.0).abs() < 0.06,
             "{backend}: top box at {}",
-            y(299, 2)
+            y(LAST, 2)
         );
         assert!((last.bodies[2].position[0] - 3.0).abs() < 0.1, "{backend}");
         // The static box never moves; the dropped one lands on it.
         assert_eq!(last.bodies[3].position, [-3.0, 0.0, 0.0], "{backend}");
-        for f in 0..300 {
+        for f in 0..FRAMES {
             assert!(
                 y(f, 4) > 0.8,
                 "{backend} frame {f}: dropped box at {}",
@@ -134,14 +143,14 @@ fn simulate_writes_a_trajectory_that_passes_the_physical_checks() {
             );
         }
         assert!(
-            (y(299, 4) - 1.0).abs() < 0.06,
+            (y(LAST, 4) - 1.0).abs() < 0.06,
             "{backend}: dropped box at {}",
-            y(299, 4)
+            y(LAST, 4)
         );
         // Energy (per unit mass, the dropped box) does not grow once it lands.
         let v = |f: usize| glam::Vec3::from(t.frames[f].bodies[4].velocity).length();
         let e = |f: usize| 0.5 * v(f) * v(f) + 9.81 * y(f, 4);
-        for f in 100..300 {
+        for f in 100..FRAMES {
             assert!(
                 e(f) <= e(99) + 9.81 * 0.005,
                 "{backend} frame {f}: {} > {}",
@@ -170,18 +179,18 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
         let run = simulate(&scene, &out, backend, "sweep");
         let t = trajectory(&run, &out, backend);
         let y = |f: usize| t.frames[f].bodies[1].position[1];
-        for f in 0..300 {
+        for f in 0..FRAMES {
             assert!(y(f) > 0.8, "{backend} frame {f}: exact box at {}", y(f));
         }
         assert!(
-            (y(299) - 1.0).abs() < 0.06,
+            (y(LAST) - 1.0).abs() < 0.06,
             "{backend}: exact box rests at {}",
-            y(299)
+            y(LAST)
         );
-        assert!(t.frames[299].contacts > 0, "{backend}");
+        assert!(t.frames[LAST].contacts > 0, "{backend}");
         let v = |f: usize| glam::Vec3::from(t.frames[f].bodies[1].velocity).length();
         let e = |f: usize| 0.5 * v(f) * v(f) + 9.81 * y(f);
-        for f in 100..300 {
+        for f in 100..FRAMES {
             assert!(
                 e(f) <= e(99) + 9.81 * 0.005,
                 "{backend} frame {f}: {} > {}",
@@ -202,6 +211,7 @@ fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
         r#"{"timestep": 0.0166, "ground": {"point": [0,0,0], "normal": [0,1,0]},
             "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0.03,0]}]}"#,
     );
+    // It rests there from the first frame on.
     for backend in ["cpu", "gpu"] {
         let out = dir.join(format!("t-{backend}.json"));
         let run = simulate_with(
@@ -209,6 +219,7 @@ fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
             &out,
             backend,
             "sweep",
+            60,
             &["--contact-threshold", "0.03"],
         );
         let t = trajectory(&run, &out, backend);
@@ -218,7 +229,14 @@ fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
         assert!(last.contacts > 0, "{backend}");
     }
     let out = dir.join("t-bad.json");
-    let run = simulate_with(&scene, &out, "cpu", "sweep", &["--contact-threshold=-0.1"]);
+    let run = simulate_with(
+        &scene,
+        &out,
+        "cpu",
+        "sweep",
+        FRAMES,
+        &["--contact-threshold=-0.1"],
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
     assert_eq!(

@@ -73,7 +73,9 @@ fn a_large_contact_threshold_lifts_a_resting_cube_without_launching_it() {
     for backend in BACKENDS {
         let mut params = params(backend);
         params.colliders.contact_threshold = eps;
-        let run = frames(&ctx, &scene, &params, 420);
+        // It rises at the bounded 2 m/s, comes within 5 cm of its place
+        // by frame 305 and stops by frame 340 on both backends.
+        let run = frames(&ctx, &scene, &params, 360);
         let start = run[0].1;
         for (frame, (s, e)) in run.iter().enumerate() {
             assert!(
@@ -102,7 +104,8 @@ fn a_body_below_the_ground_comes_out_slowly_and_rests_on_it() {
     let scene = cube_at(1.0, -5.0, Vec3::ZERO);
     for backend in BACKENDS {
         let params = params(backend);
-        let run = frames(&ctx, &scene, &params, 240);
+        // Out and within 2 cm of resting by frame 175, still by 205.
+        let run = frames(&ctx, &scene, &params, 210);
         let mut y = -5.0f32;
         for (frame, (s, _)) in run.iter().enumerate() {
             let speed = (s.position.y - y) / params.timestep;
@@ -155,7 +158,7 @@ fn a_cube_dropped_at_ten_kilometres_a_second_bounces_on_both_backends() {
 fn long_frames_keep_a_resting_cube_on_the_ground() {
     let ctx = common::gpu();
     let scene = cube_at(1.0, 0.5, Vec3::ZERO);
-    for (timestep, count) in [(0.2f32, 10), (1.0, 3)] {
+    for (timestep, count) in [(0.2f32, 5), (1.0, 2)] {
         for backend in BACKENDS {
             let params = PipelineParams {
                 timestep,

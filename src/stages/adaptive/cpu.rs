@@ -94,5 +94,6 @@ pub fn compute_cpu(
         memory,
         octree,
         timings,
+        open: None,
     })
 }

@@ -511,6 +511,7 @@ impl AdaptiveGpu {
             query_ms,
             state_out,
             undecided,
+            open,
             ..
         } = ran;
         let readback_start = Instant::now();
@@ -588,6 +589,7 @@ impl AdaptiveGpu {
             memory,
             octree,
             timings,
+            open,
         };
         self.keep(ran.buffers);
         Ok((field, bvh))

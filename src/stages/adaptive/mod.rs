@@ -94,6 +94,7 @@ pub(crate) use rss_bvh::{MAX_SMALL_DEPTH, large_levels};
 use crate::geom::{MORTON_BITS_PER_AXIS, TriangleFeature};
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
+use crate::stages::sdf::OpenCells;
 pub use crate::stages::sdf::SignMode;
 use crate::timing::Timings;
 
@@ -335,6 +336,9 @@ pub struct AdaptiveField {
     /// Bytes of the octree (nodes, values, closest) and of the BVHs.
     pub memory: AdaptiveMemory,
     pub timings: Timings,
+    /// A GPU run in winding mode: how many nodes its first pass left open
+    /// and who decided them (the refining pass, the CPU); `None` otherwise.
+    pub open: Option<OpenCells>,
 }
 
 /// What the queries of one octree depth did, per sample point.

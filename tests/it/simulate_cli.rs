@@ -34,6 +34,16 @@ fn box_scene(name: &str, scene: &str) -> (PathBuf, PathBuf) {
     (dir, path)
 }
 
+/// [`box_scene`] with the usual constants and one box at height `y`.
+fn one_box_scene(name: &str, y: f32) -> (PathBuf, PathBuf) {
+    let scene = format!(
+        r#"{{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
+            "ground": {{"point": [0,0,0], "normal": [0,1,0]}}, "restitution": 0.2, "friction": 0.5,
+            "bodies": [{{"mesh": "meshes/cube.obj", "position": [0,{y},0]}}]}}"#
+    );
+    box_scene(name, &scene)
+}
+
 fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
     simulate_with(scene, out, backend, broad, &[])
 }
@@ -197,12 +207,7 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
 /// negative threshold is one readable line and writes nothing.
 #[test]
 fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
-    let (dir, scene) = box_scene(
-        "simulate-threshold",
-        r#"{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
-            "ground": {"point": [0,0,0], "normal": [0,1,0]}, "restitution": 0.2, "friction": 0.5,
-            "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0.03,0]}]}"#,
-    );
+    let (dir, scene) = one_box_scene("simulate-threshold", 0.03);
     for backend in ["cpu", "gpu"] {
         let out = dir.join(format!("t-{backend}.json"));
         let run = simulate_with(
@@ -395,12 +400,7 @@ fn the_trajectory_bound_holds_for_the_longest_numbers() {
 /// unknown flag.
 #[test]
 fn negative_values_reach_the_flags_own_checks() {
-    let (dir, scene) = box_scene(
-        "simulate-negative",
-        r#"{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
-            "ground": {"point": [0,0,0], "normal": [0,1,0]}, "restitution": 0.2, "friction": 0.5,
-            "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0,0]}]}"#,
-    );
+    let (dir, scene) = one_box_scene("simulate-negative", 0.0);
     let out = dir.join("t.json");
     let (scene, out) = (scene.to_string_lossy(), out.to_string_lossy());
     let simulate = common::cli::run_err(&[

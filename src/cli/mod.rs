@@ -57,36 +57,46 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
+/// Subcommands with numeric flags take negative values as values
+/// (`--iso -0.05`), not as unknown flags.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Mesh report: counts, welding, boundary and non-manifold edges, orientation.
     Info(info::InfoArgs),
     /// Signed distance field of a mesh on a uniform grid, written as .npy + .json.
+    #[command(allow_negative_numbers = true)]
     Sdf(sdf::SdfArgs),
     /// Benchmarks: print a table, write JSON, CSV and a PNG plot
     /// (`bench <target> --help` for a target's flags).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Contact points between meshes (and planes, lines, spheres, boxes), as JSON + CSV.
+    #[command(allow_negative_numbers = true)]
     Collide(collide::CollideArgs),
     /// Render a mesh, its field's cells or a field slice offscreen to a PNG.
+    #[command(allow_negative_numbers = true)]
     Render(render::RenderArgs),
     /// Exact triangle–triangle collision of two posed models, written as JSON.
     Tritri(tritri::TritriArgs),
     /// Image-space interference detection of many models by stencil ray
     /// counting: interfering pairs as JSON, stencil images as PNG + .npy.
+    #[command(allow_negative_numbers = true)]
     Interfere(interfere::InterfereArgs),
     /// Check a signed distance field from any tool (.npy grid, .npz points)
     /// against the exact one: errors, sign disagreements, a JSON report.
+    #[command(allow_negative_numbers = true)]
     Check(check::CheckArgs),
     /// Radial field (Friston & Steed 2019) of a mesh around one axis:
     /// float32 (nz, nθ) .npy + .json sidecar (+ false-colour PNG).
+    #[command(allow_negative_numbers = true)]
     Radial(radial::RadialArgs),
     /// Many meshes falling, colliding and settling (broad phase, narrow
     /// phase, response every frame): a trajectory as JSON.
+    #[command(allow_negative_numbers = true)]
     Simulate(simulate::SimulateArgs),
     /// Particles (Knott 2003) flying against analytic colliders: each
     /// impact as a CSV row, impact maps as .npy and PNG.
+    #[command(allow_negative_numbers = true)]
     Particles(particles::ParticlesArgs),
 }
 

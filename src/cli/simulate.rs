@@ -11,7 +11,9 @@ use anyhow::Context;
 
 use crate::gpu::GpuContext;
 use crate::io::{Format, OutputPlan};
-use crate::sim::simulate::scene_file::{Frame, SceneFile, run_frames};
+use crate::sim::simulate::scene_file::{
+    Frame, MAX_TRAJECTORY_BYTES, SceneFile, run_frames, trajectory_bytes,
+};
 use crate::sim::simulate::{BroadPhase, FieldParams, Pipeline};
 use crate::stages::collide::ColliderParams;
 use crate::stages::sampling::SamplingParams;
@@ -53,7 +55,9 @@ pub struct SimulateArgs {
     pub load: super::LoadOpts,
     /// The scene (JSON; mesh paths relative to it).
     pub scene: PathBuf,
-    /// Frames to simulate.
+    /// Frames to simulate. The trajectory takes at most 280 bytes per
+    /// body and frame; a run whose trajectory could exceed 16 GiB is
+    /// refused before it starts.
     #[arg(long)]
     pub frames: u32,
     /// Output trajectory (JSON), one entry per frame, written as the
@@ -88,6 +92,16 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!("--contact-threshold: {e}"))?;
     let scene =
         SceneFile::read(&args.scene).with_context(|| format!("{}", args.scene.display()))?;
+    let bound = trajectory_bytes(u64::from(args.frames), scene.bodies.len() as u64);
+    if bound > MAX_TRAJECTORY_BYTES {
+        anyhow::bail!(
+            "--frames {} with {} bodies could write {:.1} GiB of trajectory; the limit is {} GiB",
+            args.frames,
+            scene.bodies.len(),
+            bound as f64 / f64::from(1u32 << 30),
+            MAX_TRAJECTORY_BYTES >> 30
+        );
+    }
     let mut plan = OutputPlan::new();
     plan.input("the scene", &args.scene);
     for mesh in &scene.meshes {

@@ -15,7 +15,7 @@ pub use npy::{
     NpyArray, decode_npy_f32, decode_npy_f64, decode_npy_float, decode_npy_i32, encode_npy_f32,
     encode_npy_i32, read_npy_f32,
 };
-pub use npz::{crc32, read_npz_entries, stored_zip};
+pub use npz::{read_npz_entries, stored_zip};
 pub use output::{
     CHECKSUM_KEY, check_targets, checksum_hex, read_verified, write_atomically, write_set,
     write_streamed,

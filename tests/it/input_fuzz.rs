@@ -219,7 +219,22 @@ fn with_shape(npy: &[u8], shape: &str) -> Vec<u8> {
 }
 
 fn mutate_npy(npy: &[u8], rng: &mut Rng) -> Vec<u8> {
-    match rng.below(4) {
+    match rng.below(5) {
+        4 => {
+            // As format version 2 or 3 (a 32-bit header length), the
+            // length kept or claiming up to 4 GiB.
+            let kept = u32::from(u16::from_le_bytes([npy[8], npy[9]]));
+            let mut out = b"\x93NUMPY".to_vec();
+            out.extend_from_slice(&[*rng.pick(&[2u8, 3]), 0]);
+            let length = if rng.chance(50) {
+                kept
+            } else {
+                u32::MAX - rng.below(4) as u32
+            };
+            out.extend_from_slice(&length.to_le_bytes());
+            out.extend_from_slice(&npy[10..]);
+            out
+        }
         0 => {
             let dims: Vec<String> = (0..1 + rng.below(3))
                 .map(|_| {
@@ -231,6 +246,7 @@ fn mutate_npy(npy: &[u8], rng: &mut Rng) -> Vec<u8> {
                         "18446744073709551615",
                         "-1",
                         "x",
+                        "((((((((((((((((((((((((((((((((((((((((",
                     ])
                     .to_string()
                 })
@@ -247,6 +263,41 @@ fn mutate_npy(npy: &[u8], rng: &mut Rng) -> Vec<u8> {
             out
         }
         _ => mutate_bytes(npy, rng),
+    }
+}
+
+/// `entries` deflated (`np.savez_compressed`), as zip64 entries or not.
+fn deflated_zip(entries: &[(String, Vec<u8>)], zip64: bool) -> Vec<u8> {
+    use std::io::Write;
+    use zip::write::SimpleFileOptions;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        let options = SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .large_file(zip64);
+        zip.start_file(name.as_str(), options).expect("entry");
+        zip.write_all(data).expect("data");
+    }
+    zip.finish().expect("archive").into_inner()
+}
+
+/// What `np.savez_compressed` writes (deflated entries), as zip64 entries
+/// or not, reads back entry for entry.
+#[test]
+fn deflated_and_zip64_archives_are_read() {
+    let values: Vec<f32> = (0..300).map(|i| i as f32 * 0.5).collect();
+    let entries = vec![
+        (
+            "points.npy".to_string(),
+            collidoscope::io::encode_npy_f32(&[100, 3], &values),
+        ),
+        ("empty.npy".to_string(), Vec::new()),
+    ];
+    for zip64 in [false, true] {
+        let zip = deflated_zip(&entries, zip64);
+        assert!(zip.len() < entries[0].1.len(), "deflated");
+        let back = collidoscope::io::read_npz_entries(&zip).expect("read");
+        assert_eq!(back, entries, "zip64: {zip64}");
     }
 }
 
@@ -282,7 +333,11 @@ fn npy_and_npz_inputs_never_panic() {
             ("points.npy".to_string(), bad.clone()),
             ("values.npy".to_string(), points),
         ];
-        let zip = stored_zip(&entries).expect("small archive");
+        let zip = if rng.chance(30) {
+            deflated_zip(&entries, rng.chance(50))
+        } else {
+            stored_zip(&entries).expect("small archive")
+        };
         let zip = if rng.chance(50) {
             mutate_bytes(&zip, &mut rng)
         } else {

@@ -43,6 +43,16 @@ const FRAMES: usize = 200;
 /// The last frame.
 const LAST: usize = FRAMES - 1;
 
+/// [`box_scene`] with the usual constants and one box at height `y`.
+fn one_box_scene(name: &str, y: f32) -> (PathBuf, PathBuf) {
+    let scene = format!(
+        r#"{{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
+            "ground": {{"point": [0,0,0], "normal": [0,1,0]}}, "restitution": 0.2, "friction": 0.5,
+            "bodies": [{{"mesh": "meshes/cube.obj", "position": [0,{y},0]}}]}}"#
+    );
+    box_scene(name, &scene)
+}
+
 fn simulate(scene: &Path, out: &Path, backend: &str, broad: &str) -> std::process::Output {
     simulate_with(scene, out, backend, broad, FRAMES, &[])
 }
@@ -206,11 +216,7 @@ fn an_exact_body_simulates_and_passes_the_physical_checks() {
 /// negative threshold is one readable line and writes nothing.
 #[test]
 fn a_contact_threshold_keeps_a_resting_box_that_far_above_the_ground() {
-    let (dir, scene) = box_scene(
-        "simulate-threshold",
-        r#"{"timestep": 0.0166, "ground": {"point": [0,0,0], "normal": [0,1,0]},
-            "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0.03,0]}]}"#,
-    );
+    let (dir, scene) = one_box_scene("simulate-threshold", 0.03);
     // It rests there from the first frame on.
     for backend in ["cpu", "gpu"] {
         let out = dir.join(format!("t-{backend}.json"));
@@ -339,4 +345,104 @@ fn bench_simulate_writes_a_row_per_body_count_and_backend() {
     assert!(dir.join("simulate.png").exists() && dir.join("simulate.json").exists());
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(stdout.contains("Pipeline benchmark"), "{stdout}");
+}
+
+/// A run whose trajectory could pass the stated limit is refused at once,
+/// with one line and no file, instead of writing for days.
+#[test]
+fn simulate_refuses_a_trajectory_over_the_limit_before_running() {
+    let scene = r#"{"timestep": 0.0166, "substeps": 1, "gravity": [0,-9.81,0],
+        "ground": {"point": [0,0,0], "normal": [0,1,0]}, "restitution": 0.2, "friction": 0.5,
+        "bodies": [{"mesh": "meshes/cube.obj", "position": [0,0,0]},
+                   {"mesh": "meshes/cube.obj", "position": [3,0,0]}]}"#;
+    let (dir, scene) = box_scene("simulate-frames-limit", scene);
+    let out = dir.join("trajectory.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_collidoscope"))
+        .env_remove("RUST_BACKTRACE")
+        .arg("simulate")
+        .arg(&scene)
+        .args(["--frames", "4294967295", "--backend", "cpu", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed().as_secs() > 60 {
+            child.kill().expect("kill");
+            panic!("simulate --frames 4294967295 was still running after a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let run = child.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    assert!(
+        stderr.trim().lines().count() == 1 && stderr.contains("the limit is 16 GiB"),
+        "{stderr}"
+    );
+    assert!(!out.exists());
+}
+
+/// The bound holds for the longest numbers serde writes.
+#[test]
+fn the_trajectory_bound_holds_for_the_longest_numbers() {
+    use collidoscope::sim::simulate::scene_file::{BodyFrame, Frame, trajectory_bytes};
+    let x = -1.175_494_2e-38f32;
+    let frame = Frame {
+        t: -1.234_567_890_123_456_7e-300,
+        contacts: usize::MAX,
+        bodies: vec![
+            BodyFrame {
+                position: [x; 3],
+                orientation: [x; 4],
+                velocity: [x; 3],
+                angular_velocity: [x; 3],
+            };
+            3
+        ],
+    };
+    let text = serde_json::to_string(&Trajectory {
+        frames: vec![frame.clone(), frame],
+    })
+    .expect("json");
+    assert!(
+        text.len() as u64 <= trajectory_bytes(2, 3),
+        "{}",
+        text.len()
+    );
+}
+
+/// A negative number given to a numeric flag reaches the flag's own check
+/// (which names the flag and the range), instead of being taken for an
+/// unknown flag.
+#[test]
+fn negative_values_reach_the_flags_own_checks() {
+    let (dir, scene) = one_box_scene("simulate-negative", 0.0);
+    let out = dir.join("t.json");
+    let (scene, out) = (scene.to_string_lossy(), out.to_string_lossy());
+    let simulate = common::cli::run_err(&[
+        "simulate",
+        &scene,
+        "--frames",
+        "1",
+        "--contact-threshold",
+        "-1",
+        "--out",
+        &out,
+    ]);
+    assert!(simulate.contains("--contact-threshold"), "{simulate}");
+    let hail = common::cli::asset("hail.json");
+    let events = dir.join("events.csv");
+    let particles = common::cli::run_err(&[
+        "particles",
+        &hail.to_string_lossy(),
+        "--dt",
+        "-1",
+        "--backend",
+        "cpu",
+        "--out",
+        &events.to_string_lossy(),
+    ]);
+    assert!(particles.contains("dt is -1"), "{particles}");
 }

@@ -106,7 +106,7 @@ impl Pipeline {
         timings: &mut Timings,
         mut kept: ContactSet,
     ) -> Result<Detected, PipelineError> {
-        let dt = params.rigid().dt;
+        let dt = params.rigid(self.smallest_body()).dt;
         let start = Instant::now();
         let boxes = self.boxes(params.box_margin(), dt);
         let ground = self.ground_plane();

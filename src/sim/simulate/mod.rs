@@ -40,7 +40,10 @@
 //! keep each at most that long ([`PipelineParams::substeps_per_frame`]):
 //! the contact solver's position correction and restitution assume a
 //! contact lives a small part of a body's fall, and at a tenth of a second
-//! or more per step a resting body would never settle.
+//! or more per step a resting body would never settle. For the same
+//! reason a substep lets gravity move the smallest moving body at most a
+//! quarter of its size ([`MAX_FALL_PER_SUBSTEP`]): a 1 µm body takes about
+//! a hundred substeps per frame of 1/60 s, a 1 m body one.
 //!
 //! Three backends:
 //! - [`PipelineBackend::Cpu`]: every phase on the CPU — the reference.
@@ -78,7 +81,7 @@ pub use detect::Detected;
 pub use exact::ExactSegment;
 pub use image_broad::BroadPhase;
 pub use mass::MassProperties;
-pub use params::{MAX_SUBSTEP, PipelineParams};
+pub use params::{MAX_FALL_PER_SUBSTEP, MAX_SUBSTEP, MAX_SUBSTEPS, PipelineParams};
 
 use std::time::Instant;
 
@@ -557,9 +560,10 @@ impl Pipeline {
         if let Some(body) = self.exact.iter().position(|&e| e) {
             return Err(PipelineError::ResidentExact(body));
         }
+        let smallest = self.smallest_body();
         let request = FrameRequest {
-            params: params.step_params(self.ground_plane().as_ref()),
-            substeps: params.substeps_per_frame(),
+            params: params.step_params(self.ground_plane().as_ref(), smallest),
+            substeps: params.substeps_per_frame(smallest),
             iterations: params.gpu_iterations,
             timed,
         };
@@ -592,11 +596,12 @@ impl Pipeline {
     /// GPU and read back).
     fn step_read_back(&mut self, params: &PipelineParams) -> Result<&FrameSummary, PipelineError> {
         self.sync()?;
-        let rigid = params.rigid();
+        let smallest = self.smallest_body();
+        let rigid = params.rigid(smallest);
         let mut timings = Timings::default();
         let mut pairs = Vec::new();
         let mut segments = Vec::new();
-        for _ in 0..params.substeps_per_frame() {
+        for _ in 0..params.substeps_per_frame(smallest) {
             integrate_velocities(&mut self.bodies, &rigid);
             let kept = ContactSet {
                 contacts: std::mem::take(&mut self.contacts),
@@ -623,6 +628,17 @@ impl Pipeline {
             segments,
         };
         Ok(&self.summary)
+    }
+
+    /// The size of the smallest moving body (the longest side of its
+    /// box), infinite without one: it bounds the substep
+    /// ([`PipelineParams::substeps_per_frame`]).
+    pub fn smallest_body(&self) -> f32 {
+        self.bodies
+            .iter()
+            .filter(|b| !b.is_static())
+            .map(|b| b.size)
+            .fold(f32::INFINITY, f32::min)
     }
 
     /// Kinetic (linear and rotational) plus gravitational potential energy

@@ -12,13 +12,23 @@ use crate::stages::collide::ColliderParams;
 /// The longest substep: longer frames take more substeps.
 pub const MAX_SUBSTEP: f32 = 1.0 / 60.0;
 
+/// How far gravity may move the smallest moving body in one substep, in
+/// its sizes: a body resting on the ground is found in contact only once it
+/// has sunk into it, and a 1 µm body would otherwise fall thousands of its
+/// sizes in one step of 1/60 s before its contacts could hold it.
+pub const MAX_FALL_PER_SUBSTEP: f32 = 0.25;
+
+/// Most substeps in one frame.
+pub const MAX_SUBSTEPS: u32 = 65536;
+
 /// Simulation parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PipelineParams {
     /// Seconds per frame.
     pub timestep: f32,
     /// Steps per frame (each runs every phase); more when a step would be
-    /// longer than [`MAX_SUBSTEP`] ([`PipelineParams::substeps_per_frame`]).
+    /// longer than [`MAX_SUBSTEP`] or too long for the smallest body
+    /// ([`PipelineParams::substeps_per_frame`]).
     pub substeps: u32,
     pub gravity: Vec3,
     pub restitution: f32,
@@ -72,27 +82,37 @@ impl PipelineParams {
         self.margin + self.colliders.contact_threshold
     }
 
-    /// Substeps each frame runs: `substeps`, or more so that none is longer
-    /// than [`MAX_SUBSTEP`].
-    pub fn substeps_per_frame(&self) -> u32 {
+    /// Substeps each frame runs when the smallest moving body's size is
+    /// `smallest` (infinite without one): `substeps`, or more so that none
+    /// is longer than [`MAX_SUBSTEP`] nor lets gravity move that body more
+    /// than [`MAX_FALL_PER_SUBSTEP`] of its size (`|g|·dt² ≤ f·s`); at most
+    /// [`MAX_SUBSTEPS`].
+    pub fn substeps_per_frame(&self, smallest: f32) -> u32 {
+        let by_size = (MAX_FALL_PER_SUBSTEP * smallest / self.gravity.length()).sqrt();
+        let longest = if by_size.is_nan() {
+            MAX_SUBSTEP
+        } else {
+            MAX_SUBSTEP.min(by_size)
+        };
         // A hair under the quotient: 0.2 s is 12 steps of 1/60 s, not 13
         // by the rounding of 1/60.
-        let needed = (self.timestep / MAX_SUBSTEP * (1.0 - 1e-6)).ceil();
+        let needed = (self.timestep / longest * (1.0 - 1e-6)).ceil();
         // NaN and negative steps are refused where the scene is read; the
         // cap keeps a huge step from asking for billions.
         let needed = if needed.is_finite() {
-            needed.clamp(1.0, 65536.0) as u32
+            needed.clamp(1.0, MAX_SUBSTEPS as f32) as u32
         } else {
             1
         };
         self.substeps.max(needed)
     }
 
-    /// The solver's parameters for one substep.
-    pub(super) fn rigid(&self) -> RigidParams {
+    /// The solver's parameters for one substep ([`Self::substeps_per_frame`]
+    /// of `smallest`).
+    pub(super) fn rigid(&self, smallest: f32) -> RigidParams {
         RigidParams {
             gravity: self.gravity,
-            dt: self.timestep / self.substeps_per_frame() as f32,
+            dt: self.timestep / self.substeps_per_frame(smallest) as f32,
             iterations: self.iterations,
             restitution: self.restitution,
             friction: self.friction,
@@ -102,8 +122,8 @@ impl PipelineParams {
     }
 
     /// The resident step's constants for one substep.
-    pub(super) fn step_params(&self, ground: Option<&GroundPlane>) -> StepParams {
-        let rigid = self.rigid();
+    pub(super) fn step_params(&self, ground: Option<&GroundPlane>, smallest: f32) -> StepParams {
+        let rigid = self.rigid(smallest);
         StepParams {
             gravity: self.gravity.to_array(),
             dt: rigid.dt,

@@ -330,6 +330,22 @@ fn body(
     Ok((spec, flag("exact")?))
 }
 
+/// Largest trajectory `simulate` writes (16 GiB): a run whose
+/// [`trajectory_bytes`] bound is larger is refused before it starts.
+pub const MAX_TRAJECTORY_BYTES: u64 = 16 << 30;
+
+/// Most bytes one body takes in one frame of trajectory.json: the keys and
+/// 13 floats of at most 14 characters each, with their separators.
+const BODY_FRAME_BYTES: u64 = 280;
+/// Most bytes of one frame's own fields (`t`, `contacts`) and brackets.
+const FRAME_BYTES: u64 = 80;
+
+/// An upper bound on the size of the trajectory of `frames` frames of
+/// `bodies` bodies, in bytes (saturating).
+pub fn trajectory_bytes(frames: u64, bodies: u64) -> u64 {
+    frames.saturating_mul(FRAME_BYTES.saturating_add(bodies.saturating_mul(BODY_FRAME_BYTES)))
+}
+
 /// One body in one frame of the trajectory.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyFrame {

@@ -308,8 +308,12 @@ fn read_points(path: &Path, options: &ReadOptions) -> Result<FieldSamples, Check
         Some((bytes, meta, note)) => (bytes, Some(meta), note.into_iter().collect()),
         None => (read_array(path)?, None, Vec::new()),
     };
-    let entries = read_npz_entries(&bytes)
-        .map_err(|e| input(path, format!("{e} (np.savez writes what is read here)")))?;
+    let entries = read_npz_entries(&bytes).map_err(|e| {
+        input(
+            path,
+            format!("{e} (np.savez and np.savez_compressed write what is read here)"),
+        )
+    })?;
     // float64 as the file has it (float32 arrays exactly): the points are
     // taken into the mesh's frame in float64 ([`super::Precise`]).
     let array = |name: &str| -> Result<Option<NpyArray64>, CheckError> {

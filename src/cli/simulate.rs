@@ -95,9 +95,10 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
     let bound = trajectory_bytes(u64::from(args.frames), scene.bodies.len() as u64);
     if bound > MAX_TRAJECTORY_BYTES {
         anyhow::bail!(
-            "--frames {} with {} bodies could write {:.1} GiB of trajectory; the limit is {} GiB",
+            "--frames {} with {} {} could write {:.1} GiB of trajectory; the limit is {} GiB",
             args.frames,
             scene.bodies.len(),
+            if scene.bodies.len() == 1 { "body" } else { "bodies" },
             bound as f64 / f64::from(1u32 << 30),
             MAX_TRAJECTORY_BYTES >> 30
         );

@@ -324,7 +324,9 @@ impl SdfMode {
                     classes: &c.sign_classes,
                 },
             },
-            _ => slice::Quantity::Field,
+            _ => slice::Quantity::Field {
+                file: self.alone.is_some(),
+            },
         }
     }
 

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Remakes the README's and the book's screenshots with the app's own export, under Xvfb.
-# Usage: scripts/screenshots.sh [path/to/collidoscope]   (default: a debug build)
+# Usage: scripts/screenshots.sh [path/to/collidoscope] [out-dir] [WIDTHxHEIGHT]
+#   defaults: a debug build, screenshots/, 1600x1000 (the README's); run it
+#   at 1280x720 into another folder to look at every view on a small screen.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/debug/collidoscope}
 [ -x "$bin" ] || cargo build
 export XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-$(mktemp -d)}
-s=$PWD/screenshots
-run() { xvfb-run -a -s "-screen 0 1600x1000x24" "$bin" --script "$1"; }
+s=${2:-screenshots}
+mkdir -p "$s"
+s=$(cd "$s" && pwd)
+size=${3:-1600x1000}
+run() { xvfb-run -a -s "-screen 0 ${size}x24" "$bin" "${@:2}" --script "$1"; }
 
 run "open:stanford-bunny; backend:cpu; res:128; compute; orbit:-35,0; pick; wait:3; screenshot:$s/bunny-cells.png;
      filter:inside; clip:z; mesh:hidden; orbit:10,15; points:4; wait:3; screenshot:$s/bunny-inside.png;
@@ -41,3 +46,11 @@ cp "$maps/collider5_cone_time.png" "$s/particles-map-cone.png"
 run "particles; particles-time:4; particles-collider:4; profiler:off; orbit:20,10; wait:40; screenshot:$s/particles-hail.png; quit"
 run "open:stanford-bunny; backend:gpu; res:64; compute; pick; slice:x; colormap:viridis; range:data; wait:3; screenshot:$s/bunny-viridis-slice.png;
      export-slice:$s/figure-slice.png@2x+caption; export-figure:$s/figure-view.png+caption; quit"
+# A mesh far from the origin (suzanne moved by +1000 along x) keeps its
+# cells and slice; a researcher's bare grid is viewed with no mesh.
+far=$(mktemp -d)
+awk '$1 == "v" { $2 = $2 + 1000 } { print }' assets/suzanne.obj > "$far/suzanne-far.obj"
+run "backend:gpu; res:64; compute; pick; slice:y; orbit:-30,10; wait:3; screenshot:$s/field-far.png; quit" "$far/suzanne-far.obj"
+"$bin" sdf "$far/suzanne-far.obj" --res 40 --pad 0.25 --backend cpu --no-cache --out "$far/theirs.npy" > /dev/null 2>&1
+rm "$far/theirs.json"
+run "slice:z; wait:3; screenshot:$s/field-alone.png; quit" "$far/theirs.npy"

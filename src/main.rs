@@ -43,7 +43,7 @@ fn main() -> ExitCode {
         }
     };
     let Some(command) = args.command else {
-        return viewer(args.files, args.script, args.camera);
+        return viewer(args.files, args.script, args.camera, args.field_layout);
     };
     match cli::run(command) {
         Ok(()) => ExitCode::SUCCESS,
@@ -59,6 +59,7 @@ fn viewer(
     open: Vec<std::path::PathBuf>,
     script: Option<String>,
     camera: Option<std::path::PathBuf>,
+    field_layout: Option<String>,
 ) -> ExitCode {
     if script.as_deref().map(str::trim) == Some("help") {
         print!("{}", app::script::help());
@@ -79,6 +80,13 @@ fn viewer(
         eprintln!("error: {e}");
         return ExitCode::from(2);
     }
+    // The layout is the `field-layout:` step's argument: checked as it is.
+    if let Some(layout) = &field_layout
+        && let Err(e) = app::script::parse(&format!("field-layout:{layout}"))
+    {
+        eprintln!("error: --field-layout: {e}");
+        return ExitCode::from(2);
+    }
     let camera = match camera.as_deref().map(collidoscope::view::Camera::load) {
         None => None,
         Some(Ok(c)) => Some(c),
@@ -92,6 +100,7 @@ fn viewer(
         open,
         script: script.clone(),
         camera,
+        field_layout,
     };
     if let Err(e) = app::run_viewer(options) {
         eprintln!("error: {e}");

@@ -32,6 +32,9 @@ pub struct ViewerOptions {
     pub script: Option<Script>,
     /// The camera to start with (`--camera FILE`), instead of the saved one.
     pub camera: Option<crate::view::Camera>,
+    /// The layout of the bare `.npy` grids opened (`--field-layout
+    /// X,Y,Z,H,zyx|xyz`, the `field-layout:` step's argument).
+    pub field_layout: Option<String>,
 }
 
 /// What to do instead of the window when there is no display.

@@ -129,15 +129,28 @@ impl Viewer {
             .extend(viewer.modes.iter().filter_map(|m| m.file_kind()));
         viewer.shell.active_mode = viewer.modes[0].name();
         viewer.modes[0].activate(&mut viewer.shell);
+        // The layout of bare grids, before they are opened.
+        if let Some(layout) = &options.field_layout
+            && let Some(sdf) = viewer.modes.iter_mut().find(|m| m.name() == "sdf")
+            && let Err(e) = sdf.apply_step(&mut viewer.shell, "field-layout", layout)
+        {
+            viewer.shell.notify(e, true);
+        }
         // Files named on the command line open as File → Open opens them
-        // (scripted or not); the default mesh only when none is a mesh.
+        // (scripted or not); the default mesh only when none is a mesh,
+        // and none is a field (which is then viewed on its own).
         let taken = |path: &std::path::PathBuf| {
             viewer
                 .modes
                 .iter()
                 .any(|m| m.file_kind().is_some_and(|k| k.matches(path)))
         };
-        if options.open.iter().all(taken) {
+        let field = |path: &std::path::PathBuf| {
+            modes::named(&viewer.modes, "sdf")
+                .and_then(|m| m.file_kind())
+                .is_some_and(|k| k.matches(path))
+        };
+        if options.open.iter().all(taken) && !options.open.iter().any(field) {
             let default = match viewer.script {
                 None => viewer.shell.settings.source.clone(),
                 Some(_) => MeshSource::Sample("spot".into()),

@@ -53,6 +53,11 @@ pub struct Cli {
     /// `save-camera:` step writes it) instead of the saved one.
     #[arg(long)]
     pub camera: Option<PathBuf>,
+    /// The layout of a bare .npy grid opened (no sidecar): the value [0,0,0]
+    /// at X,Y,Z, spacing H, the array's axis order; default: prefilled from
+    /// the mesh and the array's shape (cell size 1 at the origin with no mesh).
+    #[arg(long, value_name = "X,Y,Z,H,zyx|xyz", allow_hyphen_values = true)]
+    pub field_layout: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }

@@ -66,7 +66,8 @@ pub fn default_value_range(field: &SdfField) -> f32 {
     let (inside, outside) = field
         .values
         .iter()
-        .zip(&field.closest)
+        // A field read without its closest triangles has no far cells.
+        .zip(field.closest.iter().chain(std::iter::repeat(&0)))
         .filter(|(v, c)| **c != far && v.is_finite())
         .fold((0.0f32, 0.0f32), |(i, o), (&v, _)| {
             if v < 0.0 {

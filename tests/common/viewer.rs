@@ -11,25 +11,35 @@ pub fn xvfb_run_with(script: &str, env: &[(&str, &str)]) -> std::process::Output
     xvfb_run_sized(script, env, "1600x1000")
 }
 
+/// The viewer under `xvfb-run` on an X screen of `size` (WIDTHxHEIGHT).
+fn xvfb(size: &str) -> Command {
+    let runtime = super::scratch("xdg");
+    let mut command = Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", &format!("-screen 0 {size}x24")])
+        .arg(env!("CARGO_BIN_EXE_collidoscope"))
+        .env("XDG_RUNTIME_DIR", &runtime);
+    command
+}
+
+fn output(mut command: Command) -> std::process::Output {
+    command.output().unwrap_or_else(|e| {
+        panic!("xvfb-run could not start ({e}); install it with `apt install xvfb xauth`")
+    })
+}
+
 /// Runs `script` on an X screen of `size` (WIDTHxHEIGHT).
 pub fn xvfb_run_sized(script: &str, env: &[(&str, &str)], size: &str) -> std::process::Output {
-    let runtime = super::scratch("xdg");
-    let screen = format!("-screen 0 {size}x24");
-    Command::new("xvfb-run")
-        .args([
-            "-a",
-            "-s",
-            &screen,
-            env!("CARGO_BIN_EXE_collidoscope"),
-            "--script",
-            script,
-        ])
-        .env("XDG_RUNTIME_DIR", &runtime)
-        .envs(env.iter().copied())
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("xvfb-run could not start ({e}); install it with `apt install xvfb xauth`")
-        })
+    let mut command = xvfb(size);
+    command.args(["--script", script]).envs(env.iter().copied());
+    output(command)
+}
+
+/// Runs the viewer with `args` (files to open) before `--script`.
+pub fn xvfb_run_args(args: &[&str], script: &str) -> std::process::Output {
+    let mut command = xvfb("1600x1000");
+    command.args(args).args(["--script", script]);
+    output(command)
 }
 
 /// Runs a script that must succeed; a failure names `what` and shows the

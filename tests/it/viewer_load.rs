@@ -4,7 +4,8 @@
 //! override; a bare `.npy` grid is checked with a layout guessed from the
 //! mesh and the array; an STL dropped in the pipeline mode becomes a body
 //! (the mesh stays); File → Open's own picker and Help → About are drawn
-//! and saved as screenshots.
+//! and saved as screenshots. A researcher's grid with no mesh is viewed on
+//! its own, and a bare grid of `sdf` with padding gets `sdf`'s layout.
 
 use std::path::Path;
 use std::process::Command;
@@ -90,4 +91,114 @@ fn files_fields_drops_picker_and_about() {
         let img = common::viewer::load(&dir.join(name));
         assert!(img.width() > 1000, "{name}");
     }
+}
+
+/// The `layout:` report a session wrote, as JSON.
+fn report(path: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn caption(report: &serde_json::Value) -> &str {
+    report["caption"].as_str().unwrap_or("")
+}
+
+/// A float64 grid without sidecar named alone on the command line is
+/// viewed as cells with no mesh, its layout guessed in index coordinates
+/// and said so; `view-field:` does the same with a mesh open. A bare grid
+/// that `sdf --pad 0.3` wrote for the open mesh is read with `sdf`'s
+/// layout (not a guess from the mesh's unpadded bounds), so it agrees
+/// with the exact field.
+#[test]
+fn a_grid_is_viewed_alone_and_sdf_padding_is_found() {
+    let dir = common::scratch("viewer-alone");
+    // A ball of radius 8 cells in a 20 × 24 × 28 grid (zyx), float64.
+    let mut data = Vec::new();
+    for k in 0..20 {
+        for j in 0..24 {
+            for i in 0..28 {
+                let d = ((i as f64 - 13.5).powi(2)
+                    + (j as f64 - 11.5).powi(2)
+                    + (k as f64 - 9.5).powi(2))
+                .sqrt()
+                    - 8.0;
+                data.extend(d.to_le_bytes());
+            }
+        }
+    }
+    let grid = dir.join("ball.npy");
+    std::fs::write(
+        &grid,
+        crate::inputs_refused::npy_bytes("<f8", "(20, 24, 28)", &data),
+    )
+    .unwrap();
+    let (alone, alone_png) = (dir.join("alone.json"), dir.join("alone.png"));
+    let script = format!(
+        "wait:3; layout:{}; screenshot:{}; quit",
+        s(&alone),
+        s(&alone_png)
+    );
+    let out = common::viewer::xvfb_run_args(&[s(&grid)], &script);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&alone);
+    assert_eq!(r["mesh"], "", "no mesh opens beside a field: {r}");
+    assert!(
+        caption(&r).contains("ball.npy viewed on its own")
+            && caption(&r).contains("28×24×20 cells")
+            && caption(&r).contains("layout guessed"),
+        "{r}"
+    );
+    let (_, coloured) = common::viewer::census(&common::viewer::load(&alone_png));
+    assert!(
+        coloured > 20_000,
+        "the ball's cells: {coloured} coloured pixels"
+    );
+
+    // The field of spot with a padding of 0.3, without its sidecar.
+    let padded = dir.join("padded.npy");
+    run_ok(&[
+        "sdf",
+        s(&asset("spot.obj")),
+        "--res",
+        "24",
+        "--pad",
+        "0.3",
+        "--backend",
+        "cpu",
+        "--no-cache",
+        "--out",
+        s(&padded),
+    ]);
+    std::fs::remove_file(dir.join("padded.json")).unwrap();
+    let (checked, viewed) = (dir.join("checked.json"), dir.join("viewed.json"));
+    let script = format!(
+        "compute; verify-threshold:1e-4; open-field:{}; compute; wait:2; layout:{}; \
+         view-field:{}; wait:3; layout:{}; quit",
+        s(&padded),
+        s(&checked),
+        s(&grid),
+        s(&viewed)
+    );
+    let out = common::viewer::xvfb_run_args(&[s(&asset("spot.obj"))], &script);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r = report(&checked);
+    let text = caption(&r);
+    assert!(
+        text.contains("padded.npy") && text.contains(": 0 samples >"),
+        "sdf's grid agrees with the exact field: {r}"
+    );
+    assert!(
+        text.contains("layout of sdf's grid") && !text.contains("guessed"),
+        "{r}"
+    );
+    let r = report(&viewed);
+    assert_eq!(r["mesh"], "", "view-field closes the mesh: {r}");
+    assert!(caption(&r).contains("ball.npy viewed on its own"), "{r}");
 }

@@ -28,6 +28,8 @@ pub struct LayoutReport {
     /// What the frame showed: the active mode and the open mesh.
     pub mode: String,
     pub mesh: String,
+    /// The view's caption, where the mode reports it (the field mode).
+    pub caption: String,
 }
 
 impl Default for LayoutReport {
@@ -37,6 +39,7 @@ impl Default for LayoutReport {
             placed: Vec::new(),
             mode: String::new(),
             mesh: String::new(),
+            caption: String::new(),
         }
     }
 }
@@ -50,6 +53,7 @@ impl LayoutReport {
     pub fn begin(&mut self, window: egui::Rect) {
         self.window = window;
         self.placed.clear();
+        self.caption.clear();
     }
 
     pub fn panel(&mut self, name: impl Into<String>, rect: egui::Rect) {
@@ -97,7 +101,7 @@ impl LayoutReport {
         out
     }
 
-    /// The report as JSON: the window, the mode, the mesh and every
+    /// The report as JSON: the window, the mode, the mesh, the caption and every
     /// rectangle as `[left, top, right, bottom]`.
     pub fn to_json(&self) -> String {
         let rect = |r: egui::Rect| serde_json::json!([r.min.x, r.min.y, r.max.x, r.max.y]);
@@ -105,6 +109,7 @@ impl LayoutReport {
             "window": rect(self.window),
             "mode": self.mode,
             "mesh": self.mesh,
+            "caption": self.caption,
             "placed": self.placed.iter().map(|p| serde_json::json!({
                 "name": p.name,
                 "kind": p.kind,

@@ -273,6 +273,11 @@ impl Shell {
         self.mesh.field_wanted = true;
     }
 
+    /// Loading a mesh.
+    pub fn loading_mesh(&self) -> bool {
+        self.mesh.load_job.is_some()
+    }
+
     /// Loading a mesh or computing its field.
     pub fn busy(&self) -> bool {
         self.mesh.load_job.is_some() || self.mesh.fields.busy() || self.mesh.field_wanted
@@ -305,6 +310,21 @@ impl Shell {
             self.mesh.range_fitted = true;
         }
         self.mesh.field = Some(field);
+    }
+
+    /// Shows `field` on its own, with no mesh: the open mesh and the jobs
+    /// that make it or its field are dropped, the camera, colour range and
+    /// clip plane fitted to the field.
+    pub fn show_field_alone(&mut self, field: Arc<SdfField>) {
+        if let Some(job) = self.mesh.load_job.take() {
+            job.cancel();
+        }
+        self.mesh.fields.cancel();
+        self.mesh.field_wanted = false;
+        self.mesh.scene = None;
+        self.mesh.range_fitted = false;
+        self.viewport.clear_scene(field.grid.bounds());
+        self.show_field(field);
     }
 
     /// Collects a loaded mesh or a computed field; starts the field a new

@@ -153,6 +153,17 @@ impl Viewport {
         self.upload_lines();
     }
 
+    /// No mesh (a field viewed on its own): the mesh and its overlay
+    /// lines go, and the camera frames `bounds`.
+    pub fn clear_scene(&mut self, bounds: Aabb) {
+        self.renderer.clear_mesh();
+        self.mesh_lines.clear();
+        self.upload_lines();
+        self.bounds = bounds;
+        self.camera = Camera::framing(bounds);
+        self.dirty = true;
+    }
+
     /// A clip plane through `center` facing the camera along the nearest
     /// axis: the cells behind it stay, so the cut shows the field inside.
     pub fn facing_clip_plane(&self, center: Vec3) -> crate::view::ClipPlane {

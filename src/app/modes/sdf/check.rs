@@ -14,6 +14,7 @@ use eframe::egui;
 use glam::Vec3;
 
 use super::SdfMode;
+use super::reading::{file_name, headline};
 use crate::app::shell::Shell;
 use crate::app::shell::chrome::value_grid;
 use crate::app::shell::legend::sig_figs;
@@ -141,9 +142,7 @@ impl Checked {
     }
 
     fn file_name(&self) -> String {
-        self.path
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+        file_name(&self.path)
     }
 }
 
@@ -167,14 +166,20 @@ pub fn checked_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     {
         crate::app::shell::chrome::open_field_dialog(shell);
     }
-    let bounds = shell.mesh.scene.as_ref().map(|s| s.raw.bounds());
-    if mode.reading.ui(ui, bounds)
+    let mesh = shell.mesh.scene.as_ref().map(|s| s.prepared.clone());
+    if mode.reading.ui(ui, mesh.as_deref())
         && let Some(path) = mode.reading.retry.clone()
     {
-        start(mode, shell, path);
+        start(mode, shell, path, false);
     }
     let Some(c) = &mut mode.checked else {
-        ui.label("No field loaded (File > Open field).");
+        match &mode.alone {
+            Some(a) => ui.label(format!(
+                "{} is viewed on its own: open its mesh, then the field again, to verify it.",
+                file_name(&a.path)
+            )),
+            None => ui.label("No field loaded (File > Open field)."),
+        };
         return;
     };
     for note in &c.samples.overrides {
@@ -244,54 +249,51 @@ fn side(v: f32) -> &'static str {
     if v < 0.0 { "inside" } else { "outside" }
 }
 
-/// Starts loading and checking `path` against the current mesh.
-pub fn start(mode: &mut SdfMode, shell: &mut Shell, path: PathBuf) {
-    let Some(scene) = &shell.mesh.scene else {
-        shell.notify("open a mesh first: a field is checked against it", true);
-        return;
-    };
-    let mesh: Arc<PreparedMesh> = scene.prepared.clone();
+/// Starts loading `path`: checked against the current mesh, or viewed on
+/// its own ([`super::alone`]) when no mesh is open or `alone` asks for it
+/// (its layout then prefilled as with no mesh).
+pub fn start(mode: &mut SdfMode, shell: &mut Shell, path: PathBuf, alone: bool) {
+    let mesh: Option<Arc<PreparedMesh>> = (shell.mesh.scene.as_ref())
+        .filter(|_| !alone)
+        .map(|s| s.prepared.clone());
     let reading = &mut mode.reading;
     let bare =
         path.extension().is_some_and(|e| e == "npy") && !path.with_extension("json").is_file();
     let mut notes = Vec::new();
-    if bare && (reading.layout.is_none() || reading.guess_fits.is_some()) {
+    if bare && (reading.layout.is_none() || reading.prefilled.is_some()) {
         reading.retry = Some(path.clone());
-        if let Err(e) = reading.fit(&path, scene.raw.bounds()) {
+        if let Err(e) = reading.fit(&path, mesh.as_deref()) {
             shell.notify(e, true);
             return;
         }
-        if reading.guess_fits != Some(true) {
-            reading.reveal = true;
-            shell.notify(
-                format!(
-                    "{} has no sidecar and its shape does not fit the mesh's proportions: give its layout under Verify → Reading the field, then load it again",
-                    path.display()
-                ),
-                true,
-            );
-            return;
-        }
-        if let Some(l) = reading.layout {
-            notes.push(format!(
-                "layout guessed: origin {:?}, cell size {}, axis order {} (from the mesh's bounds and the array's shape; check it under Reading the field)",
-                l.origin.to_array(),
-                sig_figs(l.cell_size as f64, 4),
-                l.order.name()
-            ));
+        if let (Some(p), Some(l)) = (reading.prefilled, reading.layout) {
+            if !p.fits() {
+                reading.reveal = true;
+                shell.notify(
+                    format!(
+                        "{} has no sidecar and its shape does not fit the mesh's proportions: give its layout under Verify → Reading the field, then load it again",
+                        path.display()
+                    ),
+                    true,
+                );
+                return;
+            }
+            notes.push(p.note(l));
         }
     }
+    let options = reading.read_options();
+    let Some(mesh) = mesh else {
+        let label = format!("reading {}", path.display());
+        mode.alone_job =
+            Some(shell.spawn(label, move |_| super::alone::load(path, options, notes)));
+        return;
+    };
     let how = HowRead {
-        options: reading.read_options(),
+        options,
         ignore_mesh_hash: reading.ignore_mesh_hash,
         notes,
     };
     let gpu = shell.sdf_gpu.clone();
     let label = format!("checking {}", path.display());
     mode.checked_job = Some(shell.spawn(label, move |p| load(path, how, &mesh, gpu.as_deref(), p)));
-}
-
-/// The first words of an override note, before its details in brackets.
-pub(super) fn headline(note: &str) -> &str {
-    note.split(" (").next().unwrap_or(note)
 }

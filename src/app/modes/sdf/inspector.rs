@@ -18,8 +18,7 @@ const PICK: [f32; 4] = [1.0, 0.9, 0.0, 1.0];
 
 pub fn inspector_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
     ui.heading("Inspector");
-    let (Some(field), Some(pick), Some(scene)) = (&shell.mesh.field, &mode.pick, &shell.mesh.scene)
-    else {
+    let (Some(field), Some(pick)) = (&shell.mesh.field, &mode.pick) else {
         ui.label("Click a cell in the view or a pixel of the slice.");
         return;
     };
@@ -34,10 +33,16 @@ pub fn inspector_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
             format!("{cell}  (i {}, j {}, k {})", ijk.x, ijk.y, ijk.z),
         );
         row("position", format!("{:.4}, {:.4}, {:.4}", p.x, p.y, p.z));
-        row(
-            &format!("value ({})", field.backend.name()),
-            format!("{value:+.6}"),
-        );
+        let source = match shell.mesh.scene {
+            Some(_) => field.backend.name(),
+            None => "file",
+        };
+        row(&format!("value ({source})"), format!("{value:+.6}"));
+        let Some(scene) = &shell.mesh.scene else {
+            // A field viewed on its own: no mesh to measure against.
+            row("mesh", "none (the field is viewed on its own)".into());
+            return;
+        };
         match pick.reference {
             Some(r) => {
                 row("CPU reference", format!("{r:+.6}"));
@@ -67,7 +72,9 @@ pub fn inspector_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
             None => row("closest triangle", "far cell (outside the band)".into()),
         }
     });
-    ui.label("The yellow line joins the cell to its closest point.");
+    if shell.mesh.scene.is_some() {
+        ui.label("The yellow line joins the cell to its closest point.");
+    }
     if ui.button("Clear pick").clicked() {
         clear = true;
     }
@@ -99,7 +106,7 @@ const CUBE_EDGES: [(Vec3, Vec3); 12] = {
     ]
 };
 
-pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<LineVertex> {
+pub fn pick_lines(mesh: Option<&PreparedMesh>, field: &SdfField, cell: usize) -> Vec<LineVertex> {
     let mut out = Vec::new();
     let p = field.grid.center_of(cell);
     let h = 0.5 * field.grid.cell_size;
@@ -110,7 +117,7 @@ pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<Lin
     for (a, b) in CUBE_EDGES {
         segment(&mut out, p + a * h, p + b * h, PICK);
     }
-    if let Some((t, _)) = field.closest_feature(cell) {
+    if let (Some(mesh), Some((t, _))) = (mesh, field.closest_feature(cell)) {
         let q = closest_point_triangle(p, mesh.mesh.corners(t as usize)).point;
         segment(&mut out, p, q, PICK);
         for axis in [Vec3::X, Vec3::Y, Vec3::Z] {
@@ -118,4 +125,63 @@ pub fn pick_lines(mesh: &PreparedMesh, field: &SdfField, cell: usize) -> Vec<Lin
         }
     }
     out
+}
+
+/// The default pick: from the grid's centre towards the eye, the first
+/// cell at least two cells outside the surface. Its closest-point line then
+/// runs in front of the mesh, where it can be seen; the centre cell itself
+/// is often inside the mesh, its line hidden by the shaded surface. The
+/// centre cell when no cell on the way is that far out.
+pub fn default_pick(field: &SdfField, toward_eye: Vec3) -> usize {
+    let grid = &field.grid;
+    let centre = grid.index(grid.dims / 2);
+    let start = grid.center_of(centre);
+    let step = 0.5 * grid.cell_size;
+    (1..4 * grid.dims.max_element())
+        .map_while(|k| grid.cell_at(start + toward_eye * (k as f32 * step)))
+        .map(|ijk| grid.index(ijk))
+        .find(|&c| field.values[c] > 2.0 * grid.cell_size)
+        .unwrap_or(centre)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stages::sdf::Backend;
+
+    #[test]
+    fn the_default_pick_lies_outside_the_mesh_towards_the_eye() {
+        use crate::stages::sdf::{GridSpec, SdfParams};
+        // A sphere of radius 0.5 in a 16³ grid over [-1, 1]³.
+        let cell_size = 2.0 / 16.0;
+        let grid = GridSpec {
+            origin: Vec3::splat(-1.0 + 0.5 * cell_size),
+            cell_size,
+            dims: glam::UVec3::splat(16),
+        };
+        let values: Vec<f32> = (0..grid.num_cells())
+            .map(|i| grid.center_of(i).length() - 0.5)
+            .collect();
+        let field = SdfField {
+            grid,
+            params: SdfParams::default(),
+            backend: Backend::CpuReference,
+            closest: vec![0; values.len()],
+            values,
+            distance_evaluations: 0,
+            timings: Default::default(),
+        };
+        let toward_eye = Vec3::new(0.3, 0.2, 1.0).normalize();
+        let cell = default_pick(&field, toward_eye);
+        let p = field.grid.center_of(cell);
+        assert!(field.values[cell] > 2.0 * cell_size, "outside: {p}");
+        assert!(p.normalize().dot(toward_eye) > 0.95, "towards the eye: {p}");
+        // Nothing far enough outside on the way: the centre cell.
+        let mut inside = field.clone();
+        inside.values.iter_mut().for_each(|v| *v = -1.0);
+        assert_eq!(
+            default_pick(&inside, toward_eye),
+            field.grid.index(field.grid.dims / 2)
+        );
+    }
 }

@@ -11,10 +11,12 @@
 //! overlay lines for a new mesh, the cells for a new field or comparison,
 //! the marker for a new pick.
 
+mod alone;
 mod check;
 mod inspector;
 mod iso_surface;
 mod pipeline;
+mod prefill;
 mod reading;
 mod scene;
 mod slice;
@@ -33,8 +35,7 @@ use crate::app::shell::legend::{ColorBar, caption_ui, color_bar_ui, keys_ui};
 use crate::app::shell::{Shell, cells_ui};
 use crate::io::Format;
 use crate::scene::{Job, JobError};
-use crate::stages::sdf::{self, Backend, SdfField, SignMode};
-use glam::Vec3;
+use crate::stages::sdf::{self, Backend, SignMode};
 use verify::{CompareKind, Comparison};
 
 /// The picked cell and what the inspector shows about it.
@@ -62,6 +63,9 @@ pub struct SdfMode {
     checked: Option<check::Checked>,
     show_checked: bool,
     checked_job: Option<Job<check::Checked>>,
+    /// A field viewed on its own (no mesh), while it is the shell's field.
+    alone: Option<alone::Alone>,
+    alone_job: Option<Job<alone::Alone>>,
     /// How the next loaded field is read (a bare grid's layout, overrides).
     reading: reading::Reading,
     /// The mesh and the field (by address) the viewport shows.
@@ -89,16 +93,19 @@ pub(crate) enum SdfStep {
     HideVerify,
     /// `verify-threshold:EPS`: the heat map shows only |Δ| > EPS.
     VerifyThreshold(f32),
-    /// `pick[:N]`: the default pick ([`default_pick`]), or cell N.
+    /// `pick[:N]`: the default pick ([`inspector::default_pick`]), or cell N.
     Pick(Option<usize>),
     /// `slice:x|y|z`: show the slice panel on an axis.
     Slice(String),
-    /// `open-field:PATH`: load a field file and check it against the exact one.
+    /// `open-field:PATH`: load a field file and check it against the exact
+    /// one (view it on its own with no mesh).
     OpenField(String),
+    /// `view-field:PATH`: view a field file on its own, closing the mesh.
+    ViewField(String),
     /// `check-pick:N`: inspect the loaded field's N-th worst sample (0: the worst).
     CheckPick(usize),
     /// `field-layout:X,Y,Z,H,ORDER|off`: the next bare grid's layout.
-    Layout(Option<reading::GridLayout>),
+    Layout(Option<prefill::GridLayout>),
     /// `field-overrides:mesh-hash,checksum|none`: what a loaded field may
     /// differ in (ignore the mesh hash, ignore the checksum).
     Overrides(bool, bool),
@@ -146,6 +153,11 @@ const STEPS: &[StepDoc] = &[
         "open-field",
         "PATH",
         "load a field (.npy with sidecar, .npz points) and verify it against the exact one",
+    ),
+    step(
+        "view-field",
+        "PATH",
+        "view any .npy grid (or a field with sidecar) on its own as cells and slices, closing the mesh",
     ),
     step(
         "check-pick",
@@ -202,6 +214,7 @@ fn parse(verb: &str, arg: &str) -> Option<Result<SdfStep, String>> {
         "pick" => args::number(verb, arg, "a cell index").map(|c| SdfStep::Pick(Some(c))),
         "slice" => need("an axis").map(SdfStep::Slice),
         "open-field" => need("a .npy or .npz file").map(SdfStep::OpenField),
+        "view-field" => need("a .npy file").map(SdfStep::ViewField),
         "check-pick" => args::number(verb, arg, "a rank").map(SdfStep::CheckPick),
         "field-layout" => reading::parse_layout(verb, arg).map(SdfStep::Layout),
         "field-overrides" => {
@@ -218,23 +231,6 @@ fn parse(verb: &str, arg: &str) -> Option<Result<SdfStep, String>> {
             .map(|(path, factor, caption)| SdfStep::ExportSlice(path, factor, caption)),
         _ => return None,
     })
-}
-
-/// The default pick: from the grid's centre towards the eye, the first
-/// cell at least two cells outside the surface. Its closest-point line then
-/// runs in front of the mesh, where it can be seen; the centre cell itself
-/// is often inside the mesh, its line hidden by the shaded surface. The
-/// centre cell when no cell on the way is that far out.
-fn default_pick(field: &SdfField, toward_eye: Vec3) -> usize {
-    let grid = &field.grid;
-    let centre = grid.index(grid.dims / 2);
-    let start = grid.center_of(centre);
-    let step = 0.5 * grid.cell_size;
-    (1..4 * grid.dims.max_element())
-        .map_while(|k| grid.cell_at(start + toward_eye * (k as f32 * step)))
-        .map(|ijk| grid.index(ijk))
-        .find(|&c| field.values[c] > 2.0 * grid.cell_size)
-        .unwrap_or(centre)
 }
 
 /// The mesh's opacity at most while a verify view shows flagged cells.
@@ -288,11 +284,21 @@ impl SdfMode {
         }
     }
 
+    /// Draws the caption, and reports it in the frame's layout.
+    fn caption_ui(&self, ui: &egui::Ui, shell: &mut Shell) {
+        let text = self.caption(shell);
+        caption_ui(ui, &text);
+        shell.layout.caption = text;
+    }
+
     fn quantity_caption(&self, shell: &Shell) -> String {
         let Some(field) = &shell.mesh.field else {
             return String::new();
         };
         let backend = field.backend.name();
+        if let Some(a) = &self.alone {
+            return a.caption();
+        }
         if let (Some(c), true) = (&self.checked, self.show_checked) {
             return c.caption(self.threshold, self.shown_cells);
         }
@@ -318,7 +324,9 @@ impl SdfMode {
                     classes: &c.sign_classes,
                 },
             },
-            _ => slice::Quantity::Field,
+            _ => slice::Quantity::Field {
+                file: self.alone.is_some(),
+            },
         }
     }
 
@@ -334,12 +342,12 @@ impl SdfMode {
     /// the slice's plane.
     fn refresh_pick(&mut self, shell: &mut Shell) {
         let mut lines = Vec::new();
-        if let (Some(scene), Some(field), Some(pick)) =
-            (&shell.mesh.scene, &shell.mesh.field, &mut self.pick)
-        {
+        if let (Some(field), Some(pick)) = (&shell.mesh.field, &mut self.pick) {
+            let mesh = shell.mesh.scene.as_ref().map(|s| &*s.prepared);
             let p = field.grid.center_of(pick.cell);
-            pick.reference = sdf::reference_cell(&scene.prepared, p, f32::INFINITY).map(|(v, _)| v);
-            lines = inspector::pick_lines(&scene.prepared, field, pick.cell);
+            pick.reference =
+                mesh.and_then(|m| sdf::reference_cell(m, p, f32::INFINITY).map(|(v, _)| v));
+            lines = inspector::pick_lines(mesh, field, pick.cell);
         }
         if let (Some(field), Some((axis, index))) = (&shell.mesh.field, self.drawn_slice) {
             lines.extend(slice::slice_plane_lines(field, axis, index));
@@ -405,17 +413,19 @@ impl SdfMode {
             }
             SdfStep::Pick(cell) => {
                 let field = shell.mesh.field.as_ref().ok_or("no field to pick from")?;
-                let cell =
-                    cell.unwrap_or_else(|| default_pick(field, shell.viewport.camera.backward()));
+                let cell = cell.unwrap_or_else(|| {
+                    inspector::default_pick(field, shell.viewport.camera.backward())
+                });
                 if cell >= field.values.len() {
                     return Err(format!("cell {cell} is outside the grid"));
                 }
                 self.set_pick(shell, Some(cell));
             }
-            SdfStep::OpenField(path) => check::start(self, shell, path.into()),
+            SdfStep::OpenField(path) => check::start(self, shell, path.into(), false),
+            SdfStep::ViewField(path) => check::start(self, shell, path.into(), true),
             SdfStep::Layout(layout) => {
                 self.reading.layout = layout;
-                self.reading.guess_fits = None;
+                self.reading.prefilled = None;
             }
             SdfStep::Overrides(mesh_hash, checksum) => {
                 self.reading.ignore_mesh_hash = mesh_hash;
@@ -487,13 +497,11 @@ impl Mode for SdfMode {
     }
 
     fn open_file(&mut self, shell: &mut Shell, path: std::path::PathBuf) -> ModeRequest {
-        shell.notify(
-            format!(
-                "{}: checked against the mesh in the signed distance field mode's Verify view",
-                path.display()
-            ),
-            false,
-        );
+        let how = match shell.mesh.scene {
+            Some(_) => "checked against the mesh in the signed distance field mode's Verify view",
+            None => "viewed on its own in the signed distance field mode (no mesh is open)",
+        };
+        shell.notify(format!("{}: {how}", path.display()), false);
         self.opened = Some(path);
         ModeRequest::Stay
     }
@@ -524,6 +532,10 @@ impl Mode for SdfMode {
         }
         if field != self.drawn_field {
             self.drawn_field = field;
+            // A field viewed alone stays while it is the one shown.
+            if self.alone.as_ref().map(|a| Arc::as_ptr(&a.field) as usize) != field {
+                self.alone = None;
+            }
             self.comparison = None;
             self.show_comparison = false;
             let cell_count = shell.mesh.field.as_ref().map_or(0, |f| f.values.len());
@@ -568,15 +580,30 @@ impl Mode for SdfMode {
                 Err(e) => shell.notify(format!("comparison: {e}"), true),
             }
         }
-        if let Some(path) = self.opened.take() {
-            check::start(self, shell, path);
+        // A field opened with a mesh still loading is checked against it.
+        if !shell.loading_mesh()
+            && let Some(path) = self.opened.take()
+        {
+            check::start(self, shell, path, false);
+        }
+        if let Some(result) = self.alone_job.as_ref().and_then(Job::poll) {
+            self.alone_job = None;
+            match result {
+                Ok(a) => {
+                    shell.notify(a.caption(), false);
+                    shell.show_field_alone(a.field.clone());
+                    self.alone = Some(a);
+                }
+                Err(JobError::Cancelled) => {}
+                Err(e) => shell.notify(format!("view field: {e}"), true),
+            }
         }
         if let Some(result) = self.checked_job.as_ref().and_then(Job::poll) {
             self.checked_job = None;
             match result {
                 Ok(c) => {
                     let flags: String = (c.samples.overrides.iter())
-                        .map(|n| format!("; {}", check::headline(n)))
+                        .map(|n| format!("; {}", reading::headline(n)))
                         .collect();
                     shell.notify(
                         format!(
@@ -603,7 +630,11 @@ impl Mode for SdfMode {
     }
 
     fn busy(&self) -> bool {
-        self.compare_job.is_some() || self.checked_job.is_some() || self.iso.busy()
+        self.opened.is_some()
+            || self.compare_job.is_some()
+            || self.checked_job.is_some()
+            || self.alone_job.is_some()
+            || self.iso.busy()
     }
 
     fn side_panel_ui(&mut self, shell: &mut Shell, ui: &mut egui::Ui) {
@@ -648,7 +679,7 @@ impl Mode for SdfMode {
         {
             let key = verify::sign_key(view, c);
             keys_ui(ui, shell, &[key]);
-            caption_ui(ui, &self.caption(shell));
+            self.caption_ui(ui, shell);
             return;
         }
         let bar = match &self.comparison {
@@ -666,10 +697,14 @@ impl Mode for SdfMode {
                 signed: false,
                 threshold: Some(self.threshold),
             },
+            _ if self.alone.is_some() => ColorBar {
+                title: "value (the file's units)",
+                ..ColorBar::signed_distance(view)
+            },
             _ => ColorBar::signed_distance(view),
         };
         color_bar_ui(ui, shell, bar, Vec::new());
-        caption_ui(ui, &self.caption(shell));
+        self.caption_ui(ui, shell);
     }
 }
 
@@ -687,42 +722,6 @@ impl Steps for SdfMode {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_default_pick_lies_outside_the_mesh_towards_the_eye() {
-        use crate::stages::sdf::{GridSpec, SdfParams};
-        // A sphere of radius 0.5 in a 16³ grid over [-1, 1]³.
-        let cell_size = 2.0 / 16.0;
-        let grid = GridSpec {
-            origin: Vec3::splat(-1.0 + 0.5 * cell_size),
-            cell_size,
-            dims: glam::UVec3::splat(16),
-        };
-        let values: Vec<f32> = (0..grid.num_cells())
-            .map(|i| grid.center_of(i).length() - 0.5)
-            .collect();
-        let field = SdfField {
-            grid,
-            params: SdfParams::default(),
-            backend: Backend::CpuReference,
-            closest: vec![0; values.len()],
-            values,
-            distance_evaluations: 0,
-            timings: Default::default(),
-        };
-        let toward_eye = Vec3::new(0.3, 0.2, 1.0).normalize();
-        let cell = default_pick(&field, toward_eye);
-        let p = field.grid.center_of(cell);
-        assert!(field.values[cell] > 2.0 * cell_size, "outside: {p}");
-        assert!(p.normalize().dot(toward_eye) > 0.95, "towards the eye: {p}");
-        // Nothing far enough outside on the way: the centre cell.
-        let mut inside = field.clone();
-        inside.values.iter_mut().for_each(|v| *v = -1.0);
-        assert_eq!(
-            default_pick(&inside, toward_eye),
-            field.grid.index(field.grid.dims / 2)
-        );
-    }
 
     #[test]
     fn parses_the_field_steps() {

@@ -63,6 +63,16 @@ pub fn pipeline_ui(shell: &mut Shell, ui: &mut egui::Ui) {
         if cancel {
             shell.cancel_field();
         }
+    } else if let (Some(f), None) = (&shell.mesh.field, &shell.mesh.scene) {
+        let d = f.grid.dims;
+        ui.label(format!(
+            "{}×{}×{} = {} cells, {} negative; read from a file (no mesh)",
+            d.x,
+            d.y,
+            d.z,
+            f.values.len(),
+            f.inside_cells(),
+        ));
     } else if let Some(f) = &shell.mesh.field {
         let d = f.grid.dims;
         ui.label(format!(

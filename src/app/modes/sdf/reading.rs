@@ -7,19 +7,11 @@
 //! the view and the notices instead of refused.
 //!
 //! A bare grid opened without a layout is not refused either: its shape
-//! is read from the `.npy` header and its layout guessed from it and the
-//! mesh's bounds ([`guess`]). A guess that fits is loaded at once, flagged
-//! as guessed in the view; one that does not is prefilled in the form, to
-//! correct and load again.
-//!
-//! The guess: the array's axes in each order (`zyx`: `field[k][j][i]`,
-//! `xyz`: `field[i][j][k]`) give the cell counts along x, y, z; a grid
-//! spanning the mesh's box has about the same spacing `extent / n` on
-//! every axis in the right order. The order whose three spacings are the
-//! most alike wins (`zyx`, collidoscope's own, on a tie); the spacing is
-//! the largest of the three, so the grid covers the mesh on every axis,
-//! and the grid is centred on the mesh's box. It is offered as "fits" when
-//! the spacings differ by less than half, else as a starting point only.
+//! is read from the `.npy` header and its layout prefilled
+//! ([`super::prefill`]). A prefilled layout that fits is loaded at once
+//! (flagged as guessed in the view and the report unless it is `sdf`'s
+//! grid); one that does not is shown in the form, to correct and load
+//! again.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -27,59 +19,10 @@ use std::path::{Path, PathBuf};
 use eframe::egui;
 use glam::Vec3;
 
-use crate::geom::Aabb;
+use super::prefill::{GridLayout, Prefill, prefill};
+use crate::io::{InputKind, decode_npy_float, read_input};
+use crate::mesh::PreparedMesh;
 use crate::stages::check::{AxisOrder, ReadOptions};
-
-/// The layout given for a bare grid: value `[0, 0, 0]` at `origin`, the
-/// others `cell_size` apart, the array's axes in `order`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GridLayout {
-    pub origin: Vec3,
-    pub cell_size: f32,
-    pub order: AxisOrder,
-}
-
-/// A layout guessed from an array's shape and a mesh's box, and whether
-/// the shape's proportions fit the box's.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Guess {
-    pub layout: GridLayout,
-    pub fits: bool,
-}
-
-/// The cell counts along x, y, z of an array of `shape` in `order`.
-fn counts(shape: [usize; 3], order: AxisOrder) -> Vec3 {
-    let [a, b, c] = shape.map(|n| n.max(1) as f32);
-    match order {
-        AxisOrder::Zyx => Vec3::new(c, b, a),
-        AxisOrder::Xyz => Vec3::new(a, b, c),
-    }
-}
-
-/// The layout of a grid of `shape` over `bounds` (module docs).
-pub fn guess(shape: [usize; 3], bounds: Aabb) -> Guess {
-    let extent = bounds.size().max(Vec3::splat(f32::MIN_POSITIVE));
-    let spread = |order| {
-        let h = extent / counts(shape, order);
-        (h.max_element() / h.min_element(), h.max_element())
-    };
-    let (zyx, xyz) = (spread(AxisOrder::Zyx), spread(AxisOrder::Xyz));
-    let (order, (ratio, cell_size)) = if xyz.0 < zyx.0 {
-        (AxisOrder::Xyz, xyz)
-    } else {
-        (AxisOrder::Zyx, zyx)
-    };
-    let n = counts(shape, order);
-    let origin = bounds.center() - 0.5 * (n - Vec3::ONE) * cell_size;
-    Guess {
-        layout: GridLayout {
-            origin,
-            cell_size,
-            order,
-        },
-        fits: ratio < 1.5,
-    }
-}
 
 /// The shape of the `.npy` array at `path`, from its header only.
 pub fn npy_shape(path: &Path) -> Result<Vec<usize>, String> {
@@ -117,9 +60,9 @@ pub struct Reading {
     pub retry: Option<PathBuf>,
     /// Open the section at the next frame (the form needs attention).
     pub reveal: bool,
-    /// `layout` is a guess (`Some`), and whether it fitted the mesh; a
-    /// guessed layout is guessed again for the next bare grid.
-    pub guess_fits: Option<bool>,
+    /// Where `layout` came from when it was prefilled (`None`: given);
+    /// a prefilled layout is prefilled again for the next bare grid.
+    pub prefilled: Option<Prefill>,
 }
 
 impl Reading {
@@ -132,8 +75,8 @@ impl Reading {
         }
     }
 
-    /// Takes the layout guessed for the grid at `path` over `bounds`.
-    pub fn fit(&mut self, path: &Path, bounds: Aabb) -> Result<(), String> {
+    /// Takes the layout prefilled for the grid at `path` and `mesh`.
+    pub fn fit(&mut self, path: &Path, mesh: Option<&PreparedMesh>) -> Result<(), String> {
         let shape = npy_shape(path)?;
         let [a, b, c] = shape[..] else {
             return Err(format!(
@@ -141,14 +84,18 @@ impl Reading {
                 path.display()
             ));
         };
-        let g = guess([a, b, c], bounds);
-        self.layout = Some(g.layout);
-        self.guess_fits = Some(g.fits);
+        let values = || {
+            let bytes = read_input(path, InputKind::Array).ok()?;
+            decode_npy_float(&bytes).ok().map(|a| a.data)
+        };
+        let (layout, prefill) = prefill([a, b, c], mesh, values);
+        self.layout = Some(layout);
+        self.prefilled = Some(prefill);
         Ok(())
     }
 
     /// The section's form; true when "Load again" was clicked.
-    pub fn ui(&mut self, ui: &mut egui::Ui, bounds: Option<Aabb>) -> bool {
+    pub fn ui(&mut self, ui: &mut egui::Ui, mesh: Option<&PreparedMesh>) -> bool {
         let mut again = false;
         egui::CollapsingHeader::new("Reading the field")
             .open(std::mem::take(&mut self.reveal).then_some(true))
@@ -169,29 +116,33 @@ impl Reading {
                 if let Some(l) = &mut self.layout
                     && layout_ui(ui, l)
                 {
-                    self.guess_fits = None;
+                    self.prefilled = None;
                 }
                 if self.layout.is_some() {
-                    if let (Some(path), Some(b)) = (self.retry.clone(), bounds)
-                        && ui
-                            .button("fit to the mesh")
-                            .on_hover_text("from the mesh's bounds and the array's shape")
-                            .clicked()
-                        && let Err(e) = self.fit(&path, b)
+                    let fit = if mesh.is_some() {
+                        (
+                            "fit to the mesh",
+                            "sdf's grid for the mesh, or its bounds and the array's shape",
+                        )
+                    } else {
+                        (
+                            "from the shape",
+                            "no mesh: index coordinates (cell size 1 at the origin)",
+                        )
+                    };
+                    if let Some(path) = self.retry.clone()
+                        && ui.button(fit.0).on_hover_text(fit.1).clicked()
+                        && let Err(e) = self.fit(&path, mesh)
                     {
                         ui.colored_label(egui::Color32::LIGHT_RED, e);
                     }
-                    match self.guess_fits {
-                        Some(true) => {
-                            ui.label("prefilled from the mesh's bounds and the array's shape");
-                        }
-                        Some(false) => {
-                            ui.colored_label(
-                                egui::Color32::YELLOW,
-                                "the array's proportions do not match the mesh's: check the layout",
-                            );
-                        }
-                        None => {}
+                    if let Some(p) = self.prefilled {
+                        let colour = if p.guessed() {
+                            egui::Color32::YELLOW
+                        } else {
+                            ui.visuals().text_color()
+                        };
+                        ui.colored_label(colour, format!("prefilled: {}", p.describe()));
                     }
                 }
                 ui.checkbox(
@@ -203,14 +154,23 @@ impl Reading {
                     "ignore the checksum (an edited .npy)",
                 );
                 if let Some(path) = &self.retry {
-                    let name = path
-                        .file_name()
-                        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                    let name = file_name(path);
                     again = ui.button(format!("Load {name} again")).clicked();
                 }
             });
         again
     }
+}
+
+/// A field file's name, as the view shows it.
+pub fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The first words of an override note, before its details in brackets.
+pub fn headline(note: &str) -> &str {
+    note.split(" (").next().unwrap_or(note)
 }
 
 /// The layout's fields; true when one was changed.
@@ -298,27 +258,6 @@ pub fn parse_overrides(verb: &str, arg: &str) -> Result<(bool, bool), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn guess_finds_the_order_and_covers_the_mesh() {
-        let bounds = Aabb {
-            min: Vec3::new(-1.0, 0.0, 0.0),
-            max: Vec3::new(3.0, 2.0, 1.0),
-        };
-        // 40 × 20 × 10 cells over a 4 × 2 × 1 box: h = 0.1 on every axis.
-        let zyx = guess([10, 20, 40], bounds);
-        assert!(zyx.fits);
-        assert_eq!(zyx.layout.order, AxisOrder::Zyx);
-        assert!((zyx.layout.cell_size - 0.1).abs() < 1e-6);
-        let centre = zyx.layout.origin + 0.5 * Vec3::new(39.0, 19.0, 9.0) * 0.1;
-        assert!((centre - bounds.center()).length() < 1e-5, "{centre}");
-        let xyz = guess([40, 20, 10], bounds);
-        assert_eq!((xyz.layout.order, xyz.fits), (AxisOrder::Xyz, true));
-        // A cube array over a long box: a start, not a fit.
-        let cube = guess([16, 16, 16], bounds);
-        assert!(!cube.fits);
-        assert!((cube.layout.cell_size - 0.25).abs() < 1e-6);
-    }
 
     #[test]
     fn npy_shape_reads_the_header() {

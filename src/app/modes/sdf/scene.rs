@@ -10,7 +10,11 @@ use crate::view::MeshMode;
 pub fn scene_ui(shell: &mut Shell, ui: &mut egui::Ui) -> bool {
     ui.label("Drop mesh files (.obj, .ply, .stl, .off) anywhere on the window, or File > Open.");
     let Some(scene) = &shell.mesh.scene else {
-        ui.label("loading…");
+        ui.label(match (shell.loading_mesh(), &shell.mesh.field) {
+            (true, _) => "loading…",
+            (false, Some(_)) => "No mesh: the field is viewed on its own.",
+            (false, None) => "No mesh.",
+        });
         return false;
     };
     let r = &scene.prepared.report;

@@ -34,7 +34,9 @@ pub fn slice_index(field: &SdfField, axis: Axis, position: f32) -> u32 {
 /// maximum (with the heat map's threshold).
 #[derive(Clone, Copy)]
 pub enum Quantity<'a> {
-    Field,
+    /// The field; `file` when it was read from a file with no mesh (its
+    /// values in the file's units).
+    Field { file: bool },
     Difference {
         values: &'a [f32],
         max: f32,
@@ -42,9 +44,7 @@ pub enum Quantity<'a> {
     },
     /// The cells whose pseudo-normal, fast winding and exact winding signs
     /// differ (the odd one out per cell), over the field.
-    SignDisagreements {
-        classes: &'a [SignClass],
-    },
+    SignDisagreements { classes: &'a [SignClass] },
 }
 
 /// The colour of a cell whose signs disagree (not in any colour map).
@@ -99,7 +99,7 @@ pub fn slice_picture(
         sig_figs(at as f64, 3)
     );
     let (values, pixels, coloring, what) = match quantity {
-        Quantity::Field => (
+        Quantity::Field { file } => (
             slice_values(field, &field.values, axis, index),
             Some(slice_image(
                 field,
@@ -114,7 +114,12 @@ pub fn slice_picture(
                 map: view.color_map,
                 lo: view.value_min,
                 hi: view.value_max,
-                title: "signed distance (mesh units)".into(),
+                title: if file {
+                    "value (the file's units)"
+                } else {
+                    "signed distance (mesh units)"
+                }
+                .into(),
                 threshold: None,
             },
             format!(
@@ -227,7 +232,7 @@ pub fn slice_ui(mode: &mut SdfMode, shell: &mut Shell, ui: &mut egui::Ui) {
         view.color_map,
         (view.value_min.to_bits(), view.value_max.to_bits()),
         match quantity {
-            Quantity::Field => None,
+            Quantity::Field { .. } => None,
             Quantity::Difference {
                 values,
                 max,
@@ -300,7 +305,7 @@ fn hover_text(
     let i = field.grid.index(ijk);
     let p = field.grid.center(ijk);
     let value = match quantity {
-        Quantity::Field => format!("d = {:+.5}", field.values.get(i)?),
+        Quantity::Field { .. } => format!("d = {:+.5}", field.values.get(i)?),
         Quantity::Difference { values, .. } => {
             format!("|Δ| = {}", sig_figs(*values.get(i)? as f64, 3))
         }

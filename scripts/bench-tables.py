@@ -111,9 +111,9 @@ def grid_warp_table(path):
         body.append([f"{r['mesh']} ({int(r['triangles']):,})", f"{r['resolution']}³", r["sign"],
                      ms(r["gpu_ms"]), ms(r["warp_ms"]), ratio, r["sign_disagreements"]])
     first = data[0]
-    warp = first["warp_version"] or "Warp"
+    warp = first["warp_version"].replace("warp", "NVIDIA Warp") or "NVIDIA Warp"
     out = [
-        f"Uniform grids against {warp}'s point queries on the very same cell centres,",
+        f"Uniform grids against {warp}'s point queries at the very same cell centres,",
         f"on an {first['device']} ({first['driver']}; {first['date'][:10]}): collidoscope's",
         "GPU time (sum of its phases, least of its calls) and Warp's kernel (CUDA",
         "events, median), and the cells where Warp's sign differs from collidoscope's",

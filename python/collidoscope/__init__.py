@@ -17,7 +17,8 @@ wgpu, or Mesa's software Vulkan driver) or on all CPU cores:
 Functions: ``load`` (OBJ, glTF), ``Mesh``, ``signed_distance``,
 ``unsigned_distance``, ``winding_number``, ``contains``, ``sdf_grid``
 (returns a ``Grid``), ``check``, ``tritri``, ``interfere``, ``simulate``,
-``show``, ``render``, ``gpu_adapter``. ``help()`` on each says everything
+``show``, ``render``, ``gpu_adapter``, ``last_timings`` (what the last
+query cost on the GPU and in all). ``help()`` on each says everything
 it takes and returns. Every bad argument raises ValueError naming it; the GIL is
 released while the library computes; the process makes one GPU device, on
 first use, and each Mesh keeps its prepared trees for later queries.
@@ -31,6 +32,7 @@ from ._collidoscope import (
     contains,
     gpu_adapter,
     interfere,
+    last_timings,
     load,
     sdf_grid,
     signed_distance,
@@ -49,6 +51,7 @@ __all__ = [
     "contains",
     "gpu_adapter",
     "interfere",
+    "last_timings",
     "load",
     "render",
     "sdf_grid",

@@ -124,6 +124,7 @@ pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
+pub use points_gpu::PointsRun;
 pub use winding_tree::{OpenCells, REFINE_PHASES as WINDING_REFINE_PHASES};
 
 use crate::geom::TriangleFeature;

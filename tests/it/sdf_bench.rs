@@ -215,20 +215,10 @@ fn bench_refuses_a_flag_of_another_target() {
 #[test]
 fn bench_sdf_accounts_for_each_gpu_pass() {
     let dir = common::scratch("cli-bench-sdf-passes");
-    let stdout = run_ok(&[
-        "bench",
-        "sdf",
-        "--backends",
-        "gpu",
-        "--models",
-        "teapot",
-        "--res",
-        "16",
-        "--repeats",
-        "1",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let flags = "bench sdf --backends gpu --models teapot --res 16 --repeats 1 --out";
+    let mut args: Vec<&str> = flags.split(' ').collect();
+    args.push(dir.to_str().unwrap());
+    let stdout = run_ok(&args);
     let table = |name: &str| -> Vec<std::collections::HashMap<String, String>> {
         let text = std::fs::read_to_string(dir.join(name))
             .unwrap_or_else(|e| panic!("{name}: {e}\n{stdout}"));
@@ -248,7 +238,10 @@ fn bench_sdf_accounts_for_each_gpu_pass() {
     assert_eq!(runs.len(), 2, "pseudo-normal and winding");
     assert!(stdout.contains("GPU passes — device limits"), "{stdout}");
     for run in &runs {
-        let of_run: Vec<_> = passes.iter().filter(|p| p["sign"] == run["sign"]).collect();
+        let of_run: Vec<_> = passes
+            .iter()
+            .filter(|p| p["sign"] == run["sign"] && p["backend"] == run["backend"])
+            .collect();
         let pass = |name: &str| {
             of_run
                 .iter()

@@ -153,6 +153,7 @@ impl Row {
     fn pass_run(&self) -> sdf_passes::Run<'_> {
         sdf_passes::Run {
             model: &self.model,
+            backend: self.backend,
             resolution: self.resolution,
             sign: self.sign,
             cells: self.cells,

@@ -65,6 +65,7 @@ pub fn device_limits(adapter: &str) -> Option<(f64, f64)> {
 /// What a GPU row of `bench sdf` says about its run.
 pub struct Run<'a> {
     pub model: &'a str,
+    pub backend: &'static str,
     pub resolution: u32,
     pub sign: &'static str,
     pub cells: usize,
@@ -84,6 +85,7 @@ pub struct Run<'a> {
 #[derive(Serialize, Clone, Debug)]
 pub struct PassRow {
     model: String,
+    backend: &'static str,
     resolution: u32,
     sign: &'static str,
     pass: String,
@@ -151,6 +153,7 @@ pub fn passes(runs: &[Run<'_>], adapter: &str) -> Vec<PassRow> {
             let gb_per_s = bytes.and_then(per_s);
             out.push(PassRow {
                 model: run.model.to_string(),
+                backend: run.backend,
                 resolution: run.resolution,
                 sign: run.sign,
                 pass: name.clone(),
@@ -194,6 +197,7 @@ impl report::Row for PassRow {
     fn csv_header() -> Vec<&'static str> {
         vec![
             "model",
+            "backend",
             "resolution",
             "sign",
             "pass",
@@ -216,6 +220,7 @@ impl report::Row for PassRow {
         let f4 = |v: Option<f64>| or_empty(v, |v| format!("{v:.4}"));
         vec![
             self.model.replace(',', ";"),
+            self.backend.to_string(),
             self.resolution.to_string(),
             self.sign.to_string(),
             self.pass.clone(),
@@ -237,6 +242,7 @@ impl report::Row for PassRow {
     fn table_columns() -> Vec<Column> {
         vec![
             Column::left("model", 20),
+            Column::left("backend", 9),
             Column::right("res", 4),
             Column::left("sign", 13),
             Column::left("pass", 26),
@@ -255,6 +261,7 @@ impl report::Row for PassRow {
     fn table_cells(&self) -> Vec<String> {
         vec![
             self.model.clone(),
+            self.backend.to_string(),
             self.resolution.to_string(),
             self.sign.to_string(),
             self.pass.clone(),
@@ -300,6 +307,7 @@ mod tests {
         ];
         let run = Run {
             model: "m",
+            backend: "gpu",
             resolution: 10,
             sign: "winding",
             cells: 1000,

@@ -6,7 +6,9 @@
 
 Writes, between `<!-- bench-... -->` markers:
   README.md                          the summary (headline times against NVIDIA
-                                     Warp and the papers, with device and date)
+                                     Warp and the papers, with device and date,
+                                     and each docs/bench/grid-warp-*.csv of
+                                     python/bench/bench_grid.py as a table)
   docs/src/benchmarks/index.md       the same summary
   docs/src/benchmarks/h200.md        the H200 run's measured bounds
 and the whole of docs/src/benchmarks/results.md: every run listed in
@@ -91,8 +93,40 @@ def number(x):
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
 
+def grid_warp_table(path):
+    """A CSV of python/bench/bench_grid.py as a table: collidoscope's grid
+    beside Warp's queries on the same cell centres, per mesh, resolution
+    and sign, with the device, driver and date of the run."""
+    with open(path, newline="") as f:
+        data = list(csv.DictReader(f))
+    if not data:
+        return []
+
+    def ms(v):
+        return f"{float(v):.2f} ms" if v != "" else ""
+
+    body = []
+    for r in data:
+        ratio = f"{float(r['warp_over_ours']):.1f}×" if r["warp_over_ours"] != "" else ""
+        body.append([f"{r['mesh']} ({int(r['triangles']):,})", f"{r['resolution']}³", r["sign"],
+                     ms(r["gpu_ms"]), ms(r["warp_ms"]), ratio, r["sign_disagreements"]])
+    first = data[0]
+    warp = first["warp_version"].replace("warp", "NVIDIA Warp") or "NVIDIA Warp"
+    out = [
+        f"Uniform grids against {warp}'s point queries at the very same cell centres,",
+        f"on an {first['device']} ({first['driver']}; {first['date'][:10]}): collidoscope's",
+        "GPU time (sum of its phases, least of its calls) and Warp's kernel (CUDA",
+        "events, median), and the cells where Warp's sign differs from collidoscope's",
+        f"([`docs/bench/{path.name}`](docs/bench/{path.name})):",
+        "",
+    ]
+    return out + table(["mesh (triangles)", "grid", "sign", "collidoscope", "Warp",
+                        "Warp / ours", "signs unlike ours"], body)
+
+
 def summary():
-    """The headline table: our GPU time against Warp and the papers."""
+    """The headline table: our GPU time against Warp and the papers, then
+    each grid-against-Warp run kept in docs/bench/."""
     refs = rows("reference-times")
     sdf = rows("sdf-h100")
     adaptive = rows("adaptive-h100")
@@ -119,6 +153,8 @@ def summary():
     ]
     out += table(["case", "triangles", "collidoscope", "against", "their time", "their time / ours"],
                  body)
+    for path in sorted(BENCH.glob("grid-warp-*.csv")):
+        out += [""] + grid_warp_table(path)
     return out
 
 

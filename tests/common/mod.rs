@@ -15,6 +15,7 @@ pub mod gltf;
 pub mod interfere_runs;
 pub mod interfere_scenes;
 pub mod mesh_files;
+pub mod open_meshes;
 pub mod shader_mirror;
 pub mod viewer;
 

@@ -52,6 +52,7 @@ mod sdf;
 mod sdf_bench;
 mod sdf_range;
 mod sdf_winding;
+mod sdf_winding_open;
 mod shader_bindings;
 mod shader_layouts;
 mod shader_validation;

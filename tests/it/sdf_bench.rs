@@ -205,3 +205,81 @@ fn bench_refuses_a_flag_of_another_target() {
         "nothing runs when the flags are wrong"
     );
 }
+
+/// The GPU passes' account, `sdf-passes.csv`: a row per pass of each GPU
+/// run, their shares making up the run, the distance pass's evaluations
+/// those the field counted (the run's evaluations per cell in `sdf.csv`),
+/// the finishing pass one a cell, and the refining passes' cells those
+/// `sdf.csv` says reached them; the device limits unknown on an adapter
+/// not in the table.
+#[test]
+fn bench_sdf_accounts_for_each_gpu_pass() {
+    let dir = common::scratch("cli-bench-sdf-passes");
+    let flags = "bench sdf --backends gpu --models teapot --res 16 --repeats 1 --out";
+    let mut args: Vec<&str> = flags.split(' ').collect();
+    args.push(dir.to_str().unwrap());
+    let stdout = run_ok(&args);
+    let table = |name: &str| -> Vec<std::collections::HashMap<String, String>> {
+        let text = std::fs::read_to_string(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e}\n{stdout}"));
+        let mut lines = text.lines();
+        let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+        lines
+            .map(|l| {
+                header
+                    .iter()
+                    .cloned()
+                    .zip(l.split(',').map(String::from))
+                    .collect()
+            })
+            .collect()
+    };
+    let (runs, passes) = (table("sdf.csv"), table("sdf-passes.csv"));
+    assert_eq!(runs.len(), 2, "pseudo-normal and winding");
+    assert!(stdout.contains("GPU passes — device limits"), "{stdout}");
+    for run in &runs {
+        let of_run: Vec<_> = passes
+            .iter()
+            .filter(|p| p["sign"] == run["sign"] && p["backend"] == run["backend"])
+            .collect();
+        let pass = |name: &str| {
+            of_run
+                .iter()
+                .find(|p| p["pass"] == name)
+                .unwrap_or_else(|| panic!("no {name} pass in {of_run:?}"))
+        };
+        let share: f64 = of_run
+            .iter()
+            .map(|p| p["share"].parse::<f64>().unwrap())
+            .sum();
+        assert!((share - 1.0).abs() < 1e-3, "{share}: {of_run:?}");
+        let cells: f64 = run["cells"].parse().unwrap();
+        let per_cell: f64 = pass("cells")["evaluations_per_cell"].parse().unwrap();
+        let expected: f64 = run["evaluations_per_cell"].parse().unwrap();
+        assert!(
+            (per_cell - expected).abs() < 0.01,
+            "{per_cell} against {expected}"
+        );
+        assert!(per_cell >= 1.0, "every cell evaluates a triangle");
+        assert_eq!(pass("finish")["evaluations"], run["cells"]);
+        assert_eq!(
+            pass("cells")["device_gb_per_s"],
+            "",
+            "lavapipe has no known limits"
+        );
+        if run["sign"] == "winding" {
+            let refined = &run["refined_cells"];
+            for p in of_run
+                .iter()
+                .filter(|p| p["pass"].starts_with("winding refine β12"))
+            {
+                assert_eq!(&p["cells"], refined, "{p:?}");
+            }
+            assert!(
+                of_run.iter().any(|p| p["pass"] == "cap winding"),
+                "{of_run:?}"
+            );
+        }
+        assert!(cells > 0.0);
+    }
+}

@@ -61,7 +61,12 @@ fn under_a_cube(base: Mesh, shift: f32, name: &str) -> Mesh {
 /// winding number's side (|w| > ½ inside), the GPU ones from a GPU pass;
 /// names the first cell that differs. Returns who decided how many cells:
 /// the crossing count and the cap, the refining pass, the CPU.
-fn assert_exact_signs(label: &str, mesh: &Mesh, resolution: u32, gpu: &SdfGpu) -> OpenCells {
+pub(crate) fn assert_exact_signs(
+    label: &str,
+    mesh: &Mesh,
+    resolution: u32,
+    gpu: &SdfGpu,
+) -> OpenCells {
     let prepared = PreparedMesh::new(mesh).unwrap();
     let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
     let fields = [Backend::CpuFast, Backend::GpuBrute, Backend::Gpu]

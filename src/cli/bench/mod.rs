@@ -16,6 +16,7 @@ mod radial;
 mod report;
 mod sdf;
 mod sdf_compare;
+mod sdf_passes;
 mod sdf_wall;
 mod simulate;
 mod timing;

@@ -27,6 +27,11 @@
 //! includes: [`super::sdf_wall`]). The single-threaded CPU reference is
 //! timed on a strided sample of cells and extrapolated when the full grid
 //! would take minutes (marked "est.").
+//!
+//! The GPU rows' passes get a third table and their own files,
+//! `sdf-passes.json` and `.csv`: each pass's share of the run, its
+//! evaluations per cell and per second, bytes and bandwidth beside the
+//! device's limits ([`super::sdf_passes`]).
 
 use std::time::Instant;
 
@@ -36,6 +41,7 @@ use serde::Serialize;
 use super::common::{CommonArgs, ModelArgs};
 use super::report::{self, Column, Report, or_dash, or_empty, print_table, series};
 use super::sdf_compare;
+use super::sdf_passes;
 use super::sdf_wall::{self, WallRow, WallSplit, wall_target_ms};
 use super::timing::{WALL_RUNS, median, timed, timed_gpu};
 use crate::cli::{BackendArg, SignArg};
@@ -107,6 +113,8 @@ struct Row {
     estimated: bool,
     million_cells_per_s: f64,
     evaluations_per_cell: f64,
+    /// The distance kernels' point–triangle evaluations.
+    distance_evaluations: u64,
     max_abs_diff_vs_cpu: Option<f32>,
     sign_mismatches_vs_cpu: Option<usize>,
     /// The GPU phases of the last run (seeds, cells, copy out).
@@ -139,6 +147,23 @@ impl Row {
         let copy_ms = (self.cells * 4) as f64 / (gb_s * 1e6);
         self.copy_ms = Some(copy_ms);
         self.wall_target_ms = self.gpu_ms.map(|g| wall_target_ms(g, copy_ms));
+    }
+
+    /// What the per-pass account needs of a GPU row.
+    fn pass_run(&self) -> sdf_passes::Run<'_> {
+        sdf_passes::Run {
+            model: &self.model,
+            backend: self.backend,
+            resolution: self.resolution,
+            sign: self.sign,
+            cells: self.cells,
+            triangles: self.triangles,
+            evaluations: self.distance_evaluations,
+            phases: &self.gpu_phases,
+            walked: self.cap_walked_cells,
+            refined: self.refined_cells,
+            by_step: self.refined_by_step,
+        }
     }
 }
 
@@ -323,6 +348,7 @@ impl report::Row for Row {
 
 pub fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report::create(&args.common.out, "sdf")?;
+    let passes_report = Report::create(&args.common.out, "sdf-passes")?;
     let backends: Vec<Backend> = if args.backends.is_empty() {
         vec![
             Backend::CpuReference,
@@ -465,6 +491,21 @@ pub fn run(args: &Args) -> anyhow::Result<()> {
             report::markdown_table(&wall_rows)
         ))?;
     }
+    let runs: Vec<_> = rows
+        .iter()
+        .filter(|r| !r.gpu_phases.is_empty())
+        .map(Row::pass_run)
+        .collect();
+    if let (Some(adapter), false) = (adapter, runs.is_empty()) {
+        let passes = sdf_passes::passes(&runs, adapter);
+        let limits = sdf_passes::limits_line(adapter);
+        passes_report.write(
+            Some(adapter),
+            &[("device_limits", limits.clone().into())],
+            &passes,
+        )?;
+        print_table(&format!("GPU passes — {limits}"), &passes);
+    }
     Ok(())
 }
 
@@ -600,6 +641,7 @@ fn bench_backend(
         estimated: false,
         million_cells_per_s: cells as f64 / (gpu_med.unwrap_or(wall_med) * 1e3),
         evaluations_per_cell: field.distance_evaluations as f64 / cells as f64,
+        distance_evaluations: field.distance_evaluations,
         max_abs_diff_vs_cpu: max_diff,
         sign_mismatches_vs_cpu: mismatches,
         gpu_phases: field
@@ -665,6 +707,7 @@ fn bench_reference(name: &str, mesh: &PreparedMesh, params: &SdfParams, budget: 
         estimated: stride > 1,
         million_cells_per_s: cells as f64 / (wall * 1e3),
         evaluations_per_cell: mesh.triangle_count() as f64,
+        distance_evaluations: (cells * mesh.triangle_count()) as u64,
         max_abs_diff_vs_cpu: None,
         sign_mismatches_vs_cpu: None,
         gpu_phases: Vec::new(),

@@ -27,7 +27,12 @@ pub fn encode_npy_i32(shape: &[usize], data: &[i32]) -> Vec<u8> {
     encode_npy("<i4", shape, &bytes_le(data, |v| v.to_le_bytes()))
 }
 
-fn bytes_le<T: Copy>(data: &[T], le: impl Fn(T) -> [u8; 4]) -> Vec<u8> {
+/// Encodes little-endian float64 `data` with `shape` (C order) as `.npy` bytes.
+pub fn encode_npy_f64(shape: &[usize], data: &[f64]) -> Vec<u8> {
+    encode_npy("<f8", shape, &bytes_le(data, |v| v.to_le_bytes()))
+}
+
+fn bytes_le<T: Copy, const N: usize>(data: &[T], le: impl Fn(T) -> [u8; N]) -> Vec<u8> {
     data.iter().flat_map(|&v| le(v)).collect()
 }
 

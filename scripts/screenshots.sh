@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remakes the README's screenshots with the app's own export, under Xvfb.
+# Remakes the README's and the book's screenshots with the app's own export, under Xvfb.
 # Usage: scripts/screenshots.sh [path/to/collidoscope]   (default: a debug build)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,7 +1,11 @@
 """Times collidoscope.signed_distance on one mesh, and NVIDIA Warp's
 winding-number query on the same points where Warp is installed.
 
-    python python/bench/bench_signed_distance.py MESH.obj [--points 1000000] [--out bench.csv]
+    python python/bench/bench_signed_distance.py MESH.obj [--subdivide K] [--points 1000000] [--out bench.csv]
+
+``--subdivide K`` splits every triangle into four K times (midpoints, the
+surface unchanged): the Stanford bunny (69 K triangles) twice gives the
+1.1 M-triangle bunny of the README's tables.
 
 The points: half within 2% of the bounding-box diagonal of the surface
 (surface points, area-weighted, moved by up to that distance in a random
@@ -9,9 +13,9 @@ direction), half uniform in the bounding box. Both tools get a float32
 numpy array and return one:
 
 * collidoscope: ``signed_distance(mesh, points, sign="winding")``, numpy in
-  and out (the binding, the upload, the kernels, the read-back). Its
-  kernels' own time is not reported by the library for point queries, so
-  ``kernel_ms`` stays empty for it.
+  and out (the binding, the upload, the kernels, the read-back);
+  ``kernel_ms`` is the sum of its GPU phases by timestamp queries
+  (``collidoscope.last_timings()``), the median over the repeats.
 * Warp: a kernel calling ``wp.mesh_query_point_sign_winding_number`` and
   ``wp.mesh_eval_position``; the ``wp.Mesh`` (with
   ``support_winding_number=True``) is built once, outside the timing.
@@ -65,6 +69,22 @@ def sample_points(vertices, faces, n, seed=0):
     return np.concatenate([surface + offset, uniform]).astype(np.float32)
 
 
+def subdivided(vertices, faces):
+    """Every triangle split into four at its edges' midpoints (shared
+    edges get one midpoint): the same surface, four times the triangles."""
+    v = vertices.astype(np.float64)
+    f = faces.astype(np.int64)
+    edges = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+    unique, slot = np.unique(np.sort(edges, axis=1), axis=0, return_inverse=True)
+    mids = len(v) + slot.reshape(3, -1)  # (edge of the face, face)
+    v = np.concatenate([v, 0.5 * (v[unique[:, 0]] + v[unique[:, 1]])])
+    a, b, c = f.T
+    ab, bc, ca = mids
+    f = np.concatenate([np.stack(t, axis=1) for t in
+                        ((a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca))])
+    return v, f
+
+
 def median_ms(f, repeats):
     f()  # warm-up: pipelines, trees, caches
     times = []
@@ -84,10 +104,17 @@ def split_adapter(adapter):
 def collidoscope_rows(mesh, points, repeats, backend):
     adapter = cs.gpu_adapter() if backend != "cpu" else None
     device, driver = split_adapter(adapter) if adapter else ("cpu", "")
-    run = lambda: cs.signed_distance(mesh, points, sign="winding", backend=backend)  # noqa: E731
+    kernel = []
+
+    def run():
+        cs.signed_distance(mesh, points, sign="winding", backend=backend)
+        kernel.append((cs.last_timings() or {}).get("gpu_ms"))
+
     ms = median_ms(run, repeats)
+    timed = [k for k in kernel[1:] if k is not None]  # the warm-up left out
     return {"tool": f"collidoscope ({'gpu' if adapter else 'cpu'})", "with_copies_ms": ms,
-            "kernel_ms": "", "sign_disagreements": 0, "device": device, "driver": driver}
+            "kernel_ms": statistics.median(timed) if timed else "", "sign_disagreements": 0,
+            "device": device, "driver": driver}
 
 
 class WarpQuery:
@@ -154,10 +181,17 @@ def main(argv=None):
     parser.add_argument("--no-warp", action="store_true", help="leave Warp out")
     parser.add_argument("--out", type=Path, default=Path("bench_signed_distance.csv"))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--subdivide", type=int, default=0,
+                        help="split every triangle into four this many times first")
     args = parser.parse_args(argv)
 
     mesh = cs.load(args.mesh)
     vertices, faces = mesh.vertices, mesh.faces
+    for _ in range(args.subdivide):
+        vertices, faces = subdivided(vertices, faces)
+    if args.subdivide:
+        mesh = cs.Mesh(vertices, faces)
+    name = args.mesh.name + (f" subdivided {args.subdivide}x" if args.subdivide else "")
     warp = None
     if not args.no_warp:
         try:
@@ -174,7 +208,7 @@ def main(argv=None):
         if warp is not None:
             found.append(warp.rows(points, args.repeats, reference))
         for row in found:
-            row.update(mesh=args.mesh.name, triangles=len(faces), points=n, date=date)
+            row.update(mesh=name, triangles=len(faces), points=n, date=date)
             rows.append(row)
             kernel = f", kernel {row['kernel_ms']:.3f} ms" if row["kernel_ms"] != "" else ""
             print(f"{row['tool']:<24} {n:>9} points: {row['with_copies_ms']:.3f} ms with copies"

@@ -18,8 +18,9 @@ wgpu, or Mesa's software Vulkan driver) or on all CPU cores:
 Functions: ``load`` (OBJ, glTF), ``Mesh``, ``signed_distance``,
 ``unsigned_distance``, ``winding_number``, ``contains``, ``sdf_grid``
 (returns a ``Grid``), ``check``, ``tritri``, ``interfere``, ``simulate``,
-``show``, ``render``, ``gpu_adapter``, ``dataset``, ``dataset_meshes``
-(and ``collidoscope.ray.dataset`` on a Ray cluster). ``help()`` on each says everything
+``show``, ``render``, ``gpu_adapter``, ``last_timings`` (what the last
+query cost on the GPU and in all), ``dataset``, ``dataset_meshes`` (and
+``collidoscope.ray.dataset`` on a Ray cluster). ``help()`` on each says everything
 it takes and returns. Every bad argument raises ValueError naming it; the GIL is
 released while the library computes; the process makes one GPU device, on
 first use, and each Mesh keeps its prepared trees for later queries.
@@ -35,6 +36,7 @@ from ._collidoscope import (
     dataset_meshes,
     gpu_adapter,
     interfere,
+    last_timings,
     load,
     sdf_grid,
     signed_distance,
@@ -55,6 +57,7 @@ __all__ = [
     "dataset_meshes",
     "gpu_adapter",
     "interfere",
+    "last_timings",
     "load",
     "render",
     "sdf_grid",

@@ -162,6 +162,13 @@ def simulate(
     ``position`` (F, B, 3), ``orientation`` (F, B, 4), ``velocity``,
     ``angular_velocity``, ``energy``, ``backend``, ``broad``."""
 
+def last_timings() -> Optional[Dict[str, Any]]:
+    """What the process's last ``signed_distance`` call cost, or None
+    before the first: ``function``, ``backend``, ``points``, ``chunks``,
+    ``wall_ms`` (the whole call), ``gpu_ms`` (the sum of the GPU's phases
+    by timestamp queries; None on the CPU) and ``phases`` (name to ms)."""
+    ...
+
 def gpu_adapter() -> Optional[str]:
     """The GPU adapter in use, or None without one."""
 

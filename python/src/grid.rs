@@ -15,6 +15,7 @@ use pyo3::prelude::*;
 use crate::device::{Choice, choose};
 use crate::mesh::Mesh;
 use crate::queries::{check_sign_name, sign_mode};
+use crate::timings::Recorder;
 use crate::{Failure, arrays, detached};
 
 /// A signed distance field on a uniform grid (what ``sdf_grid`` returns).
@@ -179,6 +180,7 @@ pub fn sdf_grid<'py>(
     let mesh = mesh.get();
     let prepared = mesh.prepared(py)?;
     params.sign_mode = sign_mode(sign, &prepared)?;
+    let mut timings = Recorder::start("sdf_grid");
     let (field, adapter) = detached(py, || {
         let progress = Progress::default();
         let (field, adapter) = match choice {
@@ -195,6 +197,13 @@ pub fn sdf_grid<'py>(
         };
         Ok((field, adapter))
     })?;
+    timings.add(
+        field
+            .timings
+            .phases
+            .iter()
+            .map(|p| (p.name.as_str(), p.gpu_ms)),
+    );
     let name = mesh.raw().name.clone();
     let source = FieldSource {
         mesh_file: &name,
@@ -210,6 +219,7 @@ pub fn sdf_grid<'py>(
     let info = crate::json_to_python(py, &sidecar(&field, &prepared, &source))?;
     let d = field.grid.dims;
     let band_world = field.band_world();
+    timings.finish(choice.name(), field.values.len());
     let values = arrays::array1(py, field.values)
         .reshape([d.z as usize, d.y as usize, d.x as usize])?
         .into_any();

@@ -21,6 +21,7 @@ mod mesh;
 mod poses;
 mod queries;
 mod simulate;
+mod timings;
 mod tritri;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -119,6 +120,7 @@ fn _collidoscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(interfere::interfere, m)?)?;
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(device::gpu_adapter, m)?)?;
+    m.add_function(wrap_pyfunction!(timings::last_timings, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset, m)?)?;
     m.add_function(wrap_pyfunction!(dataset::dataset_meshes, m)?)?;
     Ok(())

@@ -16,6 +16,7 @@ use pyo3::prelude::*;
 use crate::arrays::{self, RowsView};
 use crate::device::{Choice, choose};
 use crate::mesh::Mesh;
+use crate::timings::Recorder;
 use crate::{Failure, detached};
 
 // Points per chunk unless told (`chunk_size = 1048576` in the signatures
@@ -136,21 +137,25 @@ pub fn signed_distance<'py>(
     let mode = sign_mode(sign, &prepared)?;
     let view = rows.view();
     let progress = Progress::default();
+    let mut timings = Recorder::start("signed_distance");
+    let on_gpu = matches!(choice, Choice::Gpu(_)) && mode == SignMode::Winding;
     let values = detached(py, || {
         chunked(view, chunk_size, |chunk| {
             // The GPU signs by winding number; the pseudo-normal sign is
             // the CPU's whatever the backend (its module docs).
             let got = match choice {
-                Choice::Gpu(gpu) if mode == SignMode::Winding => gpu.exclusive(|stage| {
+                Choice::Gpu(gpu) if on_gpu => gpu.exclusive(|stage| {
                     signed_at_points(&prepared, chunk, mode, Backend::Gpu, Some(stage), &progress)
                 }),
                 _ => signed_at_points(&prepared, chunk, mode, Backend::CpuFast, None, &progress),
-            };
-            Ok(got?.values)
+            }?;
+            timings.add_gpu(&got.phases);
+            Ok(got.values)
         })
     })?;
     let distance = arrays::array1(py, values).into_any();
     if !return_closest {
+        timings.finish(if on_gpu { "gpu" } else { "cpu" }, view.len());
         return Ok(distance);
     }
     let nearest = detached(py, || {
@@ -159,6 +164,7 @@ pub fn signed_distance<'py>(
         })
     })?;
     let (face, barycentric, closest) = closest_columns(mesh, &prepared, &nearest);
+    timings.finish(if on_gpu { "gpu" } else { "cpu" }, view.len());
     let tuple = (
         distance,
         arrays::array1(py, face),

@@ -7,6 +7,9 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
+
+import collidoscope as cs
 
 from conftest import ROOT, icosphere, write_obj
 
@@ -37,10 +40,15 @@ def test_bench_writes_rows_and_the_summary_reads_them(tmp_path):
     assert len(lines) == 2 + len(rows) and "1,000" in table
 
 
-def test_points_are_half_near_the_surface():
+def bench_module():
     spec = importlib.util.spec_from_file_location("bench", BENCH / "bench_signed_distance.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_points_are_half_near_the_surface():
+    bench = bench_module()
     v, f = icosphere(2)
     p = bench.sample_points(v, f, 2000)
     assert p.shape == (2000, 3) and p.dtype.name == "float32"
@@ -49,3 +57,23 @@ def test_points_are_half_near_the_surface():
     assert (np.abs(r - 1) <= 0.02 * diagonal + 0.02).all()  # near: within 2% (+ the chord sag)
     assert (np.abs(p[1000:]) <= 1).all()  # uniform in the box
 
+
+
+def test_subdivision_keeps_the_surface():
+    """Four triangles for one, the same area, a closed mesh again (every
+    edge shared by two faces), and the same distances."""
+    v, f = icosphere(1)
+    sv, sf = bench_module().subdivided(v, f)
+    assert len(sf) == 4 * len(f) and len(sv) == len(v) + len(f) * 3 // 2
+
+    def area(v, f):
+        a, b, c = (v[f[:, i]] for i in range(3))
+        return 0.5 * np.linalg.norm(np.cross(b - a, c - a), axis=1).sum()
+
+    assert area(sv, sf) == pytest.approx(area(v, f), rel=1e-12)
+    edges = np.sort(np.concatenate([sf[:, [0, 1]], sf[:, [1, 2]], sf[:, [2, 0]]]), axis=1)
+    assert (np.unique(edges, axis=0, return_counts=True)[1] == 2).all()
+    p = np.random.default_rng(3).uniform(-1.5, 1.5, (500, 3))
+    original = cs.signed_distance(cs.Mesh(v, f), p, backend="cpu")
+    np.testing.assert_allclose(cs.signed_distance(cs.Mesh(sv, sf), p, backend="cpu"), original,
+                               atol=1e-6)

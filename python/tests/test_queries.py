@@ -230,3 +230,26 @@ def test_prepared_once(bunny):
     cs.signed_distance(mesh, p, backend="cpu")
     second = time.perf_counter() - start
     assert second < first / 5, (first, second)
+
+
+def test_last_timings_account_for_the_call(bunny, spot, gpu):
+    """``last_timings()`` describes the last call: its backend, its points
+    and chunks, a wall time, and on the GPU the phases' sum within it. A
+    query on another mesh and back gives the first mesh's values again
+    (the mesh kept on the GPU follows the mesh queried)."""
+    p = random_points(bunny, 3000, seed=11)
+    first = cs.signed_distance(bunny, p, sign="winding", backend="gpu", chunk_size=1000)
+    t = cs.last_timings()
+    assert t["function"] == "signed_distance" and t["backend"] == "gpu"
+    assert t["points"] == 3000 and t["chunks"] == 3 and t["wall_ms"] > 0
+    if t["gpu_ms"] is not None:  # the adapter has timestamp queries
+        assert 0 < t["gpu_ms"] <= t["wall_ms"] and sum(t["phases"].values()) == pytest.approx(t["gpu_ms"])
+    cs.signed_distance(spot, p, sign="winding", backend="gpu")
+    np.testing.assert_array_equal(
+        cs.signed_distance(bunny, p, sign="winding", backend="gpu"), first)
+    cs.signed_distance(bunny, p[:5], backend="cpu")
+    t = cs.last_timings()
+    assert t["backend"] == "cpu" and t["points"] == 5 and t["gpu_ms"] is None and t["phases"] is None
+    grid = cs.sdf_grid(spot, res=16, backend="gpu")
+    t = cs.last_timings()
+    assert t["function"] == "sdf_grid" and t["points"] == grid.values.size and t["wall_ms"] > 0

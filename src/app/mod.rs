@@ -6,7 +6,7 @@
 //! ([`crate::scene::Job`]); the UI polls for their products every frame and
 //! never blocks on the GPU.
 //!
-//! Dependencies run one way: [`viewer`] (the frame loop, the script runner)
+//! Dependencies run one way: `viewer` (the frame loop, the script runner)
 //! → [`script`] → [`modes`] (one folder per mode, each against the
 //! [`modes::Mode`] trait) → [`shell`] (what the modes share: viewport,
 //! notices, GPU, jobs, settings; the window's chrome).
@@ -28,7 +28,7 @@ pub struct ViewerOptions {
     /// each to the mode that takes its kind, or as the mesh (the last mesh
     /// is shown, instead of the default one).
     pub open: Vec<PathBuf>,
-    /// A scripted sequence (tests, screenshots for the README).
+    /// A scripted sequence (tests, screenshots for the README and the book).
     pub script: Option<Script>,
     /// The camera to start with (`--camera FILE`), instead of the saved one.
     pub camera: Option<crate::view::Camera>,

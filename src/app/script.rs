@@ -1,5 +1,5 @@
 //! Scripted viewer sessions: a list of steps the viewer performs one after
-//! another, for the GUI smoke test and for making the README's screenshots
+//! another, for the GUI smoke test and for making the book's screenshots
 //! with the app itself. `collidoscope --script "open:spot; compute;
 //! filter:inside; screenshot:shot.png; quit"`.
 //!
@@ -19,8 +19,8 @@
 //! step after it is `expect-error`.
 //!
 //! `collidoscope --script help` prints [`help`]: the shell's steps
-//! ([`SHELL_STEPS`], beside [`parse_step`]) and each mode's
-//! ([`ModeSteps::steps`], beside the mode's parser); a test checks that every
+//! ([`SHELL_STEPS`], beside `parse_step`) and each mode's
+//! (`ModeSteps::steps`, beside the mode's parser); a test checks that every
 //! step the parsers accept is listed.
 
 use std::path::{Path, PathBuf};
@@ -252,7 +252,7 @@ pub fn help() -> String {
 /// line, by `open:` and `drop:`, and the camera files (`--camera`,
 /// `camera:`); the outputs every export of the shell's steps (with the
 /// sidecar of `export-field:` and the plot beside `export-timings:`) and of
-/// the modes' steps ([`Mode::step_outputs`]). The plan does not follow the
+/// the modes' steps (`Mode::step_outputs`). The plan does not follow the
 /// script's order: a session may not write a file it reads at any step.
 pub fn output_plan(
     steps: &[ScriptStep],

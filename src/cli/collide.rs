@@ -65,6 +65,7 @@ pub struct CollideArgs {
     /// Edge sampling threshold (world units; the cell diagonal is the minimum).
     #[arg(long, default_value_t = 0.0)]
     pub threshold: f32,
+    /// Where the contacts are computed.
     #[arg(long, value_enum, default_value = "gpu")]
     pub backend: CollideBackendArg,
     /// Output JSON file; a CSV with the same stem goes beside it.

@@ -62,6 +62,7 @@ pub struct ParticlesArgs {
     /// Impact-map side, texels.
     #[arg(long, default_value_t = 256)]
     pub map_res: u32,
+    /// Where the particles are evaluated and the maps drawn.
     #[arg(long, value_enum, default_value = "gpu")]
     pub backend: ParticleBackendArg,
 }

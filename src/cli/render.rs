@@ -81,11 +81,13 @@ pub struct RenderArgs {
     pub load: super::LoadOpts,
     /// Mesh file: OBJ, PLY, STL or OFF (an OBJ's objects merged).
     pub mesh: PathBuf,
+    /// What the picture shows.
     #[arg(long, value_enum, default_value = "field")]
     pub view: ViewArg,
     /// Cells along the longest axis of the field (8–512).
     #[arg(long, default_value_t = 64)]
     pub res: u32,
+    /// Where the field is computed.
     #[arg(long, value_enum, default_value = "gpu")]
     pub backend: BackendArg,
     /// Grid thickness: padding on every side, as a fraction of the longest side.
@@ -95,11 +97,13 @@ pub struct RenderArgs {
     /// consistently oriented, winding otherwise.
     #[arg(long, value_enum)]
     pub sign: Option<SignArg>,
+    /// Which cells are drawn.
     #[arg(long, value_enum, default_value = "all")]
     pub filter: FilterArg,
     /// Half-width of `--filter band`, in cells.
     #[arg(long, default_value_t = 2.0)]
     pub band_cells: f32,
+    /// The colour map of signed distance.
     #[arg(long, value_enum, default_value = "sundholm")]
     pub colormap: ColorMapArg,
     /// |distance| at full colour saturation (default: the largest |distance|).

@@ -24,6 +24,7 @@ pub struct SdfArgs {
     /// Cells along the longest axis (8–512).
     #[arg(long, default_value_t = 64)]
     pub res: u32,
+    /// Where the field is computed.
     #[arg(long, value_enum, default_value = "gpu")]
     pub backend: BackendArg,
     /// Grid thickness: padding on every side, as a fraction of the longest side.

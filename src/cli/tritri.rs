@@ -57,6 +57,7 @@ pub struct TritriArgs {
     /// A JSON file of pose pairs answered as one batch (yes/no each).
     #[arg(long, conflicts_with_all = ["pose_a", "pose_b", "all_pairs"])]
     pub poses: Option<PathBuf>,
+    /// Where the pairs are tested.
     #[arg(long, value_enum, default_value = "gpu")]
     pub backend: TriBackendArg,
     /// Use the tutorial's five-edge test instead of the exact predicate.

@@ -6,7 +6,7 @@
 //! query point, shaders/shared/winding_f64_leaf.wgsl) can be no more exact
 //! than those stored corners. If the subtraction rounds, every corner is
 //! off by up to 2⁻²⁴ of its length, and every query point within that of a
-//! triangle's plane stays undecided and goes to slower steps (issue 14).
+//! triangle's plane stays undecided and goes to slower steps.
 //! [`exact_frame`] picks `f` so that the subtraction never rounds: the
 //! stored corners *are* the CPU's corners, moved.
 //!

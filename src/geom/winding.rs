@@ -322,7 +322,7 @@ impl FastWinding {
     }
 
     /// Whether `|w| > ½` at `p` for the exact winding number: the fast pass,
-    /// then [`REFINE_BETA`] and [`STRICT_BETA`], then the exact sum where
+    /// then [`REFINE_BETA`] and `STRICT_BETA`, then the exact sum where
     /// the bounds leave it open (module docs).
     pub fn is_inside(&self, p: Vec3) -> bool {
         [BETA, REFINE_BETA, STRICT_BETA]
@@ -342,7 +342,7 @@ impl FastWinding {
     /// ½), then the exact sum straight away. The stricter walks would cost
     /// about a third of the exact sum, serially, and cannot decide the
     /// points within about 1e-4 of `|w| = ½` that such a walk leaves: their
-    /// bound stops at [`STRICT_BETA`]'s 1e-3 and, at any β, at the exact
+    /// bound stops at `STRICT_BETA`'s 1e-3 and, at any β, at the exact
     /// leaves' rounding allowance. The sign is the same as
     /// [`FastWinding::is_inside`]'s: the exact winding number's.
     pub fn is_inside_after_strict_walk(&self, p: Vec3) -> bool {

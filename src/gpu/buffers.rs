@@ -169,8 +169,8 @@ pub fn write_part<T: bytemuck::Pod>(
 const STREAM_PIECE: usize = 32 << 20;
 
 /// A storage buffer of `count` records, `record(i)` at index `i`, uploaded
-/// in pieces of [`STREAM_PIECE`] bytes: each piece is written in parallel
-/// into its own staging memory ([`write_records`]) and submitted at once,
+/// in pieces of `STREAM_PIECE` bytes: each piece is written in parallel
+/// into its own staging memory (`write_records`) and submitted at once,
 /// so the GPU copies one piece while the host writes the next, and the
 /// pieces' staging memory comes out of the allocator's blocks instead of
 /// one dedicated allocation as large as the upload. Most of the gain is

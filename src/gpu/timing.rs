@@ -158,7 +158,7 @@ impl<'a> GpuRun<'a> {
     /// resolution of its timestamp queries and the request to map their
     /// read-back: a caller that waits for this submission anyway (to map a
     /// buffer it copies into) then gets the times without a submission and
-    /// a wait of their own ([`SubmittedRun::finish`]).
+    /// a wait of their own (`SubmittedRun::finish`).
     pub fn submit_last(mut self) -> Result<(wgpu::SubmissionIndex, SubmittedRun<'a>), GpuError> {
         self.profiler.get().resolve_queries(&mut self.encoder);
         let submission = self.gpu.queue.submit([self.encoder.finish()]);

@@ -14,7 +14,7 @@
 //!   a file that grows while it is read is refused too).
 //!
 //! The limits are generous for real data and small next to a machine's
-//! memory; the CLI's help and the README list them.
+//! memory; the CLI's help and the book list them.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

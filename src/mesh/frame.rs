@@ -1,4 +1,4 @@
-//! The frame the distance fields are computed in (issue 14, item 6).
+//! The frame the distance fields are computed in.
 //!
 //! float32 holds 24 bits relative to the largest coordinate, so a mesh a
 //! million units from the origin keeps only 1/16 of a unit of detail in

@@ -675,7 +675,7 @@ mod tests {
         assert!(report.boundary_edges == n, "{report}");
     }
 
-    /// Issue 15, item 5: dropped and cut-off faces are found with the line
+    /// Dropped and cut-off faces are found with the line
     /// an editor shows, whatever the line endings; a clean file, and one
     /// whose last face simply lacks a line break, have none.
     #[test]

@@ -152,7 +152,7 @@ impl ColorMap {
     }
 
     /// The id the shader (`ramp_stop` in shaders/view.wgsl) switches on;
-    /// the sequential maps are those from [`SEQUENTIAL_FROM`].
+    /// the sequential maps are those from `SEQUENTIAL_FROM`.
     pub fn shader_id(self) -> u32 {
         match self {
             ColorMap::Sundholm => 0,

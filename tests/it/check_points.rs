@@ -141,7 +141,11 @@ fn points_near_a_half_are_refined_on_the_gpu() {
         points.len() - open_first,
         points.len()
     );
-    let (values, cpu) = sdf_gpu.exact_at_points(&mesh, &points).expect("gpu");
+    let collidoscope::stages::sdf::PointsRun {
+        values,
+        cpu_signed: cpu,
+        ..
+    } = sdf_gpu.exact_at_points(&mesh, &points).expect("gpu");
     let mut within_rounding = 0;
     for (i, (&p, v)) in points.iter().zip(&values).enumerate() {
         let exact = w(p);

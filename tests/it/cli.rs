@@ -489,7 +489,7 @@ fn an_upload_beyond_the_gpu_binding_names_the_limit_and_the_cpu_backend() {
     assert!(!err.contains("resolution"), "{err}");
 }
 
-/// Issue 15, item 5: a 2-vertex face used to be dropped without a word
+/// A 2-vertex face used to be dropped without a word
 /// (and the cube became open, switching the sign mode silently); it is
 /// reported with its line number, and `--strict` refuses the file.
 #[test]

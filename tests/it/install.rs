@@ -1,4 +1,4 @@
-//! Installing and starting from the README alone (issue 15, item 10): the
+//! Installing and starting from the README alone: the
 //! README's apt line has every package `.ci/run` installs, it names the
 //! toolchain, and the viewer without a display says what to do instead.
 

@@ -146,7 +146,7 @@ fn cpu_run_equals_gpu_run() {
     }
 }
 
-/// Coincident surfaces (issue 15, item 8): two identical cubes at one
+/// Coincident surfaces: two identical cubes at one
 /// pose, and two copies of a closed torus at one pose, give zero counts
 /// wherever the CPU can decide (the offset edges lie outside both), so
 /// they are reported as touching with their tied pixels; two cubes apart

@@ -7,10 +7,13 @@
 mod common;
 
 mod adaptive;
+mod bench_docs;
+mod book;
 mod check_cli;
 mod check_far;
 mod check_points;
 mod cli;
+mod cli_docs;
 mod collide_cases;
 mod collide_cli;
 mod collide_gpu_cpu;

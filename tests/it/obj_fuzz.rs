@@ -116,10 +116,9 @@ enum Corruption {
     NegativeOutOfRange,
     NonFinite,
     Crlf,
-    /// A UTF-8 byte-order mark first (issue 15, item 3: it dropped the
-    /// first vertex).
+    /// A UTF-8 byte-order mark first (it once dropped the first vertex).
     Bom,
-    /// Lone CRs end the lines (issue 15, item 6: "color parse error").
+    /// Lone CRs end the lines (once a "color parse error").
     CrOnly,
 }
 
@@ -274,7 +273,7 @@ fn expect(bytes: &[u8]) -> Expected {
                     }
                     corners.push(resolved.max(0) as usize);
                 }
-                // Fewer than 3 corners (a truncated face): issue 15 item 5
+                // Fewer than 3 corners (a truncated face): `--strict`
                 // decides between a warning and an error; either is clear.
                 if corners.len() < 3 {
                     return Expected::Open;

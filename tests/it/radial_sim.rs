@@ -300,7 +300,7 @@ fn bench_radial_writes_its_table_small() {
         }
     }
     let md = std::fs::read_to_string(dir.join("radial.md")).unwrap();
-    assert_eq!(md.lines().count(), 6, "the README table: {md}");
+    assert_eq!(md.lines().count(), 6, "the book's table: {md}");
     assert!(
         md.starts_with("| character | fields | cloth particles"),
         "{md}"
@@ -344,7 +344,7 @@ fn bench_radial_writes_its_table_small() {
         );
     }
     let md = std::fs::read_to_string(dir.join("radial-alternatives.md")).unwrap();
-    assert_eq!(md.lines().count(), 10, "the README table: {md}");
+    assert_eq!(md.lines().count(), 10, "the book's table: {md}");
     assert!(md.starts_with("| technique | structure |"), "{md}");
     assert!(dir.join("radial-alternatives.png").exists());
 }

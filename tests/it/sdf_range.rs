@@ -1,4 +1,4 @@
-//! Numeric range (issue 14, item 6): a mesh moved by 1e6, or scaled by
+//! Numeric range: a mesh moved by 1e6, or scaled by
 //! 1e-6 … 1e6, gives the original's field, every backend (grid: gpu,
 //! gpu-brute, cpu, cpu-ref; adaptive: gpu, cpu), both sign modes, on a
 //! closed mesh and an open one.

@@ -694,7 +694,11 @@ fn more_open_points_than_a_walk_took_are_decided_on_the_gpu() {
     let points: Vec<Vec3> = (0..side * side)
         .map(|k| Vec3::new(at(k % side), at(k / side), 0.5 + 1e-4))
         .collect();
-    let (values, cpu) = sdf_gpu.exact_at_points(&prepared, &points).unwrap();
+    let collidoscope::stages::sdf::PointsRun {
+        values,
+        cpu_signed: cpu,
+        ..
+    } = sdf_gpu.exact_at_points(&prepared, &points).unwrap();
     let (positions, triangles) = (&prepared.mesh.positions, &prepared.mesh.triangles);
     for (i, p) in points.iter().enumerate() {
         let w = winding_number_exact(positions, triangles, *p);

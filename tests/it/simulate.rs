@@ -341,7 +341,7 @@ fn the_gpu_step_is_deterministic_and_batched_poses_match_synced_ones() {
     );
 }
 
-/// Issue 18's "about twice the contacts" traced: every backend counts the
+/// "About twice the contacts" traced: every backend counts the
 /// same quantity — both sides' sampling points inside the other body (A's
 /// in B and B's in A) plus samples below the ground, of the frame's last
 /// substep, each once. From one state the three paths report the same
@@ -380,7 +380,7 @@ fn from_one_state_every_backend_counts_the_same_pairs_and_contacts() {
     }
 }
 
-/// Issue 18's image-space broad phase on a pile, every backend of it: each
+/// The image-space broad phase on a pile, every backend of it: each
 /// pair it reports has boxes that overlap when grown by its edge offset,
 /// its ground pairs are sort-and-sweep's, and every pair the narrow phase
 /// finds in contact from sort-and-sweep's pairs is among its pairs.

@@ -106,7 +106,7 @@ pub enum ModeRequest {
     Leave,
 }
 
-/// One viewer mode; its script steps come from its [`Steps`] table.
+/// One viewer mode; its script steps come from its `Steps` table.
 pub trait Mode: ModeSteps {
     /// The name in `mode:NAME` and in the profiler's runs.
     fn name(&self) -> &'static str;
@@ -222,7 +222,7 @@ pub(crate) trait Steps: Sized {
 }
 
 /// The script steps of a mode, whatever its step type: what the script
-/// parser and the viewer call on the active mode. Every [`Steps`] mode has
+/// parser and the viewer call on the active mode. Every `Steps` mode has
 /// them.
 pub trait ModeSteps {
     /// This mode's script steps, for `--script help`.

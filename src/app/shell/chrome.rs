@@ -149,17 +149,22 @@ fn help_menu_ui(shell: &mut Shell, ui: &mut egui::Ui) {
     });
 }
 
-/// The documentation: the README (a link where the source tree this
-/// binary was built from is still there) and the built-in help.
+/// The documentation: the book in `docs/` of the source tree this binary
+/// was built from (a link to its built HTML, or to its Markdown pages
+/// where it is not built; the path alone where the tree is gone) and the
+/// built-in help.
 fn docs_ui(ui: &mut egui::Ui) {
-    let readme = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-    if readme.is_file() {
+    let book = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let html = book.join("book").join("index.html");
+    let pages = book.join("src").join("SUMMARY.md");
+    ui.label(format!("Documentation: the book in {}", book.display()));
+    if html.is_file() {
+        ui.hyperlink_to("Open the book", format!("file://{}", html.display()));
+    } else if pages.is_file() {
         ui.hyperlink_to(
-            "Documentation (README.md)",
-            format!("file://{}", readme.display()),
+            "Open the book's pages (scripts/book builds it as HTML)",
+            format!("file://{}", pages.display()),
         );
-    } else {
-        ui.label("Documentation: README.md of the source");
     }
     for (command, what) in [
         ("collidoscope --help", "the commands"),

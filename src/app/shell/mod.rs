@@ -14,7 +14,7 @@
 //! The window's chrome — menu bar, mode switch, banner, profiler, export,
 //! the camera's buttons and the keyboard shortcuts — is in [`chrome`],
 //! [`profiler`], [`export`], [`camera_bar`] and [`keys`]; the frame loop
-//! that owns the modes is [`crate::app::viewer`].
+//! that owns the modes is `crate::app::viewer`.
 
 pub mod banner;
 pub mod camera_bar;

@@ -46,7 +46,7 @@ pub enum BenchCommand {
     /// table 1): structure update and collision GPU time, memory.
     Radial(radial::Args),
     /// Closed-form particles and impact maps (Knott 2003 ch. 3): particles/s
-    /// and impacts/s vs count, map read-back vs resolution, the 10M goal.
+    /// and impacts/s vs count, map read-back vs resolution, 10M particles.
     Particles(particles::Args),
 }
 

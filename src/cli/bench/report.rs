@@ -99,7 +99,7 @@ fn table<R: Row>(title: &str, rows: &[R]) -> String {
 }
 
 /// `rows` as a Markdown table (the table's columns and cells), ready for
-/// the README.
+/// the book.
 pub fn markdown_table<R: Row>(rows: &[R]) -> String {
     let columns = R::table_columns();
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
@@ -189,7 +189,7 @@ impl<'a> Report<'a> {
         Ok(())
     }
 
-    /// Writes `<name>.md`: the rows as the README shows them.
+    /// Writes `<name>.md`: the rows as the book shows them.
     pub fn write_markdown(&self, text: &str) -> anyhow::Result<()> {
         let path = self.path("md");
         crate::io::write_atomically(&path, text.as_bytes())

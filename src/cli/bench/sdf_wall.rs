@@ -1,4 +1,4 @@
-//! `bench sdf`'s end-to-end accounting (issue 18): a GPU row's wall time
+//! `bench sdf`'s end-to-end accounting: a GPU row's wall time
 //! split by phase, the field's PCIe copy time, and the target
 //! `wall ≤ GPU + 2 × copy + 5 ms`, for a cold and a warm call.
 //!
@@ -130,7 +130,7 @@ pub fn copy_bandwidth(gpu: &GpuContext) -> anyhow::Result<(f64, bool)> {
 }
 
 /// One GPU row of the wall-time table (`bench sdf` prints it after the
-/// main table and writes it to `sdf.md`, ready for the README).
+/// main table and writes it to `sdf.md`, ready for the book).
 #[derive(Serialize)]
 pub struct WallRow {
     pub model: String,

@@ -5,7 +5,7 @@
 //! A step is the PBD loop of §8: predict every particle under gravity
 //! ([`Particles::predict`]), project the constraints for a few
 //! iterations, collide the predictions with the fields
-//! ([`super::collide`]) and take the new velocities from the change of
+//! (`super::collide`) and take the new velocities from the change of
 //! position ([`Particles::update`]).
 //!
 //! # Constraints

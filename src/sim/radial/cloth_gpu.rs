@@ -81,7 +81,7 @@ pub struct BoundCloth {
 }
 
 impl BoundCloth {
-    /// GPU commands [`ClothGpu::record_constraints`] records, each after
+    /// GPU commands `ClothGpu::record_constraints` records, each after
     /// the previous: a dispatch per iteration, and the copy back after an
     /// odd count.
     pub fn commands(&self) -> u32 {

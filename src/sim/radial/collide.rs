@@ -177,7 +177,7 @@ pub(crate) fn collide_particle(
     out
 }
 
-/// Collides every particle: `q[i]` and `q1[i]` as in [`collide_particle`].
+/// Collides every particle: `q[i]` and `q1[i]` as in `collide_particle`.
 pub fn collide(
     set: &FieldSet,
     params: &CollideParams,

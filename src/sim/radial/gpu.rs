@@ -1,6 +1,6 @@
 //! The particles' GPU kernels (`shaders/radial_particles.wgsl`): predict,
 //! collide against radial fields, update — the mirror of
-//! [`super::particles`] and [`super::collide`].
+//! [`super::particles`] and `super::collide`.
 //!
 //! [`GpuFields`] holds a field set on the GPU, [`GpuParticles`] a particle
 //! system's state; [`RadialSimGpu`] records the three passes into a

@@ -7,7 +7,7 @@
 //! - [`fields`]: the field set the kernels read (current and previous
 //!   frames, broad-phase radii, cells) and the surface approximation of a
 //!   cell (§6.3.1);
-//! - [`collide`]: broad phase, pseudo-continuous detection and response
+//! - `collide`: broad phase, pseudo-continuous detection and response
 //!   with friction (§6.1–6.3), the CPU reference;
 //! - [`particles`]: the position-based particle step (predict, collide,
 //!   update) and the free particle stream, on the CPU;

@@ -7,7 +7,7 @@
 //!
 //! 1. **predict**: `v += g·dt`, `q₁ = q + v·dt` (pinned particles, inverse
 //!    mass 0, stay where they are);
-//! 2. **collide**: q₁ moved out of the fields ([`super::collide`]);
+//! 2. **collide**: q₁ moved out of the fields (`super::collide`);
 //! 3. **update**: `v = damping·(q₁ − q)/dt`, `q = q₁`. A particle that
 //!    falls below `floor` starts again from its spawn point, at rest, so a
 //!    stream keeps falling.

@@ -87,7 +87,7 @@ impl Pipeline {
     }
 
     /// [`Pipeline::detect`] with the exact pairs' intersection segments:
-    /// pairs with an exact body go to [`super::exact`], the rest to the
+    /// pairs with an exact body go to `super::exact`, the rest to the
     /// fields.
     pub fn detect_phases(
         &self,
@@ -207,7 +207,7 @@ impl Pipeline {
 
     /// The image-space phase's edge offset: the boxes' margin (with the
     /// contact threshold) plus half the largest field cell diagonal
-    /// ([`image_broad`] says why).
+    /// (`image_broad` says why).
     pub fn image_edge_offset(&self, params: &PipelineParams) -> f32 {
         let cell = self
             .shapes

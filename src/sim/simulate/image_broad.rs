@@ -38,7 +38,7 @@ use crate::stages::interfere::{
 /// Which broad phase finds the candidate pairs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum BroadPhase {
-    /// Sort-and-sweep over the bodies' world boxes ([`super::broad`]).
+    /// Sort-and-sweep over the bodies' world boxes (`super::broad`).
     #[default]
     SortAndSweep,
     /// The interference test's compute backend (CPU reference on the CPU

@@ -7,7 +7,7 @@
 //! # The phases of a (sub)step
 //!
 //! 1. **Gravity** on the dynamic bodies' velocities.
-//! 2. **Broad phase** ([`broad`]): sort-and-sweep over the bodies' world
+//! 2. **Broad phase** (`broad`): sort-and-sweep over the bodies' world
 //!    boxes — each mesh's object-frame bounding box, posed, grown by
 //!    [`PipelineParams::box_margin`] (the margin and the contact threshold)
 //!    and by the distance the body moves in the step — plus the ground
@@ -20,9 +20,9 @@
 //!    why), all pairs in one dispatch, fields and
 //!    samples resident on the GPU since the pipeline was built. A sample
 //!    closer than the contact threshold `ε`
-//!    ([`ColliderParams::contact_threshold`]) to the other surface is a
+//!    (`ColliderParams::contact_threshold`) to the other surface is a
 //!    contact of depth `ε − d`, so bodies rest about `ε` apart; exact
-//!    tri–tri pairs ([`exact`]) take only crossing triangles.
+//!    tri–tri pairs (`exact`) take only crossing triangles.
 //! 4. **Response**: sequential impulses with Coulomb friction
 //!    ([`crate::sim::collide::solve_contacts`]), semi-implicit Euler, then
 //!    relaxing sweeps that take position correction's velocity back out
@@ -56,7 +56,7 @@
 //!
 //! # Poses
 //!
-//! Each mesh is simulated about its centre of mass ([`mass`]): its field
+//! Each mesh is simulated about its centre of mass (`mass`): its field
 //! and samples are built on the mesh moved so that the centre is at the
 //! origin, and [`Pipeline::mesh_pose`] turns the body's state back into the
 //! pose of the mesh's own coordinates, the one a scene file gives.
@@ -164,7 +164,7 @@ pub struct FrameSummary {
     /// inside the other body, both sides (A's in B and B's in A), and
     /// samples below the ground, each once — the same quantity on every
     /// backend (tests/it/simulate.rs checks it from one state) — plus the
-    /// exact pairs' contacts ([`exact`]).
+    /// exact pairs' contacts (`exact`).
     pub contacts: usize,
     /// The deepest contact of the frame's last substep.
     pub max_depth: f32,
@@ -174,7 +174,7 @@ pub struct FrameSummary {
     pub lag: usize,
     /// Per phase, summed over the substeps.
     pub timings: Timings,
-    /// Intersection segments of the exact pairs ([`exact`]) in the frame's
+    /// Intersection segments of the exact pairs (`exact`) in the frame's
     /// last substep.
     pub segments: Vec<ExactSegment>,
 }

@@ -26,13 +26,13 @@ pub struct PipelineParams {
     /// Sequential-impulse sweeps per step (CPU solver).
     pub iterations: u32,
     /// Jacobi sweeps per step of the GPU solver: it converges more slowly
-    /// than Gauss–Seidel ([`resident`]), so it gets more.
+    /// than Gauss–Seidel (`resident`), so it gets more.
     pub gpu_iterations: u32,
     /// Bounding boxes grow by this much (world units) on every side.
     pub margin: f32,
     pub colliders: ColliderParams,
     pub backend: PipelineBackend,
-    /// Sort-and-sweep or the image-space test ([`image_broad`]; the `cpu`
+    /// Sort-and-sweep or the image-space test (`image_broad`; the `cpu`
     /// and `gpu-detect` backends — the resident step sweeps).
     pub broad: BroadPhase,
     /// Pixels along each side of the image-space phase's views.

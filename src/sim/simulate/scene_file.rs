@@ -14,7 +14,7 @@
 //! relative to the scene file; bodies naming the same file share one field.
 //! Orientations are quaternions `[x, y, z, w]` (normalised on reading);
 //! `velocity` is that of the centre of mass; `"exact": true` gives the
-//! body's pairs the triangle–triangle narrow phase ([`super::exact`]). Every problem is reported as
+//! body's pairs the triangle–triangle narrow phase (`super::exact`). Every problem is reported as
 //! one line naming the field, e.g. `bodies[2].orientation: expected 4
 //! numbers, got 3`; unknown fields are refused (a misspelt `"statc"` would
 //! otherwise silently drop a body).
@@ -357,7 +357,7 @@ pub struct Trajectory {
 /// step ([`Pipeline::step_batch`]).
 const BATCH: usize = 64;
 
-/// Steps `pipeline` `frames` frames, [`BATCH`] at a time, calling `each`
+/// Steps `pipeline` `frames` frames, `BATCH` at a time, calling `each`
 /// with every frame's number (from 1), its body states and its contact
 /// count: `simulate`'s loop, for callers that keep more than a
 /// [`Trajectory`].

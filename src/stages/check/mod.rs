@@ -3,11 +3,11 @@
 //! # How it works
 //!
 //! A field from any tool (mesh_to_sdf, Kaolin, Warp, Open3D, one's own code,
-//! or collidoscope itself) is read as samples: a uniform grid ([`input`]:
+//! or collidoscope itself) is read as samples: a uniform grid (`input`:
 //! `.npy` with collidoscope's sidecar, or with `--origin`, `--cell-size` and
 //! `--axis-order` given) or a point set (`.npz` with `centers` or `points`
 //! and `values`). The exact field is evaluated at the same points
-//! ([`reference`]):
+//! (`reference`):
 //!
 //! * **magnitude** — the exact distance to the closest point on any triangle
 //!   (Ericson's Voronoi-region closest point), on a grid by the `sdf`

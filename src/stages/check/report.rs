@@ -30,7 +30,7 @@ pub struct Comparison {
     /// Samples on the other side of the surface than the exact field says,
     /// in sample order.
     pub sign_disagreements: Vec<usize>,
-    /// The [`WORST`] largest errors, largest first (ties: lower sample first).
+    /// The `WORST` largest errors, largest first (ties: lower sample first).
     pub worst: Vec<usize>,
 }
 

@@ -48,7 +48,7 @@ pub struct GpuContact {
     /// The bits of `depth_cell`; for a segment task (whose two depths are
     /// equal) the linear index of the contact's cell.
     pub aux: u32,
-    /// The normal, [`octahedral`]'s code.
+    /// The normal, `octahedral`'s code.
     pub normal: u32,
 }
 const _: () = assert!(std::mem::size_of::<GpuContact>() == 16);

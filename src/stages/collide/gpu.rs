@@ -84,7 +84,7 @@ pub struct Params {
     pub num_groups: u32,
     /// [`PASS_COUNT`] or [`PASS_WRITE`].
     pub pass_kind: u32,
-    /// The dispatch's first point (a chunk's, [`chunked`]), and where its
+    /// The dispatch's first point (a chunk's, `chunked`), and where its
     /// contacts start in the contacts buffer.
     pub first_point: u32,
     /// [`ColliderParams::contact_threshold`].

@@ -66,8 +66,8 @@
 //! invocation per point binary-searches its task. Contacts are written in
 //! canonical order (task, point) — the CPU reference's — by a count pass,
 //! a scan of the workgroup counts and a write pass (a stable compaction,
-//! [`gpu`]), as 16-byte records from which the host rebuilds each
-//! [`Contact`] ([`compact`]). A large batch is cut into a few chunks of
+//! `gpu`), as 16-byte records from which the host rebuilds each
+//! [`Contact`] (`compact`). A large batch is cut into a few chunks of
 //! points, each read back and decoded while the GPU computes the next
 //! ([`Chunking`]).
 //!
@@ -229,7 +229,7 @@ impl Default for ColliderParams {
 }
 
 /// One contact point, world space. `repr(C)`: the decode of GPU records
-/// writes it as words at these offsets ([`streamed`]).
+/// writes it as words at these offsets (`streamed`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Contact {

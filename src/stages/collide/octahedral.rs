@@ -77,7 +77,7 @@ pub(crate) fn decode_block(codes: &[u32; BLOCK]) -> [[f32; BLOCK]; 3] {
     [x, y, z]
 }
 
-/// The unit vector of one code: [`decode_block`]'s lane.
+/// The unit vector of one code: `decode_block`'s lane.
 pub fn decode_normal(code: u32) -> Vec3 {
     let mut codes = [ZERO_NORMAL; BLOCK];
     codes[0] = code;

@@ -27,7 +27,7 @@
 //!    in one pass with two-sided stencil; [`StencilPasses::Separate`] draws
 //!    each object twice, culling back then front faces, as in Alg. 1.
 //!
-//! The stencil is cleared to [`STENCIL_ZERO`] (128), not 0, so a signed
+//! The stencil is cleared to `STENCIL_ZERO` (128), not 0, so a signed
 //! count `c` is stored as `128 + c`: "count > 0" is then a single stencil
 //! compare (`128 < stored`), which pass 4 needs. Counts beyond ±127 wrap.
 //!
@@ -461,7 +461,7 @@ impl OrthoView {
     }
 
     /// The world point at framebuffer position (x, y) and `depth` (the
-    /// inverse of [`Self::to_screen`]; localisation, §4.5.5).
+    /// inverse of `Self::to_screen`; localisation, §4.5.5).
     pub fn to_world(&self, x: f64, y: f64, depth: f64) -> DVec3 {
         let [u, v, w] = self.axis.components();
         let ext = self.max - self.min;

@@ -111,7 +111,7 @@ impl MapFrame {
 /// A collider ready for the solve.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Collider {
-    /// Symmetric, world space: f(p) = [p,1]ᵀ·Q·[p,1].
+    /// Symmetric, world space: f(p) = \[p,1\]ᵀ·Q·\[p,1\].
     pub q: DMat4,
     /// At most three.
     pub constraints: Vec<Constraint>,
@@ -285,7 +285,7 @@ impl Collider {
         h.dot(self.q * h)
     }
 
-    /// ∇f(p) = 2·(Q·[p,1])_xyz.
+    /// ∇f(p) = 2·(Q·\[p,1\])_xyz.
     pub fn gradient(&self, p: DVec3) -> DVec3 {
         2.0 * (self.q * p.extend(1.0)).truncate()
     }

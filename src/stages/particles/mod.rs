@@ -14,7 +14,7 @@
 //! * **The hit** (eq. 3.3, 3.6, 3.9) is the first sign change of the
 //!   polynomial h(τ) = f(g(τ)) of degree ≤ 4 whose point meets the
 //!   constraints, solved in closed form and robustly for grazing paths
-//!   ([`poly`] says how); the earliest over all colliders wins.
+//!   (`poly` says how); the earliest over all colliders wins.
 //! * **Response** (§3.3): with `bounces` = 0 a particle is eliminated at its
 //!   first impact (§3.3.1); otherwise up to `bounces` times it starts a new
 //!   closed-form flight from the hit with its velocity reflected and its

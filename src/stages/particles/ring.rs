@@ -52,7 +52,7 @@ pub struct FrameResult {
     /// Particles the scan listed for the solve (the rest kept their flight).
     pub solved: u32,
     /// The atlas channels (count, sub-frame time as a fraction of dt or
-    /// [`NO_TIME`], speed), `res` wide and `res`·colliders high.
+    /// `NO_TIME`, speed), `res` wide and `res`·colliders high.
     pub maps: [Vec<f32>; 3],
     /// Windows submitted after this one before it arrived.
     pub latency_frames: u64,

@@ -1,7 +1,7 @@
 //! The compute rasteriser: `shaders/radial_compute.wgsl`, the render
 //! pipeline's set-up and distances (both include
 //! `shaders/shared/radial_setup.wgsl`) with the CPU reference's coverage
-//! rule ([`super::cpu`]) written out in integer arithmetic, so it fills
+//! rule (`super::cpu`) written out in integer arithmetic, so it fills
 //! the same cells without the graphics pipeline (see the shader's header).
 //!
 //! Per update: `clear` (+inf), then `raster` (one invocation per (field,

@@ -19,8 +19,8 @@
 //!
 //! | backend | method |
 //! |---|---|
-//! | `cpu` | [`cpu`]: the same set-up, coverage by integer edge functions on corners snapped to 1/256 cell with the top-left rule; rayon over fields |
-//! | `gpu` | [`gpu`]: a wgpu render pipeline, one draw of 3 vertices per (field, triangle) pair; the vertex stage pulls its triangle from storage buffers and does the geometry shader's work (wgpu has none), the fragment stage `atomicMin`s the distance's f32 bits into a u32 storage buffer cleared to `+inf` by a compute pass — the paper's method |
+//! | `cpu` | `cpu`: the same set-up, coverage by integer edge functions on corners snapped to 1/256 cell with the top-left rule; rayon over fields |
+//! | `gpu` | `gpu`: a wgpu render pipeline, one draw of 3 vertices per (field, triangle) pair; the vertex stage pulls its triangle from storage buffers and does the geometry shader's work (wgpu has none), the fragment stage `atomicMin`s the distance's f32 bits into a u32 storage buffer cleared to `+inf` by a compute pass — the paper's method |
 //! | `gpu-compute` | [`compute`]: the same set-up and distances in compute shaders, one invocation per pair, the CPU's coverage rule in integer arithmetic over the cells of the footprint's box, large footprints shared by a workgroup; no graphics pipeline (compute GPUs whose graphics slice is small rasterise slowly) |
 //!
 //! Distances are positive, so the order of their f32 bit patterns as u32 is

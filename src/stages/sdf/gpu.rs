@@ -20,7 +20,7 @@ use eframe::egui_wgpu::wgpu;
 use rayon::prelude::*;
 
 use super::SignMode;
-use super::points_gpu::PointsGpu;
+use super::points_gpu::{PointsGpu, PointsRun};
 use super::resident::{MeshBuffers, ResidentMesh};
 use super::slab_gpu::SlabPass;
 use super::winding_gpu::{Recorded, WindingGpu};
@@ -130,14 +130,14 @@ impl SdfGpu {
     }
 
     /// The exact signed distance (winding-number sign) from `mesh` at each
-    /// of `points` (world coordinates, world units), and how many points
-    /// the CPU had to sign exactly ([`super::points_gpu`]). Computed in the
-    /// mesh's frame, as the grids are.
+    /// of `points` (world coordinates, world units), how many points the
+    /// CPU had to sign exactly (`super::points_gpu`), and the GPU's phases.
+    /// Computed in the mesh's frame, as the grids are.
     pub fn exact_at_points(
         &self,
         mesh: &PreparedMesh,
         points: &[glam::Vec3],
-    ) -> Result<(Vec<f32>, usize), SdfError> {
+    ) -> Result<PointsRun, SdfError> {
         let frame = mesh.frame();
         let local: Vec<glam::Vec3> = points.par_iter().map(|&p| frame.to_local(p)).collect();
         self.exact_at_local_points(mesh, &local)
@@ -145,11 +145,13 @@ impl SdfGpu {
 
     /// [`SdfGpu::exact_at_points`] of points already in `mesh`'s frame
     /// ([`crate::mesh::Frame::to_local_f64`]); the values in world units.
+    /// The mesh's triangles and trees stay on the GPU for the next query on
+    /// the same mesh.
     pub fn exact_at_local_points(
         &self,
         mesh: &PreparedMesh,
         points: &[glam::Vec3],
-    ) -> Result<(Vec<f32>, usize), SdfError> {
+    ) -> Result<PointsRun, SdfError> {
         let depth = mesh.bvh.depth();
         if depth >= GPU_STACK {
             return Err(SdfError::BvhTooDeep {
@@ -158,10 +160,10 @@ impl SdfGpu {
             });
         }
         let kernel = self.points.get_or_init(|| PointsGpu::new(&self.gpu));
-        let (mut values, listed) = kernel.exact(&self.gpu, mesh.local(), points)?;
+        let mut run = kernel.exact(&self.gpu, mesh.local(), points)?;
         let factor = mesh.frame().world_factor();
-        values.par_iter_mut().for_each(|v| *v *= factor);
-        Ok((values, listed))
+        run.values.par_iter_mut().for_each(|v| *v *= factor);
+        Ok(run)
     }
 
     /// Drops the mesh and the run's buffers kept on the GPU (the winding

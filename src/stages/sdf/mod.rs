@@ -21,7 +21,7 @@
 //!   The GPU backends evaluate it on the GPU, the cells of a brick sharing
 //!   their far field, decide the cells that bound leaves open with stricter
 //!   walks and the exact sum, one workgroup per cell, and leave only the
-//!   cells their float32 bounds cannot decide to the CPU ([`winding_gpu`]);
+//!   cells their float32 bounds cannot decide to the CPU (`winding_gpu`);
 //!   the signs are the CPU's.
 //!
 //! Four backends produce the same [`SdfField`]:
@@ -75,7 +75,7 @@
 //! distance; the rest are *far*: value `±w·cell_size`, closest triangle
 //! [`FAR`]. (We test the exact distance rather than Sundholm's grown triangle
 //! boxes, so the band is a true distance shell.) A far cell's sign comes from
-//! the finishing step ([`far_sign`]): far cells are grouped into 6-connected
+//! the finishing step (`far_sign`): far cells are grouped into 6-connected
 //! components — a component cannot cross the surface because the band is at
 //! least one cell wide — and each component takes the sign of one exactly
 //! evaluated representative (pseudo-normal mode) or every far cell its own
@@ -124,6 +124,7 @@ pub use cpu::reference_cell;
 pub(crate) use cpu::{nearest_triangle, signed_cell};
 pub use gpu::{FALLBACK_PHASE, SdfGpu};
 pub use grid::GridSpec;
+pub use points_gpu::PointsRun;
 pub use winding_tree::{OpenCells, REFINE_PHASES as WINDING_REFINE_PHASES};
 
 use crate::geom::TriangleFeature;
@@ -270,7 +271,7 @@ pub struct SdfField {
     /// `i + nx*(j + ny*k)`.
     pub values: Vec<f32>,
     /// `(triangle << 3) | feature` per cell (triangle index into
-    /// [`PreparedMesh::triangles`]), or [`FAR`]; empty when not asked for
+    /// `PreparedMesh::triangles`), or [`FAR`]; empty when not asked for
     /// ([`FieldOutputs`]) and the field has no band.
     pub closest: Vec<u32>,
     /// Point–triangle distance evaluations made (for the coherence claims).

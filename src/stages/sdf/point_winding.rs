@@ -59,7 +59,7 @@ pub struct PointWindingParams {
     pub capacity: u32,
     pub beta: f32,
     pub slack: f32,
-    /// [`super::winding_tree::EXACT_DIRECT_BUDGET`].
+    /// `super::winding_tree::EXACT_DIRECT_BUDGET`.
     pub direct_budget: u32,
     pub _pad: [u32; 3],
 }

@@ -30,6 +30,7 @@ use rayon::prelude::*;
 use super::cpu::{nearest_triangle, signed_cell};
 use super::{Backend, SdfError, SdfGpu, SignMode};
 use crate::geom::closest_point_triangle;
+use crate::gpu::GpuPhase;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 
@@ -50,12 +51,15 @@ pub struct Nearest {
     pub distance: f32,
 }
 
-/// Signed distances at points and the backend that computed them.
+/// Signed distances at points, the backend that computed them and, on the
+/// GPU, its time per phase.
 #[derive(Clone, Debug)]
 pub struct PointValues {
     /// Signed distance per point, negative inside, world units.
     pub values: Vec<f32>,
     pub backend: Backend,
+    /// The GPU's phases (empty on the CPU or without timestamp queries).
+    pub phases: Vec<GpuPhase>,
 }
 
 /// The nearest surface point to each of `points` (world coordinates), or
@@ -125,10 +129,11 @@ fn signed_at_local(
 ) -> Result<PointValues, SdfError> {
     if backend.is_gpu() && sign == SignMode::Winding {
         let gpu = gpu.ok_or_else(crate::stages::no_gpu)?;
-        let (values, _) = gpu.exact_at_local_points(mesh, local_points)?;
+        let run = gpu.exact_at_local_points(mesh, local_points)?;
         return Ok(PointValues {
-            values,
+            values: run.values,
             backend: Backend::Gpu,
+            phases: run.phases,
         });
     }
     let frame = mesh.frame();
@@ -172,6 +177,7 @@ fn signed_at_local(
             .map(|v| frame.length_to_world(v))
             .collect(),
         backend: Backend::CpuFast,
+        phases: Vec::new(),
     })
 }
 

@@ -10,15 +10,18 @@
 //! [`crate::geom::FastWinding::is_inside`] — the exact winding number's
 //! sign, as the CPU path gives every point.
 
+use std::sync::{Arc, Mutex};
+
 use eframe::egui_wgpu::wgpu;
 use glam::Vec3;
 use wgpu::util::DeviceExt;
 
 use super::SdfError;
 use super::point_winding::{PointBuffers, PointWindingGpu, sign_exactly};
+use super::winding_tree::key_of;
 use crate::gpu::{
-    BufferCheck, GpuContext, GpuRun, Kernels, dispatch_dims, read_buffer, shader_source,
-    storage_buffer_init, storage_buffer_zeroed,
+    BufferCheck, GpuContext, GpuPhase, GpuRun, KeptProfiler, Kernels, dispatch_dims, read_buffer,
+    shader_source, storage_buffer_init, storage_buffer_zeroed,
 };
 use crate::mesh::PreparedMesh;
 
@@ -36,11 +39,32 @@ const _: () = assert!(std::mem::size_of::<PointsParams>() == 16);
 /// Invocations per workgroup (the shader's `POINTS_WORKGROUP`).
 pub const POINTS_WORKGROUP: u32 = 64;
 
-/// The kernels, created with the stage's GPU state.
+/// The kernels, created with the stage's GPU state, the last mesh's
+/// triangles and tree on the GPU, and a profiler kept across queries.
 pub struct PointsGpu {
     kernels: Kernels,
     pipeline: wgpu::ComputePipeline,
     winding: PointWindingGpu,
+    resident: Mutex<Option<Arc<MeshBuffers>>>,
+    profiler: Mutex<Option<KeptProfiler>>,
+}
+
+/// A mesh's triangles (in BVH order) and BVH nodes on the GPU, kept while
+/// the queries are on the same mesh: repeated small queries upload
+/// nothing of the mesh.
+struct MeshBuffers {
+    key: (u64, usize),
+    tri_pos: wgpu::Buffer,
+    nodes: wgpu::Buffer,
+}
+
+/// The signed distances of a point query, how many points the CPU signed,
+/// and the GPU's time per phase (empty without timestamp queries).
+#[derive(Clone, Debug)]
+pub struct PointsRun {
+    pub values: Vec<f32>,
+    pub cpu_signed: usize,
+    pub phases: Vec<GpuPhase>,
 }
 
 impl PointsGpu {
@@ -50,26 +74,56 @@ impl PointsGpu {
             pipeline: kernels.pipeline(gpu, "exact_points"),
             kernels,
             winding: PointWindingGpu::new(gpu),
+            resident: Mutex::new(None),
+            profiler: Mutex::new(None),
         }
     }
 
+    /// `mesh`'s triangles and nodes on the GPU, uploaded unless they are
+    /// the last query's mesh.
+    fn mesh_buffers(
+        &self,
+        gpu: &GpuContext,
+        mesh: &PreparedMesh,
+    ) -> Result<Arc<MeshBuffers>, SdfError> {
+        let mut last = self.resident.lock().unwrap_or_else(|e| e.into_inner());
+        let key = key_of(mesh);
+        if let Some(kept) = last.as_ref().filter(|m| m.key == key) {
+            return Ok(kept.clone());
+        }
+        *last = None;
+        let (tri_pos, _) = mesh.gpu_triangles(&mesh.bvh.order);
+        let buffers = Arc::new(MeshBuffers {
+            key,
+            tri_pos: storage_buffer_init(gpu, "SdfPoints::tri_pos", &tri_pos)?,
+            nodes: storage_buffer_init(gpu, "SdfPoints::nodes", &mesh.bvh.nodes)?,
+        });
+        *last = Some(buffers.clone());
+        Ok(buffers)
+    }
+
     /// The signed distance from `mesh` at every point, negative inside by
-    /// the exact winding number; and how many points the CPU signed. The
-    /// caller checks that the BVH fits the shader's stack.
+    /// the exact winding number; how many points the CPU signed; the GPU's
+    /// phases. The caller checks that the BVH fits the shader's stack.
     pub fn exact(
         &self,
         gpu: &GpuContext,
         mesh: &PreparedMesh,
         points: &[Vec3],
-    ) -> Result<(Vec<f32>, usize), SdfError> {
+    ) -> Result<PointsRun, SdfError> {
+        let untimed = |values| PointsRun {
+            values,
+            cpu_signed: 0,
+            phases: Vec::new(),
+        };
         if points.is_empty() {
-            return Ok((Vec::new(), 0));
+            return Ok(untimed(Vec::new()));
         }
         if mesh.triangle_count() == 0 {
             // No surface: nothing is inside, everything infinitely far.
-            return Ok((vec![f32::INFINITY; points.len()], 0));
+            return Ok(untimed(vec![f32::INFINITY; points.len()]));
         }
-        let (tri_pos, _) = mesh.gpu_triangles(&mesh.bvh.order);
+        let resident = self.mesh_buffers(gpu, mesh)?;
         let n = points.len();
         let params = PointsParams {
             count: n as u32,
@@ -84,8 +138,6 @@ impl PointsGpu {
                 usage: wgpu::BufferUsages::UNIFORM,
             });
         let padded: Vec<[f32; 4]> = points.iter().map(|p| p.extend(0.0).to_array()).collect();
-        let tri_buf = storage_buffer_init(gpu, "SdfPoints::tri_pos", &tri_pos)?;
-        let nodes = storage_buffer_init(gpu, "SdfPoints::nodes", &mesh.bvh.nodes)?;
         let point_buf = storage_buffer_init(gpu, "SdfPoints::points", &padded)?;
         let values = storage_buffer_zeroed(
             gpu,
@@ -98,13 +150,18 @@ impl PointsGpu {
             gpu,
             &[
                 ("params", &uniform),
-                ("tri_pos", &tri_buf),
-                ("nodes", &nodes),
+                ("tri_pos", &resident.tri_pos),
+                ("nodes", &resident.nodes),
                 ("points", &point_buf),
                 ("values", &values),
             ],
         );
-        let mut run = GpuRun::new(gpu, "SdfPoints::encoder")?;
+        let mut profiler = self.profiler.lock().unwrap_or_else(|e| e.into_inner());
+        let kept = match &mut *profiler {
+            Some(kept) => kept,
+            slot @ None => slot.insert(KeptProfiler::new(gpu)?),
+        };
+        let mut run = GpuRun::with_kept(gpu, "SdfPoints::encoder", kept);
         run.compute_pass("exact points", |pass| {
             pass.set_pipeline(&self.pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
@@ -126,10 +183,14 @@ impl PointsGpu {
             },
             &mut run,
         )?;
-        run.finish()?;
+        let (phases, _) = run.finish()?;
         let (listed, _) = self.winding.finish(gpu, recorded)?;
         let mut values: Vec<f32> = read_buffer(gpu, &values, n)?;
         sign_exactly(mesh.winding(), points, &listed, &mut values);
-        Ok((values, listed.len()))
+        Ok(PointsRun {
+            values,
+            cpu_signed: listed.len(),
+            phases,
+        })
     }
 }

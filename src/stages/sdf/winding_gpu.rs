@@ -70,7 +70,7 @@ pub struct WindingParams {
     pub capacity: u32,
     pub frame: [f32; 3],
     pub slack: f32,
-    /// [`super::winding_tree::EXACT_DIRECT_BUDGET`].
+    /// `super::winding_tree::EXACT_DIRECT_BUDGET`.
     pub direct_budget: u32,
     pub _pad: [u32; 3],
 }

@@ -244,7 +244,7 @@ pub(super) fn winding_bindings<'a>(
     ]
 }
 
-fn key_of(mesh: &PreparedMesh) -> (u64, usize) {
+pub(super) fn key_of(mesh: &PreparedMesh) -> (u64, usize) {
     (mesh.source_hash, mesh.triangle_count())
 }
 

@@ -13,11 +13,11 @@
 //!   its centre to the parent's closest triangle — against the true
 //!   distance; and the adaptive field against the uniform grid's trilinear
 //!   interpolation at every node centre inside the grid.
-//! * [`state`]: the scene's parameters and its background jobs: one
+//! * `state`: the scene's parameters and its background jobs: one
 //!   debounced rebuild per parameter change, or one per frame while the
 //!   mesh inflates and deflates ([`crate::scene::InflatingMesh`]).
-//! * [`panel`]: the controls, and the caption over the viewport.
-//! * [`steps`]: the `adaptive…` script steps.
+//! * `panel`: the controls, and the caption over the viewport.
+//! * `steps`: the `adaptive…` script steps.
 //!
 //! The uniform field it is compared with is the shell's, computed for the
 //! open mesh whichever mode is shown.

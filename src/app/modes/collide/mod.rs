@@ -3,7 +3,7 @@
 //!
 //! The viewport shows the bodies' meshes, sampling points coloured by
 //! feature kind (vertex / edge / face) and contact points coloured by depth
-//! with their normals ([`draw`]). Every frame detects the contacts of the
+//! with their normals (`draw`). Every frame detects the contacts of the
 //! current state, or steps the simulation while it plays.
 
 mod draw;

@@ -19,8 +19,8 @@
 //! and counts without the rasteriser) or the CPU reference.
 //!
 //! A run renders into small viewports and takes milliseconds, so it runs
-//! on the UI thread whenever an input changes ([`run`]). The controls are
-//! in [`panel`], the images in [`images`].
+//! on the UI thread whenever an input changes (`run`). The controls are
+//! in `panel`, the images in `images`.
 
 use std::path::PathBuf;
 use std::sync::Arc;

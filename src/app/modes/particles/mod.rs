@@ -7,11 +7,11 @@
 //! 1. the impact windows ahead of the clock by the look-ahead offset
 //!    (§3.5.1) are evaluated and their impacts rendered into the maps on
 //!    the GPU, read back asynchronously and decoded into events
-//!    ([`live`], [`lookahead`]);
+//!    (`live`, `lookahead`);
 //! 2. the events whose own sub-frame time the clock has reached are added
 //!    to each collider's displayed impact map (count, earliest time,
 //!    largest speed, §3.4), which colours the collider's surface as decals
-//!    ([`surface`]) and is shown as an image with its legend ([`panel`]);
+//!    (`surface`) and is shown as an image with its legend (`panel`);
 //! 3. every particle is evaluated at the clock on the GPU from time alone
 //!    and drawn as a point straight from the GPU's buffer, coloured by its
 //!    speed.

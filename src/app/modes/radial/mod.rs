@@ -5,17 +5,17 @@
 //! `assets/CesiumMan.glb`) — one radial field per bone rasterised every frame
 //! ([`crate::stages::radial`], GPU or CPU), the fields drawn as wire
 //! cylinders on the character and the selected bone's field unwrapped as a
-//! live θ × z image ([`unwrap_view`]); thumbnails of every bone's unwrap in
+//! live θ × z image (`unwrap_view`); thumbnails of every bone's unwrap in
 //! the side panel. Sliders set the field resolution and the animation
 //! speed; the time can be paused and scrubbed; the selected field's axis
 //! and normal are editable (bind-pose coordinates). The live scene
-//! ([`scene`]): cloth draped on the character and a stream of free
+//! (`scene`): cloth draped on the character and a stream of free
 //! particles, colliding with the fields every frame, contacts highlighted;
 //! sliders for substeps n, friction μ, cloth stiffness and particle count.
 //! The profiler records skinning, rasterisation, collision and cloth
 //! times (CPU, and GPU timestamps on `gpu`). Table 1's alternatives
 //! (§9: per-bone SDF, spatial hash, BVH) can be measured on the current
-//! frame beside the fields ([`alternatives`]).
+//! frame beside the fields (`alternatives`).
 
 mod alternatives;
 mod depth_order;

@@ -4,8 +4,8 @@
 //! the picked cell and a verification against another backend or sign mode
 //! (its heat map replaces the cells while shown), and a field from another
 //! tool loaded beside the mesh and checked against the exact one
-//! ([`check`]), and the field's iso-surface at a chosen level, extracted
-//! on the GPU ([`iso_surface`]).
+//! (`check`), and the field's iso-surface at a chosen level, extracted
+//! on the GPU (`iso_surface`).
 //!
 //! The mode draws what changed since its last upload: the mesh and its
 //! overlay lines for a new mesh, the cells for a new field or comparison,

@@ -11,7 +11,7 @@
 //! the bodies' centres (both read back by the gpu-detect and CPU backends;
 //! the resident step keeps them on the GPU and reports their counts), and
 //! for a picked body its sampling points and the inside cells of its field
-//! ([`draw`]); with "exact tri–tri" the picked body's pairs are narrowed
+//! (`draw`); with "exact tri–tri" the picked body's pairs are narrowed
 //! by triangle–triangle tests ([`crate::sim::simulate`]'s `exact` module)
 //! and their intersection segments drawn as magenta lines. Each stepped frame's phases (GPU time per phase with the
 //! resident step) go to the profiler; every frame's states are kept so the

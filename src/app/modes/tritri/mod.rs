@@ -7,7 +7,7 @@
 //! B), and the intersection segments as bright green lines (drawn as a thin
 //! bundle of parallel lines so they show through the surfaces they lie on).
 //!
-//! Small queries (up to [`query::DIRECT_PAIRS`] triangle pairs, e.g. the tori) run
+//! Small queries (up to `query::DIRECT_PAIRS` triangle pairs, e.g. the tori) run
 //! on the UI thread as soon as a slider moves; larger ones (rocker arms, a
 //! loaded mesh) and model loading run as a [`Job`], so the UI stays live.
 

@@ -106,7 +106,7 @@ impl AltRow {
     }
 }
 
-/// The README's table of `rows`.
+/// The book's table of `rows`.
 pub fn readme_table(rows: &[AltRow]) -> String {
     let ms = |v: Option<f64>| or_dash(v, |m| format!("{m:.3} ms"));
     let mut out = String::from(

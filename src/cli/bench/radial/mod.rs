@@ -29,7 +29,7 @@
 //! `update_cd_dispatches` of update + CD and `dispatches_per_frame` in all
 //! (at this size a phase costs its launches and barriers more than its
 //! work, so fewer of them is the way to the target).
-//! `radial.md` holds the rows as the README's table.
+//! `radial.md` holds the rows as the book's table.
 //!
 //! Each cloth size runs once per `--rasterisers`: `render` (the paper's
 //! method, the render pipeline) and `compute` (the stage's compute

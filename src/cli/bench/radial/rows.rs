@@ -1,5 +1,5 @@
 //! The rows of `bench radial`: per-phase medians of the timed frames, the
-//! CSV and console columns, and the README's table (`radial.md`).
+//! CSV and console columns, and the book's table (`radial.md`).
 
 use serde::Serialize;
 
@@ -125,7 +125,7 @@ fn thousands(n: usize) -> String {
     out
 }
 
-/// The README's table of `rows` (header, rule, one line per row); times
+/// The book's table of `rows` (header, rule, one line per row); times
 /// to 3 decimals of a ms, as the CSV rounds them further.
 pub fn readme_table(rows: &[Row]) -> String {
     // Each cell rounds the CSV's value (4 decimals), not the unrounded

@@ -5,7 +5,7 @@
 //! it (largest weight): the axis is their principal direction (power
 //! iteration on the covariance), oriented away from the parent joint; its
 //! ends are the extreme projections, each pushed out by
-//! [`END_MARGIN`] of the length so that closed ends (a fingertip, the
+//! `END_MARGIN` of the length so that closed ends (a fingertip, the
 //! head) lie inside the field ("the axis should pass just beyond").
 //! θ = 0 (the normal u) faces forward (+z), or up (+y) for bones along z.
 //! The field rasterises the triangles with a vertex skinned mainly to the

@@ -75,7 +75,7 @@ pub struct Pose {
 }
 
 impl Character {
-    /// Checks the parts and fits one field per bone ([`fields::fit_fields`]).
+    /// Checks the parts and fits one field per bone (`fields::fit_fields`).
     pub fn new(
         name: impl Into<String>,
         skeleton: Skeleton,

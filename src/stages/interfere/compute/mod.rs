@@ -1,7 +1,7 @@
 //! The compute backend: Knott's ray counting (chapter 4) on the compute
 //! units, no rasteriser — the same rays, signed crossing counts,
 //! identification and localisation as the stencil passes
-//! ([`super::gpu`]), with the coverage rules of the CPU reference
+//! (`super::gpu`), with the coverage rules of the CPU reference
 //! ([`super::count_cpu`]), so that it agrees with the CPU pixel for pixel
 //! wherever the reference can decide.
 //!
@@ -38,7 +38,7 @@
 //! point (depth 1 where there is none), the face adds its sign `s` (+1
 //! front-facing, −1 back-facing) with integer atomics: `s·(2²⁴ + j + 1)`
 //! and `s·(j + 1)²` for object `j` — the count in the top 8 bits (wrapping
-//! like the stencil) over the weighted sums of [`super::identify`], exact
+//! like the stencil) over the weighted sums of `super::identify`, exact
 //! in integers — and marks pixels crossed by an open mesh.
 //!
 //! **Pass 4 and identification** (§4.5.1–4.5.2). A pass over the pixels

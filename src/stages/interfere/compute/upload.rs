@@ -19,7 +19,7 @@ pub const REGION_WORDS: u32 = 12;
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Params {
-    /// Rows of [`OrthoView::to_screen`]: framebuffer x, y and depth of a
+    /// Rows of `OrthoView::to_screen`: framebuffer x, y and depth of a
     /// world point `(p, 1)`.
     pub screen_x: [f32; 4],
     pub screen_y: [f32; 4],

@@ -90,11 +90,11 @@ impl InterferenceGpu {
     }
 
     /// Runs the passes for one view: with `options.cull`, the culling
-    /// compute pass ([`super::cull`]); edges (pass 1), stencil counting
+    /// compute pass (`super::cull`); edges (pass 1), stencil counting
     /// (passes 2–3), per-object occlusion queries and the penetrating-ids
     /// image (pass 4, Alg. 3 and 5). Then, when `options.pairs`: with
     /// [`Identification::WeightedSums`] (where available, see
-    /// [`super::identify`]), the decoding of the counting pass's sums, and
+    /// `super::identify`), the decoding of the counting pass's sums, and
     /// the pair passes (Alg. 4) for the objects it left ambiguous; with
     /// [`Identification::PairPasses`], the pair passes for every object
     /// whose query is non-zero. When every

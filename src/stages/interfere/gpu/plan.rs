@@ -20,7 +20,7 @@ use crate::stages::interfere::cull::{CullPlan, ObjectRegion, PixelRect};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct CullJob {
-    /// Its draw arguments are at [`args_offset`]`(slot, _)`.
+    /// Its draw arguments are at `args_offset``(slot, _)`.
     pub slot: u32,
     pub first_triangle: u32,
     pub triangles: u32,

@@ -33,9 +33,9 @@ fn meshes(dir: &Path, n: usize) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Runs `dataset` on the CPU with few points (unless `args` say how
-/// many); the extra `args` appended.
-fn dataset(manifest: &Path, out: &Path, args: &[&str]) -> String {
+/// The arguments of `dataset` on the CPU with few points (unless `args`
+/// say how many), the extra `args` appended.
+fn arguments<'a>(manifest: &'a Path, out: &'a Path, args: &[&'a str]) -> Vec<&'a str> {
     let mut all = vec![
         "dataset",
         manifest.to_str().unwrap(),
@@ -43,14 +43,19 @@ fn dataset(manifest: &Path, out: &Path, args: &[&str]) -> String {
         out.to_str().unwrap(),
         "--backend",
         "cpu",
-        "--uniform",
-        "100",
     ];
-    if !args.contains(&"--near") {
-        all.extend(["--near", "400"]);
+    for (flag, few) in [("--near", "400"), ("--uniform", "100")] {
+        if !args.contains(&flag) {
+            all.extend([flag, few]);
+        }
     }
     all.extend_from_slice(args);
-    run_ok(&all)
+    all
+}
+
+/// Runs `dataset` (see [`arguments`]), which must succeed.
+fn dataset(manifest: &Path, out: &Path, args: &[&str]) -> String {
+    run_ok(&arguments(manifest, out, args))
 }
 
 /// The results manifest's lines.
@@ -236,18 +241,7 @@ fn no_output_replaces_an_input() {
     let list = out.join("shape.json");
     std::fs::write(&list, format!("{}\n", input.join("0/shape.obj").display())).unwrap();
     let before = std::fs::read(&list).unwrap();
-    let output = run(&[
-        "dataset",
-        list.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--backend",
-        "cpu",
-        "--near",
-        "10",
-        "--uniform",
-        "0",
-    ]);
+    let output = run(&arguments(&list, &out, &["--near", "10", "--uniform", "0"]));
     assert!(
         output.status.success(),
         "{}",

@@ -196,7 +196,7 @@ struct Prepared {
 
 enum Ready {
     Device(Box<Prepared>),
-    Done(MeshResult),
+    Done(Box<MeshResult>),
 }
 
 /// The time limit's deadline for work that has already taken `spent_s`.
@@ -228,7 +228,7 @@ fn get_ready(job: &Job, opts: &RunOptions) -> Ready {
             if let Ok(mut stored) = serde_json::from_value::<MeshResult>(meta["result"].clone()) {
                 stored.status = Status::Skipped;
                 stored.redone = None;
-                return Ready::Done(stored);
+                return Ready::Done(Box::new(stored));
             }
             result.redone = Some("the sidecar holds no result".into());
         }
@@ -236,7 +236,7 @@ fn get_ready(job: &Job, opts: &RunOptions) -> Ready {
         Err(why) => result.redone = Some(why),
     }
     if let Err(e) = check_plan(job, opts) {
-        return Ready::Done(result.fail(e));
+        return Ready::Done(Box::new(result.fail(e)));
     }
     let started = Instant::now();
     let limit = deadline(opts.time_limit, 0.0);
@@ -269,11 +269,11 @@ fn get_ready(job: &Job, opts: &RunOptions) -> Ready {
     }));
     match loaded {
         Ok(Ok(p)) => Ready::Device(Box::new(p)),
-        Ok(Err(e)) => Ready::Done(result.fail(e)),
-        Err(p) => Ready::Done(result.fail(DatasetError::Manifest(format!(
+        Ok(Err(e)) => Ready::Done(Box::new(result.fail(e))),
+        Err(p) => Ready::Done(Box::new(result.fail(DatasetError::Manifest(format!(
             "the library failed on this mesh ({}); please report it",
             panic_text(p)
-        )))),
+        ))))),
     }
 }
 
@@ -442,7 +442,7 @@ pub fn run(
         });
         for (i, ready) in rx {
             let result = match ready {
-                Ready::Done(r) => r,
+                Ready::Done(r) => *r,
                 Ready::Device(p) => {
                     let r = finish(*p, &jobs[i], opts, gpu);
                     summary.gpu_s += r.timings_ms.gpu / 1e3;

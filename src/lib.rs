@@ -8,6 +8,7 @@
 pub mod app;
 pub mod assets;
 pub mod cli;
+pub mod dataset;
 pub mod geom;
 pub mod gpu;
 pub mod io;

@@ -13,12 +13,14 @@ wgpu, or Mesa's software Vulkan driver) or on all CPU cores:
 >>> found = cs.interfere([mesh, mesh], [None, [0.1, 0, 0]])
 >>> run = cs.simulate("scene.json", frames=120)     # or the scene as a dict
 >>> cs.render(mesh, "bunny.png"); cs.show(mesh, field=grid)
+>>> rows = cs.dataset("shapes/", "samples/")         # sampled distances of every mesh
 
 Functions: ``load`` (OBJ, glTF), ``Mesh``, ``signed_distance``,
 ``unsigned_distance``, ``winding_number``, ``contains``, ``sdf_grid``
 (returns a ``Grid``), ``check``, ``tritri``, ``interfere``, ``simulate``,
 ``show``, ``render``, ``gpu_adapter``, ``last_timings`` (what the last
-query cost on the GPU and in all). ``help()`` on each says everything
+query cost on the GPU and in all), ``dataset``, ``dataset_meshes`` (and
+``collidoscope.ray.dataset`` on a Ray cluster). ``help()`` on each says everything
 it takes and returns. Every bad argument raises ValueError naming it; the GIL is
 released while the library computes; the process makes one GPU device, on
 first use, and each Mesh keeps its prepared trees for later queries.
@@ -30,6 +32,8 @@ from ._collidoscope import (
     __version__,
     check,
     contains,
+    dataset,
+    dataset_meshes,
     gpu_adapter,
     interfere,
     last_timings,
@@ -49,6 +53,8 @@ __all__ = [
     "__version__",
     "check",
     "contains",
+    "dataset",
+    "dataset_meshes",
     "gpu_adapter",
     "interfere",
     "last_timings",

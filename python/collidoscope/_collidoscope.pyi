@@ -1,7 +1,7 @@
 """Type stubs of the native module (re-exported by ``collidoscope``)."""
 
 import os
-from typing import Any, Dict, Literal, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Literal, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -171,3 +171,33 @@ def last_timings() -> Optional[Dict[str, Any]]:
 
 def gpu_adapter() -> Optional[str]:
     """The GPU adapter in use, or None without one."""
+
+def dataset(
+    manifest: Union[PathLike, Sequence[PathLike]],
+    out: PathLike,
+    near: int = 250000,
+    uniform: int = 25000,
+    variances: Sequence[float] = (0.0025, 0.00025),
+    pad: float = 0.1,
+    normalize: Literal["unit-sphere", "unit-cube", "none"] = "unit-sphere",
+    sign: Sign = "auto",
+    seed: int = 0,
+    closest: bool = False,
+    normals: bool = False,
+    grid: Optional[int] = None,
+    report: bool = False,
+    shard: Optional[Union[Tuple[int, int], str]] = None,
+    time_limit: Optional[float] = None,
+    backend: BackendName = None,
+    results: Union[PathLike, Literal[False], None] = None,
+    root: Optional[PathLike] = None,
+    prefetch: int = 2,
+    progress: bool = True,
+) -> List[Dict[str, Any]]:
+    """Exact signed distances sampled from every mesh of a folder, glob,
+    list file or list of paths, written to ``out`` (``NAME.npz`` +
+    ``NAME.json`` per mesh, a results manifest); resumable. One result
+    dict per mesh (``status``: "written", "skipped" or "failed")."""
+
+def dataset_meshes(manifest: Union[PathLike, Sequence[PathLike]]) -> Tuple[str, List[str]]:
+    """The root and the sorted mesh paths ``dataset(manifest, ...)`` takes."""

@@ -7,12 +7,13 @@
 //! forms (the trees, built once), [`device`] the one GPU device of the
 //! process, and [`queries`], [`grid`], [`check`], [`tritri`],
 //! [`interfere`] and [`simulate`] call `collidoscope::stages` and
-//! `collidoscope::sim`. Every call releases
+//! `collidoscope::sim`, [`dataset`] `collidoscope::dataset`. Every call releases
 //! the GIL while the library works, and a panic in the library comes back
 //! as a `RuntimeError`, never through the interpreter.
 
 mod arrays;
 mod check;
+mod dataset;
 mod device;
 mod grid;
 mod interfere;
@@ -120,5 +121,7 @@ fn _collidoscope(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate::simulate, m)?)?;
     m.add_function(wrap_pyfunction!(device::gpu_adapter, m)?)?;
     m.add_function(wrap_pyfunction!(timings::last_timings, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(dataset::dataset_meshes, m)?)?;
     Ok(())
 }

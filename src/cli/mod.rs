@@ -10,6 +10,7 @@
 mod bench;
 mod check;
 mod collide;
+mod dataset;
 mod info;
 mod interfere;
 mod particles;
@@ -103,6 +104,9 @@ pub enum Command {
     /// impact as a CSV row, impact maps as .npy and PNG.
     #[command(allow_negative_numbers = true)]
     Particles(particles::ParticlesArgs),
+    /// Exact signed distances sampled near and around every mesh of a folder,
+    /// glob or list (.npz per mesh, a JSON line per mesh), resumable, shardable.
+    Dataset(dataset::DatasetArgs),
 }
 
 crate::stages::backend::backends! {
@@ -167,6 +171,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Check(args) => check::run(args),
         Command::Radial(args) => radial::run(args),
         Command::Particles(args) => particles::run(args),
+        Command::Dataset(args) => dataset::run(args),
     }
 }
 

@@ -13,7 +13,7 @@ pub use input::{
 };
 pub use npy::{
     NpyArray, decode_npy_f32, decode_npy_f64, decode_npy_float, decode_npy_i32, encode_npy_f32,
-    encode_npy_i32, read_npy_f32,
+    encode_npy_f64, encode_npy_i32, read_npy_f32,
 };
 pub use npz::{read_npz_entries, stored_zip};
 pub use output::{

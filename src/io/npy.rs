@@ -41,6 +41,11 @@ pub fn encode_npy_i32(shape: &[usize], data: &[i32]) -> Vec<u8> {
     encode_npy(shape, data)
 }
 
+/// Encodes little-endian float64 `data` with `shape` (C order) as `.npy` bytes.
+pub fn encode_npy_f64(shape: &[usize], data: &[f64]) -> Vec<u8> {
+    encode_npy(shape, data)
+}
+
 /// `data` with `shape`, which must hold as many values (a caller's bug
 /// otherwise: every caller builds both from one grid).
 fn encode_npy<T: AutoSerialize + Copy>(shape: &[usize], data: &[T]) -> Vec<u8> {

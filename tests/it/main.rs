@@ -19,6 +19,8 @@ mod collide_cli;
 mod collide_gpu_cpu;
 mod collide_readback;
 mod collide_sampling;
+mod dataset;
+mod dataset_signs;
 mod duplicate_faces;
 mod input_fuzz;
 mod inputs_refused;

@@ -484,7 +484,7 @@ fn no_module_imports_another_in_a_circle() {
 fn layer(top: &str) -> Option<u8> {
     Some(match top {
         "app" | "cli" => 4,
-        "view" | "scene" | "sim" | "plot" => 3,
+        "view" | "scene" | "sim" | "plot" | "dataset" => 3,
         "stages" => 2,
         "mesh" | "geom" | "gpu" | "io" | "progress" | "timing" | "assets" => 1,
         _ => return None,

@@ -98,7 +98,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<()> {
             "--frames {} with {} {} could write {:.1} GiB of trajectory; the limit is {} GiB",
             args.frames,
             scene.bodies.len(),
-            if scene.bodies.len() == 1 { "body" } else { "bodies" },
+            if scene.bodies.len() == 1 {
+                "body"
+            } else {
+                "bodies"
+            },
             bound as f64 / f64::from(1u32 << 30),
             MAX_TRAJECTORY_BYTES >> 30
         );
